@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# One-time, idempotent set-up for mha-wasm on Debian 12 (bookworm).
+# Installs only what is missing: Emscripten (Debian), binaryen (wasm-dis, for the
+# SIMD check), xsimd >= 12.1 headers (Debian 13's package, unpacked into .deps/),
+# the npm devDependencies; then builds what is out of date.
+# Usage: bash scripts/setup.sh [--no-build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+need_apt=()
+emxx_ok() {
+  command -v em++ >/dev/null 2>&1 || return 1
+}
+emxx_ok || need_apt+=(emscripten)
+command -v wasm-dis >/dev/null 2>&1 || need_apt+=(binaryen)
+command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
+command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
+# Native tests of the core (CTest): GoogleTest, and nlohmann-json to read the fixtures.
+for pkg in libgtest-dev nlohmann-json3-dev; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+done
+
+apt_install() {
+  if [ "$(id -u)" != 0 ]; then
+    echo "mha-wasm setup: missing system packages: $*" >&2
+    echo "Run this once as root, then run the command again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $*" >&2
+    exit 1
+  fi
+  echo "mha-wasm setup: apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
+if [ ${#need_apt[@]} -gt 0 ]; then apt_install "${need_apt[@]}"; fi
+
+# xsimd: Debian 12 ships 8.1, which has no WebAssembly backend. Debian 13 (trixie)
+# ships 13.x as a header-only package; fetch that .deb with a private apt state
+# (the system's sources stay untouched) and unpack it into .deps/xsimd.
+# A developer may point XSIMD_INCLUDE_DIR at any xsimd >= 12.1 instead.
+xsimd_dir="$root/.deps/xsimd"
+xsimd_ok() {
+  local inc="${XSIMD_INCLUDE_DIR:-$xsimd_dir/usr/include}"
+  local v="$inc/xsimd/config/xsimd_config.hpp"
+  [ -f "$v" ] || return 1
+  local major minor
+  major=$(sed -n 's/^#define XSIMD_VERSION_MAJOR \([0-9]*\).*/\1/p' "$v")
+  minor=$(sed -n 's/^#define XSIMD_VERSION_MINOR \([0-9]*\).*/\1/p' "$v")
+  [ "$major" -gt 12 ] || { [ "$major" -eq 12 ] && [ "$minor" -ge 1 ]; }
+}
+if ! xsimd_ok; then
+  echo "mha-wasm setup: fetching xsimd headers (Debian trixie libxsimd-dev) into .deps/xsimd"
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
+  cat >"$tmp/sources.list" <<SRC
+deb http://deb.debian.org/debian trixie main
+SRC
+  aptopts=(-o "Dir::State::Lists=$tmp/lists" -o "Dir::Etc::SourceList=$tmp/sources.list"
+           -o "Dir::Etc::SourceParts=/dev/null" -o "Dir::Cache::Archives=$tmp/archives"
+           -o "APT::Get::List-Cleanup=0" -o "Debug::NoLocking=1")
+  apt-get "${aptopts[@]}" update -qq
+  (cd "$tmp" && apt-get "${aptopts[@]}" download libxsimd-dev)
+  rm -rf "$xsimd_dir"; mkdir -p "$xsimd_dir"
+  dpkg -x "$tmp"/libxsimd-dev_*.deb "$xsimd_dir"
+  rm -rf "$tmp"
+  xsimd_ok || { echo "mha-wasm setup: xsimd in $xsimd_dir is older than 12.1" >&2; exit 1; }
+fi
+
+# npm devDependencies
+if [ ! -d node_modules ]; then
+  echo "mha-wasm setup: npm ci"
+  npm ci --no-audit --no-fund
+fi
+
+if [ "${1:-}" != "--no-build" ]; then
+  bash scripts/build.sh
+fi

@@ -1,0 +1,74 @@
+// Multi-head attention forward, as tests/fixtures/README.md defines it.
+//
+// Each head h has its own columns of wQ, wK, wV over the whole sequence:
+//   Q = query·wQ + bQ, K = key·wK + bK, V = value·wV + bV
+//   head_h = softmax(Q_h K_hᵀ / √dK + mask) V_h
+//   output = concat_h(head_h)·wO + bO
+// Self-attention, causal self-attention and cross-attention are the same
+// call with different inputs and masks. No Emscripten, no JS: this builds
+// natively with g++ and to WebAssembly with em++.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace mha {
+
+// Thrown for arguments that break the contract; the message names the argument.
+struct ArgumentError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct Dims {
+  std::size_t batch = 1, seqLenQ = 0, seqLenK = 0, dModel = 0, numHeads = 0, dK = 0, dV = 0;
+};
+
+// Element counts of every array, derived from Dims once.
+struct Sizes {
+  std::size_t query, key, value, wQ, wK, wV, wO, bQ, bK, bV, bO, keyPaddingMask, output, attention;
+};
+
+// Validates dims (each >= 1, no element count overflows 2^31) and returns the sizes.
+Sizes sizes_of(const Dims& d);
+
+struct Inputs {
+  const float* query = nullptr;  // [batch, seqLenQ, dModel]
+  const float* key = nullptr;    // [batch, seqLenK, dModel]
+  const float* value = nullptr;  // [batch, seqLenK, dModel]
+  const float* wQ = nullptr;     // [dModel, numHeads*dK]
+  const float* wK = nullptr;     // [dModel, numHeads*dK]
+  const float* wV = nullptr;     // [dModel, numHeads*dV]
+  const float* wO = nullptr;     // [numHeads*dV, dModel]
+  const float* bQ = nullptr;     // [numHeads*dK] or null
+  const float* bK = nullptr;     // [numHeads*dK] or null
+  const float* bV = nullptr;     // [numHeads*dV] or null
+  const float* bO = nullptr;     // [dModel] or null
+  const std::uint8_t* keyPaddingMask = nullptr;  // [batch, seqLenK], 1 = ignore that key; or null
+  bool causal = false;  // query i sees key j only if j <= i (top-left aligned)
+};
+
+struct Outputs {
+  float* output = nullptr;     // [batch, seqLenQ, dModel]
+  float* attention = nullptr;  // [batch, numHeads, seqLenQ, seqLenK], or null when not wanted
+};
+
+// Scratch memory reused from call to call (projections, one head's scores,
+// the concatenated heads), so repeated calls do not allocate.
+class Workspace {
+ public:
+  float* reserve(const Dims& d, bool needScores);
+  float *q = nullptr, *k = nullptr, *v = nullptr, *kt = nullptr, *scores = nullptr, *heads = nullptr;
+
+ private:
+  std::vector<float> buffer_;
+};
+
+void multi_head_attention(const Dims& dims, const Inputs& in, const Outputs& out, Workspace& ws,
+                          const Kernels& kernels = default_kernels());
+
+}  // namespace mha

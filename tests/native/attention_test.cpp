@@ -1,0 +1,251 @@
+// Native tests of the core: the reference fixtures (PyTorch / numpy float64),
+// seeded random cases against a float64 reference written here, and the SIMD
+// kernels against the scalar ones.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "attention.hpp"
+
+namespace {
+
+using json = nlohmann::json;
+
+struct Case {
+  mha::Dims d;
+  bool causal = false;
+  std::vector<float> query, key, value, wQ, wK, wV, wO, bQ, bK, bV, bO;
+  std::vector<std::uint8_t> mask;
+};
+
+const float* ptr(const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
+
+struct Result {
+  std::vector<float> output, attention;
+};
+
+Result run(const Case& c, const mha::Kernels& k) {
+  const mha::Sizes s = mha::sizes_of(c.d);
+  Result r{std::vector<float>(s.output), std::vector<float>(s.attention)};
+  mha::Inputs in;
+  in.query = c.query.data();
+  in.key = c.key.data();
+  in.value = c.value.data();
+  in.wQ = c.wQ.data();
+  in.wK = c.wK.data();
+  in.wV = c.wV.data();
+  in.wO = c.wO.data();
+  in.bQ = ptr(c.bQ);
+  in.bK = ptr(c.bK);
+  in.bV = ptr(c.bV);
+  in.bO = ptr(c.bO);
+  in.keyPaddingMask = c.mask.empty() ? nullptr : c.mask.data();
+  in.causal = c.causal;
+  mha::Workspace ws;
+  mha::multi_head_attention(c.d, in, {r.output.data(), r.attention.data()}, ws, k);
+  return r;
+}
+
+// Independent float64 reference, written as plainly as the fixture README states it.
+void reference(const Case& c, std::vector<double>& output, std::vector<double>& attention) {
+  const auto& d = c.d;
+  const std::size_t hk = d.numHeads * d.dK, hv = d.numHeads * d.dV;
+  output.assign(d.batch * d.seqLenQ * d.dModel, 0.0);
+  attention.assign(d.batch * d.numHeads * d.seqLenQ * d.seqLenK, 0.0);
+  auto proj = [&](const std::vector<float>& x, std::size_t b, std::size_t L, const std::vector<float>& w,
+                  const std::vector<float>& bias, std::size_t n) {
+    std::vector<double> y(L * n);
+    for (std::size_t i = 0; i < L; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        double acc = bias.empty() ? 0.0 : bias[j];
+        for (std::size_t m = 0; m < d.dModel; ++m)
+          acc += double(x[(b * L + i) * d.dModel + m]) * w[m * n + j];
+        y[i * n + j] = acc;
+      }
+    return y;
+  };
+  for (std::size_t b = 0; b < d.batch; ++b) {
+    auto Q = proj(c.query, b, d.seqLenQ, c.wQ, c.bQ, hk);
+    auto K = proj(c.key, b, d.seqLenK, c.wK, c.bK, hk);
+    auto V = proj(c.value, b, d.seqLenK, c.wV, c.bV, hv);
+    std::vector<double> concat(d.seqLenQ * hv, 0.0);
+    for (std::size_t h = 0; h < d.numHeads; ++h)
+      for (std::size_t i = 0; i < d.seqLenQ; ++i) {
+        std::vector<double> s(d.seqLenK, -INFINITY);
+        double mx = -INFINITY;
+        for (std::size_t j = 0; j < d.seqLenK; ++j) {
+          if ((c.causal && j > i) || (!c.mask.empty() && c.mask[b * d.seqLenK + j])) continue;
+          double dot = 0;
+          for (std::size_t t = 0; t < d.dK; ++t) dot += Q[i * hk + h * d.dK + t] * K[j * hk + h * d.dK + t];
+          s[j] = dot / std::sqrt(double(d.dK));
+          mx = std::max(mx, s[j]);
+        }
+        if (mx == -INFINITY) continue;
+        double sum = 0;
+        for (auto& x : s) sum += (x = std::exp(x - mx));
+        for (std::size_t j = 0; j < d.seqLenK; ++j) {
+          const double a = s[j] / sum;
+          attention[((b * d.numHeads + h) * d.seqLenQ + i) * d.seqLenK + j] = a;
+          for (std::size_t t = 0; t < d.dV; ++t) concat[i * hv + h * d.dV + t] += a * V[j * hv + h * d.dV + t];
+        }
+      }
+    for (std::size_t i = 0; i < d.seqLenQ; ++i)
+      for (std::size_t j = 0; j < d.dModel; ++j) {
+        double acc = c.bO.empty() ? 0.0 : c.bO[j];
+        for (std::size_t t = 0; t < hv; ++t) acc += concat[i * hv + t] * c.wO[t * d.dModel + j];
+        output[(b * d.seqLenQ + i) * d.dModel + j] = acc;
+      }
+  }
+}
+
+// The fixture README's rule: |got - want| <= abs + rel * |want|, nothing NaN.
+void expect_close(const std::vector<float>& got, const std::vector<double>& want, double abs, double rel,
+                  const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const bool ok = std::isfinite(got[i]) && std::fabs(got[i] - want[i]) <= abs + rel * std::fabs(want[i]);
+    if (!ok && bad++ < 5) ADD_FAILURE() << what << "[" << i << "]: got " << got[i] << ", want " << want[i];
+  }
+  EXPECT_EQ(bad, 0u) << what;
+}
+
+std::vector<float> floats(const json& j) {
+  std::vector<float> v;
+  if (j.is_null()) return v;
+  for (const auto& x : j) v.push_back(static_cast<float>(x.get<double>()));
+  return v;
+}
+
+class Fixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Fixture, MatchesReferenceWithBothKernels) {
+  std::ifstream f(std::string(MHA_FIXTURES_DIR) + "/" + GetParam() + ".json");
+  ASSERT_TRUE(f) << GetParam();
+  const json j = json::parse(f);
+  Case c;
+  c.d = {j["batch"], j["seqLenQ"], j["seqLenK"], j["dModel"], j["numHeads"], j["dK"], j["dV"]};
+  c.causal = j["causal"];
+  c.query = floats(j["query"]);
+  c.key = floats(j["key"]);
+  c.value = floats(j["value"]);
+  c.wQ = floats(j["wQ"]);
+  c.wK = floats(j["wK"]);
+  c.wV = floats(j["wV"]);
+  c.wO = floats(j["wO"]);
+  c.bQ = floats(j["bQ"]);
+  c.bK = floats(j["bK"]);
+  c.bV = floats(j["bV"]);
+  c.bO = floats(j["bO"]);
+  if (!j["keyPaddingMask"].is_null())
+    for (const auto& x : j["keyPaddingMask"]) c.mask.push_back(static_cast<std::uint8_t>(x.get<int>()));
+  const std::vector<double> output = j["output"], attention = j["attention"];
+  const double abs = j["tolerance"]["abs"], rel = j["tolerance"]["rel"];
+  for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
+    const Result r = run(c, *k);
+    expect_close(r.output, output, abs, rel, GetParam() + " output (" + k->name + ")");
+    expect_close(r.attention, attention, abs, rel, GetParam() + " attention (" + k->name + ")");
+  }
+}
+
+std::vector<std::string> fixture_names() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(MHA_FIXTURES_DIR))
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, Fixture, ::testing::ValuesIn(fixture_names()),
+                         [](const auto& info) { return info.param; });
+
+Case random_case(mha::Dims d, bool causal, bool bias, bool padding, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n01(0.0f, 1.0f);
+  auto fill = [&](std::size_t n, float s) {
+    std::vector<float> v(n);
+    for (auto& x : v) x = n01(rng) * s;
+    return v;
+  };
+  const mha::Sizes s = mha::sizes_of(d);
+  Case c;
+  c.d = d;
+  c.causal = causal;
+  c.query = fill(s.query, 1);
+  c.key = fill(s.key, 1);
+  c.value = fill(s.value, 1);
+  c.wQ = fill(s.wQ, 1 / std::sqrt(float(d.dModel)));
+  c.wK = fill(s.wK, 1 / std::sqrt(float(d.dModel)));
+  c.wV = fill(s.wV, 1 / std::sqrt(float(d.dModel)));
+  c.wO = fill(s.wO, 1 / std::sqrt(float(d.numHeads * d.dV)));
+  if (bias) {
+    c.bQ = fill(s.bQ, 0.1f);
+    c.bK = fill(s.bK, 0.1f);
+    c.bV = fill(s.bV, 0.1f);
+    c.bO = fill(s.bO, 0.1f);
+  }
+  if (padding) {
+    c.mask.resize(s.keyPaddingMask);
+    for (auto& m : c.mask) m = (rng() % 4) == 0;
+  }
+  return c;
+}
+
+TEST(Random, OddSizesAgainstFloat64Reference) {
+  // Sizes chosen to hit every tail: dK = 3, L = 17, N not a multiple of 4 or 8.
+  const mha::Dims dims[] = {{1, 17, 17, 12, 4, 3, 3}, {2, 5, 9, 7, 3, 5, 2},  {1, 1, 1, 1, 1, 1, 1},
+                            {3, 13, 31, 20, 2, 11, 9}, {1, 33, 33, 64, 4, 16, 16}, {2, 8, 3, 9, 1, 17, 1}};
+  std::uint32_t seed = 1;
+  for (const auto& d : dims)
+    for (int variant = 0; variant < 4; ++variant) {
+      const Case c = random_case(d, variant & 1, variant & 2, variant == 3, seed++);
+      std::vector<double> output, attention;
+      reference(c, output, attention);
+      const double abs = 1e-5 * std::max(1.0, std::sqrt(double(std::max({d.dModel, d.numHeads * d.dV, d.seqLenK, d.dK})) / 64));
+      for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
+        const Result r = run(c, *k);
+        const std::string what = "seed " + std::to_string(seed - 1) + " " + k->name;
+        expect_close(r.output, output, abs, 1e-4, what + " output");
+        expect_close(r.attention, attention, abs, 1e-4, what + " attention");
+      }
+    }
+}
+
+TEST(Softmax, LogitsOf1e4StayFiniteAndCorrect) {
+  for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
+    std::vector<float> row = {1e4f, 1e4f - 1, -1e4f, 1e4f - 2, 0, 1e4f, 5e3f, 1e4f - 0.5f, -INFINITY};
+    std::vector<double> want(row.size());
+    double sum = 0;
+    for (std::size_t j = 0; j < row.size(); ++j) sum += (want[j] = std::exp(double(row[j]) - 1e4));
+    k->softmax(row.data(), row.size(), 1.0f);
+    for (std::size_t j = 0; j < row.size(); ++j) EXPECT_NEAR(row[j], want[j] / sum, 1e-6) << k->name << " " << j;
+    EXPECT_EQ(row.back(), 0.0f);
+  }
+}
+
+TEST(Softmax, AllMaskedRowIsZeroNotNaN) {
+  for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
+    std::vector<float> row(11, -INFINITY);
+    k->softmax(row.data(), row.size(), 0.5f);
+    for (float x : row) EXPECT_EQ(x, 0.0f) << k->name;
+  }
+}
+
+TEST(Arguments, BadDimsAreRejectedWithTheirName) {
+  mha::Dims d{1, 4, 4, 8, 2, 0, 4};
+  try {
+    mha::sizes_of(d);
+    FAIL() << "dK = 0 accepted";
+  } catch (const mha::ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("dK"), std::string::npos) << e.what();
+  }
+  d = {1, 1u << 20, 1u << 20, 8, 1u << 12, 4, 4};
+  EXPECT_THROW(mha::sizes_of(d), mha::ArgumentError);
+}
+
+}  // namespace
