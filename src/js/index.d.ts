@@ -1,0 +1,81 @@
+// Type declarations for mha-wasm. Checked against real use by
+// tests/types/example.ts (`tsc --noEmit`, part of `npm test`).
+
+/** Which WebAssembly build runs the engine. */
+export type Variant = 'simd' | 'scalar';
+
+export interface CreateAttentionOptions {
+  /** Build to load. Default: "simd" where WebAssembly SIMD exists, else "scalar". */
+  variant?: Variant;
+  /**
+   * Where to fetch a file of the package from (custom hosting, CDN):
+   * receives the file name (e.g. "mha-simd.wasm") and the default URL, returns the URL to use.
+   */
+  locateFile?: (fileName: string, defaultUrl: string) => string | URL;
+  /** The .wasm file's bytes, if you already have them (skips fetching). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+}
+
+/**
+ * Arguments of multiHeadAttention. Arrays are row-major. Shapes:
+ * query [batch, seqLenQ, dModel]; key, value [batch, seqLenK, dModel];
+ * wQ, wK [dModel, numHeads*dK]; wV [dModel, numHeads*dV]; wO [numHeads*dV, dModel];
+ * bQ, bK [numHeads*dK]; bV [numHeads*dV]; bO [dModel]; keyPaddingMask [batch, seqLenK].
+ */
+export interface MultiHeadAttentionArgs {
+  query: Float32Array;
+  /** Default: query (self-attention). */
+  key?: Float32Array;
+  /** Default: query (self-attention). */
+  value?: Float32Array;
+  /** Default 1. */
+  batch?: number;
+  seqLenQ: number;
+  /** Default: seqLenQ. */
+  seqLenK?: number;
+  dModel: number;
+  numHeads: number;
+  /** Default: dModel / numHeads. */
+  dK?: number;
+  /** Default: dModel / numHeads. */
+  dV?: number;
+  wQ: Float32Array;
+  wK: Float32Array;
+  wV: Float32Array;
+  wO: Float32Array;
+  bQ?: Float32Array | null;
+  bK?: Float32Array | null;
+  bV?: Float32Array | null;
+  bO?: Float32Array | null;
+  /** Query i sees key j only if j <= i (top-left aligned). Default false. */
+  causal?: boolean;
+  /** [batch, seqLenK]; 1 = ignore that key, 0 = use it. */
+  keyPaddingMask?: Uint8Array | null;
+  /** Also return the attention weights [batch, numHeads, seqLenQ, seqLenK]. Default false. */
+  returnAttention?: boolean;
+}
+
+export interface MultiHeadAttentionResult {
+  /** [batch, seqLenQ, dModel], owned by the caller. */
+  output: Float32Array;
+  /** [batch, numHeads, seqLenQ, seqLenK]; present only with returnAttention. */
+  attention?: Float32Array;
+}
+
+export interface AttentionEngine {
+  /** The build in use. */
+  readonly variant: Variant;
+  /** Threads used per call. */
+  readonly threads: number;
+  /**
+   * Multi-head attention forward. Rejects with a TypeError or RangeError that names
+   * the bad argument; the engine stays usable afterwards.
+   */
+  multiHeadAttention(args: MultiHeadAttentionArgs & { returnAttention: true }): Promise<Required<MultiHeadAttentionResult>>;
+  multiHeadAttention(args: MultiHeadAttentionArgs): Promise<MultiHeadAttentionResult>;
+  /** Frees the engine's memory. Idempotent; calls afterwards reject with an Error. */
+  dispose(): void;
+}
+
+/** Loads and instantiates the wasm engine. */
+export function createAttention(options?: CreateAttentionOptions): Promise<AttentionEngine>;

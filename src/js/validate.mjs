@@ -1,0 +1,148 @@
+// The one place that checks multiHeadAttention's arguments and computes every
+// expected length. Errors name the argument, what was expected and what was given.
+
+const DIMS = ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV'];
+const ARRAYS = ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
+const FLAGS = ['causal', 'returnAttention'];
+// Descriptive fields of the reference fixture format (tests/fixtures/README.md),
+// accepted and ignored so that a fixture converted to typed arrays is a valid call.
+const FIXTURE_FIELDS = ['name', 'description', 'source', 'selfAttention', 'output', 'attention', 'tolerance'];
+const KNOWN = new Set([...DIMS, ...ARRAYS, ...FLAGS, 'keyPaddingMask', ...FIXTURE_FIELDS]);
+
+// Element counts are kept below 2^31 so every index fits a wasm32 pointer.
+const MAX_ELEMENTS = 2 ** 31 - 1;
+
+export function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an Array of ${value.length} elements`;
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${value.length} elements`;
+  if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value)})`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+function closest(name, candidates) {
+  const lower = name.toLowerCase();
+  return candidates.find((c) => c.toLowerCase() === lower || c.toLowerCase().startsWith(lower) || lower.startsWith(c.toLowerCase()));
+}
+
+export function rejectUnknown(obj, known, where) {
+  for (const name of Object.keys(obj)) {
+    if (!known.has(name)) {
+      const hint = closest(name, [...known]);
+      throw new TypeError(
+        `${where}: unknown argument "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; ` +
+          `expected one of ${[...known].join(', ')}`,
+      );
+    }
+  }
+}
+
+function dimension(args, name, fallback) {
+  const v = args[name];
+  if (v === undefined || v === null) {
+    if (fallback !== undefined) return fallback;
+    throw new TypeError(`${name}: expected an integer >= 1, got ${describe(v)}`);
+  }
+  if (typeof v !== 'number') throw new TypeError(`${name}: expected an integer >= 1, got ${describe(v)}`);
+  if (!Number.isInteger(v) || v < 1 || v > MAX_ELEMENTS)
+    throw new RangeError(`${name}: expected an integer from 1 to ${MAX_ELEMENTS}, got ${v}`);
+  return v;
+}
+
+function flag(args, name) {
+  const v = args[name];
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw new TypeError(`${name}: expected a boolean, got ${describe(v)}`);
+  return v;
+}
+
+function typedArray(args, name, Type, count, shape, optional) {
+  const v = args[name];
+  if (v === undefined || v === null) {
+    if (optional) return undefined;
+    throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${shape}, got ${describe(v)}`);
+  }
+  if (!(v instanceof Type))
+    throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${shape}, got ${describe(v)}`);
+  if (v.length !== count) {
+    const detached = v.length === 0 && v.buffer.byteLength === 0 ? ' (is its buffer detached?)' : '';
+    throw new RangeError(`${name}: expected ${count} elements ${shape}, got ${v.length}${detached}`);
+  }
+  return v;
+}
+
+/**
+ * Checks the arguments of multiHeadAttention and fills in the defaults.
+ * Returns the normalized call: every dimension, every array (key and value
+ * left out when they are the query), and the element counts of the results.
+ */
+export function normalizeArguments(args) {
+  if (args === null || typeof args !== 'object' || Array.isArray(args))
+    throw new TypeError(`multiHeadAttention: expected an object of arguments, got ${describe(args)}`);
+  rejectUnknown(args, KNOWN, 'multiHeadAttention');
+
+  const batch = dimension(args, 'batch', 1);
+  const seqLenQ = dimension(args, 'seqLenQ');
+  const seqLenK = dimension(args, 'seqLenK', seqLenQ);
+  const dModel = dimension(args, 'dModel');
+  const numHeads = dimension(args, 'numHeads');
+  const split = (name) => {
+    if (args[name] !== undefined && args[name] !== null) return dimension(args, name);
+    if (dModel % numHeads !== 0)
+      throw new RangeError(
+        `numHeads: expected a divisor of dModel (${dModel}) when ${name} is not given, got ${numHeads}; ` +
+          `pass ${name} explicitly for heads of another width`,
+      );
+    return dModel / numHeads;
+  };
+  const dK = split('dK');
+  const dV = split('dV');
+
+  const count = (name, ...factors) => {
+    const n = factors.reduce((a, b) => a * b, 1);
+    if (n > MAX_ELEMENTS) throw new RangeError(`${name}: ${factors.join('×')} = ${n} elements, more than ${MAX_ELEMENTS}`);
+    return n;
+  };
+  const sizes = {
+    query: count('query', batch, seqLenQ, dModel),
+    key: count('key', batch, seqLenK, dModel),
+    wQK: count('wQ', dModel, numHeads, dK),
+    wV: count('wV', dModel, numHeads, dV),
+    wO: count('wO', numHeads, dV, dModel),
+    keyPaddingMask: count('keyPaddingMask', batch, seqLenK),
+    attention: count('attention', batch, numHeads, seqLenQ, seqLenK),
+  };
+  const F = Float32Array;
+  const query = typedArray(args, 'query', F, sizes.query, `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${dModel}]`);
+  const kvShape = `[batch=${batch}, seqLenK=${seqLenK}, dModel=${dModel}]`;
+  let key = typedArray(args, 'key', F, sizes.key, kvShape, seqLenK === seqLenQ);
+  let value = typedArray(args, 'value', F, sizes.key, kvShape, seqLenK === seqLenQ);
+  // Self-attention: key and value default to the query, which is copied into wasm once.
+  if (key === query) key = undefined;
+  if (value === query) value = undefined;
+
+  const hk = `numHeads*dK=${numHeads * dK}`;
+  const hv = `numHeads*dV=${numHeads * dV}`;
+  const call = {
+    batch, seqLenQ, seqLenK, dModel, numHeads, dK, dV,
+    query, key, value,
+    wQ: typedArray(args, 'wQ', F, sizes.wQK, `[dModel=${dModel}, ${hk}]`),
+    wK: typedArray(args, 'wK', F, sizes.wQK, `[dModel=${dModel}, ${hk}]`),
+    wV: typedArray(args, 'wV', F, sizes.wV, `[dModel=${dModel}, ${hv}]`),
+    wO: typedArray(args, 'wO', F, sizes.wO, `[${hv}, dModel=${dModel}]`),
+    bQ: typedArray(args, 'bQ', F, numHeads * dK, `[${hk}]`, true),
+    bK: typedArray(args, 'bK', F, numHeads * dK, `[${hk}]`, true),
+    bV: typedArray(args, 'bV', F, numHeads * dV, `[${hv}]`, true),
+    bO: typedArray(args, 'bO', F, dModel, `[dModel=${dModel}]`, true),
+    keyPaddingMask: typedArray(args, 'keyPaddingMask', Uint8Array, sizes.keyPaddingMask, `[batch=${batch}, seqLenK=${seqLenK}]`, true),
+    causal: flag(args, 'causal'),
+    returnAttention: flag(args, 'returnAttention'),
+  };
+  if (call.keyPaddingMask) {
+    const bad = call.keyPaddingMask.findIndex((m) => m > 1);
+    if (bad >= 0)
+      throw new RangeError(`keyPaddingMask: expected only 0 (use the key) or 1 (ignore it), got ${call.keyPaddingMask[bad]} at index ${bad}`);
+  }
+  return call;
+}
