@@ -53,6 +53,8 @@ val copy_out(const float* data, std::size_t count) {
 
 class Engine {
  public:
+  explicit Engine(unsigned threads) : attention_(threads) {}
+
   val multiHeadAttention(const val& args) {
     std::string error;
     val result = val::undefined();
@@ -69,7 +71,8 @@ class Engine {
     return result;
   }
 
-  std::string kernels() const { return mha::default_kernels().name; }
+  std::string kernels() const { return attention_.kernels().name; }
+  unsigned threads() const { return static_cast<unsigned>(attention_.threads()); }
 
  private:
   val run(const val& args) {
@@ -105,27 +108,28 @@ class Engine {
 
     const bool wantAttention = args["returnAttention"].as<bool>();
     output_.resize(s.output);
-    attention_.resize(wantAttention ? s.attention : 0);
-    mha::Outputs out{output_.data(), wantAttention ? attention_.data() : nullptr};
-    mha::multi_head_attention(d, in, out, workspace_);
+    weights_.resize(wantAttention ? s.attention : 0);
+    mha::Outputs out{output_.data(), wantAttention ? weights_.data() : nullptr};
+    attention_.forward(d, in, out);
 
     val result = val::object();
     result.set("output", copy_out(output_.data(), s.output));
-    if (wantAttention) result.set("attention", copy_out(attention_.data(), s.attention));
+    if (wantAttention) result.set("attention", copy_out(weights_.data(), s.attention));
     return result;
   }
 
   std::vector<float> query_, key_, value_, wQ_, wK_, wV_, wO_, bQ_, bK_, bV_, bO_;
-  std::vector<float> output_, attention_;
+  std::vector<float> output_, weights_;
   std::vector<std::uint8_t> mask_;
-  mha::Workspace workspace_;
+  mha::Attention attention_;
 };
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_wasm) {
   emscripten::class_<Engine>("Engine")
-      .constructor<>()
+      .constructor<unsigned>()
       .function("multiHeadAttention", &Engine::multiHeadAttention)
-      .function("kernels", &Engine::kernels);
+      .function("kernels", &Engine::kernels)
+      .function("threads", &Engine::threads);
 }

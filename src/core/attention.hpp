@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "thread_pool.hpp"
 
 namespace mha {
 
@@ -57,18 +58,28 @@ struct Outputs {
   float* attention = nullptr;  // [batch, numHeads, seqLenQ, seqLenK], or null when not wanted
 };
 
-// Scratch memory reused from call to call (projections, one head's scores,
-// the concatenated heads), so repeated calls do not allocate.
-class Workspace {
+// Runs multi-head attention with a fixed set of kernels and threads, reusing
+// its scratch memory from call to call. Results are bitwise identical for
+// every thread count: work is split into tasks whose outputs never overlap,
+// and every output element is reduced in the same order whatever the split.
+class Attention {
  public:
-  float* reserve(const Dims& d, bool needScores);
-  float *q = nullptr, *k = nullptr, *v = nullptr, *kt = nullptr, *scores = nullptr, *heads = nullptr;
+  explicit Attention(std::size_t threads = 1, const Kernels& kernels = default_kernels())
+      : kernels_(kernels), pool_(threads < 1 ? 1 : threads) {}
+
+  void forward(const Dims& dims, const Inputs& in, const Outputs& out);
+
+  std::size_t threads() const noexcept { return pool_.size(); }
+  const Kernels& kernels() const noexcept { return kernels_; }
 
  private:
-  std::vector<float> buffer_;
+  const Kernels& kernels_;
+  ThreadPool pool_;
+  std::vector<float> scratch_;
 };
 
-void multi_head_attention(const Dims& dims, const Inputs& in, const Outputs& out, Workspace& ws,
+// One call on the calling thread only (tests, tools).
+void multi_head_attention(const Dims& dims, const Inputs& in, const Outputs& out,
                           const Kernels& kernels = default_kernels());
 
 }  // namespace mha

@@ -27,7 +27,7 @@ export class AttentionEngine {
 
   constructor(module, variant) {
     this.#module = module;
-    this.#engine = new module.Engine();
+    this.#engine = new module.Engine(1);
     /** The build in use: "simd" or "scalar". */
     this.variant = variant;
     /** Threads used per call (this build is single-threaded). */

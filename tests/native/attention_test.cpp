@@ -9,6 +9,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <cstring>
+#include <algorithm>
 
 #include "attention.hpp"
 
@@ -29,7 +31,7 @@ struct Result {
   std::vector<float> output, attention;
 };
 
-Result run(const Case& c, const mha::Kernels& k) {
+Result run(const Case& c, const mha::Kernels& k, std::size_t threads = 1) {
   const mha::Sizes s = mha::sizes_of(c.d);
   Result r{std::vector<float>(s.output), std::vector<float>(s.attention)};
   mha::Inputs in;
@@ -46,8 +48,8 @@ Result run(const Case& c, const mha::Kernels& k) {
   in.bO = ptr(c.bO);
   in.keyPaddingMask = c.mask.empty() ? nullptr : c.mask.data();
   in.causal = c.causal;
-  mha::Workspace ws;
-  mha::multi_head_attention(c.d, in, {r.output.data(), r.attention.data()}, ws, k);
+  mha::Attention attention(threads, k);
+  attention.forward(c.d, in, {r.output.data(), r.attention.data()});
   return r;
 }
 
@@ -214,6 +216,42 @@ TEST(Random, OddSizesAgainstFloat64Reference) {
         expect_close(r.attention, attention, abs, 1e-4, what + " attention");
       }
     }
+}
+
+TEST(Threads, BitwiseIdenticalForEveryThreadCount) {
+  const mha::Dims dims[] = {{2, 37, 41, 24, 3, 8, 5}, {1, 70, 70, 32, 4, 8, 8}, {3, 5, 9, 7, 2, 3, 4}};
+  std::uint32_t seed = 100;
+  for (const auto& d : dims)
+    for (bool causal : {false, true}) {
+      const Case c = random_case(d, causal, true, causal, seed++);
+      for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
+        const Result one = run(c, *k, 1);
+        for (std::size_t threads : {2, 3, 4, 7}) {
+          const Result many = run(c, *k, threads);
+          EXPECT_EQ(0, std::memcmp(one.output.data(), many.output.data(), one.output.size() * sizeof(float)))
+              << k->name << " output, " << threads << " threads, seed " << seed - 1;
+          EXPECT_EQ(0, std::memcmp(one.attention.data(), many.attention.data(), one.attention.size() * sizeof(float)))
+              << k->name << " attention, " << threads << " threads, seed " << seed - 1;
+        }
+      }
+    }
+}
+
+TEST(Threads, ReusedEngineWithoutAttentionOutputMatches) {
+  // The scores scratch (no attention requested) must give the same output.
+  const Case c = random_case({2, 50, 50, 16, 2, 8, 8}, true, true, true, 7);
+  const Result full = run(c, mha::simd_kernels(), 3);
+  mha::Attention engine(3);
+  std::vector<float> output(full.output.size());
+  mha::Inputs in;
+  in.query = c.query.data(); in.key = c.key.data(); in.value = c.value.data();
+  in.wQ = c.wQ.data(); in.wK = c.wK.data(); in.wV = c.wV.data(); in.wO = c.wO.data();
+  in.bQ = c.bQ.data(); in.bK = c.bK.data(); in.bV = c.bV.data(); in.bO = c.bO.data();
+  in.keyPaddingMask = c.mask.data(); in.causal = true;
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    engine.forward(c.d, in, {output.data(), nullptr});
+    EXPECT_EQ(0, std::memcmp(output.data(), full.output.data(), output.size() * sizeof(float)));
+  }
 }
 
 TEST(Softmax, LogitsOf1e4StayFiniteAndCorrect) {
