@@ -1,18 +1,31 @@
-// Browser (and bundler) entry point: loads the ES module build of the wasm
-// glue. The .wasm file is found next to it unless locateFile or wasmBinary
-// says otherwise (for a CDN or a custom static folder).
-import { AttentionEngine, checkOptions } from './engine.mjs';
+// Browser (and bundler) entry point. The engine runs in a dedicated Worker
+// (engine-worker.js); this side checks arguments, picks the build, and turns
+// messages back into Promises. Threads need a cross-origin-isolated page
+// (COOP + COEP headers); without it the single-thread SIMD build is used.
+import { AttentionEngine, checkOptions, moduleOptions, variantFiles, MAX_THREADS } from './engine.mjs';
 
-// Literal dynamic imports, so bundlers can see and copy both builds.
-const loaders = {
-  simd: () => import('../../dist/mha-simd.mjs'),
-  scalar: () => import('../../dist/mha-scalar.mjs'),
+// Every file as a literal new URL(..., import.meta.url): bundlers (Vite,
+// webpack 5) see them, copy them and rewrite the URLs.
+const FILES = {
+  'threaded-simd': {
+    glue: new URL('../../dist/mha-threaded-simd.js', import.meta.url),
+    wasm: new URL('../../dist/mha-threaded-simd.wasm', import.meta.url),
+    worker: new URL('../../dist/mha-threaded-simd.worker.js', import.meta.url),
+  },
+  simd: {
+    glue: new URL('../../dist/mha-simd.js', import.meta.url),
+    wasm: new URL('../../dist/mha-simd.wasm', import.meta.url),
+  },
+  scalar: {
+    glue: new URL('../../dist/mha-scalar.js', import.meta.url),
+    wasm: new URL('../../dist/mha-scalar.wasm', import.meta.url),
+  },
 };
 
 // A tiny module whose validation needs final WebAssembly SIMD (it uses
-// i8x16.popcnt, a late opcode, as wasm-feature-detect does): engines with the
+// i8x16.popcnt, a late opcode, as wasm-feature-detect does): engines with
 // pre-standard SIMD reject it.
-const SIMD_PROBE = new Uint8Array([
+export const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
 ]);
 
@@ -24,22 +37,111 @@ export function hasSimd() {
   }
 }
 
+export function hasThreads() {
+  return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+}
+
+function chooseVariant(opts) {
+  const simd = hasSimd();
+  const threads = hasThreads();
+  if (opts.variant === 'threaded-simd' && !threads)
+    throw new RangeError(
+      'variant: "threaded-simd" needs a cross-origin-isolated page (headers Cross-Origin-Opener-Policy: same-origin ' +
+        'and Cross-Origin-Embedder-Policy: require-corp); this page is not. Leave variant out to fall back to "simd".',
+    );
+  if (opts.variant && opts.variant !== 'scalar' && !simd)
+    throw new RangeError(`variant: "${opts.variant}" needs WebAssembly SIMD, which this browser lacks; use "scalar" or leave variant out`);
+  if (opts.variant) return opts.variant;
+  if (simd && threads && opts.threads !== 1) return 'threaded-simd';
+  if (opts.threads > 1)
+    console.warn(
+      `mha-wasm: ${opts.threads} threads asked for, but this page is not cross-origin isolated ` +
+        '(COOP/COEP headers); running on one thread.',
+    );
+  return simd ? 'simd' : 'scalar';
+}
+
+class WorkerBackend {
+  #worker;
+  #pending = new Map();
+  #nextId = 0;
+
+  constructor(worker) {
+    this.#worker = worker;
+    worker.onmessage = ({ data }) => {
+      const pending = this.#pending.get(data.id);
+      if (!pending) return;
+      this.#pending.delete(data.id);
+      if (data.error) pending.reject(rebuildError(data.error));
+      else pending.resolve(data.result);
+    };
+    worker.onerror = (event) => this.#failAll(new Error(`mha-wasm: the engine worker failed: ${event.message ?? 'unknown error'}`));
+  }
+
+  // The worker handles one message at a time, so calls run in order, never mixed.
+  run(call) {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ type: 'run', id, call });
+    });
+  }
+
+  dispose() {
+    this.#worker.terminate(); // ends the engine and its nested pthread workers
+    this.#failAll(new Error('mha-wasm: this engine was disposed during the call'));
+  }
+
+  #failAll(error) {
+    for (const { reject } of this.#pending.values()) reject(error);
+    this.#pending.clear();
+  }
+}
+
+function rebuildError({ name, message }) {
+  const Type = { TypeError, RangeError }[name] ?? Error;
+  return new Type(message);
+}
+
+function startWorker(init) {
+  const worker = new Worker(new URL('./engine-worker.js', import.meta.url), { name: 'mha-wasm-engine' });
+  return new Promise((resolve, reject) => {
+    worker.onmessage = ({ data }) => {
+      if (data.type === 'ready') resolve({ worker, threads: data.threads });
+      else {
+        worker.terminate();
+        reject(rebuildError(data.error ?? { message: 'mha-wasm: the engine worker did not start' }));
+      }
+    };
+    worker.onerror = (event) => {
+      worker.terminate();
+      reject(new Error(`mha-wasm: could not start the engine worker (${event.message ?? 'engine-worker.js not found?'})`));
+    };
+    worker.postMessage({ type: 'init', ...init });
+  });
+}
+
 /**
- * Loads and instantiates the wasm engine.
- * @param {{variant?: 'simd'|'scalar', locateFile?: Function, wasmBinary?: ArrayBuffer|Uint8Array}} [options]
+ * Loads the wasm engine into a dedicated Worker. Default variant: "threaded-simd"
+ * in a cross-origin-isolated page, else "simd", else "scalar".
  */
 export async function createAttention(options) {
-  const { variant = hasSimd() ? 'simd' : 'scalar', locateFile, wasmBinary } = checkOptions(options);
-  if (variant === 'simd' && !hasSimd())
-    throw new RangeError('variant: "simd" needs WebAssembly SIMD, which this browser lacks; use "scalar" or leave variant out');
-  const { default: factory } = await loaders[variant]();
-  const distDir = new URL('../../dist/', import.meta.url);
-  const module = await factory({
-    ...(wasmBinary ? { wasmBinary } : {}),
-    locateFile: (fileName) => {
-      const defaultUrl = new URL(fileName, distDir).href;
-      return locateFile ? String(locateFile(fileName, defaultUrl)) : defaultUrl;
-    },
+  const opts = checkOptions(options);
+  const variant = chooseVariant(opts);
+  const threads = variant === 'threaded-simd' ? opts.threads ?? Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1) : 1;
+  // Emscripten asks locateFile for the canonical names (mha-simd.wasm, ...);
+  // map each to its URL here, which a bundler may have renamed.
+  const names = variantFiles(variant);
+  const byName = {};
+  for (const [role, fileName] of Object.entries(names)) {
+    const defaultUrl = FILES[variant][role].href;
+    byName[fileName] = String(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl);
+  }
+  const { worker, threads: started } = await startWorker({
+    urls: { glue: byName[names.glue], byName },
+    threads,
+    poolSize: moduleOptions(threads).mhaPoolSize,
+    wasmBinary: opts.wasmBinary,
   });
-  return new AttentionEngine(module, variant);
+  return new AttentionEngine(new WorkerBackend(worker), variant, started);
 }

@@ -1,37 +1,59 @@
 // The public engine, shared by the Node and browser entry points: checks the
-// arguments once (validate.mjs), hands them to the Embind module, and owns the
-// module's life cycle.
+// arguments once (validate.mjs) and hands them to a backend — the Embind
+// module itself in Node, a dedicated Worker in browsers (engine-worker.js).
 import { normalizeArguments, rejectUnknown, describe } from './validate.mjs';
 
-export const VARIANTS = ['simd', 'scalar'];
-const OPTIONS = new Set(['variant', 'locateFile', 'wasmBinary']);
+/** Builds, from most to least capable. */
+export const VARIANTS = ['threaded-simd', 'simd', 'scalar'];
+export const MAX_THREADS = 16;
+const OPTIONS = new Set(['variant', 'threads', 'locateFile', 'wasmBinary']);
 
+/** Checks createAttention's options; returns them (an empty object when absent). */
 export function checkOptions(options) {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object' || Array.isArray(options))
     throw new TypeError(`createAttention: expected an options object, got ${describe(options)}`);
   rejectUnknown(options, OPTIONS, 'createAttention');
-  const { variant, locateFile, wasmBinary } = options;
+  const { variant, threads, locateFile, wasmBinary } = options;
   if (variant !== undefined && !VARIANTS.includes(variant))
     throw new RangeError(`variant: expected one of ${VARIANTS.map((v) => `"${v}"`).join(', ')}, got ${describe(variant)}`);
+  if (threads !== undefined) {
+    if (typeof threads !== 'number') throw new TypeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${describe(threads)}`);
+    if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)
+      throw new RangeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${threads}`);
+    if (threads > 1 && (variant === 'simd' || variant === 'scalar'))
+      throw new RangeError(`threads: variant "${variant}" runs on one thread, got threads ${threads}; use variant "threaded-simd"`);
+  }
   if (locateFile !== undefined && typeof locateFile !== 'function')
     throw new TypeError(`locateFile: expected a function (fileName, defaultUrl) => url, got ${describe(locateFile)}`);
   if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer || ArrayBuffer.isView(wasmBinary)))
-    throw new TypeError(`wasmBinary: expected an ArrayBuffer or Uint8Array with the .wasm file, got ${describe(wasmBinary)}`);
+    throw new TypeError(`wasmBinary: expected an ArrayBuffer or Uint8Array holding the variant's .wasm file, got ${describe(wasmBinary)}`);
   return options;
 }
 
-export class AttentionEngine {
-  #module;
-  #engine;
+/** The files of one variant, as named in dist/. */
+export function variantFiles(variant) {
+  const base = `mha-${variant}`;
+  return { glue: `${base}.js`, wasm: `${base}.wasm`, ...(variant === 'threaded-simd' ? { worker: `${base}.worker.js` } : {}) };
+}
 
-  constructor(module, variant) {
-    this.#module = module;
-    this.#engine = new module.Engine(1);
-    /** The build in use: "simd" or "scalar". */
+/** Options for the Emscripten factory (Module): pool size for the threaded build. */
+export function moduleOptions(threads) {
+  // The pool holds the threads the engine starts (the caller is one of the
+  // `threads`); never 0, which hangs Emscripten 3.1.6's start-up.
+  return { mhaPoolSize: Math.max(1, threads - 1) };
+}
+
+export class AttentionEngine {
+  #backend;
+
+  constructor(backend, variant, threads) {
+    this.#backend = backend;
+    /** The build in use: "threaded-simd", "simd" or "scalar". */
     this.variant = variant;
-    /** Threads used per call (this build is single-threaded). */
-    this.threads = 1;
+    /** Threads that share each call. */
+    this.threads = threads;
+    Object.freeze(this);
   }
 
   /**
@@ -39,16 +61,14 @@ export class AttentionEngine {
    * returnAttention, { output, attention }: new Float32Arrays owned by the caller.
    */
   async multiHeadAttention(args) {
-    if (!this.#engine) throw new Error('mha-wasm: this engine was disposed; create a new one with createAttention()');
-    const call = normalizeArguments(args);
-    return this.#engine.multiHeadAttention(call);
+    if (!this.#backend) throw new Error('mha-wasm: this engine was disposed; create a new one with createAttention()');
+    return this.#backend.run(normalizeArguments(args));
   }
 
-  /** Frees the engine's wasm memory. Idempotent; later calls reject. */
+  /** Frees the engine's memory and ends its workers. Idempotent; later calls reject. */
   dispose() {
-    if (!this.#engine) return;
-    this.#engine.delete();
-    this.#engine = undefined;
-    this.#module = undefined;
+    if (!this.#backend) return;
+    this.#backend.dispose();
+    this.#backend = undefined;
   }
 }

@@ -1,29 +1,54 @@
-// Node entry point (import). The wasm glue is a CommonJS factory: Emscripten
-// 3.1.6's ES module output cannot load in Node. The .wasm bytes are read here
-// and passed as wasmBinary, which also avoids 3.1.6's loader tripping over
-// Node >= 18's global fetch ("Failed to parse URL").
+// Node entry point (import). The wasm glue is a classic factory script loaded
+// with require. The .wasm bytes are read here and passed as wasmBinary: that
+// also avoids Emscripten 3.1.6's loader tripping over Node >= 18's global
+// fetch ("Failed to parse URL"). The engine runs on the calling thread; the
+// threaded build's pool runs on worker_threads.
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { AttentionEngine, checkOptions } from './engine.mjs';
+import { AttentionEngine, checkOptions, moduleOptions, variantFiles, MAX_THREADS } from './engine.mjs';
 
 const require = createRequire(import.meta.url);
 const distDir = new URL('../../dist/', import.meta.url);
 
+function toPath(url) {
+  const s = String(url);
+  return s.startsWith('file:') ? fileURLToPath(s) : s;
+}
+
+class DirectBackend {
+  constructor(module, threads) {
+    this.module = module;
+    this.engine = new module.Engine(threads);
+  }
+
+  run(call) {
+    return this.engine.multiHeadAttention(call);
+  }
+
+  dispose() {
+    this.engine.delete(); // joins the engine's threads
+    // Idle pool workers would keep Node alive (Emscripten < 3.1.27).
+    this.module.PThread?.terminateAllThreads();
+  }
+}
+
 /**
- * Loads and instantiates the wasm engine.
- * @param {{variant?: 'simd'|'scalar', locateFile?: Function, wasmBinary?: ArrayBuffer|Uint8Array}} [options]
+ * Loads and instantiates the wasm engine. Defaults: variant "threaded-simd",
+ * threads = os.availableParallelism() (at most 16).
  */
 export async function createAttention(options) {
-  const { variant = 'simd', locateFile, wasmBinary } = checkOptions(options);
-  const factory = require(fileURLToPath(new URL(`mha-${variant}.cjs`, distDir)));
-  let binary = wasmBinary;
-  if (!binary) {
-    const fileName = `mha-${variant}.wasm`;
+  const opts = checkOptions(options);
+  const variant = opts.variant ?? (opts.threads === 1 ? 'simd' : 'threaded-simd');
+  const threads = variant === 'threaded-simd' ? opts.threads ?? Math.min(MAX_THREADS, os.availableParallelism()) : 1;
+  const files = variantFiles(variant);
+  const locate = (fileName) => {
     const defaultUrl = new URL(fileName, distDir).href;
-    const url = locateFile ? locateFile(fileName, defaultUrl) : defaultUrl;
-    binary = await readFile(url instanceof URL || String(url).startsWith('file:') ? new URL(url) : String(url));
-  }
-  const module = await factory({ wasmBinary: binary });
-  return new AttentionEngine(module, variant);
+    return toPath(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl);
+  };
+  const factory = require(locate(files.glue));
+  const wasmBinary = opts.wasmBinary ?? (await readFile(locate(files.wasm)));
+  const module = await factory({ ...moduleOptions(threads), wasmBinary, locateFile: locate });
+  return new AttentionEngine(new DirectBackend(module, threads), variant, threads);
 }

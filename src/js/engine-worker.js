@@ -1,0 +1,44 @@
+// The dedicated Worker that runs the engine in browsers, so the page's main
+// thread never computes or blocks on the thread pool. A classic worker script:
+// Emscripten 3.1.6's glue and pthread workers load with importScripts.
+// Messages: init { urls, threads, wasmBinary } → ready | failed;
+//           run { id, call } → { id, result } | { id, error }.
+/* eslint-env worker */
+/* global createMhaModule */
+'use strict';
+
+let engine;
+
+self.onmessage = (event) => {
+  const message = event.data;
+  if (message.type === 'init') init(message);
+  else if (message.type === 'run') run(message);
+};
+
+async function init({ urls, threads, poolSize, wasmBinary }) {
+  try {
+    importScripts(urls.glue);
+    const module = await createMhaModule({
+      mhaPoolSize: poolSize,
+      // pthread workers load the glue from here, not from this worker's URL.
+      mainScriptUrlOrBlob: urls.glue,
+      locateFile: (fileName) => urls.byName[fileName] ?? new URL(fileName, urls.glue).href,
+      ...(wasmBinary ? { wasmBinary } : {}),
+    });
+    engine = new module.Engine(threads);
+    self.postMessage({ type: 'ready', threads: engine.threads() });
+  } catch (error) {
+    self.postMessage({ type: 'failed', error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } });
+  }
+}
+
+function run({ id, call }) {
+  try {
+    const result = engine.multiHeadAttention(call);
+    const transfer = [result.output.buffer];
+    if (result.attention) transfer.push(result.attention.buffer);
+    self.postMessage({ type: 'result', id, result }, transfer);
+  } catch (error) {
+    self.postMessage({ type: 'result', id, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } });
+  }
+}
