@@ -24,6 +24,8 @@ void check_dim(std::size_t v, const char* name) {
 // changes a result, only how the work is shared.
 constexpr std::size_t kRowBlock = 32;
 constexpr std::size_t kQueryBlock = 16;
+// Below this many FLOPs a call runs on the calling thread alone.
+constexpr double kParallelFlops = 4e6;
 
 std::size_t blocks(std::size_t n, std::size_t block) { return (n + block - 1) / block; }
 
@@ -64,7 +66,15 @@ void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
   const Kernels& kern = kernels_;
   const std::size_t B = d.batch, Lq = d.seqLenQ, Lk = d.seqLenK, D = d.dModel, H = d.numHeads;
   const std::size_t dK = d.dK, dV = d.dV, hk = H * dK, hv = H * dV;
-  const std::size_t workers = pool_.size();
+  // Small calls (the 15-token sentence) cost less than waking the threads.
+  const double flops = 2.0 * B * ((Lq + 2.0 * Lk) * D * hk + Lq * Lk * (hk + hv) + Lq * hv * D);
+  const bool parallel = flops >= kParallelFlops;
+  const std::size_t workers = parallel ? pool_.size() : 1;
+  auto each = [&](std::size_t count, const ThreadPool::Task& task) {
+    if (parallel) pool_.run(count, task);
+    else
+      for (std::size_t i = 0; i < count; ++i) task(i, 0);
+  };
   const bool wantAttention = out.attention != nullptr;
 
   // Scratch: Q [B·Lq, hk], K [B·Lk, hk], V [B·Lk, hv], Kᵀ [B, H, dK, Lk],
@@ -90,7 +100,7 @@ void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
                                  {in.key, in.wK, in.bK, K, B * Lk, hk},
                                  {in.value, in.wV, in.bV, V, B * Lk, hv}};
   const std::size_t qBlocks = blocks(B * Lq, kRowBlock), kBlocks = blocks(B * Lk, kRowBlock);
-  pool_.run(qBlocks + 2 * kBlocks, [&](std::size_t t, std::size_t) {
+  each(qBlocks + 2 * kBlocks, [&](std::size_t t, std::size_t) {
     const Product& p = t < qBlocks ? projections[0] : t < qBlocks + kBlocks ? projections[1] : projections[2];
     const std::size_t row = (t < qBlocks ? t : (t - qBlocks) % kBlocks) * kRowBlock;
     const std::size_t rows = std::min(kRowBlock, p.M - row);
@@ -98,7 +108,7 @@ void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
   });
 
   // 2. K_hᵀ [dK, Lk] per (batch, head), so QKᵀ is one more row-major product.
-  pool_.run(B * H, [&](std::size_t t, std::size_t) {
+  each(B * H, [&](std::size_t t, std::size_t) {
     const std::size_t b = t / H, h = t % H;
     float* kt = Kt + t * dK * Lk;
     const float* k = K + b * Lk * hk + h * dK;
@@ -110,7 +120,7 @@ void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
   //    head_h = A_h V_h into its dV columns of the concatenation.
   const std::size_t queryBlocks = blocks(Lq, kQueryBlock);
   const float scale = 1.0f / std::sqrt(static_cast<float>(dK));
-  pool_.run(B * H * queryBlocks, [&](std::size_t t, std::size_t worker) {
+  each(B * H * queryBlocks, [&](std::size_t t, std::size_t worker) {
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     const std::size_t b = t / (H * queryBlocks), h = (t / queryBlocks) % H;
     const std::size_t i0 = (t % queryBlocks) * kQueryBlock, rows = std::min(kQueryBlock, Lq - i0);
@@ -134,7 +144,7 @@ void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
   });
 
   // 4. output = concat(heads)·wO + bO.
-  pool_.run(qBlocks, [&](std::size_t t, std::size_t) {
+  each(qBlocks, [&](std::size_t t, std::size_t) {
     const std::size_t row = t * kRowBlock, rows = std::min(kRowBlock, B * Lq - row);
     kern.gemm(rows, D, hv, heads + row * hv, hv, in.wO, D, in.bO, out.output + row * D, D);
   });

@@ -50,28 +50,27 @@ inline void gemm_tail_columns(std::size_t rows, std::size_t cols, std::size_t K,
   }
 }
 
-// A block of MR rows across all N columns.
-template <std::size_t MR>
-inline void gemm_rows(std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                      const float* B, std::size_t ldb, const float* bias, float* C,
-                      std::size_t ldc) noexcept {
-  std::size_t j = 0;
-  for (; j + 2 * W <= N; j += 2 * W)
-    gemm_tile<MR, 2>(K, A, lda, B + j, ldb, bias ? bias + j : nullptr, C + j, ldc);
-  if (j + W <= N) {
-    gemm_tile<MR, 1>(K, A, lda, B + j, ldb, bias ? bias + j : nullptr, C + j, ldc);
-    j += W;
-  }
-  if (j < N) gemm_tail_columns(MR, N - j, K, A, lda, B + j, ldb, bias ? bias + j : nullptr, C + j, ldc);
+// One panel of columns [j, j + cols) for all M rows: the panel of B (K × 2W
+// floats) stays in cache while every row of A streams past it.
+template <std::size_t NV>
+inline void gemm_panel(std::size_t M, std::size_t K, const float* A, std::size_t lda, const float* B,
+                       std::size_t ldb, const float* bias, float* C, std::size_t ldc) noexcept {
+  constexpr std::size_t MR = 4;
+  std::size_t i = 0;
+  for (; i + MR <= M; i += MR) gemm_tile<MR, NV>(K, A + i * lda, lda, B, ldb, bias, C + i * ldc, ldc);
+  for (; i < M; ++i) gemm_tile<1, NV>(K, A + i * lda, lda, B, ldb, bias, C + i * ldc, ldc);
 }
 
 void gemm_simd(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
                const float* B, std::size_t ldb, const float* bias, float* C,
                std::size_t ldc) noexcept {
-  constexpr std::size_t MR = 4;
-  std::size_t i = 0;
-  for (; i + MR <= M; i += MR) gemm_rows<MR>(N, K, A + i * lda, lda, B, ldb, bias, C + i * ldc, ldc);
-  for (; i < M; ++i) gemm_rows<1>(N, K, A + i * lda, lda, B, ldb, bias, C + i * ldc, ldc);
+  std::size_t j = 0;
+  for (; j + 2 * W <= N; j += 2 * W) gemm_panel<2>(M, K, A, lda, B + j, ldb, bias ? bias + j : nullptr, C + j, ldc);
+  if (j + W <= N) {
+    gemm_panel<1>(M, K, A, lda, B + j, ldb, bias ? bias + j : nullptr, C + j, ldc);
+    j += W;
+  }
+  if (j < N) gemm_tail_columns(M, N - j, K, A, lda, B + j, ldb, bias ? bias + j : nullptr, C + j, ldc);
 }
 
 void softmax_simd(float* row, std::size_t n, float scale) noexcept {
