@@ -16,6 +16,9 @@ emxx_ok || need_apt+=(emscripten)
 command -v wasm-dis >/dev/null 2>&1 || need_apt+=(binaryen)
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
+# End-to-end tests drive Debian's Chromium with playwright-core (browser
+# downloads are not used).
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # Native tests of the core (CTest): GoogleTest, and nlohmann-json to read the fixtures.
 for pkg in libgtest-dev nlohmann-json3-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
