@@ -1,10 +1,11 @@
 // Jest over the wasm builds in dist/. Tests are native ES modules, so Jest runs
 // with NODE_OPTIONS=--experimental-vm-modules (scripts/test.sh sets it) and
-// transforms nothing.
+// transforms nothing. tests/pack (npm pack + install, ~5 s) is the slow part:
+// `npx jest tests/js` leaves it out.
 export default {
   testEnvironment: 'node',
   testMatch: ['<rootDir>/tests/js/**/*.test.mjs', '<rootDir>/tests/pack/**/*.test.mjs'],
   transform: {},
-  // Per test; the slow packaging test (tests/pack) sets its own, longer one.
+  // Per test; the packaging test sets its own, longer ones.
   testTimeout: 20000,
 };

@@ -84,7 +84,8 @@ class Engine {
     d.numHeads = dim(args, "numHeads");
     d.dK = dim(args, "dK");
     d.dV = dim(args, "dV");
-    const mha::Sizes s = mha::sizes_of(d);
+    const bool wantAttention = args["returnAttention"].as<bool>();
+    const mha::Sizes s = mha::sizes_of(d, wantAttention);
 
     mha::Inputs in;
     in.query = copy_in(args, "query", s.query, query_, false);
@@ -106,7 +107,6 @@ class Engine {
     in.keyPaddingMask = copy_in(args, "keyPaddingMask", s.keyPaddingMask, mask_, true);
     in.causal = args["causal"].as<bool>();
 
-    const bool wantAttention = args["returnAttention"].as<bool>();
     output_.resize(s.output);
     weights_.resize(wantAttention ? s.attention : 0);
     mha::Outputs out{output_.data(), wantAttention ? weights_.data() : nullptr};

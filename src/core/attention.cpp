@@ -31,7 +31,7 @@ std::size_t blocks(std::size_t n, std::size_t block) { return (n + block - 1) / 
 
 }  // namespace
 
-Sizes sizes_of(const Dims& d) {
+Sizes sizes_of(const Dims& d, bool withAttention) {
   check_dim(d.batch, "batch");
   check_dim(d.seqLenQ, "seqLenQ");
   check_dim(d.seqLenK, "seqLenK");
@@ -52,14 +52,14 @@ Sizes sizes_of(const Dims& d) {
   s.bO = d.dModel;
   s.keyPaddingMask = mul(d.batch, d.seqLenK, "keyPaddingMask");
   s.output = s.query;
-  s.attention = mul(mul(mul(d.batch, d.numHeads, "attention"), d.seqLenQ, "attention"), d.seqLenK, "attention");
+  s.attention = withAttention ? mul(mul(mul(d.batch, d.numHeads, "attention"), d.seqLenQ, "attention"), d.seqLenK, "attention") : 0;
   // Scratch: Q, K, V, Kᵀ and the concatenated heads, all batch items at once.
   mul(mul(d.batch, std::max(d.seqLenQ, d.seqLenK), "scratch"), std::max(hk, hv) * 5, "scratch");
   return s;
 }
 
 void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
-  sizes_of(d);
+  sizes_of(d, out.attention != nullptr);
   if (!in.query || !in.key || !in.value || !in.wQ || !in.wK || !in.wV || !in.wO || !out.output)
     throw ArgumentError("multi_head_attention: a required array is missing");
 

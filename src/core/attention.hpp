@@ -34,8 +34,9 @@ struct Sizes {
   std::size_t query, key, value, wQ, wK, wV, wO, bQ, bK, bV, bO, keyPaddingMask, output, attention;
 };
 
-// Validates dims (each >= 1, no element count overflows 2^31) and returns the sizes.
-Sizes sizes_of(const Dims& d);
+// Validates dims (each >= 1, no element count overflows 2^31) and returns the
+// sizes; `attention` (0 when not wanted) is only checked when it is wanted.
+Sizes sizes_of(const Dims& d, bool withAttention = true);
 
 struct Inputs {
   const float* query = nullptr;  // [batch, seqLenQ, dModel]

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 
 namespace mha {
 
@@ -21,6 +22,16 @@ using GemmFn = void (*)(std::size_t M, std::size_t N, std::size_t K, const float
 // may be -inf (masked keys) and end up exactly 0. A row that is all -inf has
 // no usable key: it becomes all zeros instead of NaN.
 using SoftmaxFn = void (*)(float* row, std::size_t n, float scale) noexcept;
+
+// A row whose max is -inf: every key is masked (-inf), so the row is zeros —
+// unless the max skipped NaN logits (NaN compares false), in which case the
+// row is NaN, as IEEE propagation through a softmax would make it.
+inline void fill_unusable_row(float* row, std::size_t n) noexcept {
+  bool nan = false;
+  for (std::size_t j = 0; j < n; ++j) nan |= row[j] != row[j];
+  const float fill = nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+  for (std::size_t j = 0; j < n; ++j) row[j] = fill;
+}
 
 struct Kernels {
   const char* name;

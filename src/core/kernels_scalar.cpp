@@ -29,7 +29,7 @@ void softmax_scalar(float* row, std::size_t n, float scale) noexcept {
   float max = -std::numeric_limits<float>::infinity();
   for (std::size_t j = 0; j < n; ++j) max = row[j] > max ? row[j] : max;
   if (max == -std::numeric_limits<float>::infinity()) {
-    for (std::size_t j = 0; j < n; ++j) row[j] = 0.0f;
+    fill_unusable_row(row, n);
     return;
   }
   // Subtracting the row max keeps every exponent <= 0: logits of 1e4 stay finite.

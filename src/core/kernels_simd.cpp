@@ -84,7 +84,7 @@ void softmax_simd(float* row, std::size_t n, float scale) noexcept {
   }
   for (; j < n; ++j) max = row[j] > max ? row[j] : max;
   if (max == kNegInf) {
-    for (j = 0; j < n; ++j) row[j] = 0.0f;
+    fill_unusable_row(row, n);
     return;
   }
   // exp((x - max) * scale): every exponent <= 0, so logits of 1e4 stay finite.

@@ -103,6 +103,20 @@ function rebuildError({ name, message }) {
   return new Type(message);
 }
 
+// Bundlers inline small files as data: URLs (Vite does so below 4 KB, which
+// catches the pthread worker script). A worker started from a data: URL has an
+// opaque origin and cannot share the page's memory, so such files are turned
+// into same-origin blob: URLs.
+function workerSafeUrl(url) {
+  if (!url.startsWith('data:')) return url;
+  const comma = url.indexOf(',');
+  const body = url.slice(comma + 1);
+  const text = url.slice(0, comma).endsWith(';base64')
+    ? Uint8Array.from(atob(body), (c) => c.charCodeAt(0))
+    : decodeURIComponent(body);
+  return URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+}
+
 function startWorker(init) {
   const worker = new Worker(new URL('./engine-worker.js', import.meta.url), { name: 'mha-wasm-engine' });
   return new Promise((resolve, reject) => {
@@ -135,7 +149,7 @@ export async function createAttention(options) {
   const byName = {};
   for (const [role, fileName] of Object.entries(names)) {
     const defaultUrl = FILES[variant][role].href;
-    byName[fileName] = String(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl);
+    byName[fileName] = workerSafeUrl(String(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl));
   }
   const { worker, threads: started } = await startWorker({
     urls: { glue: byName[names.glue], byName },

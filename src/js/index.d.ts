@@ -2,11 +2,19 @@
 // tests/types/example.ts (`tsc --noEmit`, part of `npm test`).
 
 /** Which WebAssembly build runs the engine. */
-export type Variant = 'simd' | 'scalar';
+export type Variant = 'threaded-simd' | 'simd' | 'scalar';
 
 export interface CreateAttentionOptions {
-  /** Build to load. Default: "simd" where WebAssembly SIMD exists, else "scalar". */
+  /**
+   * Build to load. Default in Node: "threaded-simd". Default in browsers: "threaded-simd" in a
+   * cross-origin-isolated page, else "simd" where WebAssembly SIMD exists, else "scalar".
+   */
   variant?: Variant;
+  /**
+   * Threads per call, 1 to 16 (only "threaded-simd" uses more than 1). Default: the number of
+   * logical cores. In a page that is not cross-origin isolated it falls back to 1 with a warning.
+   */
+  threads?: number;
   /**
    * Where to fetch a file of the package from (custom hosting, CDN):
    * receives the file name (e.g. "mha-simd.wasm") and the default URL, returns the URL to use.

@@ -14,8 +14,12 @@ const MAX_ELEMENTS = 2 ** 31 - 1;
 
 export function describe(value) {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return `an Array of ${value.length} elements`;
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${value.length} elements`;
+  if (ArrayBuffer.isView(value)) {
+    const name = value.constructor.name;
+    return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name} of ${value.length ?? value.byteLength} ${value.length === undefined ? 'bytes' : 'elements'}`;
+  }
   if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value)})`;
   if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
   return `${typeof value} ${String(value)}`;
@@ -111,7 +115,6 @@ export function normalizeArguments(args) {
     wV: count('wV', dModel, numHeads, dV),
     wO: count('wO', numHeads, dV, dModel),
     keyPaddingMask: count('keyPaddingMask', batch, seqLenK),
-    attention: count('attention', batch, numHeads, seqLenQ, seqLenK),
   };
   const F = Float32Array;
   const query = typedArray(args, 'query', F, sizes.query, `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${dModel}]`);
@@ -139,6 +142,7 @@ export function normalizeArguments(args) {
     causal: flag(args, 'causal'),
     returnAttention: flag(args, 'returnAttention'),
   };
+  if (call.returnAttention) count('attention', batch, numHeads, seqLenQ, seqLenK);
   if (call.keyPaddingMask) {
     const bad = call.keyPaddingMask.findIndex((m) => m > 1);
     if (bad >= 0)

@@ -1,0 +1,98 @@
+// [slow] The published package: `npm pack` (without the prepack build, dist/
+// must already be built), install the tarball into an empty folder, then load it
+// the way users do — `require('mha-wasm')` and `import { createAttention } from
+// 'mha-wasm'` — in plain `node` child processes, outside Jest and outside this
+// repository. About 10 s; skip it with `npx jest tests/js`.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { loadFixture, FIXTURES_DIR } from '../js/helpers/fixtures.mjs';
+import { expectClose } from '../js/helpers/compare.mjs';
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const FIXTURE = 'cross_attention';
+const fixturePath = fileURLToPath(new URL(`${FIXTURE}.json`, FIXTURES_DIR));
+
+// Shared by both scripts: run one fixture on every build, print the results as JSON.
+const body = (fixtureFile) => `
+  const fs = require('node:fs');
+  const fx = JSON.parse(fs.readFileSync(${JSON.stringify(fixtureFile)}, 'utf8'));
+  const args = { ...fx, returnAttention: true };
+  for (const k of ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'])
+    args[k] = fx[k] === null ? undefined : Float32Array.from(fx[k]);
+  args.keyPaddingMask = fx.keyPaddingMask === null ? undefined : Uint8Array.from(fx.keyPaddingMask);
+  const results = {};
+  for (const options of [undefined, { variant: 'simd' }, { variant: 'scalar' }, { variant: 'threaded-simd', threads: 2 }]) {
+    const engine = await createAttention(options);
+    const { output, attention } = await engine.multiHeadAttention(args);
+    results[engine.variant + '/' + engine.threads + (options ? '' : ' (default)')] = { output: Array.from(output), attention: Array.from(attention) };
+    engine.dispose();
+  }
+  console.log(JSON.stringify({ resolved: RESOLVED, results }));
+`;
+const CJS = (f) => `'use strict';
+const { createAttention } = require('mha-wasm');
+const RESOLVED = require.resolve('mha-wasm');
+(async () => {${body(f)}})().catch((e) => { console.error(e); process.exit(1); });
+`;
+const ESM = (f) => `import { createAttention } from 'mha-wasm';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const RESOLVED = import.meta.resolve('mha-wasm');
+${body(f)}`;
+
+describe('[slow] npm pack, install, require and import', () => {
+  let work;
+  let app;
+  let files;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'mha-wasm-pack-'));
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: repo });
+    const [packed] = JSON.parse(stdout);
+    files = packed.files.map((f) => f.path);
+    app = join(work, 'app');
+    await run('mkdir', ['-p', app]);
+    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'pack-test-app', version: '1.0.0', private: true }));
+    await run('npm', ['install', '--no-audit', '--no-fund', '--offline', join(work, packed.filename)], { cwd: app });
+  }, 90_000);
+
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('the tarball holds the builds, the JS sources and the README, and nothing else', async () => {
+    for (const variant of ['simd', 'scalar', 'threaded-simd']) {
+      expect(files).toContain(`dist/mha-${variant}.js`);
+      expect(files).toContain(`dist/mha-${variant}.wasm`);
+    }
+    expect(files).toContain('dist/mha-threaded-simd.worker.js');
+    const jsSources = (await readdir(join(repo, 'src/js'))).map((f) => `src/js/${f}`);
+    expect(files).toEqual(expect.arrayContaining([...jsSources, 'package.json']));
+    if ((await readdir(repo)).includes('README.md')) expect(files).toContain('README.md');
+    const unexpected = files.filter((f) => !/^(dist\/mha-[\w-]+(\.worker)?\.(js|wasm)|src\/js\/[\w-]+\.(mjs|cjs|js|d\.ts)|package\.json|README\.md|LICENSE)$/.test(f));
+    expect(unexpected).toEqual([]);
+    expect(files.filter((f) => /\.(cpp|hpp|h|cc)$|^tests\/|node_modules\/|^build\/|CMakeLists/.test(f))).toEqual([]);
+  });
+
+  test.each([
+    ['CommonJS require', 'check.cjs', CJS],
+    ['ES module import', 'check.mjs', ESM],
+  ])('%s of the installed package computes the fixture on every build', async (_, file, script) => {
+    await writeFile(join(app, file), script(fixturePath));
+    const { stdout } = await run(process.execPath, [file], { cwd: app, env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 });
+    const { resolved, results } = JSON.parse(stdout);
+    // The copy in the app's node_modules, not this repository's sources.
+    expect(resolved).toContain(`${app}/node_modules/mha-wasm/src/js/`.replace(/^\//, ''));
+    const fx = loadFixture(FIXTURE);
+    expect(Object.keys(results)).toEqual(expect.arrayContaining(['scalar/1', 'simd/1', 'threaded-simd/2', expect.stringMatching(/ \(default\)$/)]));
+    for (const [variant, { output, attention }] of Object.entries(results)) {
+      expectClose(output, fx.want.output, fx.tolerance, `${variant} output`);
+      expectClose(attention, fx.want.attention, fx.tolerance, `${variant} attention`);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,78 @@
+// Uses the whole public API as a TypeScript program would; type-checked only
+// (tsc --noEmit), never run. Lines marked @ts-expect-error are misuse the
+// declarations must reject: if a declaration drifts, tsc fails.
+import { createAttention } from 'mha-wasm';
+import type {
+  AttentionEngine,
+  CreateAttentionOptions,
+  MultiHeadAttentionArgs,
+  MultiHeadAttentionResult,
+  Variant,
+} from 'mha-wasm';
+
+const variants: Variant[] = ['threaded-simd', 'simd', 'scalar'];
+
+const options: CreateAttentionOptions = {
+  variant: variants[0],
+  threads: 2,
+  locateFile: (fileName: string, defaultUrl: string) => new URL(fileName, defaultUrl),
+  wasmBinary: new Uint8Array(8),
+};
+const withArrayBuffer: CreateAttentionOptions = { variant: 'scalar', wasmBinary: new ArrayBuffer(8), locateFile: (f) => `/static/${f}` };
+
+export async function everyCall(): Promise<number> {
+  const engine: AttentionEngine = await createAttention(options);
+  const defaults: AttentionEngine = await createAttention();
+  const other = await createAttention(withArrayBuffer);
+  const variant: Variant = engine.variant;
+  const threads: number = engine.threads;
+
+  const B = 2, L = 4, D = 8, H = 2, dK = 4, dV = 4;
+  const f = (n: number) => new Float32Array(n);
+  const args: MultiHeadAttentionArgs = {
+    query: f(B * L * D), key: f(B * L * D), value: f(B * L * D),
+    batch: B, seqLenQ: L, seqLenK: L, dModel: D, numHeads: H, dK, dV,
+    wQ: f(D * H * dK), wK: f(D * H * dK), wV: f(D * H * dV), wO: f(H * dV * D),
+    bQ: f(H * dK), bK: null, bV: f(H * dV), bO: undefined,
+    causal: true,
+    keyPaddingMask: new Uint8Array(B * L),
+    returnAttention: false,
+  };
+
+  // returnAttention: true promises both arrays.
+  const both = await engine.multiHeadAttention({ ...args, returnAttention: true });
+  const weights: Float32Array = both.attention;
+  // Otherwise the attention may be absent.
+  const maybe: MultiHeadAttentionResult = await engine.multiHeadAttention(args);
+  const output: Float32Array = maybe.output;
+  const optional: Float32Array | undefined = maybe.attention;
+  // @ts-expect-error without returnAttention: true, attention may be undefined
+  const notSure: number = maybe.attention.length;
+
+  // The minimal self-attention call.
+  const minimal = await defaults.multiHeadAttention({ query: f(L * D), seqLenQ: L, dModel: D, numHeads: H, wQ: f(64), wK: f(64), wV: f(64), wO: f(64) });
+
+  // @ts-expect-error not a variant
+  await createAttention({ variant: 'avx2' });
+  // @ts-expect-error unknown option
+  await createAttention({ varient: 'simd' });
+  // @ts-expect-error threads is a number
+  await createAttention({ threads: '2' });
+  // @ts-expect-error query is required
+  await engine.multiHeadAttention({ seqLenQ: L, dModel: D, numHeads: H, wQ: f(64), wK: f(64), wV: f(64), wO: f(64) });
+  // @ts-expect-error query must be a Float32Array
+  await engine.multiHeadAttention({ ...args, query: new Float64Array(B * L * D) });
+  // @ts-expect-error keyPaddingMask is a Uint8Array
+  await engine.multiHeadAttention({ ...args, keyPaddingMask: new Float32Array(B * L) });
+  // @ts-expect-error causal is a boolean
+  await engine.multiHeadAttention({ ...args, causal: 1 });
+  // @ts-expect-error misspelled argument
+  await engine.multiHeadAttention({ query: f(32), seqLenQ: L, dModel: D, numhead: H, numHeads: H, wQ: f(64), wK: f(64), wV: f(64), wO: f(64) });
+  // @ts-expect-error the variant is read-only
+  engine.variant = 'scalar';
+
+  engine.dispose();
+  defaults.dispose();
+  other.dispose();
+  return variant.length + threads + weights.length + output.length + (optional?.length ?? 0) + notSure + minimal.output.length;
+}
