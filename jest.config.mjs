@@ -1,10 +1,15 @@
 // Jest over the wasm builds in dist/. Tests are native ES modules, so Jest runs
 // with NODE_OPTIONS=--experimental-vm-modules (scripts/test.sh sets it) and
 // transforms nothing. tests/pack (npm pack + install, ~5 s) is the slow part:
-// `npx jest tests/js` leaves it out.
+// `npx jest tests/js` leaves it out, and tests/e2e (Chromium, ~30 s).
 export default {
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/tests/js/**/*.test.mjs', '<rootDir>/tests/pack/**/*.test.mjs'],
+  testMatch: [
+    '<rootDir>/tests/js/**/*.test.mjs',
+    '<rootDir>/tests/pack/**/*.test.mjs',
+    // Headless Chromium (Debian's, through playwright-core): the page, the Worker, Vite.
+    '<rootDir>/tests/e2e/**/*.test.mjs',
+  ],
   transform: {},
   // Per test; the packaging test sets its own, longer ones.
   testTimeout: 20000,

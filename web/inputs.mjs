@@ -43,7 +43,8 @@ export function vocabulary(tokens) {
  */
 export function embed(tokens, dModel) {
   const vocab = vocabulary(tokens);
-  if (vocab.length > dModel) throw new RangeError(`dModel: expected at least ${vocab.length} (the vocabulary size), got ${dModel}`);
+  if (vocab.length > dModel)
+    throw new RangeError(`dModel: expected at least ${vocab.length} (the vocabulary size), got ${dModel}`);
   const x = new Float32Array(tokens.length * dModel);
   tokens.forEach((token, pos) => {
     const row = pos * dModel;
@@ -58,22 +59,23 @@ export function embed(tokens, dModel) {
 }
 
 /**
- * Random projections, each entry N(0, (gain / sqrt(fanIn))²): with gain 1 the
- * scores would be nearly flat for rows of X this size; a larger gain makes the
- * random heads pick favourites, so their patterns are visible.
+ * Seeded random projections, entries N(0, 1/fanIn) ("LeCun normal"). wQ and wK
+ * are then multiplied by qkGain: the scores grow with qkGain², and with 1 the
+ * softmax of these untrained heads is nearly flat (every weight close to 1/15);
+ * 3 lets each head pick favourites, so its pattern is visible.
  * Shapes as in the engine: wQ, wK [dModel, numHeads*dK]; wV [dModel, numHeads*dV];
- * wO [numHeads*dV, dModel]. Draw order is fixed (wQ, wK, wV, wO), so a seed
+ * wO [numHeads*dV, dModel]. The draw order is fixed (wQ, wK, wV, wO), so a seed
  * always gives the same weights.
  */
-export function randomWeights({ seed, dModel, numHeads, dK, dV, gain = 1 }) {
+export function randomWeights({ seed, dModel, numHeads, dK, dV, qkGain = 1 }) {
   const random = mulberry32(seed);
-  const matrix = (rows, cols) => {
+  const matrix = (rows, cols, gain = 1) => {
     const scale = gain / Math.sqrt(rows);
     return Float32Array.from({ length: rows * cols }, () => normal(random) * scale);
   };
   return {
-    wQ: matrix(dModel, numHeads * dK),
-    wK: matrix(dModel, numHeads * dK),
+    wQ: matrix(dModel, numHeads * dK, qkGain),
+    wK: matrix(dModel, numHeads * dK, qkGain),
     wV: matrix(dModel, numHeads * dV),
     wO: matrix(numHeads * dV, dModel),
   };

@@ -152,7 +152,7 @@ export async function createAttention(options) {
     byName[fileName] = workerSafeUrl(String(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl));
   }
   const { worker, threads: started } = await startWorker({
-    urls: { glue: byName[names.glue], byName },
+    urls: { glue: byName[names.glue], wasm: byName[names.wasm], byName },
     threads,
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,

@@ -1,7 +1,7 @@
 // The dedicated Worker that runs the engine in browsers, so the page's main
 // thread never computes or blocks on the thread pool. A classic worker script:
 // Emscripten 3.1.6's glue and pthread workers load with importScripts.
-// Messages: init { urls, threads, wasmBinary } → ready | failed;
+// Messages: init { urls, threads, poolSize, wasmBinary } → ready | failed;
 //           run { id, call } → { id, result } | { id, error }.
 /* eslint-env worker */
 /* global createMhaModule */
@@ -17,13 +17,24 @@ self.onmessage = (event) => {
 
 async function init({ urls, threads, poolSize, wasmBinary }) {
   try {
-    importScripts(urls.glue);
+    try {
+      importScripts(urls.glue);
+    } catch (error) {
+      throw new Error(`mha-wasm: could not load ${urls.glue} (${error.message})`);
+    }
+    // Fetched here rather than by the glue, whose 3.1.6 loader retries a failed
+    // fetch synchronously and then compiles the error page.
+    if (!wasmBinary) {
+      const response = await fetch(urls.wasm);
+      if (!response.ok) throw new Error(`mha-wasm: could not load ${urls.wasm}: HTTP ${response.status} ${response.statusText}`);
+      wasmBinary = await response.arrayBuffer();
+    }
     const module = await createMhaModule({
       mhaPoolSize: poolSize,
       // pthread workers load the glue from here, not from this worker's URL.
       mainScriptUrlOrBlob: urls.glue,
       locateFile: (fileName) => urls.byName[fileName] ?? new URL(fileName, urls.glue).href,
-      ...(wasmBinary ? { wasmBinary } : {}),
+      wasmBinary,
     });
     engine = new module.Engine(threads);
     self.postMessage({ type: 'ready', threads: engine.threads() });

@@ -1,0 +1,22 @@
+// In an app that installed the package, `mha-wasm` resolves from node_modules
+// and this alias is not needed; here it points at the package's source in
+// this repository.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const isolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  resolve: { alias: { 'mha-wasm': fileURLToPath(new URL('../../src/js/browser.mjs', import.meta.url)) } },
+  // The dev server's dependency pre-bundling would move browser.mjs away from
+  // the files its new URL(…, import.meta.url) references point to.
+  optimizeDeps: { exclude: ['mha-wasm'] },
+  server: { headers: isolation },
+  preview: { headers: isolation },
+  build: { target: 'es2022' },
+  logLevel: 'warn',
+});

@@ -1,0 +1,138 @@
+// The browser build choice and the Worker, in real headless Chromium: a page
+// served with COOP/COEP runs threaded-simd on >= 2 threads, the same page
+// without them runs simd; both give the reference results; and a large
+// computation never blocks the page's main thread for more than 50 ms.
+import { startServer } from '../../web/server.mjs';
+import { fixtureNames, loadFixture } from '../js/helpers/fixtures.mjs';
+import { compareClose } from '../js/helpers/compare.mjs';
+import { launchChromium, openPage } from './chromium.mjs';
+
+let browser;
+const servers = {};
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  for (const isolate of [true, false]) {
+    const server = await startServer({ port: 0, isolate });
+    servers[isolate ? 'isolated' : 'plain'] = { server, url: `http://127.0.0.1:${server.address().port}/` };
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const { server } of Object.values(servers)) await new Promise((r) => server.close(r));
+});
+
+// Runs every fixture through createAttention(options) inside the page.
+async function runFixturesInPage(page, options) {
+  const fixtures = fixtureNames().map((name) => loadFixture(name).raw);
+  return page.evaluate(
+    async ({ fixtures, options }) => {
+      const { createAttention } = await import('/src/js/browser.mjs');
+      const engine = await createAttention(options);
+      const toArgs = (raw) => {
+        const args = { ...raw, returnAttention: true };
+        for (const k of ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'])
+          args[k] = raw[k] === null ? undefined : Float32Array.from(raw[k]);
+        args.keyPaddingMask = raw.keyPaddingMask === null ? undefined : Uint8Array.from(raw.keyPaddingMask);
+        return args;
+      };
+      const results = [];
+      for (const raw of fixtures) {
+        const { output, attention } = await engine.multiHeadAttention(toArgs(raw));
+        results.push({ name: raw.name, output: Array.from(output), attention: Array.from(attention) });
+      }
+      const info = { variant: engine.variant, threads: engine.threads, isolated: crossOriginIsolated };
+      engine.dispose();
+      return { info, results };
+    },
+    { fixtures, options },
+  );
+}
+
+function expectMatchesFixtures(results) {
+  expect(results).toHaveLength(fixtureNames().length);
+  for (const { name, output, attention } of results) {
+    const { want, tolerance } = loadFixture(name);
+    for (const [label, got, ref] of [['output', output, want.output], ['attention', attention, want.attention]]) {
+      expect({ fixture: name, label, problem: compareClose(got, ref, tolerance) }).toEqual({ fixture: name, label, problem: null });
+    }
+  }
+}
+
+test('cross-origin isolated page: threaded-simd on >= 2 threads, reference results', async () => {
+  const { page, problems } = await openPage(browser.context, servers.isolated.url + 'index.html');
+  const { info, results } = await runFixturesInPage(page, {});
+  expect(info).toEqual({ variant: 'threaded-simd', threads: expect.any(Number), isolated: true });
+  expect(info.threads).toBeGreaterThanOrEqual(2);
+  expectMatchesFixtures(results);
+  // Four threads on two cores: still the reference results.
+  const four = await runFixturesInPage(page, { threads: 4 });
+  expect(four.info.threads).toBe(4);
+  expectMatchesFixtures(four.results);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 120_000);
+
+test('page without isolation headers: falls back to simd, reference results; threaded-simd is a clear error', async () => {
+  const { page, problems } = await openPage(browser.context, servers.plain.url + 'index.html');
+  const { info, results } = await runFixturesInPage(page, {});
+  expect(info).toEqual({ variant: 'simd', threads: 1, isolated: false });
+  expectMatchesFixtures(results);
+  const scalar = await runFixturesInPage(page, { variant: 'scalar' });
+  expect(scalar.info.variant).toBe('scalar');
+  expectMatchesFixtures(scalar.results);
+  const error = await page.evaluate(async () => {
+    const { createAttention } = await import('/src/js/browser.mjs');
+    try {
+      await createAttention({ variant: 'threaded-simd' });
+      return 'no error';
+    } catch (e) {
+      return `${e.name}: ${e.message}`;
+    }
+  });
+  expect(error).toMatch(/^RangeError: variant: "threaded-simd" needs a cross-origin-isolated page/);
+  expect(error).toMatch(/Cross-Origin-Embedder-Policy: require-corp/);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 120_000);
+
+test('a large computation never blocks the main thread for more than 50 ms', async () => {
+  const { page, problems } = await openPage(browser.context, servers.isolated.url + 'index.html');
+  const report = await page.evaluate(async () => {
+    const { createAttention } = await import('/src/js/browser.mjs');
+    const engine = await createAttention();
+    const seqLenQ = 1024, dModel = 512, numHeads = 8;
+    const fill = (n, s) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37) * s);
+    const args = { query: fill(seqLenQ * dModel, 1), seqLenQ, dModel, numHeads, returnAttention: true };
+    for (const w of ['wQ', 'wK', 'wV', 'wO']) args[w] = fill(dModel * dModel, 0.04);
+
+    // Let the set-up above (filling the inputs) finish its own task first.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const longTasks = [];
+    const t0 = performance.now();
+    const observer = new PerformanceObserver((list) =>
+      longTasks.push(...list.getEntries().filter((e) => e.startTime >= t0).map((e) => e.duration)),
+    );
+    observer.observe({ type: 'longtask' });
+    let maxGap = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+    }, 5);
+    for (let i = 0; i < 3; i++) await engine.multiHeadAttention(args);
+    const elapsed = performance.now() - t0;
+    clearInterval(timer);
+    observer.disconnect();
+    engine.dispose();
+    return { elapsed, maxGap, longTasks, threads: engine.threads };
+  });
+  // The work itself takes far longer than 50 ms, so a blocked main thread would show.
+  expect(report.elapsed).toBeGreaterThan(150);
+  expect(report.maxGap).toBeLessThan(50);
+  expect(report.longTasks.filter((d) => d > 50)).toEqual([]);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 120_000);
