@@ -19,6 +19,8 @@ command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
 # End-to-end tests drive Debian's Chromium with playwright-core (browser
 # downloads are not used).
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# CJK glyphs for the page's screenshots (test-output/, docs/).
+dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need_apt+=(fonts-noto-cjk)
 # Native tests of the core (CTest): GoogleTest, and nlohmann-json to read the fixtures.
 for pkg in libgtest-dev nlohmann-json3-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
