@@ -110,16 +110,34 @@ class Engine {
     output_.resize(s.output);
     weights_.resize(wantAttention ? s.attention : 0);
     mha::Outputs out{output_.data(), wantAttention ? weights_.data() : nullptr};
+    const bool wantProjections = args["returnProjections"].as<bool>();
+    const std::size_t nq = d.batch * d.seqLenQ * d.numHeads * d.dK, nk = d.batch * d.seqLenK * d.numHeads * d.dK;
+    const std::size_t nv = d.batch * d.seqLenK * d.numHeads * d.dV, nc = d.batch * d.seqLenQ * d.numHeads * d.dV;
+    if (wantProjections) {
+      projections_.resize(nq + nk + nv + nc);
+      out.Q = projections_.data();
+      out.K = out.Q + nq;
+      out.V = out.K + nk;
+      out.concat = out.V + nv;
+    }
     attention_.forward(d, in, out);
 
     val result = val::object();
     result.set("output", copy_out(output_.data(), s.output));
     if (wantAttention) result.set("attention", copy_out(weights_.data(), s.attention));
+    if (wantProjections) {
+      val projections = val::object();
+      projections.set("Q", copy_out(out.Q, nq));
+      projections.set("K", copy_out(out.K, nk));
+      projections.set("V", copy_out(out.V, nv));
+      projections.set("concat", copy_out(out.concat, nc));
+      result.set("projections", projections);
+    }
     return result;
   }
 
   std::vector<float> query_, key_, value_, wQ_, wK_, wV_, wO_, bQ_, bK_, bV_, bO_;
-  std::vector<float> output_, weights_;
+  std::vector<float> output_, weights_, projections_;
   std::vector<std::uint8_t> mask_;
   mha::Attention attention_;
 };

@@ -148,6 +148,11 @@ void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
     const std::size_t row = t * kRowBlock, rows = std::min(kRowBlock, B * Lq - row);
     kern.gemm(rows, D, hv, heads + row * hv, hv, in.wO, D, in.bO, out.output + row * D, D);
   });
+
+  if (out.Q) std::copy(Q, Q + nq, out.Q);
+  if (out.K) std::copy(K, K + nk, out.K);
+  if (out.V) std::copy(V, V + nv, out.V);
+  if (out.concat) std::copy(heads, heads + nh, out.concat);
 }
 
 void multi_head_attention(const Dims& dims, const Inputs& in, const Outputs& out, const Kernels& kernels) {

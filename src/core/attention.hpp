@@ -57,6 +57,11 @@ struct Inputs {
 struct Outputs {
   float* output = nullptr;     // [batch, seqLenQ, dModel]
   float* attention = nullptr;  // [batch, numHeads, seqLenQ, seqLenK], or null when not wanted
+  // The intermediate matrices, for teaching views; each null when not wanted.
+  float* Q = nullptr;       // [batch, seqLenQ, numHeads*dK] = query·wQ + bQ
+  float* K = nullptr;       // [batch, seqLenK, numHeads*dK] = key·wK + bK
+  float* V = nullptr;       // [batch, seqLenK, numHeads*dV] = value·wV + bV
+  float* concat = nullptr;  // [batch, seqLenQ, numHeads*dV] = concat_h(head_h)
 };
 
 // Runs multi-head attention with a fixed set of kernels and threads, reusing

@@ -48,6 +48,7 @@ function run({ id, call }) {
     const result = engine.multiHeadAttention(call);
     const transfer = [result.output.buffer];
     if (result.attention) transfer.push(result.attention.buffer);
+    if (result.projections) for (const m of Object.values(result.projections)) transfer.push(m.buffer);
     self.postMessage({ type: 'result', id, result }, transfer);
   } catch (error) {
     self.postMessage({ type: 'result', id, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } });

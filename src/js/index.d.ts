@@ -61,6 +61,20 @@ export interface MultiHeadAttentionArgs {
   keyPaddingMask?: Uint8Array | null;
   /** Also return the attention weights [batch, numHeads, seqLenQ, seqLenK]. Default false. */
   returnAttention?: boolean;
+  /** Also return the intermediate matrices Q, K, V and concat (for teaching views). Default false. */
+  returnProjections?: boolean;
+}
+
+/** The intermediate matrices of one call, row-major. */
+export interface Projections {
+  /** [batch, seqLenQ, numHeads*dK] = query·wQ + bQ; head h is columns h*dK … h*dK+dK-1. */
+  Q: Float32Array;
+  /** [batch, seqLenK, numHeads*dK] = key·wK + bK. */
+  K: Float32Array;
+  /** [batch, seqLenK, numHeads*dV] = value·wV + bV. */
+  V: Float32Array;
+  /** [batch, seqLenQ, numHeads*dV]: every head's output side by side, before wO. */
+  concat: Float32Array;
 }
 
 export interface MultiHeadAttentionResult {
@@ -68,6 +82,8 @@ export interface MultiHeadAttentionResult {
   output: Float32Array;
   /** [batch, numHeads, seqLenQ, seqLenK]; present only with returnAttention. */
   attention?: Float32Array;
+  /** Present only with returnProjections. */
+  projections?: Projections;
 }
 
 export interface AttentionEngine {

@@ -3,7 +3,7 @@
 
 const DIMS = ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV'];
 const ARRAYS = ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
-const FLAGS = ['causal', 'returnAttention'];
+const FLAGS = ['causal', 'returnAttention', 'returnProjections'];
 // Descriptive fields of the reference fixture format (tests/fixtures/README.md),
 // accepted and ignored so that a fixture converted to typed arrays is a valid call.
 const FIXTURE_FIELDS = ['name', 'description', 'source', 'selfAttention', 'output', 'attention', 'tolerance'];
@@ -141,6 +141,7 @@ export function normalizeArguments(args) {
     keyPaddingMask: typedArray(args, 'keyPaddingMask', Uint8Array, sizes.keyPaddingMask, `[batch=${batch}, seqLenK=${seqLenK}]`, true),
     causal: flag(args, 'causal'),
     returnAttention: flag(args, 'returnAttention'),
+    returnProjections: flag(args, 'returnProjections'),
   };
   if (call.returnAttention) count('attention', batch, numHeads, seqLenQ, seqLenK);
   if (call.keyPaddingMask) {

@@ -21,7 +21,8 @@ function project(x, rows, inner, w, cols, bias) {
 }
 
 /**
- * Returns { output [B,Lq,D], attention [B,H,Lq,Lk] } as Float64Arrays, plus two
+ * Returns { output [B,Lq,D], attention [B,H,Lq,Lk], projections { Q, K, V, concat } } as
+ * Float64Arrays, plus two
  * statistics of the logits: maxAbsLogit, and minTopGap (over rows with at
  * least two usable keys, the smallest difference between the two largest logits).
  */
@@ -76,5 +77,5 @@ export function referenceAttention(args) {
     }
   }
   const output = project(heads, batch * Lq, H * dV, args.wO, D, args.bO);
-  return { output, attention, maxAbsLogit, minTopGap };
+  return { output, attention, maxAbsLogit, minTopGap, projections: { Q, K, V, concat: heads } };
 }
