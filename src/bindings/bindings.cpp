@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../core/attention.hpp"
+#include "../core/benchmark.hpp"
 
 namespace {
 
@@ -142,9 +143,28 @@ class Engine {
   mha::Attention attention_;
 };
 
+// For bench/: the kernels alone (timed by the caller).
+class KernelBenchmark {
+ public:
+  KernelBenchmark(unsigned M, unsigned N, unsigned K) : gemm_(M, N, K) {}
+  float gemm() { return gemm_.run(mha::default_kernels()); }
+  double gemmFlops() const { return gemm_.flops(); }
+  float peak(unsigned iterations) { return mha::default_kernels().peak(iterations, 1.0f); }
+  double peakFlops(unsigned iterations) const { return double(iterations) * mha::default_kernels().peak_flops_per_iteration; }
+
+ private:
+  mha::GemmBenchmark gemm_;
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_wasm) {
+  emscripten::class_<KernelBenchmark>("KernelBenchmark")
+      .constructor<unsigned, unsigned, unsigned>()
+      .function("gemm", &KernelBenchmark::gemm)
+      .function("gemmFlops", &KernelBenchmark::gemmFlops)
+      .function("peak", &KernelBenchmark::peak)
+      .function("peakFlops", &KernelBenchmark::peakFlops);
   emscripten::class_<Engine>("Engine")
       .constructor<unsigned>()
       .function("multiHeadAttention", &Engine::multiHeadAttention)

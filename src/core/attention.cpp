@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "pack.hpp"
 
 namespace mha {
 namespace {
@@ -20,14 +21,33 @@ void check_dim(std::size_t v, const char* name) {
     throw ArgumentError(std::string(name) + ": expected an integer >= 1, got " + std::to_string(v));
 }
 
-// Rows per task. A multiple of the GEMM kernel's 4-row tile; the split never
-// changes a result, only how the work is shared.
-constexpr std::size_t kRowBlock = 32;
-constexpr std::size_t kQueryBlock = 16;
-// Below this many FLOPs a call runs on the calling thread alone.
+// Task sizes. They decide how work is shared, never a result: every output
+// element is computed by one task, in an order that does not depend on them.
+constexpr std::size_t kRowBlock = 32;    // rows of a projection task
+constexpr std::size_t kQueryBlock = 32;  // query rows of an attention task
+// Keys per tile of the fused attention (online softmax): a tile's scores stay
+// in L1 and the Lq × Lk matrix never exists. A multiple of kPanel.
+constexpr std::size_t kKeyTile = 128;
+static_assert(kKeyTile % kPanel == 0, "key tiles start on a panel");
+// Below this many FLOPs a call runs on the calling thread alone: waking the
+// pool costs more than it saves.
 constexpr double kParallelFlops = 4e6;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 std::size_t blocks(std::size_t n, std::size_t block) { return (n + block - 1) / block; }
+
+const float* or_null(const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
+
+// softmax(row·scale) over n entries in place: -inf entries become exactly 0;
+// no usable entry → zeros; a NaN logit → the whole row NaN.
+void softmax(const Kernels& k, float* row, std::size_t n, float scale) {
+  const float max = k.row_max(row, n);
+  if (max != max || max == kNegInf) {
+    std::fill(row, row + n, max != max ? max : 0.0f);
+    return;
+  }
+  k.scale(row, n, 1.0f / k.exp_sum(row, n, max, scale));
+}
 
 }  // namespace
 
@@ -58,95 +78,215 @@ Sizes sizes_of(const Dims& d, bool withAttention) {
   return s;
 }
 
+void PackedWeights::assign(const Dims& d, const Inputs& in, ThreadPool* pool) {
+  if (!in.wQ || !in.wK || !in.wV || !in.wO) throw ArgumentError("weights: wQ, wK, wV and wO are required");
+  dModel = d.dModel;
+  numHeads = d.numHeads;
+  dK = d.dK;
+  dV = d.dV;
+  const std::size_t D = dModel, hk = numHeads * dK, hv = numHeads * dV;
+  struct Matrix {
+    std::vector<float>& packed;
+    const float* source;
+    std::size_t K, N;
+  };
+  const Matrix matrices[] = {{wQ, in.wQ, D, hk}, {wK, in.wK, D, hk}, {wV, in.wV, D, hv}, {wO, in.wO, hv, D}};
+  for (const Matrix& m : matrices) m.packed.resize(packed_size(m.K, m.N));
+  // Tasks of kPanelsPerTask panels; packing is a copy, so any split is exact.
+  constexpr std::size_t kPanelsPerTask = 8;
+  std::size_t taskStart[5] = {0};
+  for (std::size_t i = 0; i < 4; ++i) taskStart[i + 1] = taskStart[i] + blocks(panels(matrices[i].N), kPanelsPerTask);
+  const auto task = [&](std::size_t t, std::size_t) {
+    std::size_t i = 0;
+    while (t >= taskStart[i + 1]) ++i;
+    const Matrix& m = matrices[i];
+    const std::size_t first = (t - taskStart[i]) * kPanelsPerTask;
+    pack_panels(m.K, m.N, m.source, m.N, m.packed.data(), first, std::min(first + kPanelsPerTask, panels(m.N)));
+  };
+  if (pool && D * (hk + hv) >= (1u << 16))
+    pool->run(taskStart[4], task);
+  else
+    for (std::size_t t = 0; t < taskStart[4]; ++t) task(t, 0);
+  auto copy = [](std::vector<float>& dst, const float* src, std::size_t n) {
+    if (src)
+      dst.assign(src, src + n);
+    else
+      dst.clear();
+  };
+  copy(bQ, in.bQ, hk);
+  copy(bK, in.bK, hk);
+  copy(bV, in.bV, hv);
+  copy(bO, in.bO, D);
+}
+
+std::size_t PackedWeights::bytes() const noexcept {
+  std::size_t n = 0;
+  for (const auto* v : {&wQ, &wK, &wV, &wO, &bQ, &bK, &bV, &bO}) n += v->capacity();
+  return n * sizeof(float);
+}
+
+template <typename Task>
+void Attention::each(bool parallel, std::size_t count, const Task& task) {
+  if (parallel)
+    pool_.run(count, task);
+  else
+    for (std::size_t i = 0; i < count; ++i) task(i, 0);
+}
+
+void Attention::release() noexcept {
+  scratch_ = std::vector<float>();
+  oneShot_ = PackedWeights();
+}
+
 void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
   sizes_of(d, out.attention != nullptr);
-  if (!in.query || !in.key || !in.value || !in.wQ || !in.wK || !in.wV || !in.wO || !out.output)
-    throw ArgumentError("multi_head_attention: a required array is missing");
+  oneShot_.assign(d, in, &pool_);
+  forward(d, oneShot_, in, out);
+}
+
+void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in, const Outputs& out) {
+  sizes_of(d, out.attention != nullptr);
+  if (w.dModel != d.dModel || w.numHeads != d.numHeads || w.dK != d.dK || w.dV != d.dV)
+    throw ArgumentError("weights: packed for dModel " + std::to_string(w.dModel) + ", numHeads " +
+                        std::to_string(w.numHeads) + ", dK " + std::to_string(w.dK) + ", dV " + std::to_string(w.dV) +
+                        "; the call has dModel " + std::to_string(d.dModel) + ", numHeads " +
+                        std::to_string(d.numHeads) + ", dK " + std::to_string(d.dK) + ", dV " + std::to_string(d.dV));
+  if (!in.query || !in.key || !in.value || !out.output)
+    throw ArgumentError("multi_head_attention: query, key, value and output are required");
 
   const Kernels& kern = kernels_;
   const std::size_t B = d.batch, Lq = d.seqLenQ, Lk = d.seqLenK, D = d.dModel, H = d.numHeads;
   const std::size_t dK = d.dK, dV = d.dV, hk = H * dK, hv = H * dV;
-  // Small calls (the 15-token sentence) cost less than waking the threads.
   const double flops = 2.0 * B * ((Lq + 2.0 * Lk) * D * hk + Lq * Lk * (hk + hv) + Lq * hv * D);
   const bool parallel = flops >= kParallelFlops;
   const std::size_t workers = parallel ? pool_.size() : 1;
-  auto each = [&](std::size_t count, const ThreadPool::Task& task) {
-    if (parallel) pool_.run(count, task);
-    else
-      for (std::size_t i = 0; i < count; ++i) task(i, 0);
-  };
-  const bool wantAttention = out.attention != nullptr;
+  const bool fused = out.attention == nullptr;
 
-  // Scratch: Q [B·Lq, hk], K [B·Lk, hk], V [B·Lk, hv], Kᵀ [B, H, dK, Lk],
-  // heads [B·Lq, hv], and per worker one block of scores [kQueryBlock, Lk].
-  const std::size_t nq = B * Lq * hk, nk = B * Lk * hk, nv = B * Lk * hv, nkt = nk, nh = B * Lq * hv;
-  const std::size_t nscores = wantAttention ? 0 : workers * kQueryBlock * Lk;
-  scratch_.resize(nq + nk + nv + nkt + nh + nscores);
+  // Scratch: Q [B·Lq, hk], K [B·Lk, hk], V [B·Lk, hv], heads [B·Lq, hv]; per
+  // (batch, head) K_hᵀ and V_h packed; per worker, for the fused path, one
+  // tile of scores, the running head output, max and sum of its query rows.
+  const std::size_t nq = B * Lq * hk, nk = B * Lk * hk, nv = B * Lk * hv, nh = B * Lq * hv;
+  const std::size_t pk = packed_size(dK, Lk), pv = packed_size(Lk, dV);
+  const std::size_t perWorker = fused ? kQueryBlock * (kKeyTile + dV + 2) : 0;
+  scratch_.resize(nq + nk + nv + nh + B * H * (pk + pv) + workers * perWorker);
   float* const Q = scratch_.data();
   float* const K = Q + nq;
   float* const V = K + nk;
-  float* const Kt = V + nv;
-  float* const heads = Kt + nkt;
-  float* const scores = heads + nh;
+  float* const heads = V + nv;
+  float* const packedK = heads + nh;
+  float* const packedV = packedK + B * H * pk;
+  float* const work = packedV + B * H * pv;
 
   // 1. Projections over the whole sequence (every head sees every token), all
-  //    batch items as one tall matrix, split into row blocks.
+  //    batch items as one tall matrix, in row blocks.
   struct Product {
     const float *A, *W, *bias;
     float* C;
     std::size_t M, N;
   };
-  const Product projections[] = {{in.query, in.wQ, in.bQ, Q, B * Lq, hk},
-                                 {in.key, in.wK, in.bK, K, B * Lk, hk},
-                                 {in.value, in.wV, in.bV, V, B * Lk, hv}};
+  const Product projections[] = {{in.query, w.wQ.data(), or_null(w.bQ), Q, B * Lq, hk},
+                                 {in.key, w.wK.data(), or_null(w.bK), K, B * Lk, hk},
+                                 {in.value, w.wV.data(), or_null(w.bV), V, B * Lk, hv}};
   const std::size_t qBlocks = blocks(B * Lq, kRowBlock), kBlocks = blocks(B * Lk, kRowBlock);
-  each(qBlocks + 2 * kBlocks, [&](std::size_t t, std::size_t) {
+  each(parallel, qBlocks + 2 * kBlocks, [&](std::size_t t, std::size_t) {
     const Product& p = t < qBlocks ? projections[0] : t < qBlocks + kBlocks ? projections[1] : projections[2];
     const std::size_t row = (t < qBlocks ? t : (t - qBlocks) % kBlocks) * kRowBlock;
     const std::size_t rows = std::min(kRowBlock, p.M - row);
-    kern.gemm(rows, p.N, D, p.A + row * D, D, p.W, p.N, p.bias, p.C + row * p.N, p.N);
+    kern.gemm(rows, p.N, D, p.A + row * D, D, p.W, D * kPanel, p.bias, false, p.C + row * p.N, p.N);
   });
 
-  // 2. K_hᵀ [dK, Lk] per (batch, head), so QKᵀ is one more row-major product.
-  each(B * H, [&](std::size_t t, std::size_t) {
+  // 2. Per (batch, head): K_hᵀ and V_h packed, the right-hand sides of QKᵀ and A·V.
+  each(parallel, B * H, [&](std::size_t t, std::size_t) {
     const std::size_t b = t / H, h = t % H;
-    float* kt = Kt + t * dK * Lk;
-    const float* k = K + b * Lk * hk + h * dK;
-    for (std::size_t j = 0; j < Lk; ++j)
-      for (std::size_t c = 0; c < dK; ++c) kt[c * Lk + j] = k[j * hk + c];
+    pack_transposed(dK, Lk, K + b * Lk * hk + h * dK, hk, packedK + t * pk);
+    pack(Lk, dV, V + b * Lk * hv + h * dV, hv, packedV + t * pv);
   });
 
-  // 3. Per (batch, head, block of query rows): scores, masked softmax, and
-  //    head_h = A_h V_h into its dV columns of the concatenation.
+  // 3. Per (batch, head, block of query rows): head_h = softmax(Q_h K_hᵀ/√dK + mask) V_h,
+  //    written into its dV columns of the concatenation.
   const std::size_t queryBlocks = blocks(Lq, kQueryBlock);
   const float scale = 1.0f / std::sqrt(static_cast<float>(dK));
-  each(B * H * queryBlocks, [&](std::size_t t, std::size_t worker) {
-    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  each(parallel, B * H * queryBlocks, [&](std::size_t t, std::size_t worker) {
     const std::size_t b = t / (H * queryBlocks), h = (t / queryBlocks) % H;
     const std::size_t i0 = (t % queryBlocks) * kQueryBlock, rows = std::min(kQueryBlock, Lq - i0);
     const std::uint8_t* padding = in.keyPaddingMask ? in.keyPaddingMask + b * Lk : nullptr;
-    float* p = wantAttention ? out.attention + ((b * H + h) * Lq + i0) * Lk : scores + worker * kQueryBlock * Lk;
+    const float* q = Q + (b * Lq + i0) * hk + h * dK;
+    const float* pK = packedK + (b * H + h) * pk;
+    const float* pV = packedV + (b * H + h) * pv;
+    float* headOut = heads + (b * Lq + i0) * hv + h * dV;
+    // Causal: no row of this block sees a key at or past i0 + rows, so those
+    // keys are never computed (a loop bound, as in llm.c).
+    const std::size_t limit = in.causal ? std::min(Lk, i0 + rows) : Lk;
+    auto visible = [&](std::size_t i) { return in.causal ? std::min(i + 1, Lk) : Lk; };
 
-    kern.gemm(rows, Lk, dK, Q + (b * Lq + i0) * hk + h * dK, hk, Kt + (b * H + h) * dK * Lk, Lk, nullptr, p, Lk);
-    for (std::size_t r = 0; r < rows; ++r) {
-      float* row = p + r * Lk;
-      const std::size_t i = i0 + r;
-      // Causal: keys after i are never part of the softmax (a loop bound, as
-      // in llm.c); they are written as exact zeros.
-      const std::size_t visible = in.causal ? std::min(i + 1, Lk) : Lk;
-      if (padding)
-        for (std::size_t j = 0; j < visible; ++j)
-          if (padding[j]) row[j] = kNegInf;
-      kern.softmax(row, visible, scale);
-      std::fill(row + visible, row + Lk, 0.0f);
+    if (!fused) {
+      // The weights are wanted: they go straight into the caller's buffer.
+      float* p = out.attention + ((b * H + h) * Lq + i0) * Lk;
+      kern.gemm(rows, limit, dK, q, hk, pK, dK * kPanel, nullptr, false, p, Lk);
+      for (std::size_t r = 0; r < rows; ++r) {
+        float* row = p + r * Lk;
+        const std::size_t n = visible(i0 + r);
+        if (padding)
+          for (std::size_t j = 0; j < n; ++j)
+            if (padding[j]) row[j] = kNegInf;
+        softmax(kern, row, n, scale);
+        std::fill(row + n, row + Lk, 0.0f);
+      }
+      kern.gemm(rows, dV, limit, p, Lk, pV, Lk * kPanel, nullptr, false, headOut, hv);
+      return;
     }
-    kern.gemm(rows, dV, Lk, p, Lk, V + b * Lk * hv + h * dV, hv, nullptr, heads + (b * Lq + i0) * hv + h * dV, hv);
+
+    // Fused: key tiles with an online softmax (running max m and sum l per
+    // row, rescaling the running output when the max grows).
+    float* S = work + worker * perWorker;
+    float* acc = S + kQueryBlock * kKeyTile;
+    float* m = acc + kQueryBlock * dV;
+    float* l = m + kQueryBlock;
+    std::fill(acc, acc + rows * dV, 0.0f);
+    std::fill(m, m + rows, kNegInf);
+    std::fill(l, l + rows, 0.0f);
+    for (std::size_t t0 = 0; t0 < limit; t0 += kKeyTile) {
+      const std::size_t kt = std::min(kKeyTile, limit - t0);
+      kern.gemm(rows, kt, dK, q, hk, pK + t0 * dK, dK * kPanel, nullptr, false, S, kKeyTile);
+      for (std::size_t r = 0; r < rows; ++r) {
+        float* row = S + r * kKeyTile;
+        const std::size_t seen = visible(i0 + r), n = seen > t0 ? std::min(kt, seen - t0) : 0;
+        if (padding)
+          for (std::size_t j = 0; j < n; ++j)
+            if (padding[t0 + j]) row[j] = kNegInf;
+        const float tileMax = kern.row_max(row, n);
+        const float max = std::max(m[r], tileMax);
+        if (l[r] != l[r] || tileMax != tileMax || max == kNegInf) {
+          // NaN logits make the row NaN (as in the unfused softmax); a tile
+          // with no usable key adds nothing.
+          if (tileMax != tileMax) l[r] = tileMax;
+          std::fill(row, row + kt, 0.0f);
+          continue;
+        }
+        const float correction = m[r] == kNegInf ? 0.0f : std::exp((m[r] - max) * scale);
+        l[r] = l[r] * correction + kern.exp_sum(row, n, max, scale);
+        std::fill(row + n, row + kt, 0.0f);
+        if (correction != 1.0f) kern.scale(acc + r * dV, dV, correction);
+        m[r] = max;
+      }
+      kern.gemm(rows, dV, kt, S, kKeyTile, pV + t0 * kPanel, Lk * kPanel, nullptr, true, acc, dV);
+    }
+    for (std::size_t r = 0; r < rows; ++r) {
+      float* o = headOut + r * hv;
+      if (l[r] != l[r] || l[r] == 0.0f) {
+        std::fill(o, o + dV, l[r]);  // NaN row, or no usable key: exactly 0
+        continue;
+      }
+      const float inv = 1.0f / l[r];
+      for (std::size_t c = 0; c < dV; ++c) o[c] = acc[r * dV + c] * inv;
+    }
   });
 
   // 4. output = concat(heads)·wO + bO.
-  each(qBlocks, [&](std::size_t t, std::size_t) {
+  each(parallel, qBlocks, [&](std::size_t t, std::size_t) {
     const std::size_t row = t * kRowBlock, rows = std::min(kRowBlock, B * Lq - row);
-    kern.gemm(rows, D, hv, heads + row * hv, hv, in.wO, D, in.bO, out.output + row * D, D);
+    kern.gemm(rows, D, hv, heads + row * hv, hv, w.wO.data(), hv * kPanel, or_null(w.bO), false,
+              out.output + row * D, D);
   });
 
   if (out.Q) std::copy(Q, Q + nq, out.Q);

@@ -64,6 +64,19 @@ struct Outputs {
   float* concat = nullptr;  // [batch, seqLenQ, numHeads*dV] = concat_h(head_h)
 };
 
+// One layer's weights, packed once for the kernels (pack.hpp) and kept: the
+// weights of a Transformer layer do not change between calls, so a call then
+// copies and packs nothing but its activations. Biases are copied (empty = none).
+struct PackedWeights {
+  std::size_t dModel = 0, numHeads = 0, dK = 0, dV = 0;
+  std::vector<float> wQ, wK, wV, wO, bQ, bK, bV, bO;
+
+  // Packs in.wQ … in.bO (the other fields of `in` are not read), on the
+  // threads of `pool` when given.
+  void assign(const Dims& dims, const Inputs& in, ThreadPool* pool = nullptr);
+  std::size_t bytes() const noexcept;
+};
+
 // Runs multi-head attention with a fixed set of kernels and threads, reusing
 // its scratch memory from call to call. Results are bitwise identical for
 // every thread count: work is split into tasks whose outputs never overlap,
@@ -73,15 +86,26 @@ class Attention {
   explicit Attention(std::size_t threads = 1, const Kernels& kernels = default_kernels())
       : kernels_(kernels), pool_(threads < 1 ? 1 : threads) {}
 
+  // Packs the weights of `in` for this call only, then runs.
   void forward(const Dims& dims, const Inputs& in, const Outputs& out);
+  // With weights packed beforehand; the weight fields of `in` are not read.
+  void forward(const Dims& dims, const PackedWeights& weights, const Inputs& in, const Outputs& out);
 
   std::size_t threads() const noexcept { return pool_.size(); }
   const Kernels& kernels() const noexcept { return kernels_; }
+  // Bytes of scratch memory held between calls.
+  std::size_t scratch_bytes() const noexcept { return (scratch_.capacity() + oneShot_.bytes() / sizeof(float)) * sizeof(float); }
+  // Gives the scratch memory back (the next call allocates it again).
+  void release() noexcept;
 
  private:
+  template <typename Task>
+  void each(bool parallel, std::size_t count, const Task& task);
+
   const Kernels& kernels_;
   ThreadPool pool_;
   std::vector<float> scratch_;
+  PackedWeights oneShot_;
 };
 
 // One call on the calling thread only (tests, tools).

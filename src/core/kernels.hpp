@@ -1,42 +1,50 @@
-// The two kernels multi-head attention is made of, as a table of function
-// pointers so the caller (attention.cpp) never chooses an instruction set
-// itself: scalar_kernels() is plain C++ (the no-SIMD build, and a second
-// opinion in tests); simd_kernels() is xsimd (WASM SIMD128 under em++,
-// SSE/AVX natively) and exists only when MHA_WITH_SIMD is set.
+// The kernels multi-head attention is made of, as a table of function pointers
+// so that the caller (attention.cpp) never chooses an instruction set itself:
+// scalar_kernels() is plain C++ (the no-SIMD build, and a second opinion in
+// tests); simd_kernels() is xsimd (WASM SIMD128 under em++, SSE/AVX natively)
+// and exists only when MHA_WITH_SIMD is set.
 #pragma once
 
 #include <cstddef>
-#include <limits>
 
 namespace mha {
 
-// C[m][n] = bias[n] (0 when bias is null) + sum_k A[m][k] * B[k][n], row-major
-// with leading dimensions lda, ldb, ldc. Every C element accumulates in the
-// same order (bias, then k = 0, 1, ...), whatever tile it falls in, so results
-// do not depend on how a caller splits M or N.
+// Right-hand matrices of products are packed into panels of kPanel columns
+// (pack.hpp): panel p holds columns [p·kPanel, p·kPanel + kPanel) as K rows of
+// kPanel contiguous floats, zero beyond the last column.
+constexpr std::size_t kPanel = 8;
+
+// C[m][n] = (accumulate ? C[m][n] : bias[n] or 0) + Σ_k A[m][k]·B[k][n] for
+// m < M, n < N, with B packed (panels `panelStride` floats apart). Every C
+// element sums in the same order (start, then k = 0, 1, …) whatever tile it
+// falls in, so results never depend on how a caller splits M or N.
 using GemmFn = void (*)(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                        const float* B, std::size_t ldb, const float* bias, float* C,
-                        std::size_t ldc) noexcept;
+                        const float* packedB, std::size_t panelStride, const float* bias, bool accumulate,
+                        float* C, std::size_t ldc) noexcept;
 
-// In place: row[j] = softmax(row * scale)[j] for j < n (scale > 0). Entries
-// may be -inf (masked keys) and end up exactly 0. A row that is all -inf has
-// no usable key: it becomes all zeros instead of NaN.
-using SoftmaxFn = void (*)(float* row, std::size_t n, float scale) noexcept;
+// max(x[0..n)): NaN if any x is NaN; -inf if n == 0 or every x is -inf.
+using RowMaxFn = float (*)(const float* x, std::size_t n) noexcept;
 
-// A row whose max is -inf: every key is masked (-inf), so the row is zeros —
-// unless the max skipped NaN logits (NaN compares false), in which case the
-// row is NaN, as IEEE propagation through a softmax would make it.
-inline void fill_unusable_row(float* row, std::size_t n) noexcept {
-  bool nan = false;
-  for (std::size_t j = 0; j < n; ++j) nan |= row[j] != row[j];
-  const float fill = nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
-  for (std::size_t j = 0; j < n; ++j) row[j] = fill;
-}
+// x[j] = exp((x[j] - max)·scale) in place (masked -inf entries become exactly
+// 0); returns the sum of the new x. max is finite and scale > 0.
+using ExpSumFn = float (*)(float* x, std::size_t n, float max, float scale) noexcept;
+
+// x[j] *= factor.
+using ScaleFn = void (*)(float* x, std::size_t n, float factor) noexcept;
+
+// For the benchmark: `iterations` rounds of independent multiply-add
+// chains on registers, no memory: the arithmetic ceiling of this build.
+// Returns a value that depends on every operation (so none is optimized out).
+using PeakFn = float (*)(std::size_t iterations, float seed) noexcept;
 
 struct Kernels {
   const char* name;
   GemmFn gemm;
-  SoftmaxFn softmax;
+  RowMaxFn row_max;
+  ExpSumFn exp_sum;
+  ScaleFn scale;
+  PeakFn peak;
+  std::size_t peak_flops_per_iteration;
 };
 
 const Kernels& scalar_kernels() noexcept;

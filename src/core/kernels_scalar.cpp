@@ -1,7 +1,7 @@
 // Plain C++ kernels: the no-SIMD build's path and the tests' second opinion.
-// Written to accumulate in the same order as the SIMD kernels (bias, then
-// k = 0, 1, ...; multiply then add), so the two differ only where the SIMD
-// build uses a fused multiply-add or a vector exp.
+// They sum in the same order as the SIMD kernels (start, then k = 0, 1, …;
+// multiply then add), so the two differ only where SIMD uses a fused
+// multiply-add (native FMA builds) or its vector exp.
 #include <cmath>
 #include <limits>
 
@@ -11,42 +11,59 @@ namespace mha {
 namespace {
 
 void gemm_scalar(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                 const float* B, std::size_t ldb, const float* bias, float* C,
-                 std::size_t ldc) noexcept {
-  for (std::size_t i = 0; i < M; ++i) {
-    float* c = C + i * ldc;
-    for (std::size_t j = 0; j < N; ++j) c[j] = bias ? bias[j] : 0.0f;
-    const float* a = A + i * lda;
-    for (std::size_t k = 0; k < K; ++k) {
-      const float aik = a[k];
-      const float* b = B + k * ldb;
-      for (std::size_t j = 0; j < N; ++j) c[j] += aik * b[j];
+                 const float* packedB, std::size_t panelStride, const float* bias, bool accumulate,
+                 float* C, std::size_t ldc) noexcept {
+  for (std::size_t j0 = 0; j0 < N; j0 += kPanel) {
+    const float* panel = packedB + (j0 / kPanel) * panelStride;
+    const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;
+    for (std::size_t i = 0; i < M; ++i) {
+      // All kPanel columns are computed (the packed ones past N are zeros), so
+      // the loops have constant bounds and acc stays in registers.
+      float acc[kPanel];
+      float* c = C + i * ldc + j0;
+      for (std::size_t j = 0; j < kPanel; ++j) acc[j] = j >= cols ? 0.0f : accumulate ? c[j] : bias ? bias[j0 + j] : 0.0f;
+      const float* a = A + i * lda;
+      const float* b = panel;
+      for (std::size_t k = 0; k < K; ++k, b += kPanel)
+        for (std::size_t j = 0; j < kPanel; ++j) acc[j] += a[k] * b[j];
+      for (std::size_t j = 0; j < cols; ++j) c[j] = acc[j];
     }
   }
 }
 
-void softmax_scalar(float* row, std::size_t n, float scale) noexcept {
+float row_max_scalar(const float* x, std::size_t n) noexcept {
   float max = -std::numeric_limits<float>::infinity();
-  for (std::size_t j = 0; j < n; ++j) max = row[j] > max ? row[j] : max;
-  if (max == -std::numeric_limits<float>::infinity()) {
-    fill_unusable_row(row, n);
-    return;
-  }
-  // Subtracting the row max keeps every exponent <= 0: logits of 1e4 stay finite.
-  float sum = 0.0f;
   for (std::size_t j = 0; j < n; ++j) {
-    const float e = std::exp((row[j] - max) * scale);
-    row[j] = e;
-    sum += e;
+    if (x[j] != x[j]) return x[j];
+    max = x[j] > max ? x[j] : max;
   }
-  const float inv = 1.0f / sum;
-  for (std::size_t j = 0; j < n; ++j) row[j] *= inv;
+  return max;
+}
+
+float exp_sum_scalar(float* x, std::size_t n, float max, float scale) noexcept {
+  float sum = 0.0f;
+  for (std::size_t j = 0; j < n; ++j) sum += (x[j] = std::exp((x[j] - max) * scale));
+  return sum;
+}
+
+void scale_scalar(float* x, std::size_t n, float factor) noexcept {
+  for (std::size_t j = 0; j < n; ++j) x[j] *= factor;
+}
+
+float peak_scalar(std::size_t iterations, float seed) noexcept {
+  float acc[8] = {seed, seed + 1, seed + 2, seed + 3, seed + 4, seed + 5, seed + 6, seed + 7};
+  const float a = 0.999f, b = 1e-3f;
+  for (std::size_t i = 0; i < iterations; ++i)
+    for (float& x : acc) x = x * a + b;
+  float sum = 0;
+  for (float x : acc) sum += x;
+  return sum;
 }
 
 }  // namespace
 
 const Kernels& scalar_kernels() noexcept {
-  static const Kernels k{"scalar", gemm_scalar, softmax_scalar};
+  static const Kernels k{"scalar", gemm_scalar, row_max_scalar, exp_sum_scalar, scale_scalar, peak_scalar, 16};
   return k;
 }
 

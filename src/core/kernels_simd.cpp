@@ -12,105 +12,136 @@ namespace {
 
 using Vec = xsimd::batch<float>;
 constexpr std::size_t W = Vec::size;
+constexpr std::size_t NV = kPanel / W;  // vectors per panel row
+static_assert(kPanel % W == 0, "a panel is a whole number of vectors");
 
-// One register tile: MR rows of C by NV vectors of columns. Accumulators are
-// seeded with the bias (as XNNPACK's packed weights do), then k runs in order.
-template <std::size_t MR, std::size_t NV>
-inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const float* B,
-                      std::size_t ldb, const float* bias, float* C, std::size_t ldc) noexcept {
+// One register tile: MR rows of C by one packed panel (kPanel columns), as in
+// XNNPACK's f32_gemm_4x8 kernels. `cols` < kPanel only in the last panel; its
+// packed zeros are computed and not stored.
+template <std::size_t MR>
+inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const float* panel, const float* bias,
+                      bool accumulate, float* C, std::size_t ldc, std::size_t cols) noexcept {
+  alignas(64) float edge[MR][kPanel];
   Vec acc[MR][NV];
-  for (std::size_t v = 0; v < NV; ++v) {
-    const Vec b0 = bias ? Vec::load_unaligned(bias + v * W) : Vec(0.0f);
-    for (std::size_t r = 0; r < MR; ++r) acc[r][v] = b0;
-  }
-  for (std::size_t k = 0; k < K; ++k) {
-    const float* brow = B + k * ldb;
-    Vec b[NV];
-    for (std::size_t v = 0; v < NV; ++v) b[v] = Vec::load_unaligned(brow + v * W);
+  if (accumulate) {
     for (std::size_t r = 0; r < MR; ++r) {
-      const Vec a(A[r * lda + k]);
-      for (std::size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(a, b[v], acc[r][v]);
+      if (cols == kPanel) {
+        for (std::size_t v = 0; v < NV; ++v) acc[r][v] = Vec::load_unaligned(C + r * ldc + v * W);
+      } else {
+        for (std::size_t c = 0; c < kPanel; ++c) edge[r][c] = c < cols ? C[r * ldc + c] : 0.0f;
+        for (std::size_t v = 0; v < NV; ++v) acc[r][v] = Vec::load_aligned(edge[r] + v * W);
+      }
+    }
+  } else {
+    for (std::size_t v = 0; v < NV; ++v) {
+      Vec start(0.0f);
+      if (bias && cols == kPanel) {
+        start = Vec::load_unaligned(bias + v * W);
+      } else if (bias) {
+        for (std::size_t c = 0; c < W; ++c) edge[0][c] = v * W + c < cols ? bias[v * W + c] : 0.0f;
+        start = Vec::load_aligned(edge[0]);
+      }
+      for (std::size_t r = 0; r < MR; ++r) acc[r][v] = start;
     }
   }
-  for (std::size_t r = 0; r < MR; ++r)
-    for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_unaligned(C + r * ldc + v * W);
-}
-
-// Columns left over after the last whole vector: plain multiply then add, the
-// same order as the vector lanes.
-inline void gemm_tail_columns(std::size_t rows, std::size_t cols, std::size_t K, const float* A,
-                              std::size_t lda, const float* B, std::size_t ldb, const float* bias,
-                              float* C, std::size_t ldc) noexcept {
-  for (std::size_t r = 0; r < rows; ++r) {
-    for (std::size_t j = 0; j < cols; ++j) {
-      float acc = bias ? bias[j] : 0.0f;
-      for (std::size_t k = 0; k < K; ++k) acc += A[r * lda + k] * B[k * ldb + j];
-      C[r * ldc + j] = acc;
+  // Pointers that step by one element rather than indices recomputed from k:
+  // WebAssembly has no scaled addressing, and Emscripten runs LLVM without
+  // loop strength reduction, so each `A[r * lda + k]` would cost a shift and
+  // two adds per load in the hottest loop.
+  const float* a[MR];
+  for (std::size_t r = 0; r < MR; ++r) a[r] = A + r * lda;
+  const float* bk = panel;
+  for (std::size_t k = 0; k < K; ++k, bk += kPanel) {
+    Vec b[NV];
+    for (std::size_t v = 0; v < NV; ++v) b[v] = Vec::load_unaligned(bk + v * W);
+    for (std::size_t r = 0; r < MR; ++r) {
+      const Vec av(*a[r]++);
+      for (std::size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(av, b[v], acc[r][v]);
     }
   }
-}
-
-// One panel of columns [j, j + cols) for all M rows: the panel of B (K × 2W
-// floats) stays in cache while every row of A streams past it.
-template <std::size_t NV>
-inline void gemm_panel(std::size_t M, std::size_t K, const float* A, std::size_t lda, const float* B,
-                       std::size_t ldb, const float* bias, float* C, std::size_t ldc) noexcept {
-  constexpr std::size_t MR = 4;
-  std::size_t i = 0;
-  for (; i + MR <= M; i += MR) gemm_tile<MR, NV>(K, A + i * lda, lda, B, ldb, bias, C + i * ldc, ldc);
-  for (; i < M; ++i) gemm_tile<1, NV>(K, A + i * lda, lda, B, ldb, bias, C + i * ldc, ldc);
+  for (std::size_t r = 0; r < MR; ++r) {
+    if (cols == kPanel) {
+      for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_unaligned(C + r * ldc + v * W);
+    } else {
+      for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_aligned(edge[r] + v * W);
+      for (std::size_t c = 0; c < cols; ++c) C[r * ldc + c] = edge[r][c];
+    }
+  }
 }
 
 void gemm_simd(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-               const float* B, std::size_t ldb, const float* bias, float* C,
+               const float* packedB, std::size_t panelStride, const float* bias, bool accumulate, float* C,
                std::size_t ldc) noexcept {
-  std::size_t j = 0;
-  for (; j + 2 * W <= N; j += 2 * W) gemm_panel<2>(M, K, A, lda, B + j, ldb, bias ? bias + j : nullptr, C + j, ldc);
-  if (j + W <= N) {
-    gemm_panel<1>(M, K, A, lda, B + j, ldb, bias ? bias + j : nullptr, C + j, ldc);
-    j += W;
+  constexpr std::size_t MR = 4;
+  // Panel by panel: one panel (K × kPanel floats) stays in L1 while the rows
+  // of A stream past it.
+  for (std::size_t j0 = 0; j0 < N; j0 += kPanel) {
+    const float* panel = packedB + (j0 / kPanel) * panelStride;
+    const float* b = bias ? bias + j0 : nullptr;
+    const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;
+    std::size_t i = 0;
+    for (; i + MR <= M; i += MR) gemm_tile<MR>(K, A + i * lda, lda, panel, b, accumulate, C + i * ldc + j0, ldc, cols);
+    for (; i < M; ++i) gemm_tile<1>(K, A + i * lda, lda, panel, b, accumulate, C + i * ldc + j0, ldc, cols);
   }
-  if (j < N) gemm_tail_columns(M, N - j, K, A, lda, B + j, ldb, bias ? bias + j : nullptr, C + j, ldc);
 }
 
-void softmax_simd(float* row, std::size_t n, float scale) noexcept {
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+float row_max_simd(const float* x, std::size_t n) noexcept {
+  float max = -std::numeric_limits<float>::infinity();
   std::size_t j = 0;
-  float max = kNegInf;
   if (n >= W) {
-    Vec vmax = Vec::load_unaligned(row);
-    for (j = W; j + W <= n; j += W) vmax = xsimd::max(vmax, Vec::load_unaligned(row + j));
+    Vec vmax(max);
+    auto nan = Vec(0.0f) != Vec(0.0f);
+    for (; j + W <= n; j += W) {
+      const Vec v = Vec::load_unaligned(x + j);
+      nan = nan | (v != v);
+      vmax = xsimd::max(vmax, v);
+    }
+    if (xsimd::any(nan)) return std::numeric_limits<float>::quiet_NaN();
     max = xsimd::reduce_max(vmax);
   }
-  for (; j < n; ++j) max = row[j] > max ? row[j] : max;
-  if (max == kNegInf) {
-    fill_unusable_row(row, n);
-    return;
+  for (; j < n; ++j) {
+    if (x[j] != x[j]) return x[j];
+    max = x[j] > max ? x[j] : max;
   }
-  // exp((x - max) * scale): every exponent <= 0, so logits of 1e4 stay finite.
+  return max;
+}
+
+float exp_sum_simd(float* x, std::size_t n, float max, float scale) noexcept {
   const Vec vm(max), vs(scale);
   Vec vsum(0.0f);
-  for (j = 0; j + W <= n; j += W) {
-    const Vec e = xsimd::exp((Vec::load_unaligned(row + j) - vm) * vs);
-    e.store_unaligned(row + j);
+  std::size_t j = 0;
+  for (; j + W <= n; j += W) {
+    const Vec e = xsimd::exp((Vec::load_unaligned(x + j) - vm) * vs);
+    e.store_unaligned(x + j);
     vsum += e;
   }
   float sum = xsimd::reduce_add(vsum);
-  for (; j < n; ++j) {
-    const float e = std::exp((row[j] - max) * scale);
-    row[j] = e;
-    sum += e;
-  }
-  const float inv = 1.0f / sum;
-  const Vec vinv(inv);
-  for (j = 0; j + W <= n; j += W) (Vec::load_unaligned(row + j) * vinv).store_unaligned(row + j);
-  for (; j < n; ++j) row[j] *= inv;
+  for (; j < n; ++j) sum += (x[j] = std::exp((x[j] - max) * scale));
+  return sum;
+}
+
+void scale_simd(float* x, std::size_t n, float factor) noexcept {
+  const Vec vf(factor);
+  std::size_t j = 0;
+  for (; j + W <= n; j += W) (Vec::load_unaligned(x + j) * vf).store_unaligned(x + j);
+  for (; j < n; ++j) x[j] *= factor;
+}
+
+float peak_simd(std::size_t iterations, float seed) noexcept {
+  Vec acc[12];
+  for (std::size_t v = 0; v < 12; ++v) acc[v] = Vec(seed + static_cast<float>(v));
+  const Vec a(0.999f), b(1e-3f);
+  for (std::size_t i = 0; i < iterations; ++i)
+    for (auto& x : acc) x = xsimd::fma(x, a, b);
+  Vec sum(0.0f);
+  for (const auto& x : acc) sum += x;
+  return xsimd::reduce_add(sum);
 }
 
 }  // namespace
 
 const Kernels& simd_kernels() noexcept {
-  static const Kernels k{"simd", gemm_simd, softmax_simd};
+  static const Kernels k{"simd", gemm_simd, row_max_simd, exp_sum_simd, scale_simd, peak_simd, 24 * W};
   return k;
 }
 

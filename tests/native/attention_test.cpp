@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "attention.hpp"
+#include "pack.hpp"
 
 namespace {
 
@@ -31,9 +32,10 @@ struct Result {
   std::vector<float> output, attention;
 };
 
-Result run(const Case& c, const mha::Kernels& k, std::size_t threads = 1) {
+// withAttention = false takes the fused path (online softmax over key tiles).
+Result run(const Case& c, const mha::Kernels& k, std::size_t threads = 1, bool withAttention = true) {
   const mha::Sizes s = mha::sizes_of(c.d);
-  Result r{std::vector<float>(s.output), std::vector<float>(s.attention)};
+  Result r{std::vector<float>(s.output), std::vector<float>(withAttention ? s.attention : 0)};
   mha::Inputs in;
   in.query = c.query.data();
   in.key = c.key.data();
@@ -49,7 +51,7 @@ Result run(const Case& c, const mha::Kernels& k, std::size_t threads = 1) {
   in.keyPaddingMask = c.mask.empty() ? nullptr : c.mask.data();
   in.causal = c.causal;
   mha::Attention attention(threads, k);
-  attention.forward(c.d, in, {r.output.data(), r.attention.data()});
+  attention.forward(c.d, in, {r.output.data(), withAttention ? r.attention.data() : nullptr});
   return r;
 }
 
@@ -152,6 +154,7 @@ TEST_P(Fixture, MatchesReferenceWithBothKernels) {
     const Result r = run(c, *k);
     expect_close(r.output, output, abs, rel, GetParam() + " output (" + k->name + ")");
     expect_close(r.attention, attention, abs, rel, GetParam() + " attention (" + k->name + ")");
+    expect_close(run(c, *k, 1, false).output, output, abs, rel, GetParam() + " fused output (" + k->name + ")");
   }
 }
 
@@ -200,8 +203,10 @@ Case random_case(mha::Dims d, bool causal, bool bias, bool padding, std::uint32_
 
 TEST(Random, OddSizesAgainstFloat64Reference) {
   // Sizes chosen to hit every tail: dK = 3, L = 17, N not a multiple of 4 or 8.
-  const mha::Dims dims[] = {{1, 17, 17, 12, 4, 3, 3}, {2, 5, 9, 7, 3, 5, 2},  {1, 1, 1, 1, 1, 1, 1},
-                            {3, 13, 31, 20, 2, 11, 9}, {1, 33, 33, 64, 4, 16, 16}, {2, 8, 3, 9, 1, 17, 1}};
+  // Lk = 300 and 517 span several key tiles of the fused path (and a partial last one).
+  const mha::Dims dims[] = {{1, 17, 17, 12, 4, 3, 3},  {2, 5, 9, 7, 3, 5, 2},      {1, 1, 1, 1, 1, 1, 1},
+                            {3, 13, 31, 20, 2, 11, 9}, {1, 33, 33, 64, 4, 16, 16}, {2, 8, 3, 9, 1, 17, 1},
+                            {1, 300, 300, 16, 2, 8, 8}, {2, 40, 517, 24, 3, 5, 7}, {1, 70, 45, 10, 2, 9, 13}};
   std::uint32_t seed = 1;
   for (const auto& d : dims)
     for (int variant = 0; variant < 4; ++variant) {
@@ -214,44 +219,57 @@ TEST(Random, OddSizesAgainstFloat64Reference) {
         const std::string what = "seed " + std::to_string(seed - 1) + " " + k->name;
         expect_close(r.output, output, abs, 1e-4, what + " output");
         expect_close(r.attention, attention, abs, 1e-4, what + " attention");
+        expect_close(run(c, *k, 1, false).output, output, abs, 1e-4, what + " fused output");
       }
     }
 }
 
 TEST(Threads, BitwiseIdenticalForEveryThreadCount) {
-  const mha::Dims dims[] = {{2, 37, 41, 24, 3, 8, 5}, {1, 70, 70, 32, 4, 8, 8}, {3, 5, 9, 7, 2, 3, 4}};
+  const mha::Dims dims[] = {{2, 37, 41, 24, 3, 8, 5}, {1, 70, 70, 32, 4, 8, 8}, {3, 5, 9, 7, 2, 3, 4}, {1, 90, 260, 32, 2, 16, 16}};
   std::uint32_t seed = 100;
   for (const auto& d : dims)
     for (bool causal : {false, true}) {
       const Case c = random_case(d, causal, true, causal, seed++);
       for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
-        const Result one = run(c, *k, 1);
-        for (std::size_t threads : {2, 3, 4, 7}) {
-          const Result many = run(c, *k, threads);
-          EXPECT_EQ(0, std::memcmp(one.output.data(), many.output.data(), one.output.size() * sizeof(float)))
-              << k->name << " output, " << threads << " threads, seed " << seed - 1;
-          EXPECT_EQ(0, std::memcmp(one.attention.data(), many.attention.data(), one.attention.size() * sizeof(float)))
-              << k->name << " attention, " << threads << " threads, seed " << seed - 1;
+        for (bool withAttention : {true, false}) {
+          const Result one = run(c, *k, 1, withAttention);
+          for (std::size_t threads : {2, 3, 4, 7}) {
+            const Result many = run(c, *k, threads, withAttention);
+            EXPECT_EQ(0, std::memcmp(one.output.data(), many.output.data(), one.output.size() * sizeof(float)))
+                << k->name << " output, " << threads << " threads, seed " << seed - 1 << ", fused " << !withAttention;
+            EXPECT_EQ(0, std::memcmp(one.attention.data(), many.attention.data(), one.attention.size() * sizeof(float)))
+                << k->name << " attention, " << threads << " threads, seed " << seed - 1;
+          }
         }
       }
     }
 }
 
-TEST(Threads, ReusedEngineWithoutAttentionOutputMatches) {
-  // The scores scratch (no attention requested) must give the same output.
-  const Case c = random_case({2, 50, 50, 16, 2, 8, 8}, true, true, true, 7);
-  const Result full = run(c, mha::simd_kernels(), 3);
+TEST(Threads, ReusedEngineGivesTheSameResultEveryCall) {
+  const Case c = random_case({2, 50, 150, 16, 2, 8, 8}, true, true, true, 7);
+  const Result first = run(c, mha::simd_kernels(), 3, false);
   mha::Attention engine(3);
-  std::vector<float> output(full.output.size());
+  std::vector<float> output(first.output.size());
   mha::Inputs in;
   in.query = c.query.data(); in.key = c.key.data(); in.value = c.value.data();
   in.wQ = c.wQ.data(); in.wK = c.wK.data(); in.wV = c.wV.data(); in.wO = c.wO.data();
   in.bQ = c.bQ.data(); in.bK = c.bK.data(); in.bV = c.bV.data(); in.bO = c.bO.data();
   in.keyPaddingMask = c.mask.data(); in.causal = true;
+  mha::PackedWeights weights;
+  weights.assign(c.d, in);
   for (int repeat = 0; repeat < 3; ++repeat) {
-    engine.forward(c.d, in, {output.data(), nullptr});
-    EXPECT_EQ(0, std::memcmp(output.data(), full.output.data(), output.size() * sizeof(float)));
+    engine.forward(c.d, weights, in, {output.data(), nullptr});
+    EXPECT_EQ(0, std::memcmp(output.data(), first.output.data(), output.size() * sizeof(float)));
   }
+  mha::Dims other = c.d;
+  other.dK = 4;
+  EXPECT_THROW(engine.forward(other, weights, in, {output.data(), nullptr}), mha::ArgumentError);
+}
+
+// softmax(row·scale) through the kernels, as attention.cpp composes it.
+void kernel_softmax(const mha::Kernels& k, std::vector<float>& row, float scale) {
+  const float max = k.row_max(row.data(), row.size());
+  k.scale(row.data(), row.size(), 1.0f / k.exp_sum(row.data(), row.size(), max, scale));
 }
 
 TEST(Softmax, LogitsOf1e4StayFiniteAndCorrect) {
@@ -260,18 +278,52 @@ TEST(Softmax, LogitsOf1e4StayFiniteAndCorrect) {
     std::vector<double> want(row.size());
     double sum = 0;
     for (std::size_t j = 0; j < row.size(); ++j) sum += (want[j] = std::exp(double(row[j]) - 1e4));
-    k->softmax(row.data(), row.size(), 1.0f);
+    kernel_softmax(*k, row, 1.0f);
     for (std::size_t j = 0; j < row.size(); ++j) EXPECT_NEAR(row[j], want[j] / sum, 1e-6) << k->name << " " << j;
     EXPECT_EQ(row.back(), 0.0f);
   }
 }
 
-TEST(Softmax, AllMaskedRowIsZeroNotNaN) {
+TEST(Softmax, RowMaxSeesNaNAndAllMasked) {
   for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
-    std::vector<float> row(11, -INFINITY);
-    k->softmax(row.data(), row.size(), 0.5f);
-    for (float x : row) EXPECT_EQ(x, 0.0f) << k->name;
+    for (std::size_t n : {1, 3, 4, 9, 16}) {
+      std::vector<float> row(n, -INFINITY);
+      EXPECT_EQ(k->row_max(row.data(), n), -INFINITY) << k->name;
+      for (std::size_t at = 0; at < n; ++at) {
+        std::vector<float> withNaN(row);
+        withNaN[at] = NAN;
+        EXPECT_TRUE(std::isnan(k->row_max(withNaN.data(), n))) << k->name << " n " << n << " at " << at;
+      }
+    }
   }
+}
+
+TEST(Gemm, EveryTailAgainstANaiveProduct) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()})
+    for (std::size_t M : {1, 2, 3, 4, 5, 7, 9})
+      for (std::size_t N : {1, 3, 4, 7, 8, 9, 15, 16, 17, 25})
+        for (std::size_t K : {1, 2, 3, 8, 13})
+          for (bool accumulate : {false, true}) {
+            std::vector<float> A(M * K), B(K * N), bias(N), C(M * (N + 3));
+            for (auto* v : {&A, &B, &bias, &C})
+              for (auto& x : *v) x = u(rng);
+            std::vector<float> packed(mha::packed_size(K, N));
+            mha::pack(K, N, B.data(), N, packed.data());
+            std::vector<double> want(M * (N + 3));
+            for (std::size_t i = 0; i < M; ++i)
+              for (std::size_t j = 0; j < N + 3; ++j) {
+                double acc = j >= N ? C[i * (N + 3) + j] : accumulate ? C[i * (N + 3) + j] : bias[j];
+                if (j < N)
+                  for (std::size_t t = 0; t < K; ++t) acc += double(A[i * K + t]) * B[t * N + j];
+                want[i * (N + 3) + j] = acc;
+              }
+            // ldc = N + 3: the 3 columns past N must be left untouched.
+            k->gemm(M, N, K, A.data(), K, packed.data(), K * mha::kPanel, bias.data(), accumulate, C.data(), N + 3);
+            expect_close(C, want, 1e-5, 1e-5,
+                         std::string(k->name) + " M" + std::to_string(M) + " N" + std::to_string(N) + " K" + std::to_string(K));
+          }
 }
 
 TEST(Arguments, BadDimsAreRejectedWithTheirName) {
