@@ -3,9 +3,12 @@
 // copies results out into new Float32Arrays the caller owns, and turns C++
 // errors into JS RangeErrors. Nothing else in the project knows Emscripten.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <cstdint>
+#include <functional>
 #include <new>
 #include <string>
 #include <vector>
@@ -17,6 +20,10 @@ namespace {
 
 using emscripten::val;
 
+// Buffers above this size are given back after the call that needed them, so
+// one huge call does not keep its memory; smaller ones are reused.
+constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
+
 std::size_t dim(const val& args, const char* name) {
   const val v = args[name];
   if (!v.isNumber()) throw mha::ArgumentError(std::string(name) + ": expected a number");
@@ -26,20 +33,18 @@ std::size_t dim(const val& args, const char* name) {
   return static_cast<std::size_t>(x);
 }
 
-// Copies args[name] (a typed array of exactly `count` elements) into `buffer`;
-// returns null when the argument is absent and optional.
+// Copies src (a typed array of exactly `count` elements) into `buffer`;
+// returns null when src is absent and optional.
 template <typename T>
-const T* copy_in(const val& args, const char* name, std::size_t count, std::vector<T>& buffer,
-                 bool optional) {
-  const val src = args[name];
+const T* copy_in(const val& src, const char* name, std::size_t count, std::vector<T>& buffer, bool optional) {
   if (src.isUndefined() || src.isNull()) {
     if (optional) return nullptr;
     throw mha::ArgumentError(std::string(name) + ": required");
   }
   const std::size_t length = src["length"].as<std::size_t>();
   if (length != count)
-    throw mha::ArgumentError(std::string(name) + ": expected " + std::to_string(count) +
-                             " elements, got " + std::to_string(length));
+    throw mha::ArgumentError(std::string(name) + ": expected " + std::to_string(count) + " elements, got " +
+                             std::to_string(length));
   buffer.resize(count);
   // The view is made after resize: memory growth would detach an older one.
   val(emscripten::typed_memory_view(count, buffer.data())).call<void>("set", src);
@@ -52,81 +57,104 @@ val copy_out(const float* data, std::size_t count) {
   return out;
 }
 
+template <typename T>
+void trim(std::vector<T>& v) {
+  if (v.capacity() * sizeof(T) > kKeepBytes) std::vector<T>().swap(v);
+}
+
+// Runs `body`, turning any C++ error into a JS RangeError. The JS exception is
+// thrown only after every C++ object of the call has been destroyed: a JS
+// exception does not run C++ destructors on its way out.
+val guarded(const std::function<val()>& body) {
+  std::string error;
+  val result = val::undefined();
+  try {
+    result = body();
+  } catch (const std::bad_alloc&) {
+    error = "out of memory: the arrays of this call do not fit the WebAssembly memory";
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (!error.empty()) val::global("RangeError").new_(error).throw_();
+  return result;
+}
+
+// The activations of one call, as the JS side passes them.
+struct Activations {
+  mha::Dims dims;
+  bool causal = false, wantAttention = false, wantProjections = false;
+  val query = val::undefined(), key = val::undefined(), value = val::undefined(), mask = val::undefined();
+};
+
 class Engine {
  public:
   explicit Engine(unsigned threads) : attention_(threads) {}
 
+  // One call with its weights (packed for this call only).
   val multiHeadAttention(const val& args) {
-    std::string error;
-    val result = val::undefined();
-    try {
-      result = run(args);
-    } catch (const std::bad_alloc&) {
-      error = "out of memory: the arrays of this call do not fit the WebAssembly memory";
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    // Thrown here, after every C++ object of the call has been destroyed: a JS
-    // exception does not run C++ destructors on its way out.
-    if (!error.empty()) val::global("RangeError").new_(error).throw_();
-    return result;
+    return guarded([&] {
+      Activations a;
+      a.dims = {dim(args, "batch"), dim(args, "seqLenQ"), dim(args, "seqLenK"), dim(args, "dModel"),
+                dim(args, "numHeads"), dim(args, "dK"), dim(args, "dV")};
+      a.causal = args["causal"].as<bool>();
+      a.wantAttention = args["returnAttention"].as<bool>();
+      a.wantProjections = args["returnProjections"].as<bool>();
+      a.query = args["query"];
+      a.key = args["key"];
+      a.value = args["value"];
+      a.mask = args["keyPaddingMask"];
+      return run(a, nullptr, &args);
+    });
   }
 
-  std::string kernels() const { return attention_.kernels().name; }
-  unsigned threads() const { return static_cast<unsigned>(attention_.threads()); }
-
- private:
-  val run(const val& args) {
-    mha::Dims d;
-    d.batch = dim(args, "batch");
-    d.seqLenQ = dim(args, "seqLenQ");
-    d.seqLenK = dim(args, "seqLenK");
-    d.dModel = dim(args, "dModel");
-    d.numHeads = dim(args, "numHeads");
-    d.dK = dim(args, "dK");
-    d.dV = dim(args, "dV");
-    const bool wantAttention = args["returnAttention"].as<bool>();
-    const mha::Sizes s = mha::sizes_of(d, wantAttention);
-
+  // `weights` packed beforehand (a Layer), or null with `weightArgs` to copy.
+  val run(const Activations& a, const mha::PackedWeights* weights, const val* weightArgs) {
+    const mha::Dims& d = a.dims;
+    const mha::Sizes s = mha::sizes_of(d, a.wantAttention);
     mha::Inputs in;
-    in.query = copy_in(args, "query", s.query, query_, false);
-    in.key = copy_in(args, "key", s.key, key_, true);
-    in.value = copy_in(args, "value", s.value, value_, true);
+    in.query = copy_in(a.query, "query", s.query, query_, false);
+    in.key = copy_in(a.key, "key", s.key, key_, true);
+    in.value = copy_in(a.value, "value", s.value, value_, true);
     // Self-attention: key and value are the query (only valid when seqLenK == seqLenQ).
     if (!in.key) in.key = in.query;
     if (!in.value) in.value = in.query;
     if ((in.key == in.query || in.value == in.query) && s.key != s.query)
       throw mha::ArgumentError("key/value: required when seqLenK differs from seqLenQ");
-    in.wQ = copy_in(args, "wQ", s.wQ, wQ_, false);
-    in.wK = copy_in(args, "wK", s.wK, wK_, false);
-    in.wV = copy_in(args, "wV", s.wV, wV_, false);
-    in.wO = copy_in(args, "wO", s.wO, wO_, false);
-    in.bQ = copy_in(args, "bQ", s.bQ, bQ_, true);
-    in.bK = copy_in(args, "bK", s.bK, bK_, true);
-    in.bV = copy_in(args, "bV", s.bV, bV_, true);
-    in.bO = copy_in(args, "bO", s.bO, bO_, true);
-    in.keyPaddingMask = copy_in(args, "keyPaddingMask", s.keyPaddingMask, mask_, true);
-    in.causal = args["causal"].as<bool>();
+    in.keyPaddingMask = copy_in(a.mask, "keyPaddingMask", s.keyPaddingMask, mask_, true);
+    in.causal = a.causal;
+    if (weightArgs) {
+      const val& w = *weightArgs;
+      in.wQ = copy_in(w["wQ"], "wQ", s.wQ, wQ_, false);
+      in.wK = copy_in(w["wK"], "wK", s.wK, wK_, false);
+      in.wV = copy_in(w["wV"], "wV", s.wV, wV_, false);
+      in.wO = copy_in(w["wO"], "wO", s.wO, wO_, false);
+      in.bQ = copy_in(w["bQ"], "bQ", s.bQ, bQ_, true);
+      in.bK = copy_in(w["bK"], "bK", s.bK, bK_, true);
+      in.bV = copy_in(w["bV"], "bV", s.bV, bV_, true);
+      in.bO = copy_in(w["bO"], "bO", s.bO, bO_, true);
+    }
 
     output_.resize(s.output);
-    weights_.resize(wantAttention ? s.attention : 0);
-    mha::Outputs out{output_.data(), wantAttention ? weights_.data() : nullptr};
-    const bool wantProjections = args["returnProjections"].as<bool>();
+    weights_.resize(a.wantAttention ? s.attention : 0);
+    mha::Outputs out{output_.data(), a.wantAttention ? weights_.data() : nullptr};
     const std::size_t nq = d.batch * d.seqLenQ * d.numHeads * d.dK, nk = d.batch * d.seqLenK * d.numHeads * d.dK;
     const std::size_t nv = d.batch * d.seqLenK * d.numHeads * d.dV, nc = d.batch * d.seqLenQ * d.numHeads * d.dV;
-    if (wantProjections) {
+    if (a.wantProjections) {
       projections_.resize(nq + nk + nv + nc);
       out.Q = projections_.data();
       out.K = out.Q + nq;
       out.V = out.K + nk;
       out.concat = out.V + nv;
     }
-    attention_.forward(d, in, out);
+    if (weights)
+      attention_.forward(d, *weights, in, out);
+    else
+      attention_.forward(d, in, out);
 
     val result = val::object();
     result.set("output", copy_out(output_.data(), s.output));
-    if (wantAttention) result.set("attention", copy_out(weights_.data(), s.attention));
-    if (wantProjections) {
+    if (a.wantAttention) result.set("attention", copy_out(weights_.data(), s.attention));
+    if (a.wantProjections) {
       val projections = val::object();
       projections.set("Q", copy_out(out.Q, nq));
       projections.set("K", copy_out(out.K, nk));
@@ -134,13 +162,92 @@ class Engine {
       projections.set("concat", copy_out(out.concat, nc));
       result.set("projections", projections);
     }
+    trimBuffers();
     return result;
+  }
+
+  // { heapBytes, inUseBytes, scratchBytes }: the wasm heap, what malloc has
+  // handed out of it, and how much of that the engine keeps between calls.
+  val memoryStats() const {
+    val stats = val::object();
+    stats.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
+    stats.set("inUseBytes", static_cast<double>(mallinfo().uordblks));
+    std::size_t kept = attention_.scratch_bytes();
+    for (const auto* v : {&query_, &key_, &value_, &wQ_, &wK_, &wV_, &wO_, &bQ_, &bK_, &bV_, &bO_, &output_,
+                          &weights_, &projections_})
+      kept += v->capacity() * sizeof(float);
+    stats.set("scratchBytes", static_cast<double>(kept + mask_.capacity()));
+    return stats;
+  }
+
+  std::string kernels() const { return attention_.kernels().name; }
+  unsigned threads() const { return static_cast<unsigned>(attention_.threads()); }
+
+ private:
+  void trimBuffers() {
+    for (auto* v : {&query_, &key_, &value_, &wQ_, &wK_, &wV_, &wO_, &bQ_, &bK_, &bV_, &bO_, &output_, &weights_,
+                    &projections_})
+      trim(*v);
+    trim(mask_);
+    if (attention_.scratch_bytes() > kKeepBytes) attention_.release();
   }
 
   std::vector<float> query_, key_, value_, wQ_, wK_, wV_, wO_, bQ_, bK_, bV_, bO_;
   std::vector<float> output_, weights_, projections_;
   std::vector<std::uint8_t> mask_;
   mha::Attention attention_;
+};
+
+// Weights packed once and kept in wasm memory; each forward copies only the
+// activations. Runs on the engine it was made with (which must outlive it:
+// src/js disposes an engine's layers first).
+class Layer {
+ public:
+  explicit Layer(Engine& engine) : engine_(engine) {}
+
+  // Separate from the constructor: a JS exception thrown out of a constructor
+  // would leak the half-made object.
+  void assign(const val& args) {
+    guarded([&] {
+      mha::Dims d{1, 1, 1, dim(args, "dModel"), dim(args, "numHeads"), dim(args, "dK"), dim(args, "dV")};
+      const mha::Sizes s = mha::sizes_of(d, false);
+      std::vector<float> wQ, wK, wV, wO, bQ, bK, bV, bO;
+      mha::Inputs in;
+      in.wQ = copy_in(args["wQ"], "wQ", s.wQ, wQ, false);
+      in.wK = copy_in(args["wK"], "wK", s.wK, wK, false);
+      in.wV = copy_in(args["wV"], "wV", s.wV, wV, false);
+      in.wO = copy_in(args["wO"], "wO", s.wO, wO, false);
+      in.bQ = copy_in(args["bQ"], "bQ", s.bQ, bQ, true);
+      in.bK = copy_in(args["bK"], "bK", s.bK, bK, true);
+      in.bV = copy_in(args["bV"], "bV", s.bV, bV, true);
+      in.bO = copy_in(args["bO"], "bO", s.bO, bO, true);
+      weights_.assign(d, in);
+      return val::undefined();
+    });
+  }
+
+  // Positional and plain-typed, so a small call costs little more than its copies.
+  val forward(unsigned batch, unsigned seqLenQ, unsigned seqLenK, bool causal, bool wantAttention,
+              bool wantProjections, const val& query, const val& key, const val& value, const val& mask) {
+    return guarded([&] {
+      Activations a;
+      a.dims = {batch, seqLenQ, seqLenK, weights_.dModel, weights_.numHeads, weights_.dK, weights_.dV};
+      a.causal = causal;
+      a.wantAttention = wantAttention;
+      a.wantProjections = wantProjections;
+      a.query = query;
+      a.key = key;
+      a.value = value;
+      a.mask = mask;
+      return engine_.run(a, &weights_, nullptr);
+    });
+  }
+
+  double bytes() const { return static_cast<double>(weights_.bytes()); }
+
+ private:
+  Engine& engine_;
+  mha::PackedWeights weights_;
 };
 
 // For bench/: the kernels alone (timed by the caller).
@@ -150,7 +257,9 @@ class KernelBenchmark {
   float gemm() { return gemm_.run(mha::default_kernels()); }
   double gemmFlops() const { return gemm_.flops(); }
   float peak(unsigned iterations) { return mha::default_kernels().peak(iterations, 1.0f); }
-  double peakFlops(unsigned iterations) const { return double(iterations) * mha::default_kernels().peak_flops_per_iteration; }
+  double peakFlops(unsigned iterations) const {
+    return double(iterations) * mha::default_kernels().peak_flops_per_iteration;
+  }
 
  private:
   mha::GemmBenchmark gemm_;
@@ -159,15 +268,21 @@ class KernelBenchmark {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_wasm) {
+  emscripten::class_<Engine>("Engine")
+      .constructor<unsigned>()
+      .function("multiHeadAttention", &Engine::multiHeadAttention)
+      .function("memoryStats", &Engine::memoryStats)
+      .function("kernels", &Engine::kernels)
+      .function("threads", &Engine::threads);
+  emscripten::class_<Layer>("Layer")
+      .constructor<Engine&>()
+      .function("assign", &Layer::assign)
+      .function("forward", &Layer::forward)
+      .function("bytes", &Layer::bytes);
   emscripten::class_<KernelBenchmark>("KernelBenchmark")
       .constructor<unsigned, unsigned, unsigned>()
       .function("gemm", &KernelBenchmark::gemm)
       .function("gemmFlops", &KernelBenchmark::gemmFlops)
       .function("peak", &KernelBenchmark::peak)
       .function("peakFlops", &KernelBenchmark::peakFlops);
-  emscripten::class_<Engine>("Engine")
-      .constructor<unsigned>()
-      .function("multiHeadAttention", &Engine::multiHeadAttention)
-      .function("kernels", &Engine::kernels)
-      .function("threads", &Engine::threads);
 }

@@ -6,6 +6,7 @@ import { AttentionEngine, checkOptions, moduleOptions, variantFiles, MAX_THREADS
 
 // Every file as a literal new URL(..., import.meta.url): bundlers (Vite,
 // webpack 5) see them, copy them and rewrite the URLs.
+const HOST = new URL('./engine-host.js', import.meta.url);
 const FILES = {
   'threaded-simd': {
     glue: new URL('../../dist/mha-threaded-simd.js', import.meta.url),
@@ -79,11 +80,11 @@ class WorkerBackend {
   }
 
   // The worker handles one message at a time, so calls run in order, never mixed.
-  run(call) {
+  call(method, args) {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ type: 'run', id, call });
+      this.#worker.postMessage({ type: 'call', id, method, args });
     });
   }
 
@@ -152,7 +153,7 @@ export async function createAttention(options) {
     byName[fileName] = workerSafeUrl(String(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl));
   }
   const { worker, threads: started } = await startWorker({
-    urls: { glue: byName[names.glue], wasm: byName[names.wasm], byName },
+    urls: { host: workerSafeUrl(String(opts.locateFile ? opts.locateFile('engine-host.js', HOST.href) : HOST.href)), glue: byName[names.glue], wasm: byName[names.wasm], byName },
     threads,
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,

@@ -2,25 +2,32 @@
 // thread never computes or blocks on the thread pool. A classic worker script:
 // Emscripten 3.1.6's glue and pthread workers load with importScripts.
 // Messages: init { urls, threads, poolSize, wasmBinary } → ready | failed;
-//           run { id, call } → { id, result } | { id, error }.
+//           call { id, method, args } → { id, result } | { id, error },
+//           method being one of EngineHost's (engine-host.js).
 /* eslint-env worker */
-/* global createMhaModule */
+/* global createMhaModule, MhaEngineHost */
 'use strict';
 
-let engine;
+let host;
 
 self.onmessage = (event) => {
   const message = event.data;
   if (message.type === 'init') init(message);
-  else if (message.type === 'run') run(message);
+  else if (message.type === 'call') call(message);
 };
+
+function describeError(error) {
+  return { name: error?.name ?? 'Error', message: String(error?.message ?? error) };
+}
 
 async function init({ urls, threads, poolSize, wasmBinary }) {
   try {
-    try {
-      importScripts(urls.glue);
-    } catch (error) {
-      throw new Error(`mha-wasm: could not load ${urls.glue} (${error.message})`);
+    for (const url of [urls.host, urls.glue]) {
+      try {
+        importScripts(url);
+      } catch (error) {
+        throw new Error(`mha-wasm: could not load ${url} (${error.message})`);
+      }
     }
     // Fetched here rather than by the glue, whose 3.1.6 loader retries a failed
     // fetch synchronously and then compiles the error page.
@@ -36,21 +43,20 @@ async function init({ urls, threads, poolSize, wasmBinary }) {
       locateFile: (fileName) => urls.byName[fileName] ?? new URL(fileName, urls.glue).href,
       wasmBinary,
     });
-    engine = new module.Engine(threads);
-    self.postMessage({ type: 'ready', threads: engine.threads() });
+    host = new MhaEngineHost(module, threads);
+    self.postMessage({ type: 'ready', threads: host.threads() });
   } catch (error) {
-    self.postMessage({ type: 'failed', error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } });
+    self.postMessage({ type: 'failed', error: describeError(error) });
   }
 }
 
-function run({ id, call }) {
+function call({ id, method, args }) {
   try {
-    const result = engine.multiHeadAttention(call);
-    const transfer = [result.output.buffer];
-    if (result.attention) transfer.push(result.attention.buffer);
-    if (result.projections) for (const m of Object.values(result.projections)) transfer.push(m.buffer);
-    self.postMessage({ type: 'result', id, result }, transfer);
+    if (method === 'constructor' || typeof MhaEngineHost.prototype[method] !== 'function')
+      throw new Error(`mha-wasm: unknown engine call ${method}`);
+    const result = host[method](...args);
+    self.postMessage({ type: 'result', id, result }, MhaEngineHost.transferables(result));
   } catch (error) {
-    self.postMessage({ type: 'result', id, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } });
+    self.postMessage({ type: 'result', id, error: describeError(error) });
   }
 }

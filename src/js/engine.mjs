@@ -1,7 +1,7 @@
 // The public engine, shared by the Node and browser entry points: checks the
 // arguments once (validate.mjs) and hands them to a backend — the Embind
 // module itself in Node, a dedicated Worker in browsers (engine-worker.js).
-import { normalizeArguments, rejectUnknown, describe } from './validate.mjs';
+import { normalizeArguments, normalizeLayerArguments, normalizeForwardArguments, rejectUnknown, describe } from './validate.mjs';
 
 /** Builds, from most to least capable. */
 export const VARIANTS = ['threaded-simd', 'simd', 'scalar'];
@@ -46,7 +46,9 @@ export function moduleOptions(threads) {
 
 export class AttentionEngine {
   #backend;
+  #layers = new Set();
 
+  // backend: { call(method, args) → Promise, dispose() }, around an EngineHost.
   constructor(backend, variant, threads) {
     this.#backend = backend;
     /** The build in use: "threaded-simd", "simd" or "scalar". */
@@ -56,19 +58,83 @@ export class AttentionEngine {
     Object.freeze(this);
   }
 
+  #live() {
+    if (!this.#backend) throw new Error('mha-wasm: this engine was disposed; create a new one with createAttention()');
+    return this.#backend;
+  }
+
   /**
    * Multi-head attention forward. Resolves to { output } and, with
    * returnAttention, { output, attention }: new Float32Arrays owned by the caller.
    */
   async multiHeadAttention(args) {
-    if (!this.#backend) throw new Error('mha-wasm: this engine was disposed; create a new one with createAttention()');
-    return this.#backend.run(normalizeArguments(args));
+    const backend = this.#live();
+    return backend.call('multiHeadAttention', [normalizeArguments(args)]);
   }
 
-  /** Frees the engine's memory and ends its workers. Idempotent; later calls reject. */
+  /**
+   * Packs a layer's weights once into wasm memory; layer.forward() then copies
+   * only the activations.
+   */
+  async createLayer(args) {
+    const backend = this.#live();
+    const weights = normalizeLayerArguments(args);
+    const id = await backend.call('createLayer', [weights]);
+    const layer = new AttentionLayer(backend, id, weights, () => this.#layers.delete(layer));
+    this.#layers.add(layer);
+    return layer;
+  }
+
+  /** { heapBytes, inUseBytes, scratchBytes } of the engine's wasm memory. */
+  async memoryStats() {
+    return this.#live().call('memoryStats', []);
+  }
+
+  /** Frees the engine's memory, its layers, and ends its workers. Idempotent; later calls reject. */
   dispose() {
     if (!this.#backend) return;
+    for (const layer of this.#layers) layer.detach();
+    this.#layers.clear();
     this.#backend.dispose();
+    this.#backend = undefined;
+  }
+}
+
+export class AttentionLayer {
+  #backend;
+  #id;
+  #onDispose;
+
+  constructor(backend, id, { dModel, numHeads, dK, dV }, onDispose) {
+    this.#backend = backend;
+    this.#id = id;
+    this.#onDispose = onDispose;
+    this.dModel = dModel;
+    this.numHeads = numHeads;
+    this.dK = dK;
+    this.dV = dV;
+    Object.freeze(this);
+  }
+
+  /**
+   * The layer's multi-head attention on new activations: { query, key, value,
+   * batch, seqLenQ, seqLenK, causal, keyPaddingMask, returnAttention, returnProjections }.
+   */
+  async forward(args) {
+    if (!this.#backend) throw new Error('mha-wasm: this layer was disposed (or its engine was)');
+    return this.#backend.call('forward', [this.#id, normalizeForwardArguments(args, this)]);
+  }
+
+  /** Frees the layer's packed weights. Idempotent; later calls reject. */
+  dispose() {
+    if (!this.#backend) return;
+    this.#backend.call('disposeLayer', [this.#id]).catch(() => {});
+    this.#onDispose();
+    this.detach();
+  }
+
+  /** Forgets the backend (the engine is going away and frees everything). */
+  detach() {
     this.#backend = undefined;
   }
 }

@@ -95,10 +95,61 @@ export interface AttentionEngine {
    * Multi-head attention forward. Rejects with a TypeError or RangeError that names
    * the bad argument; the engine stays usable afterwards.
    */
-  multiHeadAttention(args: MultiHeadAttentionArgs & { returnAttention: true }): Promise<Required<MultiHeadAttentionResult>>;
+  multiHeadAttention(args: MultiHeadAttentionArgs & { returnAttention: true }): Promise<MultiHeadAttentionResult & { attention: Float32Array }>;
   multiHeadAttention(args: MultiHeadAttentionArgs): Promise<MultiHeadAttentionResult>;
-  /** Frees the engine's memory. Idempotent; calls afterwards reject with an Error. */
+  /**
+   * Packs a layer's weights once into the engine's memory: layer.forward() then copies only the
+   * activations, which is what makes small calls cheap.
+   */
+  createLayer(args: LayerArgs): Promise<AttentionLayer>;
+  /** The engine's wasm memory: the heap, what is allocated in it, and what the engine keeps between calls. */
+  memoryStats(): Promise<MemoryStats>;
+  /** Frees the engine's memory and its layers, and ends its workers. Idempotent; calls afterwards reject. */
   dispose(): void;
+}
+
+/** The weights of one attention layer (shapes as in MultiHeadAttentionArgs). */
+export interface LayerArgs {
+  dModel: number;
+  numHeads: number;
+  /** Default: dModel / numHeads. */
+  dK?: number;
+  /** Default: dModel / numHeads. */
+  dV?: number;
+  wQ: Float32Array;
+  wK: Float32Array;
+  wV: Float32Array;
+  wO: Float32Array;
+  bQ?: Float32Array | null;
+  bK?: Float32Array | null;
+  bV?: Float32Array | null;
+  bO?: Float32Array | null;
+}
+
+/** The activations of one call through a layer. */
+export type ForwardArgs = Pick<
+  MultiHeadAttentionArgs,
+  'query' | 'key' | 'value' | 'batch' | 'seqLenQ' | 'seqLenK' | 'causal' | 'keyPaddingMask' | 'returnAttention' | 'returnProjections'
+>;
+
+export interface AttentionLayer {
+  readonly dModel: number;
+  readonly numHeads: number;
+  readonly dK: number;
+  readonly dV: number;
+  forward(args: ForwardArgs & { returnAttention: true }): Promise<MultiHeadAttentionResult & { attention: Float32Array }>;
+  forward(args: ForwardArgs): Promise<MultiHeadAttentionResult>;
+  /** Frees the packed weights. Idempotent; calls afterwards reject. */
+  dispose(): void;
+}
+
+export interface MemoryStats {
+  /** Size of the WebAssembly memory. */
+  heapBytes: number;
+  /** Bytes allocated in it (by the engine, its layers and kept buffers). */
+  inUseBytes: number;
+  /** Of those, the buffers the engine keeps for the next call. */
+  scratchBytes: number;
 }
 
 /** Loads and instantiates the wasm engine. */

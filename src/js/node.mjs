@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { AttentionEngine, checkOptions, moduleOptions, variantFiles, MAX_THREADS } from './engine.mjs';
 
 const require = createRequire(import.meta.url);
+const EngineHost = require('./engine-host.js');
 const distDir = new URL('../../dist/', import.meta.url);
 
 function toPath(url) {
@@ -17,20 +18,18 @@ function toPath(url) {
   return s.startsWith('file:') ? fileURLToPath(s) : s;
 }
 
+// The engine on this thread: calls run synchronously inside the returned Promise.
 class DirectBackend {
-  constructor(module, threads) {
-    this.module = module;
-    this.engine = new module.Engine(threads);
+  constructor(host) {
+    this.host = host;
   }
 
-  run(call) {
-    return this.engine.multiHeadAttention(call);
+  async call(method, args) {
+    return this.host[method](...args);
   }
 
   dispose() {
-    this.engine.delete(); // joins the engine's threads
-    // Idle pool workers would keep Node alive (Emscripten < 3.1.27).
-    this.module.PThread?.terminateAllThreads();
+    this.host.dispose();
   }
 }
 
@@ -50,5 +49,5 @@ export async function createAttention(options) {
   const factory = require(locate(files.glue));
   const wasmBinary = opts.wasmBinary ?? (await readFile(locate(files.wasm)));
   const module = await factory({ ...moduleOptions(threads), wasmBinary, locateFile: locate });
-  return new AttentionEngine(new DirectBackend(module, threads), variant, threads);
+  return new AttentionEngine(new DirectBackend(new EngineHost(module, threads)), variant, threads);
 }

@@ -8,6 +8,8 @@ const FLAGS = ['causal', 'returnAttention', 'returnProjections'];
 // accepted and ignored so that a fixture converted to typed arrays is a valid call.
 const FIXTURE_FIELDS = ['name', 'description', 'source', 'selfAttention', 'output', 'attention', 'tolerance'];
 const KNOWN = new Set([...DIMS, ...ARRAYS, ...FLAGS, 'keyPaddingMask', ...FIXTURE_FIELDS]);
+const LAYER_KNOWN = new Set(['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO']);
+const FORWARD_KNOWN = new Set(['batch', 'seqLenQ', 'seqLenK', 'query', 'key', 'value', 'keyPaddingMask', ...FLAGS]);
 
 // Element counts are kept below 2^31 so every index fits a wasm32 pointer.
 const MAX_ELEMENTS = 2 ** 31 - 1;
@@ -76,19 +78,20 @@ function typedArray(args, name, Type, count, shape, optional) {
   return v;
 }
 
-/**
- * Checks the arguments of multiHeadAttention and fills in the defaults.
- * Returns the normalized call: every dimension, every array (key and value
- * left out when they are the query), and the element counts of the results.
- */
-export function normalizeArguments(args) {
-  if (args === null || typeof args !== 'object' || Array.isArray(args))
-    throw new TypeError(`multiHeadAttention: expected an object of arguments, got ${describe(args)}`);
-  rejectUnknown(args, KNOWN, 'multiHeadAttention');
+function count(name, ...factors) {
+  const n = factors.reduce((a, b) => a * b, 1);
+  if (n > MAX_ELEMENTS) throw new RangeError(`${name}: ${factors.join('×')} = ${n} elements, more than ${MAX_ELEMENTS}`);
+  return n;
+}
 
-  const batch = dimension(args, 'batch', 1);
-  const seqLenQ = dimension(args, 'seqLenQ');
-  const seqLenK = dimension(args, 'seqLenK', seqLenQ);
+function checkObject(args, known, where) {
+  if (args === null || typeof args !== 'object' || Array.isArray(args))
+    throw new TypeError(`${where}: expected an object of arguments, got ${describe(args)}`);
+  rejectUnknown(args, known, where);
+}
+
+// dModel, numHeads, dK, dV: the shape of a layer's heads.
+function checkHeads(args) {
   const dModel = dimension(args, 'dModel');
   const numHeads = dimension(args, 'numHeads');
   const split = (name) => {
@@ -100,45 +103,44 @@ export function normalizeArguments(args) {
       );
     return dModel / numHeads;
   };
-  const dK = split('dK');
-  const dV = split('dV');
+  return { dModel, numHeads, dK: split('dK'), dV: split('dV') };
+}
 
-  const count = (name, ...factors) => {
-    const n = factors.reduce((a, b) => a * b, 1);
-    if (n > MAX_ELEMENTS) throw new RangeError(`${name}: ${factors.join('×')} = ${n} elements, more than ${MAX_ELEMENTS}`);
-    return n;
-  };
-  const sizes = {
-    query: count('query', batch, seqLenQ, dModel),
-    key: count('key', batch, seqLenK, dModel),
-    wQK: count('wQ', dModel, numHeads, dK),
-    wV: count('wV', dModel, numHeads, dV),
-    wO: count('wO', numHeads, dV, dModel),
-    keyPaddingMask: count('keyPaddingMask', batch, seqLenK),
-  };
+// wQ … bO, for heads of the given shape.
+function checkWeights(args, { dModel, numHeads, dK, dV }) {
   const F = Float32Array;
-  const query = typedArray(args, 'query', F, sizes.query, `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${dModel}]`);
-  const kvShape = `[batch=${batch}, seqLenK=${seqLenK}, dModel=${dModel}]`;
-  let key = typedArray(args, 'key', F, sizes.key, kvShape, seqLenK === seqLenQ);
-  let value = typedArray(args, 'value', F, sizes.key, kvShape, seqLenK === seqLenQ);
-  // Self-attention: key and value default to the query, which is copied into wasm once.
-  if (key === query) key = undefined;
-  if (value === query) value = undefined;
-
   const hk = `numHeads*dK=${numHeads * dK}`;
   const hv = `numHeads*dV=${numHeads * dV}`;
-  const call = {
-    batch, seqLenQ, seqLenK, dModel, numHeads, dK, dV,
-    query, key, value,
-    wQ: typedArray(args, 'wQ', F, sizes.wQK, `[dModel=${dModel}, ${hk}]`),
-    wK: typedArray(args, 'wK', F, sizes.wQK, `[dModel=${dModel}, ${hk}]`),
-    wV: typedArray(args, 'wV', F, sizes.wV, `[dModel=${dModel}, ${hv}]`),
-    wO: typedArray(args, 'wO', F, sizes.wO, `[${hv}, dModel=${dModel}]`),
+  const wQK = count('wQ', dModel, numHeads, dK);
+  return {
+    wQ: typedArray(args, 'wQ', F, wQK, `[dModel=${dModel}, ${hk}]`),
+    wK: typedArray(args, 'wK', F, wQK, `[dModel=${dModel}, ${hk}]`),
+    wV: typedArray(args, 'wV', F, count('wV', dModel, numHeads, dV), `[dModel=${dModel}, ${hv}]`),
+    wO: typedArray(args, 'wO', F, count('wO', numHeads, dV, dModel), `[${hv}, dModel=${dModel}]`),
     bQ: typedArray(args, 'bQ', F, numHeads * dK, `[${hk}]`, true),
     bK: typedArray(args, 'bK', F, numHeads * dK, `[${hk}]`, true),
     bV: typedArray(args, 'bV', F, numHeads * dV, `[${hv}]`, true),
     bO: typedArray(args, 'bO', F, dModel, `[dModel=${dModel}]`, true),
-    keyPaddingMask: typedArray(args, 'keyPaddingMask', Uint8Array, sizes.keyPaddingMask, `[batch=${batch}, seqLenK=${seqLenK}]`, true),
+  };
+}
+
+// The activations, masks and flags of one call through heads of the given shape.
+function checkActivations(args, { dModel, numHeads }) {
+  const batch = dimension(args, 'batch', 1);
+  const seqLenQ = dimension(args, 'seqLenQ');
+  const seqLenK = dimension(args, 'seqLenK', seqLenQ);
+  const F = Float32Array;
+  const query = typedArray(args, 'query', F, count('query', batch, seqLenQ, dModel), `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${dModel}]`);
+  const kvShape = `[batch=${batch}, seqLenK=${seqLenK}, dModel=${dModel}]`;
+  const kvCount = count('key', batch, seqLenK, dModel);
+  let key = typedArray(args, 'key', F, kvCount, kvShape, seqLenK === seqLenQ);
+  let value = typedArray(args, 'value', F, kvCount, kvShape, seqLenK === seqLenQ);
+  // Self-attention: key and value default to the query, which is copied into wasm once.
+  if (key === query) key = undefined;
+  if (value === query) value = undefined;
+  const call = {
+    batch, seqLenQ, seqLenK, query, key, value,
+    keyPaddingMask: typedArray(args, 'keyPaddingMask', Uint8Array, count('keyPaddingMask', batch, seqLenK), `[batch=${batch}, seqLenK=${seqLenK}]`, true),
     causal: flag(args, 'causal'),
     returnAttention: flag(args, 'returnAttention'),
     returnProjections: flag(args, 'returnProjections'),
@@ -150,4 +152,28 @@ export function normalizeArguments(args) {
       throw new RangeError(`keyPaddingMask: expected only 0 (use the key) or 1 (ignore it), got ${call.keyPaddingMask[bad]} at index ${bad}`);
   }
   return call;
+}
+
+/**
+ * Checks the arguments of multiHeadAttention and fills in the defaults.
+ * Returns the normalized call: every dimension, every array (key and value
+ * left out when they are the query).
+ */
+export function normalizeArguments(args) {
+  checkObject(args, KNOWN, 'multiHeadAttention');
+  const heads = checkHeads(args);
+  return { ...heads, ...checkActivations(args, heads), ...checkWeights(args, heads) };
+}
+
+/** Checks the arguments of createLayer: { dModel, numHeads, dK, dV, wQ … bO }. */
+export function normalizeLayerArguments(args) {
+  checkObject(args, LAYER_KNOWN, 'createLayer');
+  const heads = checkHeads(args);
+  return { ...heads, ...checkWeights(args, heads) };
+}
+
+/** Checks the arguments of layer.forward, for a layer whose heads have the shape `heads`. */
+export function normalizeForwardArguments(args, heads) {
+  checkObject(args, FORWARD_KNOWN, 'forward');
+  return checkActivations(args, heads);
 }

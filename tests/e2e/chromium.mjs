@@ -37,3 +37,29 @@ export async function openPage(context, url) {
   await page.goto(url);
   return { page, problems };
 }
+
+/**
+ * Opens an empty document at `${baseUrl}blank.html`, served with the same
+ * isolation headers the server sends for its own pages, so that engine tests
+ * do not depend on the demo page's content; scripts and wasm come from the
+ * server itself.
+ */
+export async function openBlankPage(context, baseUrl) {
+  const probe = await fetch(baseUrl);
+  const headers = {};
+  for (const name of ['cross-origin-opener-policy', 'cross-origin-embedder-policy']) {
+    const value = probe.headers.get(name);
+    if (value) headers[name] = value;
+  }
+  const page = await context.newPage();
+  await page.route(`${baseUrl}blank.html`, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', headers, body: '<!doctype html><title>blank</title><link rel="icon" href="data:,">' }),
+  );
+  const problems = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(`${baseUrl}blank.html`);
+  return { page, problems };
+}

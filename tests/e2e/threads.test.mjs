@@ -5,7 +5,7 @@
 import { startServer } from '../../web/server.mjs';
 import { fixtureNames, loadFixture } from '../js/helpers/fixtures.mjs';
 import { compareClose } from '../js/helpers/compare.mjs';
-import { launchChromium, openPage } from './chromium.mjs';
+import { launchChromium, openBlankPage } from './chromium.mjs';
 
 let browser;
 const servers = {};
@@ -61,7 +61,7 @@ function expectMatchesFixtures(results) {
 }
 
 test('cross-origin isolated page: threaded-simd on >= 2 threads, reference results', async () => {
-  const { page, problems } = await openPage(browser.context, servers.isolated.url + 'index.html');
+  const { page, problems } = await openBlankPage(browser.context, servers.isolated.url);
   const { info, results } = await runFixturesInPage(page, {});
   expect(info).toEqual({ variant: 'threaded-simd', threads: expect.any(Number), isolated: true });
   expect(info.threads).toBeGreaterThanOrEqual(2);
@@ -75,7 +75,7 @@ test('cross-origin isolated page: threaded-simd on >= 2 threads, reference resul
 }, 120_000);
 
 test('page without isolation headers: falls back to simd, reference results; threaded-simd is a clear error', async () => {
-  const { page, problems } = await openPage(browser.context, servers.plain.url + 'index.html');
+  const { page, problems } = await openBlankPage(browser.context, servers.plain.url);
   const { info, results } = await runFixturesInPage(page, {});
   expect(info).toEqual({ variant: 'simd', threads: 1, isolated: false });
   expectMatchesFixtures(results);
@@ -98,7 +98,7 @@ test('page without isolation headers: falls back to simd, reference results; thr
 }, 120_000);
 
 test('a large computation never blocks the main thread for more than 50 ms', async () => {
-  const { page, problems } = await openPage(browser.context, servers.isolated.url + 'index.html');
+  const { page, problems } = await openBlankPage(browser.context, servers.isolated.url);
   const report = await page.evaluate(async () => {
     const { createAttention } = await import('/src/js/browser.mjs');
     const engine = await createAttention();

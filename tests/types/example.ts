@@ -4,6 +4,11 @@
 import { createAttention } from 'mha-wasm';
 import type {
   AttentionEngine,
+  AttentionLayer,
+  ForwardArgs,
+  LayerArgs,
+  MemoryStats,
+  Projections,
   CreateAttentionOptions,
   MultiHeadAttentionArgs,
   MultiHeadAttentionResult,
@@ -71,8 +76,29 @@ export async function everyCall(): Promise<number> {
   // @ts-expect-error the variant is read-only
   engine.variant = 'scalar';
 
+  // Intermediate matrices for teaching views.
+  const withProjections = await engine.multiHeadAttention({ ...args, returnProjections: true });
+  const projections: Projections | undefined = withProjections.projections;
+  const concatWidth: number = projections ? projections.concat.length / (B * L) : 0;
+
+  // Weights packed once, activations per call.
+  const layerArgs: LayerArgs = { dModel: D, numHeads: H, dK, dV, wQ: args.wQ, wK: args.wK, wV: args.wV, wO: args.wO, bQ: args.bQ };
+  const layer: AttentionLayer = await engine.createLayer(layerArgs);
+  const forwardArgs: ForwardArgs = { query: f(B * L * D), batch: B, seqLenQ: L, causal: true };
+  const viaLayer = await layer.forward({ ...forwardArgs, returnAttention: true });
+  const layerWeights: Float32Array = viaLayer.attention;
+  const heads: number = layer.numHeads + layer.dK + layer.dV + layer.dModel;
+  // @ts-expect-error weights belong to createLayer, not forward
+  await layer.forward({ ...forwardArgs, wQ: f(64) });
+  layer.dispose();
+  const stats: MemoryStats = await engine.memoryStats();
+  const bytes: number = stats.heapBytes + stats.inUseBytes + stats.scratchBytes;
+
   engine.dispose();
   defaults.dispose();
   other.dispose();
-  return variant.length + threads + weights.length + output.length + (optional?.length ?? 0) + notSure + minimal.output.length;
+  return (
+    variant.length + threads + weights.length + output.length + (optional?.length ?? 0) + notSure + minimal.output.length +
+    concatWidth + layerWeights.length + heads + bytes
+  );
 }
