@@ -111,6 +111,7 @@ class Engine {
   val run(const Activations& a, const mha::PackedWeights* weights, const val* weightArgs) {
     const mha::Dims& d = a.dims;
     const mha::Sizes s = mha::sizes_of(d, a.wantAttention);
+    check_fits(a, s, weights == nullptr);
     mha::Inputs in;
     in.query = copy_in(a.query, "query", s.query, query_, false);
     in.key = copy_in(a.key, "key", s.key, key_, true);
@@ -172,11 +173,7 @@ class Engine {
     val stats = val::object();
     stats.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
     stats.set("inUseBytes", static_cast<double>(mallinfo().uordblks));
-    std::size_t kept = attention_.scratch_bytes();
-    for (const auto* v : {&query_, &key_, &value_, &wQ_, &wK_, &wV_, &wO_, &bQ_, &bK_, &bV_, &bO_, &output_,
-                          &weights_, &projections_})
-      kept += v->capacity() * sizeof(float);
-    stats.set("scratchBytes", static_cast<double>(kept + mask_.capacity()));
+    stats.set("scratchBytes", static_cast<double>(keptBytes()));
     return stats;
   }
 
@@ -184,6 +181,38 @@ class Engine {
   unsigned threads() const { return static_cast<unsigned>(attention_.threads()); }
 
  private:
+  // Refuses, before allocating anything, a call whose buffers cannot fit the
+  // wasm memory's limit, so that it fails cleanly instead of half-way.
+  void check_fits(const Activations& a, const mha::Sizes& s, bool oneShot) const {
+    const mha::Dims& d = a.dims;
+    const double floats =
+        double(s.query) + (a.key.isUndefined() || a.key.isNull() ? 0.0 : double(s.key)) +
+        (a.value.isUndefined() || a.value.isNull() ? 0.0 : double(s.value)) + double(s.output) +
+        (a.wantAttention ? double(s.attention) : 0.0) +
+        (oneShot ? double(s.wQ + s.wK + s.wV + s.wO + s.bQ + s.bK + s.bV + s.bO) : 0.0) +
+        (a.wantProjections ? double(d.batch) * d.numHeads * ((d.seqLenQ + d.seqLenK) * (d.dK + d.dV)) : 0.0);
+    const double needed = 4 * floats + double(s.keyPaddingMask) +
+                          attention_.scratch_bytes_for(d, a.wantAttention, oneShot);
+    const double limit = double(emscripten_get_heap_max());
+    // What this engine already holds is reused or freed first; the rest of the
+    // heap's allocations (layers, other engines' leftovers) stay.
+    const double held = double(keptBytes());
+    const double available = limit - (double(mallinfo().uordblks) - held);
+    if (needed > available)
+      throw mha::ArgumentError("this call needs " + std::to_string(static_cast<long long>(needed)) +
+                               " bytes of WebAssembly memory, more than the " +
+                               std::to_string(static_cast<long long>(available)) + " bytes available (limit " +
+                               std::to_string(static_cast<long long>(limit)) + "); use shorter sequences or a smaller batch");
+  }
+
+  std::size_t keptBytes() const {
+    std::size_t kept = attention_.scratch_bytes() + mask_.capacity();
+    for (const auto* v : {&query_, &key_, &value_, &wQ_, &wK_, &wV_, &wO_, &bQ_, &bK_, &bV_, &bO_, &output_,
+                          &weights_, &projections_})
+      kept += v->capacity() * sizeof(float);
+    return kept;
+  }
+
   void trimBuffers() {
     for (auto* v : {&query_, &key_, &value_, &wQ_, &wK_, &wV_, &wO_, &bQ_, &bK_, &bV_, &bO_, &output_, &weights_,
                     &projections_})

@@ -49,6 +49,18 @@ void softmax(const Kernels& k, float* row, std::size_t n, float scale) {
   k.scale(row, n, 1.0f / k.exp_sum(row, n, max, scale));
 }
 
+// Floats of Attention::forward's scratch (the layout is spelled out there).
+// Counted in double: a caller checking a size limit may ask about calls far
+// beyond what a 32-bit size_t can hold.
+double scratch_floats(const Dims& d, bool fused, double workers) {
+  const double B = double(d.batch), Lq = double(d.seqLenQ), Lk = double(d.seqLenK), H = double(d.numHeads);
+  const double hk = H * double(d.dK), hv = H * double(d.dV);
+  const double packedK = double(panels(d.seqLenK) * kPanel) * double(d.dK);
+  const double packedV = Lk * double(panels(d.dV) * kPanel);
+  const double tiles = fused ? workers * double(kQueryBlock) * double(kKeyTile + d.dV + 2) : 0.0;
+  return B * Lq * (hk + hv) + B * Lk * (hk + hv) + B * H * (packedK + packedV) + tiles;
+}
+
 }  // namespace
 
 Sizes sizes_of(const Dims& d, bool withAttention) {
@@ -125,6 +137,16 @@ std::size_t PackedWeights::bytes() const noexcept {
   return n * sizeof(float);
 }
 
+double Attention::scratch_bytes_for(const Dims& d, bool wantAttention, bool oneShot) const {
+  double floats = scratch_floats(d, !wantAttention, double(pool_.size()));
+  if (oneShot) {
+    const double D = double(d.dModel), hk = double(d.numHeads * d.dK), hv = double(d.numHeads * d.dV);
+    const auto panelled = [](double n) { return std::ceil(n / kPanel) * kPanel; };
+    floats += 2 * D * panelled(hk) + D * panelled(hv) + hv * panelled(D);
+  }
+  return floats * sizeof(float);
+}
+
 template <typename Task>
 void Attention::each(bool parallel, std::size_t count, const Task& task) {
   if (parallel)
@@ -168,7 +190,7 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in,
   const std::size_t nq = B * Lq * hk, nk = B * Lk * hk, nv = B * Lk * hv, nh = B * Lq * hv;
   const std::size_t pk = packed_size(dK, Lk), pv = packed_size(Lk, dV);
   const std::size_t perWorker = fused ? kQueryBlock * (kKeyTile + dV + 2) : 0;
-  scratch_.resize(nq + nk + nv + nh + B * H * (pk + pv) + workers * perWorker);
+  scratch_.resize(static_cast<std::size_t>(scratch_floats(d, fused, double(workers))));
   float* const Q = scratch_.data();
   float* const K = Q + nq;
   float* const V = K + nk;

@@ -93,6 +93,10 @@ class Attention {
 
   std::size_t threads() const noexcept { return pool_.size(); }
   const Kernels& kernels() const noexcept { return kernels_; }
+  // Bytes of scratch memory a call of these dims needs (beyond its inputs and
+  // outputs), for callers that check a size limit before allocating anything.
+  // One-shot calls (weights not packed beforehand) also pack their weights.
+  double scratch_bytes_for(const Dims& dims, bool wantAttention, bool oneShot) const;
   // Bytes of scratch memory held between calls.
   std::size_t scratch_bytes() const noexcept { return (scratch_.capacity() + oneShot_.bytes() / sizeof(float)) * sizeof(float); }
   // Gives the scratch memory back (the next call allocates it again).

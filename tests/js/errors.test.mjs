@@ -117,12 +117,17 @@ describe.each(VARIANTS)('%s build', (variant) => {
     }
   });
 
-  test('a call too large for the 2 GiB wasm memory rejects with a RangeError (no abort)', async () => {
+  test('a call too large for the 2 GiB wasm memory is refused before allocating, with the bytes it needs', async () => {
     // 23171² attention weights = 2.1 GB: passes the 2^31 element check, cannot be allocated.
     const n = 23171;
     const one = new Float32Array(1);
     const call = { seqLenQ: n, dModel: 1, numHeads: 1, query: new Float32Array(n), wQ: one, wK: one, wV: one, wO: one, returnAttention: true };
-    await expectRejection(engine.multiHeadAttention(call), RangeError, /out of memory/);
+    const before = await engine.memoryStats();
+    await expectRejection(engine.multiHeadAttention(call), RangeError, [
+      /^this call needs (\d+) bytes of WebAssembly memory, more than the (\d+) bytes available \(limit 2147483648\)/,
+    ]);
+    // Nothing was allocated for it: the heap did not grow.
+    expect((await engine.memoryStats()).heapBytes).toBe(before.heapBytes);
     await expectStillWorks(engine);
   });
 
