@@ -230,7 +230,10 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in,
   const float scale = 1.0f / std::sqrt(static_cast<float>(dK));
   each(parallel, B * H * queryBlocks, [&](std::size_t t, std::size_t worker) {
     const std::size_t b = t / (H * queryBlocks), h = (t / queryBlocks) % H;
-    const std::size_t i0 = (t % queryBlocks) * kQueryBlock, rows = std::min(kQueryBlock, Lq - i0);
+    // Causal blocks grow with the row index: hand out the largest first, so
+    // the last tasks to finish are small ones and no thread waits long.
+    const std::size_t block = in.causal ? queryBlocks - 1 - t % queryBlocks : t % queryBlocks;
+    const std::size_t i0 = block * kQueryBlock, rows = std::min(kQueryBlock, Lq - i0);
     const std::uint8_t* padding = in.keyPaddingMask ? in.keyPaddingMask + b * Lk : nullptr;
     const float* q = Q + (b * Lq + i0) * hk + h * dK;
     const float* pK = packedK + (b * H + h) * pk;

@@ -81,7 +81,15 @@ void gemm_simd(std::size_t M, std::size_t N, std::size_t K, const float* A, std:
     const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;
     std::size_t i = 0;
     for (; i + MR <= M; i += MR) gemm_tile<MR>(K, A + i * lda, lda, panel, b, accumulate, C + i * ldc + j0, ldc, cols);
-    for (; i < M; ++i) gemm_tile<1>(K, A + i * lda, lda, panel, b, accumulate, C + i * ldc + j0, ldc, cols);
+    // The last 1–3 rows as one smaller tile (a 15-token sentence is 3 tiles of 4 and one of 3).
+    const float* a = A + i * lda;
+    float* c = C + i * ldc + j0;
+    switch (M - i) {
+      case 3: gemm_tile<3>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
+      case 2: gemm_tile<2>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
+      case 1: gemm_tile<1>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
+      default: break;
+    }
   }
 }
 

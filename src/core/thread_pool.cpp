@@ -1,6 +1,12 @@
 #include "thread_pool.hpp"
 
 namespace mha {
+namespace {
+
+// Spin iterations before blocking (a few tens of microseconds).
+constexpr int kSpins = 20000;
+
+}  // namespace
 
 ThreadPool::ThreadPool(std::size_t threads) {
   for (std::size_t w = 1; w < threads; ++w) workers_.emplace_back([this, w] { work(w); });
@@ -29,29 +35,35 @@ void ThreadPool::run(std::size_t count, const Task& task) {
     task_ = &task;
     count_ = count;
     next_.store(0, std::memory_order_relaxed);
-    busy_ = workers_.size();
-    ++generation_;
+    busy_.store(workers_.size(), std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   drain(0);
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [this] { return busy_ == 0; });
+  for (int spin = 0; spin < kSpins && busy_.load(std::memory_order_acquire) != 0; ++spin) {
+  }
+  if (busy_.load(std::memory_order_acquire) != 0) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
+  }
   task_ = nullptr;
 }
 
 void ThreadPool::work(std::size_t worker) {
   std::size_t seen = 0;
   for (;;) {
+    for (int spin = 0; spin < kSpins && generation_.load(std::memory_order_acquire) == seen && !stop_; ++spin) {
+    }
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
       if (stop_) return;
-      seen = generation_;
+      seen = generation_.load(std::memory_order_relaxed);
     }
     drain(worker);
-    {
+    if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (--busy_ == 0) done_.notify_one();
+      done_.notify_one();
     }
   }
 }

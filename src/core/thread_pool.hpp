@@ -1,5 +1,7 @@
 // A persistent pool of threads (Web Workers under Emscripten pthreads), made
-// once per engine. It only schedules: run() hands out task indices; what a task
+// once per engine. A call's phases follow each other within microseconds, so
+// threads spin briefly before sleeping: waking a sleeping Web Worker costs
+// tens of microseconds, more than a small phase takes. It only schedules: run() hands out task indices; what a task
 // computes, and where it writes, is the caller's business. Results do not
 // depend on which thread runs a task, so they are the same for any pool size.
 #pragma once
@@ -39,9 +41,10 @@ class ThreadPool {
   const Task* task_ = nullptr;
   std::size_t count_ = 0;
   std::atomic<std::size_t> next_{0};
-  std::size_t generation_ = 0;
-  std::size_t busy_ = 0;
-  bool stop_ = false;
+  // Read without the lock while spinning; written under it.
+  std::atomic<std::size_t> generation_{0};
+  std::atomic<std::size_t> busy_{0};
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace mha

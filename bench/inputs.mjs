@@ -1,0 +1,78 @@
+// The benchmark's work, shared by every runner so that all of them compute
+// the same numbers: seeded self-attention inputs (mulberry32), scaled like a
+// trained layer's, and the FLOP count used for GFLOP/s.
+
+/** (seqLen, dModel, numHeads[, dK], causal): the demo sentence up to long sequences. */
+export const CONFIGS = [
+  { name: 'demo L=15 d=64 H=3', L: 15, dModel: 64, numHeads: 3, dK: 16 },
+  { name: 'L=128 d=256 H=8', L: 128, dModel: 256, numHeads: 8 },
+  { name: 'L=512 d=512 H=8', L: 512, dModel: 512, numHeads: 8 },
+  { name: 'L=512 d=512 H=8 causal', L: 512, dModel: 512, numHeads: 8, causal: true },
+  { name: 'L=2048 d=512 H=8', L: 2048, dModel: 512, numHeads: 8 },
+];
+
+export function headsOf({ dModel, numHeads, dK = dModel / numHeads }) {
+  return { dModel, numHeads, dK, dV: dK };
+}
+
+function mulberry32(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32 - 0.5;
+  };
+}
+
+/** { query [L, dModel], wQ, wK, wV [dModel, H·dK], wO [H·dK, dModel] } for a config. */
+export function makeInputs(config) {
+  const { dModel, numHeads, dK } = headsOf(config);
+  const next = mulberry32(config.L * 7919 + dModel);
+  const fill = (n, s) => Float32Array.from({ length: n }, () => next() * s);
+  const w = (rows, cols) => fill(rows * cols, 2 / Math.sqrt(rows));
+  return {
+    query: fill(config.L * dModel, 2),
+    wQ: w(dModel, numHeads * dK),
+    wK: w(dModel, numHeads * dK),
+    wV: w(dModel, numHeads * dK),
+    wO: w(numHeads * dK, dModel),
+  };
+}
+
+/** 8·L·d·H·dK for the four projections + 4·L²·H·dK for QKᵀ and A·V (the causal saving not subtracted). */
+export function flopsOf(config) {
+  const { dModel, numHeads, dK } = headsOf(config);
+  return 8 * config.L * dModel * numHeads * dK + 4 * config.L * config.L * numHeads * dK;
+}
+
+/**
+ * Per-call median, min and max over `samples` timed samples, after a warm-up
+ * long enough for V8 to optimize the code (it tiers WebAssembly and JS up
+ * only after many calls). A sample is one call, or for calls under ~2 ms a
+ * batch of calls timed together and divided.
+ */
+export async function time(fn, { samples = 10, warmupMs = 300 } = {}) {
+  let calls = 0;
+  const start = performance.now();
+  do {
+    await fn();
+    calls++;
+  } while (calls < 3 || performance.now() - start < warmupMs);
+  const perCall = (performance.now() - start) / calls;
+  const batch = Math.max(1, Math.ceil(2 / perCall));
+  const t = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now();
+    for (let j = 0; j < batch; j++) await fn();
+    t.push((performance.now() - t0) / batch);
+  }
+  t.sort((a, b) => a - b);
+  return { medianMs: t[Math.floor(samples / 2)], minMs: t[0], maxMs: t[samples - 1], samples, callsPerSample: batch };
+}
+
+/** Largest |a - b| relative to max(1, |b|), for checking a peer against mha-wasm. */
+export function maxRelativeError(a, b) {
+  let worst = 0;
+  for (let i = 0; i < b.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / Math.max(1, Math.abs(b[i])));
+  return worst;
+}

@@ -1,0 +1,25 @@
+// mha-wasm itself, as a runner like the peers: a layer (weights packed once,
+// as the peers keep theirs) on the threaded-simd build with `threads` threads.
+import { createAttention } from '../../src/js/node.mjs';
+import { headsOf } from '../inputs.mjs';
+
+export async function createPeer({ threads }) {
+  const engine = await createAttention({ variant: 'threaded-simd', threads });
+  return {
+    name: 'mha-wasm',
+    version: 'this repository',
+    engine,
+    async prepare(config, inputs) {
+      const t0 = performance.now();
+      const layer = await engine.createLayer({ ...headsOf(config), wQ: inputs.wQ, wK: inputs.wK, wV: inputs.wV, wO: inputs.wO });
+      const createMs = performance.now() - t0;
+      const call = { query: inputs.query, seqLenQ: config.L, causal: !!config.causal };
+      return {
+        createMs,
+        run: async () => (await layer.forward(call)).output,
+        dispose: () => layer.dispose(),
+      };
+    },
+    dispose: () => engine.dispose(),
+  };
+}
