@@ -3,12 +3,13 @@
 // copies results out into new Float32Arrays the caller owns, and turns C++
 // errors into JS RangeErrors. Nothing else in the project knows Emscripten.
 #include <emscripten/bind.h>
+#include <emscripten/em_js.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
 #include <cstdint>
-#include <functional>
+#include <cstdio>
 #include <new>
 #include <string>
 #include <vector>
@@ -62,21 +63,27 @@ void trim(std::vector<T>& v) {
   if (v.capacity() * sizeof(T) > kKeepBytes) std::vector<T>().swap(v);
 }
 
-// Runs `body`, turning any C++ error into a JS RangeError. The JS exception is
-// thrown only after every C++ object of the call has been destroyed: a JS
-// exception does not run C++ destructors on its way out.
-val guarded(const std::function<val()>& body) {
-  std::string error;
-  val result = val::undefined();
-  try {
-    result = body();
-  } catch (const std::bad_alloc&) {
-    error = "out of memory: the arrays of this call do not fit the WebAssembly memory";
-  } catch (const std::exception& e) {
-    error = e.what();
+// Throws a JS RangeError. Called only when no C++ object of the call is alive:
+// a JS exception unwinds wasm frames without running C++ destructors.
+EM_JS(void, throw_range_error, (const char* message), { throw new RangeError(UTF8ToString(message)); });
+
+// Runs `body`, turning any C++ error into a JS RangeError. The message is
+// kept in a fixed buffer, so that nothing on the heap is alive at the throw.
+template <typename Body>
+val guarded(const Body& body) {
+  static thread_local char message[1024];
+  {
+    try {
+      return body();
+    } catch (const std::bad_alloc&) {
+      std::snprintf(message, sizeof message, "%s",
+                    "out of memory: the arrays of this call do not fit the WebAssembly memory");
+    } catch (const std::exception& e) {
+      std::snprintf(message, sizeof message, "%s", e.what());
+    }
   }
-  if (!error.empty()) val::global("RangeError").new_(error).throw_();
-  return result;
+  throw_range_error(message);
+  return val::undefined();  // not reached
 }
 
 // The activations of one call, as the JS side passes them.

@@ -38,15 +38,21 @@ std::size_t blocks(std::size_t n, std::size_t block) { return (n + block - 1) / 
 
 const float* or_null(const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
 
-// softmax(row·scale) over n entries in place: -inf entries become exactly 0;
-// no usable entry → zeros; a NaN logit → the whole row NaN.
-void softmax(const Kernels& k, float* row, std::size_t n, float scale) {
+// softmax(row·scale) over n entries in place: -inf (masked) entries become
+// exactly 0; a NaN logit makes every unmasked entry NaN. Returns false when
+// no entry is usable (the row is then all zeros).
+bool softmax(const Kernels& k, float* row, std::size_t n, float scale) {
   const float max = k.row_max(row, n);
-  if (max != max || max == kNegInf) {
-    std::fill(row, row + n, max != max ? max : 0.0f);
-    return;
+  if (max == kNegInf) {
+    std::fill(row, row + n, 0.0f);
+    return false;
+  }
+  if (max != max) {
+    for (std::size_t j = 0; j < n; ++j) row[j] = row[j] == kNegInf ? 0.0f : max;
+    return true;
   }
   k.scale(row, n, 1.0f / k.exp_sum(row, n, max, scale));
+  return true;
 }
 
 // Floats of Attention::forward's scratch (the layout is spelled out there).
@@ -248,16 +254,21 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in,
       // The weights are wanted: they go straight into the caller's buffer.
       float* p = out.attention + ((b * H + h) * Lq + i0) * Lk;
       kern.gemm(rows, limit, dK, q, hk, pK, dK * kPanel, nullptr, false, p, Lk);
+      bool keyless[kQueryBlock] = {};
       for (std::size_t r = 0; r < rows; ++r) {
         float* row = p + r * Lk;
         const std::size_t n = visible(i0 + r);
         if (padding)
           for (std::size_t j = 0; j < n; ++j)
             if (padding[j]) row[j] = kNegInf;
-        softmax(kern, row, n, scale);
+        keyless[r] = !softmax(kern, row, n, scale);
         std::fill(row + n, row + Lk, 0.0f);
       }
       kern.gemm(rows, dV, limit, p, Lk, pV, Lk * kPanel, nullptr, false, headOut, hv);
+      // A row with no usable key outputs exactly 0, even where an ignored
+      // key's value is not finite (0·NaN would be NaN), as in the fused path.
+      for (std::size_t r = 0; r < rows; ++r)
+        if (keyless[r]) std::fill(headOut + r * hv, headOut + r * hv + dV, 0.0f);
       return;
     }
 

@@ -18,18 +18,22 @@ export function describe(value) {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return `an Array of ${value.length} elements`;
-  if (ArrayBuffer.isView(value)) {
-    const name = value.constructor.name;
-    return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name} of ${value.length ?? value.byteLength} ${value.length === undefined ? 'bytes' : 'elements'}`;
-  }
+  const tag = tagOf.call(value);
+  if (tag !== undefined) return `${/^[AEIOU]/.test(tag) ? 'an' : 'a'} ${tag} of ${lengthOf.call(value)} elements`;
+  if (ArrayBuffer.isView(value)) return `a DataView of ${value.byteLength} bytes`;
   if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value)})`;
   if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
   return `${typeof value} ${String(value)}`;
 }
 
+// The known name a typo most likely meant: the same name in another case,
+// else the longest known name that is a prefix of it or that it is a prefix of.
 function closest(name, candidates) {
   const lower = name.toLowerCase();
-  return candidates.find((c) => c.toLowerCase() === lower || c.toLowerCase().startsWith(lower) || lower.startsWith(c.toLowerCase()));
+  const exact = candidates.find((c) => c.toLowerCase() === lower);
+  if (exact) return exact;
+  const related = candidates.filter((c) => c.toLowerCase().startsWith(lower) || lower.startsWith(c.toLowerCase()));
+  return related.sort((a, b) => b.length - a.length)[0];
 }
 
 export function rejectUnknown(obj, known, where) {
@@ -63,19 +67,32 @@ function flag(args, name) {
   return v;
 }
 
+// The intrinsic typed-array accessors: a subclass or a Proxy cannot make them
+// lie (an overridden `length` once let a short array run on stale data).
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const intrinsic = (name) => Object.getOwnPropertyDescriptor(TypedArrayPrototype, name).get;
+const tagOf = intrinsic(Symbol.toStringTag);
+const lengthOf = intrinsic('length');
+const bufferOf = intrinsic('buffer');
+const offsetOf = intrinsic('byteOffset');
+
 function typedArray(args, name, Type, count, shape, optional) {
   const v = args[name];
   if (v === undefined || v === null) {
     if (optional) return undefined;
     throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${shape}, got ${describe(v)}`);
   }
-  if (!(v instanceof Type))
+  // The [[TypedArrayName]] slot, read through the intrinsic getter: undefined
+  // for anything that is not a real typed array (a Proxy included), from any realm.
+  if (tagOf.call(v) !== Type.name)
     throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${shape}, got ${describe(v)}`);
-  if (v.length !== count) {
-    const detached = v.length === 0 && v.buffer.byteLength === 0 ? ' (is its buffer detached?)' : '';
-    throw new RangeError(`${name}: expected ${count} elements ${shape}, got ${v.length}${detached}`);
+  const length = lengthOf.call(v);
+  if (length !== count) {
+    const detached = length === 0 && bufferOf.call(v).byteLength === 0 ? ' (is its buffer detached?)' : '';
+    throw new RangeError(`${name}: expected ${count} elements ${shape}, got ${length}${detached}`);
   }
-  return v;
+  // A plain view of exactly the checked elements is what reaches the bindings.
+  return Object.getPrototypeOf(v) === Type.prototype ? v : new Type(bufferOf.call(v), offsetOf.call(v), length);
 }
 
 function count(name, ...factors) {
