@@ -7,6 +7,8 @@ export default {
   testMatch: [
     '<rootDir>/tests/js/**/*.test.mjs',
     '<rootDir>/tests/pack/**/*.test.mjs',
+    // The page's model (designed heads, features, state) through the engine, in Node.
+    '<rootDir>/tests/web/**/*.test.mjs',
     // Headless Chromium (Debian's, through playwright-core): the page, the Worker, Vite.
     '<rootDir>/tests/e2e/**/*.test.mjs',
   ],

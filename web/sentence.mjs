@@ -1,29 +1,137 @@
-// The demo sentence, one token per character, each with a short English gloss.
+// The demo sentence and its annotation: the page's default data, in one place.
+//
+//   用毒毒毒蛇，毒蛇会不会被毒毒死
+//   "Will a venomous snake be poisoned by venom if we poison it with venom?"
+//
 // 毒 appears six times in three roles (noun, verb, modifier): the point of the
-// sentence is that attention has to tell identical characters apart.
+// sentence is that attention has to tell identical characters apart. Every
+// view and every designed head reads these tables; nothing else in web/ spells
+// out a token index of this sentence.
+//
+// The annotation is the one given in the project's issue 4. Where I read an
+// entry differently, the comment says so next to it; the data is kept as given.
 
-export const TRANSLATION = 'Will a venomous snake be poisoned by venom if we poison it with venom?';
+/** Part-of-speech roles, the vocabulary of TOKENS[i].role (and of the role feature in X). */
+export const ROLES = Object.freeze([
+  'coverb', //      用 and 被: verbs grammaticalised into markers that introduce an argument (instrument, agent)
+  'noun',
+  'verb',
+  'modifier',
+  'punctuation',
+  'modal', //       会 "will"
+  'negation', //    不 "not"
+  'complement', //  死 "to death", the result of the verb before it
+]);
 
-/** @type {ReadonlyArray<Readonly<{ char: string, gloss: string }>>} */
+/**
+ * Words (the segmentation over the characters), in order. Each token's `word`
+ * is an index into this list.
+ */
+export const WORDS = Object.freeze(
+  [
+    ['用', 'with'],
+    ['毒', 'poison'],
+    ['毒', 'to poison'],
+    ['毒蛇', 'venomous snake'],
+    ['，', ','],
+    ['毒蛇', 'venomous snake'],
+    ['会不会', 'will or won’t'],
+    ['被', 'by (passive)'],
+    ['毒', 'poison'],
+    ['毒死', 'poison to death'],
+  ].map(([text, gloss]) => Object.freeze({ text, gloss })),
+);
+
+/**
+ * One token per character, 0-based.
+ * - gloss: a short English gloss of this character here
+ * - role:  one of ROLES
+ * - word:  index into WORDS
+ * - head:  index of its dependency head, or null for the root
+ *
+ * Dependency heads are UD-style (the noun heads its case marker: 用 → 毒1).
+ * On the root: semantically clause 2 (毒蛇会不会被毒毒死, "will the snake be
+ * poisoned") is the question and clause 1 its condition, so 2 → 13 (advcl)
+ * with 13 as root is an equally good reading. The annotation follows UD's
+ * convention for juxtaposed clauses without a connective (the first clause is
+ * the head, the second attaches to it as parataxis): 2 is the root, 13 → 2.
+ * Kept as given.
+ *
+ * On 11 被 → 13: in this reading 被 is the passive auxiliary of 毒13 (UD
+ * aux:pass). With an overt agent (毒12) it is often analysed instead as a
+ * preposition heading, or marking, the agent (被 → 12). Kept as given.
+ */
 export const TOKENS = Object.freeze(
   [
-    ['用', 'use (instrument marker)'],
-    ['毒', 'poison (noun, instrument)'],
-    ['毒', 'to poison (verb)'],
-    ['毒', 'venomous (modifier of 蛇 4)'],
-    ['蛇', 'snake'],
-    ['，', 'comma'],
-    ['毒', 'venomous (modifier of 蛇 7)'],
-    ['蛇', 'snake (same snake)'],
-    ['会', 'will'],
-    ['不', 'not'],
-    ['会', 'will'],
-    ['被', 'passive marker'],
-    ['毒', 'poison (noun, agent)'],
-    ['毒', 'to poison (verb)'],
-    ['死', 'to death'],
-  ].map(([char, gloss]) => Object.freeze({ char, gloss })),
+    //  char  gloss                                   role           word head
+    ['用', 'use (marks the instrument)', 'coverb', 0, 1],
+    ['毒', 'poison, noun (the instrument)', 'noun', 1, 2],
+    ['毒', 'to poison, verb (clause 1)', 'verb', 2, null],
+    ['毒', 'venomous, modifier of 蛇4', 'modifier', 3, 4],
+    ['蛇', 'snake (object of 毒2)', 'noun', 3, 2],
+    ['，', 'comma', 'punctuation', 4, 2],
+    ['毒', 'venomous, modifier of 蛇7', 'modifier', 5, 7],
+    ['蛇', 'snake (subject of clause 2, the same snake as 蛇4)', 'noun', 5, 13],
+    ['会', 'will', 'modal', 6, 13],
+    ['不', 'not', 'negation', 6, 10],
+    ['会', 'will (会不会 = “will or won’t”)', 'modal', 6, 13],
+    ['被', 'passive marker', 'coverb', 7, 13],
+    ['毒', 'poison, noun (agent after 被)', 'noun', 8, 13],
+    ['毒', 'to poison, verb (clause 2)', 'verb', 9, 2],
+    ['死', 'to death (result of 毒13)', 'complement', 9, 13],
+  ].map(([char, gloss, role, word, head]) => Object.freeze({ char, gloss, role, word, head })),
+);
+
+/**
+ * Long-distance links, second mention → first mention. Each pair is the same
+ * character with the same role, one in each clause.
+ */
+export const LINKS = Object.freeze(
+  [
+    [6, 3], // 毒 venomous → 毒 venomous
+    [7, 4], // 蛇 snake → 蛇 snake (the same snake)
+    [12, 1], // 毒 poison (agent) → 毒 poison (instrument)
+    [13, 2], // 毒 to poison → 毒 to poison
+  ].map(([from, to]) => Object.freeze({ from, to })),
 );
 
 /** 用毒毒毒蛇，毒蛇会不会被毒毒死 */
 export const SENTENCE = TOKENS.map((t) => t.char).join('');
+
+export const TRANSLATION = 'Will a venomous snake be poisoned by venom if we poison it with venom?';
+
+/**
+ * The translation's tokens, each with its lemma (for the decoder's same-lemma
+ * head) and its alignment: the Chinese tokens it translates (empty: none).
+ *
+ * The alignment is the issue's, given per English word type and applied to
+ * every token of that type. Token by token I would align differently, and say so:
+ * - venom 7 ("by venom", the agent) is 毒12 and venom 13 ("with venom", the
+ *   instrument) is 毒1; the type-level alignment gives both tokens both.
+ * - "a venomous snake" is the subject of clause 2 (毒6 蛇7) and "it" is the
+ *   object of clause 1 (毒3 蛇4); venomous → 毒3 and snake → 蛇4 are
+ *   coreference rather than translation links.
+ * - "by" is left unaligned, but 被 introduces the agent as much as it marks
+ *   the passive, so by → 被11 is as good as be → 被11.
+ * - "?" is unaligned; in Chinese the question is carried by 会不会 (A-not-A).
+ * Unaligned tokens: a, by, if, we, ? ("if we" is implicit in Chinese).
+ */
+export const ENGLISH = Object.freeze(
+  [
+    ['Will', 'will', [8, 9, 10]],
+    ['a', 'a', []],
+    ['venomous', 'venomous', [3, 6]],
+    ['snake', 'snake', [4, 7]],
+    ['be', 'be', [11]],
+    ['poisoned', 'poison', [13, 14]],
+    ['by', 'by', []],
+    ['venom', 'venom', [1, 12]],
+    ['if', 'if', []],
+    ['we', 'we', []],
+    ['poison', 'poison', [2]],
+    ['it', 'it', [4]],
+    ['with', 'with', [0]],
+    ['venom', 'venom', [1, 12]],
+    ['?', '?', []],
+  ].map(([text, lemma, align]) => Object.freeze({ text, lemma, align: Object.freeze(align) })),
+);

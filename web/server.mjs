@@ -1,8 +1,9 @@
 // Local server for the demo page (`npm start`). Serves web/ at /, and the
 // package's runtime files at their repository paths, /src/js/ and /dist/, so
 // that the relative URLs inside src/js/browser.mjs (../../dist/mha-simd.js and
-// the others) resolve as they do in the published package. Nothing else of
-// the repository is reachable (no /tests, /node_modules, /.git, /package.json).
+// the others) resolve as they do in the published package, plus d3's dist/
+// folder at /vendor/d3/. Nothing else of the repository is reachable (no
+// /tests, no other /node_modules, no /.git, no /package.json).
 //
 // Usage: node web/server.mjs    PORT=0 picks a free port; default 8080.
 import { createServer } from 'node:http';
@@ -21,6 +22,9 @@ const serve = (folder) => sirv(fileURLToPath(new URL(`../${folder}`, import.meta
 const MOUNTS = [
   ['/src/js/', serve('src/js')],
   ['/dist/', serve('dist')],
+  // d3's prebuilt bundles, for the page's views (web/lib/d3.mjs): same origin,
+  // so the page works offline and under COEP; only this one folder of node_modules.
+  ['/vendor/d3/', serve('node_modules/d3/dist')],
   ['/', serve('web')],
 ];
 

@@ -89,7 +89,7 @@ val guarded(const Body& body) {
 // The activations of one call, as the JS side passes them.
 struct Activations {
   mha::Dims dims;
-  bool causal = false, wantAttention = false, wantProjections = false;
+  bool causal = false, wantAttention = false, wantProjections = false, wantScores = false;
   val query = val::undefined(), key = val::undefined(), value = val::undefined(), mask = val::undefined();
 };
 
@@ -106,6 +106,7 @@ class Engine {
       a.causal = args["causal"].as<bool>();
       a.wantAttention = args["returnAttention"].as<bool>();
       a.wantProjections = args["returnProjections"].as<bool>();
+      a.wantScores = args["returnScores"].as<bool>();
       a.query = args["query"];
       a.key = args["key"];
       a.value = args["value"];
@@ -117,7 +118,10 @@ class Engine {
   // `weights` packed beforehand (a Layer), or null with `weightArgs` to copy.
   val run(const Activations& a, const mha::PackedWeights* weights, const val* weightArgs) {
     const mha::Dims& d = a.dims;
-    const mha::Sizes s = mha::sizes_of(d, a.wantAttention);
+    // The scores come with the weights' path: the weights are computed (into
+    // weights_) even when only the scores are returned.
+    const bool computeAttention = a.wantAttention || a.wantScores;
+    const mha::Sizes s = mha::sizes_of(d, computeAttention);
     check_fits(a, s, weights == nullptr);
     mha::Inputs in;
     in.query = copy_in(a.query, "query", s.query, query_, false);
@@ -143,8 +147,12 @@ class Engine {
     }
 
     output_.resize(s.output);
-    weights_.resize(a.wantAttention ? s.attention : 0);
-    mha::Outputs out{output_.data(), a.wantAttention ? weights_.data() : nullptr};
+    weights_.resize(computeAttention ? s.attention : 0);
+    mha::Outputs out{output_.data(), computeAttention ? weights_.data() : nullptr};
+    if (a.wantScores) {
+      scores_.resize(s.attention);
+      out.scores = scores_.data();
+    }
     const std::size_t nq = d.batch * d.seqLenQ * d.numHeads * d.dK, nk = d.batch * d.seqLenK * d.numHeads * d.dK;
     const std::size_t nv = d.batch * d.seqLenK * d.numHeads * d.dV, nc = d.batch * d.seqLenQ * d.numHeads * d.dV;
     if (a.wantProjections) {
@@ -162,6 +170,7 @@ class Engine {
     val result = val::object();
     result.set("output", copy_out(output_.data(), s.output));
     if (a.wantAttention) result.set("attention", copy_out(weights_.data(), s.attention));
+    if (a.wantScores) result.set("scores", copy_out(scores_.data(), s.attention));
     if (a.wantProjections) {
       val projections = val::object();
       projections.set("Q", copy_out(out.Q, nq));
@@ -195,11 +204,11 @@ class Engine {
     const double floats =
         double(s.query) + (a.key.isUndefined() || a.key.isNull() ? 0.0 : double(s.key)) +
         (a.value.isUndefined() || a.value.isNull() ? 0.0 : double(s.value)) + double(s.output) +
-        (a.wantAttention ? double(s.attention) : 0.0) +
+        (a.wantAttention || a.wantScores ? double(s.attention) : 0.0) + (a.wantScores ? double(s.attention) : 0.0) +
         (oneShot ? double(s.wQ + s.wK + s.wV + s.wO + s.bQ + s.bK + s.bV + s.bO) : 0.0) +
         (a.wantProjections ? double(d.batch) * d.numHeads * ((d.seqLenQ + d.seqLenK) * (d.dK + d.dV)) : 0.0);
     const double needed = 4 * floats + double(s.keyPaddingMask) +
-                          attention_.scratch_bytes_for(d, a.wantAttention, oneShot);
+                          attention_.scratch_bytes_for(d, a.wantAttention || a.wantScores, oneShot);
     const double limit = double(emscripten_get_heap_max());
     // What this engine already holds is reused or freed first; the rest of the
     // heap's allocations (layers, other engines' leftovers) stay.
@@ -215,21 +224,21 @@ class Engine {
   std::size_t keptBytes() const {
     std::size_t kept = attention_.scratch_bytes() + mask_.capacity();
     for (const auto* v : {&query_, &key_, &value_, &wQ_, &wK_, &wV_, &wO_, &bQ_, &bK_, &bV_, &bO_, &output_,
-                          &weights_, &projections_})
+                          &weights_, &projections_, &scores_})
       kept += v->capacity() * sizeof(float);
     return kept;
   }
 
   void trimBuffers() {
     for (auto* v : {&query_, &key_, &value_, &wQ_, &wK_, &wV_, &wO_, &bQ_, &bK_, &bV_, &bO_, &output_, &weights_,
-                    &projections_})
+                    &projections_, &scores_})
       trim(*v);
     trim(mask_);
     if (attention_.scratch_bytes() > kKeepBytes) attention_.release();
   }
 
   std::vector<float> query_, key_, value_, wQ_, wK_, wV_, wO_, bQ_, bK_, bV_, bO_;
-  std::vector<float> output_, weights_, projections_;
+  std::vector<float> output_, weights_, projections_, scores_;
   std::vector<std::uint8_t> mask_;
   mha::Attention attention_;
 };
@@ -264,13 +273,15 @@ class Layer {
 
   // Positional and plain-typed, so a small call costs little more than its copies.
   val forward(unsigned batch, unsigned seqLenQ, unsigned seqLenK, bool causal, bool wantAttention,
-              bool wantProjections, const val& query, const val& key, const val& value, const val& mask) {
+              bool wantProjections, bool wantScores, const val& query, const val& key, const val& value,
+              const val& mask) {
     return guarded([&] {
       Activations a;
       a.dims = {batch, seqLenQ, seqLenK, weights_.dModel, weights_.numHeads, weights_.dK, weights_.dV};
       a.causal = causal;
       a.wantAttention = wantAttention;
       a.wantProjections = wantProjections;
+      a.wantScores = wantScores;
       a.query = query;
       a.key = key;
       a.value = value;

@@ -181,6 +181,7 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in,
                         std::to_string(d.numHeads) + ", dK " + std::to_string(d.dK) + ", dV " + std::to_string(d.dV));
   if (!in.query || !in.key || !in.value || !out.output)
     throw ArgumentError("multi_head_attention: query, key, value and output are required");
+  if (out.scores && !out.attention) throw ArgumentError("scores: need the attention output as well");
 
   const Kernels& kern = kernels_;
   const std::size_t B = d.batch, Lq = d.seqLenQ, Lk = d.seqLenK, D = d.dModel, H = d.numHeads;
@@ -253,7 +254,11 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in,
     if (!fused) {
       // The weights are wanted: they go straight into the caller's buffer.
       float* p = out.attention + ((b * H + h) * Lq + i0) * Lk;
-      kern.gemm(rows, limit, dK, q, hk, pK, dK * kPanel, nullptr, false, p, Lk);
+      kern.gemm(rows, out.scores ? Lk : limit, dK, q, hk, pK, dK * kPanel, nullptr, false, p, Lk);
+      if (out.scores) {
+        float* scores = out.scores + ((b * H + h) * Lq + i0) * Lk;
+        for (std::size_t e = 0; e < rows * Lk; ++e) scores[e] = p[e] * scale;
+      }
       bool keyless[kQueryBlock] = {};
       for (std::size_t r = 0; r < rows; ++r) {
         float* row = p + r * Lk;

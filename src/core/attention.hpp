@@ -62,6 +62,9 @@ struct Outputs {
   float* K = nullptr;       // [batch, seqLenK, numHeads*dK] = key·wK + bK
   float* V = nullptr;       // [batch, seqLenK, numHeads*dV] = value·wV + bV
   float* concat = nullptr;  // [batch, seqLenQ, numHeads*dV] = concat_h(head_h)
+  // [batch, numHeads, seqLenQ, seqLenK] = Q_h K_hᵀ/√dK before any mask (all of
+  // it is computed, causal blocks included). Needs `attention` too.
+  float* scores = nullptr;
 };
 
 // One layer's weights, packed once for the kernels (pack.hpp) and kept: the

@@ -43,7 +43,7 @@
       if (!layer) throw new Error('mha-wasm: this layer was disposed');
       return layer.forward(
         call.batch, call.seqLenQ, call.seqLenK, call.causal, call.returnAttention, call.returnProjections,
-        call.query, call.key ?? null, call.value ?? null, call.keyPaddingMask ?? null,
+        call.returnScores, call.query, call.key ?? null, call.value ?? null, call.keyPaddingMask ?? null,
       );
     }
 
@@ -70,6 +70,7 @@
     const list = [];
     if (result && result.output) list.push(result.output.buffer);
     if (result && result.attention) list.push(result.attention.buffer);
+    if (result && result.scores) list.push(result.scores.buffer);
     if (result && result.projections) for (const m of Object.values(result.projections)) list.push(m.buffer);
     return list;
   };

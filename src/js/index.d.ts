@@ -63,6 +63,11 @@ export interface MultiHeadAttentionArgs {
   returnAttention?: boolean;
   /** Also return the intermediate matrices Q, K, V and concat (for teaching views). Default false. */
   returnProjections?: boolean;
+  /**
+   * Also return the scores Q_h·K_hᵀ/√dK before any mask, [batch, numHeads, seqLenQ, seqLenK]
+   * (for teaching views; all of them are computed, causal ones included). Default false.
+   */
+  returnScores?: boolean;
 }
 
 /** The intermediate matrices of one call, row-major. */
@@ -84,6 +89,8 @@ export interface MultiHeadAttentionResult {
   attention?: Float32Array;
   /** Present only with returnProjections. */
   projections?: Projections;
+  /** [batch, numHeads, seqLenQ, seqLenK], unmasked, already divided by √dK; present only with returnScores. */
+  scores?: Float32Array;
 }
 
 export interface AttentionEngine {
@@ -129,7 +136,7 @@ export interface LayerArgs {
 /** The activations of one call through a layer. */
 export type ForwardArgs = Pick<
   MultiHeadAttentionArgs,
-  'query' | 'key' | 'value' | 'batch' | 'seqLenQ' | 'seqLenK' | 'causal' | 'keyPaddingMask' | 'returnAttention' | 'returnProjections'
+  'query' | 'key' | 'value' | 'batch' | 'seqLenQ' | 'seqLenK' | 'causal' | 'keyPaddingMask' | 'returnAttention' | 'returnProjections' | 'returnScores'
 >;
 
 export interface AttentionLayer {

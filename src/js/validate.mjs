@@ -3,7 +3,7 @@
 
 const DIMS = ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV'];
 const ARRAYS = ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
-const FLAGS = ['causal', 'returnAttention', 'returnProjections'];
+const FLAGS = ['causal', 'returnAttention', 'returnProjections', 'returnScores'];
 // Descriptive fields of the reference fixture format (tests/fixtures/README.md),
 // accepted and ignored so that a fixture converted to typed arrays is a valid call.
 const FIXTURE_FIELDS = ['name', 'description', 'source', 'selfAttention', 'output', 'attention', 'tolerance'];
@@ -161,8 +161,9 @@ function checkActivations(args, { dModel, numHeads }) {
     causal: flag(args, 'causal'),
     returnAttention: flag(args, 'returnAttention'),
     returnProjections: flag(args, 'returnProjections'),
+    returnScores: flag(args, 'returnScores'),
   };
-  if (call.returnAttention) count('attention', batch, numHeads, seqLenQ, seqLenK);
+  if (call.returnAttention || call.returnScores) count('attention', batch, numHeads, seqLenQ, seqLenK);
   if (call.keyPaddingMask) {
     const bad = call.keyPaddingMask.findIndex((m) => m > 1);
     if (bad >= 0)

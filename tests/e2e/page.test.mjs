@@ -1,82 +1,291 @@
-// The demo page in headless Chromium: it loads without console errors, the
-// engine runs in the page (threaded when isolated), the table shows the
-// engine's own numbers (every row sums to 1, and they equal a direct call of
-// the engine in Node on the same inputs), the head picker recomputes, and the
-// page is usable at 390 px. Screenshots go to test-output/.
-import { mkdirSync } from 'node:fs';
+// The demo page in headless Chromium: it loads without console errors and
+// runs the threaded engine when isolated; its heatmaps show exactly the
+// engine's numbers (compared with the same call in Node); the head view keeps
+// a hovered token's lines; the decoder's masked cells are exactly 0; free
+// mode recomputes a new sentence; a URL restores its view; export works; the
+// page falls back to single-thread SIMD without isolation. Screenshots (1440
+// and 390 px wide) go to test-output/.
+import { mkdirSync, readFileSync } from 'node:fs';
 import { startServer } from '../../web/server.mjs';
 import { createAttention } from '../../src/js/node.mjs';
-import { embed, randomWeights } from '../../web/inputs.mjs';
-import { TOKENS } from '../../web/sentence.mjs';
+import { encoderSpec, decoderSpec, crossSpec } from '../../web/model/designed-heads.mjs';
+import { freeSpec } from '../../web/model/free-mode.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
 
-let browser, server, url;
+let browser, servers, engine;
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  server = await startServer({ port: 0 });
-  url = `http://127.0.0.1:${server.address().port}/`;
+  [browser, engine] = await Promise.all([launchChromium(), createAttention({ variant: 'simd' })]);
+  servers = {};
+  for (const isolate of [true, false]) {
+    const server = await startServer({ port: 0, isolate });
+    servers[isolate ? 'isolated' : 'plain'] = { server, url: `http://127.0.0.1:${server.address().port}/` };
+  }
   mkdirSync('test-output', { recursive: true });
 }, 60_000);
 
 afterAll(async () => {
+  engine?.dispose();
   await browser?.close();
-  await new Promise((r) => server?.close(r));
+  for (const { server } of Object.values(servers ?? {})) await new Promise((r) => server.close(r));
 });
 
-const readTable = (page) =>
-  page.$eval('table[data-head]', (table) => ({
-    head: Number(table.dataset.head),
-    cells: [...table.querySelectorAll('td[data-q]')].map((td) => [Number(td.dataset.q), Number(td.dataset.k), Number(td.dataset.weight)]),
-  }));
+async function open(query = '', { plain = false } = {}) {
+  const { page, problems } = await openPage(browser.context, (plain ? servers.plain : servers.isolated).url + query);
+  await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+  return { page, problems };
+}
 
-test('the page computes the sentence with the engine and shows one head', async () => {
-  const { page, problems } = await openPage(browser.context, url);
-  await page.waitForSelector('table[data-head] td[data-weight]', { timeout: 30_000 });
-  const status = await page.textContent('#status');
-  expect(status).toMatch(/threaded-simd, \d+ threads/);
+/** Scrolls a section into view and waits until it is drawn (the page draws sections below the first screen lazily). */
+async function reveal(page, selector) {
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  await page.waitForSelector(`${selector}:not([data-stale])`);
+}
 
-  const { head, cells } = await readTable(page);
-  expect(head).toBe(0);
-  expect(cells).toHaveLength(15 * 15);
-  for (let q = 0; q < 15; q++) {
-    const sum = cells.filter(([cq]) => cq === q).reduce((s, [, , w]) => s + w, 0);
-    expect(Math.abs(sum - 1)).toBeLessThan(1e-5);
+/** Every heatmap on the page: { name: [[q, k, weight], …] }. */
+const readHeatmaps = (page) =>
+  page.$$eval('.heatmap[data-head]', (maps) =>
+    Object.fromEntries(
+      maps.map((m) => [m.dataset.head, [...m.querySelectorAll('[data-weight]')].map((c) => [Number(c.dataset.q), Number(c.dataset.k), Number(c.dataset.weight)])]),
+    ),
+  );
+
+/** The same spec through the engine in Node: { name: Float32Array } (simd and threaded-simd give the same bits). */
+async function engineWeights(spec) {
+  const { attention } = await engine.multiHeadAttention(spec.args);
+  const rows = spec.args.seqLenQ;
+  const cols = spec.args.seqLenK ?? rows;
+  const out = Object.fromEntries(spec.heads.map((h, i) => [h, attention.subarray(i * rows * cols, (i + 1) * rows * cols)]));
+  if (spec.single) out.single = (await engine.multiHeadAttention(spec.single)).attention;
+  return out;
+}
+
+function expectSameAsEngine(cells, weights, cols) {
+  const mismatches = cells.filter(([q, k, w]) => w !== weights[q * cols + k]);
+  expect({ cells: cells.length, mismatches }).toEqual({ cells: weights.length, mismatches: [] });
+}
+
+const rowSumErrors = (cells) => {
+  const sums = new Map();
+  for (const [q, , w] of cells) sums.set(q, (sums.get(q) ?? 0) + w);
+  return [...sums.values()].filter((s) => Math.abs(s - 1) > 1e-5);
+};
+
+/** Lines of the head view that are displayed: [q, k, head]. */
+const visibleLines = (page) =>
+  page.$$eval('.head-view-svg line', (lines) =>
+    lines.filter((l) => getComputedStyle(l).display !== 'none').map((l) => [Number(l.dataset.q), Number(l.dataset.k), l.dataset.headName]),
+  );
+
+test('loads without console problems, runs threaded-simd, and shows the engine’s three 15×15 heads and the single head', async () => {
+  const { page, problems } = await open();
+  expect(await page.textContent('#status')).toMatch(/threaded-simd \(threaded SIMD\), \d+ threads · cross-origin isolated · last computation: 2 engine calls in [\d.]+ ms/);
+  const maps = await readHeatmaps(page);
+  expect(Object.keys(maps)).toEqual(['role', 'dependency', 'long-distance', 'single']);
+  const want = await engineWeights(encoderSpec());
+  for (const [name, cells] of Object.entries(maps)) {
+    expectSameAsEngine(cells, want[name], 15);
+    expect(rowSumErrors(cells)).toEqual([]);
   }
-
-  // The same inputs the page builds, through the engine in Node (the same
-  // simd arithmetic): the page shows exactly the engine's values.
-  const seed = Number((await page.textContent('#setup')).match(/seed (\d+)/)[1]);
-  const dModel = 32, numHeads = 4, dK = 8;
-  const engine = await createAttention({ variant: 'simd' });
-  const { attention } = await engine.multiHeadAttention({
-    query: embed(TOKENS, dModel), seqLenQ: 15, dModel, numHeads,
-    ...randomWeights({ seed, dModel, numHeads, dK, dV: dK, qkGain: 3 }), returnAttention: true,
-  });
-  engine.dispose();
-  for (const [q, k, w] of cells) expect(w).toBe(attention[q * 15 + k]);
-
-  await page.selectOption('#head', '2');
-  await page.waitForFunction(() => document.querySelector('table[data-head]')?.dataset.head === '2');
-  const two = await readTable(page);
-  for (const [q, k, w] of two.cells) expect(w).toBe(attention[2 * 225 + q * 15 + k]);
-  expect(new URL(page.url()).searchParams.get('head')).toBe('2');
-
-  await page.setViewportSize({ width: 1440, height: 1000 });
-  await page.screenshot({ path: 'test-output/page-desktop.png', fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow).toBeLessThanOrEqual(0);
-  await page.screenshot({ path: 'test-output/page-390.png', fullPage: true });
+  // The role head pairs the 毒 by role, as the rings of the overlay say (all solid: every row hits).
+  const roleTop = (q) => maps.role.filter(([cq]) => cq === q).reduce((a, b) => (b[2] > a[2] ? b : a))[1];
+  expect([1, 2, 3, 6, 12, 13].map(roleTop)).toEqual([12, 13, 6, 3, 1, 2]);
+  expect(await page.$$eval('.heatmap[data-head="role"] .rings circle', (c) => c.map((x) => x.getAttribute('stroke-dasharray')))).toEqual(Array(12).fill(null));
+  // The comparison and the pipeline's live checks are there and hold.
+  await reveal(page, '#compare');
+  await reveal(page, '#pipeline');
+  expect(await page.textContent('#compare .summary')).toMatch(/single head's top keeps \d+ of them and drops \d+/);
+  expect(await page.$$eval('#pipeline .checks li', (items) => items.map((li) => li.className))).toEqual(Array(6).fill('ok'));
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);
 
-test('a URL with a head and seed restores that view', async () => {
-  const { page, problems } = await openPage(browser.context, `${url}?head=3&seed=7`);
-  await page.waitForSelector('table[data-head="3"] td[data-weight]', { timeout: 30_000 });
-  expect(await page.inputValue('#head')).toBe('3');
-  expect(await page.textContent('#setup')).toMatch(/seed 7\b/);
+test('hovering 毒(2) keeps only its lines; a click locks them, and the URL says so', async () => {
+  const { page, problems } = await open();
+  await reveal(page, '#head-view');
+  const all = await visibleLines(page);
+  expect(new Set(all.map(([, , h]) => h))).toEqual(new Set(['role', 'dependency', 'long-distance']));
+  const token = '.head-view-svg .token[data-side="query"][data-index="2"]';
+  await page.hover(token);
+  const hovered = await visibleLines(page);
+  expect(hovered.length).toBeGreaterThan(0);
+  expect(hovered.filter(([q]) => q !== 2)).toEqual([]);
+  expect(hovered.length).toBe(all.filter(([q]) => q === 2).length);
+  // 毒2's role line goes to 毒13, its only strong one in the role head.
+  expect(hovered.filter(([, , h]) => h === 'role').map(([, k]) => k)).toEqual([13]);
+  await page.mouse.move(2, 2);
+  expect((await visibleLines(page)).length).toBe(all.length);
+
+  await page.click(token);
+  await page.mouse.move(2, 2);
+  expect((await visibleLines(page)).every(([q]) => q === 2)).toBe(true);
+  expect(await page.getAttribute(token, 'aria-pressed')).toBe('true');
+  expect(new URL(page.url()).searchParams.get('lock')).toBe('q2');
+  // The heatmaps outline the same query row.
+  expect(await page.$$eval('.heatmap .row-mark', (r) => r.map((x) => x.getAttribute('display')))).toEqual(Array(4).fill('inline'));
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
+
+test('decoder: the causal view is exactly 0 above the diagonal; cross: English rows over Chinese keys', async () => {
+  const { page, problems } = await open();
+  await page.check('input[name="mode"][value="decoder"]');
+  await page.waitForSelector('.heatmap[data-head="previous-word"] [data-weight]');
+  const maps = await readHeatmaps(page);
+  expect(Object.keys(maps)).toEqual(['previous-word', 'same-lemma']);
+  const want = await engineWeights(decoderSpec());
+  for (const [name, cells] of Object.entries(maps)) {
+    expectSameAsEngine(cells, want[name], 15);
+    const above = cells.filter(([q, k]) => k > q);
+    expect(above).toHaveLength(105);
+    expect(above.filter(([, , w]) => w !== 0)).toEqual([]);
+  }
+  expect(await page.$$eval('.heatmap[data-head="same-lemma"] [data-masked]', (c) => c.length)).toBe(105);
+  expect(await page.isHidden('#compare')).toBe(true); // no single head here, so no comparison
+  await reveal(page, '#pipeline');
+  expect(await page.textContent('#pipeline .checks')).toContain('Masked cells are exactly 0: 210 of 210 masked cells');
+
+  await page.check('input[name="mode"][value="cross"]');
+  await page.waitForSelector('.heatmap[data-head="alignment"] [data-weight]');
+  const cross = await readHeatmaps(page);
+  expect(Object.keys(cross)).toEqual(['alignment']);
+  expectSameAsEngine(cross.alignment, (await engineWeights(crossSpec())).alignment, 15);
+  const will = cross.alignment.filter(([q, , w]) => q === 0 && w > 0.3).map(([, k]) => k);
+  expect(will).toEqual([8, 9, 10]); // Will → 会不会
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
+
+test('free mode: a new sentence is tokenized and recomputed through the engine; its URL restores it', async () => {
+  const { page, problems } = await open();
+  await page.check('input[name="mode"][value="free"]');
+  await page.waitForSelector('.heatmap[data-head="head-0"] [data-weight]');
+  const before = await page.textContent('#status');
+  await page.fill('#free-text', 'The quick 棕色 fox jumps.');
+  await page.selectOption('#free-heads', '2');
+  await page.selectOption('#free-dk', '4');
+  await page.fill('#free-seed', '11');
+  await page.click('#free button[type="submit"]');
+  await page.waitForFunction(() => document.querySelectorAll('.heatmap[data-head="head-0"] [data-weight]').length === 49);
+  expect(await page.textContent('#free-tokens')).toMatch(/^7 tokens: The · quick · 棕 · 色 · fox · jumps · \./);
+  const maps = await readHeatmaps(page);
+  expect(Object.keys(maps)).toEqual(['head-0', 'head-1', 'single']);
+  const free = { text: 'The quick 棕色 fox jumps.', numHeads: 2, dK: 4, seed: 11, causal: false };
+  const want = await engineWeights(freeSpec(free));
+  for (const [name, cells] of Object.entries(maps)) expectSameAsEngine(cells, want[name], 7);
+  await page.waitForFunction((text) => document.getElementById('status').textContent !== text, before); // a new computation's time
+
+  const link = page.url();
+  expect(Object.fromEntries(new URL(link).searchParams)).toMatchObject({ mode: 'free', text: free.text, heads: '2', dk: '4', seed: '11' });
+  const again = await openPage(browser.context, link);
+  await again.page.waitForSelector('body[data-ready]');
+  expect(await readHeatmaps(again.page)).toEqual(maps);
+  expect([...problems, ...again.problems]).toEqual([]);
+  await again.page.close();
+  await page.close();
+}, 60_000);
+
+test('a URL with state restores the same view', async () => {
+  const query = '?mode=decoder&sharpness=9&head=same-lemma&lock=q13&layout=rows&overlay=0&stage=masked';
+  const { page, problems } = await open(query);
+  await reveal(page, '#head-view');
+  await reveal(page, '#pipeline');
+  expect(await page.isChecked('input[name="mode"][value="decoder"]')).toBe(true);
+  expect(await page.inputValue('#sharpness')).toBe('9');
+  expect(await page.inputValue('#current-head')).toBe('same-lemma');
+  expect(await page.inputValue('#pipeline select.pipeline-head')).toBe('same-lemma');
+  expect(await page.isChecked('input[name="layout"][value="rows"]')).toBe(true);
+  expect(await page.getAttribute('[data-stage="masked"]', 'aria-pressed')).toBe('true');
+  expect(await page.$$eval('.heatmap .rings circle', (c) => c.length)).toBe(0);
+  const lines = await visibleLines(page);
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.every(([q]) => q === 13)).toBe(true);
+  const want = await engineWeights(decoderSpec(9));
+  expectSameAsEngine((await readHeatmaps(page))['same-lemma'], want['same-lemma'], 15);
+  expect(page.url()).toContain(query.slice(1)); // the page keeps the state it was given
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
+
+test('the sharpness slider recomputes live; keyboard reaches and reads every view', async () => {
+  const { page, problems } = await open();
+  await page.focus('#sharpness');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('sharpness') === '7');
+  const want = await engineWeights(encoderSpec(7));
+  await page.waitForFunction((w) => document.querySelector('.heatmap[data-head="role"] [data-q="0"][data-k="11"]').dataset.weight === String(w), want.role[11]);
+  expectSameAsEngine((await readHeatmaps(page)).role, want.role, 15);
+
+  // Every control has a name a screen reader can say.
+  const unnamed = await page.$$eval('input, select, button, [tabindex="0"]', (els) =>
+    els.filter((e) => !(e.labels?.length || e.getAttribute('aria-label') || e.textContent.trim())).map((e) => e.outerHTML.slice(0, 80)),
+  );
+  expect(unnamed).toEqual([]);
+  // Arrow keys read a heatmap; Enter selects the query row everywhere.
+  await page.focus('.heatmap[data-head="dependency"] svg');
+  await page.keyboard.press('ArrowRight');
+  expect(await page.textContent('.heatmap[data-head="dependency"] .readout')).toBe(`dependency head: query 用 0 → key 毒 1: ${want.dependency[1].toPrecision(5)}`);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('lock') === 'q0');
+  // The data-table alternative.
+  await page.click('.heatmap[data-head="dependency"] summary');
+  await page.waitForSelector('.heatmap[data-head="dependency"] table.weights tbody tr'); // built on the (asynchronous) toggle event
+  expect(await page.$$eval('.heatmap[data-head="dependency"] table.weights tbody tr', (r) => r.length)).toBe(15);
+  // Tab from the sharpness slider reaches the next controls with a visible focus ring.
+  await page.focus('#sharpness');
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle)).not.toBe('none');
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
+
+test('export: the current head as CSV and JSON, the view as SVG and PNG', async () => {
+  const { page, problems } = await open();
+  const download = async (selector) => {
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+    return { name: file.suggestedFilename(), bytes: readFileSync(await file.path()) };
+  };
+  const want = (await engineWeights(encoderSpec())).role;
+  const csv = await download('#export-csv');
+  const text = csv.bytes.toString('utf8');
+  expect(text[0]).toBe('\ufeff'); // for Excel
+  const lines = text.slice(1).trimEnd().split('\r\n');
+  expect(csv.name).toBe('mha-encoder-role.csv');
+  expect(lines).toHaveLength(16);
+  expect(lines[0]).toBe('query \\ key,用 0,毒 1,毒 2,毒 3,蛇 4,， 5,毒 6,蛇 7,会 8,不 9,会 10,被 11,毒 12,毒 13,死 14');
+  expect(lines[2].split(',').slice(1).map(Number)).toEqual(Array.from(want.subarray(15, 30)));
+  const json = JSON.parse((await download('#export-json')).bytes.toString('utf8'));
+  expect(json.weights.flat()).toEqual(Array.from(want));
+  const svg = await download('#export-svg');
+  expect(svg.name).toBe('mha-encoder-role.svg');
+  expect(svg.bytes.toString('utf8')).toMatch(/^<\?xml[^>]*>\s*<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  const png = await download('#export-png');
+  expect(png.bytes.subarray(1, 4).toString()).toBe('PNG');
+  await reveal(page, '#head-view');
+  const view = await download('#head-view .export-svg');
+  expect(view.bytes.toString('utf8')).toContain('<line');
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
+
+test('without cross-origin isolation: single-thread SIMD, and the page says so', async () => {
+  const { page, problems } = await open('', { plain: true });
+  expect(await page.textContent('#status')).toMatch(/simd \(SIMD\), 1 thread · not cross-origin isolated/);
+  expect(Object.keys(await readHeatmaps(page))).toEqual(['role', 'dependency', 'long-distance', 'single']);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
+
+test('usable at 1440 and 390 px; screenshots in test-output/', async () => {
+  const { page, problems } = await open('?lock=q2');
+  for (const [width, file] of [[1440, 'page-desktop.png'], [390, 'page-390.png']]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const section of ['#compare', '#head-view', '#pipeline']) await reveal(page, section);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `test-output/${file}`, fullPage: true });
+  }
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);

@@ -21,6 +21,26 @@ describe.each(VARIANTS)('%s build', (variant) => {
     for (const m of ['Q', 'K', 'V', 'concat']) expectClose(result.projections[m], ref.projections[m], tolerance, `${name} ${m}`);
   });
 
+  test.each(fixtureNames())('%s: scores are QKᵀ/√dK before masking, as the reference computes them', async (name) => {
+    const { args, want, tolerance } = loadFixture(name);
+    const { scores, attention, output } = await engines[variant].multiHeadAttention({ ...args, returnScores: true });
+    expect(attention).toBeUndefined();
+    expectClose(output, want.output, tolerance, `${name} output`);
+    const { Q, K } = referenceAttention(args).projections;
+    const { batch, seqLenQ: Lq, seqLenK: Lk, numHeads: H, dK } = args;
+    const ref = new Float64Array(batch * H * Lq * Lk);
+    for (let b = 0; b < batch; b++)
+      for (let h = 0; h < H; h++)
+        for (let i = 0; i < Lq; i++)
+          for (let j = 0; j < Lk; j++) {
+            let dot = 0;
+            for (let c = 0; c < dK; c++) dot += Q[(b * Lq + i) * H * dK + h * dK + c] * K[(b * Lk + j) * H * dK + h * dK + c];
+            ref[((b * H + h) * Lq + i) * Lk + j] = dot / Math.sqrt(dK);
+          }
+    // Scores are logits: their tolerance scales with their size (up to ~1e3 in large_logits_1e3).
+    expectClose(scores, ref, { abs: tolerance.abs * 10, rel: 1e-4 }, `${name} scores`);
+  });
+
   test('no projections unless asked for', async () => {
     const { args } = loadFixture('tiny_self');
     expect((await engines[variant].multiHeadAttention(args)).projections).toBeUndefined();

@@ -1,0 +1,129 @@
+// The page's designed heads, run through the engine in Node: every head's
+// top keys match the annotation, rows with nothing to find are uniform, the
+// single head's score is the sum of the three heads' scores, the sharpness
+// scales the scores, and the decoder's masked weights are exactly 0.
+import { createAttention } from '../../src/js/node.mjs';
+import { encoderSpec, decoderSpec, crossSpec, DEFAULT_SHARPNESS } from '../../web/model/designed-heads.mjs';
+import { TARGETS } from '../../web/model/targets.mjs';
+import { headScores, rowTops, softmaxRows, maxAbsDiff } from '../../web/model/stats.mjs';
+import { TOKENS, ENGLISH } from '../../web/sentence.mjs';
+
+let engine;
+beforeAll(async () => {
+  engine = await createAttention({ variant: 'simd' });
+});
+afterAll(() => engine?.dispose());
+
+/** The engine's weights of every head of a spec: { name: Float32Array [rows·cols] }. */
+async function weightsOf(spec) {
+  const { attention } = await engine.multiHeadAttention(spec.args);
+  const rows = spec.args.seqLenQ;
+  const cols = spec.args.seqLenK ?? rows;
+  return Object.fromEntries(spec.heads.map((h, i) => [h, attention.subarray(i * rows * cols, (i + 1) * rows * cols)]));
+}
+
+/** Checks one head against its annotation: tops = targets; no target: uniform over the visible keys. */
+function expectMatchesAnnotation(name, weights, rows, cols, causal) {
+  const targets = TARGETS[name]();
+  const tops = rowTops(weights, rows, cols, causal);
+  const report = targets.map((t, q) => {
+    const row = weights.subarray(q * cols, (q + 1) * cols);
+    const visible = row.subarray(0, causal ? q + 1 : cols);
+    const onTargets = t.keys.reduce((s, k) => s + row[k], 0);
+    return {
+      q,
+      tops: tops[q],
+      // "mostly": at the default sharpness at least 90 % of the row's weight sits on its targets.
+      ok: t.keys.length ? onTargets > 0.9 : Math.max(...visible) - Math.min(...visible) < 1e-6,
+    };
+  });
+  expect(report).toEqual(targets.map((t, q) => ({ q, tops: [...t.keys].sort((a, b) => a - b), ok: true })));
+}
+
+describe('encoder heads over 用毒毒毒蛇，毒蛇会不会被毒毒死', () => {
+  let spec, weights;
+  beforeAll(async () => {
+    spec = encoderSpec();
+    weights = await weightsOf(spec);
+  });
+
+  test.each(['role', 'dependency', 'long-distance'])('%s head: every row attends to its annotated target(s)', (name) => {
+    expectMatchesAnnotation(name, weights[name], 15, 15, false);
+  });
+
+  test('role head: the six 毒 pair up by role (nouns 1↔12, verbs 2↔13, modifiers 3↔6)', () => {
+    const tops = rowTops(weights.role, 15, 15);
+    expect([1, 12, 2, 13, 3, 6].map((q) => tops[q])).toEqual([[12], [1], [13], [2], [6], [3]]);
+  });
+
+  test('dependency head: the issue’s heads, the root uniform', () => {
+    const tops = rowTops(weights.dependency, 15, 15);
+    const heads = [1, 2, null, 4, 2, 2, 7, 13, 13, 10, 13, 13, 13, 2, 13];
+    expect(tops).toEqual(heads.map((h) => (h === null ? [] : [h])));
+  });
+
+  test('long-distance head: 毒6→毒3, 蛇7→蛇4, 毒12→毒1, 毒13→毒2', () => {
+    const tops = rowTops(weights['long-distance'], 15, 15);
+    expect([6, 7, 12, 13].map((q) => tops[q])).toEqual([[3], [4], [1], [2]]);
+  });
+
+  test('single head: its score is the sum of the three heads’ scores, and the engine’s softmax of it', async () => {
+    const multi = await engine.multiHeadAttention(spec.args);
+    const single = await engine.multiHeadAttention({ ...spec.single, returnProjections: true });
+    const P = multi.projections;
+    const sum = new Float64Array(225);
+    for (let h = 0; h < 3; h++) {
+      const s = headScores({ Q: P.Q, K: P.K, rows: 15, cols: 15, numHeads: 3, dK: 32, head: h });
+      s.forEach((v, i) => (sum[i] += v));
+    }
+    const S = single.projections;
+    const singleScores = headScores({ Q: S.Q, K: S.K, rows: 15, cols: 15, numHeads: 1, dK: 96, head: 0 });
+    // Scores reach 6 × 3 = 18; float32 projections agree to a few ulps of that.
+    expect(maxAbsDiff(singleScores, sum)).toBeLessThan(1e-4);
+    expect(maxAbsDiff(single.attention, softmaxRows(sum, 15, 15))).toBeLessThan(1e-6);
+    // Same width: one head of dK 96 and dV 48 against three of 32 and 16; same output shape.
+    expect([spec.single.numHeads, spec.single.dK, spec.single.dV]).toEqual([1, 96, 48]);
+    expect(single.output).toHaveLength(multi.output.length);
+  });
+
+  test('single head: it splits where relations tie and drops the dependency where role scores higher', async () => {
+    const { attention } = await engine.multiHeadAttention(spec.single);
+    const tops = rowTops(attention, 15, 15);
+    expect(tops[0]).toEqual([1, 11]); // 用: dependency → 毒1 ties with role → 被11
+    expect(tops[1]).toEqual([2, 12]); // 毒1: dependency → 毒2 (+ same character) ties with role → 毒12
+    expect(tops[3]).toEqual([6]); // 毒3: role → 毒6 wins, its head 蛇4 is dropped
+  });
+
+  test('sharpness scales the scores: 0 gives uniform rows, more gives more weight to the targets', async () => {
+    const flat = await weightsOf(encoderSpec(0));
+    for (const w of Object.values(flat)) for (const v of w) expect(Math.abs(v - 1 / 15)).toBeLessThan(1e-7);
+    const onTarget = async (sharpness) => {
+      const w = (await weightsOf(encoderSpec(sharpness))).dependency;
+      return w[0 * 15 + 1]; // 用 → its head 毒1
+    };
+    const series = [];
+    for (const s of [1, 3, DEFAULT_SHARPNESS, 12]) series.push(await onTarget(s));
+    expect(series).toEqual([...series].sort((a, b) => a - b));
+    expect(series[0]).toBeGreaterThan(1 / 15);
+    expect(series[3]).toBeGreaterThan(0.999);
+  });
+});
+
+describe('decoder and cross-attention over the English translation', () => {
+  test.each(['previous-word', 'same-lemma'])('%s head: annotated targets, causal', async (name) => {
+    const spec = decoderSpec();
+    expectMatchesAnnotation(name, (await weightsOf(spec))[name], 15, 15, true);
+  });
+
+  test('causal: every weight above the diagonal is exactly 0', async () => {
+    const weights = await weightsOf(decoderSpec());
+    for (const w of Object.values(weights))
+      for (let q = 0; q < 15; q++) for (let k = q + 1; k < 15; k++) expect(w[q * 15 + k]).toBe(0);
+  });
+
+  test('alignment head: each English token attends to its aligned Chinese tokens; unaligned ones spread evenly', async () => {
+    const spec = crossSpec();
+    expect([spec.args.seqLenQ, spec.args.seqLenK]).toEqual([ENGLISH.length, TOKENS.length]);
+    expectMatchesAnnotation('alignment', (await weightsOf(spec)).alignment, 15, 15, false);
+  });
+});

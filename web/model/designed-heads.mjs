@@ -1,0 +1,197 @@
+// The designed heads: wQ, wK, wV, wO built by hand so that, when the engine
+// runs them on X (features.mjs), each head attends to one annotated relation.
+// Pure: returns engine arguments and labels; compute.mjs runs them.
+//
+// How a head is made to look for something: column c of a head's Q reads one
+// feature of the query token, the same column of its K reads one feature of
+// the key token, and Q·K sums the products, so the score counts the features
+// that query and key share (with a weight per column). A one-hot block copied
+// into both Q and K scores 1 for "same value" and 0 otherwise; copying the
+// query's "head" block against the key's "position" block scores 1 exactly
+// where the key is the query's dependency head.
+//
+// Every wQ is finally multiplied by sharpness·√dK: the engine divides Q·K by
+// √dK, so the scores it feeds the softmax are sharpness × the counts written
+// below. Sharpness 0 makes every row uniform; the larger it is, the more each
+// row's weight sits on its best-scoring key(s).
+import { TOKENS, ENGLISH } from '../sentence.mjs';
+import { chineseInput, englishInput, D_MODEL } from './features.mjs';
+import { Projection, placeHeads } from './layout.mjs';
+import { TARGETS } from './targets.mjs';
+import { singleHeadArgs } from './single-head.mjs';
+
+export const DEFAULT_SHARPNESS = 6;
+export const MAX_SHARPNESS = 12;
+
+/** What each designed head is for, shown next to it. */
+export const HEAD_INFO = Object.freeze({
+  role: 'each 毒 looks for the other 毒 of its role: 1↔12, 2↔13, 3↔6',
+  dependency: 'each token looks for its dependency head',
+  'long-distance': 'a second mention looks back at its first mention',
+  single: 'one head as wide as the three, scoring the sum of their scores',
+  'previous-word': 'each English token looks at the word before it',
+  'same-lemma': 'a repeated word looks back at its earlier use',
+  alignment: 'each English token looks up the Chinese tokens it translates',
+});
+
+const chineseTokens = () => TOKENS.map((t, i) => ({ text: t.char, index: i, lang: 'zh-Hans', title: t.gloss, role: t.role, word: t.word }));
+const englishTokens = () => ENGLISH.map((t, i) => ({ text: t.text, index: i, lang: 'en', title: t.lemma }));
+
+/** Scales wQ so that the engine's scores are sharpness × the designed counts. */
+const sharpen = (wQ, sharpness) => wQ.scale(sharpness * Math.sqrt(wQ.width));
+
+function targetsOf(heads, ...data) {
+  return Object.fromEntries(heads.map((h) => [h, TARGETS[h](...data)]));
+}
+
+/**
+ * Encoder self-attention over the Chinese sentence: heads role, dependency and
+ * long-distance (dK 32, dV 16), and the single head of the same total width.
+ */
+export function encoderSpec(sharpness = DEFAULT_SHARPNESS) {
+  const { X, layout } = chineseInput();
+  const heads = ['role', 'dependency', 'long-distance'];
+  const dK = 32;
+  const dV = 16;
+  const wQ = new Projection(layout, heads, dK);
+  const wK = new Projection(layout, heads, dK);
+  const wV = new Projection(layout, heads, dV);
+
+  // role: score = [same role] + [same character] − 2·[same position], in the
+  // head's columns 0–7 (role), 8–15 (character) and 16–30 (position). The other
+  // 毒 of the same role shares both (2); a 毒 of another role, or another token
+  // of the same role, shares one (1); the token itself pays 2 for sharing both
+  // with itself (0). A token that shares nothing with any other scores 0
+  // everywhere: a uniform row.
+  wQ.copy('role', 'role', 0);
+  wK.copy('role', 'role', 0);
+  wQ.copy('role', 'char', 8);
+  wK.copy('role', 'char', 8);
+  wQ.copy('role', 'position', 16);
+  wK.copy('role', 'position', 16, -2);
+
+  // dependency: score = [key's position = query's head]. The query brings the
+  // position of its head, the key its own position. The root has no head
+  // feature, so its row is uniform.
+  wQ.copy('dependency', 'head', 0);
+  wK.copy('dependency', 'position', 0);
+
+  // long-distance: score = [the group the query refers back to = the group the
+  // key starts]. Only second mentions refer back; every other row is uniform.
+  wQ.copy('long-distance', 'link', 0);
+  wK.copy('long-distance', 'first', 0);
+
+  // Values: what each head passes on from the token it finds. role passes on
+  // where its partner is (so its output row is its attention row), dependency
+  // what its head is (role and character), long-distance which word the first
+  // mention belongs to.
+  wV.copy('role', 'position', 0);
+  wV.copy('dependency', 'role', 0);
+  wV.copy('dependency', 'char', 8);
+  wV.copy('long-distance', 'word', 0);
+  const wO = placeHeads(heads, wV.labels, D_MODEL);
+
+  sharpen(wQ, sharpness);
+  const args = {
+    query: X, seqLenQ: TOKENS.length, dModel: D_MODEL, numHeads: heads.length, dK, dV,
+    wQ: wQ.matrix, wK: wK.matrix, wV: wV.matrix, wO: wO.matrix,
+    returnAttention: true, returnProjections: true,
+  };
+  const tokens = chineseTokens();
+  return {
+    mode: 'encoder', heads, args, single: singleHeadArgs(args), queryTokens: tokens, keyTokens: tokens,
+    labels: { x: layout.labels, keyX: layout.labels, q: wQ.columnLabels, k: wK.columnLabels, v: wV.columnLabels, out: wO.labels },
+    targets: targetsOf(heads),
+  };
+}
+
+/**
+ * Decoder causal self-attention over the English translation: heads
+ * previous-word and same-lemma (dK 32, dV 16).
+ */
+export function decoderSpec(sharpness = DEFAULT_SHARPNESS) {
+  const { X, layout } = englishInput();
+  const heads = ['previous-word', 'same-lemma'];
+  const dK = 32;
+  const dV = 16;
+  const wQ = new Projection(layout, heads, dK);
+  const wK = new Projection(layout, heads, dK);
+  const wV = new Projection(layout, heads, dV);
+  const n = ENGLISH.length;
+
+  // previous-word: score = [key's position = query's position − 1]. Column p
+  // of Q reads "I am at p + 1" and column p of K "I am at p", so they meet
+  // only where the key is just before the query. Token 0 has no previous word:
+  // its scores are all 0, and the causal mask leaves it only itself to attend to.
+  for (let p = 0; p + 1 < n; p++) {
+    wQ.read('previous-word', p, 'position', p + 1, 1, `position:${p}`);
+    wK.read('previous-word', p, 'position', p);
+  }
+
+  // same-lemma: score = [same lemma] − [same position]: an earlier token with
+  // the same lemma scores 1, the token itself 0 like every other; the causal
+  // mask hides later ones. A word seen for the first time spreads evenly over
+  // the words so far.
+  wQ.copy('same-lemma', 'lemma', 0);
+  wK.copy('same-lemma', 'lemma', 0);
+  wQ.copy('same-lemma', 'position', 13);
+  wK.copy('same-lemma', 'position', 13, -1);
+
+  // Values: previous-word passes on which word came before (a previous-token
+  // head's use in real models); same-lemma passes on where the word came before.
+  wV.copy('previous-word', 'lemma', 0);
+  wV.copy('same-lemma', 'position', 0);
+  const wO = placeHeads(heads, wV.labels, D_MODEL);
+
+  sharpen(wQ, sharpness);
+  const args = {
+    query: X, seqLenQ: n, dModel: D_MODEL, numHeads: heads.length, dK, dV,
+    wQ: wQ.matrix, wK: wK.matrix, wV: wV.matrix, wO: wO.matrix,
+    causal: true, returnAttention: true, returnProjections: true,
+  };
+  const tokens = englishTokens();
+  return {
+    mode: 'decoder', heads, args, single: null, queryTokens: tokens, keyTokens: tokens,
+    labels: { x: layout.labels, keyX: layout.labels, q: wQ.columnLabels, k: wK.columnLabels, v: wV.columnLabels, out: wO.labels },
+    targets: targetsOf(heads),
+  };
+}
+
+/**
+ * Cross-attention, English (query) → Chinese (key, value): one alignment head
+ * (dK 16, dV 16). Key and value are the Chinese X; in a trained Transformer
+ * they would be the encoder's output, which here keeps the features anyway.
+ */
+export function crossSpec(sharpness = DEFAULT_SHARPNESS) {
+  const english = englishInput();
+  const chinese = chineseInput();
+  const heads = ['alignment'];
+  const dK = 16;
+  const dV = 16;
+  // wQ reads the English layout, wK and wV the Chinese one: both are [64, 16].
+  const wQ = new Projection(english.layout, heads, dK);
+  const wK = new Projection(chinese.layout, heads, dK);
+  const wV = new Projection(chinese.layout, heads, dV);
+
+  // alignment: score = [key's position is one the query translates]. Unaligned
+  // English tokens score 0 everywhere, so their rows are uniform.
+  wQ.copy('alignment', 'align', 0);
+  wK.copy('alignment', 'position', 0);
+  // Values: what the aligned Chinese token is (its role and character).
+  wV.copy('alignment', 'role', 0);
+  wV.copy('alignment', 'char', 8);
+  const wO = placeHeads(heads, wV.labels, D_MODEL);
+
+  sharpen(wQ, sharpness);
+  const args = {
+    query: english.X, key: chinese.X, value: chinese.X,
+    seqLenQ: ENGLISH.length, seqLenK: TOKENS.length, dModel: D_MODEL, numHeads: 1, dK, dV,
+    wQ: wQ.matrix, wK: wK.matrix, wV: wV.matrix, wO: wO.matrix,
+    returnAttention: true, returnProjections: true,
+  };
+  return {
+    mode: 'cross', heads, args, single: null, queryTokens: englishTokens(), keyTokens: chineseTokens(),
+    labels: { x: english.layout.labels, keyX: chinese.layout.labels, q: wQ.columnLabels, k: wK.columnLabels, v: wV.columnLabels, out: wO.labels },
+    targets: targetsOf(heads),
+  };
+}

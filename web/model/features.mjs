@@ -1,0 +1,90 @@
+// X for the designed heads: one row per token, built from explicit features
+// of the annotation (sentence.mjs), each a one-hot block of named columns.
+// The heads (designed-heads.mjs) never see the annotation: they only select
+// and compare these columns. Pure: no DOM, no engine.
+import { TOKENS, ROLES, WORDS, LINKS, ENGLISH } from '../sentence.mjs';
+import { Layout, featureMatrix } from './layout.mjs';
+
+/** Width of X for the Chinese encoder and the English decoder (cross-attention needs one width for both). */
+export const D_MODEL = 64;
+
+const range = (n) => Array.from({ length: n }, (_, i) => i);
+
+/** Distinct values in order of first appearance. */
+const distinct = (values) => [...new Set(values)];
+
+/** Link groups, one per long-distance link, labelled by the pair: "毒3–6". */
+export function linkGroups(tokens = TOKENS, links = LINKS) {
+  return links.map(({ from, to }) => ({ first: to, second: from, label: `${tokens[to].char}${to}–${from}` }));
+}
+
+/**
+ * The Chinese sentence's X, [15, 64]. Blocks (64 columns in all):
+ *   char      8  which character (用 毒 蛇 ， 会 不 被 死): the six 毒 share it
+ *   position 15  where it is (0–14): the only thing that is unique per token
+ *   word     10  which word it belongs to (毒 蛇 of 毒蛇 share one)
+ *   role      8  its part of speech (sentence.mjs ROLES)
+ *   head     15  the position of its dependency head (none for the root)
+ *   link      4  the link group a second mention refers back to
+ *   first     4  the link group a first mention starts
+ */
+export function chineseInput(tokens = TOKENS) {
+  const chars = distinct(tokens.map((t) => t.char));
+  const groups = linkGroups(tokens);
+  const layout = new Layout(
+    [
+      ['char', chars],
+      ['position', range(tokens.length).map(String)],
+      ['word', WORDS.map((w, i) => `${i} ${w.text}`)],
+      ['role', ROLES],
+      ['head', range(tokens.length).map(String)],
+      ['link', groups.map((g) => g.label)],
+      ['first', groups.map((g) => g.label)],
+    ],
+    D_MODEL,
+  );
+  const x = featureMatrix(tokens.length, layout);
+  tokens.forEach((token, i) => {
+    x.set(i, 'char', chars.indexOf(token.char));
+    x.set(i, 'position', i);
+    x.set(i, 'word', token.word);
+    x.set(i, 'role', ROLES.indexOf(token.role));
+    if (token.head !== null) x.set(i, 'head', token.head);
+  });
+  groups.forEach((group, g) => {
+    x.set(group.second, 'link', g);
+    x.set(group.first, 'first', g);
+  });
+  return { X: x.data, layout };
+}
+
+/** Lemmas of the English tokens, in order of first appearance. */
+export function englishLemmas(english = ENGLISH) {
+  return distinct(english.map((t) => t.lemma));
+}
+
+/**
+ * The English translation's X, [15, 64]. Blocks:
+ *   lemma    13  which lemma (poisoned and poison share "poison")
+ *   position 15  where it is (0–14)
+ *   align    15  which Chinese tokens it translates (several ones for Will → 会不会)
+ * and 21 unused columns (the decoder's X must be as wide as the encoder's).
+ */
+export function englishInput(english = ENGLISH, chineseTokens = TOKENS) {
+  const lemmas = englishLemmas(english);
+  const layout = new Layout(
+    [
+      ['lemma', lemmas],
+      ['position', range(english.length).map(String)],
+      ['align', chineseTokens.map((t, i) => `${t.char}${i}`)],
+    ],
+    D_MODEL,
+  );
+  const x = featureMatrix(english.length, layout);
+  english.forEach((token, i) => {
+    x.set(i, 'lemma', lemmas.indexOf(token.lemma));
+    x.set(i, 'position', i);
+    for (const k of token.align) x.set(i, 'align', k);
+  });
+  return { X: x.data, layout };
+}

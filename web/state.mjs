@@ -1,0 +1,74 @@
+// All UI state in one object that round-trips to the URL (as exBERT does), so
+// a link reproduces the view. Parsing never throws: anything missing or
+// invalid takes its default. Pure: works on URLSearchParams strings.
+import { DEFAULT_SHARPNESS, MAX_SHARPNESS } from './model/designed-heads.mjs';
+import { DEFAULT_FREE, MAX_HEADS, DK_CHOICES } from './model/free-mode.mjs';
+
+export const MODES = Object.freeze(['encoder', 'decoder', 'cross', 'free']);
+export const LAYOUTS = Object.freeze(['columns', 'rows']);
+export const STAGES = Object.freeze(['x', 'q', 'k', 'v', 'scores', 'masked', 'weights', 'head', 'concat', 'wo', 'output']);
+const MAX_TEXT = 400;
+
+export const DEFAULTS = Object.freeze({
+  mode: 'encoder',
+  sharpness: DEFAULT_SHARPNESS,
+  /** The current head (heatmap export, pipeline); '' = the run's first head. */
+  head: '',
+  /** Heads drawn in the head view; null = every head but the single one. */
+  lines: null,
+  /** The token whose lines the head view keeps: { side: 'query' | 'key', index } or null. */
+  lock: null,
+  layout: 'columns',
+  overlay: true,
+  stage: 'weights',
+  text: DEFAULT_FREE.text,
+  numHeads: DEFAULT_FREE.numHeads,
+  dK: DEFAULT_FREE.dK,
+  seed: DEFAULT_FREE.seed,
+  causal: DEFAULT_FREE.causal,
+});
+
+// URL parameter ↔ state field, with a parser (string → value or undefined) and a formatter.
+const integer = (min, max) => (s) => (/^\d+$/.test(s) && Number(s) >= min && Number(s) <= max ? Number(s) : undefined);
+const oneOf = (values) => (s) => (values.includes(s) ? s : undefined);
+const bit = (s) => (s === '1' ? true : s === '0' ? false : undefined);
+const FIELDS = [
+  ['mode', 'mode', oneOf(MODES), String],
+  ['sharpness', 'sharpness', (s) => (/^\d+(\.\d+)?$/.test(s) && Number(s) <= MAX_SHARPNESS ? Number(s) : undefined), String],
+  ['head', 'head', (s) => (/^[a-z0-9-]{1,24}$/.test(s) ? s : undefined), String],
+  ['lines', 'lines', (s) => (/^[a-z0-9,-]{0,200}$/.test(s) ? (s ? s.split(',') : []) : undefined), (v) => v.join(',')],
+  ['lock', 'lock', (s) => (/^[qk]\d{1,3}$/.test(s) ? { side: s[0] === 'q' ? 'query' : 'key', index: Number(s.slice(1)) } : undefined), (v) => `${v.side[0]}${v.index}`],
+  ['layout', 'layout', oneOf(LAYOUTS), String],
+  ['overlay', 'overlay', bit, (v) => (v ? '1' : '0')],
+  ['stage', 'stage', oneOf(STAGES), String],
+  ['text', 'text', (s) => (s.length <= MAX_TEXT ? s : undefined), String],
+  ['heads', 'numHeads', integer(1, MAX_HEADS), String],
+  ['dk', 'dK', (s) => DK_CHOICES.find((d) => String(d) === s), String],
+  ['seed', 'seed', integer(0, 2 ** 32 - 1), String],
+  ['causal', 'causal', bit, (v) => (v ? '1' : '0')],
+];
+
+/** The state a URL query string describes. */
+export function parseState(search) {
+  const params = new URLSearchParams(search);
+  const state = { ...DEFAULTS };
+  for (const [param, field, parse] of FIELDS) {
+    const text = params.get(param);
+    if (text === null) continue;
+    const value = parse(text);
+    if (value !== undefined) state[field] = value;
+  }
+  return state;
+}
+
+/** The query string of a state: only fields that differ from the defaults, in a fixed order. */
+export function formatState(state) {
+  const params = new URLSearchParams();
+  for (const [param, field, , format] of FIELDS) {
+    const value = state[field];
+    if (value === null || value === undefined || JSON.stringify(value) === JSON.stringify(DEFAULTS[field])) continue;
+    params.set(param, format(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,39 @@
+// The data-table alternative of a heatmap: the same numbers as an HTML table
+// (query tokens as row headers, key tokens as column headers), for screen
+// readers, copying, and anyone who prefers numbers to shades.
+import { tokenName } from '../lib/tokens.mjs';
+
+function header(token, scope) {
+  const th = document.createElement('th');
+  th.scope = scope;
+  th.title = token.title ?? '';
+  if (token.lang) th.lang = token.lang;
+  th.textContent = tokenName(token);
+  return th;
+}
+
+/**
+ * @param {{ caption: string, queryTokens: object[], keyTokens: object[],
+ *   weights: Float32Array, causal: boolean }} view weights row-major [query, key]
+ * @returns {HTMLTableElement}
+ */
+export function weightsTable({ caption, queryTokens, keyTokens, weights, causal }) {
+  const table = document.createElement('table');
+  table.className = 'weights';
+  table.createCaption().textContent = caption;
+  const head = table.createTHead().insertRow();
+  const corner = document.createElement('td');
+  corner.textContent = 'query ↓ key →';
+  head.append(corner, ...keyTokens.map((t) => header(t, 'col')));
+  const body = table.createTBody();
+  queryTokens.forEach((token, q) => {
+    const row = body.insertRow();
+    row.append(header(token, 'row'));
+    keyTokens.forEach((_, k) => {
+      const cell = row.insertCell();
+      const w = weights[q * keyTokens.length + k];
+      cell.textContent = causal && k > q ? '0 (masked)' : w.toFixed(3);
+    });
+  });
+  return table;
+}

@@ -1,0 +1,206 @@
+// The head view people know from bertviz: query tokens on one side, key
+// tokens on the other, a line from query to key for each head, its opacity
+// the weight and its colour the head's. Hover (or focus) a token to keep only
+// its lines; click it (or Enter) to lock that choice, click again (or Escape)
+// to unlock. "columns" puts the two sides left and right as bertviz does;
+// "rows" puts them above and below, which reads better for CJK sentences.
+import d3 from '../lib/d3.mjs';
+import { headColor } from '../lib/colors.mjs';
+import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
+import { downloadPng, downloadSvg } from '../lib/download.mjs';
+import { allHeads } from '../model/compute.mjs';
+import { headTitle } from './heads-grid.mjs';
+
+const FONT = 13;
+const STEP = 24; // distance between neighbouring tokens
+const GAP = 170; // distance between the two sides
+const MIN_WEIGHT = 0.01; // lighter lines are invisible anyway; leaving them out keeps the SVG small
+
+export class HeadView {
+  #hover = null;
+  #lock = null;
+  #run = null;
+  #key = '';
+
+  /**
+   * @param {HTMLElement} container holds .head-toggles, .layout-choice, .head-view-svg and the export buttons
+   * @param {{ onLock: (sel: object | null) => void, onLines: (names: string[]) => void, onLayout: (layout: string) => void }} handlers
+   */
+  constructor(container, handlers) {
+    this.container = container;
+    this.handlers = handlers;
+    this.toggles = container.querySelector('.head-toggles');
+    this.box = container.querySelector('.head-view-svg');
+    for (const input of container.querySelectorAll('input[name="layout"]'))
+      input.addEventListener('change', () => input.checked && handlers.onLayout(input.value));
+    container.querySelector('.export-svg').addEventListener('click', () => this.svg && downloadSvg(this.svg, this.#fileName('svg')));
+    container.querySelector('.export-png').addEventListener('click', () => this.svg && downloadPng(this.svg, this.#fileName('png')));
+  }
+
+  #fileName(ext) {
+    return `mha-${this.#run.mode}-head-view.${ext}`;
+  }
+
+  /** Names of the heads drawn: state.lines, or every head but the single one. */
+  #visible(run, state) {
+    const names = allHeads(run).map((h) => h.name);
+    return state.lines ? names.filter((n) => state.lines.includes(n)) : run.heads.map((h) => h.name);
+  }
+
+  update(run, state) {
+    this.#run = run;
+    this.#lock = state.lock;
+    for (const input of this.container.querySelectorAll('input[name="layout"]')) input.checked = input.value === state.layout;
+    const key = JSON.stringify([run.mode, run.queryTokens.map((t) => t.text), run.keyTokens.map((t) => t.text), allHeads(run).map((h) => h.name), state.layout]);
+    if (key !== this.#key) {
+      this.#key = key;
+      this.#build(run, state.layout);
+    }
+    const visible = this.#visible(run, state);
+    this.toggles.querySelectorAll('input').forEach((input) => (input.checked = visible.includes(input.value)));
+    this.#drawLines(run, visible);
+    this.#applySelection();
+  }
+
+  #build(run, layout) {
+    // Head toggles: one checkbox per head, with its colour.
+    this.toggles.replaceChildren(
+      ...allHeads(run).map((h) => {
+        const label = document.createElement('label');
+        label.className = 'toggle';
+        label.style.setProperty('--head-color', headColor(h.name, h.index));
+        const input = Object.assign(document.createElement('input'), { type: 'checkbox', value: h.name });
+        input.addEventListener('change', () => this.handlers.onLines([...this.toggles.querySelectorAll('input:checked')].map((i) => i.value)));
+        label.append(input, headTitle(h.name));
+        return label;
+      }),
+    );
+
+    const extent = (tokens) => Math.max(...tokens.map((t) => labelEm(shortLabel(t.text)) * FONT + String(t.index).length * 6)) + 10;
+    const sides = { query: run.queryTokens, key: run.keyTokens };
+    const n = Math.max(run.queryTokens.length, run.keyTokens.length);
+    const columns = layout === 'columns';
+    // In rows, a CJK label is one upright character; other labels stand turned 90°.
+    const rowsLabel = (tokens) => (tokens.every((t) => isWide(t.text)) ? 30 : extent(tokens));
+    const qSize = columns ? extent(sides.query) : rowsLabel(sides.query);
+    const kSize = columns ? extent(sides.key) : rowsLabel(sides.key);
+    const along = n * STEP + 8;
+    const across = qSize + GAP + kSize;
+    const [width, height] = columns ? [across, along] : [along, across];
+    this.geometry = { columns, qSize, kSize };
+
+    const svg = d3.create('svg').attr('viewBox', `0 0 ${width} ${height}`).attr('font-family', UI_FONTS).attr('font-size', FONT)
+      .attr('role', 'group').attr('aria-label', 'Head view: lines from each query token to the key tokens it attends to, one colour per head, opacity = weight.')
+      .style('--natural-width', `${width}px`);
+    this.lines = svg.append('g').attr('class', 'lines');
+    for (const [side, tokens] of Object.entries(sides)) {
+      const g = svg.append('g').attr('class', `tokens ${side}`);
+      tokens.forEach((t, i) => {
+        const token = g.append('g').attr('class', 'token').attr('data-side', side).attr('data-index', i).attr('tabindex', 0).attr('role', 'button')
+          .attr('aria-pressed', 'false').attr('aria-label', `${side} ${tokenName(t)}: show only its lines (click or Enter to lock)`);
+        const p = this.#position(side, i);
+        const upright = !columns && isWide(t.text);
+        const size = side === 'query' ? qSize : kSize;
+        const box = columns
+          ? { x: side === 'query' ? 0 : p.x, y: p.y - STEP / 2, width: size, height: STEP }
+          : { x: p.x - STEP / 2, y: side === 'query' ? 0 : p.y, width: STEP, height: size };
+        token.append('rect').attr('class', 'hit').attr('rx', 3).attr('fill', 'transparent').attr('x', box.x).attr('y', box.y).attr('width', box.width).attr('height', box.height);
+        // Turned 90° (rows, non-CJK), "start" runs the text up from the anchor and "end" down.
+        const anchor = columns ? (side === 'query' ? 'end' : 'start') : upright ? 'middle' : side === 'query' ? 'start' : 'end';
+        const text = token.append('text').attr('text-anchor', anchor);
+        if (columns) text.attr('x', side === 'query' ? p.x - 6 : p.x + 6).attr('y', p.y + 4.5);
+        else if (upright) text.attr('x', p.x).attr('y', side === 'query' ? p.y - 10 : p.y + 20);
+        else text.attr('transform', `translate(${p.x + 4.5},${side === 'query' ? p.y - 6 : p.y + 6}) rotate(-90)`);
+        styleTokenText(text.node(), t);
+        text.append('tspan').text(shortLabel(t.text));
+        text.append('tspan').attr('font-size', 8).attr('fill', '#5b5b66').attr('dx', 1).text(t.index);
+        if (upright) text.select('tspan:last-of-type').attr('x', p.x).attr('dy', 9).attr('dx', null);
+        this.#listenToken(token.node(), { side, index: i });
+      });
+    }
+    this.svg = svg.node();
+    this.lineMap = new Map();
+    this.box.replaceChildren(this.svg);
+  }
+
+  /** Where a side's token i meets its lines. */
+  #position(side, i) {
+    const { columns, qSize } = this.geometry;
+    const along = 4 + i * STEP + STEP / 2;
+    const across = side === 'query' ? qSize : qSize + GAP;
+    return columns ? { x: across, y: along } : { x: along, y: across };
+  }
+
+  #listenToken(node, sel) {
+    const same = (a, b) => a && b && a.side === b.side && a.index === b.index;
+    const toggleLock = () => this.handlers.onLock(same(this.#lock, sel) ? null : sel);
+    node.addEventListener('pointerenter', () => this.#setHover(sel));
+    node.addEventListener('pointerleave', () => this.#setHover(null));
+    node.addEventListener('focus', () => this.#setHover(sel));
+    node.addEventListener('blur', () => this.#setHover(null));
+    node.addEventListener('click', toggleLock);
+    node.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        toggleLock();
+      } else if (e.key === 'Escape') this.handlers.onLock(null);
+    });
+  }
+
+  #setHover(sel) {
+    this.#hover = sel;
+    this.#applySelection();
+  }
+
+  #drawLines(run, visible) {
+    // Lines are kept by (head, query, key) and only their opacity changes on a
+    // recompute; plain DOM calls, since free mode can draw over 10,000 of them.
+    const seen = new Set();
+    const group = this.lines.node();
+    for (const head of allHeads(run)) {
+      if (!visible.includes(head.name)) continue;
+      const color = headColor(head.name, head.index);
+      for (let q = 0; q < run.rows; q++)
+        for (let k = 0; k < run.cols; k++) {
+          const w = head.weights[q * run.cols + k];
+          if (w < MIN_WEIGHT) continue;
+          const key = `${head.name}/${q}/${k}`;
+          seen.add(key);
+          let line = this.lineMap.get(key);
+          if (!line) {
+            line = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+            const a = this.#position('query', q);
+            const b = this.#position('key', k);
+            for (const [name, value] of [['x1', a.x], ['y1', a.y], ['x2', b.x], ['y2', b.y], ['stroke', color], ['stroke-width', 2], ['stroke-linecap', 'round']])
+              line.setAttribute(name, value);
+            Object.assign(line.dataset, { headName: head.name, q, k });
+            this.lineMap.set(key, line);
+            group.append(line);
+          }
+          line.setAttribute('stroke-opacity', w);
+          line.dataset.weight = w;
+        }
+    }
+    for (const [key, line] of this.lineMap)
+      if (!seen.has(key)) {
+        line.remove();
+        this.lineMap.delete(key);
+      }
+  }
+
+  /** Hover wins over the lock; with neither, every line shows. */
+  #applySelection() {
+    if (!this.svg) return;
+    const sel = this.#hover ?? this.#lock;
+    this.svg.classList.toggle('focused', Boolean(sel));
+    const attr = sel?.side === 'key' ? 'k' : 'q';
+    for (const line of this.lines.node().children) line.classList.toggle('on', Boolean(sel) && Number(line.dataset[attr]) === sel.index);
+    for (const token of this.svg.querySelectorAll('.token')) {
+      const { side, index } = token.dataset;
+      const hot = sel && side === sel.side && Number(index) === sel.index;
+      token.classList.toggle('hot', Boolean(hot));
+      const locked = this.#lock && side === this.#lock.side && Number(index) === this.#lock.index;
+      token.setAttribute('aria-pressed', String(Boolean(locked)));
+    }
+  }
+}

@@ -1,0 +1,96 @@
+// Every head of the current run side by side, one heatmap each (the single
+// head last), with the ground-truth overlay: a ring on each annotated target,
+// solid where the head's top key hits it, dashed where it misses. The single
+// head gets the three heads' targets as rings in their colours. Also the
+// current head's export (CSV, JSON, SVG, PNG).
+import { Heatmap } from './heatmap.mjs';
+import { headColor } from '../lib/colors.mjs';
+import { HEAD_INFO } from '../model/designed-heads.mjs';
+import { allHeads } from '../model/compute.mjs';
+
+const RING_DARK = '#1b1b1f';
+
+/** A head's display title ("role head", "head 2", "single head"). */
+export function headTitle(name) {
+  return name.startsWith('head-') ? `head ${name.slice(5)}` : `${name} head`;
+}
+
+function describe(run, head) {
+  if (HEAD_INFO[head.name] && run.mode !== 'free') return HEAD_INFO[head.name];
+  if (head.name === 'single') return `one head as wide as the ${run.heads.length} together, scoring the sum of their scores`;
+  return `seeded random wQ, wK, wV (dK ${run.dims.dK})`;
+}
+
+/** Ground-truth rings for one head (see the module comment). */
+function ringsFor(run, head) {
+  const ring = (q, k, color, r, tops) => ({ q, k, color, r, dashed: !tops[q].includes(k) });
+  if (head.name !== 'single')
+    return (head.targets ?? []).flatMap((t, q) => t.keys.map((k) => ring(q, k, RING_DARK, 0.36, head.tops)));
+  // The single head: each head's targets (or, in free mode, each head's tops), nested rings by head.
+  return run.heads.flatMap((h, i) => {
+    const r = 0.44 - (0.3 * i) / Math.max(1, run.heads.length);
+    const wanted = h.targets ? h.targets.map((t) => t.keys) : h.tops;
+    return wanted.flatMap((keys, q) => keys.map((k) => ring(q, k, headColor(h.name, h.index), r, run.single.tops)));
+  });
+}
+
+export class HeadsGrid {
+  #maps = new Map();
+  #key = '';
+  #building = null;
+
+  /**
+   * @param {HTMLElement} container
+   * @param {{ onSelect: (head: string, q: number) => void }} handlers
+   */
+  constructor(container, { onSelect }) {
+    this.container = container;
+    this.onSelect = onSelect;
+  }
+
+  /** The heatmap element of a head (for export), if shown. */
+  svgOf(name) {
+    return this.#maps.get(name)?.svg;
+  }
+
+  async #build(run, heads, key) {
+    this.#maps.clear();
+    this.container.replaceChildren();
+    this.container.style.setProperty('--cells', String(run.cols));
+    for (const head of heads) {
+      if (this.#maps.size) await new Promise((resolve) => setTimeout(resolve, 0));
+      if (key !== this.#key) return; // a newer run replaced this one meanwhile
+      const map = new Heatmap({
+        name: head.name,
+        title: headTitle(head.name),
+        description: describe(run, head),
+        color: headColor(head.name, head.index),
+        queryTokens: run.queryTokens,
+        keyTokens: run.keyTokens,
+        onSelect: (q) => this.onSelect(head.name, q),
+      });
+      this.#maps.set(head.name, map);
+      this.container.append(map.element);
+    }
+  }
+
+  /** Renders the run; new heatmaps are built one per task, so a big free-mode grid never blocks the page for long. */
+  async update(run, state) {
+    const heads = allHeads(run);
+    const key = JSON.stringify([run.mode, run.queryTokens.map((t) => t.text), run.keyTokens.map((t) => t.text), heads.map((h) => h.name)]);
+    if (key !== this.#key) {
+      this.#key = key;
+      this.#building = this.#build(run, heads, key);
+    }
+    // An update that arrives while the same grid is still being built waits for it.
+    await this.#building;
+    if (key !== this.#key) return; // a run of another shape came meanwhile; its update draws
+    const lockedQuery = state.lock?.side === 'query' ? state.lock.index : null;
+    for (const head of heads) {
+      const map = this.#maps.get(head.name);
+      map.update(head.weights, { causal: run.causal, rings: state.overlay ? ringsFor(run, head) : [] });
+      map.markRow(lockedQuery);
+      map.element.classList.toggle('current', head.name === state.head);
+    }
+  }
+}

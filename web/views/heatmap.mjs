@@ -1,0 +1,247 @@
+// One head's attention weights as a heatmap: query tokens down, key tokens
+// across, one cell per (query, key). The element carries data-head (the
+// head's name) and every cell data-q, data-k and data-weight (the engine's
+// value, unrounded), so tests and assistive technology read what is shown.
+// Cells are made once; update() only changes their fill (as Inspectus does).
+// Hover, or focus it and use the arrow keys, to read a value; click or Enter
+// to select that query token in every view.
+import d3 from '../lib/d3.mjs';
+import { weightRamp } from '../lib/colors.mjs';
+import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
+import { weightsTable } from './data-table.mjs';
+
+const CELL = 22;
+const FONT = 12;
+const INDEX_FONT = 8;
+const TITLE_H = 22;
+const LEGEND_H = 50;
+const SVG_NS = 'http://www.w3.org/2000/svg';
+let instances = 0;
+
+/** Width (in px at font size FONT) of a token label with its position index. */
+const labelWidth = (t) => labelEm(shortLabel(t.text)) * FONT + String(t.index).length * INDEX_FONT * 0.6 + 2;
+
+function appendLabel(parent, token, attrs) {
+  const text = parent.append('text').attr('class', 'token-label');
+  for (const [k, v] of Object.entries(attrs)) text.attr(k, v);
+  styleTokenText(text.node(), token);
+  text.append('tspan').text(shortLabel(token.text));
+  text.append('tspan').attr('font-size', INDEX_FONT).attr('fill', '#5b5b66').attr('dx', 1).text(token.index);
+  text.append('title').text(`${tokenName(token)}: ${token.title ?? ''}`);
+  return text;
+}
+
+export class Heatmap {
+  #cells;
+  #weights = null;
+  #causal = false;
+  #cursor = null;
+  #geometry;
+
+  /**
+   * @param {{ name: string, title: string, description: string, color: string,
+   *   queryTokens: object[], keyTokens: object[], onSelect?: (q: number) => void }} options
+   */
+  constructor({ name, title, description, color, queryTokens, keyTokens, onSelect }) {
+    const id = `heatmap-${++instances}`;
+    Object.assign(this, { name, title, queryTokens, keyTokens, onSelect, ramp: weightRamp(color) });
+    const rows = queryTokens.length;
+    const cols = keyTokens.length;
+    const rowLabelW = Math.ceil(Math.max(...queryTokens.map(labelWidth))) + 8;
+    const colLabelH = Math.ceil(Math.max(...keyTokens.map((t) => (isWide(t.text) ? 30 : labelWidth(t) + 8))));
+    const x0 = rowLabelW;
+    const y0 = TITLE_H + colLabelH;
+    const width = Math.max(x0 + cols * CELL + 6, 230);
+    const height = y0 + rows * CELL + LEGEND_H;
+    this.#geometry = { x0, y0 };
+
+    const figure = d3.create('figure').attr('class', 'heatmap').attr('data-head', name);
+    figure.append('figcaption').attr('id', `${id}-caption`).text(description);
+    const svg = figure
+      .append('svg')
+      .attr('viewBox', `0 0 ${width} ${height}`)
+      .attr('font-family', UI_FONTS)
+      .attr('font-size', FONT)
+      .attr('tabindex', 0)
+      .attr('role', 'img')
+      .attr('aria-label', `${title}: attention weights of ${rows} query tokens (rows) over ${cols} key tokens (columns). Arrow keys read a weight; Enter selects that query token; the table below lists every number.`)
+      .attr('aria-describedby', `${id}-readout`)
+      .style('--natural-width', `${width}px`);
+    this.svg = svg.node();
+    svg.append('text').attr('x', 0).attr('y', 15).attr('font-weight', 700).attr('font-size', 14).text(title);
+
+    // Column labels: CJK upright (char over index), other scripts turned 90°.
+    const colLabels = svg.append('g').attr('class', 'col-labels');
+    keyTokens.forEach((t, k) => {
+      const cx = x0 + k * CELL + CELL / 2;
+      if (isWide(t.text)) {
+        const text = appendLabel(colLabels, t, { x: cx, y: y0 - 14, 'text-anchor': 'middle' });
+        text.select('tspan:last-of-type').attr('x', cx).attr('dy', 11).attr('dx', null);
+      } else appendLabel(colLabels, t, { transform: `translate(${cx + 4},${y0 - 4}) rotate(-90)` });
+    });
+    const rowLabels = svg.append('g').attr('class', 'row-labels');
+    queryTokens.forEach((t, q) => appendLabel(rowLabels, t, { x: x0 - 5, y: y0 + q * CELL + CELL / 2 + 4, 'text-anchor': 'end' }));
+    this.rowLabels = rowLabels.selectAll('text').nodes();
+    this.colLabels = colLabels.selectAll('text').nodes();
+
+    const defs = svg.append('defs');
+    this.hatchId = `${id}-masked`;
+    const hatch = defs.append('pattern').attr('id', this.hatchId).attr('patternUnits', 'userSpaceOnUse').attr('width', 5).attr('height', 5).attr('patternTransform', 'rotate(45)');
+    hatch.append('rect').attr('width', 5).attr('height', 5).attr('fill', '#f2f2f2');
+    hatch.append('line').attr('y2', 5).attr('stroke', '#b8b8c0').attr('stroke-width', 1.5);
+
+    // Plain DOM calls for the cells: a 40×40 map has 1,600 of them, and d3's
+    // per-element chains made building it a long task.
+    const cells = svg.append('g').attr('class', 'cells').node();
+    this.#cells = d3.range(rows).map((q) =>
+      d3.range(cols).map((k) => {
+        const rect = document.createElementNS(SVG_NS, 'rect');
+        rect.setAttribute('x', x0 + k * CELL);
+        rect.setAttribute('y', y0 + q * CELL);
+        rect.setAttribute('width', CELL - 1);
+        rect.setAttribute('height', CELL - 1);
+        rect.dataset.q = q;
+        rect.dataset.k = k;
+        cells.append(rect);
+        return rect;
+      }),
+    );
+    this.rowMark = svg.append('rect').attr('class', 'row-mark').attr('x', x0 - 1).attr('width', cols * CELL + 1).attr('height', CELL + 1)
+      .attr('fill', 'none').attr('stroke', '#1b1b1f').attr('stroke-width', 1.5).attr('stroke-dasharray', '4 2').attr('display', 'none').node();
+    this.rings = svg.append('g').attr('class', 'rings').attr('pointer-events', 'none');
+    this.cursorMark = svg.append('rect').attr('class', 'cursor').attr('width', CELL + 1).attr('height', CELL + 1)
+      .attr('fill', 'none').attr('stroke', '#1b1b1f').attr('stroke-width', 2).attr('display', 'none').attr('pointer-events', 'none').node();
+    this.#legend(svg, y0 + rows * CELL + 12);
+
+    const readout = figure.append('p').attr('class', 'readout').attr('id', `${id}-readout`).attr('aria-live', 'polite').text('Hover a cell, or focus the map and use the arrow keys.');
+    this.readout = readout.node();
+    const details = figure.append('details').attr('class', 'numbers');
+    details.append('summary').text('Table of these numbers');
+    this.tableBox = details.append('div').attr('class', 'table-scroll').node();
+    this.details = details.node();
+    this.details.addEventListener('toggle', () => this.#renderTable());
+    this.element = figure.node();
+    this.#listen();
+  }
+
+  #legend(svg, y) {
+    const gradientId = `${this.hatchId}-ramp`;
+    const gradient = svg.select('defs').append('linearGradient').attr('id', gradientId);
+    d3.range(0, 1.0001, 0.125).forEach((t) => gradient.append('stop').attr('offset', t).attr('stop-color', this.ramp(t)));
+    const legend = svg.append('g').attr('class', 'legend').attr('transform', `translate(${this.#geometry.x0},${y})`);
+    legend.append('rect').attr('width', 120).attr('height', 9).attr('fill', `url(#${gradientId})`).attr('stroke', '#c8c8d0');
+    [0, 0.5, 1].forEach((t) => legend.append('text').attr('x', t * 120).attr('y', 21).attr('font-size', 9).attr('text-anchor', 'middle').text(t));
+    legend.append('text').attr('x', 128).attr('y', 8).attr('font-size', 9).attr('fill', '#5b5b66').text('weight');
+    this.maskLegend = legend.append('g').attr('transform', 'translate(0,26)').attr('display', 'none');
+  }
+
+  #listen() {
+    const { svg } = this;
+    const cellOf = (target) => (target?.dataset?.q === undefined ? null : { q: Number(target.dataset.q), k: Number(target.dataset.k) });
+    svg.addEventListener('pointermove', (e) => this.#point(cellOf(e.target)));
+    svg.addEventListener('pointerleave', () => this.#point(null));
+    svg.addEventListener('click', (e) => {
+      const cell = cellOf(e.target);
+      if (cell) this.onSelect?.(cell.q);
+    });
+    svg.addEventListener('focus', () => this.#point(this.#cursor ?? { q: 0, k: 0 }));
+    svg.addEventListener('blur', () => this.#point(null));
+    svg.addEventListener('keydown', (e) => {
+      const { q, k } = this.#cursor ?? { q: 0, k: 0 };
+      const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
+      if (move) {
+        e.preventDefault();
+        const clamp = (v, n) => Math.max(0, Math.min(n - 1, v));
+        this.#point({ q: clamp(q + move[0], this.queryTokens.length), k: clamp(k + move[1], this.keyTokens.length) });
+      } else if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        this.onSelect?.(q);
+      }
+    });
+  }
+
+  #point(cell) {
+    this.#cursor = cell;
+    this.rowLabels.forEach((t, q) => t.classList.toggle('hot', cell?.q === q));
+    this.colLabels.forEach((t, k) => t.classList.toggle('hot', cell?.k === k));
+    if (!cell || !this.#weights) {
+      this.cursorMark.setAttribute('display', 'none');
+      return;
+    }
+    const { q, k } = cell;
+    const { x0, y0 } = this.#geometry;
+    this.cursorMark.setAttribute('x', x0 + k * CELL - 1);
+    this.cursorMark.setAttribute('y', y0 + q * CELL - 1);
+    this.cursorMark.setAttribute('display', 'inline');
+    const w = this.#weights[q * this.keyTokens.length + k];
+    const masked = this.#causal && k > q;
+    this.readout.textContent = `${this.title}: query ${tokenName(this.queryTokens[q])} → key ${tokenName(this.keyTokens[k])}: ${
+      masked ? '0 exactly (masked: the key is in the future)' : w.toPrecision(5)
+    }`;
+  }
+
+  /**
+   * Shows a head's weights.
+   * @param {Float32Array} weights row-major [query, key], the engine's
+   * @param {{ causal?: boolean, rings?: { q: number, k: number, color: string, r: number, dashed: boolean }[] }} [options]
+   *   rings: ground-truth markers drawn over cells (r: radius as a fraction of a cell)
+   */
+  update(weights, { causal = false, rings = [] } = {}) {
+    this.#weights = weights;
+    this.#causal = causal;
+    const cols = this.keyTokens.length;
+    this.#cells.forEach((row, q) =>
+      row.forEach((rect, k) => {
+        const w = weights[q * cols + k];
+        rect.dataset.weight = String(w);
+        const masked = causal && k > q;
+        rect.setAttribute('fill', masked ? `url(#${this.hatchId})` : this.ramp(w));
+        rect.toggleAttribute('data-masked', masked);
+      }),
+    );
+    this.#drawMaskLegend(causal);
+    const { x0, y0 } = this.#geometry;
+    d3.select(this.rings.node())
+      .selectAll('circle')
+      .data(rings)
+      .join('circle')
+      .attr('cx', (d) => x0 + d.k * CELL + (CELL - 1) / 2)
+      .attr('cy', (d) => y0 + d.q * CELL + (CELL - 1) / 2)
+      .attr('r', (d) => d.r * CELL)
+      .attr('fill', 'none')
+      .attr('stroke', (d) => d.color)
+      .attr('stroke-width', 1.6)
+      .attr('stroke-dasharray', (d) => (d.dashed ? '2.5 2' : null));
+    if (this.#cursor) this.#point(this.#cursor);
+    if (this.details.open) this.#renderTable();
+  }
+
+  #drawMaskLegend(causal) {
+    const g = this.maskLegend;
+    g.attr('display', causal ? null : 'none');
+    if (!causal || g.selectAll('*').size() > 0) return;
+    g.append('rect').attr('y', -1).attr('width', 9).attr('height', 9).attr('fill', `url(#${this.hatchId})`).attr('stroke', '#c8c8d0');
+    g.append('text').attr('x', 13).attr('y', 7).attr('font-size', 9).attr('fill', '#5b5b66').text('masked (causal): exactly 0');
+  }
+
+  /** Outlines query row q in this map (null: none). */
+  markRow(q) {
+    const show = q !== null && q >= 0 && q < this.queryTokens.length;
+    this.rowMark.setAttribute('display', show ? 'inline' : 'none');
+    if (show) this.rowMark.setAttribute('y', this.#geometry.y0 + q * CELL - 1);
+    this.rowLabels.forEach((t, i) => t.classList.toggle('locked', show && i === q));
+  }
+
+  #renderTable() {
+    if (!this.details.open || !this.#weights) return;
+    this.tableBox.replaceChildren(
+      weightsTable({
+        caption: `${this.title}: weight of each key (column) for each query (row); each row sums to 1.`,
+        queryTokens: this.queryTokens,
+        keyTokens: this.keyTokens,
+        weights: this.#weights,
+        causal: this.#causal,
+      }),
+    );
+  }
+}

@@ -1,0 +1,20 @@
+// The status line: which build runs the engine, on how many threads, whether
+// the page is cross-origin isolated (what threads need), and how long the last
+// computation took.
+
+export function engineText(engine) {
+  const isolated = globalThis.crossOriginIsolated === true;
+  const build = { 'threaded-simd': 'threaded SIMD', simd: 'SIMD', scalar: 'scalar' }[engine.variant] ?? engine.variant;
+  const threads = `${engine.threads} thread${engine.threads === 1 ? '' : 's'}`;
+  const note = isolated
+    ? 'cross-origin isolated'
+    : 'not cross-origin isolated (no COOP/COEP headers), so single-thread SIMD';
+  return `Engine: ${engine.variant} (${build}), ${threads} · ${note}`;
+}
+
+export function showStatus(element, engine, run) {
+  const time = run.finishedAt.toLocaleTimeString('en-GB', { hour12: false });
+  element.textContent =
+    `${engineText(engine)} · last computation: ${run.engineCalls} engine call${run.engineCalls === 1 ? '' : 's'} in ` +
+    `${run.elapsedMs.toFixed(2)} ms at ${time}`;
+}
