@@ -2,6 +2,7 @@
 // Compiled only in SIMD builds: xsimd's WebAssembly backend is keyed on
 // __EMSCRIPTEN__, so a no-SIMD em++ build must not include it at all.
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <xsimd/xsimd.hpp>
 
@@ -114,12 +115,33 @@ float row_max_simd(const float* x, std::size_t n) noexcept {
   return max;
 }
 
+// exp(x) for x ≤ 0, the only arguments a max-subtracted softmax has (Cephes'
+// expf: 2^n · e^r with |r| ≤ ln2/2 and a degree-6 polynomial, ~1 ulp). It
+// skips the overflow handling of a general exp; below −87 (and for −inf, a
+// masked key) the result is exactly 0.
+inline Vec exp_nonpositive(const Vec& x) noexcept {
+  using Int = xsimd::batch<std::int32_t>;
+  const Vec xc = xsimd::max(x, Vec(-87.0f));
+  const Vec n = xsimd::round(xc * Vec(1.44269504088896341f));
+  Vec r = xsimd::fma(n, Vec(-0.693359375f), xc);
+  r = xsimd::fma(n, Vec(2.12194440e-4f), r);
+  Vec p(1.9875691500e-4f);
+  p = xsimd::fma(p, r, Vec(1.3981999507e-3f));
+  p = xsimd::fma(p, r, Vec(8.3334519073e-3f));
+  p = xsimd::fma(p, r, Vec(4.1665795894e-2f));
+  p = xsimd::fma(p, r, Vec(1.6666665459e-1f));
+  p = xsimd::fma(p, r, Vec(5.0000001201e-1f));
+  p = xsimd::fma(p * r, r, r + Vec(1.0f));
+  const Vec pow2n = xsimd::bitwise_cast<float>((xsimd::batch_cast<std::int32_t>(n) + Int(127)) << 23);
+  return xsimd::select(x < Vec(-87.0f), Vec(0.0f), p * pow2n);
+}
+
 float exp_sum_simd(float* x, std::size_t n, float max, float scale) noexcept {
   const Vec vm(max), vs(scale);
   Vec vsum(0.0f);
   std::size_t j = 0;
   for (; j + W <= n; j += W) {
-    const Vec e = xsimd::exp((Vec::load_unaligned(x + j) - vm) * vs);
+    const Vec e = exp_nonpositive((Vec::load_unaligned(x + j) - vm) * vs);
     e.store_unaligned(x + j);
     vsum += e;
   }
