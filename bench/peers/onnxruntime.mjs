@@ -42,13 +42,10 @@ function valueInfo(name, dims) {
  */
 export function buildModel(config, inputs, form = 'standard') {
   if (form === 'contrib') return buildContribModel(config, inputs);
-  const { dModel: D, numHeads: H, dK, dV } = headsOf(config);
+  const { numHeads: H, dK, dV } = headsOf(config);
   const L = config.L;
   const initializer = [
-    tensor('wQ', [D, H * dK], inputs.wQ),
-    tensor('wK', [D, H * dK], inputs.wK),
-    tensor('wV', [D, H * dV], inputs.wV),
-    tensor('wO', [H * dV, D], inputs.wO),
+    ...weightInitializers(config, inputs),
     tensor('shapeQK', [4], [0, 0, H, dK], INT64),
     tensor('shapeV', [4], [0, 0, H, dV], INT64),
     tensor('shapeOut', [3], [0, 0, H * dV], INT64),
@@ -82,23 +79,30 @@ export function buildModel(config, inputs, form = 'standard') {
     node('Reshape', ['Ot', 'shapeOut'], ['concat']),
     node('MatMul', ['concat', 'wO'], ['output']),
   );
-  const graph = onnx.GraphProto.create({
-    name: 'mha', node: nodes, initializer,
-    input: [valueInfo('query', [1, L, D])], output: [valueInfo('output', [1, L, D])],
-  });
-  const model = onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 17 }], graph, producerName: 'mha-wasm bench' });
-  return onnx.ModelProto.encode(model).finish();
+  return encodeModel(config, nodes, initializer, [{ domain: '', version: 17 }]);
 }
 
-function buildContribModel(config, inputs) {
+function weightInitializers(config, inputs) {
   const { dModel: D, numHeads: H, dK, dV } = headsOf(config);
-  const L = config.L;
-  const initializer = [
+  return [
     tensor('wQ', [D, H * dK], inputs.wQ),
     tensor('wK', [D, H * dK], inputs.wK),
     tensor('wV', [D, H * dV], inputs.wV),
     tensor('wO', [H * dV, D], inputs.wO),
   ];
+}
+
+function encodeModel(config, nodes, initializer, opsetImport) {
+  const shape = [1, config.L, config.dModel];
+  const graph = onnx.GraphProto.create({
+    name: 'mha', node: nodes, initializer, input: [valueInfo('query', shape)], output: [valueInfo('output', shape)],
+  });
+  const model = onnx.ModelProto.create({ irVersion: 8, opsetImport, graph, producerName: 'mha-wasm bench' });
+  return onnx.ModelProto.encode(model).finish();
+}
+
+function buildContribModel(config, inputs) {
+  const { numHeads: H } = headsOf(config);
   const mha = node('MultiHeadAttention', ['Q', 'K', 'V'], ['concat'], { num_heads: H, ...(config.causal ? { unidirectional: 1 } : {}) });
   mha.domain = 'com.microsoft';
   const nodes = [
@@ -108,16 +112,10 @@ function buildContribModel(config, inputs) {
     mha,
     node('MatMul', ['concat', 'wO'], ['output']),
   ];
-  const graph = onnx.GraphProto.create({
-    name: 'mha', node: nodes, initializer,
-    input: [valueInfo('query', [1, L, D])], output: [valueInfo('output', [1, L, D])],
-  });
-  const model = onnx.ModelProto.create({
-    irVersion: 8,
-    opsetImport: [{ domain: '', version: 17 }, { domain: 'com.microsoft', version: 1 }],
-    graph, producerName: 'mha-wasm bench',
-  });
-  return onnx.ModelProto.encode(model).finish();
+  return encodeModel(config, nodes, weightInitializers(config, inputs), [
+    { domain: '', version: 17 },
+    { domain: 'com.microsoft', version: 1 },
+  ]);
 }
 
 export async function createPeer({ threads }) {

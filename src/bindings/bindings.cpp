@@ -86,6 +86,23 @@ val guarded(const Body& body) {
   return val::undefined();  // not reached
 }
 
+// Copies of a call's weights (wQ … bO of `source`) in wasm memory.
+struct WeightBuffers {
+  std::vector<float> wQ, wK, wV, wO, bQ, bK, bV, bO;
+
+  void copy(const val& source, const mha::Sizes& s, mha::Inputs& in) {
+    in.wQ = copy_in(source["wQ"], "wQ", s.wQ, wQ, false);
+    in.wK = copy_in(source["wK"], "wK", s.wK, wK, false);
+    in.wV = copy_in(source["wV"], "wV", s.wV, wV, false);
+    in.wO = copy_in(source["wO"], "wO", s.wO, wO, false);
+    in.bQ = copy_in(source["bQ"], "bQ", s.bQ, bQ, true);
+    in.bK = copy_in(source["bK"], "bK", s.bK, bK, true);
+    in.bV = copy_in(source["bV"], "bV", s.bV, bV, true);
+    in.bO = copy_in(source["bO"], "bO", s.bO, bO, true);
+  }
+  std::vector<std::vector<float>*> all() { return {&wQ, &wK, &wV, &wO, &bQ, &bK, &bV, &bO}; }
+};
+
 // The activations of one call, as the JS side passes them.
 struct Activations {
   mha::Dims dims;
@@ -134,17 +151,7 @@ class Engine {
       throw mha::ArgumentError("key/value: required when seqLenK differs from seqLenQ");
     in.keyPaddingMask = copy_in(a.mask, "keyPaddingMask", s.keyPaddingMask, mask_, true);
     in.causal = a.causal;
-    if (weightArgs) {
-      const val& w = *weightArgs;
-      in.wQ = copy_in(w["wQ"], "wQ", s.wQ, wQ_, false);
-      in.wK = copy_in(w["wK"], "wK", s.wK, wK_, false);
-      in.wV = copy_in(w["wV"], "wV", s.wV, wV_, false);
-      in.wO = copy_in(w["wO"], "wO", s.wO, wO_, false);
-      in.bQ = copy_in(w["bQ"], "bQ", s.bQ, bQ_, true);
-      in.bK = copy_in(w["bK"], "bK", s.bK, bK_, true);
-      in.bV = copy_in(w["bV"], "bV", s.bV, bV_, true);
-      in.bO = copy_in(w["bO"], "bO", s.bO, bO_, true);
-    }
+    if (weightArgs) weightBuffers_.copy(*weightArgs, s, in);
 
     output_.resize(s.output);
     weights_.resize(computeAttention ? s.attention : 0);
@@ -185,7 +192,7 @@ class Engine {
 
   // { heapBytes, inUseBytes, scratchBytes }: the wasm heap, what malloc has
   // handed out of it, and how much of that the engine keeps between calls.
-  val memoryStats() const {
+  val memoryStats() {
     val stats = val::object();
     stats.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
     stats.set("inUseBytes", static_cast<double>(mallinfo().uordblks));
@@ -199,7 +206,7 @@ class Engine {
  private:
   // Refuses, before allocating anything, a call whose buffers cannot fit the
   // wasm memory's limit, so that it fails cleanly instead of half-way.
-  void check_fits(const Activations& a, const mha::Sizes& s, bool oneShot) const {
+  void check_fits(const Activations& a, const mha::Sizes& s, bool oneShot) {
     const mha::Dims& d = a.dims;
     const double floats =
         double(s.query) + (a.key.isUndefined() || a.key.isNull() ? 0.0 : double(s.key)) +
@@ -221,23 +228,27 @@ class Engine {
                                std::to_string(static_cast<long long>(limit)) + "); use shorter sequences or a smaller batch");
   }
 
-  std::size_t keptBytes() const {
+  // Every float buffer the engine keeps between calls.
+  std::vector<std::vector<float>*> buffers() {
+    std::vector<std::vector<float>*> all = weightBuffers_.all();
+    for (auto* v : {&query_, &key_, &value_, &output_, &weights_, &projections_, &scores_}) all.push_back(v);
+    return all;
+  }
+
+  std::size_t keptBytes() {
     std::size_t kept = attention_.scratch_bytes() + mask_.capacity();
-    for (const auto* v : {&query_, &key_, &value_, &wQ_, &wK_, &wV_, &wO_, &bQ_, &bK_, &bV_, &bO_, &output_,
-                          &weights_, &projections_, &scores_})
-      kept += v->capacity() * sizeof(float);
+    for (const auto* v : buffers()) kept += v->capacity() * sizeof(float);
     return kept;
   }
 
   void trimBuffers() {
-    for (auto* v : {&query_, &key_, &value_, &wQ_, &wK_, &wV_, &wO_, &bQ_, &bK_, &bV_, &bO_, &output_, &weights_,
-                    &projections_, &scores_})
-      trim(*v);
+    for (auto* v : buffers()) trim(*v);
     trim(mask_);
     if (attention_.scratch_bytes() > kKeepBytes) attention_.release();
   }
 
-  std::vector<float> query_, key_, value_, wQ_, wK_, wV_, wO_, bQ_, bK_, bV_, bO_;
+  std::vector<float> query_, key_, value_;
+  WeightBuffers weightBuffers_;
   std::vector<float> output_, weights_, projections_, scores_;
   std::vector<std::uint8_t> mask_;
   mha::Attention attention_;
@@ -255,17 +266,9 @@ class Layer {
   void assign(const val& args) {
     guarded([&] {
       mha::Dims d{1, 1, 1, dim(args, "dModel"), dim(args, "numHeads"), dim(args, "dK"), dim(args, "dV")};
-      const mha::Sizes s = mha::sizes_of(d, false);
-      std::vector<float> wQ, wK, wV, wO, bQ, bK, bV, bO;
+      WeightBuffers buffers;
       mha::Inputs in;
-      in.wQ = copy_in(args["wQ"], "wQ", s.wQ, wQ, false);
-      in.wK = copy_in(args["wK"], "wK", s.wK, wK, false);
-      in.wV = copy_in(args["wV"], "wV", s.wV, wV, false);
-      in.wO = copy_in(args["wO"], "wO", s.wO, wO, false);
-      in.bQ = copy_in(args["bQ"], "bQ", s.bQ, bQ, true);
-      in.bK = copy_in(args["bK"], "bK", s.bK, bK, true);
-      in.bV = copy_in(args["bV"], "bV", s.bV, bV, true);
-      in.bO = copy_in(args["bO"], "bO", s.bO, bO, true);
+      buffers.copy(args, mha::sizes_of(d, false), in);
       weights_.assign(d, in);
       return val::undefined();
     });

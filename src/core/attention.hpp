@@ -96,6 +96,8 @@ class Attention {
 
   std::size_t threads() const noexcept { return pool_.size(); }
   const Kernels& kernels() const noexcept { return kernels_; }
+  // For the backward pass (backward.hpp), which runs on the same threads.
+  ThreadPool& pool() noexcept { return pool_; }
   // Bytes of scratch memory a call of these dims needs (beyond its inputs and
   // outputs), for callers that check a size limit before allocating anything.
   // One-shot calls (weights not packed beforehand) also pack their weights.

@@ -116,22 +116,10 @@ export interface AttentionEngine {
 }
 
 /** The weights of one attention layer (shapes as in MultiHeadAttentionArgs). */
-export interface LayerArgs {
-  dModel: number;
-  numHeads: number;
-  /** Default: dModel / numHeads. */
-  dK?: number;
-  /** Default: dModel / numHeads. */
-  dV?: number;
-  wQ: Float32Array;
-  wK: Float32Array;
-  wV: Float32Array;
-  wO: Float32Array;
-  bQ?: Float32Array | null;
-  bK?: Float32Array | null;
-  bV?: Float32Array | null;
-  bO?: Float32Array | null;
-}
+export type LayerArgs = Pick<
+  MultiHeadAttentionArgs,
+  'dModel' | 'numHeads' | 'dK' | 'dV' | 'wQ' | 'wK' | 'wV' | 'wO' | 'bQ' | 'bK' | 'bV' | 'bO'
+>;
 
 /** The activations of one call through a layer. */
 export type ForwardArgs = Pick<
