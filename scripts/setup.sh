@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One-time, idempotent set-up for mha-wasm on Debian 12 (bookworm).
 # Installs only what is missing: Emscripten (Debian), binaryen (wasm-dis, for the
-# SIMD check), xsimd >= 12.1 headers (Debian 13's package, unpacked into .deps/),
-# the npm devDependencies; then builds what is out of date.
+# SIMD check), clang 14 with libFuzzer (the fuzz smoke test), xsimd >= 12.1
+# headers (Debian 13's package, unpacked into .deps/), the npm devDependencies;
+# then builds what is out of date.
 # Usage: bash scripts/setup.sh [--no-build]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,9 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # CJK glyphs for the page's screenshots (test-output/, docs/).
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need_apt+=(fonts-noto-cjk)
 # Native tests of the core (CTest): GoogleTest, and nlohmann-json to read the fixtures.
-for pkg in libgtest-dev nlohmann-json3-dev; do
+# The fuzz target (tests/fuzz) is built with clang 14 (Emscripten's own dependency)
+# and links libFuzzer and the sanitizer runtimes from libclang-rt-14-dev.
+for pkg in libgtest-dev nlohmann-json3-dev clang-14 libclang-rt-14-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 

@@ -1,12 +1,77 @@
 #!/usr/bin/env bash
-# Runs every test: the native core under CTest, the TypeScript declarations
-# against an example (tsc --noEmit), and the Jest suite over the wasm builds.
-# `npm test` runs scripts/setup.sh first, then this. Exits non-zero on any failure.
+# Runs every test: the native core under CTest, then again under AddressSanitizer
+# and UndefinedBehaviorSanitizer, a bounded libFuzzer run of the core, the
+# TypeScript declarations against an example (tsc --noEmit), and the Jest suite
+# over the wasm builds. `npm test` runs scripts/setup.sh first, then this.
+# Exits non-zero on any failure.
+#   MHA_FUZZ_SECONDS   length of the fuzz smoke run (default 15; 0 skips it)
+#   MHA_SANITIZERS=0   skips the sanitizer build and the fuzz run
 set -euo pipefail
 cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+fuzz_seconds=${MHA_FUZZ_SECONDS:-15}
+xsimd=${XSIMD_INCLUDE_DIR:+-DXSIMD_INCLUDE_DIR=$XSIMD_INCLUDE_DIR}
 
 echo "== native core (CTest) =="
 ctest --test-dir build/native --output-on-failure -j 2
+
+# Whether `compiler flags...` links a trivial program: the toolchain is present.
+links() {
+  local dir
+  dir=$(mktemp -d)
+  printf '%s\n' "$3" >"$dir/probe.cpp"
+  "$1" $2 "$dir/probe.cpp" -o "$dir/probe" >/dev/null 2>&1
+  local ok=$?
+  rm -rf "$dir"
+  return $ok
+}
+
+if [ "${MHA_SANITIZERS:-1}" = 0 ]; then
+  echo "== sanitizers and fuzzing: skipped (MHA_SANITIZERS=0) =="
+else
+  echo "== native core under AddressSanitizer + UndefinedBehaviorSanitizer (CTest, build/asan) =="
+  cxx=${CXX:-c++}
+  if links "$cxx" "-fsanitize=address,undefined" 'int main() { return 0; }'; then
+    if [ ! -f build/asan/CMakeCache.txt ]; then
+      cmake -S . -B build/asan -DMHA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $xsimd >/dev/null
+    fi
+    cmake --build build/asan -j "$jobs"
+    UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure -j 2
+  else
+    echo "skipped: $cxx cannot link -fsanitize=address,undefined (install its sanitizer runtimes)"
+  fi
+
+  echo "== fuzzing the core: libFuzzer + ASan + UBSan, ${fuzz_seconds} s (build/fuzz) =="
+  clangxx=$(command -v clang++-14 || command -v clang++ || true)
+  fuzz_probe='#include <cstdint>
+#include <cstddef>
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }'
+  if [ "$fuzz_seconds" = 0 ]; then
+    echo "skipped (MHA_FUZZ_SECONDS=0)"
+  elif [ -n "$clangxx" ] && links "$clangxx" "-fsanitize=fuzzer,address,undefined" "$fuzz_probe"; then
+    if [ ! -f build/fuzz/CMakeCache.txt ]; then
+      cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER="$clangxx" -DMHA_FUZZ=ON -DBUILD_TESTING=OFF \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo $xsimd >/dev/null
+    fi
+    cmake --build build/fuzz -j "$jobs" --target mha_attention_fuzz
+    # The corpus grows from run to run on a developer's machine; CI starts empty.
+    mkdir -p build/fuzz/corpus
+    log=build/fuzz/smoke.log
+    if ! build/fuzz/mha_attention_fuzz -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+      -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/corpus >"$log" 2>&1; then
+      tail -n 60 "$log"
+      echo "fuzz: FAILED; the input that failed is saved as build/fuzz/crash-* (or timeout-*, oom-*)." >&2
+      echo "Reproduce it with: build/fuzz/mha_attention_fuzz build/fuzz/crash-..." >&2
+      exit 1
+    fi
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log")
+    echo "fuzz: ${runs:-?} executions in ${took:-?} s, no crash, hang, leak or sanitizer report;" \
+      "corpus $(ls build/fuzz/corpus | wc -l) inputs"
+  else
+    echo "skipped: no clang++ that links -fsanitize=fuzzer (Debian: apt-get install clang-14 libclang-rt-14-dev)"
+  fi
+fi
 
 echo "== TypeScript declarations (tsc --noEmit) =="
 npx --no-install tsc --noEmit -p tests/types

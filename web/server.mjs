@@ -8,6 +8,7 @@
 // Usage: node web/server.mjs    PORT=0 picks a free port; default 8080.
 import { createServer } from 'node:http';
 import { existsSync, realpathSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 
@@ -15,7 +16,27 @@ import sirv from 'sirv';
 // a rebuild of dist/ while the server runs is served as it is now (a stale
 // listing would send the old Content-Length). etag: the browser revalidates
 // every load and gets 304 when nothing changed.
-const serve = (folder) => sirv(fileURLToPath(new URL(`../${folder}`, import.meta.url)), { dev: true, etag: true });
+const serve = (folder) => {
+  const root = realpathSync(fileURLToPath(new URL(`../${folder}`, import.meta.url)));
+  return Object.assign(sirv(root, { dev: true, etag: true }), { root });
+};
+
+// sirv follows symbolic links: a link inside a served folder could expose any
+// file of the machine. Every file a request could resolve to (sirv also tries
+// PATH.html and PATH/index.html) must really lie inside the folder.
+function staysInside(root, urlPath) {
+  const target = path.join(root, urlPath);
+  for (const candidate of [target, `${target}.html`, path.join(target, 'index.html')]) {
+    let real;
+    try {
+      real = realpathSync(candidate);
+    } catch {
+      continue; // does not exist: sirv will not serve it either
+    }
+    if (real !== root && !real.startsWith(root + path.sep)) return false;
+  }
+  return true;
+}
 
 // URL prefix → handler; the first matching prefix wins, the handler sees the
 // path with the prefix removed (sirv itself refuses paths that leave its folder).
@@ -55,7 +76,9 @@ function handle(req, res, isolate) {
   const rest = req.url.slice(prefix.length - 1);
   // sirv's dev mode serves dotfiles; refuse any segment starting with a dot,
   // encoded or not (this also turns every "..", even %2e%2e, into a 404).
-  if (/(^|\/)\./.test(decodeSafely(rest.split(/[?#]/, 1)[0]))) return notFound(res);
+  const urlPath = decodeSafely(rest.split(/[?#]/, 1)[0]);
+  if (/(^|\/)\./.test(urlPath)) return notFound(res);
+  if (!staysInside(handler.root, urlPath)) return notFound(res);
   req.url = rest;
   handler(req, res, () => notFound(res));
 }

@@ -39,7 +39,7 @@ std::size_t blocks(std::size_t n, std::size_t block) { return (n + block - 1) / 
 const float* or_null(const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
 
 // softmax(row·scale) over n entries in place: -inf (masked) entries become
-// exactly 0; a NaN logit makes every unmasked entry NaN. Returns false when
+// exactly 0; a NaN or +inf logit makes every unmasked entry NaN. Returns false when
 // no entry is usable (the row is then all zeros).
 bool softmax(const Kernels& k, float* row, std::size_t n, float scale) {
   const float max = k.row_max(row, n);
@@ -47,8 +47,11 @@ bool softmax(const Kernels& k, float* row, std::size_t n, float scale) {
     std::fill(row, row + n, 0.0f);
     return false;
   }
-  if (max != max) {
-    for (std::size_t j = 0; j < n; ++j) row[j] = row[j] == kNegInf ? 0.0f : max;
+  if (max != max || max == -kNegInf) {
+    // A NaN logit, or +inf (whose exp((x − max)) would be inf − inf): every
+    // usable entry is NaN, as IEEE arithmetic makes it; masked ones stay 0.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t j = 0; j < n; ++j) row[j] = row[j] == kNegInf ? 0.0f : nan;
     return true;
   }
   k.scale(row, n, 1.0f / k.exp_sum(row, n, max, scale));
@@ -297,10 +300,11 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in,
             if (padding[t0 + j]) row[j] = kNegInf;
         const float tileMax = kern.row_max(row, n);
         const float max = std::max(m[r], tileMax);
-        if (l[r] != l[r] || tileMax != tileMax || max == kNegInf) {
-          // NaN logits make the row NaN (as in the unfused softmax); a tile
-          // with no usable key adds nothing.
-          if (tileMax != tileMax) l[r] = tileMax;
+        const bool poisoned = tileMax != tileMax || tileMax == -kNegInf;
+        if (l[r] != l[r] || poisoned || max == kNegInf) {
+          // NaN or +inf logits make the row NaN (as in the unfused softmax); a
+          // tile with no usable key adds nothing.
+          if (poisoned) l[r] = std::numeric_limits<float>::quiet_NaN();
           std::fill(row, row + kt, 0.0f);
           continue;
         }

@@ -58,6 +58,10 @@ class AttentionBackward {
   // with the raw (unpacked) weights.
   void backward(const Dims& dims, const Inputs& in, const float* gradOutput, const Gradients& grads);
 
+  // Bytes of scratch memory a call of these dims needs, for callers that check
+  // a size limit before allocating anything. The recomputed forward also uses
+  // the engine's scratch: add engine.scratch_bytes_for(dims, true, true).
+  double scratch_bytes_for(const Dims& dims, bool selfAttention) const;
   // Bytes of scratch memory held between calls (the forward engine's own
   // scratch, used for the recomputation, is not counted).
   std::size_t scratch_bytes() const noexcept { return scratch_.capacity() * sizeof(float); }
@@ -69,7 +73,7 @@ class AttentionBackward {
 };
 
 // One call on the calling thread only (tests, tools).
-void multi_head_attention_backward(const Dims& dims, const Inputs& in, const float* gradOutput,
-                                   const Gradients& grads, const Kernels& kernels = default_kernels());
+void multi_head_attention_backward(const Dims& dims, const Inputs& in, const float* gradOutput, const Gradients& grads,
+                                   const Kernels& kernels = default_kernels());
 
 }  // namespace mha

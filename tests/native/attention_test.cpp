@@ -1,5 +1,5 @@
 // Native tests of the core: the reference fixtures (PyTorch / numpy float64),
-// seeded random cases against a float64 reference written here, and the SIMD
+// seeded random cases against the float64 reference of reference.hpp, and the SIMD
 // kernels against the scalar ones.
 #include <gtest/gtest.h>
 
@@ -14,19 +14,12 @@
 
 #include "attention.hpp"
 #include "pack.hpp"
+#include "reference.hpp"
 
 namespace {
 
 using json = nlohmann::json;
-
-struct Case {
-  mha::Dims d;
-  bool causal = false;
-  std::vector<float> query, key, value, wQ, wK, wV, wO, bQ, bK, bV, bO;
-  std::vector<std::uint8_t> mask;
-};
-
-const float* ptr(const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
+using namespace mha_test;
 
 struct Result {
   std::vector<float> output, attention;
@@ -53,82 +46,6 @@ Result run(const Case& c, const mha::Kernels& k, std::size_t threads = 1, bool w
   mha::Attention attention(threads, k);
   attention.forward(c.d, in, {r.output.data(), withAttention ? r.attention.data() : nullptr});
   return r;
-}
-
-// Bitwise equality (memcmp is not called on the empty vectors of the fused path).
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
-
-// Independent float64 reference, written as plainly as the fixture README states it.
-void reference(const Case& c, std::vector<double>& output, std::vector<double>& attention) {
-  const auto& d = c.d;
-  const std::size_t hk = d.numHeads * d.dK, hv = d.numHeads * d.dV;
-  output.assign(d.batch * d.seqLenQ * d.dModel, 0.0);
-  attention.assign(d.batch * d.numHeads * d.seqLenQ * d.seqLenK, 0.0);
-  auto proj = [&](const std::vector<float>& x, std::size_t b, std::size_t L, const std::vector<float>& w,
-                  const std::vector<float>& bias, std::size_t n) {
-    std::vector<double> y(L * n);
-    for (std::size_t i = 0; i < L; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        double acc = bias.empty() ? 0.0 : bias[j];
-        for (std::size_t m = 0; m < d.dModel; ++m)
-          acc += double(x[(b * L + i) * d.dModel + m]) * w[m * n + j];
-        y[i * n + j] = acc;
-      }
-    return y;
-  };
-  for (std::size_t b = 0; b < d.batch; ++b) {
-    auto Q = proj(c.query, b, d.seqLenQ, c.wQ, c.bQ, hk);
-    auto K = proj(c.key, b, d.seqLenK, c.wK, c.bK, hk);
-    auto V = proj(c.value, b, d.seqLenK, c.wV, c.bV, hv);
-    std::vector<double> concat(d.seqLenQ * hv, 0.0);
-    for (std::size_t h = 0; h < d.numHeads; ++h)
-      for (std::size_t i = 0; i < d.seqLenQ; ++i) {
-        std::vector<double> s(d.seqLenK, -INFINITY);
-        double mx = -INFINITY;
-        for (std::size_t j = 0; j < d.seqLenK; ++j) {
-          if ((c.causal && j > i) || (!c.mask.empty() && c.mask[b * d.seqLenK + j])) continue;
-          double dot = 0;
-          for (std::size_t t = 0; t < d.dK; ++t) dot += Q[i * hk + h * d.dK + t] * K[j * hk + h * d.dK + t];
-          s[j] = dot / std::sqrt(double(d.dK));
-          mx = std::max(mx, s[j]);
-        }
-        if (mx == -INFINITY) continue;
-        double sum = 0;
-        for (auto& x : s) sum += (x = std::exp(x - mx));
-        for (std::size_t j = 0; j < d.seqLenK; ++j) {
-          const double a = s[j] / sum;
-          attention[((b * d.numHeads + h) * d.seqLenQ + i) * d.seqLenK + j] = a;
-          for (std::size_t t = 0; t < d.dV; ++t) concat[i * hv + h * d.dV + t] += a * V[j * hv + h * d.dV + t];
-        }
-      }
-    for (std::size_t i = 0; i < d.seqLenQ; ++i)
-      for (std::size_t j = 0; j < d.dModel; ++j) {
-        double acc = c.bO.empty() ? 0.0 : c.bO[j];
-        for (std::size_t t = 0; t < hv; ++t) acc += concat[i * hv + t] * c.wO[t * d.dModel + j];
-        output[(b * d.seqLenQ + i) * d.dModel + j] = acc;
-      }
-  }
-}
-
-// The fixture README's rule: |got - want| <= abs + rel * |want|, nothing NaN.
-void expect_close(const std::vector<float>& got, const std::vector<double>& want, double abs, double rel,
-                  const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const bool ok = std::isfinite(got[i]) && std::fabs(got[i] - want[i]) <= abs + rel * std::fabs(want[i]);
-    if (!ok && bad++ < 5) ADD_FAILURE() << what << "[" << i << "]: got " << got[i] << ", want " << want[i];
-  }
-  EXPECT_EQ(bad, 0u) << what;
-}
-
-std::vector<float> floats(const json& j) {
-  std::vector<float> v;
-  if (j.is_null()) return v;
-  for (const auto& x : j) v.push_back(static_cast<float>(x.get<double>()));
-  return v;
 }
 
 class Fixture : public ::testing::TestWithParam<std::string> {};
@@ -173,38 +90,6 @@ std::vector<std::string> fixture_names() {
 
 INSTANTIATE_TEST_SUITE_P(Reference, Fixture, ::testing::ValuesIn(fixture_names()),
                          [](const auto& info) { return info.param; });
-
-Case random_case(mha::Dims d, bool causal, bool bias, bool padding, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> n01(0.0f, 1.0f);
-  auto fill = [&](std::size_t n, float s) {
-    std::vector<float> v(n);
-    for (auto& x : v) x = n01(rng) * s;
-    return v;
-  };
-  const mha::Sizes s = mha::sizes_of(d);
-  Case c;
-  c.d = d;
-  c.causal = causal;
-  c.query = fill(s.query, 1);
-  c.key = fill(s.key, 1);
-  c.value = fill(s.value, 1);
-  c.wQ = fill(s.wQ, 1 / std::sqrt(float(d.dModel)));
-  c.wK = fill(s.wK, 1 / std::sqrt(float(d.dModel)));
-  c.wV = fill(s.wV, 1 / std::sqrt(float(d.dModel)));
-  c.wO = fill(s.wO, 1 / std::sqrt(float(d.numHeads * d.dV)));
-  if (bias) {
-    c.bQ = fill(s.bQ, 0.1f);
-    c.bK = fill(s.bK, 0.1f);
-    c.bV = fill(s.bV, 0.1f);
-    c.bO = fill(s.bO, 0.1f);
-  }
-  if (padding) {
-    c.mask.resize(s.keyPaddingMask);
-    for (auto& m : c.mask) m = (rng() % 4) == 0;
-  }
-  return c;
-}
 
 TEST(Random, OddSizesAgainstFloat64Reference) {
   // Sizes chosen to hit every tail: dK = 3, L = 17, N not a multiple of 4 or 8.
