@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../core/attention.hpp"
+#include "../core/backward.hpp"
 #include "../core/benchmark.hpp"
 
 namespace {
@@ -112,7 +113,7 @@ struct Activations {
 
 class Engine {
  public:
-  explicit Engine(unsigned threads) : attention_(threads) {}
+  explicit Engine(unsigned threads) : attention_(threads), backward_(attention_) {}
 
   // One call with its weights (packed for this call only).
   val multiHeadAttention(const val& args) {
@@ -190,6 +191,86 @@ class Engine {
     return result;
   }
 
+  // Gradients of sum(gradOutput ⊙ output) for every input, weight and given
+  // bias of the same call (the forward is recomputed, nothing is kept).
+  val multiHeadAttentionBackward(const val& args) {
+    return guarded([&] {
+      Activations a;
+      a.dims = {dim(args, "batch"), dim(args, "seqLenQ"), dim(args, "seqLenK"), dim(args, "dModel"),
+                dim(args, "numHeads"), dim(args, "dK"), dim(args, "dV")};
+      a.causal = args["causal"].as<bool>();
+      a.query = args["query"];
+      a.key = args["key"];
+      a.value = args["value"];
+      a.mask = args["keyPaddingMask"];
+      const mha::Dims& d = a.dims;
+      // The recomputed forward keeps the attention weights: counted as wanted.
+      a.wantAttention = true;
+      const mha::Sizes s = mha::sizes_of(d, true);
+      const bool self = (a.key.isUndefined() || a.key.isNull()) && (a.value.isUndefined() || a.value.isNull());
+      const double gradients = double(s.query) + double(s.key) + double(s.value) + double(s.wQ) + double(s.wK) +
+                               double(s.wV) + double(s.wO) + double(s.bQ + s.bK + s.bV + s.bO);
+      check_fits(a, s, true, gradients + double(s.output) + backward_.scratch_bytes_for(d, self) / 4);
+
+      mha::Inputs in;
+      in.query = copy_in(a.query, "query", s.query, query_, false);
+      in.key = copy_in(a.key, "key", s.key, key_, true);
+      in.value = copy_in(a.value, "value", s.value, value_, true);
+      if (!in.key) in.key = in.query;
+      if (!in.value) in.value = in.query;
+      if ((in.key == in.query || in.value == in.query) && s.key != s.query)
+        throw mha::ArgumentError("key/value: required when seqLenK differs from seqLenQ");
+      if (!self && (in.key == in.query || in.value == in.query))
+        throw mha::ArgumentError("key/value: give both (cross-attention) or neither (self-attention)");
+      in.keyPaddingMask = copy_in(a.mask, "keyPaddingMask", s.keyPaddingMask, mask_, true);
+      in.causal = a.causal;
+      weightBuffers_.copy(args, s, in);
+      const float* gradOutput = copy_in(args["gradOutput"], "gradOutput", s.output, output_, false);
+
+      // One buffer for every gradient, laid out in this order.
+      struct Part {
+        const char* name;
+        std::size_t count;
+        bool wanted;
+      };
+      const Part parts[] = {{"gradQuery", s.query, true},     {"gradKey", s.key, !self},    {"gradValue", s.value, !self},
+                            {"gradWQ", s.wQ, true},           {"gradWK", s.wK, true},       {"gradWV", s.wV, true},
+                            {"gradWO", s.wO, true},           {"gradBQ", s.bQ, in.bQ != nullptr},
+                            {"gradBK", s.bK, in.bK != nullptr}, {"gradBV", s.bV, in.bV != nullptr},
+                            {"gradBO", s.bO, in.bO != nullptr}};
+      std::size_t total = 0;
+      for (const Part& p : parts) total += p.wanted ? p.count : 0;
+      weights_.resize(total);
+      float* at[11] = {};
+      float* next = weights_.data();
+      for (std::size_t i = 0; i < 11; ++i)
+        if (parts[i].wanted) {
+          at[i] = next;
+          next += parts[i].count;
+        }
+      mha::Gradients g;
+      g.query = at[0];
+      g.key = at[1];
+      g.value = at[2];
+      g.wQ = at[3];
+      g.wK = at[4];
+      g.wV = at[5];
+      g.wO = at[6];
+      g.bQ = at[7];
+      g.bK = at[8];
+      g.bV = at[9];
+      g.bO = at[10];
+      backward_.backward(d, in, gradOutput, g);
+
+      val result = val::object();
+      for (std::size_t i = 0; i < 11; ++i)
+        if (at[i]) result.set(parts[i].name, copy_out(at[i], parts[i].count));
+      trimBuffers();
+      if (backward_.scratch_bytes() > kKeepBytes) backward_.release();
+      return result;
+    });
+  }
+
   // { heapBytes, inUseBytes, scratchBytes }: the wasm heap, what malloc has
   // handed out of it, and how much of that the engine keeps between calls.
   val memoryStats() {
@@ -206,7 +287,8 @@ class Engine {
  private:
   // Refuses, before allocating anything, a call whose buffers cannot fit the
   // wasm memory's limit, so that it fails cleanly instead of half-way.
-  void check_fits(const Activations& a, const mha::Sizes& s, bool oneShot) {
+  // `extraFloats`: what the caller needs beyond a forward call's buffers.
+  void check_fits(const Activations& a, const mha::Sizes& s, bool oneShot, double extraFloats = 0) {
     const mha::Dims& d = a.dims;
     const double floats =
         double(s.query) + (a.key.isUndefined() || a.key.isNull() ? 0.0 : double(s.key)) +
@@ -214,7 +296,7 @@ class Engine {
         (a.wantAttention || a.wantScores ? double(s.attention) : 0.0) + (a.wantScores ? double(s.attention) : 0.0) +
         (oneShot ? double(s.wQ + s.wK + s.wV + s.wO + s.bQ + s.bK + s.bV + s.bO) : 0.0) +
         (a.wantProjections ? double(d.batch) * d.numHeads * ((d.seqLenQ + d.seqLenK) * (d.dK + d.dV)) : 0.0);
-    const double needed = 4 * floats + double(s.keyPaddingMask) +
+    const double needed = 4 * (floats + extraFloats) + double(s.keyPaddingMask) +
                           attention_.scratch_bytes_for(d, a.wantAttention || a.wantScores, oneShot);
     const double limit = double(emscripten_get_heap_max());
     // What this engine already holds is reused or freed first; the rest of the
@@ -236,7 +318,7 @@ class Engine {
   }
 
   std::size_t keptBytes() {
-    std::size_t kept = attention_.scratch_bytes() + mask_.capacity();
+    std::size_t kept = attention_.scratch_bytes() + backward_.scratch_bytes() + mask_.capacity();
     for (const auto* v : buffers()) kept += v->capacity() * sizeof(float);
     return kept;
   }
@@ -252,6 +334,7 @@ class Engine {
   std::vector<float> output_, weights_, projections_, scores_;
   std::vector<std::uint8_t> mask_;
   mha::Attention attention_;
+  mha::AttentionBackward backward_;
 };
 
 // Weights packed once and kept in wasm memory; each forward copies only the
@@ -321,6 +404,7 @@ EMSCRIPTEN_BINDINGS(mha_wasm) {
   emscripten::class_<Engine>("Engine")
       .constructor<unsigned>()
       .function("multiHeadAttention", &Engine::multiHeadAttention)
+      .function("multiHeadAttentionBackward", &Engine::multiHeadAttentionBackward)
       .function("memoryStats", &Engine::memoryStats)
       .function("kernels", &Engine::kernels)
       .function("threads", &Engine::threads);

@@ -25,6 +25,10 @@
       return this.engine.multiHeadAttention(call);
     }
 
+    multiHeadAttentionBackward(call) {
+      return this.engine.multiHeadAttentionBackward(call);
+    }
+
     createLayer(weights) {
       const layer = new this.module.Layer(this.engine);
       try {
@@ -65,13 +69,14 @@
     }
   }
 
-  /** The ArrayBuffers of a result, to transfer rather than copy across a postMessage. */
+  /** The ArrayBuffers of a result's arrays (one level of nesting), to transfer rather than copy across a postMessage. */
   EngineHost.transferables = function (result) {
     const list = [];
-    if (result && result.output) list.push(result.output.buffer);
-    if (result && result.attention) list.push(result.attention.buffer);
-    if (result && result.scores) list.push(result.scores.buffer);
-    if (result && result.projections) for (const m of Object.values(result.projections)) list.push(m.buffer);
+    if (!result || typeof result !== 'object') return list;
+    for (const value of Object.values(result)) {
+      if (ArrayBuffer.isView(value)) list.push(value.buffer);
+      else if (value && typeof value === 'object') for (const inner of Object.values(value)) if (ArrayBuffer.isView(inner)) list.push(inner.buffer);
+    }
     return list;
   };
 

@@ -1,7 +1,9 @@
 // The public engine, shared by the Node and browser entry points: checks the
 // arguments once (validate.mjs) and hands them to a backend — the Embind
 // module itself in Node, a dedicated Worker in browsers (engine-worker.js).
-import { normalizeArguments, normalizeLayerArguments, normalizeForwardArguments, rejectUnknown, describe } from './validate.mjs';
+import {
+  normalizeArguments, normalizeBackwardArguments, normalizeLayerArguments, normalizeForwardArguments, rejectUnknown, describe,
+} from './validate.mjs';
 
 /** Builds, from most to least capable. */
 export const VARIANTS = ['threaded-simd', 'simd', 'scalar'];
@@ -70,6 +72,19 @@ export class AttentionEngine {
   async multiHeadAttention(args) {
     const backend = this.#live();
     return backend.call('multiHeadAttention', [normalizeArguments(args)]);
+  }
+
+  /**
+   * Backward pass: the gradients of sum(gradOutput ⊙ output) with respect to the
+   * inputs, weights and given biases of the same call. Resolves to { gradQuery,
+   * gradKey, gradValue, gradWQ, gradWK, gradWV, gradWO, gradBQ, gradBK, gradBV,
+   * gradBO }; for self-attention (key and value left out) gradQuery is the whole
+   * gradient of the shared input and gradKey/gradValue are absent; bias
+   * gradients only for the biases given.
+   */
+  async multiHeadAttentionBackward(args) {
+    const backend = this.#live();
+    return backend.call('multiHeadAttentionBackward', [normalizeBackwardArguments(args)]);
   }
 
   /**

@@ -105,6 +105,12 @@ export interface AttentionEngine {
   multiHeadAttention(args: MultiHeadAttentionArgs & { returnAttention: true }): Promise<MultiHeadAttentionResult & { attention: Float32Array }>;
   multiHeadAttention(args: MultiHeadAttentionArgs): Promise<MultiHeadAttentionResult>;
   /**
+   * Backward pass: gradients of sum(gradOutput ⊙ output) for the inputs, weights and given biases of
+   * the same call (the forward is recomputed). For self-attention (key and value left out) gradQuery
+   * is the whole gradient of the shared input and gradKey/gradValue are absent.
+   */
+  multiHeadAttentionBackward(args: BackwardArgs): Promise<AttentionGradients>;
+  /**
    * Packs a layer's weights once into the engine's memory: layer.forward() then copies only the
    * activations, which is what makes small calls cheap.
    */
@@ -113,6 +119,27 @@ export interface AttentionEngine {
   memoryStats(): Promise<MemoryStats>;
   /** Frees the engine's memory and its layers, and ends its workers. Idempotent; calls afterwards reject. */
   dispose(): void;
+}
+
+/** The arguments of the forward call (no return* flags) plus the gradient of the loss w.r.t. its output. */
+export type BackwardArgs = Omit<MultiHeadAttentionArgs, 'returnAttention' | 'returnProjections' | 'returnScores'> & {
+  /** [batch, seqLenQ, dModel]. */
+  gradOutput: Float32Array;
+};
+
+/** Gradients, each shaped like what it is the gradient of. */
+export interface AttentionGradients {
+  gradQuery: Float32Array;
+  gradKey?: Float32Array;
+  gradValue?: Float32Array;
+  gradWQ: Float32Array;
+  gradWK: Float32Array;
+  gradWV: Float32Array;
+  gradWO: Float32Array;
+  gradBQ?: Float32Array;
+  gradBK?: Float32Array;
+  gradBV?: Float32Array;
+  gradBO?: Float32Array;
 }
 
 /** The weights of one attention layer (shapes as in MultiHeadAttentionArgs). */

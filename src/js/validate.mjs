@@ -7,8 +7,11 @@ const FLAGS = ['causal', 'returnAttention', 'returnProjections', 'returnScores']
 // Descriptive fields of the reference fixture format (tests/fixtures/README.md),
 // accepted and ignored so that a fixture converted to typed arrays is a valid call.
 const FIXTURE_FIELDS = ['name', 'description', 'source', 'selfAttention', 'output', 'attention', 'tolerance'];
+// The expected gradients of a gradient fixture (tests/fixtures/grad), accepted and ignored likewise.
+const GRAD_FIELDS = ['gradQuery', 'gradKey', 'gradValue', 'gradWQ', 'gradWK', 'gradWV', 'gradWO', 'gradBQ', 'gradBK', 'gradBV', 'gradBO'];
 const KNOWN = new Set([...DIMS, ...ARRAYS, ...FLAGS, 'keyPaddingMask', ...FIXTURE_FIELDS]);
 const LAYER_KNOWN = new Set(['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO']);
+const BACKWARD_KNOWN = new Set([...DIMS, ...ARRAYS, 'causal', 'keyPaddingMask', 'gradOutput', ...FIXTURE_FIELDS, ...GRAD_FIELDS]);
 const FORWARD_KNOWN = new Set(['batch', 'seqLenQ', 'seqLenK', 'query', 'key', 'value', 'keyPaddingMask', ...FLAGS]);
 
 // Element counts are kept below 2^31 so every index fits a wasm32 pointer.
@@ -181,6 +184,27 @@ export function normalizeArguments(args) {
   checkObject(args, KNOWN, 'multiHeadAttention');
   const heads = checkHeads(args);
   return { ...heads, ...checkActivations(args, heads), ...checkWeights(args, heads) };
+}
+
+/**
+ * Checks the arguments of multiHeadAttentionBackward: those of the forward call
+ * (no return* flags) plus gradOutput [batch, seqLenQ, dModel].
+ */
+export function normalizeBackwardArguments(args) {
+  checkObject(args, BACKWARD_KNOWN, 'multiHeadAttentionBackward');
+  const heads = checkHeads(args);
+  const { returnAttention, returnProjections, returnScores, ...activations } = checkActivations(args, heads);
+  // Only when both are left out is the input shared (one gradient, gradQuery).
+  // If just one of them is the query, it is passed explicitly, and its gradient
+  // comes back separately from gradQuery's.
+  if ((activations.key === undefined) !== (activations.value === undefined)) {
+    activations.key ??= activations.query;
+    activations.value ??= activations.query;
+  }
+  const { batch, seqLenQ } = activations;
+  const gradOutput = typedArray(args, 'gradOutput', Float32Array, count('gradOutput', batch, seqLenQ, heads.dModel),
+    `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${heads.dModel}]`);
+  return { ...heads, ...activations, ...checkWeights(args, heads), gradOutput };
 }
 
 /** Checks the arguments of createLayer: { dModel, numHeads, dK, dV, wQ … bO }. */

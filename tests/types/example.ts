@@ -4,6 +4,7 @@
 import { createAttention } from 'mha-wasm';
 import type {
   AttentionEngine,
+  AttentionGradients,
   AttentionLayer,
   ForwardArgs,
   LayerArgs,
@@ -91,6 +92,11 @@ export async function everyCall(): Promise<number> {
   // @ts-expect-error weights belong to createLayer, not forward
   await layer.forward({ ...forwardArgs, wQ: f(64) });
   layer.dispose();
+  const grads: AttentionGradients = await engine.multiHeadAttentionBackward({ ...args, gradOutput: f(B * L * D) });
+  const gradWeights: Float32Array = grads.gradWQ;
+  const maybeKey: Float32Array | undefined = grads.gradKey;
+  // @ts-expect-error the backward pass takes no return* flags
+  await engine.multiHeadAttentionBackward({ ...args, gradOutput: f(B * L * D), returnAttention: true });
   const stats: MemoryStats = await engine.memoryStats();
   const bytes: number = stats.heapBytes + stats.inUseBytes + stats.scratchBytes;
 
@@ -99,6 +105,6 @@ export async function everyCall(): Promise<number> {
   other.dispose();
   return (
     variant.length + threads + weights.length + output.length + (optional?.length ?? 0) + notSure + minimal.output.length +
-    concatWidth + layerWeights.length + heads + bytes
+    concatWidth + layerWeights.length + heads + bytes + gradWeights.length + (maybeKey?.length ?? 0)
   );
 }
