@@ -299,8 +299,11 @@ class Engine {
     const double needed = 4 * (floats + extraFloats) + double(s.keyPaddingMask) +
                           attention_.scratch_bytes_for(d, a.wantAttention || a.wantScores, oneShot);
     const double limit = double(emscripten_get_heap_max());
+    // Fast path: what the heap can still grow by is surely available.
+    if (needed <= limit - double(emscripten_get_heap_size())) return;
     // What this engine already holds is reused or freed first; the rest of the
-    // heap's allocations (layers, other engines' leftovers) stay.
+    // heap's allocations (layers, other engines' leftovers) stay. (mallinfo
+    // walks the heap, so it is only asked when the fast path cannot decide.)
     const double held = double(keptBytes());
     const double available = limit - (double(mallinfo().uordblks) - held);
     if (needed > available)
