@@ -9,7 +9,6 @@
 #include <malloc.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <new>
 #include <string>
 #include <vector>
@@ -73,14 +72,19 @@ EM_JS(void, throw_range_error, (const char* message), { throw new RangeError(UTF
 template <typename Body>
 val guarded(const Body& body) {
   static thread_local char message[1024];
+  // (Not snprintf: it would pull printf's formatting code into the .wasm.)
+  const auto keep = [](const char* text) {
+    std::size_t n = 0;
+    for (; text[n] && n + 1 < sizeof message; ++n) message[n] = text[n];
+    message[n] = '\0';
+  };
   {
     try {
       return body();
     } catch (const std::bad_alloc&) {
-      std::snprintf(message, sizeof message, "%s",
-                    "out of memory: the arrays of this call do not fit the WebAssembly memory");
+      keep("out of memory: the arrays of this call do not fit the WebAssembly memory");
     } catch (const std::exception& e) {
-      std::snprintf(message, sizeof message, "%s", e.what());
+      keep(e.what());
     }
   }
   throw_range_error(message);
