@@ -44,8 +44,8 @@ const T* copy_in(const val& src, const char* name, std::size_t count, std::vecto
   }
   const std::size_t length = src["length"].as<std::size_t>();
   if (length != count)
-    throw mha::ArgumentError(std::string(name) + ": expected " + std::to_string(count) + " elements, got " +
-                             std::to_string(length));
+    throw mha::ArgumentError(std::string(name) + ": expected " + mha::decimal(count) + " elements, got " +
+                             mha::decimal(length));
   buffer.resize(count);
   // The view is made after resize: memory growth would detach an older one.
   val(emscripten::typed_memory_view(count, buffer.data())).call<void>("set", src);
@@ -311,10 +311,10 @@ class Engine {
     const double held = double(keptBytes());
     const double available = limit - (double(mallinfo().uordblks) - held);
     if (needed > available)
-      throw mha::ArgumentError("this call needs " + std::to_string(static_cast<long long>(needed)) +
+      throw mha::ArgumentError("this call needs " + mha::decimal(static_cast<unsigned long long>(needed)) +
                                " bytes of WebAssembly memory, more than the " +
-                               std::to_string(static_cast<long long>(available)) + " bytes available (limit " +
-                               std::to_string(static_cast<long long>(limit)) + "); use shorter sequences or a smaller batch");
+                               mha::decimal(static_cast<unsigned long long>(available)) + " bytes available (limit " +
+                               mha::decimal(static_cast<unsigned long long>(limit)) + "); use shorter sequences or a smaller batch");
   }
 
   // Every float buffer the engine keeps between calls.

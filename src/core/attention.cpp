@@ -18,7 +18,7 @@ std::size_t mul(std::size_t a, std::size_t b, const char* what) {
 
 void check_dim(std::size_t v, const char* name) {
   if (v < 1 || v > kMaxElements)
-    throw ArgumentError(std::string(name) + ": expected an integer >= 1, got " + std::to_string(v));
+    throw ArgumentError(std::string(name) + ": expected an integer >= 1, got " + decimal(v));
 }
 
 // Task sizes. They decide how work is shared, never a result: every output
@@ -178,10 +178,10 @@ void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
 void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in, const Outputs& out) {
   sizes_of(d, out.attention != nullptr);
   if (w.dModel != d.dModel || w.numHeads != d.numHeads || w.dK != d.dK || w.dV != d.dV)
-    throw ArgumentError("weights: packed for dModel " + std::to_string(w.dModel) + ", numHeads " +
-                        std::to_string(w.numHeads) + ", dK " + std::to_string(w.dK) + ", dV " + std::to_string(w.dV) +
-                        "; the call has dModel " + std::to_string(d.dModel) + ", numHeads " +
-                        std::to_string(d.numHeads) + ", dK " + std::to_string(d.dK) + ", dV " + std::to_string(d.dV));
+    throw ArgumentError("weights: packed for dModel " + decimal(w.dModel) + ", numHeads " +
+                        decimal(w.numHeads) + ", dK " + decimal(w.dK) + ", dV " + decimal(w.dV) +
+                        "; the call has dModel " + decimal(d.dModel) + ", numHeads " +
+                        decimal(d.numHeads) + ", dK " + decimal(d.dK) + ", dV " + decimal(d.dV));
   if (!in.query || !in.key || !in.value || !out.output)
     throw ArgumentError("multi_head_attention: query, key, value and output are required");
   if (out.scores && !out.attention) throw ArgumentError("scores: need the attention output as well");

@@ -20,6 +20,16 @@
 
 namespace mha {
 
+// Decimal digits of n, for error messages (std::to_string would pull printf's
+// float formatting into every .wasm).
+inline std::string decimal(unsigned long long n) {
+  char digits[24];
+  int i = 24;
+  do digits[--i] = static_cast<char>('0' + n % 10);
+  while ((n /= 10) != 0);
+  return std::string(digits + i, digits + 24);
+}
+
 // Thrown for arguments that break the contract; the message names the argument.
 struct ArgumentError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;

@@ -126,8 +126,8 @@ void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* d
     throw ArgumentError("multi_head_attention_backward: query, key, value, wQ, wK, wV, wO and gradOutput are required");
   const bool self = is_self_attention(in);
   if (self && d.seqLenQ != d.seqLenK)
-    throw ArgumentError("self-attention: seqLenK (" + std::to_string(d.seqLenK) + ") must equal seqLenQ (" +
-                        std::to_string(d.seqLenQ) + ")");
+    throw ArgumentError("self-attention: seqLenK (" + decimal(d.seqLenK) + ") must equal seqLenQ (" +
+                        decimal(d.seqLenQ) + ")");
 
   const Kernels& kern = engine_.kernels();
   ThreadPool& pool = engine_.pool();
