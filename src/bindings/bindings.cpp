@@ -145,17 +145,7 @@ class Engine {
     const bool computeAttention = a.wantAttention || a.wantScores;
     const mha::Sizes s = mha::sizes_of(d, computeAttention);
     check_fits(a, s, weights == nullptr);
-    mha::Inputs in;
-    in.query = copy_in(a.query, "query", s.query, query_, false);
-    in.key = copy_in(a.key, "key", s.key, key_, true);
-    in.value = copy_in(a.value, "value", s.value, value_, true);
-    // Self-attention: key and value are the query (only valid when seqLenK == seqLenQ).
-    if (!in.key) in.key = in.query;
-    if (!in.value) in.value = in.query;
-    if ((in.key == in.query || in.value == in.query) && s.key != s.query)
-      throw mha::ArgumentError("key/value: required when seqLenK differs from seqLenQ");
-    in.keyPaddingMask = copy_in(a.mask, "keyPaddingMask", s.keyPaddingMask, mask_, true);
-    in.causal = a.causal;
+    mha::Inputs in = copyActivations(a, s);
     if (weightArgs) weightBuffers_.copy(*weightArgs, s, in);
 
     output_.resize(s.output);
@@ -216,18 +206,9 @@ class Engine {
                                double(s.wV) + double(s.wO) + double(s.bQ + s.bK + s.bV + s.bO);
       check_fits(a, s, true, gradients + double(s.output) + backward_.scratch_bytes_for(d, self) / 4);
 
-      mha::Inputs in;
-      in.query = copy_in(a.query, "query", s.query, query_, false);
-      in.key = copy_in(a.key, "key", s.key, key_, true);
-      in.value = copy_in(a.value, "value", s.value, value_, true);
-      if (!in.key) in.key = in.query;
-      if (!in.value) in.value = in.query;
-      if ((in.key == in.query || in.value == in.query) && s.key != s.query)
-        throw mha::ArgumentError("key/value: required when seqLenK differs from seqLenQ");
+      mha::Inputs in = copyActivations(a, s);
       if (!self && (in.key == in.query || in.value == in.query))
         throw mha::ArgumentError("key/value: give both (cross-attention) or neither (self-attention)");
-      in.keyPaddingMask = copy_in(a.mask, "keyPaddingMask", s.keyPaddingMask, mask_, true);
-      in.causal = a.causal;
       weightBuffers_.copy(args, s, in);
       const float* gradOutput = copy_in(args["gradOutput"], "gradOutput", s.output, output_, false);
 
@@ -289,6 +270,22 @@ class Engine {
   unsigned threads() const { return static_cast<unsigned>(attention_.threads()); }
 
  private:
+  // Copies the activations and masks of a call into wasm memory.
+  mha::Inputs copyActivations(const Activations& a, const mha::Sizes& s) {
+    mha::Inputs in;
+    in.query = copy_in(a.query, "query", s.query, query_, false);
+    in.key = copy_in(a.key, "key", s.key, key_, true);
+    in.value = copy_in(a.value, "value", s.value, value_, true);
+    // Self-attention: key and value are the query (only valid when seqLenK == seqLenQ).
+    if (!in.key) in.key = in.query;
+    if (!in.value) in.value = in.query;
+    if ((in.key == in.query || in.value == in.query) && s.key != s.query)
+      throw mha::ArgumentError("key/value: required when seqLenK differs from seqLenQ");
+    in.keyPaddingMask = copy_in(a.mask, "keyPaddingMask", s.keyPaddingMask, mask_, true);
+    in.causal = a.causal;
+    return in;
+  }
+
   // Refuses, before allocating anything, a call whose buffers cannot fit the
   // wasm memory's limit, so that it fails cleanly instead of half-way.
   // `extraFloats`: what the caller needs beyond a forward call's buffers.

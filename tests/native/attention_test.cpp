@@ -54,22 +54,7 @@ TEST_P(Fixture, MatchesReferenceWithBothKernels) {
   std::ifstream f(std::string(MHA_FIXTURES_DIR) + "/" + GetParam() + ".json");
   ASSERT_TRUE(f) << GetParam();
   const json j = json::parse(f);
-  Case c;
-  c.d = {j["batch"], j["seqLenQ"], j["seqLenK"], j["dModel"], j["numHeads"], j["dK"], j["dV"]};
-  c.causal = j["causal"];
-  c.query = floats(j["query"]);
-  c.key = floats(j["key"]);
-  c.value = floats(j["value"]);
-  c.wQ = floats(j["wQ"]);
-  c.wK = floats(j["wK"]);
-  c.wV = floats(j["wV"]);
-  c.wO = floats(j["wO"]);
-  c.bQ = floats(j["bQ"]);
-  c.bK = floats(j["bK"]);
-  c.bV = floats(j["bV"]);
-  c.bO = floats(j["bO"]);
-  if (!j["keyPaddingMask"].is_null())
-    for (const auto& x : j["keyPaddingMask"]) c.mask.push_back(static_cast<std::uint8_t>(x.get<int>()));
+  const Case c = fixture_case(j);
   const std::vector<double> output = j["output"], attention = j["attention"];
   const double abs = j["tolerance"]["abs"], rel = j["tolerance"]["rel"];
   for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {

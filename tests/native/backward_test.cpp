@@ -392,23 +392,8 @@ TEST_P(GradFixture, MatchesPyTorchAutogradWithBothKernels) {
   std::ifstream f(std::string(MHA_FIXTURES_DIR) + "/grad/" + GetParam() + ".json");
   ASSERT_TRUE(f) << GetParam();
   const json j = json::parse(f);
-  Case c;
-  c.d = {j["batch"], j["seqLenQ"], j["seqLenK"], j["dModel"], j["numHeads"], j["dK"], j["dV"]};
-  c.causal = j["causal"];
+  const Case c = fixture_case(j);
   const bool self = j["selfAttention"];
-  c.query = floats(j["query"]);
-  c.key = floats(j["key"]);
-  c.value = floats(j["value"]);
-  c.wQ = floats(j["wQ"]);
-  c.wK = floats(j["wK"]);
-  c.wV = floats(j["wV"]);
-  c.wO = floats(j["wO"]);
-  c.bQ = floats(j["bQ"]);
-  c.bK = floats(j["bK"]);
-  c.bV = floats(j["bV"]);
-  c.bO = floats(j["bO"]);
-  if (!j["keyPaddingMask"].is_null())
-    for (const auto& x : j["keyPaddingMask"]) c.mask.push_back(static_cast<std::uint8_t>(x.get<int>()));
   const std::vector<float> dY = floats(j["gradOutput"]);
   const double abs = j["tolerance"]["abs"], rel = j["tolerance"]["rel"];
   const char* const fields[] = {"gradQuery", "gradKey", "gradValue", "gradWQ", "gradWK", "gradWV",

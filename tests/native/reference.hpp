@@ -51,6 +51,27 @@ inline std::vector<float> floats(const nlohmann::json& j) {
   return v;
 }
 
+// A fixture file's inputs (tests/fixtures/README.md) as float32, masks as bytes.
+inline Case fixture_case(const nlohmann::json& j) {
+  Case c;
+  c.d = {j["batch"], j["seqLenQ"], j["seqLenK"], j["dModel"], j["numHeads"], j["dK"], j["dV"]};
+  c.causal = j["causal"];
+  c.query = floats(j["query"]);
+  c.key = floats(j["key"]);
+  c.value = floats(j["value"]);
+  c.wQ = floats(j["wQ"]);
+  c.wK = floats(j["wK"]);
+  c.wV = floats(j["wV"]);
+  c.wO = floats(j["wO"]);
+  c.bQ = floats(j["bQ"]);
+  c.bK = floats(j["bK"]);
+  c.bV = floats(j["bV"]);
+  c.bO = floats(j["bO"]);
+  if (!j["keyPaddingMask"].is_null())
+    for (const auto& x : j["keyPaddingMask"]) c.mask.push_back(static_cast<std::uint8_t>(x.get<int>()));
+  return c;
+}
+
 inline Case random_case(mha::Dims d, bool causal, bool bias, bool padding, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> n01(0.0f, 1.0f);
