@@ -29,20 +29,7 @@ struct Result {
 Result run(const Case& c, const mha::Kernels& k, std::size_t threads = 1, bool withAttention = true) {
   const mha::Sizes s = mha::sizes_of(c.d);
   Result r{std::vector<float>(s.output), std::vector<float>(withAttention ? s.attention : 0)};
-  mha::Inputs in;
-  in.query = c.query.data();
-  in.key = c.key.data();
-  in.value = c.value.data();
-  in.wQ = c.wQ.data();
-  in.wK = c.wK.data();
-  in.wV = c.wV.data();
-  in.wO = c.wO.data();
-  in.bQ = ptr(c.bQ);
-  in.bK = ptr(c.bK);
-  in.bV = ptr(c.bV);
-  in.bO = ptr(c.bO);
-  in.keyPaddingMask = c.mask.empty() ? nullptr : c.mask.data();
-  in.causal = c.causal;
+  const mha::Inputs in = inputs_of(c);
   mha::Attention attention(threads, k);
   attention.forward(c.d, in, {r.output.data(), withAttention ? r.attention.data() : nullptr});
   return r;
@@ -125,11 +112,7 @@ TEST(Threads, ReusedEngineGivesTheSameResultEveryCall) {
   const Result first = run(c, mha::simd_kernels(), 3, false);
   mha::Attention engine(3);
   std::vector<float> output(first.output.size());
-  mha::Inputs in;
-  in.query = c.query.data(); in.key = c.key.data(); in.value = c.value.data();
-  in.wQ = c.wQ.data(); in.wK = c.wK.data(); in.wV = c.wV.data(); in.wO = c.wO.data();
-  in.bQ = c.bQ.data(); in.bK = c.bK.data(); in.bV = c.bV.data(); in.bO = c.bO.data();
-  in.keyPaddingMask = c.mask.data(); in.causal = true;
+  const mha::Inputs in = inputs_of(c);  // causal, biases and padding, as made above
   mha::PackedWeights weights;
   weights.assign(c.d, in);
   for (int repeat = 0; repeat < 3; ++repeat) {

@@ -37,23 +37,6 @@ float* ptr_or_null(std::vector<float>& v) { return v.empty() ? nullptr : v.data(
 
 const char* const kNames[] = {"query", "key", "value", "wQ", "wK", "wV", "wO", "bQ", "bK", "bV", "bO"};
 
-mha::Inputs inputs_of(const Case& c, bool self) {
-  mha::Inputs in;
-  in.query = c.query.data();
-  in.key = self ? c.query.data() : c.key.data();
-  in.value = self ? c.query.data() : c.value.data();
-  in.wQ = c.wQ.data();
-  in.wK = c.wK.data();
-  in.wV = c.wV.data();
-  in.wO = c.wO.data();
-  in.bQ = ptr(c.bQ);
-  in.bK = ptr(c.bK);
-  in.bV = ptr(c.bV);
-  in.bO = ptr(c.bO);
-  in.keyPaddingMask = c.mask.empty() ? nullptr : c.mask.data();
-  in.causal = c.causal;
-  return in;
-}
 
 Got gradients(mha::AttentionBackward& engine, const Case& c, bool self, const std::vector<float>& dY) {
   const mha::Sizes s = mha::sizes_of(c.d);

@@ -51,6 +51,25 @@ inline std::vector<float> floats(const nlohmann::json& j) {
   return v;
 }
 
+// The core's view of a case; with `self`, key and value are the query itself.
+inline mha::Inputs inputs_of(const Case& c, bool self = false) {
+  mha::Inputs in;
+  in.query = c.query.data();
+  in.key = self ? c.query.data() : c.key.data();
+  in.value = self ? c.query.data() : c.value.data();
+  in.wQ = c.wQ.data();
+  in.wK = c.wK.data();
+  in.wV = c.wV.data();
+  in.wO = c.wO.data();
+  in.bQ = ptr(c.bQ);
+  in.bK = ptr(c.bK);
+  in.bV = ptr(c.bV);
+  in.bO = ptr(c.bO);
+  in.keyPaddingMask = c.mask.empty() ? nullptr : c.mask.data();
+  in.causal = c.causal;
+  return in;
+}
+
 // A fixture file's inputs (tests/fixtures/README.md) as float32, masks as bytes.
 inline Case fixture_case(const nlohmann::json& j) {
   Case c;
