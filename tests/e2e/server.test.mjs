@@ -93,7 +93,14 @@ test('malformed percent-encoding gets a 4xx, and the server keeps serving', asyn
 
 test('very long URLs: over the header limit 431, under it 404; never a crash', async () => {
   for (const path of [`/${'a'.repeat(20_000)}`, `/dist/${'b'.repeat(70_000)}`, `/src/js/${'../'.repeat(10_000)}package.json`]) {
-    expect([path.length, (await get(path)).status]).toEqual([path.length, 431]);
+    // Node answers 431 and closes the connection; when that close overtakes the
+    // client still sending its request, the client sees a reset instead of the
+    // 431. Either way the request is refused; nothing else is accepted.
+    const outcome = await get(path).then(
+      (res) => res.status,
+      (error) => (error.code === 'ECONNRESET' || /socket hang up/.test(error.message) ? 'reset' : error.message),
+    );
+    expect([path.length, [431, 'reset'].includes(outcome) ? 'refused' : outcome]).toEqual([path.length, 'refused']);
   }
   // Under Node's 16 KiB header limit: a file name past NAME_MAX, 3,000 segments, 5,000 "../".
   await expectRefused([`/dist/${'a'.repeat(300)}`, `/dist/${'a/'.repeat(3000)}`, `/src/js/${'%2e%2e/'.repeat(1500)}package.json`,
