@@ -1,0 +1,403 @@
+#include "trainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "backward.hpp"
+
+namespace mha {
+namespace {
+
+// splitmix64: seeded, the same stream on every platform.
+std::uint64_t next_random(std::uint64_t& state) noexcept {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+double uniform(std::uint64_t& state) noexcept { return double(next_random(state) >> 11) * 0x1.0p-53; }  // [0, 1)
+double normal(std::uint64_t& state) noexcept {                                                          // Box–Muller
+  const double u = 1.0 - uniform(state), v = uniform(state);
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
+}
+
+// The shapes here are at most a few hundred rows by 64 columns, so plain
+// loops, ordered so that the innermost one runs along contiguous memory (the
+// compiler vectorizes it) and every sum is taken in a fixed order.
+
+// C [M, N] = A [M, K] · B [K, N] (+ bias [N] when given), row-major.
+void matmul(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* B, const float* bias,
+            float* C) noexcept {
+  for (std::size_t i = 0; i < M; ++i) {
+    float* c = C + i * N;
+    for (std::size_t j = 0; j < N; ++j) c[j] = bias ? bias[j] : 0.0f;
+    for (std::size_t k = 0; k < K; ++k) {
+      const float a = A[i * K + k];
+      const float* b = B + k * N;
+      for (std::size_t j = 0; j < N; ++j) c[j] += a * b[j];
+    }
+  }
+}
+// C [M, N] += A [M, K] · B [N, K]ᵀ.
+void matmul_bt_add(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* B, float* C,
+                   std::vector<float>& bT) {
+  bT.resize(K * N);
+  for (std::size_t j = 0; j < N; ++j)
+    for (std::size_t k = 0; k < K; ++k) bT[k * N + j] = B[j * K + k];
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t k = 0; k < K; ++k) {
+      const float a = A[i * K + k];
+      const float* b = bT.data() + k * N;
+      float* c = C + i * N;
+      for (std::size_t j = 0; j < N; ++j) c[j] += a * b[j];
+    }
+}
+// G [K, N] += A [M, K]ᵀ · D [M, N] and, when given, g [N] += Σ_rows D: the
+// gradient of a weight and of its bias.
+void weight_gradient(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* D, float* G,
+                     float* g) noexcept {
+  for (std::size_t m = 0; m < M; ++m) {
+    const float* d = D + m * N;
+    for (std::size_t k = 0; k < K; ++k) {
+      const float a = A[m * K + k];
+      float* row = G + k * N;
+      for (std::size_t j = 0; j < N; ++j) row[j] += a * d[j];
+    }
+    if (g)
+      for (std::size_t j = 0; j < N; ++j) g[j] += d[j];
+  }
+}
+
+std::size_t check_dim(std::size_t value, const char* name, std::size_t most) {
+  if (value < 1 || value > most)
+    throw ArgumentError(std::string(name) + ": expected an integer from 1 to " + decimal(most) + ", got " +
+                        decimal(value));
+  return value;
+}
+
+}  // namespace
+
+// One thread's buffers and its own single-threaded attention engine (the
+// shards already share the pool's threads).
+struct Trainer::Workspace {
+  explicit Workspace(const Kernels& kernels) : attention(1, kernels), backward(attention) {}
+  Attention attention;
+  AttentionBackward backward;
+  std::vector<float> x, a, h, z, r, out, logits, dLogits, dOut, dz, dH, dX, scratch;
+  std::vector<std::uint8_t> mask;
+  std::vector<float> attentionWeights;
+};
+
+Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine_(engine) {
+  check_dim(c.vocabSize, "vocabSize", 1 << 16);
+  check_dim(c.numTags, "numTags", 1 << 12);
+  check_dim(c.maxLength, "maxLength", 1024);
+  check_dim(c.dModel, "dModel", 1024);
+  check_dim(c.numHeads, "numHeads", c.dModel);
+  if (c.dModel % c.numHeads != 0)
+    throw ArgumentError("numHeads: expected a divisor of dModel " + decimal(c.dModel) + ", got " + decimal(c.numHeads));
+  if (c.mlpHidden > 4096) throw ArgumentError("mlpHidden: expected an integer from 0 to 4096, got " + decimal(c.mlpHidden));
+  const auto finite_positive = [](float x) { return x > 0 && x < INFINITY; };
+  if (!finite_positive(c.learningRate)) throw ArgumentError("learningRate: expected a finite number > 0");
+  if (!(c.beta1 >= 0 && c.beta1 < 1)) throw ArgumentError("beta1: expected a number in [0, 1)");
+  if (!(c.beta2 >= 0 && c.beta2 < 1)) throw ArgumentError("beta2: expected a number in [0, 1)");
+  if (!finite_positive(c.epsilon)) throw ArgumentError("epsilon: expected a finite number > 0");
+
+  const std::size_t D = c.dModel, T = c.numTags, F = c.mlpHidden;
+  std::size_t offset = 0;
+  const auto add = [&](const char* name, std::size_t rows, std::size_t cols) {
+    tensors_.push_back({name, offset, rows, cols});
+    offset += rows * cols;
+  };
+  add("embedding", c.vocabSize, D);
+  for (const char* name : {"wQ", "bQ", "wK", "bK", "wV", "bV"}) add(name, name[0] == 'w' ? D : 1, D);
+  add("wO", D, D);
+  add("bO", 1, D);
+  if (F) {
+    add("w1", D, F);
+    add("b1", 1, F);
+    add("w2", F, D);
+    add("b2", 1, D);
+  }
+  add("wC", D, T);
+  add("bC", 1, T);
+  params_.assign(offset, 0.0f);
+  grads_.assign(offset, 0.0f);
+  m_.assign(offset, 0.0f);
+  v_.assign(offset, 0.0f);
+
+  // PyTorch's initialisation of the same modules: nn.Embedding N(0, 1);
+  // nn.MultiheadAttention xavier-uniform over its stacked [3·dModel, dModel]
+  // input projection, zero biases, out_proj U(±1/√dModel) with zero bias;
+  // nn.Linear U(±1/√fan_in) for weight and bias.
+  std::uint64_t random = c.seed;
+  for (const Tensor& t : tensors_) {
+    float* p = params_.data() + t.offset;
+    const std::string name = t.name;
+    const std::size_t n = t.rows * t.cols;
+    double bound = 0;
+    if (name == "embedding") {
+      for (std::size_t i = 0; i < n; ++i) p[i] = float(normal(random));
+      continue;
+    }
+    if (name == "wQ" || name == "wK" || name == "wV") bound = std::sqrt(6.0 / double(4 * D));
+    else if (name == "wO") bound = 1.0 / std::sqrt(double(D));
+    else if (name == "w1" || name == "b1" || name == "wC" || name == "bC") bound = 1.0 / std::sqrt(double(D));
+    else if (name == "w2" || name == "b2") bound = 1.0 / std::sqrt(double(F));
+    for (std::size_t i = 0; i < n; ++i) p[i] = float((2 * uniform(random) - 1) * bound);
+  }
+  random_ = random;
+
+  // Sinusoidal positions (Vaswani et al.): P[t, 2i] = sin(t / 10000^(2i/dModel)), P[t, 2i+1] = cos(…).
+  positions_.resize(c.maxLength * D);
+  for (std::size_t t = 0; t < c.maxLength; ++t)
+    for (std::size_t i = 0; i < D; ++i) {
+      const double angle = double(t) / std::pow(10000.0, double(i - i % 2) / double(D));
+      positions_[t * D + i] = float(i % 2 ? std::cos(angle) : std::sin(angle));
+    }
+  for (std::size_t i = 0; i < engine_.threads(); ++i) workspaces_.push_back(std::make_unique<Workspace>(engine_.kernels()));
+}
+
+Trainer::~Trainer() = default;
+
+std::size_t Trainer::bytes() const noexcept {
+  std::size_t n = (params_.capacity() + grads_.capacity() + m_.capacity() + v_.capacity() + positions_.capacity() +
+                   shardGrads_.capacity()) * sizeof(float) +
+                  (tokens_.capacity() + lengths_.capacity() + tags_.capacity() + order_.capacity()) * sizeof(std::int32_t);
+  for (const auto& w : workspaces_) n += w->attention.scratch_bytes();
+  return n;
+}
+
+void Trainer::check(const Sentences& s, bool needTags) const {
+  if (s.count < 1) throw ArgumentError("lengths: expected at least one sentence, got 0");
+  if (!s.tokens || !s.lengths) throw ArgumentError("tokens: required");
+  if (needTags && !s.tags) throw ArgumentError("tags: required");
+  const std::size_t L = config_.maxLength;
+  for (std::size_t i = 0; i < s.count; ++i) {
+    const std::int32_t n = s.lengths[i];
+    if (n < 1 || std::size_t(n) > L)
+      throw ArgumentError("lengths[" + decimal(i) + "]: expected an integer from 1 to maxLength " + decimal(L) +
+                          ", got " + (n < 0 ? std::string("a negative number") : decimal(std::size_t(n))));
+    for (std::size_t t = 0; t < std::size_t(n); ++t) {
+      const std::int32_t token = s.tokens[i * L + t];
+      if (token < 0 || std::size_t(token) >= config_.vocabSize)
+        throw ArgumentError("tokens[" + decimal(i * L + t) + "]: expected an id from 0 to vocabSize - 1 = " +
+                            decimal(config_.vocabSize - 1));
+      if (s.tags) {
+        const std::int32_t tag = s.tags[i * L + t];
+        if (tag < -1 || tag >= std::int32_t(config_.numTags))
+          throw ArgumentError("tags[" + decimal(i * L + t) + "]: expected -1 (no loss) or a tag from 0 to numTags - 1 = " +
+                              decimal(config_.numTags - 1));
+      }
+    }
+  }
+}
+
+void Trainer::set_data(const Sentences& s) {
+  check(s, true);
+  const std::size_t n = s.count * config_.maxLength;
+  tokens_.assign(s.tokens, s.tokens + n);
+  tags_.assign(s.tags, s.tags + n);
+  lengths_.assign(s.lengths, s.lengths + s.count);
+  count_ = s.count;
+  order_.resize(count_);
+  cursor_ = count_;  // shuffle before the first batch
+}
+
+float Trainer::step(std::size_t batchSize) {
+  if (count_ == 0) throw ArgumentError("train: no training data; call setData first");
+  check_dim(batchSize, "batchSize", 1 << 16);
+  const std::size_t L = config_.maxLength;
+  batchTokens_.resize(batchSize * L);
+  batchTags_.resize(batchSize * L);
+  batchLengths_.resize(batchSize);
+  for (std::size_t b = 0; b < batchSize; ++b) {
+    if (cursor_ == count_) {  // a new epoch: Fisher–Yates from the trainer's stream
+      for (std::size_t i = 0; i < count_; ++i) order_[i] = std::int32_t(i);
+      for (std::size_t i = count_ - 1; i > 0; --i) std::swap(order_[i], order_[next_random(random_) % (i + 1)]);
+      cursor_ = 0;
+    }
+    const std::size_t i = std::size_t(order_[cursor_++]);
+    std::copy_n(tokens_.data() + i * L, L, batchTokens_.data() + b * L);
+    std::copy_n(tags_.data() + i * L, L, batchTags_.data() + b * L);
+    batchLengths_[b] = lengths_[i];
+  }
+  const float loss = loss_and_gradients({batchTokens_.data(), batchLengths_.data(), batchTags_.data(), batchSize});
+
+  // Adam as torch.optim.Adam (no weight decay, no amsgrad).
+  ++steps_;
+  const TrainerConfig& c = config_;
+  const double correction1 = 1.0 - std::pow(double(c.beta1), double(steps_));
+  const double correction2 = 1.0 - std::pow(double(c.beta2), double(steps_));
+  const float stepSize = float(c.learningRate / correction1), root2 = float(std::sqrt(correction2));
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const float g = grads_[i];
+    m_[i] = c.beta1 * m_[i] + (1 - c.beta1) * g;
+    v_[i] = c.beta2 * v_[i] + (1 - c.beta2) * g * g;
+    params_[i] -= stepSize * m_[i] / (std::sqrt(v_[i]) / root2 + c.epsilon);
+  }
+  return loss;
+}
+
+float Trainer::loss_and_gradients(const Sentences& s) {
+  check(s, true);
+  double tagged = 0;
+  for (std::size_t i = 0; i < s.count; ++i)
+    for (std::size_t t = 0; t < std::size_t(s.lengths[i]); ++t) tagged += s.tags[i * config_.maxLength + t] >= 0;
+  const std::size_t shards = (s.count + kShardSentences - 1) / kShardSentences, P = params_.size();
+  shardGrads_.assign(shards * P, 0.0f);
+  std::vector<double> losses(shards, 0.0);
+  engine_.pool().run(shards, [&](std::size_t shard, std::size_t worker) {
+    const std::size_t first = shard * kShardSentences;
+    losses[shard] = run_shard(s, first, std::min(kShardSentences, s.count - first), tagged,
+                              shardGrads_.data() + shard * P, nullptr, *workspaces_[worker]);
+  });
+  std::copy_n(shardGrads_.data(), P, grads_.data());
+  double loss = losses[0];
+  for (std::size_t shard = 1; shard < shards; ++shard) {
+    const float* g = shardGrads_.data() + shard * P;
+    for (std::size_t i = 0; i < P; ++i) grads_[i] += g[i];
+    loss += losses[shard];
+  }
+  return tagged > 0 ? float(loss / tagged) : 0.0f;
+}
+
+float Trainer::evaluate(const Sentences& s, const Evaluation& out) {
+  check(s, false);
+  double tagged = 0;
+  if (s.tags)
+    for (std::size_t i = 0; i < s.count; ++i)
+      for (std::size_t t = 0; t < std::size_t(s.lengths[i]); ++t) tagged += s.tags[i * config_.maxLength + t] >= 0;
+  // Slots past each sentence's end (the shards write only the rest).
+  const std::size_t slots = s.count * config_.maxLength;
+  if (out.probabilities) std::fill_n(out.probabilities, slots * config_.numTags, 0.0f);
+  if (out.predictions) std::fill_n(out.predictions, slots, -1);
+  const std::size_t shards = (s.count + kShardSentences - 1) / kShardSentences;
+  std::vector<double> losses(shards, 0.0);
+  engine_.pool().run(shards, [&](std::size_t shard, std::size_t worker) {
+    const std::size_t first = shard * kShardSentences;
+    losses[shard] = run_shard(s, first, std::min(kShardSentences, s.count - first), tagged, nullptr, &out,
+                              *workspaces_[worker]);
+  });
+  double loss = 0;
+  for (double l : losses) loss += l;
+  return tagged > 0 ? float(loss / tagged) : 0.0f;
+}
+
+double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t count, double tagged, float* grads,
+                          const Evaluation* out, Workspace& w) const {
+  const TrainerConfig& c = config_;
+  const std::size_t D = c.dModel, T = c.numTags, F = c.mlpHidden, H = c.numHeads, stride = c.maxLength;
+  std::size_t L = 1;
+  for (std::size_t i = 0; i < count; ++i) L = std::max(L, std::size_t(s.lengths[first + i]));
+  const std::size_t rows = count * L;
+  const auto param = [&](std::size_t index) { return params_.data() + tensors_[index].offset; };
+  const auto grad = [&](std::size_t index) { return grads + tensors_[index].offset; };
+  // Tensor indices, in the order the constructor lays them out.
+  const std::size_t E = 0, WQ = 1, BQ = 2, WK = 3, BK = 4, WV = 5, BV = 6, WO = 7, BO = 8;
+  const std::size_t W1 = 9, B1 = 10, W2 = 11, B2 = 12, WC = F ? 13 : 9, BC = WC + 1;
+  const auto valid = [&](std::size_t row) { return row % L < std::size_t(s.lengths[first + row / L]); };
+  const auto slot = [&](std::size_t row) { return (first + row / L) * stride + row % L; };
+
+  // Embeddings: padded slots are zero vectors and masked keys.
+  w.x.assign(rows * D, 0.0f);
+  w.mask.resize(rows);
+  for (std::size_t row = 0; row < rows; ++row) {
+    w.mask[row] = !valid(row);
+    if (!valid(row)) continue;
+    const float* e = param(E) + std::size_t(s.tokens[slot(row)]) * D;
+    const float* p = positions_.data() + (row % L) * D;
+    for (std::size_t i = 0; i < D; ++i) w.x[row * D + i] = e[i] + p[i];
+  }
+
+  // h = x + attention(x).
+  const Dims dims{count, L, L, D, H, D / H, D / H};
+  Inputs in;
+  in.query = in.key = in.value = w.x.data();
+  in.wQ = param(WQ), in.wK = param(WK), in.wV = param(WV), in.wO = param(WO);
+  in.bQ = param(BQ), in.bK = param(BK), in.bV = param(BV), in.bO = param(BO);
+  in.keyPaddingMask = w.mask.data();
+  w.a.resize(rows * D);
+  Outputs o;
+  o.output = w.a.data();
+  if (out && out->attention) {
+    w.attentionWeights.resize(count * H * L * L);
+    o.attention = w.attentionWeights.data();
+  }
+  w.attention.forward(dims, in, o);
+  w.h.resize(rows * D);
+  for (std::size_t i = 0; i < rows * D; ++i) w.h[i] = w.x[i] + w.a[i];
+
+  // out = h + W2·relu(W1·h + b1) + b2, or h.
+  const float* top = w.h.data();
+  if (F) {
+    w.z.resize(rows * F);
+    w.r.resize(rows * F);
+    w.out.resize(rows * D);
+    matmul(rows, F, D, w.h.data(), param(W1), param(B1), w.z.data());
+    for (std::size_t i = 0; i < rows * F; ++i) w.r[i] = w.z[i] > 0 ? w.z[i] : 0.0f;
+    matmul(rows, D, F, w.r.data(), param(W2), param(B2), w.out.data());
+    for (std::size_t i = 0; i < rows * D; ++i) w.out[i] += w.h[i];
+    top = w.out.data();
+  }
+
+  // Logits, softmax, loss.
+  w.logits.resize(rows * T);
+  matmul(rows, T, D, top, param(WC), param(BC), w.logits.data());
+  if (grads) w.dLogits.assign(rows * T, 0.0f);
+  double loss = 0;
+  for (std::size_t row = 0; row < rows; ++row) {
+    float* l = w.logits.data() + row * T;
+    const std::size_t at = slot(row);
+    if (!valid(row)) continue;
+    const float peak = *std::max_element(l, l + T);
+    double sum = 0;
+    for (std::size_t k = 0; k < T; ++k) sum += std::exp(double(l[k] - peak));
+    const std::int32_t tag = s.tags ? s.tags[at] : -1;
+    if (tag >= 0) loss += std::log(sum) - double(l[tag] - peak);
+    if (out && out->probabilities)
+      for (std::size_t k = 0; k < T; ++k) out->probabilities[at * T + k] = float(std::exp(double(l[k] - peak)) / sum);
+    if (out && out->predictions) out->predictions[at] = std::int32_t(std::max_element(l, l + T) - l);
+    if (grads && tag >= 0)
+      for (std::size_t k = 0; k < T; ++k)
+        w.dLogits[row * T + k] = float((std::exp(double(l[k] - peak)) / sum - (std::int32_t(k) == tag)) / tagged);
+  }
+  if (out && out->attention)
+    for (std::size_t i = 0; i < count; ++i)
+      for (std::size_t h = 0; h < H; ++h) {
+        float* dst = out->attention + ((first + i) * H + h) * stride * stride;
+        std::fill_n(dst, stride * stride, 0.0f);
+        for (std::size_t q = 0; q < std::size_t(s.lengths[first + i]); ++q)
+          std::copy_n(w.attentionWeights.data() + ((i * H + h) * L + q) * L, s.lengths[first + i], dst + q * stride);
+      }
+  if (!grads) return loss;
+
+  // Backward, from the loss down to the embedding rows.
+  weight_gradient(rows, T, D, top, w.dLogits.data(), grad(WC), grad(BC));
+  w.dOut.assign(rows * D, 0.0f);
+  matmul_bt_add(rows, D, T, w.dLogits.data(), param(WC), w.dOut.data(), w.scratch);
+  w.dH = w.dOut;  // the residual around the MLP
+  if (F) {
+    weight_gradient(rows, D, F, w.r.data(), w.dOut.data(), grad(W2), grad(B2));
+    w.dz.assign(rows * F, 0.0f);
+    matmul_bt_add(rows, F, D, w.dOut.data(), param(W2), w.dz.data(), w.scratch);
+    for (std::size_t i = 0; i < rows * F; ++i)
+      if (!(w.z[i] > 0)) w.dz[i] = 0.0f;
+    weight_gradient(rows, F, D, w.h.data(), w.dz.data(), grad(W1), grad(B1));
+    matmul_bt_add(rows, D, F, w.dz.data(), param(W1), w.dH.data(), w.scratch);
+  }
+  Gradients g;
+  w.dX.resize(rows * D);
+  g.query = w.dX.data();
+  g.wQ = grad(WQ), g.wK = grad(WK), g.wV = grad(WV), g.wO = grad(WO);
+  g.bQ = grad(BQ), g.bK = grad(BK), g.bV = grad(BV), g.bO = grad(BO);
+  w.backward.backward(dims, in, w.dH.data(), g);
+  for (std::size_t row = 0; row < rows; ++row) {
+    if (!valid(row)) continue;
+    float* e = grad(E) + std::size_t(s.tokens[slot(row)]) * D;
+    for (std::size_t i = 0; i < D; ++i) e[i] += w.dH[row * D + i] + w.dX[row * D + i];
+  }
+  return loss;
+}
+
+}  // namespace mha

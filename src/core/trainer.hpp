@@ -1,0 +1,114 @@
+// A tiny Transformer tagger, trained in the engine (issue 7): the experiment
+// of the page's "Train it yourself" view, where a learner sees one head fall
+// short where two succeed.
+//
+//   x_t      = E[token_t] + P_t                  E learned, P sinusoidal (fixed)
+//   h_t      = x_t + MultiHeadAttention(x)_t     self-attention, padding masked
+//   h'_t     = h_t + W2·relu(W1·h_t + b1) + b2   only with mlpHidden > 0
+//   logits_t = h'_t·WC + bC                      one tag per token
+//   loss     = mean over tagged tokens of −log softmax(logits_t)[tag_t]
+//
+// trained with Adam (PyTorch's update rule) on seeded, shuffled batches.
+// Attention is the core's own forward and backward (attention.hpp,
+// backward.hpp); everything else here is small dense algebra.
+//
+// Threads: a batch is cut into shards of kShardSentences sentences, a fixed
+// cut that does not depend on the number of threads. The engine's pool runs
+// the shards; each writes its own gradient, and the shards' gradients are
+// added in shard order. So results are bitwise identical for any thread count.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "attention.hpp"
+
+namespace mha {
+
+struct TrainerConfig {
+  std::size_t vocabSize = 0;  // rows of the token embedding E
+  std::size_t numTags = 0;    // classes of the tagger
+  std::size_t maxLength = 0;  // longest sentence, and the row stride of Sentences
+  std::size_t dModel = 16;
+  std::size_t numHeads = 1;   // dK = dV = dModel / numHeads: the same width for every numHeads
+  std::size_t mlpHidden = 0;  // 0: no MLP
+  float learningRate = 0.01f, beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
+  std::uint32_t seed = 1;     // initial weights and batch order
+};
+
+// Sentences in rows of config.maxLength slots; slots past a sentence's
+// length are never read.
+struct Sentences {
+  const std::int32_t* tokens = nullptr;   // [count, maxLength], ids in [0, vocabSize)
+  const std::int32_t* lengths = nullptr;  // [count], each in [1, maxLength]
+  const std::int32_t* tags = nullptr;     // [count, maxLength], in [0, numTags) or -1 (no loss); may be null
+  std::size_t count = 0;
+};
+
+// Where evaluate() writes; each pointer may be null (not wanted). Rows past a
+// sentence's length are zero (predictions −1).
+struct Evaluation {
+  float* probabilities = nullptr;      // [count, maxLength, numTags]
+  std::int32_t* predictions = nullptr;  // [count, maxLength], the most probable tag
+  float* attention = nullptr;          // [count, numHeads, maxLength, maxLength]
+};
+
+// One named parameter in the flat parameter vector.
+struct Tensor {
+  const char* name;  // "embedding", "wQ", "bQ", …, "wC", "bC"
+  std::size_t offset, rows, cols;
+};
+
+class Trainer {
+ public:
+  static constexpr std::size_t kShardSentences = 8;
+
+  // Checks the config (ArgumentError naming the field) and draws the initial
+  // weights from config.seed. Runs on the threads of `engine`, which must
+  // outlive the trainer.
+  Trainer(const TrainerConfig& config, Attention& engine);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // Copies the training set (tags required) and starts a new shuffle of it.
+  void set_data(const Sentences& data);
+  // One Adam step on the next batchSize sentences of the shuffled training
+  // set (reshuffled, from the trainer's seed, each time it runs out). Returns
+  // the batch's mean loss before the step.
+  float step(std::size_t batchSize);
+  // Mean loss of `batch` and its gradient (into gradients()); no step.
+  float loss_and_gradients(const Sentences& batch);
+  // The model on `sentences`; returns the mean loss over tagged tokens (0 when
+  // there are no tags or no tagged token).
+  float evaluate(const Sentences& sentences, const Evaluation& out);
+
+  const TrainerConfig& config() const noexcept { return config_; }
+  const std::vector<Tensor>& tensors() const noexcept { return tensors_; }
+  std::vector<float>& parameters() noexcept { return params_; }
+  const std::vector<float>& gradients() const noexcept { return grads_; }
+  std::size_t steps() const noexcept { return steps_; }
+  std::size_t bytes() const noexcept;
+
+ private:
+  struct Workspace;
+  void check(const Sentences& s, bool needTags) const;
+  // Forward (and, with `grads`, backward) of sentences [first, first+count) of
+  // `s`, on one thread; returns the sum of the tagged tokens' losses.
+  double run_shard(const Sentences& s, std::size_t first, std::size_t count, double tagged, float* grads,
+                   const Evaluation* out, Workspace& w) const;
+
+  TrainerConfig config_;
+  Attention& engine_;
+  std::vector<Tensor> tensors_;
+  std::vector<float> params_, grads_, m_, v_, positions_;
+  std::vector<std::unique_ptr<Workspace>> workspaces_;  // one per thread of the pool
+  std::vector<float> shardGrads_;
+  std::vector<std::int32_t> tokens_, lengths_, tags_, order_, batchTokens_, batchLengths_, batchTags_;  // training set, its shuffle, one batch
+  std::size_t count_ = 0, cursor_ = 0, steps_ = 0;
+  std::uint64_t random_ = 0;
+};
+
+}  // namespace mha
