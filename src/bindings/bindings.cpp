@@ -9,6 +9,7 @@
 #include <malloc.h>
 
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "../core/attention.hpp"
 #include "../core/backward.hpp"
 #include "../core/benchmark.hpp"
+#include "../core/trainer.hpp"
 
 namespace {
 
@@ -268,6 +270,8 @@ class Engine {
 
   std::string kernels() const { return attention_.kernels().name; }
   unsigned threads() const { return static_cast<unsigned>(attention_.threads()); }
+  // The engine's threads, for a Trainer.
+  mha::Attention& attention() { return attention_; }
 
  private:
   // Copies the activations and masks of a call into wasm memory.
@@ -387,6 +391,109 @@ class Layer {
   mha::PackedWeights weights_;
 };
 
+// The tagger of src/core/trainer.hpp on the engine's threads. Like a Layer it
+// must not outlive its engine (src/js disposes an engine's trainers first).
+class Trainer {
+ public:
+  explicit Trainer(Engine& engine) : engine_(engine) {}
+
+  // Separate from the constructor, as Layer::assign.
+  void configure(const val& args) {
+    guarded([&] {
+      mha::TrainerConfig c;
+      c.vocabSize = dim(args, "vocabSize");
+      c.numTags = dim(args, "numTags");
+      c.maxLength = dim(args, "maxLength");
+      c.dModel = dim(args, "dModel");
+      c.numHeads = dim(args, "numHeads");
+      c.mlpHidden = args["mlpHidden"].as<unsigned>();
+      c.learningRate = args["learningRate"].as<float>();
+      c.beta1 = args["beta1"].as<float>();
+      c.beta2 = args["beta2"].as<float>();
+      c.epsilon = args["epsilon"].as<float>();
+      c.seed = args["seed"].as<unsigned>();
+      trainer_.reset();
+      trainer_ = std::make_unique<mha::Trainer>(c, engine_.attention());
+      return val::undefined();
+    });
+  }
+
+  void setData(const val& args) {
+    guarded([&] {
+      Buffers b;
+      live().set_data(sentences(args, b, true));
+      return val::undefined();
+    });
+  }
+
+  // `steps` Adam steps; a Float32Array of each batch's loss.
+  val train(unsigned steps, unsigned batchSize) {
+    return guarded([&] {
+      std::vector<float> losses(steps);
+      for (auto& loss : losses) loss = live().step(batchSize);
+      return copy_out(losses.data(), losses.size());
+    });
+  }
+
+  val evaluate(const val& args, bool wantAttention) {
+    return guarded([&] {
+      Buffers b;
+      mha::Trainer& t = live();
+      const mha::Sentences s = sentences(args, b, false);
+      const mha::TrainerConfig& c = t.config();
+      const std::size_t slots = s.count * c.maxLength;
+      std::vector<float> probabilities(slots * c.numTags), attention(wantAttention ? slots * c.numHeads * c.maxLength : 0);
+      std::vector<std::int32_t> predictions(slots);
+      const float loss = t.evaluate(s, {probabilities.data(), predictions.data(), wantAttention ? attention.data() : nullptr});
+      val result = val::object();
+      result.set("loss", loss);
+      result.set("probabilities", copy_out(probabilities.data(), probabilities.size()));
+      val p = val::global("Int32Array").new_(predictions.size());
+      p.call<void>("set", val(emscripten::typed_memory_view(predictions.size(), predictions.data())));
+      result.set("predictions", p);
+      if (wantAttention) result.set("attention", copy_out(attention.data(), attention.size()));
+      return result;
+    });
+  }
+
+  // Every parameter by name, copied out: { embedding, wQ, bQ, …, wC, bC }.
+  val parameters() {
+    return guarded([&] {
+      mha::Trainer& t = live();
+      val result = val::object();
+      for (const mha::Tensor& tensor : t.tensors())
+        result.set(tensor.name, copy_out(t.parameters().data() + tensor.offset, tensor.rows * tensor.cols));
+      return result;
+    });
+  }
+
+  double steps() { return trainer_ ? double(trainer_->steps()) : 0.0; }
+  double bytes() { return trainer_ ? double(trainer_->bytes()) : 0.0; }
+
+ private:
+  struct Buffers {
+    std::vector<std::int32_t> tokens, lengths, tags;
+  };
+
+  mha::Trainer& live() {
+    if (!trainer_) throw mha::ArgumentError("trainer: not configured");
+    return *trainer_;
+  }
+
+  mha::Sentences sentences(const val& args, Buffers& b, bool needTags) {
+    const std::size_t count = dim(args, "count"), L = live().config().maxLength;
+    mha::Sentences s;
+    s.count = count;
+    s.tokens = copy_in(args["tokens"], "tokens", count * L, b.tokens, false);
+    s.lengths = copy_in(args["lengths"], "lengths", count, b.lengths, false);
+    s.tags = copy_in(args["tags"], "tags", count * L, b.tags, !needTags);
+    return s;
+  }
+
+  Engine& engine_;
+  std::unique_ptr<mha::Trainer> trainer_;
+};
+
 // For bench/: the kernels alone (timed by the caller).
 class KernelBenchmark {
  public:
@@ -417,6 +524,15 @@ EMSCRIPTEN_BINDINGS(mha_wasm) {
       .function("assign", &Layer::assign)
       .function("forward", &Layer::forward)
       .function("bytes", &Layer::bytes);
+  emscripten::class_<Trainer>("Trainer")
+      .constructor<Engine&>()
+      .function("configure", &Trainer::configure)
+      .function("setData", &Trainer::setData)
+      .function("train", &Trainer::train)
+      .function("evaluate", &Trainer::evaluate)
+      .function("parameters", &Trainer::parameters)
+      .function("steps", &Trainer::steps)
+      .function("bytes", &Trainer::bytes);
   emscripten::class_<KernelBenchmark>("KernelBenchmark")
       .constructor<unsigned, unsigned, unsigned>()
       .function("gemm", &KernelBenchmark::gemm)

@@ -16,9 +16,9 @@ std::uint64_t next_random(std::uint64_t& state) noexcept {
   return z ^ (z >> 31);
 }
 double uniform(std::uint64_t& state) noexcept { return double(next_random(state) >> 11) * 0x1.0p-53; }  // [0, 1)
-double normal(std::uint64_t& state) noexcept {                                                          // Box–Muller
-  const double u = 1.0 - uniform(state), v = uniform(state);
-  return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
+float normal(std::uint64_t& state) noexcept {  // Box–Muller, in float math (see the positions below)
+  const float u = float(1.0 - uniform(state)), v = float(uniform(state));
+  return std::sqrt(-2.0f * std::log(u)) * std::cos(6.2831853f * v);
 }
 
 // The shapes here are at most a few hundred rows by 64 columns, so plain
@@ -137,7 +137,7 @@ Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine
     const std::size_t n = t.rows * t.cols;
     double bound = 0;
     if (name == "embedding") {
-      for (std::size_t i = 0; i < n; ++i) p[i] = float(normal(random));
+      for (std::size_t i = 0; i < n; ++i) p[i] = normal(random);
       continue;
     }
     if (name == "wQ" || name == "wK" || name == "wV") bound = std::sqrt(6.0 / double(4 * D));
@@ -152,8 +152,9 @@ Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine
   positions_.resize(c.maxLength * D);
   for (std::size_t t = 0; t < c.maxLength; ++t)
     for (std::size_t i = 0; i < D; ++i) {
-      const double angle = double(t) / std::pow(10000.0, double(i - i % 2) / double(D));
-      positions_[t * D + i] = float(i % 2 ? std::cos(angle) : std::sin(angle));
+      // (float math: double sin, cos and pow would add 15 KB of tables to every .wasm)
+      const float angle = float(t) * std::exp(-9.2103404f * float(i - i % 2) / float(D));  // t / 10000^(2i/dModel)
+      positions_[t * D + i] = i % 2 ? std::cos(angle) : std::sin(angle);
     }
   for (std::size_t i = 0; i < engine_.threads(); ++i) workspaces_.push_back(std::make_unique<Workspace>(engine_.kernels()));
 }
@@ -227,8 +228,9 @@ float Trainer::step(std::size_t batchSize) {
   // Adam as torch.optim.Adam (no weight decay, no amsgrad).
   ++steps_;
   const TrainerConfig& c = config_;
-  const double correction1 = 1.0 - std::pow(double(c.beta1), double(steps_));
-  const double correction2 = 1.0 - std::pow(double(c.beta2), double(steps_));
+  beta1Power_ *= c.beta1;  // β^step, kept as a running product (no pow in the .wasm)
+  beta2Power_ *= c.beta2;
+  const double correction1 = 1.0 - beta1Power_, correction2 = 1.0 - beta2Power_;
   const float stepSize = float(c.learningRate / correction1), root2 = float(std::sqrt(correction2));
   for (std::size_t i = 0; i < params_.size(); ++i) {
     const float g = grads_[i];
@@ -350,17 +352,18 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
     float* l = w.logits.data() + row * T;
     const std::size_t at = slot(row);
     if (!valid(row)) continue;
-    const float peak = *std::max_element(l, l + T);
-    double sum = 0;
-    for (std::size_t k = 0; k < T; ++k) sum += std::exp(double(l[k] - peak));
+    const std::size_t best = std::size_t(std::max_element(l, l + T) - l);
     const std::int32_t tag = s.tags ? s.tags[at] : -1;
-    if (tag >= 0) loss += std::log(sum) - double(l[tag] - peak);
+    const float peak = l[best], logit = tag >= 0 ? l[tag] : 0.0f;
+    float sum = 0;
+    for (std::size_t k = 0; k < T; ++k) sum += (l[k] = std::exp(l[k] - peak));  // l: exp(logit − max) from here
+    if (tag >= 0) loss += double(std::log(sum) - (logit - peak));
     if (out && out->probabilities)
-      for (std::size_t k = 0; k < T; ++k) out->probabilities[at * T + k] = float(std::exp(double(l[k] - peak)) / sum);
-    if (out && out->predictions) out->predictions[at] = std::int32_t(std::max_element(l, l + T) - l);
+      for (std::size_t k = 0; k < T; ++k) out->probabilities[at * T + k] = l[k] / sum;
+    if (out && out->predictions) out->predictions[at] = std::int32_t(best);
     if (grads && tag >= 0)
       for (std::size_t k = 0; k < T; ++k)
-        w.dLogits[row * T + k] = float((std::exp(double(l[k] - peak)) / sum - (std::int32_t(k) == tag)) / tagged);
+        w.dLogits[row * T + k] = float((double(l[k] / sum) - (std::int32_t(k) == tag)) / tagged);
   }
   if (out && out->attention)
     for (std::size_t i = 0; i < count; ++i)

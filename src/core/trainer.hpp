@@ -109,6 +109,7 @@ class Trainer {
   std::vector<std::int32_t> tokens_, lengths_, tags_, order_, batchTokens_, batchLengths_, batchTags_;  // training set, its shuffle, one batch
   std::size_t count_ = 0, cursor_ = 0, steps_ = 0;
   std::uint64_t random_ = 0;
+  double beta1Power_ = 1, beta2Power_ = 1;
 };
 
 }  // namespace mha

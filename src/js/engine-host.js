@@ -14,7 +14,8 @@
       this.module = module;
       this.engine = new module.Engine(threads);
       this.layers = new Map();
-      this.nextLayer = 1;
+      this.trainers = new Map();
+      this.nextLayer = 1; // ids of layers and trainers
     }
 
     threads() {
@@ -56,6 +57,48 @@
       this.layers.delete(id);
     }
 
+    createTrainer(config) {
+      const trainer = new this.module.Trainer(this.engine);
+      try {
+        trainer.configure(config);
+      } catch (error) {
+        trainer.delete();
+        throw error;
+      }
+      const id = this.nextLayer++;
+      this.trainers.set(id, trainer);
+      return id;
+    }
+
+    trainer(id) {
+      const trainer = this.trainers.get(id);
+      if (!trainer) throw new Error('mha-wasm: this trainer was disposed');
+      return trainer;
+    }
+
+    trainerSetData(id, data) {
+      this.trainer(id).setData(data);
+    }
+
+    trainerTrain(id, steps, batchSize) {
+      const trainer = this.trainer(id);
+      const losses = trainer.train(steps, batchSize);
+      return { losses, step: trainer.steps() };
+    }
+
+    trainerEvaluate(id, data) {
+      return this.trainer(id).evaluate(data, data.returnAttention);
+    }
+
+    trainerParameters(id) {
+      return this.trainer(id).parameters();
+    }
+
+    disposeTrainer(id) {
+      this.trainers.get(id)?.delete();
+      this.trainers.delete(id);
+    }
+
     memoryStats() {
       return this.engine.memoryStats();
     }
@@ -63,6 +106,8 @@
     dispose() {
       for (const layer of this.layers.values()) layer.delete();
       this.layers.clear();
+      for (const trainer of this.trainers.values()) trainer.delete();
+      this.trainers.clear();
       this.engine.delete(); // joins the engine's threads
       // Idle pool workers would keep Node alive (Emscripten < 3.1.27).
       this.module.PThread?.terminateAllThreads();

@@ -3,6 +3,7 @@
 // module itself in Node, a dedicated Worker in browsers (engine-worker.js).
 import {
   normalizeArguments, normalizeBackwardArguments, normalizeLayerArguments, normalizeForwardArguments, rejectUnknown, describe,
+  normalizeTrainerOptions, normalizeSentences, normalizeTrainArguments,
 } from './validate.mjs';
 
 /** Builds, from most to least capable. */
@@ -48,7 +49,7 @@ export function moduleOptions(threads) {
 
 export class AttentionEngine {
   #backend;
-  #layers = new Set();
+  #layers = new Set(); // layers and trainers: both live in the engine's memory
 
   // backend: { call(method, args) → Promise, dispose() }, around an EngineHost.
   constructor(backend, variant, threads) {
@@ -100,6 +101,22 @@ export class AttentionEngine {
     return layer;
   }
 
+  /**
+   * A tiny Transformer tagger trained in the engine, on its threads: token
+   * embeddings + sinusoidal positions → this multi-head attention (numHeads
+   * heads of width dModel/numHeads) → residual → optional per-token MLP →
+   * linear → softmax cross-entropy, with Adam. Seeded: the same options and
+   * data give the same model, bitwise, for any thread count.
+   */
+  async createTrainer(options) {
+    const backend = this.#live();
+    const config = normalizeTrainerOptions(options);
+    const id = await backend.call('createTrainer', [config]);
+    const trainer = new AttentionTrainer(backend, id, config, () => this.#layers.delete(trainer));
+    this.#layers.add(trainer);
+    return trainer;
+  }
+
   /** { heapBytes, inUseBytes, scratchBytes } of the engine's wasm memory. */
   async memoryStats() {
     return this.#live().call('memoryStats', []);
@@ -149,6 +166,75 @@ export class AttentionLayer {
   }
 
   /** Forgets the backend (the engine is going away and frees everything). */
+  detach() {
+    this.#backend = undefined;
+  }
+}
+
+export class AttentionTrainer {
+  #backend;
+  #id;
+  #onDispose;
+
+  constructor(backend, id, config, onDispose) {
+    this.#backend = backend;
+    this.#id = id;
+    this.#onDispose = onDispose;
+    /** The options the trainer was made with, defaults filled in. */
+    this.config = Object.freeze({ ...config });
+    Object.freeze(this);
+  }
+
+  #live() {
+    if (!this.#backend) throw new Error('mha-wasm: this trainer was disposed (or its engine was)');
+    return this.#backend;
+  }
+
+  /**
+   * The training set: { sentences: [{ tokens, tags }] }, ids as Arrays or
+   * Int32Arrays, a tag per token (-1 = no loss there). Copied into the engine;
+   * training batches are drawn from it in a seeded shuffle.
+   */
+  async setData(args) {
+    const backend = this.#live();
+    await backend.call('trainerSetData', [this.#id, normalizeSentences(args, this.config, 'setData', true)]);
+  }
+
+  /**
+   * { steps, batchSize = 32 }: that many Adam steps. Resolves to { losses,
+   * step }: each batch's mean loss (before its step) and the steps taken so far.
+   */
+  async train(args) {
+    const backend = this.#live();
+    const { steps, batchSize } = normalizeTrainArguments(args);
+    return backend.call('trainerTrain', [this.#id, steps, batchSize]);
+  }
+
+  /**
+   * The model on { sentences: [{ tokens, tags? }], returnAttention }. Resolves
+   * to { loss, predictions, probabilities, attention? }: predictions Int32Array
+   * [count, maxLength] (-1 past a sentence's end), probabilities Float32Array
+   * [count, maxLength, numTags], attention Float32Array [count, numHeads,
+   * maxLength, maxLength]; loss is the mean over tagged tokens (0 without tags).
+   */
+  async evaluate(args) {
+    const backend = this.#live();
+    return backend.call('trainerEvaluate', [this.#id, normalizeSentences(args, this.config, 'evaluate', false)]);
+  }
+
+  /** Every parameter, copied: { embedding, wQ, bQ, wK, bK, wV, bV, wO, bO, (w1, b1, w2, b2,) wC, bC }. */
+  async parameters() {
+    return this.#live().call('trainerParameters', [this.#id]);
+  }
+
+  /** Frees the trainer. Idempotent; later calls reject. */
+  dispose() {
+    if (!this.#backend) return;
+    this.#backend.call('disposeTrainer', [this.#id]).catch(() => {});
+    this.#onDispose();
+    this.detach();
+  }
+
   detach() {
     this.#backend = undefined;
   }
