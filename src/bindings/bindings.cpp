@@ -467,6 +467,21 @@ class Trainer {
     });
   }
 
+  // { name: Float32Array } for some of the parameters (src/js checks the names and lengths).
+  void setParameters(const val& values) {
+    guarded([&] {
+      mha::Trainer& t = live();
+      std::vector<float> buffer;
+      for (const mha::Tensor& tensor : t.tensors()) {
+        const val v = values[tensor.name];
+        if (v.isUndefined()) continue;
+        copy_in(v, tensor.name, tensor.rows * tensor.cols, buffer, false);
+        t.set_parameter(tensor.name, buffer.data(), buffer.size());
+      }
+      return val::undefined();
+    });
+  }
+
   double steps() { return trainer_ ? double(trainer_->steps()) : 0.0; }
   double bytes() { return trainer_ ? double(trainer_->bytes()) : 0.0; }
 
@@ -531,6 +546,7 @@ EMSCRIPTEN_BINDINGS(mha_wasm) {
       .function("train", &Trainer::train)
       .function("evaluate", &Trainer::evaluate)
       .function("parameters", &Trainer::parameters)
+      .function("setParameters", &Trainer::setParameters)
       .function("steps", &Trainer::steps)
       .function("bytes", &Trainer::bytes);
   emscripten::class_<KernelBenchmark>("KernelBenchmark")

@@ -205,6 +205,21 @@ void Trainer::set_data(const Sentences& s) {
   cursor_ = count_;  // shuffle before the first batch
 }
 
+void Trainer::set_parameter(const std::string& name, const float* data, std::size_t count) {
+  for (const Tensor& t : tensors_) {
+    if (name != t.name) continue;
+    if (count != t.rows * t.cols)
+      throw ArgumentError(name + ": expected " + decimal(t.rows * t.cols) + " elements, got " + decimal(count));
+    std::copy_n(data, count, params_.data() + t.offset);
+    std::fill(m_.begin(), m_.end(), 0.0f);
+    std::fill(v_.begin(), v_.end(), 0.0f);
+    steps_ = 0;
+    beta1Power_ = beta2Power_ = 1;
+    return;
+  }
+  throw ArgumentError(name + ": not a parameter of this model");
+}
+
 float Trainer::step(std::size_t batchSize) {
   if (count_ == 0) throw ArgumentError("train: no training data; call setData first");
   check_dim(batchSize, "batchSize", 1 << 16);

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "attention.hpp"
@@ -84,6 +85,10 @@ class Trainer {
   // The model on `sentences`; returns the mean loss over tagged tokens (0 when
   // there are no tags or no tagged token).
   float evaluate(const Sentences& sentences, const Evaluation& out);
+
+  // Replaces the named parameter (count = rows·cols of its Tensor) and starts
+  // the optimizer afresh: Adam's moments and the step count go back to 0.
+  void set_parameter(const std::string& name, const float* data, std::size_t count);
 
   const TrainerConfig& config() const noexcept { return config_; }
   const std::vector<Tensor>& tensors() const noexcept { return tensors_; }

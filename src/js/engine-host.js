@@ -94,6 +94,10 @@
       return this.trainer(id).parameters();
     }
 
+    trainerSetParameters(id, values) {
+      this.trainer(id).setParameters(values);
+    }
+
     disposeTrainer(id) {
       this.trainers.get(id)?.delete();
       this.trainers.delete(id);

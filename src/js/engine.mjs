@@ -3,7 +3,7 @@
 // module itself in Node, a dedicated Worker in browsers (engine-worker.js).
 import {
   normalizeArguments, normalizeBackwardArguments, normalizeLayerArguments, normalizeForwardArguments, rejectUnknown, describe,
-  normalizeTrainerOptions, normalizeSentences, normalizeTrainArguments,
+  normalizeTrainerOptions, normalizeSentences, normalizeTrainArguments, normalizeParameters,
 } from './validate.mjs';
 
 /** Builds, from most to least capable. */
@@ -225,6 +225,16 @@ export class AttentionTrainer {
   /** Every parameter, copied: { embedding, wQ, bQ, wK, bK, wV, bV, wO, bO, (w1, b1, w2, b2,) wC, bC }. */
   async parameters() {
     return this.#live().call('trainerParameters', [this.#id]);
+  }
+
+  /**
+   * Replaces some or all parameters ({ name: Float32Array }, shapes as
+   * parameters() gives them) and starts the optimizer afresh (Adam's moments
+   * and the step count back to 0).
+   */
+  async setParameters(values) {
+    const backend = this.#live();
+    await backend.call('trainerSetParameters', [this.#id, normalizeParameters(values, this.config)]);
   }
 
   /** Frees the trainer. Idempotent; later calls reject. */

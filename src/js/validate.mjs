@@ -337,3 +337,27 @@ export function normalizeTrainArguments(args) {
     batchSize: integer(args, 'batchSize', { min: 1, max: TRAINER_LIMITS.batchSize, fallback: 32 }),
   };
 }
+
+/** The trainer's parameters and their shapes [rows, cols], in the engine's order (src/core/trainer.cpp). */
+export function trainerParameterShapes({ vocabSize, numTags, dModel: D, mlpHidden: F }) {
+  const shapes = { embedding: [vocabSize, D] };
+  for (const x of ['Q', 'K', 'V']) Object.assign(shapes, { [`w${x}`]: [D, D], [`b${x}`]: [1, D] });
+  Object.assign(shapes, { wO: [D, D], bO: [1, D] });
+  if (F) Object.assign(shapes, { w1: [D, F], b1: [1, F], w2: [F, D], b2: [1, D] });
+  return Object.assign(shapes, { wC: [D, numTags], bC: [1, numTags] });
+}
+
+/** Checks trainer.setParameters' { name: Float32Array } (any subset of the parameters). */
+export function normalizeParameters(args, config) {
+  const shapes = trainerParameterShapes(config);
+  checkObject(args, new Set(Object.keys(shapes)), 'setParameters');
+  const values = {};
+  for (const [name, [rows, cols]] of Object.entries(shapes)) {
+    const v = typedArray(args, name, Float32Array, rows * cols, `[${rows}, ${cols}]`, true);
+    if (v === undefined) continue;
+    const bad = v.findIndex((x) => !Number.isFinite(x));
+    if (bad >= 0) throw new RangeError(`${name}: expected finite numbers, got ${v[bad]} at index ${bad}`);
+    values[name] = v;
+  }
+  return values;
+}
