@@ -83,10 +83,11 @@ def make(name, description, vocab, tags, L, D, H, hidden, count, steps, seed):
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     model = Tagger(vocab, tags, D, H, hidden).double()
-    with torch.no_grad():  # nonzero biases, so that their gradients are checked too
+    with torch.no_grad():
         for p in model.parameters():
-            if p.dim() == 1:
+            if p.dim() == 1:  # nonzero biases, so that their gradients are checked too
                 p.copy_(torch.from_numpy(rng.uniform(-0.3, 0.3, p.shape)))
+            p.copy_(p.float().double())  # start from float32 values: exactly what the trainer is given
     initial = model.ours()
 
     lengths = [1 + int(rng.integers(L)) for _ in range(count)]
