@@ -86,7 +86,7 @@ async function measure(numHeads, mlpHidden) {
   // mha-wasm, 1 thread (simd build) and 2 threads (threaded-simd); each
   // timing is STEPS steps in one train() call, best of three runs.
   for (const threads of [1, 2]) {
-    const engine = await createAttention(threads === 1 ? { variant: 'simd' } : { variant: 'threaded-simd', threads });
+    const engine = await createAttention(threads === 1 ? { variant: 'simd', training: true } : { variant: 'threaded-simd', threads, training: true });
     const times = [];
     for (let run = 0; run < 3; run++) {
       const trainer = await engine.createTrainer(options);
@@ -102,7 +102,7 @@ async function measure(numHeads, mlpHidden) {
   }
 
   // TensorFlow.js: the same initial parameters, checked on the same sentences.
-  const engine = await createAttention({ variant: 'simd' });
+  const engine = await createAttention({ variant: 'simd', training: true });
   const trainer = await engine.createTrainer(options);
   const params = await trainer.parameters();
   const check = corpus.slice(0, 64);

@@ -17,7 +17,9 @@
 #include "../core/attention.hpp"
 #include "../core/backward.hpp"
 #include "../core/benchmark.hpp"
+#if MHA_WITH_TRAINER
 #include "../core/trainer.hpp"
+#endif
 
 namespace {
 
@@ -391,6 +393,7 @@ class Layer {
   mha::PackedWeights weights_;
 };
 
+#if MHA_WITH_TRAINER
 // The tagger of src/core/trainer.hpp on the engine's threads. Like a Layer it
 // must not outlive its engine (src/js disposes an engine's trainers first).
 class Trainer {
@@ -508,6 +511,7 @@ class Trainer {
   Engine& engine_;
   std::unique_ptr<mha::Trainer> trainer_;
 };
+#endif  // MHA_WITH_TRAINER
 
 // For bench/: the kernels alone (timed by the caller).
 class KernelBenchmark {
@@ -539,6 +543,7 @@ EMSCRIPTEN_BINDINGS(mha_wasm) {
       .function("assign", &Layer::assign)
       .function("forward", &Layer::forward)
       .function("bytes", &Layer::bytes);
+#if MHA_WITH_TRAINER
   emscripten::class_<Trainer>("Trainer")
       .constructor<Engine&>()
       .function("configure", &Trainer::configure)
@@ -549,6 +554,7 @@ EMSCRIPTEN_BINDINGS(mha_wasm) {
       .function("setParameters", &Trainer::setParameters)
       .function("steps", &Trainer::steps)
       .function("bytes", &Trainer::bytes);
+#endif
   emscripten::class_<KernelBenchmark>("KernelBenchmark")
       .constructor<unsigned, unsigned, unsigned>()
       .function("gemm", &KernelBenchmark::gemm)

@@ -7,6 +7,7 @@ import { AttentionEngine, checkOptions, moduleOptions, variantFiles, MAX_THREADS
 // Every file as a literal new URL(..., import.meta.url): bundlers (Vite,
 // webpack 5) see them, copy them and rewrite the URLs.
 const HOST = new URL('./engine-host.js', import.meta.url);
+// Literal new URL(…, import.meta.url) calls, so that bundlers find and copy every file.
 const FILES = {
   'threaded-simd': {
     glue: new URL('../../dist/mha-threaded-simd.js', import.meta.url),
@@ -20,6 +21,22 @@ const FILES = {
   scalar: {
     glue: new URL('../../dist/mha-scalar.js', import.meta.url),
     wasm: new URL('../../dist/mha-scalar.wasm', import.meta.url),
+  },
+};
+// The same builds with the trainer (createAttention({ training: true })).
+const TRAINING_FILES = {
+  'threaded-simd': {
+    glue: new URL('../../dist/mha-train-threaded-simd.js', import.meta.url),
+    wasm: new URL('../../dist/mha-train-threaded-simd.wasm', import.meta.url),
+    worker: new URL('../../dist/mha-train-threaded-simd.worker.js', import.meta.url),
+  },
+  simd: {
+    glue: new URL('../../dist/mha-train-simd.js', import.meta.url),
+    wasm: new URL('../../dist/mha-train-simd.wasm', import.meta.url),
+  },
+  scalar: {
+    glue: new URL('../../dist/mha-train-scalar.js', import.meta.url),
+    wasm: new URL('../../dist/mha-train-scalar.wasm', import.meta.url),
   },
 };
 
@@ -146,10 +163,11 @@ export async function createAttention(options) {
   const threads = variant === 'threaded-simd' ? opts.threads ?? Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1) : 1;
   // Emscripten asks locateFile for the canonical names (mha-simd.wasm, ...);
   // map each to its URL here, which a bundler may have renamed.
-  const names = variantFiles(variant);
+  const training = opts.training === true;
+  const names = variantFiles(variant, training);
   const byName = {};
   for (const [role, fileName] of Object.entries(names)) {
-    const defaultUrl = FILES[variant][role].href;
+    const defaultUrl = (training ? TRAINING_FILES : FILES)[variant][role].href;
     byName[fileName] = workerSafeUrl(String(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl));
   }
   const { worker, threads: started } = await startWorker({
@@ -158,5 +176,5 @@ export async function createAttention(options) {
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,
   });
-  return new AttentionEngine(new WorkerBackend(worker), variant, started);
+  return new AttentionEngine(new WorkerBackend(worker), variant, started, training);
 }

@@ -9,7 +9,7 @@ import {
 /** Builds, from most to least capable. */
 export const VARIANTS = ['threaded-simd', 'simd', 'scalar'];
 export const MAX_THREADS = 16;
-const OPTIONS = new Set(['variant', 'threads', 'locateFile', 'wasmBinary']);
+const OPTIONS = new Set(['variant', 'threads', 'training', 'locateFile', 'wasmBinary']);
 
 /** Checks createAttention's options; returns them (an empty object when absent). */
 export function checkOptions(options) {
@@ -17,7 +17,9 @@ export function checkOptions(options) {
   if (typeof options !== 'object' || Array.isArray(options))
     throw new TypeError(`createAttention: expected an options object, got ${describe(options)}`);
   rejectUnknown(options, OPTIONS, 'createAttention');
-  const { variant, threads, locateFile, wasmBinary } = options;
+  const { variant, threads, training, locateFile, wasmBinary } = options;
+  if (training !== undefined && typeof training !== 'boolean')
+    throw new TypeError(`training: expected a boolean (true loads the build with the trainer), got ${describe(training)}`);
   if (variant !== undefined && !VARIANTS.includes(variant))
     throw new RangeError(`variant: expected one of ${VARIANTS.map((v) => `"${v}"`).join(', ')}, got ${describe(variant)}`);
   if (threads !== undefined) {
@@ -34,9 +36,9 @@ export function checkOptions(options) {
   return options;
 }
 
-/** The files of one variant, as named in dist/. */
-export function variantFiles(variant) {
-  const base = `mha-${variant}`;
+/** The files of one variant, as named in dist/; with `training`, the build that includes the trainer. */
+export function variantFiles(variant, training = false) {
+  const base = `mha-${training ? 'train-' : ''}${variant}`;
   return { glue: `${base}.js`, wasm: `${base}.wasm`, ...(variant === 'threaded-simd' ? { worker: `${base}.worker.js` } : {}) };
 }
 
@@ -52,12 +54,14 @@ export class AttentionEngine {
   #layers = new Set(); // layers and trainers: both live in the engine's memory
 
   // backend: { call(method, args) → Promise, dispose() }, around an EngineHost.
-  constructor(backend, variant, threads) {
+  constructor(backend, variant, threads, training = false) {
     this.#backend = backend;
     /** The build in use: "threaded-simd", "simd" or "scalar". */
     this.variant = variant;
     /** Threads that share each call. */
     this.threads = threads;
+    /** Whether the build includes the trainer (createAttention({ training: true })). */
+    this.training = training;
     Object.freeze(this);
   }
 
@@ -110,6 +114,8 @@ export class AttentionEngine {
    */
   async createTrainer(options) {
     const backend = this.#live();
+    if (!this.training)
+      throw new Error('mha-wasm: createTrainer needs the build with the trainer; create the engine with createAttention({ training: true })');
     const config = normalizeTrainerOptions(options);
     const id = await backend.call('createTrainer', [config]);
     const trainer = new AttentionTrainer(backend, id, config, () => this.#layers.delete(trainer));

@@ -41,7 +41,8 @@ export async function createAttention(options) {
   const opts = checkOptions(options);
   const variant = opts.variant ?? (opts.threads === 1 ? 'simd' : 'threaded-simd');
   const threads = variant === 'threaded-simd' ? opts.threads ?? Math.min(MAX_THREADS, os.availableParallelism()) : 1;
-  const files = variantFiles(variant);
+  const training = opts.training === true;
+  const files = variantFiles(variant, training);
   const locate = (fileName) => {
     const defaultUrl = new URL(fileName, distDir).href;
     return toPath(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl);
@@ -49,5 +50,5 @@ export async function createAttention(options) {
   const factory = require(locate(files.glue));
   const wasmBinary = opts.wasmBinary ?? (await readFile(locate(files.wasm)));
   const module = await factory({ ...moduleOptions(threads), wasmBinary, locateFile: locate });
-  return new AttentionEngine(new DirectBackend(new EngineHost(module, threads)), variant, threads);
+  return new AttentionEngine(new DirectBackend(new EngineHost(module, threads)), variant, threads, training);
 }

@@ -15,7 +15,7 @@ const floats = (object) => Object.fromEntries(Object.entries(object).map(([k, v]
 
 let engines;
 beforeAll(async () => {
-  engines = await createEngines();
+  engines = await createEngines({ training: true });
 });
 afterAll(() => disposeEngines(engines));
 
@@ -113,7 +113,7 @@ test('the same seed gives the same model, bitwise, on 1, 2 and 4 threads; anothe
   };
   const results = [];
   for (const threads of [1, 2, 4]) {
-    const engine = await createAttention({ variant: 'threaded-simd', threads });
+    const engine = await createAttention({ variant: 'threaded-simd', threads, training: true });
     results.push(await run(engine, 5));
     engine.dispose();
   }
@@ -183,8 +183,15 @@ describe('errors name the argument, and the engine stays usable', () => {
     await expect(trainer.train({ steps: 1 })).rejects.toThrow(/this trainer was disposed/);
   });
 
-  test("an engine's dispose disposes its trainers", async () => {
+  test('an engine without the trainer says how to get one', async () => {
     const engine = await createAttention({ variant: 'simd' });
+    await expect(engine.createTrainer(config)).rejects.toThrow(/createAttention\(\{ training: true \}\)/);
+    await expect(createAttention({ training: 'yes' })).rejects.toThrow(/^training: expected a boolean/);
+    engine.dispose();
+  });
+
+  test("an engine's dispose disposes its trainers", async () => {
+    const engine = await createAttention({ variant: 'simd', training: true });
     const trainer = await engine.createTrainer(config);
     engine.dispose();
     await expect(trainer.setData({ sentences })).rejects.toThrow(/disposed/);

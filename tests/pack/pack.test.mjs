@@ -65,12 +65,13 @@ describe('[slow] npm pack, install, require and import', () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  test('the tarball holds the builds, the JS sources and the README, and nothing else', async () => {
-    for (const variant of ['simd', 'scalar', 'threaded-simd']) {
+  test('the tarball holds the builds (with and without the trainer), the JS sources and the README, and nothing else', async () => {
+    for (const variant of ['simd', 'scalar', 'threaded-simd', 'train-simd', 'train-scalar', 'train-threaded-simd']) {
       expect(files).toContain(`dist/mha-${variant}.js`);
       expect(files).toContain(`dist/mha-${variant}.wasm`);
     }
     expect(files).toContain('dist/mha-threaded-simd.worker.js');
+    expect(files).toContain('dist/mha-train-threaded-simd.worker.js');
     const jsSources = (await readdir(join(repo, 'src/js'))).map((f) => `src/js/${f}`);
     expect(files).toEqual(expect.arrayContaining([...jsSources, 'package.json']));
     if ((await readdir(repo)).includes('README.md')) expect(files).toContain('README.md');

@@ -9,10 +9,10 @@ export const BUILDS = {
 };
 export const VARIANTS = Object.keys(BUILDS);
 
-/** Creates { 'threaded-simd', simd, scalar } engines. */
-export async function createEngines() {
+/** Creates { 'threaded-simd', simd, scalar } engines; with `training`, of the builds with the trainer. */
+export async function createEngines({ training = false } = {}) {
   const engines = {};
-  for (const variant of VARIANTS) engines[variant] = await createAttention(BUILDS[variant]);
+  for (const variant of VARIANTS) engines[variant] = await createAttention({ ...BUILDS[variant], training });
   return engines;
 }
 
