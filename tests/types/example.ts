@@ -14,6 +14,10 @@ import type {
   MultiHeadAttentionArgs,
   MultiHeadAttentionResult,
   Variant,
+  AttentionTrainer,
+  TrainerOptions,
+  TrainerParameters,
+  Evaluation,
 } from 'mha-wasm';
 
 const variants: Variant[] = ['threaded-simd', 'simd', 'scalar'];
@@ -100,10 +104,30 @@ export async function everyCall(): Promise<number> {
   const stats: MemoryStats = await engine.memoryStats();
   const bytes: number = stats.heapBytes + stats.inUseBytes + stats.scratchBytes;
 
+  // Training, in the build with the trainer.
+  const trainingEngine: AttentionEngine = await createAttention({ training: true, threads: 2 });
+  const trainerOptions: TrainerOptions = { vocabSize: 12, numTags: 4, maxLength: 15, numHeads: 2, mlpHidden: 64, seed: 3 };
+  const trainer: AttentionTrainer = await trainingEngine.createTrainer(trainerOptions);
+  await trainer.setData({ sentences: [{ tokens: [0, 1, 2], tags: [3, -1, 1] }, { tokens: Int32Array.of(4, 5), tags: [0, 0] }] });
+  const { losses, step } = await trainer.train({ steps: 100, batchSize: 16 });
+  const evaluation: Evaluation = await trainer.evaluate({ sentences: [{ tokens: [0, 1, 2] }] });
+  const learned: Float32Array = (await trainer.evaluate({ sentences: [{ tokens: [0, 1] }], returnAttention: true })).attention;
+  const params: TrainerParameters = await trainer.parameters();
+  await trainer.setParameters({ wQ: params.wQ });
+  const width: number = trainer.config.dModel / trainer.config.numHeads;
+  // @ts-expect-error steps is required
+  await trainer.train({ batchSize: 8 });
+  // @ts-expect-error tokens are ids, not characters
+  await trainer.evaluate({ sentences: [{ tokens: '毒蛇' }], returnAttention: 'yes' });
+  trainer.dispose();
+  trainingEngine.dispose();
+  const trained = losses.length + step + evaluation.loss + evaluation.predictions.length + learned.length + width + (trainingEngine.training ? 1 : 0);
+
   engine.dispose();
   defaults.dispose();
   other.dispose();
   return (
+    trained +
     variant.length + threads + weights.length + output.length + (optional?.length ?? 0) + notSure + minimal.output.length +
     concatWidth + layerWeights.length + heads + bytes + gradWeights.length + (maybeKey?.length ?? 0)
   );
