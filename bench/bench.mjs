@@ -5,6 +5,8 @@
 // mha-wasm's before timing. Then kernel-level figures: our GEMM alone at 512³
 // against the SIMD ceiling measured the same way, start-up to the first
 // result, and a long sequence (L = 8192) in bounded memory.
+// Last, training (bench/train.mjs): steps per second of the page's tagger
+// against the same model in tfjs-backend-wasm with its autograd.
 // Prints a table; writes everything to bench-output/bench.json.
 // Usage: npm run bench [-- --quick]
 import { execFileSync } from 'node:child_process';
@@ -92,6 +94,8 @@ process.stderr.write('kernels, start-up, long sequence…\n');
 const kernel = await kernels();
 const start = startup();
 const long = await longSequence();
+process.stderr.write('training: mha-wasm and tfjs-backend-wasm…\n');
+const training = JSON.parse(node([here('./train.mjs'), ...(quick ? ['--quick'] : [])]).trim().split('\n').pop());
 
 // ---- report ----
 const byRunner = (name, threads) => runs.find((r) => r.runner === name && r.threads === threads);
@@ -126,10 +130,17 @@ for (const r of runs) {
   const failed = r.results?.filter((x) => x.failed) ?? [];
   for (const f of failed) lines.push(`!! ${r.runner} ×${r.threads} ${f.config}: ${f.failed}`);
 }
-const sizes = ['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${fmt(readFileSync(here(`../dist/mha-${v}.wasm`)).length / 1024, 0)} KiB`);
-lines.push(`.wasm sizes: ${sizes.join(', ')}`);
+lines.push('');
+lines.push(`training the tagger (dModel 16, batch ${training.rows[0].batch}, Adam; steps per second, best of 3; ratio = mha-wasm ÷ tfjs-backend-wasm ${training.tfjs}):`);
+for (const r of training.rows) {
+  const name = `  numHeads ${r.numHeads}${r.mlpHidden ? `, MLP ${r.mlpHidden}` : ''}`.padEnd(24);
+  lines.push(`${name} mha ×1 ${fmt(r.mhaX1.stepsPerSecond, 0).padStart(6)}  mha ×2 ${fmt(r.mhaX2.stepsPerSecond, 0).padStart(6)}  tfjs ×1 ${fmt(r.tfjs.stepsPerSecond, 0).padStart(5)}  ` +
+    `ratio ${fmt(r.ratioX1, 1)}× / ${fmt(r.ratioX2, 1)}×  1,500 steps: ${fmt(r.mhaX2.msFor1500Steps, 0)} ms (×2)  same loss: ${r.lossCheck.relativeDifference.toExponential(1)}`);
+}
+const size = (name) => `${fmt(readFileSync(here(`../dist/mha-${name}.wasm`)).length / 1024, 0)} KiB`;
+lines.push(`.wasm sizes: ${['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${size(v)}`).join(', ')}; with the trainer: ${['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${size(`train-${v}`)}`).join(', ')}`);
 console.log(lines.join('\n'));
 
 mkdirSync('bench-output', { recursive: true });
-writeFileSync('bench-output/bench.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model, cores: os.availableParallelism(), quick, runs, kernel, startup: start, longSequence: long }, null, 2));
+writeFileSync('bench-output/bench.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model, cores: os.availableParallelism(), quick, runs, kernel, startup: start, longSequence: long, training }, null, 2));
 console.log('wrote bench-output/bench.json');
