@@ -12,6 +12,7 @@ import { HeadsGrid, headTitle } from './views/heads-grid.mjs';
 import { CompareView } from './views/compare.mjs';
 import { HeadView } from './views/head-view.mjs';
 import { PipelineView } from './views/pipeline.mjs';
+import { TrainView } from './views/train.mjs';
 import { engineText, showStatus } from './views/status.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -64,6 +65,8 @@ function createViews() {
     onStage: (stage) => setState({ stage }, ['pipeline']),
     onHead: (head) => setState({ head }, ['grid', 'bar', 'pipeline']),
   });
+  // Training has its own state, and its own engine (the build with the trainer), loaded when first asked for.
+  views.train = new TrainView($('train'), { onError: showError });
   $('overlay').addEventListener('change', (e) => setState({ overlay: e.target.checked }, ['grid']));
   $('current-head').addEventListener('change', (e) => setState({ head: e.target.value }, ['grid', 'pipeline']));
   const fileName = (ext) => `mha-${run.mode}-${state.head}.${ext}`;
@@ -202,6 +205,7 @@ async function main() {
   const { createAttention } = await import('../src/js/browser.mjs');
   engine = await createAttention();
   $('status').textContent = engineText(engine);
+  views.train.enable(() => createAttention({ training: true }));
   await compute();
   document.body.dataset.ready = 'true';
 }

@@ -1,0 +1,125 @@
+// "Train it yourself" in headless Chromium: a short run set through the
+// controls draws growing loss curves and a learned heatmap that changes while
+// it trains; when done, the page's heatmap, its per-run table and its text are
+// exactly what the same experiment gives in Node (training is seeded and
+// bitwise reproducible); Stop stops; nothing overflows at 390 px; no console
+// problems. A screenshot of the section goes to test-output/.
+import { mkdirSync } from 'node:fs';
+import { startServer } from '../../web/server.mjs';
+import { createAttention } from '../../src/js/node.mjs';
+import { buildData, settingsFor, runExperiment, summarize, describeResults, percent } from '../../web/model/train-experiment.mjs';
+import { launchChromium, openPage } from './chromium.mjs';
+
+let browser, server, url, engine;
+
+beforeAll(async () => {
+  [browser, engine] = await Promise.all([launchChromium(), createAttention({ training: true })]);
+  server = await startServer({ port: 0, isolate: true });
+  url = `http://127.0.0.1:${server.address().port}/`;
+  mkdirSync('test-output', { recursive: true });
+}, 60_000);
+
+afterAll(async () => {
+  engine?.dispose();
+  await browser?.close();
+  if (server) await new Promise((r) => server.close(r));
+});
+
+async function open() {
+  const { page, problems } = await openPage(browser.context, url);
+  await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+  await page.waitForSelector('#train-start:not([disabled])');
+  return { page, problems };
+}
+
+/** Sets the controls and presses Train. */
+async function train(page, { seeds, steps }) {
+  await page.fill('#train-seeds', String(seeds));
+  await page.selectOption('#train-steps', String(steps));
+  await page.locator('#train-start').scrollIntoViewIfNeeded();
+  await page.click('#train-start');
+}
+
+const finished = (page) =>
+  page.waitForFunction(() => document.querySelector('#train-status').textContent.startsWith('Done'), null, { timeout: 60_000 });
+
+test('a short run draws growing curves and a learned heatmap that changes, and ends with the numbers Node gets', async () => {
+  const { page, problems } = await open();
+  // Recorded in the page as it happens: the points of seed 1's loss line for
+  // 1 head, and the weights of the learned heatmap's first head.
+  await page.evaluate(() => {
+    window.seen = { points: [], weights: [] };
+    new MutationObserver(() => {
+      const path = document.querySelector('.train-loss path[data-setting="h1"][data-seed="1"]');
+      const n = Number(path?.dataset.points);
+      if (n && n !== window.seen.points.at(-1)) window.seen.points.push(n);
+      const cells = [...document.querySelectorAll('.train-heads .heatmap[data-head="head-0"] [data-weight]')].map((c) => c.dataset.weight).join();
+      if (cells && cells !== window.seen.weights.at(-1)) window.seen.weights.push(cells);
+    }).observe(document.getElementById('train'), { subtree: true, childList: true, attributes: true, attributeFilter: ['data-points', 'data-weight'] });
+  });
+  await train(page, { seeds: 1, steps: 500 });
+  await finished(page);
+  const seen = await page.evaluate(() => window.seen);
+  // 500 steps in chunks of 50: the line grows to 10 points, seen at several lengths on the way.
+  expect(seen.points.at(-1)).toBe(10);
+  expect(seen.points.length).toBeGreaterThanOrEqual(3);
+  expect(seen.points).toEqual([...seen.points].sort((a, b) => a - b));
+  expect(await page.getAttribute('.train-accuracy path[data-setting="h2"][data-seed="mean"]', 'data-points')).toBe('6'); // steps 0, 100, … 500
+  expect(await page.getAttribute('.train-loss path[data-setting="h1"][data-seed="1"]', 'd')).toMatch(/^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+){9}$/);
+  // The heatmap is drawn from step 0 and changes as it learns.
+  expect(seen.weights.length).toBeGreaterThanOrEqual(2);
+  expect(await page.textContent('#train-status')).toMatch(/^Done: 2 runs × 500 steps in [\d.]+ s, evaluations included · [\d,]+ steps\/s of training on threaded-simd with \d+ threads?: one run of 500 steps takes [\d.]+ s$/);
+
+  // The same experiment in Node: the page shows exactly its numbers.
+  const data = buildData();
+  const want = await runExperiment(engine, { settings: settingsFor(), seeds: 1, steps: 500, data });
+  const cells = await page.$$eval('.train-heads .heatmap[data-head="head-0"] [data-weight]', (c) => c.map((x) => Number(x.dataset.weight)));
+  expect(cells).toEqual(Array.from(want.runs[0].example.heads[0]));
+  const text = describeResults(summarize(want), { steps: 500, testSentences: data.test.length, testDu: data.testDu.length, neighbours: data.neighbours });
+  expect(await page.$$eval('.train-text p', (ps) => ps.map((p) => p.textContent))).toEqual(text);
+  const rows = await page.$$eval('.train-runs tbody tr:not(.setting-row)', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  expect(rows).toEqual(
+    want.runs.map((r) => [
+      'seed 1', percent(r.finalAccuracy), ...r.example.du.map((d) => (d.right ? '✓' : `✗ ${d.got}`)), r.example.allRight ? 'yes' : 'no',
+      r.neighbours.map((h, i) => `${r.neighbours.length > 1 ? `h${i} ` : ''}${h.left.toFixed(2)} / ${h.right.toFixed(2)}`).join(' · '),
+    ]),
+  );
+
+  // The 2-head run's heads: two heatmaps and the head view's lines of both.
+  await page.selectOption('#train-setting', 'h2');
+  await page.waitForSelector('.train-heads .heatmap[data-head="head-1"]');
+  const two = await page.$$eval('.train-heads .heatmap', (maps) => maps.map((m) => m.querySelectorAll('[data-weight]').length));
+  expect(two).toEqual([225, 225]);
+  const lines = await page.$$eval('.train-head-view .head-view-svg line', (l) => new Set(l.map((x) => x.dataset.headName)).size);
+  expect(lines).toBe(2);
+  // Clicking a query row of a heatmap keeps only that token's lines in the head view.
+  await page.click('.train-heads .heatmap[data-head="head-0"] rect[data-q="2"][data-k="0"]');
+  await page.mouse.move(1, 1);
+  await page.waitForFunction(() => document.querySelector('.train-head-view .head-view-svg svg').classList.contains('focused'));
+  const shown = await page.$$eval('.train-head-view .head-view-svg line', (l) => l.filter((x) => getComputedStyle(x).display !== 'none').map((x) => Number(x.dataset.q)));
+  expect(shown.length).toBeGreaterThan(0);
+  expect(shown.every((q) => q === 2)).toBe(true);
+
+  await page.setViewportSize({ width: 390, height: 900 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  await page.locator('#train').screenshot({ path: 'test-output/train-390.png' });
+  expect(problems).toEqual([]);
+  await page.close();
+}, 90_000);
+
+test('Stop stops a long run; the text says it has nothing to report yet', async () => {
+  const { page, problems } = await open();
+  await train(page, { seeds: 5, steps: 3000 });
+  await page.waitForFunction(() => /step [\d,]+ of 3,000/.test(document.querySelector('#train-status').textContent));
+  expect(await page.textContent('#train-start')).toBe('Stop');
+  await page.click('#train-start');
+  await page.waitForFunction(() => document.querySelector('#train-start').textContent === 'Train');
+  await page.waitForFunction(() => document.querySelector('#train-status').textContent.startsWith('Stopped at step'));
+  expect(await page.textContent('.train-text')).toMatch(/^Stopped before the end/);
+  // A new run after the stop trains from scratch and finishes.
+  await train(page, { seeds: 1, steps: 500 });
+  await finished(page);
+  expect(await page.textContent('.train-text p')).toMatch(/^After 500 steps/);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 90_000);

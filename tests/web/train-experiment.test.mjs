@@ -1,0 +1,218 @@
+// The "train it yourself" experiment (issue 7) through the engine in Node: its
+// data (test set disjoint from training, the example sentence in neither), a
+// short run's records (curves, accuracies, the example's 毒 and attention),
+// stopping, and the result text, which must follow the numbers it is given.
+import { createAttention } from '../../src/js/node.mjs';
+import { heldOut, vocabulary, tagSet, MAX_LENGTH } from '../../web/model/corpus.mjs';
+import { maxRowSumError } from '../../web/model/stats.mjs';
+import {
+  buildData, settingsFor, runExperiment, summarize, describeResults, meanAndSd, percentMeanSd, ruleGrid, neighbourWeights,
+  TRAIN_CORPUS, MLP_HIDDEN,
+} from '../../web/model/train-experiment.mjs';
+
+const DU_POSITIONS = [1, 2, 3, 6, 12, 13];
+const text = (ids) => ids.map((id) => vocabulary[id]).join('');
+
+let engine;
+let data;
+beforeAll(async () => {
+  engine = await createAttention({ training: true });
+  data = buildData();
+});
+afterAll(() => engine?.dispose());
+
+test('the test set shares no sentence with the training set, repeats none, and the example is in neither', () => {
+  expect(data.train).toHaveLength(TRAIN_CORPUS.count);
+  const train = new Set(data.train.map((s) => text(s.tokens)));
+  const test = data.test.map((s) => text(s.tokens));
+  expect(test.length).toBeGreaterThan(300);
+  expect(test.filter((t) => train.has(t))).toEqual([]);
+  expect(new Set(test).size).toBe(test.length);
+  expect(train.has(heldOut.tokens.join(''))).toBe(false);
+  expect(test).not.toContain(heldOut.tokens.join(''));
+  // Encoded as the engine's ids; the 毒 list points at the test set's 毒 and their tags.
+  expect(text(data.example.tokens)).toBe(heldOut.tokens.join(''));
+  expect(data.example.tags.map((t) => tagSet[t])).toEqual([...heldOut.tags]);
+  for (const { sentence, token, slot, tag } of data.testDu) {
+    expect(data.test[sentence].tokens[token]).toBe(vocabulary.indexOf('毒'));
+    expect([slot, tagSet[tag]]).toEqual([sentence * MAX_LENGTH + token, tagSet[data.test[sentence].tags[token]]]);
+    expect(['noun', 'verb', 'modifier']).toContain(tagSet[tag]);
+  }
+  expect(data.neighbours.both).toBe(1);
+});
+
+test('the settings: 1 and 2 heads, 4 and the MLP variants when asked', () => {
+  expect(settingsFor().map((s) => s.label)).toEqual(['1 head', '2 heads']);
+  const all = settingsFor({ fourHeads: true, mlp: true });
+  expect(all.map((s) => s.key)).toEqual(['h1', 'h2', 'h4', 'h1-mlp', 'h2-mlp', 'h4-mlp']);
+  expect(all.filter((s) => s.mlpHidden).every((s) => s.mlpHidden === MLP_HIDDEN)).toBe(true);
+});
+
+test('a short experiment: curves of the right length, accuracies in [0, 1], the example’s six 毒 and attention rows that sum to 1', async () => {
+  const settings = settingsFor();
+  const reports = [];
+  const result = await runExperiment(engine, {
+    settings, seeds: 2, steps: 300, data, chunkSteps: 50, evalEvery: 100,
+    onProgress: (p) => reports.push({ stepsDone: p.stepsDone, step: p.runs.map((r) => r.step) }),
+  });
+  expect(result.done).toBe(true);
+  expect(result.runs.map((r) => `${r.setting.key}/${r.seed}`)).toEqual(['h1/1', 'h1/2', 'h2/1', 'h2/2']);
+  // One report after the first evaluation, then one per round of chunks; every run moves together.
+  expect(reports.map((r) => r.stepsDone)).toEqual([0, 200, 400, 600, 800, 1000, 1200]);
+  expect(reports.every((r) => r.step.every((s) => s === r.step[0]))).toBe(true);
+  expect(result.stepsPerSecond).toBeGreaterThan(0);
+
+  for (const run of result.runs) {
+    expect(run.loss.map((p) => p.step)).toEqual([50, 100, 150, 200, 250, 300]);
+    expect(run.loss.every((p) => Number.isFinite(p.value) && p.value > 0)).toBe(true);
+    expect(run.loss.at(-1).value).toBeLessThan(run.loss[0].value);
+    expect(run.accuracy.map((p) => p.step)).toEqual([0, 100, 200, 300]);
+    expect(run.accuracy.every((p) => p.value >= 0 && p.value <= 1)).toBe(true);
+    expect(run.finalAccuracy).toBe(run.accuracy.at(-1).value);
+
+    const { du, heads, allRight } = run.example;
+    expect(du.map((d) => d.position)).toEqual(DU_POSITIONS);
+    expect(du.map((d) => d.want)).toEqual(DU_POSITIONS.map((p) => heldOut.tags[p]));
+    expect(du.every((d) => tagSet.includes(d.got) && d.right === (d.got === d.want))).toBe(true);
+    expect(allRight).toBe(du.every((d) => d.right));
+    expect(heads).toHaveLength(run.setting.numHeads);
+    for (const weights of heads) {
+      expect(weights).toHaveLength(15 * 15);
+      expect(maxRowSumError(weights, 15, 15)).toBeLessThan(1e-5);
+      expect(weights.every((w) => w >= 0)).toBe(true);
+    }
+    expect(run.neighbours).toHaveLength(run.setting.numHeads);
+    for (const { left, right } of run.neighbours) {
+      expect(left).toBeGreaterThanOrEqual(0);
+      expect(right).toBeGreaterThanOrEqual(0);
+      expect(left + right).toBeLessThanOrEqual(1 + 1e-6);
+    }
+  }
+  // Seeded: the same setting and seed train the same model; another seed another one.
+  const again = await runExperiment(engine, { settings: settings.slice(0, 1), seeds: 1, steps: 300, data });
+  expect(again.runs[0].loss).toEqual(result.runs[0].loss);
+  expect(again.runs[0].accuracy).toEqual(result.runs[0].accuracy);
+  expect(result.runs[1].loss).not.toEqual(result.runs[0].loss);
+
+  // The summary and the text read these very runs.
+  const summary = summarize(result);
+  expect(summary.map((s) => [s.setting.key, s.seeds, s.accuracies])).toEqual(
+    settings.map((setting) => [setting.key, [1, 2], result.runs.filter((r) => r.setting === setting).map((r) => r.finalAccuracy)]),
+  );
+  const paragraphs = describeResults(summary, { steps: 300, testSentences: data.test.length, testDu: data.testDu.length, neighbours: data.neighbours });
+  expect(paragraphs[0]).toContain(`1 head ${percentMeanSd(summary[0].accuracies)}`);
+  expect(paragraphs[0]).toContain(`2 heads ${percentMeanSd(summary[1].accuracies)}`);
+});
+
+test('stopping: the promise rejects with an AbortError and every trainer is freed', async () => {
+  let created = 0;
+  let disposed = 0;
+  // The engine with its trainers counted.
+  const counting = {
+    async createTrainer(options) {
+      const trainer = await engine.createTrainer(options);
+      created++;
+      return {
+        setData: (a) => trainer.setData(a),
+        train: (a) => trainer.train(a),
+        evaluate: (a) => trainer.evaluate(a),
+        dispose: () => {
+          disposed++;
+          trainer.dispose();
+        },
+      };
+    },
+  };
+  const controller = new AbortController();
+  const run = runExperiment(counting, {
+    settings: settingsFor(), seeds: 2, steps: 3000, data, signal: controller.signal,
+    onProgress: (p) => p.stepsDone > 0 && controller.abort(),
+  });
+  await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+  expect([created, disposed]).toEqual([4, 4]);
+});
+
+/** A finished experiment with these final accuracies per setting key, and all other fields plausible. */
+function madeUp(accuracies, { allRight = {}, neighbours = {} } = {}) {
+  const settings = settingsFor({ mlp: Object.keys(accuracies).some((k) => k.endsWith('-mlp')) }).filter((s) => accuracies[s.key]);
+  return {
+    done: true,
+    steps: 1500,
+    runs: settings.flatMap((setting) =>
+      accuracies[setting.key].map((finalAccuracy, i) => ({
+        setting,
+        seed: i + 1,
+        finalAccuracy,
+        example: { allRight: i < (allRight[setting.key] ?? 0) },
+        neighbours: neighbours[setting.key] ?? Array.from({ length: setting.numHeads }, () => ({ left: 0.3, right: 0.4 })),
+      })),
+    ),
+  };
+}
+const context = { steps: 1500, testSentences: 489, testDu: 1733, neighbours: { left: 0.775, right: 0.814, both: 1 } };
+const textOf = (progress) => describeResults(summarize(progress), context).join('\n');
+
+test('the result text follows the numbers: who is ahead, the overlap, the example, the MLP gap, the claim', () => {
+  const twoAhead = textOf(
+    madeUp(
+      { h1: [0.9, 0.92, 0.94], h2: [0.99, 1, 0.995], 'h1-mlp': [0.99, 0.995, 1], 'h2-mlp': [0.995, 1, 1] },
+      { allRight: { h1: 1, h2: 3 }, neighbours: { h2: [{ left: 0.8, right: 0.1 }, { left: 0.05, right: 0.7 }] } },
+    ),
+  );
+  expect(twoAhead).toContain('1 head 92.0 ± 2.0 % (seed 1: 90.0, 2: 92.0, 3: 94.0)');
+  expect(twoAhead).toContain('2 heads were ahead of 1 head by 7.5 points; every seed with 2 heads scored above every seed with 1 head.');
+  expect(twoAhead).toContain('all six 毒 right in 1 of 3 runs with 1 head, 3 of 3 runs with 2 heads');
+  expect(twoAhead).toContain('one head looked mostly left and another mostly right in 3 of 3 seeds (the most left-looking head put 0.80 on the left neighbour, the most right-looking 0.70');
+  expect(twoAhead).toContain('0.30 of its weight on a 毒\'s left neighbour and 0.40 on its right one');
+  expect(twoAhead).toContain('+7.5 points without the MLP, +0.3 points with it: the gap narrowed.');
+  expect(twoAhead).toContain('one head worked: 92.0 %, more than the 81.4 %');
+  expect(twoAhead).toContain('and it was 7.5 points behind two heads.');
+
+  // The opposite ordering, with overlapping seeds and one head under the one-neighbour ceiling.
+  const oneAhead = textOf(madeUp({ h1: [0.8, 0.78, 0.82], h2: [0.7, 0.81, 0.75], 'h1-mlp': [0.9, 0.9, 0.9], 'h2-mlp': [0.8, 0.8, 0.8] }));
+  expect(oneAhead).toContain('1 head was ahead of 2 heads by 4.7 points; but their seeds overlap: the worst seed with 1 head (78.0 %) was not above the best with 2 heads (81.0 %).');
+  expect(oneAhead).not.toContain('2 heads were ahead');
+  expect(oneAhead).toContain('all six 毒 right in 0 of 3 runs with 1 head, 0 of 3 runs with 2 heads');
+  expect(oneAhead).toContain('one head looked mostly left and another mostly right in 0 of 3 seeds');
+  expect(oneAhead).toContain('−4.7 points without the MLP, −10.0 points with it: the gap widened.');
+  expect(oneAhead).toContain('one head did not get past what one neighbour alone allows (80.0 % against 81.4 %), and it was not behind two heads.');
+
+  // Level, a single seed, no MLP and no 4 heads: nothing about them is said.
+  const level = textOf(madeUp({ h1: [0.95], h2: [0.95] }));
+  expect(level).toContain('1 head 95.0 %, one seed so no spread (seed 1: 95.0)');
+  expect(level).toContain('2 heads and 1 head were level (95.0 % and 95.0 %).');
+  expect(level).not.toMatch(/MLP|4 heads/);
+  expect(describeResults([], context)).toEqual([]);
+});
+
+test('neighbour weights: each head’s mean weight from a 毒 onto its left and right neighbour, 毒 at an end left out', () => {
+  const L = MAX_LENGTH;
+  const attention = new Float32Array(2 * 2 * L * L); // 2 sentences, 2 heads
+  const at = (sentence, head, q, k, w) => (attention[((sentence * 2 + head) * L + q) * L + k] = w);
+  // Sentence 0 (length 4): 毒 at 1 and at 3 (the last token: no right neighbour, so not counted).
+  at(0, 0, 1, 0, 0.7), at(0, 0, 1, 2, 0.2), at(0, 1, 1, 0, 0.1), at(0, 1, 1, 2, 0.9);
+  at(0, 0, 3, 2, 1), at(0, 1, 3, 2, 1);
+  // Sentence 1 (length 5): 毒 at 2.
+  at(1, 0, 2, 1, 0.5), at(1, 0, 2, 3, 0.4), at(1, 1, 2, 1, 0.3), at(1, 1, 2, 3, 0.5);
+  const du = [{ sentence: 0, token: 1 }, { sentence: 0, token: 3 }, { sentence: 1, token: 2 }];
+  const [h0, h1] = neighbourWeights(attention, 2, du, [4, 5]);
+  expect([h0.left, h0.right, h1.left, h1.right].map((x) => Number(x.toFixed(6)))).toEqual([0.6, 0.3, 0.2, 0.7]);
+});
+
+test('mean ± sample SD', () => {
+  const { mean, sd } = meanAndSd([0.9, 0.95, 1]);
+  expect(mean).toBeCloseTo(0.95, 12);
+  expect(sd).toBeCloseTo(0.05, 12);
+  expect(meanAndSd([0.5]).sd).toBeNaN();
+  expect(percentMeanSd([0.9, 0.95, 1])).toBe('95.0 ± 5.0 %');
+});
+
+test('the rule table as a grid: every rule in its cell, one neighbour alone ambiguous in most rows and columns', () => {
+  const grid = ruleGrid();
+  expect(grid.lefts).toEqual(['edge', 'marker', 'du', 'noun', 'modal']);
+  expect(grid.rights).toEqual(['noun', 'du', 'result', 'modal', 'edge']);
+  expect(grid.cells.flat().filter(Boolean)).toHaveLength(20);
+  expect(grid.cells[2][1]).toMatchObject({ left: 'du', right: 'du', role: 'verb' }); // 毒毒毒: the middle one poisons
+  expect([grid.ambiguousLefts, grid.ambiguousRights]).toEqual([4, 3]);
+  expect(grid.members.noun).toEqual(['蛇', '狗', '人']);
+});
