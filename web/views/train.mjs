@@ -72,7 +72,8 @@ class CurveChart {
     const x = d3.scaleLinear([0, steps], [MARGIN.left, WIDTH - MARGIN.right]);
     const [low, high] = values.length ? d3.extent(values) : [0, 1];
     const y = this.log
-      ? d3.scaleLog([Math.max(1e-4, low * 0.8), Math.max(high * 1.25, low * 2)], [HEIGHT - MARGIN.bottom, MARGIN.top])
+      ? // Clamped: a loss under the floor of 10⁻⁴ runs along the axis instead of out of the chart.
+        d3.scaleLog([Math.max(1e-4, low * 0.8), Math.max(high * 1.25, low * 2)], [HEIGHT - MARGIN.bottom, MARGIN.top]).clamp(true)
       : d3.scaleLinear([Math.min(0.5, Math.floor(low * 10) / 10), 1], [HEIGHT - MARGIN.bottom, MARGIN.top]);
     this.xAxis.call(d3.axisBottom(x).ticks(5, ',d'));
     this.yAxis.call(d3.axisLeft(y).ticks(5, this.log ? '~g' : '.0%'));
