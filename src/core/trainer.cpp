@@ -211,6 +211,7 @@ void Trainer::set_parameter(const std::string& name, const float* data, std::siz
     if (count != t.rows * t.cols)
       throw ArgumentError(name + ": expected " + decimal(t.rows * t.cols) + " elements, got " + decimal(count));
     std::copy_n(data, count, params_.data() + t.offset);
+    last_.valid = false;
     std::fill(m_.begin(), m_.end(), 0.0f);
     std::fill(v_.begin(), v_.end(), 0.0f);
     steps_ = 0;
@@ -240,19 +241,50 @@ float Trainer::step(std::size_t batchSize) {
   }
   const float loss = loss_and_gradients({batchTokens_.data(), batchLengths_.data(), batchTags_.data(), batchSize});
 
-  // Adam as torch.optim.Adam (no weight decay, no amsgrad).
-  ++steps_;
-  const TrainerConfig& c = config_;
-  beta1Power_ *= c.beta1;  // β^step, kept as a running product (no pow in the .wasm)
-  beta2Power_ *= c.beta2;
-  const double correction1 = 1.0 - beta1Power_, correction2 = 1.0 - beta2Power_;
-  const float stepSize = float(c.learningRate / correction1), root2 = float(std::sqrt(correction2));
-  for (std::size_t i = 0; i < params_.size(); ++i) {
-    const float g = grads_[i];
-    m_[i] = c.beta1 * m_[i] + (1 - c.beta1) * g;
-    v_[i] = c.beta2 * v_[i] + (1 - c.beta2) * g * g;
-    params_[i] -= stepSize * m_[i] / (std::sqrt(v_[i]) / root2 + c.epsilon);
+  // Adam as torch.optim.Adam (no weight decay, no amsgrad). A learning rate
+  // that makes training diverge must not turn every later result into NaN:
+  // a step whose batch loss is not finite goes back to the last state whose
+  // loss was (kept below, before each update), and an update that would leave
+  // a number non-finite is not made. Both are refused with an error.
+  const std::size_t failed = steps_ + 1;
+  const auto diverged = [&](const char* what) {
+    return ArgumentError("learningRate: training diverged at step " + decimal(failed) + " (" + what +
+                         "); the parameters are back at step " + decimal(steps_) +
+                         ", the last whose loss was finite; use a smaller learningRate");
+  };
+  if (!std::isfinite(loss)) {
+    if (last_.valid) {
+      params_ = last_.params, m_ = last_.m, v_ = last_.v;
+      beta1Power_ = last_.beta1Power, beta2Power_ = last_.beta2Power, steps_ = last_.steps;
+      last_.valid = false;
+    }
+    throw diverged("the batch's loss is not finite");
   }
+  const TrainerConfig& c = config_;
+  const double power1 = beta1Power_ * c.beta1, power2 = beta2Power_ * c.beta2;  // β^step, no pow in the .wasm
+  const float stepSize = float(c.learningRate / (1.0 - power1)), root2 = float(std::sqrt(1.0 - power2));
+  const std::size_t P = params_.size();
+  next_.resize(3 * P);
+  float *m = next_.data(), *v = m + P, *p = v + P;
+  bool finite = true;
+  for (std::size_t i = 0; i < P; ++i) {
+    const float g = grads_[i];
+    m[i] = c.beta1 * m_[i] + (1 - c.beta1) * g;
+    v[i] = c.beta2 * v_[i] + (1 - c.beta2) * g * g;
+    p[i] = params_[i] - stepSize * m[i] / (std::sqrt(v[i]) / root2 + c.epsilon);
+    finite = finite && std::isfinite(p[i]) && std::isfinite(v[i]);
+  }
+  if (!finite) throw diverged("a parameter would not be finite");
+  // This state's loss was finite: keep it (copy-assignments reuse the buffers).
+  last_.valid = true;
+  last_.params = params_, last_.m = m_, last_.v = v_;
+  last_.beta1Power = beta1Power_, last_.beta2Power = beta2Power_, last_.steps = steps_;
+  std::copy_n(m, P, m_.data());
+  std::copy_n(v, P, v_.data());
+  std::copy_n(p, P, params_.data());
+  beta1Power_ = power1;
+  beta2Power_ = power2;
+  ++steps_;
   return loss;
 }
 

@@ -78,7 +78,10 @@ class Trainer {
   void set_data(const Sentences& data);
   // One Adam step on the next batchSize sentences of the shuffled training
   // set (reshuffled, from the trainer's seed, each time it runs out). Returns
-  // the batch's mean loss before the step.
+  // the batch's mean loss before the step. Divergence is refused with an
+  // ArgumentError naming learningRate: on a batch loss that is not finite the
+  // trainer goes back to the state before the previous step (whose loss was
+  // finite); an update that would make a number non-finite is not made.
   float step(std::size_t batchSize);
   // Mean loss of `batch` and its gradient (into gradients()); no step.
   float loss_and_gradients(const Sentences& batch);
@@ -108,13 +111,20 @@ class Trainer {
   TrainerConfig config_;
   Attention& engine_;
   std::vector<Tensor> tensors_;
-  std::vector<float> params_, grads_, m_, v_, positions_;
+  std::vector<float> params_, grads_, m_, v_, positions_, next_;  // next_: an Adam step before it is kept
   std::vector<std::unique_ptr<Workspace>> workspaces_;  // one per thread of the pool
   std::vector<float> shardGrads_;
   std::vector<std::int32_t> tokens_, lengths_, tags_, order_, batchTokens_, batchLengths_, batchTags_;  // training set, its shuffle, one batch
   std::size_t count_ = 0, cursor_ = 0, steps_ = 0;
   std::uint64_t random_ = 0;
   double beta1Power_ = 1, beta2Power_ = 1;
+  // The state before the last step, whose loss was finite (see step()).
+  struct State {
+    bool valid = false;
+    std::vector<float> params, m, v;
+    double beta1Power = 1, beta2Power = 1;
+    std::size_t steps = 0;
+  } last_;
 };
 
 }  // namespace mha

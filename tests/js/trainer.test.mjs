@@ -183,6 +183,20 @@ describe('errors name the argument, and the engine stays usable', () => {
     await expect(trainer.train({ steps: 1 })).rejects.toThrow(/this trainer was disposed/);
   });
 
+  test('a learning rate that makes training diverge is refused, and the trainer goes back to its last finite loss', async () => {
+    const trainer = await engines['threaded-simd'].createTrainer({ ...config, learningRate: 1e6, mlpHidden: 8 });
+    const two = [{ tokens: [0, 1, 2], tags: [0, 1, 2] }, { tokens: [3, 4], tags: [1, 1] }];
+    await trainer.setData({ sentences: two });
+    const error = await trainer.train({ steps: 1000, batchSize: 2 }).catch((e) => e);
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error.message).toMatch(/^learningRate: training diverged at step \d+ \(the batch's loss is not finite\); the parameters are back at step \d+, the last whose loss was finite; use a smaller learningRate$/);
+    for (const values of Object.values(await trainer.parameters())) expect(values.every(Number.isFinite)).toBe(true);
+    const { loss, probabilities } = await trainer.evaluate({ sentences: two });
+    expect(Number.isFinite(loss)).toBe(true);
+    expect(probabilities.every(Number.isFinite)).toBe(true);
+    trainer.dispose();
+  });
+
   test('an engine without the trainer says how to get one', async () => {
     const engine = await createAttention({ variant: 'simd' });
     await expect(engine.createTrainer(config)).rejects.toThrow(/createAttention\(\{ training: true \}\)/);

@@ -256,6 +256,36 @@ TEST(Trainer, LearnsALeftNeighbourTask) {
   EXPECT_EQ(trainer.steps(), 601u);
 }
 
+// A learning rate that blows the weights up: the step whose loss is not
+// finite is refused, and the trainer goes back to the last state whose loss
+// was finite (the parameters before the previous step).
+TEST(Trainer, RefusesAStepThatDivergesAndGoesBackToTheLastFiniteLoss) {
+  TrainerConfig c = small_config(2, 8);
+  c.learningRate = 1e6f;
+  mha::Attention engine(2);
+  Trainer trainer(c, engine);
+  const Data data = random_data(c, 4, 2);
+  trainer.set_data(data.sentences());
+  std::vector<std::vector<float>> history;  // parameters before each step
+  std::string message;
+  try {
+    for (int i = 0; i < 1000; ++i) {
+      history.push_back(trainer.parameters());
+      trainer.step(4);  // the whole set: every step's loss is the loss of the same sentences
+    }
+  } catch (const mha::ArgumentError& e) {
+    message = e.what();
+  }
+  ASSERT_FALSE(message.empty()) << "1000 steps at learning rate 1e6 stayed finite";
+  const std::size_t failed = history.size();  // the step that diverged, counting from 1
+  ASSERT_GE(failed, 2u);
+  EXPECT_NE(message.find("learningRate: training diverged at step " + std::to_string(failed)), std::string::npos) << message;
+  EXPECT_EQ(trainer.steps(), failed - 2);
+  EXPECT_TRUE(mha_test::same_bits(history[failed - 2], trainer.parameters()));
+  const float loss = trainer.evaluate(data.sentences(), {});
+  EXPECT_TRUE(std::isfinite(loss)) << loss;
+}
+
 TEST(Trainer, RejectsBadConfigsAndDataNamingTheArgument) {
   mha::Attention engine(1);
   const auto message = [&](TrainerConfig c) {
