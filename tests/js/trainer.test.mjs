@@ -123,6 +123,34 @@ test('the same seed gives the same model, bitwise, on 1, 2 and 4 threads; anothe
   expect(Array.from(other.wQ)).not.toEqual(Array.from(results[0].wQ));
 });
 
+test.each(['simd', 'threaded-simd'])('%s build: 300 trainers made, trained, evaluated, refused (in JS and in the engine) and disposed leave the in-use bytes of the wasm heap where they were', async (variant) => {
+  const engine = engines[variant];
+  const f = load('four_heads_mlp');
+  const configs = [f.config, { ...f.config, numHeads: 1, mlpHidden: 0 }, { ...f.config, maxLength: 9, dModel: 12, numHeads: 3 }];
+  const cycle = async (i) => {
+    const trainer = await engine.createTrainer({ ...configs[i % 3], seed: i });
+    await trainer.setData({ sentences: f.sentences });
+    const { losses } = await trainer.train({ steps: 3, batchSize: 5 });
+    const { attention } = await trainer.evaluate({ sentences: f.sentences.slice(0, 3), returnAttention: true });
+    await expect(trainer.setData({ sentences: [{ tokens: [99], tags: [0] }] })).rejects.toThrow(RangeError); // refused in JS
+    if (i % 50 === 0) expect(losses.every(Number.isFinite) && attention.every(Number.isFinite)).toBe(true);
+    trainer.dispose();
+    if (i % 10 === 0) {
+      // Refused inside the engine: a diverging run throws out of C++ mid-call.
+      const wild = await engine.createTrainer({ ...configs[i % 3], learningRate: 1e6 });
+      await wild.setData({ sentences: f.sentences });
+      await expect(wild.train({ steps: 1000, batchSize: 10 })).rejects.toThrow(/^learningRate: training diverged/);
+      wild.dispose();
+    }
+  };
+  for (let i = 0; i < 3; i++) await cycle(i); // warm-up: the engine's own buffers
+  const before = await engine.memoryStats();
+  for (let i = 0; i < 300; i++) await cycle(i);
+  const after = await engine.memoryStats();
+  expect(after.inUseBytes).toBe(before.inUseBytes);
+  expect(after.heapBytes).toBe(before.heapBytes);
+}, 60_000);
+
 describe('errors name the argument, and the engine stays usable', () => {
   const config = { vocabSize: 6, numTags: 3, maxLength: 5 };
   const sentences = [{ tokens: [0, 1, 2], tags: [0, -1, 2] }];
