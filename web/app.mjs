@@ -66,7 +66,11 @@ function createViews() {
     onHead: (head) => setState({ head }, ['grid', 'bar', 'pipeline']),
   });
   // Training has its own state, and its own engine (the build with the trainer), loaded when first asked for.
-  views.train = new TrainView($('train'), { onError: showError });
+  views.train = new TrainView($('train'), {
+    onError: showError,
+    options: state.train,
+    onOptions: (train) => setState({ train }, []),
+  });
   $('overlay').addEventListener('change', (e) => setState({ overlay: e.target.checked }, ['grid']));
   $('current-head').addEventListener('change', (e) => setState({ head: e.target.value }, ['grid', 'pipeline']));
   const fileName = (ext) => `mha-${run.mode}-${state.head}.${ext}`;

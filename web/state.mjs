@@ -3,6 +3,7 @@
 // invalid takes its default. Pure: works on URLSearchParams strings.
 import { DEFAULT_SHARPNESS, MAX_SHARPNESS } from './model/designed-heads.mjs';
 import { DEFAULT_FREE, MAX_HEADS, DK_CHOICES } from './model/free-mode.mjs';
+import { DEFAULT_OPTIONS as TRAIN_DEFAULTS, STEP_CHOICES, MAX_SEEDS } from './model/train-experiment.mjs';
 
 export const MODES = Object.freeze(['encoder', 'decoder', 'cross', 'free']);
 export const LAYOUTS = Object.freeze(['columns', 'rows']);
@@ -26,6 +27,8 @@ export const DEFAULTS = Object.freeze({
   dK: DEFAULT_FREE.dK,
   seed: DEFAULT_FREE.seed,
   causal: DEFAULT_FREE.causal,
+  /** The "Train it yourself" experiment's options (a link sets them; it does not start training). */
+  train: TRAIN_DEFAULTS,
 });
 
 // URL parameter ↔ state field, with a parser (string → value or undefined) and a formatter.
@@ -46,7 +49,17 @@ const FIELDS = [
   ['dk', 'dK', (s) => DK_CHOICES.find((d) => String(d) === s), String],
   ['seed', 'seed', integer(0, 2 ** 32 - 1), String],
   ['causal', 'causal', bit, (v) => (v ? '1' : '0')],
+  // seeds × steps, then the optional settings: "5x3000", "3x1500-4-mlp".
+  ['train', 'train', parseTrain, (v) => `${v.seeds}x${v.steps}${v.fourHeads ? '-4' : ''}${v.mlp ? '-mlp' : ''}`],
 ];
+
+function parseTrain(s) {
+  const m = /^(\d{1,2})x(\d{1,5})(-4)?(-mlp)?$/.exec(s);
+  if (!m) return undefined;
+  const seeds = Number(m[1]), steps = Number(m[2]);
+  if (seeds < 1 || seeds > MAX_SEEDS || !STEP_CHOICES.includes(steps)) return undefined;
+  return { seeds, steps, fourHeads: !!m[3], mlp: !!m[4] };
+}
 
 /** The state a URL query string describes. */
 export function parseState(search) {

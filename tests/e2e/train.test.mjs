@@ -123,3 +123,22 @@ test('Stop stops a long run; the text says it has nothing to report yet', async 
   expect(problems).toEqual([]);
   await page.close();
 }, 90_000);
+
+test("the experiment's options come from the link and go back into it", async () => {
+  const { page: blank, problems } = await openPage(browser.context, `${url}?train=2x500-mlp`);
+  await blank.waitForSelector('#train-start:not([disabled])');
+  expect(await blank.inputValue('#train-seeds')).toBe('2');
+  expect(await blank.inputValue('#train-steps')).toBe('500');
+  expect(await blank.isChecked('#train-mlp')).toBe(true);
+  expect(await blank.isChecked('#train-four')).toBe(false);
+  await blank.fill('#train-seeds', '3');
+  await blank.check('#train-four');
+  await blank.waitForFunction(() => new URLSearchParams(location.search).get('train') === '3x500-4-mlp');
+  await blank.uncheck('#train-mlp');
+  await blank.fill('#train-seeds', '5');
+  await blank.selectOption('#train-steps', '3000');
+  await blank.uncheck('#train-four');
+  await blank.waitForFunction(() => !new URLSearchParams(location.search).has('train')); // the defaults leave the link clean
+  expect(problems).toEqual([]);
+  await blank.close();
+}, 60_000);

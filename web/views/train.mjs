@@ -128,9 +128,10 @@ export class TrainView {
 
   /**
    * @param {HTMLElement} section the #train section of index.html
-   * @param {{ onError: (error: unknown) => void }} handlers
+   * @param {{ onError: (error: unknown) => void, onOptions?: (options: object) => void, options?: object }} handlers
+   *   options: the experiment's options to show first (DEFAULT_OPTIONS' fields); onOptions: called with them when the controls change
    */
-  constructor(section, { onError }) {
+  constructor(section, { onError, onOptions, options = DEFAULT_OPTIONS }) {
     this.onError = onError;
     const $ = (selector) => section.querySelector(selector);
     this.el = {
@@ -154,11 +155,12 @@ export class TrainView {
 
     const { el } = this;
     el.seeds.max = String(MAX_SEEDS);
-    el.seeds.value = String(DEFAULT_OPTIONS.seeds);
+    el.seeds.value = String(options.seeds);
     el.steps.replaceChildren(...STEP_CHOICES.map((s) => new Option(thousands(s), String(s))));
-    el.steps.value = String(DEFAULT_OPTIONS.steps);
-    el.fourHeads.checked = DEFAULT_OPTIONS.fourHeads;
-    el.mlp.checked = DEFAULT_OPTIONS.mlp;
+    el.steps.value = String(options.steps);
+    el.fourHeads.checked = options.fourHeads;
+    el.mlp.checked = options.mlp;
+    el.form.addEventListener('change', () => onOptions?.(this.#options()));
     el.start.disabled = true;
     el.form.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -196,15 +198,21 @@ export class TrainView {
     this.el.status.textContent = 'Ready. The first Train loads the engine’s build with the trainer; everything then trains here, in your browser.';
   }
 
+  /** The controls' options, the seed count clamped to 1 … MAX_SEEDS. */
+  #options() {
+    const { el } = this;
+    const seeds = Math.min(MAX_SEEDS, Math.max(1, Math.round(Number(el.seeds.value)) || DEFAULT_OPTIONS.seeds));
+    return { seeds, steps: Number(el.steps.value), fourHeads: el.fourHeads.checked, mlp: el.mlp.checked };
+  }
+
   /** Starts an experiment with the controls' options; a run under way is stopped first (trainers are freed as it ends). */
   async #start() {
     this.#controller?.abort();
     await this.#running;
     const { el } = this;
-    const seeds = Math.min(MAX_SEEDS, Math.max(1, Math.round(Number(el.seeds.value)) || DEFAULT_OPTIONS.seeds));
+    const { seeds, steps, fourHeads, mlp } = this.#options();
     el.seeds.value = String(seeds);
-    const steps = Number(el.steps.value);
-    const settings = settingsFor({ fourHeads: el.fourHeads.checked, mlp: el.mlp.checked });
+    const settings = settingsFor({ fourHeads, mlp });
     const controller = new AbortController();
     this.#controller = controller;
     this.#progress = null;
