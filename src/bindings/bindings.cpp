@@ -486,7 +486,6 @@ class Trainer {
   }
 
   double steps() { return trainer_ ? double(trainer_->steps()) : 0.0; }
-  double bytes() { return trainer_ ? double(trainer_->bytes()) : 0.0; }
 
  private:
   struct Buffers {
@@ -552,8 +551,7 @@ EMSCRIPTEN_BINDINGS(mha_wasm) {
       .function("evaluate", &Trainer::evaluate)
       .function("parameters", &Trainer::parameters)
       .function("setParameters", &Trainer::setParameters)
-      .function("steps", &Trainer::steps)
-      .function("bytes", &Trainer::bytes);
+      .function("steps", &Trainer::steps);
 #endif
   emscripten::class_<KernelBenchmark>("KernelBenchmark")
       .constructor<unsigned, unsigned, unsigned>()

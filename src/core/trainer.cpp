@@ -161,14 +161,6 @@ Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine
 
 Trainer::~Trainer() = default;
 
-std::size_t Trainer::bytes() const noexcept {
-  std::size_t n = (params_.capacity() + grads_.capacity() + m_.capacity() + v_.capacity() + positions_.capacity() +
-                   shardGrads_.capacity()) * sizeof(float) +
-                  (tokens_.capacity() + lengths_.capacity() + tags_.capacity() + order_.capacity()) * sizeof(std::int32_t);
-  for (const auto& w : workspaces_) n += w->attention.scratch_bytes();
-  return n;
-}
-
 void Trainer::check(const Sentences& s, bool needTags) const {
   if (s.count < 1) throw ArgumentError("lengths: expected at least one sentence, got 0");
   if (!s.tokens || !s.lengths) throw ArgumentError("tokens: required");

@@ -98,7 +98,6 @@ class Trainer {
   std::vector<float>& parameters() noexcept { return params_; }
   const std::vector<float>& gradients() const noexcept { return grads_; }
   std::size_t steps() const noexcept { return steps_; }
-  std::size_t bytes() const noexcept;
 
  private:
   struct Workspace;
