@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "backward.hpp"
+#include "pack.hpp"
 
 namespace mha {
 namespace {
@@ -21,52 +22,43 @@ float normal(std::uint64_t& state) noexcept {  // Box–Muller, in float math (s
   return std::sqrt(-2.0f * std::log(u)) * std::cos(6.2831853f * v);
 }
 
-// The shapes here are at most a few hundred rows by 64 columns, so plain
-// loops, ordered so that the innermost one runs along contiguous memory (the
-// compiler vectorizes it) and every sum is taken in a fixed order.
+// The tagger's dense products (embedding-sized rows × dModel or the MLP's
+// width) on the engine's GEMM kernels (kernels.hpp), the right-hand side
+// packed first. Every sum runs in a fixed order (the kernels' contract), so
+// shards and thread counts change no bit.
+struct Dense {
+  const Kernels& kern;
+  std::vector<float>& packed;
+  std::vector<float>& transposed;
 
-// C [M, N] = A [M, K] · B [K, N] (+ bias [N] when given), row-major.
-void matmul(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* B, const float* bias,
-            float* C) noexcept {
-  for (std::size_t i = 0; i < M; ++i) {
-    float* c = C + i * N;
-    for (std::size_t j = 0; j < N; ++j) c[j] = bias ? bias[j] : 0.0f;
-    for (std::size_t k = 0; k < K; ++k) {
-      const float a = A[i * K + k];
-      const float* b = B + k * N;
-      for (std::size_t j = 0; j < N; ++j) c[j] += a * b[j];
-    }
+  // C [M, N] = A [M, K] · W [K, N] + bias [N] (or none).
+  void product(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* W, const float* bias,
+               float* C) {
+    packed.resize(packed_size(K, N));
+    pack(K, N, W, N, packed.data());
+    kern.gemm(M, N, K, A, K, packed.data(), K * kPanel, bias, false, C, N);
   }
-}
-// C [M, N] += A [M, K] · B [N, K]ᵀ.
-void matmul_bt_add(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* B, float* C,
-                   std::vector<float>& bT) {
-  bT.resize(K * N);
-  for (std::size_t j = 0; j < N; ++j)
-    for (std::size_t k = 0; k < K; ++k) bT[k * N + j] = B[j * K + k];
-  for (std::size_t i = 0; i < M; ++i)
-    for (std::size_t k = 0; k < K; ++k) {
-      const float a = A[i * K + k];
-      const float* b = bT.data() + k * N;
-      float* c = C + i * N;
-      for (std::size_t j = 0; j < N; ++j) c[j] += a * b[j];
-    }
-}
-// G [K, N] += A [M, K]ᵀ · D [M, N] and, when given, g [N] += Σ_rows D: the
-// gradient of a weight and of its bias.
-void weight_gradient(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* D, float* G,
-                     float* g) noexcept {
-  for (std::size_t m = 0; m < M; ++m) {
-    const float* d = D + m * N;
-    for (std::size_t k = 0; k < K; ++k) {
-      const float a = A[m * K + k];
-      float* row = G + k * N;
-      for (std::size_t j = 0; j < N; ++j) row[j] += a * d[j];
-    }
+  // C [M, N] += A [M, K] · W [N, K]ᵀ.
+  void add_product_transposed(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* W, float* C) {
+    packed.resize(packed_size(K, N));
+    pack_transposed(K, N, W, K, packed.data());
+    kern.gemm(M, N, K, A, K, packed.data(), K * kPanel, nullptr, true, C, N);
+  }
+  // G [K, N] += A [M, K]ᵀ · D [M, N] and, when given, g [N] += Σ_rows D: the
+  // gradients of a weight and of its bias.
+  void add_weight_gradient(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* D, float* G,
+                           float* g) {
+    transposed.resize(K * M);
+    for (std::size_t m = 0; m < M; ++m)
+      for (std::size_t k = 0; k < K; ++k) transposed[k * M + m] = A[m * K + k];
+    packed.resize(packed_size(M, N));
+    pack(M, N, D, N, packed.data());
+    kern.gemm(K, N, M, transposed.data(), M, packed.data(), M * kPanel, nullptr, true, G, N);
     if (g)
-      for (std::size_t j = 0; j < N; ++j) g[j] += d[j];
+      for (std::size_t m = 0; m < M; ++m)
+        for (std::size_t j = 0; j < N; ++j) g[j] += D[m * N + j];
   }
-}
+};
 
 std::size_t check_dim(std::size_t value, const char* name, std::size_t most) {
   if (value < 1 || value > most)
@@ -83,7 +75,7 @@ struct Trainer::Workspace {
   explicit Workspace(const Kernels& kernels) : attention(1, kernels), backward(attention) {}
   Attention attention;
   AttentionBackward backward;
-  std::vector<float> x, a, h, z, r, out, logits, dLogits, dOut, dz, dH, dX, scratch;
+  std::vector<float> x, a, h, z, r, out, logits, dLogits, dOut, dz, dH, dX, packed, transposed;
   std::vector<std::uint8_t> mask;
   std::vector<float> attentionWeights;
 };
@@ -332,6 +324,7 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
   std::size_t L = 1;
   for (std::size_t i = 0; i < count; ++i) L = std::max(L, std::size_t(s.lengths[first + i]));
   const std::size_t rows = count * L;
+  Dense dense{w.attention.kernels(), w.packed, w.transposed};
   const auto param = [&](std::size_t index) { return params_.data() + tensors_[index].offset; };
   const auto grad = [&](std::size_t index) { return grads + tensors_[index].offset; };
   // Tensor indices, in the order the constructor lays them out.
@@ -375,16 +368,16 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
     w.z.resize(rows * F);
     w.r.resize(rows * F);
     w.out.resize(rows * D);
-    matmul(rows, F, D, w.h.data(), param(W1), param(B1), w.z.data());
+    dense.product(rows, F, D, w.h.data(), param(W1), param(B1), w.z.data());
     for (std::size_t i = 0; i < rows * F; ++i) w.r[i] = w.z[i] > 0 ? w.z[i] : 0.0f;
-    matmul(rows, D, F, w.r.data(), param(W2), param(B2), w.out.data());
+    dense.product(rows, D, F, w.r.data(), param(W2), param(B2), w.out.data());
     for (std::size_t i = 0; i < rows * D; ++i) w.out[i] += w.h[i];
     top = w.out.data();
   }
 
   // Logits, softmax, loss.
   w.logits.resize(rows * T);
-  matmul(rows, T, D, top, param(WC), param(BC), w.logits.data());
+  dense.product(rows, T, D, top, param(WC), param(BC), w.logits.data());
   if (grads) w.dLogits.assign(rows * T, 0.0f);
   double loss = 0;
   for (std::size_t row = 0; row < rows; ++row) {
@@ -415,18 +408,18 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
   if (!grads) return loss;
 
   // Backward, from the loss down to the embedding rows.
-  weight_gradient(rows, T, D, top, w.dLogits.data(), grad(WC), grad(BC));
+  dense.add_weight_gradient(rows, T, D, top, w.dLogits.data(), grad(WC), grad(BC));
   w.dOut.assign(rows * D, 0.0f);
-  matmul_bt_add(rows, D, T, w.dLogits.data(), param(WC), w.dOut.data(), w.scratch);
+  dense.add_product_transposed(rows, D, T, w.dLogits.data(), param(WC), w.dOut.data());
   w.dH = w.dOut;  // the residual around the MLP
   if (F) {
-    weight_gradient(rows, D, F, w.r.data(), w.dOut.data(), grad(W2), grad(B2));
+    dense.add_weight_gradient(rows, D, F, w.r.data(), w.dOut.data(), grad(W2), grad(B2));
     w.dz.assign(rows * F, 0.0f);
-    matmul_bt_add(rows, F, D, w.dOut.data(), param(W2), w.dz.data(), w.scratch);
+    dense.add_product_transposed(rows, F, D, w.dOut.data(), param(W2), w.dz.data());
     for (std::size_t i = 0; i < rows * F; ++i)
       if (!(w.z[i] > 0)) w.dz[i] = 0.0f;
-    weight_gradient(rows, F, D, w.h.data(), w.dz.data(), grad(W1), grad(B1));
-    matmul_bt_add(rows, D, F, w.dz.data(), param(W1), w.dH.data(), w.scratch);
+    dense.add_weight_gradient(rows, F, D, w.h.data(), w.dz.data(), grad(W1), grad(B1));
+    dense.add_product_transposed(rows, D, F, w.dz.data(), param(W1), w.dH.data());
   }
   Gradients g;
   w.dX.resize(rows * D);
