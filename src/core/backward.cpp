@@ -120,9 +120,10 @@ double AttentionBackward::scratch_bytes_for(const Dims& d, bool selfAttention) c
   return scratch_floats(d, selfAttention, workers) * sizeof(float);
 }
 
-void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* dY, const Gradients& g) {
+template <typename GradientSource>
+void AttentionBackward::compute(const Dims& d, const Inputs& in, const GradientSource& gradientOf, const Gradients& g) {
   sizes_of(d, true);
-  if (!in.query || !in.key || !in.value || !in.wQ || !in.wK || !in.wV || !in.wO || !dY)
+  if (!in.query || !in.key || !in.value || !in.wQ || !in.wK || !in.wV || !in.wO)
     throw ArgumentError("multi_head_attention_backward: query, key, value, wQ, wK, wV, wO and gradOutput are required");
   const bool self = is_self_attention(in);
   if (self && d.seqLenQ != d.seqLenK)
@@ -186,6 +187,7 @@ void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* d
   fwd.V = V;
   fwd.concat = heads;
   engine_.forward(d, in, fwd);
+  const float* dY = gradientOf(output);  // never null (backward.hpp)
 
   // 2. Operands: transposed weights packed, dY packed, inputs and heads transposed.
   std::vector<std::function<void()>> jobs = {[&] { pack_transposed(D, hv, in.wO, D, woT); },
@@ -276,6 +278,25 @@ void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* d
   if (in.bV && g.bV) sums.push_back({gV, rowsK, hv, hv, g.bV});
   run(pool, parallel, kern, products, sums);
 }
+
+#if MHA_WITH_TRAINER
+// One instantiation of compute() per build: here, the function-pointer one.
+void AttentionBackward::backward(const Dims& d, const Inputs& in, GradientOf gradientOf, void* context,
+                                 const Gradients& g) {
+  compute(d, in, [&](const float* output) { return gradientOf(context, output); }, g);
+}
+
+void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* dY, const Gradients& g) {
+  if (!dY) throw ArgumentError("multi_head_attention_backward: gradOutput is required");
+  const auto given = [](void* context, const float*) -> const float* { return static_cast<const float*>(context); };
+  backward(d, in, given, const_cast<float*>(dY), g);
+}
+#else
+void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* dY, const Gradients& g) {
+  if (!dY) throw ArgumentError("multi_head_attention_backward: gradOutput is required");
+  compute(d, in, [dY](const float*) { return dY; }, g);
+}
+#endif
 
 void multi_head_attention_backward(const Dims& dims, const Inputs& in, const float* gradOutput, const Gradients& grads,
                                    const Kernels& kernels) {

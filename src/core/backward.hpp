@@ -58,6 +58,17 @@ class AttentionBackward {
   // with the raw (unpacked) weights.
   void backward(const Dims& dims, const Inputs& in, const float* gradOutput, const Gradients& grads);
 
+#if MHA_WITH_TRAINER
+  // For a caller whose gradOutput depends on the output (training: the loss
+  // is computed from it): the forward runs once, here, and gradientOf(context,
+  // output) is called with its output [batch, seqLenQ, dModel] (valid during
+  // the call) and returns gradOutput, never null. Saves the caller a forward
+  // call of its own. Only in the builds with the trainer (CMakeLists.txt), so
+  // that the inference builds carry no code for it.
+  using GradientOf = const float* (*)(void* context, const float* output);
+  void backward(const Dims& dims, const Inputs& in, GradientOf gradientOf, void* context, const Gradients& grads);
+#endif
+
   // Bytes of scratch memory a call of these dims needs, for callers that check
   // a size limit before allocating anything. The recomputed forward also uses
   // the engine's scratch: add engine.scratch_bytes_for(dims, true, true).
@@ -68,6 +79,10 @@ class AttentionBackward {
   void release() noexcept { scratch_ = std::vector<float>(); }
 
  private:
+  // The backward pass, with gradOutput = gradientOf(output of the forward it recomputes).
+  template <typename GradientSource>
+  void compute(const Dims& dims, const Inputs& in, const GradientSource& gradientOf, const Gradients& grads);
+
   Attention& engine_;
   std::vector<float> scratch_;
 };

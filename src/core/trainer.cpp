@@ -344,89 +344,104 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
     for (std::size_t i = 0; i < D; ++i) w.x[row * D + i] = e[i] + p[i];
   }
 
-  // h = x + attention(x).
+  // h = x + attention(x), then everything above attention: the loss and, when
+  // training, its gradient down to h (dH, the gradient of attention's output).
   const Dims dims{count, L, L, D, H, D / H, D / H};
   Inputs in;
   in.query = in.key = in.value = w.x.data();
   in.wQ = param(WQ), in.wK = param(WK), in.wV = param(WV), in.wO = param(WO);
   in.bQ = param(BQ), in.bK = param(BK), in.bV = param(BV), in.bO = param(BO);
   in.keyPaddingMask = w.mask.data();
-  w.a.resize(rows * D);
-  Outputs o;
-  o.output = w.a.data();
-  if (out && out->attention) {
-    w.attentionWeights.resize(count * H * L * L);
-    o.attention = w.attentionWeights.data();
-  }
-  w.attention.forward(dims, in, o);
-  w.h.resize(rows * D);
-  for (std::size_t i = 0; i < rows * D; ++i) w.h[i] = w.x[i] + w.a[i];
-
-  // out = h + W2·relu(W1·h + b1) + b2, or h.
-  const float* top = w.h.data();
-  if (F) {
-    w.z.resize(rows * F);
-    w.r.resize(rows * F);
-    w.out.resize(rows * D);
-    dense.product(rows, F, D, w.h.data(), param(W1), param(B1), w.z.data());
-    for (std::size_t i = 0; i < rows * F; ++i) w.r[i] = w.z[i] > 0 ? w.z[i] : 0.0f;
-    dense.product(rows, D, F, w.r.data(), param(W2), param(B2), w.out.data());
-    for (std::size_t i = 0; i < rows * D; ++i) w.out[i] += w.h[i];
-    top = w.out.data();
-  }
-
-  // Logits, softmax, loss.
-  w.logits.resize(rows * T);
-  dense.product(rows, T, D, top, param(WC), param(BC), w.logits.data());
-  if (grads) w.dLogits.assign(rows * T, 0.0f);
   double loss = 0;
-  for (std::size_t row = 0; row < rows; ++row) {
-    float* l = w.logits.data() + row * T;
-    const std::size_t at = slot(row);
-    if (!valid(row)) continue;
-    const std::size_t best = std::size_t(std::max_element(l, l + T) - l);
-    const std::int32_t tag = s.tags ? s.tags[at] : -1;
-    const float peak = l[best], logit = tag >= 0 ? l[tag] : 0.0f;
-    float sum = 0;
-    for (std::size_t k = 0; k < T; ++k) sum += (l[k] = std::exp(l[k] - peak));  // l: exp(logit − max) from here
-    if (tag >= 0) loss += double(std::log(sum) - (logit - peak));
-    if (out && out->probabilities)
-      for (std::size_t k = 0; k < T; ++k) out->probabilities[at * T + k] = l[k] / sum;
-    if (out && out->predictions) out->predictions[at] = std::int32_t(best);
-    if (grads && tag >= 0)
-      for (std::size_t k = 0; k < T; ++k)
-        w.dLogits[row * T + k] = float((double(l[k] / sum) - (std::int32_t(k) == tag)) / tagged);
-  }
-  if (out && out->attention)
-    for (std::size_t i = 0; i < count; ++i)
-      for (std::size_t h = 0; h < H; ++h) {
-        float* dst = out->attention + ((first + i) * H + h) * stride * stride;
-        std::fill_n(dst, stride * stride, 0.0f);
-        for (std::size_t q = 0; q < std::size_t(s.lengths[first + i]); ++q)
-          std::copy_n(w.attentionWeights.data() + ((i * H + h) * L + q) * L, s.lengths[first + i], dst + q * stride);
-      }
-  if (!grads) return loss;
+  auto above_attention = [&](const float* a) -> const float* {
+    w.h.resize(rows * D);
+    for (std::size_t i = 0; i < rows * D; ++i) w.h[i] = w.x[i] + a[i];
 
-  // Backward, from the loss down to the embedding rows.
-  dense.add_weight_gradient(rows, T, D, top, w.dLogits.data(), grad(WC), grad(BC));
-  w.dOut.assign(rows * D, 0.0f);
-  dense.add_product_transposed(rows, D, T, w.dLogits.data(), param(WC), w.dOut.data());
-  w.dH = w.dOut;  // the residual around the MLP
-  if (F) {
-    dense.add_weight_gradient(rows, D, F, w.r.data(), w.dOut.data(), grad(W2), grad(B2));
-    w.dz.assign(rows * F, 0.0f);
-    dense.add_product_transposed(rows, F, D, w.dOut.data(), param(W2), w.dz.data());
-    for (std::size_t i = 0; i < rows * F; ++i)
-      if (!(w.z[i] > 0)) w.dz[i] = 0.0f;
-    dense.add_weight_gradient(rows, F, D, w.h.data(), w.dz.data(), grad(W1), grad(B1));
-    dense.add_product_transposed(rows, D, F, w.dz.data(), param(W1), w.dH.data());
+    // out = h + W2·relu(W1·h + b1) + b2, or h.
+    const float* top = w.h.data();
+    if (F) {
+      w.z.resize(rows * F);
+      w.r.resize(rows * F);
+      w.out.resize(rows * D);
+      dense.product(rows, F, D, w.h.data(), param(W1), param(B1), w.z.data());
+      for (std::size_t i = 0; i < rows * F; ++i) w.r[i] = w.z[i] > 0 ? w.z[i] : 0.0f;
+      dense.product(rows, D, F, w.r.data(), param(W2), param(B2), w.out.data());
+      for (std::size_t i = 0; i < rows * D; ++i) w.out[i] += w.h[i];
+      top = w.out.data();
+    }
+
+    // Logits, softmax, loss.
+    w.logits.resize(rows * T);
+    dense.product(rows, T, D, top, param(WC), param(BC), w.logits.data());
+    if (grads) w.dLogits.assign(rows * T, 0.0f);
+    for (std::size_t row = 0; row < rows; ++row) {
+      float* l = w.logits.data() + row * T;
+      const std::size_t at = slot(row);
+      if (!valid(row)) continue;
+      const std::size_t best = std::size_t(std::max_element(l, l + T) - l);
+      const std::int32_t tag = s.tags ? s.tags[at] : -1;
+      const float peak = l[best], logit = tag >= 0 ? l[tag] : 0.0f;
+      float sum = 0;
+      for (std::size_t k = 0; k < T; ++k) sum += (l[k] = std::exp(l[k] - peak));  // l: exp(logit − max) from here
+      if (tag >= 0) loss += double(std::log(sum) - (logit - peak));
+      if (out && out->probabilities)
+        for (std::size_t k = 0; k < T; ++k) out->probabilities[at * T + k] = l[k] / sum;
+      if (out && out->predictions) out->predictions[at] = std::int32_t(best);
+      if (grads && tag >= 0)
+        for (std::size_t k = 0; k < T; ++k)
+          w.dLogits[row * T + k] = float((double(l[k] / sum) - (std::int32_t(k) == tag)) / tagged);
+    }
+    if (!grads) return nullptr;
+
+    // Backward, from the loss down to h.
+    dense.add_weight_gradient(rows, T, D, top, w.dLogits.data(), grad(WC), grad(BC));
+    w.dOut.assign(rows * D, 0.0f);
+    dense.add_product_transposed(rows, D, T, w.dLogits.data(), param(WC), w.dOut.data());
+    w.dH = w.dOut;  // the residual around the MLP
+    if (F) {
+      dense.add_weight_gradient(rows, D, F, w.r.data(), w.dOut.data(), grad(W2), grad(B2));
+      w.dz.assign(rows * F, 0.0f);
+      dense.add_product_transposed(rows, F, D, w.dOut.data(), param(W2), w.dz.data());
+      for (std::size_t i = 0; i < rows * F; ++i)
+        if (!(w.z[i] > 0)) w.dz[i] = 0.0f;
+      dense.add_weight_gradient(rows, F, D, w.h.data(), w.dz.data(), grad(W1), grad(B1));
+      dense.add_product_transposed(rows, D, F, w.dz.data(), param(W1), w.dH.data());
+    }
+    return w.dH.data();
+  };
+
+  if (!grads) {  // evaluation: the forward, with the weights when asked for
+    w.a.resize(rows * D);
+    Outputs o;
+    o.output = w.a.data();
+    if (out && out->attention) {
+      w.attentionWeights.resize(count * H * L * L);
+      o.attention = w.attentionWeights.data();
+    }
+    w.attention.forward(dims, in, o);
+    above_attention(w.a.data());
+    if (out && out->attention)
+      for (std::size_t i = 0; i < count; ++i)
+        for (std::size_t h = 0; h < H; ++h) {
+          float* dst = out->attention + ((first + i) * H + h) * stride * stride;
+          std::fill_n(dst, stride * stride, 0.0f);
+          for (std::size_t q = 0; q < std::size_t(s.lengths[first + i]); ++q)
+            std::copy_n(w.attentionWeights.data() + ((i * H + h) * L + q) * L, s.lengths[first + i], dst + q * stride);
+        }
+    return loss;
   }
+
+  // Training: the backward pass runs attention's forward once and hands us
+  // its output; the gradient we return for it (dH) comes from the loss above.
   Gradients g;
   w.dX.resize(rows * D);
   g.query = w.dX.data();
   g.wQ = grad(WQ), g.wK = grad(WK), g.wV = grad(WV), g.wO = grad(WO);
   g.bQ = grad(BQ), g.bK = grad(BK), g.bV = grad(BV), g.bO = grad(BO);
-  w.backward.backward(dims, in, w.dH.data(), g);
+  using Above = decltype(above_attention);
+  const auto gradient_of = [](void* above, const float* a) { return (*static_cast<Above*>(above))(a); };
+  w.backward.backward(dims, in, gradient_of, &above_attention, g);
+  // x feeds attention and, through the residual, h: both gradients reach the embedding rows.
   for (std::size_t row = 0; row < rows; ++row) {
     if (!valid(row)) continue;
     float* e = grad(E) + std::size_t(s.tokens[slot(row)]) * D;
