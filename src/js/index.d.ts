@@ -16,7 +16,7 @@ export interface CreateAttentionOptions {
    */
   threads?: number;
   /**
-   * Load the build that includes the trainer (dist/mha-train-*, about 60 KB more), for
+   * Load the build that includes the trainer (dist/mha-train-*, about 55 KB more), for
    * engine.createTrainer(). Default false: the inference builds.
    */
   training?: boolean;
