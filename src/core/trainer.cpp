@@ -153,11 +153,12 @@ Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine
 
 Trainer::~Trainer() = default;
 
-void Trainer::check(const Sentences& s, bool needTags) const {
+double Trainer::check(const Sentences& s, bool needTags) const {
   if (s.count < 1) throw ArgumentError("lengths: expected at least one sentence, got 0");
   if (!s.tokens || !s.lengths) throw ArgumentError("tokens: required");
   if (needTags && !s.tags) throw ArgumentError("tags: required");
   const std::size_t L = config_.maxLength;
+  double tagged = 0;
   for (std::size_t i = 0; i < s.count; ++i) {
     const std::int32_t n = s.lengths[i];
     if (n < 1 || std::size_t(n) > L)
@@ -173,9 +174,11 @@ void Trainer::check(const Sentences& s, bool needTags) const {
         if (tag < -1 || tag >= std::int32_t(config_.numTags))
           throw ArgumentError("tags[" + decimal(i * L + t) + "]: expected -1 (no loss) or a tag from 0 to numTags - 1 = " +
                               decimal(config_.numTags - 1));
+        tagged += tag >= 0;
       }
     }
   }
+  return tagged;
 }
 
 void Trainer::set_data(const Sentences& s) {
@@ -212,6 +215,7 @@ float Trainer::step(std::size_t batchSize) {
   batchTokens_.resize(batchSize * L);
   batchTags_.resize(batchSize * L);
   batchLengths_.resize(batchSize);
+  double tagged = 0;
   for (std::size_t b = 0; b < batchSize; ++b) {
     if (cursor_ == count_) {  // a new epoch: Fisher–Yates from the trainer's stream
       for (std::size_t i = 0; i < count_; ++i) order_[i] = std::int32_t(i);
@@ -222,8 +226,10 @@ float Trainer::step(std::size_t batchSize) {
     std::copy_n(tokens_.data() + i * L, L, batchTokens_.data() + b * L);
     std::copy_n(tags_.data() + i * L, L, batchTags_.data() + b * L);
     batchLengths_[b] = lengths_[i];
+    for (std::int32_t t = 0; t < lengths_[i]; ++t) tagged += tags_[i * L + std::size_t(t)] >= 0;
   }
-  const float loss = loss_and_gradients({batchTokens_.data(), batchLengths_.data(), batchTags_.data(), batchSize});
+  // The training set was checked by set_data.
+  const float loss = gradients({batchTokens_.data(), batchLengths_.data(), batchTags_.data(), batchSize}, tagged);
 
   // Adam as torch.optim.Adam (no weight decay, no amsgrad). A learning rate
   // that makes training diverge must not turn every later result into NaN:
@@ -272,11 +278,9 @@ float Trainer::step(std::size_t batchSize) {
   return loss;
 }
 
-float Trainer::loss_and_gradients(const Sentences& s) {
-  check(s, true);
-  double tagged = 0;
-  for (std::size_t i = 0; i < s.count; ++i)
-    for (std::size_t t = 0; t < std::size_t(s.lengths[i]); ++t) tagged += s.tags[i * config_.maxLength + t] >= 0;
+float Trainer::loss_and_gradients(const Sentences& s) { return gradients(s, check(s, true)); }
+
+float Trainer::gradients(const Sentences& s, double tagged) {
   const std::size_t shards = (s.count + kShardSentences - 1) / kShardSentences, P = params_.size();
   shardGrads_.assign(shards * P, 0.0f);
   std::vector<double> losses(shards, 0.0);
@@ -296,11 +300,7 @@ float Trainer::loss_and_gradients(const Sentences& s) {
 }
 
 float Trainer::evaluate(const Sentences& s, const Evaluation& out) {
-  check(s, false);
-  double tagged = 0;
-  if (s.tags)
-    for (std::size_t i = 0; i < s.count; ++i)
-      for (std::size_t t = 0; t < std::size_t(s.lengths[i]); ++t) tagged += s.tags[i * config_.maxLength + t] >= 0;
+  const double tagged = check(s, false);
   // Slots past each sentence's end (the shards write only the rest).
   const std::size_t slots = s.count * config_.maxLength;
   if (out.probabilities) std::fill_n(out.probabilities, slots * config_.numTags, 0.0f);

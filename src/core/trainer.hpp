@@ -101,7 +101,11 @@ class Trainer {
 
  private:
   struct Workspace;
-  void check(const Sentences& s, bool needTags) const;
+  // Throws ArgumentError naming the first bad length, token or tag; returns
+  // the number of tagged tokens (the loss's denominator).
+  double check(const Sentences& s, bool needTags) const;
+  // loss_and_gradients of sentences already checked, `tagged` of whose tokens have a tag.
+  float gradients(const Sentences& s, double tagged);
   // Forward (and, with `grads`, backward) of sentences [first, first+count) of
   // `s`, on one thread; returns the sum of the tagged tokens' losses.
   double run_shard(const Sentences& s, std::size_t first, std::size_t count, double tagged, float* grads,

@@ -9,6 +9,22 @@
   if (typeof module === 'object' && module.exports) module.exports = factory();
   else root.MhaEngineHost = factory();
 })(typeof self !== 'undefined' ? self : this, function () {
+  // An Embind object on the host's engine (a Layer, a Trainer), set up by
+  // `setup` (and deleted if that throws), filed in `map` under a new id. Not a
+  // method: the engine worker may call every method of EngineHost.
+  function adopt(host, Type, setup, map) {
+    const object = new Type(host.engine);
+    try {
+      setup(object);
+    } catch (error) {
+      object.delete();
+      throw error;
+    }
+    const id = host.nextLayer++;
+    map.set(id, object);
+    return id;
+  }
+
   class EngineHost {
     constructor(module, threads) {
       this.module = module;
@@ -31,16 +47,7 @@
     }
 
     createLayer(weights) {
-      const layer = new this.module.Layer(this.engine);
-      try {
-        layer.assign(weights);
-      } catch (error) {
-        layer.delete();
-        throw error;
-      }
-      const id = this.nextLayer++;
-      this.layers.set(id, layer);
-      return id;
+      return adopt(this, this.module.Layer, (layer) => layer.assign(weights), this.layers);
     }
 
     forward(id, call) {
@@ -58,16 +65,7 @@
     }
 
     createTrainer(config) {
-      const trainer = new this.module.Trainer(this.engine);
-      try {
-        trainer.configure(config);
-      } catch (error) {
-        trainer.delete();
-        throw error;
-      }
-      const id = this.nextLayer++;
-      this.trainers.set(id, trainer);
-      return id;
+      return adopt(this, this.module.Trainer, (trainer) => trainer.configure(config), this.trainers);
     }
 
     trainer(id) {

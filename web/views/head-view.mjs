@@ -16,6 +16,27 @@ const STEP = 24; // distance between neighbouring tokens
 const GAP = 170; // distance between the two sides
 const MIN_WEIGHT = 0.01; // lighter lines are invisible anyway; leaving them out keeps the SVG small
 
+/** The bar of controls and the drawing area every head view has. */
+function appendControls(container, exportLabel) {
+  const bar = document.createElement('div');
+  bar.className = 'bar';
+  bar.innerHTML = `
+    <fieldset class="head-toggles"><legend>Heads</legend></fieldset>
+    <fieldset class="layout-choice">
+      <legend>Layout</legend>
+      <label><input type="radio" name="layout" value="columns" /> columns</label>
+      <label><input type="radio" name="layout" value="rows" /> rows</label>
+    </fieldset>
+    <span class="export" role="group">
+      <button type="button" class="export-svg">SVG</button>
+      <button type="button" class="export-png">PNG</button>
+    </span>`;
+  bar.querySelector('.export').setAttribute('aria-label', exportLabel);
+  const box = document.createElement('div');
+  box.className = 'head-view-svg';
+  container.append(bar, box);
+}
+
 export class HeadView {
   #hover = null;
   #lock = null;
@@ -23,12 +44,14 @@ export class HeadView {
   #key = '';
 
   /**
-   * @param {HTMLElement} container holds .head-toggles, .layout-choice, .head-view-svg and the export buttons
+   * @param {HTMLElement} container the view appends its controls (head toggles, layout, export) and its drawing to it
    * @param {{ onLock: (sel: object | null) => void, onLines: (names: string[]) => void, onLayout: (layout: string) => void }} handlers
+   * @param {{ exportLabel?: string }} options the accessible name of the export buttons' group
    */
-  constructor(container, handlers) {
+  constructor(container, handlers, { exportLabel = 'Export the head view' } = {}) {
     this.container = container;
     this.handlers = handlers;
+    appendControls(container, exportLabel);
     this.toggles = container.querySelector('.head-toggles');
     this.box = container.querySelector('.head-view-svg');
     for (const input of container.querySelectorAll('input[name="layout"]'))

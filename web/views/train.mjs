@@ -183,7 +183,7 @@ export class TrainView {
       onLock: (lock) => this.#setHeadState({ lock }),
       onLines: (lines) => this.#setHeadState({ lines }),
       onLayout: (layout) => this.#setHeadState({ layout }),
-    });
+    }, { exportLabel: 'Export the learned head view' });
   }
 
   /**
