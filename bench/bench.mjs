@@ -32,9 +32,10 @@ for (const [name, threads] of RUNNERS) {
 // Kernel level: the projection GEMM at 512³ against the ceiling of this build
 // (a register-only multiply-add loop), both single-threaded in this process.
 async function kernels() {
+  // The bench build (CMakeLists.txt: mha-bench-simd), which only the benchmark loads.
   const require = createRequire(import.meta.url);
-  const factory = require('../dist/mha-simd.js');
-  const module = await factory({ wasmBinary: readFileSync(here('../dist/mha-simd.wasm')) });
+  const factory = require('../build/wasm/bench/mha-bench-simd.js');
+  const module = await factory({ wasmBinary: readFileSync(here('../build/wasm/bench/mha-bench-simd.wasm')) });
   const kb = new module.KernelBenchmark(512, 512, 512);
   const gemm = await time(() => kb.gemm(), { samples: 15 });
   const iterations = 1 << 20;

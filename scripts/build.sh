@@ -9,14 +9,15 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # NODE_PATH (Debian keeps it in /usr/share/nodejs); harmless for newer ones.
 if [ -d /usr/share/nodejs ]; then export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"; fi
 
-if [ ! -f build/wasm/CMakeCache.txt ]; then
-  emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release ${XSIMD_INCLUDE_DIR:+-DXSIMD_INCLUDE_DIR=$XSIMD_INCLUDE_DIR} >/dev/null
-fi
+# configure (re-runs a failed CMake configure) and xsimd_found
+source scripts/configure.sh
+xsimd_found || exit 1
+xsimd=${XSIMD_INCLUDE_DIR:+-DXSIMD_INCLUDE_DIR=$XSIMD_INCLUDE_DIR}
+
+configure build/wasm emcmake cmake -S . -DCMAKE_BUILD_TYPE=Release $xsimd
 cmake --build build/wasm -j "$jobs"
 
 if [ "${MHA_SKIP_NATIVE:-0}" != 1 ]; then
-  if [ ! -f build/native/CMakeCache.txt ]; then
-    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release ${XSIMD_INCLUDE_DIR:+-DXSIMD_INCLUDE_DIR=$XSIMD_INCLUDE_DIR} >/dev/null
-  fi
+  configure build/native cmake -S . -DCMAKE_BUILD_TYPE=Release $xsimd
   cmake --build build/native -j "$jobs"
 fi

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # One-time, idempotent set-up for mha-wasm on Debian 12 (bookworm).
 # Installs only what is missing: Emscripten (Debian), binaryen (wasm-dis, for the
-# SIMD check), clang 14 with libFuzzer (the fuzz smoke test), xsimd >= 12.1
-# headers (Debian 13's package, unpacked into .deps/), the npm devDependencies;
-# then builds what is out of date.
+# SIMD check), clang 14 with libFuzzer (the fuzz smoke test), clang-format (the
+# C++ lint), xsimd >= 12.1 headers (Debian 13's package, unpacked into .deps/),
+# the npm devDependencies; then builds what is out of date.
 # Usage: bash scripts/setup.sh [--no-build]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +28,8 @@ dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need_apt+=(fonts-noto-cjk)
 for pkg in libgtest-dev nlohmann-json3-dev clang-14 libclang-rt-14-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
+# clang-format (14 on Debian 12) checks the C++ layout (`npm run lint`, .clang-format).
+command -v clang-format-14 >/dev/null 2>&1 || command -v clang-format >/dev/null 2>&1 || need_apt+=(clang-format)
 
 apt_install() {
   if [ "$(id -u)" != 0 ]; then
@@ -74,8 +76,14 @@ SRC
   xsimd_ok || { echo "mha-wasm setup: xsimd in $xsimd_dir is older than 12.1" >&2; exit 1; }
 fi
 
-# npm devDependencies
-if [ ! -d node_modules ]; then
+# npm devDependencies: installed when node_modules is missing, or lacks a tool
+# the scripts run (a checkout from before that tool was added).
+npm_ok() {
+  [ -d node_modules ] || return 1
+  local bin
+  for bin in jest tsc eslint prettier; do [ -x "node_modules/.bin/$bin" ] || return 1; done
+}
+if ! npm_ok; then
   echo "mha-wasm setup: npm ci"
   npm ci --no-audit --no-fund
 fi

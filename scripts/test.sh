@@ -2,7 +2,8 @@
 # Runs every test: the native core under CTest, then again under AddressSanitizer
 # and UndefinedBehaviorSanitizer, a bounded libFuzzer run of the core, the
 # TypeScript declarations against an example (tsc --noEmit), and the Jest suite
-# over the wasm builds. `npm test` runs scripts/setup.sh first, then this.
+# over the wasm builds, after the lint (ESLint, Prettier and clang-format:
+# `npm run lint`). `npm test` runs scripts/setup.sh first, then this.
 # Exits non-zero on any failure.
 #   MHA_FUZZ_SECONDS   length of the fuzz smoke run (default 15; 0 skips it)
 #   MHA_SANITIZERS=0   skips the sanitizer build and the fuzz run
@@ -11,6 +12,12 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 fuzz_seconds=${MHA_FUZZ_SECONDS:-15}
 xsimd=${XSIMD_INCLUDE_DIR:+-DXSIMD_INCLUDE_DIR=$XSIMD_INCLUDE_DIR}
+
+# configure (re-runs a failed CMake configure)
+source scripts/configure.sh
+
+echo "== lint (ESLint, Prettier, clang-format) =="
+npm run --silent lint
 
 echo "== native core (CTest) =="
 ctest --test-dir build/native --output-on-failure -j 2
@@ -32,9 +39,7 @@ else
   echo "== native core under AddressSanitizer + UndefinedBehaviorSanitizer (CTest, build/asan) =="
   cxx=${CXX:-c++}
   if links "$cxx" "-fsanitize=address,undefined" 'int main() { return 0; }'; then
-    if [ ! -f build/asan/CMakeCache.txt ]; then
-      cmake -S . -B build/asan -DMHA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $xsimd >/dev/null
-    fi
+    configure build/asan cmake -S . -DMHA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $xsimd
     cmake --build build/asan -j "$jobs"
     UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure -j 2
   else
@@ -49,10 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }'
   if [ "$fuzz_seconds" = 0 ]; then
     echo "skipped (MHA_FUZZ_SECONDS=0)"
   elif [ -n "$clangxx" ] && links "$clangxx" "-fsanitize=fuzzer,address,undefined" "$fuzz_probe"; then
-    if [ ! -f build/fuzz/CMakeCache.txt ]; then
-      cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER="$clangxx" -DMHA_FUZZ=ON -DBUILD_TESTING=OFF \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo $xsimd >/dev/null
-    fi
+    configure build/fuzz cmake -S . -DCMAKE_CXX_COMPILER="$clangxx" -DMHA_FUZZ=ON -DBUILD_TESTING=OFF \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo $xsimd
     cmake --build build/fuzz -j "$jobs" --target mha_attention_fuzz
     # The corpus grows from run to run on a developer's machine; CI starts empty.
     mkdir -p build/fuzz/corpus

@@ -9,32 +9,20 @@
 namespace mha {
 namespace {
 
-constexpr std::size_t kMaxElements = std::size_t{1} << 31;
-
 std::size_t mul(std::size_t a, std::size_t b, const char* what) {
-  if (a != 0 && b > kMaxElements / a) throw ArgumentError(std::string(what) + ": more than 2^31 elements");
+  if (a != 0 && b > kMaxElements / a)
+    throw ArgumentError(std::string(what) + ": more than " + decimal(kMaxElements) + " elements");
   return a * b;
 }
 
-void check_dim(std::size_t v, const char* name) {
-  if (v < 1 || v > kMaxElements)
-    throw ArgumentError(std::string(name) + ": expected an integer >= 1, got " + decimal(v));
-}
-
-// Task sizes. They decide how work is shared, never a result: every output
-// element is computed by one task, in an order that does not depend on them.
-constexpr std::size_t kRowBlock = 32;    // rows of a projection task
+// Task sizes (common.hpp has the projections' kRowBlock): they decide how
+// work is shared, never a result.
 constexpr std::size_t kQueryBlock = 32;  // query rows of an attention task
 // Keys per tile of the fused attention (online softmax): a tile's scores stay
 // in L1 and the Lq × Lk matrix never exists. A multiple of kPanel.
 constexpr std::size_t kKeyTile = 128;
 static_assert(kKeyTile % kPanel == 0, "key tiles start on a panel");
-// Below this many FLOPs a call runs on the calling thread alone: waking the
-// pool costs more than it saves.
-constexpr double kParallelFlops = 4e6;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-std::size_t blocks(std::size_t n, std::size_t block) { return (n + block - 1) / block; }
 
 const float* or_null(const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
 
@@ -73,13 +61,13 @@ double scratch_floats(const Dims& d, bool fused, double workers) {
 }  // namespace
 
 Sizes sizes_of(const Dims& d, bool withAttention) {
-  check_dim(d.batch, "batch");
-  check_dim(d.seqLenQ, "seqLenQ");
-  check_dim(d.seqLenK, "seqLenK");
-  check_dim(d.dModel, "dModel");
-  check_dim(d.numHeads, "numHeads");
-  check_dim(d.dK, "dK");
-  check_dim(d.dV, "dV");
+  check_dim(d.batch, "batch", kMaxElements);
+  check_dim(d.seqLenQ, "seqLenQ", kMaxElements);
+  check_dim(d.seqLenK, "seqLenK", kMaxElements);
+  check_dim(d.dModel, "dModel", kMaxElements);
+  check_dim(d.numHeads, "numHeads", kMaxElements);
+  check_dim(d.dK, "dK", kMaxElements);
+  check_dim(d.dV, "dV", kMaxElements);
   Sizes s{};
   const std::size_t hk = mul(d.numHeads, d.dK, "numHeads*dK");
   const std::size_t hv = mul(d.numHeads, d.dV, "numHeads*dV");
@@ -94,9 +82,20 @@ Sizes sizes_of(const Dims& d, bool withAttention) {
   s.keyPaddingMask = mul(d.batch, d.seqLenK, "keyPaddingMask");
   s.output = s.query;
   s.attention = withAttention ? mul(mul(mul(d.batch, d.numHeads, "attention"), d.seqLenQ, "attention"), d.seqLenK, "attention") : 0;
-  // Scratch: Q, K, V, Kᵀ and the concatenated heads, all batch items at once.
-  mul(mul(d.batch, std::max(d.seqLenQ, d.seqLenK), "scratch"), std::max(hk, hv) * 5, "scratch");
+  // The largest scratch any call of these dims uses (the unfused layout, one
+  // worker; see scratch_floats), computed in double so that it cannot wrap.
+  if (scratch_floats(d, false, 1) > double(kMaxElements))
+    throw ArgumentError("scratch: a call of these sizes needs more than " + decimal(kMaxElements) +
+                        " elements of scratch memory");
   return s;
+}
+
+void default_key_value(const Dims& d, Inputs& in) {
+  if (!in.key) in.key = in.query;
+  if (!in.value) in.value = in.query;
+  if ((in.key == in.query || in.value == in.query) && d.seqLenK != d.seqLenQ)
+    throw ArgumentError(std::string(in.key == in.query ? "key" : "value") + ": required when seqLenK (" +
+                        decimal(d.seqLenK) + ") differs from seqLenQ (" + decimal(d.seqLenQ) + ")");
 }
 
 void PackedWeights::assign(const Dims& d, const Inputs& in, ThreadPool* pool) {
@@ -122,7 +121,7 @@ void PackedWeights::assign(const Dims& d, const Inputs& in, ThreadPool* pool) {
     while (t >= taskStart[i + 1]) ++i;
     const Matrix& m = matrices[i];
     const std::size_t first = (t - taskStart[i]) * kPanelsPerTask;
-    pack_panels(m.K, m.N, m.source, m.N, m.packed.data(), first, std::min(first + kPanelsPerTask, panels(m.N)));
+    pack_kn_panels(m.K, m.N, m.source, m.N, m.packed.data(), first, std::min(first + kPanelsPerTask, panels(m.N)));
   };
   if (pool && D * (hk + hv) >= (1u << 16))
     pool->run(taskStart[4], task);
@@ -156,14 +155,6 @@ double Attention::scratch_bytes_for(const Dims& d, bool wantAttention, bool oneS
   return floats * sizeof(float);
 }
 
-template <typename Task>
-void Attention::each(bool parallel, std::size_t count, const Task& task) {
-  if (parallel)
-    pool_.run(count, task);
-  else
-    for (std::size_t i = 0; i < count; ++i) task(i, 0);
-}
-
 void Attention::release() noexcept {
   scratch_ = std::vector<float>();
   oneShot_ = PackedWeights();
@@ -175,15 +166,16 @@ void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
   forward(d, oneShot_, in, out);
 }
 
-void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in, const Outputs& out) {
+void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& given, const Outputs& out) {
   sizes_of(d, out.attention != nullptr);
   if (w.dModel != d.dModel || w.numHeads != d.numHeads || w.dK != d.dK || w.dV != d.dV)
     throw ArgumentError("weights: packed for dModel " + decimal(w.dModel) + ", numHeads " +
                         decimal(w.numHeads) + ", dK " + decimal(w.dK) + ", dV " + decimal(w.dV) +
                         "; the call has dModel " + decimal(d.dModel) + ", numHeads " +
                         decimal(d.numHeads) + ", dK " + decimal(d.dK) + ", dV " + decimal(d.dV));
-  if (!in.query || !in.key || !in.value || !out.output)
-    throw ArgumentError("multi_head_attention: query, key, value and output are required");
+  if (!given.query || !out.output) throw ArgumentError("multi_head_attention: query and output are required");
+  Inputs in = given;
+  default_key_value(d, in);
   if (out.scores && !out.attention) throw ArgumentError("scores: need the attention output as well");
 
   const Kernels& kern = kernels_;
@@ -220,7 +212,7 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in,
                                  {in.key, w.wK.data(), or_null(w.bK), K, B * Lk, hk},
                                  {in.value, w.wV.data(), or_null(w.bV), V, B * Lk, hv}};
   const std::size_t qBlocks = blocks(B * Lq, kRowBlock), kBlocks = blocks(B * Lk, kRowBlock);
-  each(parallel, qBlocks + 2 * kBlocks, [&](std::size_t t, std::size_t) {
+  run_tasks(pool_, parallel, qBlocks + 2 * kBlocks, [&](std::size_t t, std::size_t) {
     const Product& p = t < qBlocks ? projections[0] : t < qBlocks + kBlocks ? projections[1] : projections[2];
     const std::size_t row = (t < qBlocks ? t : (t - qBlocks) % kBlocks) * kRowBlock;
     const std::size_t rows = std::min(kRowBlock, p.M - row);
@@ -228,17 +220,17 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in,
   });
 
   // 2. Per (batch, head): K_hᵀ and V_h packed, the right-hand sides of QKᵀ and A·V.
-  each(parallel, B * H, [&](std::size_t t, std::size_t) {
+  run_tasks(pool_, parallel, B * H, [&](std::size_t t, std::size_t) {
     const std::size_t b = t / H, h = t % H;
-    pack_transposed(dK, Lk, K + b * Lk * hk + h * dK, hk, packedK + t * pk);
-    pack(Lk, dV, V + b * Lk * hv + h * dV, hv, packedV + t * pv);
+    pack_nk(dK, Lk, K + b * Lk * hk + h * dK, hk, packedK + t * pk);
+    pack_kn(Lk, dV, V + b * Lk * hv + h * dV, hv, packedV + t * pv);
   });
 
   // 3. Per (batch, head, block of query rows): head_h = softmax(Q_h K_hᵀ/√dK + mask) V_h,
   //    written into its dV columns of the concatenation.
   const std::size_t queryBlocks = blocks(Lq, kQueryBlock);
   const float scale = 1.0f / std::sqrt(static_cast<float>(dK));
-  each(parallel, B * H * queryBlocks, [&](std::size_t t, std::size_t worker) {
+  run_tasks(pool_, parallel, B * H * queryBlocks, [&](std::size_t t, std::size_t worker) {
     const std::size_t b = t / (H * queryBlocks), h = (t / queryBlocks) % H;
     // Causal blocks grow with the row index: hand out the largest first, so
     // the last tasks to finish are small ones and no thread waits long.
@@ -328,7 +320,7 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in,
   });
 
   // 4. output = concat(heads)·wO + bO.
-  each(parallel, qBlocks, [&](std::size_t t, std::size_t) {
+  run_tasks(pool_, parallel, qBlocks, [&](std::size_t t, std::size_t) {
     const std::size_t row = t * kRowBlock, rows = std::min(kRowBlock, B * Lq - row);
     kern.gemm(rows, D, hv, heads + row * hv, hv, w.wO.data(), hv * kPanel, or_null(w.bO), false,
               out.output + row * D, D);
@@ -338,11 +330,6 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& in,
   if (out.K) std::copy(K, K + nk, out.K);
   if (out.V) std::copy(V, V + nv, out.V);
   if (out.concat) std::copy(heads, heads + nh, out.concat);
-}
-
-void multi_head_attention(const Dims& dims, const Inputs& in, const Outputs& out, const Kernels& kernels) {
-  Attention attention(1, kernels);
-  attention.forward(dims, in, out);
 }
 
 }  // namespace mha

@@ -11,29 +11,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
+#include "common.hpp"
 #include "kernels.hpp"
 #include "thread_pool.hpp"
 
 namespace mha {
-
-// Decimal digits of n, for error messages (std::to_string would pull printf's
-// float formatting into every .wasm).
-inline std::string decimal(unsigned long long n) {
-  char digits[24];
-  int i = 24;
-  do digits[--i] = static_cast<char>('0' + n % 10);
-  while ((n /= 10) != 0);
-  return std::string(digits + i, digits + 24);
-}
-
-// Thrown for arguments that break the contract; the message names the argument.
-struct ArgumentError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
 
 struct Dims {
   std::size_t batch = 1, seqLenQ = 0, seqLenK = 0, dModel = 0, numHeads = 0, dK = 0, dV = 0;
@@ -44,8 +28,9 @@ struct Sizes {
   std::size_t query, key, value, wQ, wK, wV, wO, bQ, bK, bV, bO, keyPaddingMask, output, attention;
 };
 
-// Validates dims (each >= 1, no element count overflows 2^31) and returns the
-// sizes; `attention` (0 when not wanted) is only checked when it is wanted.
+// Validates dims (each >= 1, no element count above kMaxElements, the
+// scratch of a call included) and returns the sizes; `attention` (0 when not
+// wanted) is only checked when it is wanted.
 Sizes sizes_of(const Dims& d, bool withAttention = true);
 
 struct Inputs {
@@ -63,6 +48,12 @@ struct Inputs {
   const std::uint8_t* keyPaddingMask = nullptr;  // [batch, seqLenK], 1 = ignore that key; or null
   bool causal = false;  // query i sees key j only if j <= i (top-left aligned)
 };
+
+// The key/value rule of every call (forward and backward), in this one place:
+// a key or value left out (null) is the query, and a key or value that is the
+// query needs seqLenK == seqLenQ (self-attention); ArgumentError naming the
+// argument otherwise. src/js checks the same rule first, with its own message.
+void default_key_value(const Dims& dims, Inputs& in);
 
 struct Outputs {
   float* output = nullptr;     // [batch, seqLenQ, dModel]
@@ -118,17 +109,10 @@ class Attention {
   void release() noexcept;
 
  private:
-  template <typename Task>
-  void each(bool parallel, std::size_t count, const Task& task);
-
   const Kernels& kernels_;
   ThreadPool pool_;
   std::vector<float> scratch_;
   PackedWeights oneShot_;
 };
-
-// One call on the calling thread only (tests, tools).
-void multi_head_attention(const Dims& dims, const Inputs& in, const Outputs& out,
-                          const Kernels& kernels = default_kernels());
 
 }  // namespace mha

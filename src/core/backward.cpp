@@ -10,15 +10,11 @@
 namespace mha {
 namespace {
 
-// Tile sizes of the products. They decide how work is shared, never a result:
-// the gemm kernels sum every output element in the same order whatever tile
-// it falls in (kernels.hpp), and no tile splits a sum.
-constexpr std::size_t kRowBlock = 32;
+// Tiles of the products are kRowBlock rows (common.hpp) × kPanelsPerTile
+// panels. They decide how work is shared, never a result: the gemm kernels
+// sum every output element in the same order whatever tile it falls in
+// (kernels.hpp), and no tile splits a sum.
 constexpr std::size_t kPanelsPerTile = 8;
-// As in attention.cpp: below this many FLOPs waking the pool costs more than it saves.
-constexpr double kParallelFlops = 4e6;
-
-std::size_t blocks(std::size_t n, std::size_t block) { return (n + block - 1) / block; }
 
 // dst [cols, rows] = src [rows, cols]ᵀ. The kernels take A row-major only, and
 // the reductions over rows (queryᵀ·dQ, Pᵀ·dO) need it as the left-hand side.
@@ -53,14 +49,6 @@ struct ColumnSum {
   float* out;
 };
 
-template <typename Task>
-void each(ThreadPool& pool, bool parallel, std::size_t count, const Task& task) {
-  if (parallel)
-    pool.run(count, task);
-  else
-    for (std::size_t i = 0; i < count; ++i) task(i, 0);
-}
-
 // Runs every product, in tiles of kRowBlock rows × kPanelsPerTile panels, and
 // every column sum, as one set of tasks.
 void run(ThreadPool& pool, bool parallel, const Kernels& kern, const std::vector<Product>& products,
@@ -69,7 +57,7 @@ void run(ThreadPool& pool, bool parallel, const Kernels& kern, const std::vector
   for (const Product& p : products)
     start.push_back(start.back() + blocks(p.M, kRowBlock) * blocks(panels(p.N), kPanelsPerTile));
   const std::size_t tiles = start.back();
-  each(pool, parallel, tiles + sums.size(), [&](std::size_t t, std::size_t) {
+  run_tasks(pool, parallel, tiles + sums.size(), [&](std::size_t t, std::size_t) {
     if (t >= tiles) {
       const ColumnSum& s = sums[t - tiles];
       std::fill(s.out, s.out + s.cols, 0.0f);
@@ -121,14 +109,18 @@ double AttentionBackward::scratch_bytes_for(const Dims& d, bool selfAttention) c
 }
 
 template <typename GradientSource>
-void AttentionBackward::compute(const Dims& d, const Inputs& in, const GradientSource& gradientOf, const Gradients& g) {
+void AttentionBackward::compute(const Dims& d, const Inputs& given, const GradientSource& gradientOf,
+                                const Gradients& g) {
   sizes_of(d, true);
-  if (!in.query || !in.key || !in.value || !in.wQ || !in.wK || !in.wV || !in.wO)
-    throw ArgumentError("multi_head_attention_backward: query, key, value, wQ, wK, wV, wO and gradOutput are required");
+  if (!given.query || !given.wQ || !given.wK || !given.wV || !given.wO)
+    throw ArgumentError("multi_head_attention_backward: query, wQ, wK, wV, wO and gradOutput are required");
+  Inputs in = given;
+  default_key_value(d, in);
   const bool self = is_self_attention(in);
-  if (self && d.seqLenQ != d.seqLenK)
-    throw ArgumentError("self-attention: seqLenK (" + decimal(d.seqLenK) + ") must equal seqLenQ (" +
-                        decimal(d.seqLenQ) + ")");
+  // A shared input has one gradient (Gradients::query); one that is shared by
+  // the key alone or the value alone would have no place for its own.
+  if (!self && (in.key == in.query || in.value == in.query))
+    throw ArgumentError("key/value: give both (cross-attention) or neither (self-attention)");
 
   const Kernels& kern = engine_.kernels();
   ThreadPool& pool = engine_.pool();
@@ -190,18 +182,18 @@ void AttentionBackward::compute(const Dims& d, const Inputs& in, const GradientS
   const float* dY = gradientOf(output);  // never null (backward.hpp)
 
   // 2. Operands: transposed weights packed, dY packed, inputs and heads transposed.
-  std::vector<std::function<void()>> jobs = {[&] { pack_transposed(D, hv, in.wO, D, woT); },
-                                             [&] { pack_transposed(hk, D, in.wQ, hk, wqT); },
-                                             [&] { pack_transposed(hk, D, in.wK, hk, wkT); },
-                                             [&] { pack_transposed(hv, D, in.wV, hv, wvT); },
-                                             [&] { pack(rowsQ, D, dY, D, packedDY); },
+  std::vector<std::function<void()>> jobs = {[&] { pack_nk(D, hv, in.wO, D, woT); },
+                                             [&] { pack_nk(hk, D, in.wQ, hk, wqT); },
+                                             [&] { pack_nk(hk, D, in.wK, hk, wkT); },
+                                             [&] { pack_nk(hv, D, in.wV, hv, wvT); },
+                                             [&] { pack_kn(rowsQ, D, dY, D, packedDY); },
                                              [&] { transpose(rowsQ, hv, heads, hv, headsT, rowsQ); },
                                              [&] { transpose(rowsQ, D, in.query, D, queryT, rowsQ); }};
   if (!self) {
     jobs.push_back([&] { transpose(rowsK, D, in.key, D, keyT, rowsK); });
     jobs.push_back([&] { transpose(rowsK, D, in.value, D, valueT, rowsK); });
   }
-  each(pool, parallel, jobs.size(), [&](std::size_t t, std::size_t) { jobs[t](); });
+  run_tasks(pool, parallel, jobs.size(), [&](std::size_t t, std::size_t) { jobs[t](); });
 
   // 3. Output projection: dHeads = dY·WOᵀ, dWO = headsᵀ·dY, dbO = Σ dY.
   {
@@ -215,7 +207,7 @@ void AttentionBackward::compute(const Dims& d, const Inputs& in, const GradientS
   // 4. Per (batch, head): through the softmax to dQ_h, dK_h and dV_h, each
   //    written into its own columns of dQ, dK, dV.
   const float scale = 1.0f / std::sqrt(static_cast<float>(dK));
-  each(pool, parallel, B * H, [&](std::size_t t, std::size_t worker) {
+  run_tasks(pool, parallel, B * H, [&](std::size_t t, std::size_t worker) {
     const std::size_t b = t / H, h = t % H;
     float* dS = work + worker * perWorker;  // [Lq, Lk]: dP, then dS
     float* T = dS + Lq * Lk;                // [Lk, Lq]: Pᵀ, then dSᵀ
@@ -227,10 +219,10 @@ void AttentionBackward::compute(const Dims& d, const Inputs& in, const GradientS
     const float* v = V + b * Lk * hv + h * dV;
 
     transpose(Lq, Lk, p, Lk, T, Lq);
-    pack(Lq, dV, dO, hv, packed);
+    pack_kn(Lq, dV, dO, hv, packed);
     kern.gemm(Lk, dV, Lq, T, Lq, packed, Lq * kPanel, nullptr, false, gV + b * Lk * hv + h * dV, hv);
 
-    pack_transposed(dV, Lk, v, hv, packed);
+    pack_nk(dV, Lk, v, hv, packed);
     kern.gemm(Lq, Lk, dV, dO, hv, packed, dV * kPanel, nullptr, false, dS, Lk);
     for (std::size_t i = 0; i < Lq; ++i) {
       const float* pi = p + i * Lk;
@@ -244,20 +236,20 @@ void AttentionBackward::compute(const Dims& d, const Inputs& in, const GradientS
       for (std::size_t j = 0; j < Lk; ++j) si[j] = pi[j] != 0.0f ? pi[j] * (si[j] - dot) * scale : 0.0f;
     }
 
-    pack(Lk, dK, k, hk, packed);
+    pack_kn(Lk, dK, k, hk, packed);
     kern.gemm(Lq, dK, Lk, dS, Lk, packed, Lk * kPanel, nullptr, false, gQ + b * Lq * hk + h * dK, hk);
 
     transpose(Lq, Lk, dS, Lk, T, Lq);
-    pack(Lq, dK, q, hk, packed);
+    pack_kn(Lq, dK, q, hk, packed);
     kern.gemm(Lk, dK, Lq, T, Lq, packed, Lq * kPanel, nullptr, false, gK + b * Lk * hk + h * dK, hk);
   });
 
   // 5. dQ, dK, dV packed as the right-hand sides of the weight gradients.
   jobs.clear();
-  if (g.wQ) jobs.push_back([&] { pack(rowsQ, hk, gQ, hk, packedGQ); });
-  if (g.wK) jobs.push_back([&] { pack(rowsK, hk, gK, hk, packedGK); });
-  if (g.wV) jobs.push_back([&] { pack(rowsK, hv, gV, hv, packedGV); });
-  each(pool, parallel, jobs.size(), [&](std::size_t t, std::size_t) { jobs[t](); });
+  if (g.wQ) jobs.push_back([&] { pack_kn(rowsQ, hk, gQ, hk, packedGQ); });
+  if (g.wK) jobs.push_back([&] { pack_kn(rowsK, hk, gK, hk, packedGK); });
+  if (g.wV) jobs.push_back([&] { pack_kn(rowsK, hv, gV, hv, packedGV); });
+  run_tasks(pool, parallel, jobs.size(), [&](std::size_t t, std::size_t) { jobs[t](); });
 
   // 6. Input projections: dW = inputᵀ·dX, db = Σ dX, gradInput = dX·Wᵀ.
   std::vector<Product> products;

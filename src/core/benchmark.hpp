@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "common.hpp"
 #include "kernels.hpp"
 #include "pack.hpp"
 
@@ -17,12 +18,12 @@ class GemmBenchmark {
   GemmBenchmark(std::size_t M, std::size_t N, std::size_t K) : M_(M), N_(N), K_(K), A_(M * K), B_(K * N), packed_(packed_size(K, N)), C_(M * N) {
     for (std::size_t i = 0; i < A_.size(); ++i) A_[i] = static_cast<float>(i % 17) * 0.01f;
     for (std::size_t i = 0; i < B_.size(); ++i) B_[i] = static_cast<float>(i % 13) * 0.01f;
-    pack(K, N, B_.data(), N, packed_.data());
+    pack_kn(K, N, B_.data(), N, packed_.data());
   }
   // One C = A·B, in row blocks as attention.cpp's projections run.
   float run(const Kernels& k) {
-    for (std::size_t i = 0; i < M_; i += 32) {
-      const std::size_t rows = M_ - i < 32 ? M_ - i : 32;
+    for (std::size_t i = 0; i < M_; i += kRowBlock) {
+      const std::size_t rows = M_ - i < kRowBlock ? M_ - i : kRowBlock;
       k.gemm(rows, N_, K_, A_.data() + i * K_, K_, packed_.data(), K_ * kPanel, nullptr, false, C_.data() + i * N_, N_);
     }
     return C_[C_.size() / 2];

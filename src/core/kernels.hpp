@@ -3,6 +3,13 @@
 // scalar_kernels() is plain C++ (the no-SIMD build, and a second opinion in
 // tests); simd_kernels() is xsimd (WASM SIMD128 under em++, SSE/AVX natively)
 // and exists only when MHA_WITH_SIMD is set.
+//
+// To add a kernel set (say relaxed SIMD): a kernels_<set>.cpp that defines the
+// functions below, named f32_<op>_<mr>x<nr>_<set> where they have a tile, and a
+// `const Kernels& <set>_kernels()` filling this table with its tile geometry;
+// then pick it in default_kernels() and list the file in CMakeLists.txt. The
+// callers never change: they read B in kPanel-wide panels (pack.hpp) and
+// split work into any rows they like.
 #pragma once
 
 #include <cstddef>
@@ -38,7 +45,10 @@ using ScaleFn = void (*)(float* x, std::size_t n, float factor) noexcept;
 using PeakFn = float (*)(std::size_t iterations, float seed) noexcept;
 
 struct Kernels {
-  const char* name;
+  const char* name;  // "simd" or "scalar", as engine.kernels() reports it
+  // The gemm's register tile: mr rows of C by nr columns, nr being the width
+  // of the panels it reads (kPanel, as pack_kn and pack_nk write them).
+  std::size_t mr, nr;
   GemmFn gemm;
   RowMaxFn row_max;
   ExpSumFn exp_sum;

@@ -2,6 +2,7 @@
 // They sum in the same order as the SIMD kernels (start, then k = 0, 1, …;
 // multiply then add), so the two differ only where SIMD uses a fused
 // multiply-add (native FMA builds) or its vector exp.
+#include <cassert>
 #include <cmath>
 #include <limits>
 
@@ -10,9 +11,12 @@
 namespace mha {
 namespace {
 
-void gemm_scalar(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                 const float* packedB, std::size_t panelStride, const float* bias, bool accumulate,
-                 float* C, std::size_t ldc) noexcept {
+// One row of C at a time by one panel (kPanel columns).
+void f32_gemm_1x8_scalar(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                         const float* packedB, std::size_t panelStride, const float* bias, bool accumulate,
+                         float* C, std::size_t ldc) noexcept {
+  static_assert(kPanel == 8, "the tile's name says 8 columns");
+  assert(lda >= K && ldc >= N && panelStride >= K * kPanel);
   for (std::size_t j0 = 0; j0 < N; j0 += kPanel) {
     const float* panel = packedB + (j0 / kPanel) * panelStride;
     const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;
@@ -63,7 +67,7 @@ float peak_scalar(std::size_t iterations, float seed) noexcept {
 }  // namespace
 
 const Kernels& scalar_kernels() noexcept {
-  static const Kernels k{"scalar", gemm_scalar, row_max_scalar, exp_sum_scalar, scale_scalar, peak_scalar, 16};
+  static const Kernels k{"scalar", 1, kPanel, f32_gemm_1x8_scalar, row_max_scalar, exp_sum_scalar, scale_scalar, peak_scalar, 16};
   return k;
 }
 

@@ -1,6 +1,7 @@
 // xsimd kernels: WASM SIMD128 under em++ (-msimd128), SSE/AVX natively.
 // Compiled only in SIMD builds: xsimd's WebAssembly backend is keyed on
 // __EMSCRIPTEN__, so a no-SIMD em++ build must not include it at all.
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,6 +16,7 @@ using Vec = xsimd::batch<float>;
 constexpr std::size_t W = Vec::size;
 constexpr std::size_t NV = kPanel / W;  // vectors per panel row
 static_assert(kPanel % W == 0, "a panel is a whole number of vectors");
+constexpr std::size_t MR = 4;  // rows of the gemm's register tile
 
 // One register tile: MR rows of C by one packed panel (kPanel columns), as in
 // XNNPACK's f32_gemm_4x8 kernels. `cols` < kPanel only in the last panel; its
@@ -70,10 +72,11 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const floa
   }
 }
 
-void gemm_simd(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-               const float* packedB, std::size_t panelStride, const float* bias, bool accumulate, float* C,
-               std::size_t ldc) noexcept {
-  constexpr std::size_t MR = 4;
+void f32_gemm_4x8_xsimd(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                        const float* packedB, std::size_t panelStride, const float* bias, bool accumulate, float* C,
+                        std::size_t ldc) noexcept {
+  static_assert(MR == 4 && kPanel == 8, "the tile's name says 4×8");
+  assert(lda >= K && ldc >= N && panelStride >= K * kPanel);
   // Panel by panel: one panel (K × kPanel floats) stays in L1 while the rows
   // of A stream past it.
   for (std::size_t j0 = 0; j0 < N; j0 += kPanel) {
@@ -171,7 +174,7 @@ float peak_simd(std::size_t iterations, float seed) noexcept {
 }  // namespace
 
 const Kernels& simd_kernels() noexcept {
-  static const Kernels k{"simd", gemm_simd, row_max_simd, exp_sum_simd, scale_simd, peak_simd, 24 * W};
+  static const Kernels k{"simd", MR, kPanel, f32_gemm_4x8_xsimd, row_max_simd, exp_sum_simd, scale_simd, peak_simd, 24 * W};
   return k;
 }
 

@@ -2,47 +2,14 @@
 // (engine-worker.js); this side checks arguments, picks the build, and turns
 // messages back into Promises. Threads need a cross-origin-isolated page
 // (COOP + COEP headers); without it the single-thread SIMD build is used.
-import { AttentionEngine, checkOptions, moduleOptions, variantFiles, MAX_THREADS } from './engine.mjs';
+import { AttentionEngine, checkOptions, moduleOptions, MAX_THREADS } from './engine.mjs';
+import { DIST_URLS, variantFiles } from './files.mjs';
+import { CALLS, MESSAGES } from './protocol.mjs';
 
-// Every file as a literal new URL(..., import.meta.url): bundlers (Vite,
-// webpack 5) see them, copy them and rewrite the URLs.
+// Every file as a literal new URL(..., import.meta.url) (this one, and the
+// builds' in files.mjs): bundlers (Vite, webpack 5) see them, copy them and
+// rewrite the URLs.
 const HOST = new URL('./engine-host.js', import.meta.url);
-// Literal new URL(…, import.meta.url) calls, so that bundlers find and copy every file.
-const FILES = {
-  'threaded-simd': {
-    glue: new URL('../../dist/mha-threaded-simd.js', import.meta.url),
-    wasm: new URL('../../dist/mha-threaded-simd.wasm', import.meta.url),
-    worker: new URL('../../dist/mha-threaded-simd.worker.js', import.meta.url),
-  },
-  simd: {
-    glue: new URL('../../dist/mha-simd.js', import.meta.url),
-    wasm: new URL('../../dist/mha-simd.wasm', import.meta.url),
-  },
-  scalar: {
-    glue: new URL('../../dist/mha-scalar.js', import.meta.url),
-    wasm: new URL('../../dist/mha-scalar.wasm', import.meta.url),
-  },
-};
-// The same builds with the trainer (createAttention({ training: true })).
-const TRAINING_FILES = {
-  'threaded-simd': {
-    glue: new URL('../../dist/mha-train-threaded-simd.js', import.meta.url),
-    wasm: new URL('../../dist/mha-train-threaded-simd.wasm', import.meta.url),
-    worker: new URL('../../dist/mha-train-threaded-simd.worker.js', import.meta.url),
-  },
-  simd: {
-    glue: new URL('../../dist/mha-train-simd.js', import.meta.url),
-    wasm: new URL('../../dist/mha-train-simd.wasm', import.meta.url),
-  },
-  scalar: {
-    glue: new URL('../../dist/mha-train-scalar.js', import.meta.url),
-    wasm: new URL('../../dist/mha-train-scalar.wasm', import.meta.url),
-  },
-};
-
-// A tiny module whose validation needs final WebAssembly SIMD (it uses
-// i8x16.popcnt, a late opcode, as wasm-feature-detect does): engines with
-// pre-standard SIMD reject it.
 export const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
 ]);
@@ -101,7 +68,7 @@ class WorkerBackend {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ type: 'call', id, method, args });
+      this.#worker.postMessage({ type: MESSAGES.call, id, method, args });
     });
   }
 
@@ -139,7 +106,7 @@ function startWorker(init) {
   const worker = new Worker(new URL('./engine-worker.js', import.meta.url), { name: 'mha-wasm-engine' });
   return new Promise((resolve, reject) => {
     worker.onmessage = ({ data }) => {
-      if (data.type === 'ready') resolve({ worker, threads: data.threads });
+      if (data.type === MESSAGES.ready) resolve({ worker, threads: data.threads, limits: data.limits });
       else {
         worker.terminate();
         reject(rebuildError(data.error ?? { message: 'mha-wasm: the engine worker did not start' }));
@@ -149,7 +116,7 @@ function startWorker(init) {
       worker.terminate();
       reject(new Error(`mha-wasm: could not start the engine worker (${event.message ?? 'engine-worker.js not found?'})`));
     };
-    worker.postMessage({ type: 'init', ...init });
+    worker.postMessage({ type: MESSAGES.init, ...init, calls: Object.values(CALLS), messages: MESSAGES });
   });
 }
 
@@ -167,14 +134,14 @@ export async function createAttention(options) {
   const names = variantFiles(variant, training);
   const byName = {};
   for (const [role, fileName] of Object.entries(names)) {
-    const defaultUrl = (training ? TRAINING_FILES : FILES)[variant][role].href;
+    const defaultUrl = DIST_URLS[training ? 'train' : 'inference'][variant][role].href;
     byName[fileName] = workerSafeUrl(String(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl));
   }
-  const { worker, threads: started } = await startWorker({
+  const { worker, threads: started, limits } = await startWorker({
     urls: { host: workerSafeUrl(String(opts.locateFile ? opts.locateFile('engine-host.js', HOST.href) : HOST.href)), glue: byName[names.glue], wasm: byName[names.wasm], byName },
     threads,
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,
   });
-  return new AttentionEngine(new WorkerBackend(worker), variant, started, training);
+  return new AttentionEngine(new WorkerBackend(worker), variant, started, training, limits);
 }

@@ -1,7 +1,8 @@
 // Runs calls on the Embind module and owns its objects. One file for both
 // places the module lives: Node requires it (src/js/node.mjs), the browser's
 // engine worker loads it with importScripts (src/js/engine-worker.js), so a
-// classic script rather than an ES module.
+// classic script rather than an ES module. Backends reach it only through
+// call(), for the calls of src/js/protocol.mjs.
 /* global self */
 'use strict';
 
@@ -10,8 +11,7 @@
   else root.MhaEngineHost = factory();
 })(typeof self !== 'undefined' ? self : this, function () {
   // An Embind object on the host's engine (a Layer, a Trainer), set up by
-  // `setup` (and deleted if that throws), filed in `map` under a new id. Not a
-  // method: the engine worker may call every method of EngineHost.
+  // `setup` (and deleted if that throws), filed in `map` under a new id.
   function adopt(host, Type, setup, map) {
     const object = new Type(host.engine);
     try {
@@ -26,12 +26,28 @@
   }
 
   class EngineHost {
-    constructor(module, threads) {
+    // calls: the method names a backend may call (CALLS of protocol.mjs).
+    constructor(module, threads, calls) {
       this.module = module;
       this.engine = new module.Engine(threads);
       this.layers = new Map();
       this.trainers = new Map();
       this.nextLayer = 1; // ids of layers and trainers
+      this.calls = new Set(calls);
+    }
+
+    /** Runs one call of the protocol: this[method](...args). */
+    call(method, args) {
+      if (!this.calls.has(method) || typeof this[method] !== 'function')
+        throw new Error(`mha-wasm: unknown engine call ${method}`);
+      return this[method](...args);
+    }
+
+    /** The core's limits (defined in C++, read through the bindings): { maxElements, trainer? }. */
+    limits() {
+      const limits = this.module.limits();
+      if (this.module.trainerLimits) limits.trainer = this.module.trainerLimits();
+      return limits;
     }
 
     threads() {
@@ -64,8 +80,10 @@
       this.layers.delete(id);
     }
 
+    // { id, shapes }: shapes { name: [rows, cols] } is the model's parameter layout.
     createTrainer(config) {
-      return adopt(this, this.module.Trainer, (trainer) => trainer.configure(config), this.trainers);
+      const id = adopt(this, this.module.Trainer, (trainer) => trainer.configure(config), this.trainers);
+      return { id, shapes: this.trainers.get(id).parameterShapes() };
     }
 
     trainer(id) {

@@ -1,26 +1,27 @@
 // The dedicated Worker that runs the engine in browsers, so the page's main
 // thread never computes or blocks on the thread pool. A classic worker script:
 // Emscripten 3.1.6's glue and pthread workers load with importScripts.
-// Messages: init { urls, threads, poolSize, wasmBinary } → ready | failed;
-//           call { id, method, args } → { id, result } | { id, error },
-//           method being one of EngineHost's (engine-host.js).
-/* eslint-env worker */
+// The messages are those of src/js/protocol.mjs (MESSAGES), whose names this
+// classic script cannot import; init brings the calls it may dispatch.
 /* global createMhaModule, MhaEngineHost */
 'use strict';
 
 let host;
+let messages; // MESSAGES of protocol.mjs, from the init message
 
 self.onmessage = (event) => {
   const message = event.data;
-  if (message.type === 'init') init(message);
-  else if (message.type === 'call') call(message);
+  if (!messages) {
+    messages = message.messages; // the first message is init
+    init(message);
+  } else if (message.type === messages.call) call(message);
 };
 
 function describeError(error) {
   return { name: error?.name ?? 'Error', message: String(error?.message ?? error) };
 }
 
-async function init({ urls, threads, poolSize, wasmBinary }) {
+async function init({ urls, threads, poolSize, wasmBinary, calls }) {
   try {
     for (const url of [urls.host, urls.glue]) {
       try {
@@ -43,20 +44,18 @@ async function init({ urls, threads, poolSize, wasmBinary }) {
       locateFile: (fileName) => urls.byName[fileName] ?? new URL(fileName, urls.glue).href,
       wasmBinary,
     });
-    host = new MhaEngineHost(module, threads);
-    self.postMessage({ type: 'ready', threads: host.threads() });
+    host = new MhaEngineHost(module, threads, calls);
+    self.postMessage({ type: messages.ready, threads: host.threads(), limits: host.limits() });
   } catch (error) {
-    self.postMessage({ type: 'failed', error: describeError(error) });
+    self.postMessage({ type: messages.failed, error: describeError(error) });
   }
 }
 
 function call({ id, method, args }) {
   try {
-    if (method === 'constructor' || typeof MhaEngineHost.prototype[method] !== 'function')
-      throw new Error(`mha-wasm: unknown engine call ${method}`);
-    const result = host[method](...args);
-    self.postMessage({ type: 'result', id, result }, MhaEngineHost.transferables(result));
+    const result = host.call(method, args);
+    self.postMessage({ type: messages.result, id, result }, MhaEngineHost.transferables(result));
   } catch (error) {
-    self.postMessage({ type: 'result', id, error: describeError(error) });
+    self.postMessage({ type: messages.result, id, error: describeError(error) });
   }
 }

@@ -2,12 +2,21 @@
 // arguments once (validate.mjs) and hands them to a backend — the Embind
 // module itself in Node, a dedicated Worker in browsers (engine-worker.js).
 import {
-  normalizeArguments, normalizeBackwardArguments, normalizeLayerArguments, normalizeForwardArguments, rejectUnknown, describe,
-  normalizeTrainerOptions, normalizeSentences, normalizeTrainArguments, normalizeParameters,
+  normalizeArguments,
+  normalizeBackwardArguments,
+  normalizeLayerArguments,
+  normalizeForwardArguments,
+  rejectUnknown,
+  describe,
+  normalizeTrainerOptions,
+  normalizeSentences,
+  normalizeTrainArguments,
+  normalizeParameters,
 } from './validate.mjs';
+import { VARIANTS } from './files.mjs';
+import { CALLS } from './protocol.mjs';
 
-/** Builds, from most to least capable. */
-export const VARIANTS = ['threaded-simd', 'simd', 'scalar'];
+/** The most threads an engine starts (its pool is sized at load). */
 export const MAX_THREADS = 16;
 const OPTIONS = new Set(['variant', 'threads', 'training', 'locateFile', 'wasmBinary']);
 
@@ -36,12 +45,6 @@ export function checkOptions(options) {
   return options;
 }
 
-/** The files of one variant, as named in dist/; with `training`, the build that includes the trainer. */
-export function variantFiles(variant, training = false) {
-  const base = `mha-${training ? 'train-' : ''}${variant}`;
-  return { glue: `${base}.js`, wasm: `${base}.wasm`, ...(variant === 'threaded-simd' ? { worker: `${base}.worker.js` } : {}) };
-}
-
 /** Options for the Emscripten factory (Module): pool size for the threaded build. */
 export function moduleOptions(threads) {
   // The pool holds the threads the engine starts (the caller is one of the
@@ -51,17 +54,23 @@ export function moduleOptions(threads) {
 
 export class AttentionEngine {
   #backend;
-  #layers = new Set(); // layers and trainers: both live in the engine's memory
+  #limits;
+  #resources = new Set(); // layers and trainers: both live in the engine's memory
 
   // backend: { call(method, args) → Promise, dispose() }, around an EngineHost.
-  constructor(backend, variant, threads, training = false) {
+  // limits: the core's, as EngineHost.limits() reads them from the bindings.
+  constructor(backend, variant, threads, training, limits) {
+    if (limits.trainer) Object.freeze(limits.trainer);
     this.#backend = backend;
+    this.#limits = Object.freeze(limits);
     /** The build in use: "threaded-simd", "simd" or "scalar". */
     this.variant = variant;
     /** Threads that share each call. */
     this.threads = threads;
     /** Whether the build includes the trainer (createAttention({ training: true })). */
     this.training = training;
+    /** The largest sizes a call may have (defined in the C++ core): { maxElements, trainer? }. */
+    this.limits = limits;
     Object.freeze(this);
   }
 
@@ -76,7 +85,7 @@ export class AttentionEngine {
    */
   async multiHeadAttention(args) {
     const backend = this.#live();
-    return backend.call('multiHeadAttention', [normalizeArguments(args)]);
+    return backend.call(CALLS.multiHeadAttention, [normalizeArguments(args, this.#limits)]);
   }
 
   /**
@@ -89,7 +98,7 @@ export class AttentionEngine {
    */
   async multiHeadAttentionBackward(args) {
     const backend = this.#live();
-    return backend.call('multiHeadAttentionBackward', [normalizeBackwardArguments(args)]);
+    return backend.call(CALLS.multiHeadAttentionBackward, [normalizeBackwardArguments(args, this.#limits)]);
   }
 
   /**
@@ -98,10 +107,10 @@ export class AttentionEngine {
    */
   async createLayer(args) {
     const backend = this.#live();
-    const weights = normalizeLayerArguments(args);
-    const id = await backend.call('createLayer', [weights]);
-    const layer = new AttentionLayer(backend, id, weights, () => this.#layers.delete(layer));
-    this.#layers.add(layer);
+    const weights = normalizeLayerArguments(args, this.#limits);
+    const id = await backend.call(CALLS.createLayer, [weights]);
+    const layer = new AttentionLayer(backend, id, weights, this.#limits, () => this.#resources.delete(layer));
+    this.#resources.add(layer);
     return layer;
   }
 
@@ -115,38 +124,84 @@ export class AttentionEngine {
   async createTrainer(options) {
     const backend = this.#live();
     if (!this.training)
-      throw new Error('mha-wasm: createTrainer needs the build with the trainer; create the engine with createAttention({ training: true })');
-    const config = normalizeTrainerOptions(options);
-    const id = await backend.call('createTrainer', [config]);
-    const trainer = new AttentionTrainer(backend, id, config, () => this.#layers.delete(trainer));
-    this.#layers.add(trainer);
+      throw new Error(
+        'mha-wasm: createTrainer needs the build with the trainer; create the engine with createAttention({ training: true })',
+      );
+    const config = normalizeTrainerOptions(options, this.#limits.trainer);
+    const { id, shapes } = await backend.call(CALLS.createTrainer, [config]);
+    const trainer = new AttentionTrainer(backend, id, config, shapes, this.#limits, () =>
+      this.#resources.delete(trainer),
+    );
+    this.#resources.add(trainer);
     return trainer;
   }
 
   /** { heapBytes, inUseBytes, scratchBytes } of the engine's wasm memory. */
   async memoryStats() {
-    return this.#live().call('memoryStats', []);
+    return this.#live().call(CALLS.memoryStats, []);
   }
 
-  /** Frees the engine's memory, its layers, and ends its workers. Idempotent; later calls reject. */
+  /** Frees the engine's memory, its layers and trainers, and ends its workers. Idempotent; later calls reject. */
   dispose() {
     if (!this.#backend) return;
-    for (const layer of this.#layers) layer.detach();
-    this.#layers.clear();
+    for (const resource of this.#resources) resource[DETACH]();
+    this.#resources.clear();
     this.#backend.dispose();
     this.#backend = undefined;
   }
 }
 
-export class AttentionLayer {
+// Module-private keys of EngineResource, so that layers and trainers show
+// only their documented methods.
+const CALL = Symbol('call');
+const DETACH = Symbol('detach');
+
+// What layers and trainers share: an object in the engine's memory, filed
+// under `id` by the EngineHost, freed by `disposeCall`, and unusable once it
+// or its engine is disposed (onDispose tells the engine it is gone).
+class EngineResource {
   #backend;
   #id;
+  #what;
+  #disposeCall;
   #onDispose;
 
-  constructor(backend, id, { dModel, numHeads, dK, dV }, onDispose) {
+  constructor(backend, id, what, disposeCall, onDispose) {
     this.#backend = backend;
     this.#id = id;
+    this.#what = what;
+    this.#disposeCall = disposeCall;
     this.#onDispose = onDispose;
+  }
+
+  // backend.call(method, [id, ...args()]) while the resource lives; the
+  // arguments are checked (by `args`) only then.
+  [CALL](method, args = () => []) {
+    if (!this.#backend) throw new Error(`mha-wasm: this ${this.#what} was disposed (or its engine was)`);
+    return this.#backend.call(method, [this.#id, ...args()]);
+  }
+
+  /** Frees it in the engine's memory. Idempotent; later calls reject. */
+  dispose() {
+    if (!this.#backend) return;
+    // Rejects only when the engine is being disposed too, which frees everything.
+    this.#backend.call(this.#disposeCall, [this.#id]).catch(() => {});
+    this.#onDispose();
+    this[DETACH]();
+  }
+
+  // Forgets the backend (the engine is going away and frees everything).
+  [DETACH]() {
+    this.#backend = undefined;
+  }
+}
+
+export class AttentionLayer extends EngineResource {
+  #limits;
+
+  constructor(backend, id, { dModel, numHeads, dK, dV }, limits, onDispose) {
+    super(backend, id, 'layer', CALLS.disposeLayer, onDispose);
+    this.#limits = limits;
     this.dModel = dModel;
     this.numHeads = numHeads;
     this.dK = dK;
@@ -159,41 +214,21 @@ export class AttentionLayer {
    * batch, seqLenQ, seqLenK, causal, keyPaddingMask, returnAttention, returnProjections }.
    */
   async forward(args) {
-    if (!this.#backend) throw new Error('mha-wasm: this layer was disposed (or its engine was)');
-    return this.#backend.call('forward', [this.#id, normalizeForwardArguments(args, this)]);
-  }
-
-  /** Frees the layer's packed weights. Idempotent; later calls reject. */
-  dispose() {
-    if (!this.#backend) return;
-    this.#backend.call('disposeLayer', [this.#id]).catch(() => {});
-    this.#onDispose();
-    this.detach();
-  }
-
-  /** Forgets the backend (the engine is going away and frees everything). */
-  detach() {
-    this.#backend = undefined;
+    return this[CALL](CALLS.forward, () => [normalizeForwardArguments(args, this, this.#limits)]);
   }
 }
 
-export class AttentionTrainer {
-  #backend;
-  #id;
-  #onDispose;
+export class AttentionTrainer extends EngineResource {
+  #shapes;
+  #limits;
 
-  constructor(backend, id, config, onDispose) {
-    this.#backend = backend;
-    this.#id = id;
-    this.#onDispose = onDispose;
+  constructor(backend, id, config, shapes, limits, onDispose) {
+    super(backend, id, 'trainer', CALLS.disposeTrainer, onDispose);
+    this.#shapes = shapes;
+    this.#limits = limits;
     /** The options the trainer was made with, defaults filled in. */
     this.config = Object.freeze({ ...config });
     Object.freeze(this);
-  }
-
-  #live() {
-    if (!this.#backend) throw new Error('mha-wasm: this trainer was disposed (or its engine was)');
-    return this.#backend;
   }
 
   /**
@@ -202,8 +237,7 @@ export class AttentionTrainer {
    * training batches are drawn from it in a seeded shuffle.
    */
   async setData(args) {
-    const backend = this.#live();
-    await backend.call('trainerSetData', [this.#id, normalizeSentences(args, this.config, 'setData', true)]);
+    await this[CALL](CALLS.trainerSetData, () => [normalizeSentences(args, this.config, 'setData', true, this.#limits)]);
   }
 
   /**
@@ -211,9 +245,10 @@ export class AttentionTrainer {
    * step }: each batch's mean loss (before its step) and the steps taken so far.
    */
   async train(args) {
-    const backend = this.#live();
-    const { steps, batchSize } = normalizeTrainArguments(args);
-    return backend.call('trainerTrain', [this.#id, steps, batchSize]);
+    return this[CALL](CALLS.trainerTrain, () => {
+      const { steps, batchSize } = normalizeTrainArguments(args, this.#limits.trainer);
+      return [steps, batchSize];
+    });
   }
 
   /**
@@ -224,13 +259,14 @@ export class AttentionTrainer {
    * maxLength, maxLength]; loss is the mean over tagged tokens (0 without tags).
    */
   async evaluate(args) {
-    const backend = this.#live();
-    return backend.call('trainerEvaluate', [this.#id, normalizeSentences(args, this.config, 'evaluate', false)]);
+    return this[CALL](CALLS.trainerEvaluate, () => [
+      normalizeSentences(args, this.config, 'evaluate', false, this.#limits),
+    ]);
   }
 
   /** Every parameter, copied: { embedding, wQ, bQ, wK, bK, wV, bV, wO, bO, (w1, b1, w2, b2,) wC, bC }. */
   async parameters() {
-    return this.#live().call('trainerParameters', [this.#id]);
+    return this[CALL](CALLS.trainerParameters);
   }
 
   /**
@@ -239,19 +275,6 @@ export class AttentionTrainer {
    * and the step count back to 0).
    */
   async setParameters(values) {
-    const backend = this.#live();
-    await backend.call('trainerSetParameters', [this.#id, normalizeParameters(values, this.config)]);
-  }
-
-  /** Frees the trainer. Idempotent; later calls reject. */
-  dispose() {
-    if (!this.#backend) return;
-    this.#backend.call('disposeTrainer', [this.#id]).catch(() => {});
-    this.#onDispose();
-    this.detach();
-  }
-
-  detach() {
-    this.#backend = undefined;
+    await this[CALL](CALLS.trainerSetParameters, () => [normalizeParameters(values, this.#shapes)]);
   }
 }

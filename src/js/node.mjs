@@ -7,11 +7,12 @@ import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { AttentionEngine, checkOptions, moduleOptions, variantFiles, MAX_THREADS } from './engine.mjs';
+import { AttentionEngine, checkOptions, moduleOptions, MAX_THREADS } from './engine.mjs';
+import { DIST_URLS, variantFiles } from './files.mjs';
+import { CALLS } from './protocol.mjs';
 
 const require = createRequire(import.meta.url);
 const EngineHost = require('./engine-host.js');
-const distDir = new URL('../../dist/', import.meta.url);
 
 function toPath(url) {
   const s = String(url);
@@ -25,7 +26,7 @@ class DirectBackend {
   }
 
   async call(method, args) {
-    return this.host[method](...args);
+    return this.host.call(method, args);
   }
 
   dispose() {
@@ -43,12 +44,15 @@ export async function createAttention(options) {
   const threads = variant === 'threaded-simd' ? opts.threads ?? Math.min(MAX_THREADS, os.availableParallelism()) : 1;
   const training = opts.training === true;
   const files = variantFiles(variant, training);
+  const urls = DIST_URLS[training ? 'train' : 'inference'][variant];
+  const byName = Object.fromEntries(Object.entries(files).map(([role, fileName]) => [fileName, urls[role].href]));
   const locate = (fileName) => {
-    const defaultUrl = new URL(fileName, distDir).href;
+    const defaultUrl = byName[fileName] ?? new URL(fileName, urls.glue).href;
     return toPath(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl);
   };
   const factory = require(locate(files.glue));
   const wasmBinary = opts.wasmBinary ?? (await readFile(locate(files.wasm)));
   const module = await factory({ ...moduleOptions(threads), wasmBinary, locateFile: locate });
-  return new AttentionEngine(new DirectBackend(new EngineHost(module, threads)), variant, threads, training);
+  const host = new EngineHost(module, threads, Object.values(CALLS));
+  return new AttentionEngine(new DirectBackend(host), variant, threads, training, host.limits());
 }

@@ -1,5 +1,8 @@
-// The one place that checks multiHeadAttention's arguments and computes every
-// expected length. Errors name the argument, what was expected and what was given.
+// The one place in JS that checks the public API's arguments and computes
+// every expected length, with messages that name the argument, what was
+// expected and what was given. The limits are not defined here: they come
+// from the C++ core through the bindings (engine.limits, read at load), so
+// these checks and the core's own safety net cannot disagree.
 
 const DIMS = ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV'];
 const ARRAYS = ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
@@ -14,8 +17,6 @@ const LAYER_KNOWN = new Set(['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV',
 const BACKWARD_KNOWN = new Set([...DIMS, ...ARRAYS, 'causal', 'keyPaddingMask', 'gradOutput', ...FIXTURE_FIELDS, ...GRAD_FIELDS]);
 const FORWARD_KNOWN = new Set(['batch', 'seqLenQ', 'seqLenK', 'query', 'key', 'value', 'keyPaddingMask', ...FLAGS]);
 
-// Element counts are kept below 2^31 so every index fits a wasm32 pointer.
-const MAX_ELEMENTS = 2 ** 31 - 1;
 
 export function describe(value) {
   if (value === null) return 'null';
@@ -51,15 +52,15 @@ export function rejectUnknown(obj, known, where) {
   }
 }
 
-function dimension(args, name, fallback) {
+function dimension(args, name, limits, fallback) {
   const v = args[name];
   if (v === undefined || v === null) {
     if (fallback !== undefined) return fallback;
     throw new TypeError(`${name}: expected an integer >= 1, got ${describe(v)}`);
   }
   if (typeof v !== 'number') throw new TypeError(`${name}: expected an integer >= 1, got ${describe(v)}`);
-  if (!Number.isInteger(v) || v < 1 || v > MAX_ELEMENTS)
-    throw new RangeError(`${name}: expected an integer from 1 to ${MAX_ELEMENTS}, got ${v}`);
+  if (!Number.isInteger(v) || v < 1 || v > limits.maxElements)
+    throw new RangeError(`${name}: expected an integer from 1 to ${limits.maxElements}, got ${v}`);
   return v;
 }
 
@@ -98,9 +99,10 @@ function typedArray(args, name, Type, count, shape, optional) {
   return Object.getPrototypeOf(v) === Type.prototype ? v : new Type(bufferOf.call(v), offsetOf.call(v), length);
 }
 
-function count(name, ...factors) {
+function count(limits, name, ...factors) {
   const n = factors.reduce((a, b) => a * b, 1);
-  if (n > MAX_ELEMENTS) throw new RangeError(`${name}: ${factors.join('×')} = ${n} elements, more than ${MAX_ELEMENTS}`);
+  if (n > limits.maxElements)
+    throw new RangeError(`${name}: ${factors.join('×')} = ${n} elements, more than ${limits.maxElements}`);
   return n;
 }
 
@@ -111,11 +113,11 @@ function checkObject(args, known, where) {
 }
 
 // dModel, numHeads, dK, dV: the shape of a layer's heads.
-function checkHeads(args) {
-  const dModel = dimension(args, 'dModel');
-  const numHeads = dimension(args, 'numHeads');
+function checkHeads(args, limits) {
+  const dModel = dimension(args, 'dModel', limits);
+  const numHeads = dimension(args, 'numHeads', limits);
   const split = (name) => {
-    if (args[name] !== undefined && args[name] !== null) return dimension(args, name);
+    if (args[name] !== undefined && args[name] !== null) return dimension(args, name, limits);
     if (dModel % numHeads !== 0)
       throw new RangeError(
         `numHeads: expected a divisor of dModel (${dModel}) when ${name} is not given, got ${numHeads}; ` +
@@ -127,16 +129,16 @@ function checkHeads(args) {
 }
 
 // wQ … bO, for heads of the given shape.
-function checkWeights(args, { dModel, numHeads, dK, dV }) {
+function checkWeights(args, { dModel, numHeads, dK, dV }, limits) {
   const F = Float32Array;
   const hk = `numHeads*dK=${numHeads * dK}`;
   const hv = `numHeads*dV=${numHeads * dV}`;
-  const wQK = count('wQ', dModel, numHeads, dK);
+  const wQK = count(limits, 'wQ', dModel, numHeads, dK);
   return {
     wQ: typedArray(args, 'wQ', F, wQK, `[dModel=${dModel}, ${hk}]`),
     wK: typedArray(args, 'wK', F, wQK, `[dModel=${dModel}, ${hk}]`),
-    wV: typedArray(args, 'wV', F, count('wV', dModel, numHeads, dV), `[dModel=${dModel}, ${hv}]`),
-    wO: typedArray(args, 'wO', F, count('wO', numHeads, dV, dModel), `[${hv}, dModel=${dModel}]`),
+    wV: typedArray(args, 'wV', F, count(limits, 'wV', dModel, numHeads, dV), `[dModel=${dModel}, ${hv}]`),
+    wO: typedArray(args, 'wO', F, count(limits, 'wO', numHeads, dV, dModel), `[${hv}, dModel=${dModel}]`),
     bQ: typedArray(args, 'bQ', F, numHeads * dK, `[${hk}]`, true),
     bK: typedArray(args, 'bK', F, numHeads * dK, `[${hk}]`, true),
     bV: typedArray(args, 'bV', F, numHeads * dV, `[${hv}]`, true),
@@ -145,14 +147,14 @@ function checkWeights(args, { dModel, numHeads, dK, dV }) {
 }
 
 // The activations, masks and flags of one call through heads of the given shape.
-function checkActivations(args, { dModel, numHeads }) {
-  const batch = dimension(args, 'batch', 1);
-  const seqLenQ = dimension(args, 'seqLenQ');
-  const seqLenK = dimension(args, 'seqLenK', seqLenQ);
+function checkActivations(args, { dModel, numHeads }, limits) {
+  const batch = dimension(args, 'batch', limits, 1);
+  const seqLenQ = dimension(args, 'seqLenQ', limits);
+  const seqLenK = dimension(args, 'seqLenK', limits, seqLenQ);
   const F = Float32Array;
-  const query = typedArray(args, 'query', F, count('query', batch, seqLenQ, dModel), `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${dModel}]`);
+  const query = typedArray(args, 'query', F, count(limits, 'query', batch, seqLenQ, dModel), `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${dModel}]`);
   const kvShape = `[batch=${batch}, seqLenK=${seqLenK}, dModel=${dModel}]`;
-  const kvCount = count('key', batch, seqLenK, dModel);
+  const kvCount = count(limits, 'key', batch, seqLenK, dModel);
   let key = typedArray(args, 'key', F, kvCount, kvShape, seqLenK === seqLenQ);
   let value = typedArray(args, 'value', F, kvCount, kvShape, seqLenK === seqLenQ);
   // Self-attention: key and value default to the query, which is copied into wasm once.
@@ -160,13 +162,13 @@ function checkActivations(args, { dModel, numHeads }) {
   if (value === query) value = undefined;
   const call = {
     batch, seqLenQ, seqLenK, query, key, value,
-    keyPaddingMask: typedArray(args, 'keyPaddingMask', Uint8Array, count('keyPaddingMask', batch, seqLenK), `[batch=${batch}, seqLenK=${seqLenK}]`, true),
+    keyPaddingMask: typedArray(args, 'keyPaddingMask', Uint8Array, count(limits, 'keyPaddingMask', batch, seqLenK), `[batch=${batch}, seqLenK=${seqLenK}]`, true),
     causal: flag(args, 'causal'),
     returnAttention: flag(args, 'returnAttention'),
     returnProjections: flag(args, 'returnProjections'),
     returnScores: flag(args, 'returnScores'),
   };
-  if (call.returnAttention || call.returnScores) count('attention', batch, numHeads, seqLenQ, seqLenK);
+  if (call.returnAttention || call.returnScores) count(limits, 'attention', batch, numHeads, seqLenQ, seqLenK);
   if (call.keyPaddingMask) {
     const bad = call.keyPaddingMask.findIndex((m) => m > 1);
     if (bad >= 0)
@@ -180,20 +182,20 @@ function checkActivations(args, { dModel, numHeads }) {
  * Returns the normalized call: every dimension, every array (key and value
  * left out when they are the query).
  */
-export function normalizeArguments(args) {
+export function normalizeArguments(args, limits) {
   checkObject(args, KNOWN, 'multiHeadAttention');
-  const heads = checkHeads(args);
-  return { ...heads, ...checkActivations(args, heads), ...checkWeights(args, heads) };
+  const heads = checkHeads(args, limits);
+  return { ...heads, ...checkActivations(args, heads, limits), ...checkWeights(args, heads, limits) };
 }
 
 /**
  * Checks the arguments of multiHeadAttentionBackward: those of the forward call
  * (no return* flags) plus gradOutput [batch, seqLenQ, dModel].
  */
-export function normalizeBackwardArguments(args) {
+export function normalizeBackwardArguments(args, limits) {
   checkObject(args, BACKWARD_KNOWN, 'multiHeadAttentionBackward');
-  const heads = checkHeads(args);
-  const { returnAttention, returnProjections, returnScores, ...activations } = checkActivations(args, heads);
+  const heads = checkHeads(args, limits);
+  const { returnAttention, returnProjections, returnScores, ...activations } = checkActivations(args, heads, limits);
   // Only when both are left out is the input shared (one gradient, gradQuery).
   // If just one of them is the query, it is passed explicitly, and its gradient
   // comes back separately from gradQuery's.
@@ -202,29 +204,27 @@ export function normalizeBackwardArguments(args) {
     activations.value ??= activations.query;
   }
   const { batch, seqLenQ } = activations;
-  const gradOutput = typedArray(args, 'gradOutput', Float32Array, count('gradOutput', batch, seqLenQ, heads.dModel),
+  const gradOutput = typedArray(args, 'gradOutput', Float32Array, count(limits, 'gradOutput', batch, seqLenQ, heads.dModel),
     `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${heads.dModel}]`);
-  return { ...heads, ...activations, ...checkWeights(args, heads), gradOutput };
+  return { ...heads, ...activations, ...checkWeights(args, heads, limits), gradOutput };
 }
 
 /** Checks the arguments of createLayer: { dModel, numHeads, dK, dV, wQ … bO }. */
-export function normalizeLayerArguments(args) {
+export function normalizeLayerArguments(args, limits) {
   checkObject(args, LAYER_KNOWN, 'createLayer');
-  const heads = checkHeads(args);
-  return { ...heads, ...checkWeights(args, heads) };
+  const heads = checkHeads(args, limits);
+  return { ...heads, ...checkWeights(args, heads, limits) };
 }
 
 /** Checks the arguments of layer.forward, for a layer whose heads have the shape `heads`. */
-export function normalizeForwardArguments(args, heads) {
+export function normalizeForwardArguments(args, heads, limits) {
   checkObject(args, FORWARD_KNOWN, 'forward');
-  return checkActivations(args, heads);
+  return checkActivations(args, heads, limits);
 }
 
 // ---- The tagger trainer (engine.createTrainer) ------------------------------
 
 const TRAINER_KNOWN = new Set(['vocabSize', 'numTags', 'maxLength', 'dModel', 'numHeads', 'mlpHidden', 'learningRate', 'beta1', 'beta2', 'epsilon', 'seed']);
-// Limits of src/core/trainer.cpp.
-const TRAINER_LIMITS = { vocabSize: 65536, numTags: 4096, maxLength: 1024, dModel: 1024, mlpHidden: 4096, batchSize: 65536 };
 
 function integer(args, name, { min, max, fallback }) {
   const v = args[name];
@@ -248,12 +248,13 @@ function real(args, name, { above, below, fallback, inclusiveLow }) {
 }
 
 /**
- * Checks createTrainer's options and fills in the defaults (the issue-7
- * experiment's: dModel 16, one head, no MLP, Adam with lr 0.01, seed 1).
+ * Checks createTrainer's options and fills in the defaults (dModel 16, one
+ * head, no MLP, Adam with lr 0.01, seed 1). `limits`: the engine's
+ * limits.trainer (TrainerLimits in src/train/trainer.hpp).
  */
-export function normalizeTrainerOptions(args) {
+export function normalizeTrainerOptions(args, limits) {
   checkObject(args, TRAINER_KNOWN, 'createTrainer');
-  const L = TRAINER_LIMITS;
+  const L = limits;
   const dModel = integer(args, 'dModel', { min: 1, max: L.dModel, fallback: 16 });
   const numHeads = integer(args, 'numHeads', { min: 1, max: dModel, fallback: 1 });
   if (dModel % numHeads !== 0)
@@ -285,13 +286,15 @@ function idList(value, name) {
  * the trainer's layout: tokens and tags [count, maxLength], lengths [count].
  * Tags are required when `needTags`; -1 marks a token without loss.
  */
-export function normalizeSentences(args, config, where, needTags) {
+export function normalizeSentences(args, config, where, needTags, limits) {
   checkObject(args, new Set(where === 'evaluate' ? ['sentences', 'returnAttention'] : ['sentences']), where);
   const { sentences } = args;
   if (!Array.isArray(sentences) || sentences.length === 0)
     throw new TypeError(`sentences: expected a non-empty Array of { tokens${needTags ? ', tags' : ', tags?'} }, got ${describe(sentences)}`);
-  if (sentences.length * config.maxLength > MAX_ELEMENTS)
-    throw new RangeError(`sentences: ${sentences.length} sentences of maxLength ${config.maxLength} are more than ${MAX_ELEMENTS} slots`);
+  if (sentences.length * config.maxLength > limits.maxElements)
+    throw new RangeError(
+      `sentences: ${sentences.length} sentences of maxLength ${config.maxLength} are more than ${limits.maxElements} slots`,
+    );
   const L = config.maxLength;
   const count = sentences.length;
   const tokens = new Int32Array(count * L);
@@ -329,27 +332,21 @@ export function normalizeSentences(args, config, where, needTags) {
   return { count, tokens, lengths, tags, returnAttention: where === 'evaluate' ? flag(args, 'returnAttention') : undefined };
 }
 
-/** Checks trainer.train's { steps, batchSize }. */
-export function normalizeTrainArguments(args) {
+/** Checks trainer.train's { steps, batchSize } against the engine's limits.trainer. */
+export function normalizeTrainArguments(args, limits) {
   checkObject(args, new Set(['steps', 'batchSize']), 'train');
   return {
-    steps: integer(args, 'steps', { min: 1, max: 1e6 }),
-    batchSize: integer(args, 'batchSize', { min: 1, max: TRAINER_LIMITS.batchSize, fallback: 32 }),
+    steps: integer(args, 'steps', { min: 1, max: limits.steps }),
+    batchSize: integer(args, 'batchSize', { min: 1, max: limits.batchSize, fallback: 32 }),
   };
 }
 
-/** The trainer's parameters and their shapes [rows, cols], in the engine's order (src/core/trainer.cpp). */
-export function trainerParameterShapes({ vocabSize, numTags, dModel: D, mlpHidden: F }) {
-  const shapes = { embedding: [vocabSize, D] };
-  for (const x of ['Q', 'K', 'V']) Object.assign(shapes, { [`w${x}`]: [D, D], [`b${x}`]: [1, D] });
-  Object.assign(shapes, { wO: [D, D], bO: [1, D] });
-  if (F) Object.assign(shapes, { w1: [D, F], b1: [1, F], w2: [F, D], b2: [1, D] });
-  return Object.assign(shapes, { wC: [D, numTags], bC: [1, numTags] });
-}
-
-/** Checks trainer.setParameters' { name: Float32Array } (any subset of the parameters). */
-export function normalizeParameters(args, config) {
-  const shapes = trainerParameterShapes(config);
+/**
+ * Checks trainer.setParameters' { name: Float32Array } (any subset of the
+ * parameters) against `shapes`, { name: [rows, cols] } as the engine lays the
+ * model out (parameter_layout() in src/train/trainer.cpp).
+ */
+export function normalizeParameters(args, shapes) {
   checkObject(args, new Set(Object.keys(shapes)), 'setParameters');
   const values = {};
   for (const [name, [rows, cols]] of Object.entries(shapes)) {

@@ -188,7 +188,7 @@ TEST(Gemm, EveryTailAgainstANaiveProduct) {
             for (auto* v : {&A, &B, &bias, &C})
               for (auto& x : *v) x = u(rng);
             std::vector<float> packed(mha::packed_size(K, N));
-            mha::pack(K, N, B.data(), N, packed.data());
+            mha::pack_kn(K, N, B.data(), N, packed.data());
             std::vector<double> want(M * (N + 3));
             for (std::size_t i = 0; i < M; ++i)
               for (std::size_t j = 0; j < N + 3; ++j) {

@@ -1,9 +1,9 @@
-// The tagger trainer (src/core/trainer.hpp) against a float64 reference of
+// The tagger trainer (src/train/trainer.hpp) against a float64 reference of
 // the same model written here from its definition, one sentence at a time
 // (no padding, no shards), with gradients taken by central finite
 // differences of that reference: nothing is shared with the code under test
 // but the parameter names.
-#include "trainer.hpp"
+#include "../../src/train/trainer.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes tests/fixtures/train/*.json: a few Adam steps of the trainer's tagger
-(src/core/trainer.hpp) done by PyTorch in float64, for the Jest trainer tests.
+(src/train/trainer.hpp) done by PyTorch in float64, for the Jest trainer tests.
 Needs Debian's python3-torch and python3-numpy, hence /usr/bin/python3:
 
     /usr/bin/python3 tests/tools/make_trainer_fixtures.py
@@ -63,7 +63,7 @@ class Tagger(torch.nn.Module):
             h = h + self.mlp(h)
         return self.classifier(h)
 
-    # The trainer's names and layout (src/core/trainer.cpp) <-> the modules' tensors.
+    # The trainer's names and layout (src/train/trainer.cpp) <-> the modules' tensors.
     def ours(self):
         D = self.embedding.embedding_dim
         w, b = self.attention.in_proj_weight, self.attention.in_proj_bias

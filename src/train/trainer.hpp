@@ -1,6 +1,7 @@
-// A tiny Transformer tagger, trained in the engine (issue 7): the experiment
-// of the page's "Train it yourself" view, where a learner sees one head fall
-// short where two succeed.
+// A tiny Transformer tagger trained in the engine, for the page's "Train it
+// yourself" view (one head against two on the same data). Built only into
+// the training builds (mha-train-*) and the native tests; the core
+// (src/core) does not know it.
 //
 //   x_t      = E[token_t] + P_t                  E learned, P sinusoidal (fixed)
 //   h_t      = x_t + MultiHeadAttention(x)_t     self-attention, padding masked
@@ -24,9 +25,17 @@
 #include <string>
 #include <vector>
 
-#include "attention.hpp"
+#include "../core/attention.hpp"
 
 namespace mha {
+
+// The trainer's limits, defined here only: Trainer checks them, the bindings
+// export them (limits().trainer) and src/js checks them first with its own
+// messages. They keep every buffer of a trainer far below kMaxElements.
+struct TrainerLimits {
+  static constexpr std::size_t vocabSize = 65536, numTags = 4096, maxLength = 1024, dModel = 1024,
+                               mlpHidden = 4096, batchSize = 65536, steps = 1000000;
+};
 
 struct TrainerConfig {
   std::size_t vocabSize = 0;  // rows of the token embedding E
@@ -56,11 +65,31 @@ struct Evaluation {
   float* attention = nullptr;          // [count, numHeads, maxLength, maxLength]
 };
 
-// One named parameter in the flat parameter vector.
-struct Tensor {
-  const char* name;  // "embedding", "wQ", "bQ", …, "wC", "bC"
-  std::size_t offset, rows, cols;
+// Named pointers to every parameter (or every gradient) of the model, into
+// one flat vector laid out by parameter_layout(); w1 … b2 are null without
+// the MLP.
+struct Parameters {
+  float *embedding, *wQ, *bQ, *wK, *bK, *wV, *bV, *wO, *bO, *w1, *b1, *w2, *b2, *wC, *bC;
 };
+
+// One parameter: its name (as src/js sees it), place and shape [rows, cols]
+// in the flat vector, and its initialisation: N(0, 1) when `normal`, else
+// U(±bound).
+struct Tensor {
+  const char* name;
+  float* Parameters::*field;
+  std::size_t offset, rows, cols;
+  bool normal;
+  double bound;
+};
+
+// The parameters of a model of `config`, in their order in the flat vector:
+// the one place that order, the names, the shapes and the initialisation are
+// written (the bindings export it to src/js as parameterShapes()).
+std::vector<Tensor> parameter_layout(const TrainerConfig& config);
+
+// Points every field of a Parameters at its tensor in `base`.
+Parameters point_parameters(const std::vector<Tensor>& layout, float* base);
 
 class Trainer {
  public:

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
-#include "backward.hpp"
-#include "pack.hpp"
+#include "../core/backward.hpp"
+#include "../core/pack.hpp"
 
 namespace mha {
 namespace {
@@ -35,13 +36,13 @@ struct Dense {
   void product(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* W, const float* bias,
                float* C) {
     packed.resize(packed_size(K, N));
-    pack(K, N, W, N, packed.data());
+    pack_kn(K, N, W, N, packed.data());
     kern.gemm(M, N, K, A, K, packed.data(), K * kPanel, bias, false, C, N);
   }
   // C [M, N] += A [M, K] · W [N, K]ᵀ.
   void add_product_transposed(std::size_t M, std::size_t N, std::size_t K, const float* A, const float* W, float* C) {
     packed.resize(packed_size(K, N));
-    pack_transposed(K, N, W, K, packed.data());
+    pack_nk(K, N, W, K, packed.data());
     kern.gemm(M, N, K, A, K, packed.data(), K * kPanel, nullptr, true, C, N);
   }
   // G [K, N] += A [M, K]ᵀ · D [M, N] and, when given, g [N] += Σ_rows D: the
@@ -52,7 +53,7 @@ struct Dense {
     for (std::size_t m = 0; m < M; ++m)
       for (std::size_t k = 0; k < K; ++k) transposed[k * M + m] = A[m * K + k];
     packed.resize(packed_size(M, N));
-    pack(M, N, D, N, packed.data());
+    pack_kn(M, N, D, N, packed.data());
     kern.gemm(K, N, M, transposed.data(), M, packed.data(), M * kPanel, nullptr, true, G, N);
     if (g)
       for (std::size_t m = 0; m < M; ++m)
@@ -60,14 +61,47 @@ struct Dense {
   }
 };
 
-std::size_t check_dim(std::size_t value, const char* name, std::size_t most) {
-  if (value < 1 || value > most)
-    throw ArgumentError(std::string(name) + ": expected an integer from 1 to " + decimal(most) + ", got " +
-                        decimal(value));
-  return value;
-}
 
 }  // namespace
+
+std::vector<Tensor> parameter_layout(const TrainerConfig& c) {
+  const std::size_t D = c.dModel, T = c.numTags, F = c.mlpHidden;
+  // PyTorch's initialisation of the same modules: nn.Embedding N(0, 1);
+  // nn.MultiheadAttention xavier-uniform over its stacked [3·dModel, dModel]
+  // input projection, zero biases, out_proj U(±1/√dModel) with zero bias;
+  // nn.Linear U(±1/√fan_in) for weight and bias.
+  const double xavier = std::sqrt(6.0 / double(4 * D)), linear = 1.0 / std::sqrt(double(D));
+  const double second = F ? 1.0 / std::sqrt(double(F)) : 0.0;
+  std::vector<Tensor> layout = {{"embedding", &Parameters::embedding, 0, c.vocabSize, D, true, 0},
+                                {"wQ", &Parameters::wQ, 0, D, D, false, xavier},
+                                {"bQ", &Parameters::bQ, 0, 1, D, false, 0},
+                                {"wK", &Parameters::wK, 0, D, D, false, xavier},
+                                {"bK", &Parameters::bK, 0, 1, D, false, 0},
+                                {"wV", &Parameters::wV, 0, D, D, false, xavier},
+                                {"bV", &Parameters::bV, 0, 1, D, false, 0},
+                                {"wO", &Parameters::wO, 0, D, D, false, linear},
+                                {"bO", &Parameters::bO, 0, 1, D, false, 0}};
+  if (F) {
+    layout.push_back({"w1", &Parameters::w1, 0, D, F, false, linear});
+    layout.push_back({"b1", &Parameters::b1, 0, 1, F, false, linear});
+    layout.push_back({"w2", &Parameters::w2, 0, F, D, false, second});
+    layout.push_back({"b2", &Parameters::b2, 0, 1, D, false, second});
+  }
+  layout.push_back({"wC", &Parameters::wC, 0, D, T, false, linear});
+  layout.push_back({"bC", &Parameters::bC, 0, 1, T, false, linear});
+  std::size_t offset = 0;
+  for (Tensor& t : layout) {
+    t.offset = offset;
+    offset += t.rows * t.cols;
+  }
+  return layout;
+}
+
+Parameters point_parameters(const std::vector<Tensor>& layout, float* base) {
+  Parameters p{};
+  for (const Tensor& t : layout) p.*(t.field) = base + t.offset;
+  return p;
+}
 
 // One thread's buffers and its own single-threaded attention engine (the
 // shards already share the pool's threads).
@@ -81,62 +115,37 @@ struct Trainer::Workspace {
 };
 
 Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine_(engine) {
-  check_dim(c.vocabSize, "vocabSize", 1 << 16);
-  check_dim(c.numTags, "numTags", 1 << 12);
-  check_dim(c.maxLength, "maxLength", 1024);
-  check_dim(c.dModel, "dModel", 1024);
+  using Limits = TrainerLimits;
+  check_dim(c.vocabSize, "vocabSize", Limits::vocabSize);
+  check_dim(c.numTags, "numTags", Limits::numTags);
+  check_dim(c.maxLength, "maxLength", Limits::maxLength);
+  check_dim(c.dModel, "dModel", Limits::dModel);
   check_dim(c.numHeads, "numHeads", c.dModel);
   if (c.dModel % c.numHeads != 0)
     throw ArgumentError("numHeads: expected a divisor of dModel " + decimal(c.dModel) + ", got " + decimal(c.numHeads));
-  if (c.mlpHidden > 4096) throw ArgumentError("mlpHidden: expected an integer from 0 to 4096, got " + decimal(c.mlpHidden));
-  const auto finite_positive = [](float x) { return x > 0 && x < INFINITY; };
+  check_dim(c.mlpHidden, "mlpHidden", Limits::mlpHidden, 0);
+  const auto finite_positive = [](float x) { return x > 0 && x <= std::numeric_limits<float>::max(); };
   if (!finite_positive(c.learningRate)) throw ArgumentError("learningRate: expected a finite number > 0");
   if (!(c.beta1 >= 0 && c.beta1 < 1)) throw ArgumentError("beta1: expected a number in [0, 1)");
   if (!(c.beta2 >= 0 && c.beta2 < 1)) throw ArgumentError("beta2: expected a number in [0, 1)");
   if (!finite_positive(c.epsilon)) throw ArgumentError("epsilon: expected a finite number > 0");
 
-  const std::size_t D = c.dModel, T = c.numTags, F = c.mlpHidden;
-  std::size_t offset = 0;
-  const auto add = [&](const char* name, std::size_t rows, std::size_t cols) {
-    tensors_.push_back({name, offset, rows, cols});
-    offset += rows * cols;
-  };
-  add("embedding", c.vocabSize, D);
-  for (const char* name : {"wQ", "bQ", "wK", "bK", "wV", "bV"}) add(name, name[0] == 'w' ? D : 1, D);
-  add("wO", D, D);
-  add("bO", 1, D);
-  if (F) {
-    add("w1", D, F);
-    add("b1", 1, F);
-    add("w2", F, D);
-    add("b2", 1, D);
-  }
-  add("wC", D, T);
-  add("bC", 1, T);
-  params_.assign(offset, 0.0f);
-  grads_.assign(offset, 0.0f);
-  m_.assign(offset, 0.0f);
-  v_.assign(offset, 0.0f);
+  const std::size_t D = c.dModel;
+  tensors_ = parameter_layout(c);
+  const std::size_t total = tensors_.back().offset + tensors_.back().rows * tensors_.back().cols;
+  params_.assign(total, 0.0f);
+  grads_.assign(total, 0.0f);
+  m_.assign(total, 0.0f);
+  v_.assign(total, 0.0f);
 
-  // PyTorch's initialisation of the same modules: nn.Embedding N(0, 1);
-  // nn.MultiheadAttention xavier-uniform over its stacked [3·dModel, dModel]
-  // input projection, zero biases, out_proj U(±1/√dModel) with zero bias;
-  // nn.Linear U(±1/√fan_in) for weight and bias.
   std::uint64_t random = c.seed;
   for (const Tensor& t : tensors_) {
     float* p = params_.data() + t.offset;
-    const std::string name = t.name;
     const std::size_t n = t.rows * t.cols;
-    double bound = 0;
-    if (name == "embedding") {
+    if (t.normal)
       for (std::size_t i = 0; i < n; ++i) p[i] = normal(random);
-      continue;
-    }
-    if (name == "wQ" || name == "wK" || name == "wV") bound = std::sqrt(6.0 / double(4 * D));
-    else if (name == "wO") bound = 1.0 / std::sqrt(double(D));
-    else if (name == "w1" || name == "b1" || name == "wC" || name == "bC") bound = 1.0 / std::sqrt(double(D));
-    else if (name == "w2" || name == "b2") bound = 1.0 / std::sqrt(double(F));
-    for (std::size_t i = 0; i < n; ++i) p[i] = float((2 * uniform(random) - 1) * bound);
+    else
+      for (std::size_t i = 0; i < n; ++i) p[i] = float((2 * uniform(random) - 1) * t.bound);
   }
   random_ = random;
 
@@ -210,7 +219,7 @@ void Trainer::set_parameter(const std::string& name, const float* data, std::siz
 
 float Trainer::step(std::size_t batchSize) {
   if (count_ == 0) throw ArgumentError("train: no training data; call setData first");
-  check_dim(batchSize, "batchSize", 1 << 16);
+  check_dim(batchSize, "batchSize", TrainerLimits::batchSize);
   const std::size_t L = config_.maxLength;
   batchTokens_.resize(batchSize * L);
   batchTags_.resize(batchSize * L);
@@ -325,11 +334,9 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
   for (std::size_t i = 0; i < count; ++i) L = std::max(L, std::size_t(s.lengths[first + i]));
   const std::size_t rows = count * L;
   Dense dense{w.attention.kernels(), w.packed, w.transposed};
-  const auto param = [&](std::size_t index) { return params_.data() + tensors_[index].offset; };
-  const auto grad = [&](std::size_t index) { return grads + tensors_[index].offset; };
-  // Tensor indices, in the order the constructor lays them out.
-  const std::size_t E = 0, WQ = 1, BQ = 2, WK = 3, BK = 4, WV = 5, BV = 6, WO = 7, BO = 8;
-  const std::size_t W1 = 9, B1 = 10, W2 = 11, B2 = 12, WC = F ? 13 : 9, BC = WC + 1;
+  // The parameters and, when training, their gradients, by name.
+  const Parameters param = point_parameters(tensors_, const_cast<float*>(params_.data()));
+  const Parameters grad = grads ? point_parameters(tensors_, grads) : Parameters{};
   const auto valid = [&](std::size_t row) { return row % L < std::size_t(s.lengths[first + row / L]); };
   const auto slot = [&](std::size_t row) { return (first + row / L) * stride + row % L; };
 
@@ -339,7 +346,7 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
   for (std::size_t row = 0; row < rows; ++row) {
     w.mask[row] = !valid(row);
     if (!valid(row)) continue;
-    const float* e = param(E) + std::size_t(s.tokens[slot(row)]) * D;
+    const float* e = param.embedding + std::size_t(s.tokens[slot(row)]) * D;
     const float* p = positions_.data() + (row % L) * D;
     for (std::size_t i = 0; i < D; ++i) w.x[row * D + i] = e[i] + p[i];
   }
@@ -349,8 +356,8 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
   const Dims dims{count, L, L, D, H, D / H, D / H};
   Inputs in;
   in.query = in.key = in.value = w.x.data();
-  in.wQ = param(WQ), in.wK = param(WK), in.wV = param(WV), in.wO = param(WO);
-  in.bQ = param(BQ), in.bK = param(BK), in.bV = param(BV), in.bO = param(BO);
+  in.wQ = param.wQ, in.wK = param.wK, in.wV = param.wV, in.wO = param.wO;
+  in.bQ = param.bQ, in.bK = param.bK, in.bV = param.bV, in.bO = param.bO;
   in.keyPaddingMask = w.mask.data();
   double loss = 0;
   auto above_attention = [&](const float* a) -> const float* {
@@ -363,16 +370,16 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
       w.z.resize(rows * F);
       w.r.resize(rows * F);
       w.out.resize(rows * D);
-      dense.product(rows, F, D, w.h.data(), param(W1), param(B1), w.z.data());
+      dense.product(rows, F, D, w.h.data(), param.w1, param.b1, w.z.data());
       for (std::size_t i = 0; i < rows * F; ++i) w.r[i] = w.z[i] > 0 ? w.z[i] : 0.0f;
-      dense.product(rows, D, F, w.r.data(), param(W2), param(B2), w.out.data());
+      dense.product(rows, D, F, w.r.data(), param.w2, param.b2, w.out.data());
       for (std::size_t i = 0; i < rows * D; ++i) w.out[i] += w.h[i];
       top = w.out.data();
     }
 
     // Logits, softmax, loss.
     w.logits.resize(rows * T);
-    dense.product(rows, T, D, top, param(WC), param(BC), w.logits.data());
+    dense.product(rows, T, D, top, param.wC, param.bC, w.logits.data());
     if (grads) w.dLogits.assign(rows * T, 0.0f);
     for (std::size_t row = 0; row < rows; ++row) {
       float* l = w.logits.data() + row * T;
@@ -394,18 +401,18 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
     if (!grads) return nullptr;
 
     // Backward, from the loss down to h.
-    dense.add_weight_gradient(rows, T, D, top, w.dLogits.data(), grad(WC), grad(BC));
+    dense.add_weight_gradient(rows, T, D, top, w.dLogits.data(), grad.wC, grad.bC);
     w.dOut.assign(rows * D, 0.0f);
-    dense.add_product_transposed(rows, D, T, w.dLogits.data(), param(WC), w.dOut.data());
+    dense.add_product_transposed(rows, D, T, w.dLogits.data(), param.wC, w.dOut.data());
     w.dH = w.dOut;  // the residual around the MLP
     if (F) {
-      dense.add_weight_gradient(rows, D, F, w.r.data(), w.dOut.data(), grad(W2), grad(B2));
+      dense.add_weight_gradient(rows, D, F, w.r.data(), w.dOut.data(), grad.w2, grad.b2);
       w.dz.assign(rows * F, 0.0f);
-      dense.add_product_transposed(rows, F, D, w.dOut.data(), param(W2), w.dz.data());
+      dense.add_product_transposed(rows, F, D, w.dOut.data(), param.w2, w.dz.data());
       for (std::size_t i = 0; i < rows * F; ++i)
         if (!(w.z[i] > 0)) w.dz[i] = 0.0f;
-      dense.add_weight_gradient(rows, F, D, w.h.data(), w.dz.data(), grad(W1), grad(B1));
-      dense.add_product_transposed(rows, D, F, w.dz.data(), param(W1), w.dH.data());
+      dense.add_weight_gradient(rows, F, D, w.h.data(), w.dz.data(), grad.w1, grad.b1);
+      dense.add_product_transposed(rows, D, F, w.dz.data(), param.w1, w.dH.data());
     }
     return w.dH.data();
   };
@@ -436,15 +443,15 @@ double Trainer::run_shard(const Sentences& s, std::size_t first, std::size_t cou
   Gradients g;
   w.dX.resize(rows * D);
   g.query = w.dX.data();
-  g.wQ = grad(WQ), g.wK = grad(WK), g.wV = grad(WV), g.wO = grad(WO);
-  g.bQ = grad(BQ), g.bK = grad(BK), g.bV = grad(BV), g.bO = grad(BO);
+  g.wQ = grad.wQ, g.wK = grad.wK, g.wV = grad.wV, g.wO = grad.wO;
+  g.bQ = grad.bQ, g.bK = grad.bK, g.bV = grad.bV, g.bO = grad.bO;
   using Above = decltype(above_attention);
   const auto gradient_of = [](void* above, const float* a) { return (*static_cast<Above*>(above))(a); };
   w.backward.backward(dims, in, gradient_of, &above_attention, g);
   // x feeds attention and, through the residual, h: both gradients reach the embedding rows.
   for (std::size_t row = 0; row < rows; ++row) {
     if (!valid(row)) continue;
-    float* e = grad(E) + std::size_t(s.tokens[slot(row)]) * D;
+    float* e = grad.embedding + std::size_t(s.tokens[slot(row)]) * D;
     for (std::size_t i = 0; i < D; ++i) e[i] += w.dH[row * D + i] + w.dX[row * D + i];
   }
   return loss;

@@ -1,0 +1,86 @@
+// What every binding shares: reading JS arguments (already checked by
+// src/js/validate.mjs), copying typed arrays into and out of wasm memory, and
+// turning C++ errors into JS RangeErrors. Nothing outside src/bindings knows
+// Emscripten.
+#pragma once
+
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstddef>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "../core/common.hpp"
+
+namespace mha::bindings {
+
+using emscripten::val;
+
+// Buffers above this size are given back after the call that needed them, so
+// one huge call does not keep its memory; smaller ones are reused.
+constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
+
+// args[name] as a dimension in [1, kMaxElements].
+std::size_t dim(const val& args, const char* name);
+
+// Copies src (a typed array of exactly `count` elements) into `buffer`;
+// returns null when src is absent and optional.
+template <typename T>
+const T* copy_in(const val& src, const char* name, std::size_t count, std::vector<T>& buffer, bool optional) {
+  if (src.isUndefined() || src.isNull()) {
+    if (optional) return nullptr;
+    throw ArgumentError(std::string(name) + ": required");
+  }
+  const std::size_t length = src["length"].as<std::size_t>();
+  if (length != count)
+    throw ArgumentError(std::string(name) + ": expected " + decimal(count) + " elements, got " + decimal(length));
+  buffer.resize(count);
+  // The view is made after resize: memory growth would detach an older one.
+  val(emscripten::typed_memory_view(count, buffer.data())).call<void>("set", src);
+  return buffer.data();
+}
+
+// A new JS typed array (Float32Array, Int32Array …) holding a copy of data[0, count).
+template <typename T>
+val copy_out(const T* data, std::size_t count, const char* type = "Float32Array") {
+  val out = val::global(type).new_(count);
+  out.call<void>("set", val(emscripten::typed_memory_view(count, data)));
+  return out;
+}
+
+template <typename T>
+void trim(std::vector<T>& v) {
+  if (v.capacity() * sizeof(T) > kKeepBytes) std::vector<T>().swap(v);
+}
+
+// Throws a JS RangeError with `message`. Called only when no C++ object of
+// the call is alive: a JS exception unwinds wasm frames without running C++
+// destructors.
+[[noreturn]] void throw_range_error(const char* message);
+
+// Runs `body`, turning any C++ error into a JS RangeError. The message is
+// kept in a fixed buffer, so that nothing on the heap is alive at the throw.
+template <typename Body>
+val guarded(const Body& body) {
+  static thread_local char message[1024];
+  // (Not snprintf: it would pull printf's formatting code into the .wasm.)
+  const auto keep = [](const char* text) {
+    std::size_t n = 0;
+    for (; text[n] && n + 1 < sizeof message; ++n) message[n] = text[n];
+    message[n] = '\0';
+  };
+  {
+    try {
+      return body();
+    } catch (const std::bad_alloc&) {
+      keep("out of memory: the arrays of this call do not fit the WebAssembly memory");
+    } catch (const std::exception& e) {
+      keep(e.what());
+    }
+  }
+  throw_range_error(message);
+}
+
+}  // namespace mha::bindings

@@ -1,0 +1,263 @@
+// The engine's bindings: Engine (one-shot calls, the backward pass, memory
+// statistics), its buffers and its memory budget. engine.cpp binds it with
+// Layer; the trainer's bindings (trainer.cpp) run on an Engine too.
+#pragma once
+
+#include <emscripten/heap.h>
+#include <malloc.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../core/attention.hpp"
+#include "../core/backward.hpp"
+#include "convert.hpp"
+
+namespace mha::bindings {
+
+// Copies of a call's weights (wQ … bO of `source`) in wasm memory.
+struct WeightBuffers {
+  std::vector<float> wQ, wK, wV, wO, bQ, bK, bV, bO;
+
+  void copy(const val& source, const Sizes& s, Inputs& in) {
+    in.wQ = copy_in(source["wQ"], "wQ", s.wQ, wQ, false);
+    in.wK = copy_in(source["wK"], "wK", s.wK, wK, false);
+    in.wV = copy_in(source["wV"], "wV", s.wV, wV, false);
+    in.wO = copy_in(source["wO"], "wO", s.wO, wO, false);
+    in.bQ = copy_in(source["bQ"], "bQ", s.bQ, bQ, true);
+    in.bK = copy_in(source["bK"], "bK", s.bK, bK, true);
+    in.bV = copy_in(source["bV"], "bV", s.bV, bV, true);
+    in.bO = copy_in(source["bO"], "bO", s.bO, bO, true);
+  }
+  std::vector<std::vector<float>*> all() { return {&wQ, &wK, &wV, &wO, &bQ, &bK, &bV, &bO}; }
+};
+
+// The activations of one call, as the JS side passes them.
+struct Activations {
+  Dims dims;
+  bool causal = false, wantAttention = false, wantProjections = false, wantScores = false;
+  val query = val::undefined(), key = val::undefined(), value = val::undefined(), mask = val::undefined();
+
+  // From a normalized call object (validate.mjs); the return* flags only when `withFlags`.
+  static Activations from(const val& args, bool withFlags) {
+    Activations a;
+    a.dims = {dim(args, "batch"), dim(args, "seqLenQ"), dim(args, "seqLenK"), dim(args, "dModel"),
+              dim(args, "numHeads"), dim(args, "dK"),    dim(args, "dV")};
+    a.causal = args["causal"].as<bool>();
+    if (withFlags) {
+      a.wantAttention = args["returnAttention"].as<bool>();
+      a.wantProjections = args["returnProjections"].as<bool>();
+      a.wantScores = args["returnScores"].as<bool>();
+    }
+    a.query = args["query"];
+    a.key = args["key"];
+    a.value = args["value"];
+    a.mask = args["keyPaddingMask"];
+    return a;
+  }
+};
+
+class Engine {
+ public:
+  explicit Engine(unsigned threads) : attention_(threads), backward_(attention_) {}
+
+  // One call with its weights (packed for this call only).
+  val multiHeadAttention(const val& args) {
+    return guarded([&] { return run(Activations::from(args, true), nullptr, &args); });
+  }
+
+  // `weights` packed beforehand (a Layer), or null with `weightArgs` to copy.
+  val run(const Activations& a, const PackedWeights* weights, const val* weightArgs) {
+    const Dims& d = a.dims;
+    // The scores come with the weights' path: the weights are computed (into
+    // weights_) even when only the scores are returned.
+    const bool computeAttention = a.wantAttention || a.wantScores;
+    const Sizes s = sizes_of(d, computeAttention);
+    check_fits(a, s, weights == nullptr);
+    Inputs in = copyActivations(a, s);
+    if (weightArgs) weightBuffers_.copy(*weightArgs, s, in);
+
+    output_.resize(s.output);
+    weights_.resize(computeAttention ? s.attention : 0);
+    Outputs out{output_.data(), computeAttention ? weights_.data() : nullptr};
+    if (a.wantScores) {
+      scores_.resize(s.attention);
+      out.scores = scores_.data();
+    }
+    const std::size_t nq = d.batch * d.seqLenQ * d.numHeads * d.dK, nk = d.batch * d.seqLenK * d.numHeads * d.dK;
+    const std::size_t nv = d.batch * d.seqLenK * d.numHeads * d.dV, nc = d.batch * d.seqLenQ * d.numHeads * d.dV;
+    if (a.wantProjections) {
+      projections_.resize(nq + nk + nv + nc);
+      out.Q = projections_.data();
+      out.K = out.Q + nq;
+      out.V = out.K + nk;
+      out.concat = out.V + nv;
+    }
+    if (weights)
+      attention_.forward(d, *weights, in, out);
+    else
+      attention_.forward(d, in, out);
+
+    val result = val::object();
+    result.set("output", copy_out(output_.data(), s.output));
+    if (a.wantAttention) result.set("attention", copy_out(weights_.data(), s.attention));
+    if (a.wantScores) result.set("scores", copy_out(scores_.data(), s.attention));
+    if (a.wantProjections) {
+      val projections = val::object();
+      projections.set("Q", copy_out(out.Q, nq));
+      projections.set("K", copy_out(out.K, nk));
+      projections.set("V", copy_out(out.V, nv));
+      projections.set("concat", copy_out(out.concat, nc));
+      result.set("projections", projections);
+    }
+    trimBuffers();
+    return result;
+  }
+
+  // Gradients of sum(gradOutput ⊙ output) for every input, weight and given
+  // bias of the same call (the forward is recomputed, nothing is kept).
+  val multiHeadAttentionBackward(const val& args) {
+    return guarded([&] {
+      Activations a = Activations::from(args, false);
+      const Dims& d = a.dims;
+      // The recomputed forward keeps the attention weights: counted as wanted.
+      a.wantAttention = true;
+      const Sizes s = sizes_of(d, true);
+      const bool self = (a.key.isUndefined() || a.key.isNull()) && (a.value.isUndefined() || a.value.isNull());
+      const double gradients = double(s.query) + double(s.key) + double(s.value) + double(s.wQ) + double(s.wK) +
+                               double(s.wV) + double(s.wO) + double(s.bQ + s.bK + s.bV + s.bO);
+      check_fits(a, s, true, gradients + double(s.output) + backward_.scratch_bytes_for(d, self) / 4);
+
+      Inputs in = copyActivations(a, s);
+      weightBuffers_.copy(args, s, in);
+      const float* gradOutput = copy_in(args["gradOutput"], "gradOutput", s.output, output_, false);
+
+      // One buffer for every gradient, laid out in this order.
+      struct Part {
+        const char* name;
+        std::size_t count;
+        bool wanted;
+      };
+      const Part parts[] = {{"gradQuery", s.query, true},     {"gradKey", s.key, !self},    {"gradValue", s.value, !self},
+                            {"gradWQ", s.wQ, true},           {"gradWK", s.wK, true},       {"gradWV", s.wV, true},
+                            {"gradWO", s.wO, true},           {"gradBQ", s.bQ, in.bQ != nullptr},
+                            {"gradBK", s.bK, in.bK != nullptr}, {"gradBV", s.bV, in.bV != nullptr},
+                            {"gradBO", s.bO, in.bO != nullptr}};
+      std::size_t total = 0;
+      for (const Part& p : parts) total += p.wanted ? p.count : 0;
+      weights_.resize(total);
+      float* at[11] = {};
+      float* next = weights_.data();
+      for (std::size_t i = 0; i < 11; ++i)
+        if (parts[i].wanted) {
+          at[i] = next;
+          next += parts[i].count;
+        }
+      Gradients g;
+      g.query = at[0];
+      g.key = at[1];
+      g.value = at[2];
+      g.wQ = at[3];
+      g.wK = at[4];
+      g.wV = at[5];
+      g.wO = at[6];
+      g.bQ = at[7];
+      g.bK = at[8];
+      g.bV = at[9];
+      g.bO = at[10];
+      backward_.backward(d, in, gradOutput, g);
+
+      val result = val::object();
+      for (std::size_t i = 0; i < 11; ++i)
+        if (at[i]) result.set(parts[i].name, copy_out(at[i], parts[i].count));
+      trimBuffers();
+      if (backward_.scratch_bytes() > kKeepBytes) backward_.release();
+      return result;
+    });
+  }
+
+  // { heapBytes, inUseBytes, scratchBytes }: the wasm heap, what malloc has
+  // handed out of it, and how much of that the engine keeps between calls.
+  val memoryStats() {
+    val stats = val::object();
+    stats.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
+    stats.set("inUseBytes", static_cast<double>(mallinfo().uordblks));
+    stats.set("scratchBytes", static_cast<double>(keptBytes()));
+    return stats;
+  }
+
+  std::string kernels() const { return attention_.kernels().name; }
+  unsigned threads() const { return static_cast<unsigned>(attention_.threads()); }
+  // The engine's threads, for a Trainer.
+  Attention& attention() { return attention_; }
+
+ private:
+  // Copies the activations and masks of a call into wasm memory.
+  Inputs copyActivations(const Activations& a, const Sizes& s) {
+    Inputs in;
+    in.query = copy_in(a.query, "query", s.query, query_, false);
+    in.key = copy_in(a.key, "key", s.key, key_, true);
+    in.value = copy_in(a.value, "value", s.value, value_, true);
+    // A missing key or value stays null: the core's default_key_value() applies the rule.
+    in.keyPaddingMask = copy_in(a.mask, "keyPaddingMask", s.keyPaddingMask, mask_, true);
+    in.causal = a.causal;
+    return in;
+  }
+
+  // Refuses, before allocating anything, a call whose buffers cannot fit the
+  // wasm memory's limit, so that it fails cleanly instead of half-way.
+  // `extraFloats`: what the caller needs beyond a forward call's buffers.
+  void check_fits(const Activations& a, const Sizes& s, bool oneShot, double extraFloats = 0) {
+    const Dims& d = a.dims;
+    const double floats =
+        double(s.query) + (a.key.isUndefined() || a.key.isNull() ? 0.0 : double(s.key)) +
+        (a.value.isUndefined() || a.value.isNull() ? 0.0 : double(s.value)) + double(s.output) +
+        (a.wantAttention || a.wantScores ? double(s.attention) : 0.0) + (a.wantScores ? double(s.attention) : 0.0) +
+        (oneShot ? double(s.wQ + s.wK + s.wV + s.wO + s.bQ + s.bK + s.bV + s.bO) : 0.0) +
+        (a.wantProjections ? double(d.batch) * d.numHeads * ((d.seqLenQ + d.seqLenK) * (d.dK + d.dV)) : 0.0);
+    const double needed = 4 * (floats + extraFloats) + double(s.keyPaddingMask) +
+                          attention_.scratch_bytes_for(d, a.wantAttention || a.wantScores, oneShot);
+    const double limit = double(emscripten_get_heap_max());
+    // Fast path: what the heap can still grow by is surely available.
+    if (needed <= limit - double(emscripten_get_heap_size())) return;
+    // What this engine already holds is reused or freed first; the rest of the
+    // heap's allocations (layers, other engines' leftovers) stay. (mallinfo
+    // walks the heap, so it is only asked when the fast path cannot decide.)
+    const double held = double(keptBytes());
+    const double available = limit - (double(mallinfo().uordblks) - held);
+    if (needed > available)
+      throw ArgumentError("this call needs " + decimal(static_cast<unsigned long long>(needed)) +
+                               " bytes of WebAssembly memory, more than the " +
+                               decimal(static_cast<unsigned long long>(available)) + " bytes available (limit " +
+                               decimal(static_cast<unsigned long long>(limit)) + "); use shorter sequences or a smaller batch");
+  }
+
+  // Every float buffer the engine keeps between calls.
+  std::vector<std::vector<float>*> buffers() {
+    std::vector<std::vector<float>*> all = weightBuffers_.all();
+    for (auto* v : {&query_, &key_, &value_, &output_, &weights_, &projections_, &scores_}) all.push_back(v);
+    return all;
+  }
+
+  std::size_t keptBytes() {
+    std::size_t kept = attention_.scratch_bytes() + backward_.scratch_bytes() + mask_.capacity();
+    for (const auto* v : buffers()) kept += v->capacity() * sizeof(float);
+    return kept;
+  }
+
+  void trimBuffers() {
+    for (auto* v : buffers()) trim(*v);
+    trim(mask_);
+    if (attention_.scratch_bytes() > kKeepBytes) attention_.release();
+  }
+
+  std::vector<float> query_, key_, value_;
+  WeightBuffers weightBuffers_;
+  std::vector<float> output_, weights_, projections_, scores_;
+  std::vector<std::uint8_t> mask_;
+  Attention attention_;
+  AttentionBackward backward_;
+};
+
+}  // namespace mha::bindings
