@@ -82,11 +82,15 @@ Sizes sizes_of(const Dims& d, bool withAttention) {
   s.keyPaddingMask = mul(d.batch, d.seqLenK, "keyPaddingMask");
   s.output = s.query;
   s.attention = withAttention ? mul(mul(mul(d.batch, d.numHeads, "attention"), d.seqLenQ, "attention"), d.seqLenK, "attention") : 0;
-  // The largest scratch any call of these dims uses (the unfused layout, one
-  // worker; see scratch_floats), computed in double so that it cannot wrap.
-  if (scratch_floats(d, false, 1) > double(kMaxElements))
-    throw ArgumentError("scratch: a call of these sizes needs more than " + decimal(kMaxElements) +
-                        " elements of scratch memory");
+  // The engine's own scratch is bounded like the arrays (indices fit 32 bits):
+  // the most any call of these dims uses (one worker; see scratch_floats),
+  // computed in double so that it cannot wrap. Not an argument's limit, so not
+  // one src/js checks: a call this large also fails the bindings' memory budget.
+  const double scratch = scratch_floats(d, false, 1);
+  if (scratch > double(kMaxElements))
+    throw ArgumentError("scratch: a call of these sizes needs " +
+                        decimal(static_cast<unsigned long long>(scratch)) +
+                        " floats of working memory; one engine call can address " + decimal(kMaxElements));
   return s;
 }
 

@@ -1,9 +1,11 @@
 // A persistent pool of threads (Web Workers under Emscripten pthreads), made
 // once per engine. A call's phases follow each other within microseconds, so
 // threads spin briefly before sleeping: waking a sleeping Web Worker costs
-// tens of microseconds, more than a small phase takes. It only schedules: run() hands out task indices; what a task
-// computes, and where it writes, is the caller's business. Results do not
-// depend on which thread runs a task, so they are the same for any pool size.
+// tens of microseconds, more than a small phase takes.
+//
+// It only schedules: run() hands out task indices; what a task computes, and
+// where it writes, is the caller's business. Results do not depend on which
+// thread runs a task, so they are the same for any pool size.
 #pragma once
 
 #include <atomic>

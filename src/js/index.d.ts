@@ -98,6 +98,22 @@ export interface MultiHeadAttentionResult {
   scores?: Float32Array;
 }
 
+/** engine.limits: the core's limits, which every argument check uses. */
+export interface Limits {
+  /** The most elements of any array a call takes or returns (2^31 − 1). */
+  readonly maxElements: number;
+  /** The trainer's limits; only in the builds with the trainer (createAttention({ training: true })). */
+  readonly trainer?: Readonly<{
+    vocabSize: number;
+    numTags: number;
+    maxLength: number;
+    dModel: number;
+    mlpHidden: number;
+    batchSize: number;
+    steps: number;
+  }>;
+}
+
 export interface AttentionEngine {
   /** The build in use. */
   readonly variant: Variant;
@@ -105,6 +121,8 @@ export interface AttentionEngine {
   readonly threads: number;
   /** Whether the build includes the trainer. */
   readonly training: boolean;
+  /** The largest sizes a call may have, as the C++ core defines them. */
+  readonly limits: Limits;
   /**
    * Multi-head attention forward. Rejects with a TypeError or RangeError that names
    * the bad argument; the engine stays usable afterwards.

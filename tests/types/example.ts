@@ -36,6 +36,7 @@ export async function everyCall(): Promise<number> {
   const other = await createAttention(withArrayBuffer);
   const variant: Variant = engine.variant;
   const threads: number = engine.threads;
+  const maxElements: number = engine.limits.maxElements + (engine.limits.trainer?.maxLength ?? 0);
 
   const B = 2, L = 4, D = 8, H = 2, dK = 4, dV = 4;
   const f = (n: number) => new Float32Array(n);
@@ -128,7 +129,7 @@ export async function everyCall(): Promise<number> {
   other.dispose();
   return (
     trained +
-    variant.length + threads + weights.length + output.length + (optional?.length ?? 0) + notSure + minimal.output.length +
+    variant.length + threads + maxElements + weights.length + output.length + (optional?.length ?? 0) + notSure + minimal.output.length +
     concatWidth + layerWeights.length + heads + bytes + gradWeights.length + (maybeKey?.length ?? 0)
   );
 }

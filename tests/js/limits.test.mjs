@@ -1,0 +1,138 @@
+// The limits are defined once, in C++ (kMaxElements in src/core/common.hpp,
+// TrainerLimits in src/train/trainer.hpp); src/js reads them from the
+// bindings and checks them first. Here both sides meet every boundary
+// (limit − 1, limit, limit + 1): through the public API (src/js's checks), and
+// straight on the Embind module (the C++ checks alone), and each side must
+// refuse by the limit exactly where the other does. A call that passes the
+// limit may still fail later for another reason (no array of that length, not
+// enough memory, the core's bound on its own working memory); what counts is
+// whether the refusal names the argument's limit.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { createAttention } from '../../src/js/node.mjs';
+import { DIST_URLS } from '../../src/js/files.mjs';
+
+const require = createRequire(import.meta.url);
+let engine, raw, rawEngine;
+
+beforeAll(async () => {
+  engine = await createAttention({ variant: 'simd', training: true });
+  const files = DIST_URLS.train.simd;
+  raw = await require(fileURLToPath(files.glue))({ wasmBinary: readFileSync(fileURLToPath(files.wasm)) });
+  rawEngine = new raw.Engine(1);
+});
+afterAll(() => {
+  rawEngine?.delete();
+  engine?.dispose();
+});
+
+// Whether `run` fails with a message that names `limit` as the bound.
+async function refusedBy(limit, run) {
+  try {
+    await run();
+    return false;
+  } catch (error) {
+    return new RegExp(`(more than|to) ${limit}\\b`).test(error.message);
+  }
+}
+
+const ones = (n) => new Float32Array(n).fill(1);
+
+// A call of the given dimensions with small arrays: only the dimensions are
+// at the boundary (arrays of 2^31 floats cannot be made).
+function call(dims) {
+  return { batch: 1, seqLenQ: 1, dModel: 1, numHeads: 1, dK: 1, dV: 1, ...dims, query: ones(4), wQ: ones(4), wK: ones(4), wV: ones(4), wO: ones(4) };
+}
+// The same call as the bindings receive it once src/js has filled it in.
+function rawCall(dims) {
+  const c = call(dims);
+  return { seqLenK: c.seqLenQ, causal: false, returnAttention: false, returnProjections: false, returnScores: false, ...c };
+}
+
+test('the engine reports the limits the core defines', () => {
+  expect(engine.limits.maxElements).toBe(2 ** 31 - 1);
+  expect(raw.limits().maxElements).toBe(engine.limits.maxElements);
+  expect(Object.isFrozen(engine.limits)).toBe(true);
+  expect(engine.limits.trainer).toEqual(raw.trainerLimits());
+});
+
+describe('maxElements', () => {
+  const M = 2 ** 31 - 1;
+  // One dimension at the boundary, and a product at the boundary (M − 1 =
+  // 2 × 1073741823; M + 1 = 2 × 2^30; M itself is prime).
+  const cases = [
+    ['dModel', (n) => ({ dModel: n })],
+    ['seqLenQ', (n) => ({ seqLenQ: n })],
+    ['a product of dimensions (seqLenQ·dModel)', (n) => (n % 2 === 0 ? { seqLenQ: 2, dModel: n / 2 } : { dModel: n })],
+  ];
+  for (const [what, dims] of cases)
+    for (const n of [M - 1, M, M + 1])
+      test(`${what} at ${n}: JS and C++ refuse alike`, async () => {
+        const js = await refusedBy(M, () => engine.multiHeadAttention(call(dims(n))));
+        const cpp = await refusedBy(M, () => rawEngine.multiHeadAttention(rawCall(dims(n))));
+        expect({ js, cpp }).toEqual({ js: n > M, cpp: n > M });
+      });
+});
+
+describe('the trainer limits', () => {
+  const base = { vocabSize: 8, numTags: 3, maxLength: 4, dModel: 4, numHeads: 1, mlpHidden: 0 };
+  const defaults = { learningRate: 0.01, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, seed: 1 };
+  const refusedRaw = (limit, options) =>
+    refusedBy(limit, () => {
+      const trainer = new raw.Trainer(rawEngine);
+      try {
+        trainer.configure({ ...base, ...defaults, ...options });
+      } finally {
+        trainer.delete();
+      }
+    });
+  for (const name of ['vocabSize', 'numTags', 'maxLength', 'dModel', 'mlpHidden'])
+    for (const offset of [-1, 0, 1])
+      test(`${name} at its limit ${offset >= 0 ? '+' : '−'} ${Math.abs(offset)}: JS and C++ refuse alike`, async () => {
+        const limit = engine.limits.trainer[name];
+        const options = { [name]: limit + offset };
+        const js = await refusedBy(limit, async () => (await engine.createTrainer({ ...base, ...options })).dispose());
+        const cpp = await refusedRaw(limit, options);
+        expect({ js, cpp }).toEqual({ js: offset > 0, cpp: offset > 0 });
+      });
+
+  const sentences = [{ tokens: [1, 2], tags: [0, 1] }];
+  for (const [name, value] of [
+    ['batchSize', (limit) => ({ steps: 1, batchSize: limit })],
+    ['steps', (limit) => ({ steps: limit, batchSize: 1 })],
+  ])
+    for (const offset of [-1, 0, 1])
+      test(`train's ${name} at its limit ${offset >= 0 ? '+' : '−'} ${Math.abs(offset)}: JS and C++ refuse alike`, async () => {
+        const limit = engine.limits.trainer[name];
+        const { steps, batchSize } = value(limit + offset);
+        // steps within the limit would run up to a million steps: both sides
+        // are asked before the data is set, so that a call the limit lets
+        // through stops at "no training data" instead.
+        const withData = name === 'batchSize';
+        const trainer = await engine.createTrainer(base);
+        if (withData) await trainer.setData({ sentences });
+        const js = await refusedBy(limit, () => trainer.train({ steps, batchSize }));
+        trainer.dispose();
+        const rawTrainer = new raw.Trainer(rawEngine);
+        rawTrainer.configure({ ...base, ...defaults });
+        if (withData)
+          rawTrainer.setData({ count: 1, tokens: new Int32Array([1, 2, 0, 0]), lengths: new Int32Array([2]), tags: new Int32Array([0, 1, -1, -1]) });
+        const cpp = await refusedBy(limit, () => rawTrainer.train(steps, batchSize));
+        rawTrainer.delete();
+        expect({ js, cpp }).toEqual({ js: offset > 0, cpp: offset > 0 });
+      });
+});
+
+test('setParameters checks the shapes the core lays out', async () => {
+  const trainer = await engine.createTrainer({ vocabSize: 5, numTags: 3, maxLength: 4, dModel: 4, mlpHidden: 6 });
+  const parameters = await trainer.parameters();
+  // The names in the core's order, and each array's length rows × cols of its shape.
+  expect(Object.keys(parameters)).toEqual(['embedding', 'wQ', 'bQ', 'wK', 'bK', 'wV', 'bV', 'wO', 'bO', 'w1', 'b1', 'w2', 'b2', 'wC', 'bC']);
+  const expected = { embedding: 5 * 4, wQ: 16, bQ: 4, wK: 16, bK: 4, wV: 16, bV: 4, wO: 16, bO: 4, w1: 24, b1: 6, w2: 24, b2: 4, wC: 12, bC: 3 };
+  for (const [name, values] of Object.entries(parameters)) expect([name, values.length]).toEqual([name, expected[name]]);
+  await expect(trainer.setParameters({ w1: new Float32Array(23) })).rejects.toThrow(/^w1: expected 24 elements \[4, 6\], got 23$/);
+  await trainer.setParameters({ w1: new Float32Array(24) });
+  expect(Array.from((await trainer.parameters()).w1)).toEqual(new Array(24).fill(0));
+  trainer.dispose();
+});
