@@ -19,10 +19,24 @@ import { CONFIGS, time } from './inputs.mjs';
 
 const quick = process.argv.includes('--quick');
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
-const node = (args) => execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
-const runner = (name, threads) => JSON.parse(node([here('./run.mjs'), name, String(threads), ...(quick ? ['--quick'] : [])]).trim().split('\n').pop());
+const node = (args) =>
+  execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+const runner = (name, threads) =>
+  JSON.parse(
+    node([here('./run.mjs'), name, String(threads), ...(quick ? ['--quick'] : [])])
+      .trim()
+      .split('\n')
+      .pop(),
+  );
 
-const RUNNERS = [['mha-wasm', 1], ['mha-wasm', 2], ['onnxruntime', 1], ['onnxruntime', 2], ['tfjs', 1], ['plain-js', 1]];
+const RUNNERS = [
+  ['mha-wasm', 1],
+  ['mha-wasm', 2],
+  ['onnxruntime', 1],
+  ['onnxruntime', 2],
+  ['tfjs', 1],
+  ['plain-js', 1],
+];
 const runs = [];
 for (const [name, threads] of RUNNERS) {
   process.stderr.write(`running ${name} on ${threads} thread(s)…\n`);
@@ -77,7 +91,9 @@ function startup() {
 
 // A long sequence without the weights matrix: the fused path's memory is O(L·d).
 async function longSequence() {
-  const L = quick ? 4096 : 8192, dModel = 512, numHeads = 8;
+  const L = quick ? 4096 : 8192,
+    dModel = 512,
+    numHeads = 8;
   const engine = await createAttention({ threads: 2 });
   const w = () => Float32Array.from({ length: dModel * dModel }, (_, i) => Math.sin(i) * 0.05);
   const layer = await engine.createLayer({ dModel, numHeads, wQ: w(), wK: w(), wV: w(), wO: w() });
@@ -88,7 +104,16 @@ async function longSequence() {
   const stats = await engine.memoryStats();
   const finite = output.every(Number.isFinite);
   engine.dispose();
-  return { L, dModel, numHeads, threads: 2, ms, heapBytes: stats.heapBytes, finite, scoresMatrixBytes: numHeads * L * L * 4 };
+  return {
+    L,
+    dModel,
+    numHeads,
+    threads: 2,
+    ms,
+    heapBytes: stats.heapBytes,
+    finite,
+    scoresMatrixBytes: numHeads * L * L * 4,
+  };
 }
 
 process.stderr.write('kernels, start-up, long sequence…\n');
@@ -96,17 +121,48 @@ const kernel = await kernels();
 const start = startup();
 const long = await longSequence();
 process.stderr.write('training: mha-wasm and tfjs-backend-wasm…\n');
-const training = JSON.parse(node([here('./train.mjs'), ...(quick ? ['--quick'] : [])]).trim().split('\n').pop());
+const training = JSON.parse(
+  node([here('./train.mjs'), ...(quick ? ['--quick'] : [])])
+    .trim()
+    .split('\n')
+    .pop(),
+);
 
 // ---- report ----
 const byRunner = (name, threads) => runs.find((r) => r.runner === name && r.threads === threads);
 const fmt = (x, d = 2) => (x === undefined || x === null || Number.isNaN(x) ? '—' : x.toFixed(d));
-const ms = (row) => (row?.medianMs === undefined ? (row?.failed ? 'FAILED' : row?.skipped ? 'skipped' : '—') : `${fmt(row.medianMs, row.medianMs < 1 ? 4 : 2)}`);
+const ms = (row) =>
+  row?.medianMs === undefined
+    ? row?.failed
+      ? 'FAILED'
+      : row?.skipped
+        ? 'skipped'
+        : '—'
+    : `${fmt(row.medianMs, row.medianMs < 1 ? 4 : 2)}`;
 const lines = [];
-lines.push(`mha-wasm bench — ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? 'cpu'} ×${os.availableParallelism()}, Node ${process.version}`);
-lines.push('median ms per call (min–max in bench.json); ratio = peer median / mha-wasm median at the same thread count');
-const peers = [['onnxruntime-web', 1], ['onnxruntime-web', 2], ['tfjs-backend-wasm', 1], ['plain JS', 1]];
-lines.push(['config'.padEnd(24), 'mha ×1'.padStart(9), 'mha ×2'.padStart(9), ...peers.map(([n, t]) => `${n.replace('-backend-wasm', '').replace('onnxruntime-web', 'ort')} ×${t}`.padStart(12) + '  ratio'), 'GFLOP/s ×1/×2'.padStart(15)].join(' '));
+lines.push(
+  `mha-wasm bench — ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? 'cpu'} ×${os.availableParallelism()}, Node ${process.version}`,
+);
+lines.push(
+  'median ms per call (min–max in bench.json); ratio = peer median / mha-wasm median at the same thread count',
+);
+const peers = [
+  ['onnxruntime-web', 1],
+  ['onnxruntime-web', 2],
+  ['tfjs-backend-wasm', 1],
+  ['plain JS', 1],
+];
+lines.push(
+  [
+    'config'.padEnd(24),
+    'mha ×1'.padStart(9),
+    'mha ×2'.padStart(9),
+    ...peers.map(
+      ([n, t]) => `${n.replace('-backend-wasm', '').replace('onnxruntime-web', 'ort')} ×${t}`.padStart(12) + '  ratio',
+    ),
+    'GFLOP/s ×1/×2'.padStart(15),
+  ].join(' '),
+);
 const ours = [byRunner('mha-wasm', 1), byRunner('mha-wasm', 2)];
 for (const config of CONFIGS) {
   const [o1, o2] = ours.map((r) => r?.results.find((x) => x.config === config.name));
@@ -117,31 +173,69 @@ for (const config of CONFIGS) {
     const ratio = p?.medianMs && mine?.medianMs ? p.medianMs / mine.medianMs : undefined;
     return `${ms(p).padStart(12)} ${(ratio ? `${fmt(ratio)}×` : '').padStart(6)}`;
   });
-  lines.push([config.name.padEnd(24), ms(o1).padStart(9), ms(o2).padStart(9), ...cells, `${fmt(o1.gflops, 1)}/${fmt(o2?.gflops, 1)}`.padStart(15)].join(' '));
+  lines.push(
+    [
+      config.name.padEnd(24),
+      ms(o1).padStart(9),
+      ms(o2).padStart(9),
+      ...cells,
+      `${fmt(o1.gflops, 1)}/${fmt(o2?.gflops, 1)}`.padStart(15),
+    ].join(' '),
+  );
 }
 lines.push('');
 for (const config of CONFIGS) {
   const [o1, o2] = ours.map((r) => r?.results.find((x) => x.config === config.name));
   if (o1?.medianMs && o2?.medianMs) lines.push(`2 threads over 1, ${config.name}: ${fmt(o1.medianMs / o2.medianMs)}×`);
 }
-lines.push(`GEMM 512³ alone: ${fmt(kernel.gemmGflops, 1)} GFLOP/s = ${fmt(kernel.gemmShareOfCeiling * 100, 0)} % of the SIMD ceiling measured here (${fmt(kernel.ceilingGflops, 1)} GFLOP/s, register-only multiply-add)`);
-lines.push(`start-up to the first demo-size result: mha-wasm ${fmt(start.mhaWasm.ms, 1)} ms; onnxruntime-web InferenceSession.create + first run ${fmt(start.onnxruntime.ms, 1)} ms`);
-lines.push(`long sequence L=${long.L} d=${long.dModel} H=${long.numHeads}, no weights, ${long.threads} threads: ${fmt(long.ms, 0)} ms, wasm heap ${fmt(long.heapBytes / 2 ** 20, 0)} MiB (the H·L² scores alone would be ${fmt(long.scoresMatrixBytes / 2 ** 30, 1)} GiB), finite: ${long.finite}`);
+lines.push(
+  `GEMM 512³ alone: ${fmt(kernel.gemmGflops, 1)} GFLOP/s = ${fmt(kernel.gemmShareOfCeiling * 100, 0)} % of the SIMD ceiling measured here (${fmt(kernel.ceilingGflops, 1)} GFLOP/s, register-only multiply-add)`,
+);
+lines.push(
+  `start-up to the first demo-size result: mha-wasm ${fmt(start.mhaWasm.ms, 1)} ms; onnxruntime-web InferenceSession.create + first run ${fmt(start.onnxruntime.ms, 1)} ms`,
+);
+lines.push(
+  `long sequence L=${long.L} d=${long.dModel} H=${long.numHeads}, no weights, ${long.threads} threads: ${fmt(long.ms, 0)} ms, wasm heap ${fmt(long.heapBytes / 2 ** 20, 0)} MiB (the H·L² scores alone would be ${fmt(long.scoresMatrixBytes / 2 ** 30, 1)} GiB), finite: ${long.finite}`,
+);
 for (const r of runs) {
   const failed = r.results?.filter((x) => x.failed) ?? [];
   for (const f of failed) lines.push(`!! ${r.runner} ×${r.threads} ${f.config}: ${f.failed}`);
 }
 lines.push('');
-lines.push(`training the tagger (dModel 16, batch ${training.rows[0].batch}, Adam; steps per second, best of 3; ratio = mha-wasm ÷ tfjs-backend-wasm ${training.tfjs}):`);
+lines.push(
+  `training the tagger (dModel 16, batch ${training.rows[0].batch}, Adam; steps per second, best of 3; ratio = mha-wasm ÷ tfjs-backend-wasm ${training.tfjs}):`,
+);
 for (const r of training.rows) {
   const name = `  numHeads ${r.numHeads}${r.mlpHidden ? `, MLP ${r.mlpHidden}` : ''}`.padEnd(24);
-  lines.push(`${name} mha ×1 ${fmt(r.mhaX1.stepsPerSecond, 0).padStart(6)}  mha ×2 ${fmt(r.mhaX2.stepsPerSecond, 0).padStart(6)}  tfjs ×1 ${fmt(r.tfjs.stepsPerSecond, 0).padStart(5)}  ` +
-    `ratio ${fmt(r.ratioX1, 1)}× / ${fmt(r.ratioX2, 1)}×  1,500 steps: ${fmt(r.mhaX2.msFor1500Steps, 0)} ms (×2)  same loss: ${r.lossCheck.relativeDifference.toExponential(1)}`);
+  lines.push(
+    `${name} mha ×1 ${fmt(r.mhaX1.stepsPerSecond, 0).padStart(6)}  mha ×2 ${fmt(r.mhaX2.stepsPerSecond, 0).padStart(6)}  tfjs ×1 ${fmt(r.tfjs.stepsPerSecond, 0).padStart(5)}  ` +
+      `ratio ${fmt(r.ratioX1, 1)}× / ${fmt(r.ratioX2, 1)}×  1,500 steps: ${fmt(r.mhaX2.msFor1500Steps, 0)} ms (×2)  same loss: ${r.lossCheck.relativeDifference.toExponential(1)}`,
+  );
 }
 const size = (name) => `${fmt(readFileSync(here(`../dist/mha-${name}.wasm`)).length / 1024, 0)} KiB`;
-lines.push(`.wasm sizes: ${['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${size(v)}`).join(', ')}; with the trainer: ${['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${size(`train-${v}`)}`).join(', ')}`);
+lines.push(
+  `.wasm sizes: ${['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${size(v)}`).join(', ')}; with the trainer: ${['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${size(`train-${v}`)}`).join(', ')}`,
+);
 console.log(lines.join('\n'));
 
 mkdirSync('bench-output', { recursive: true });
-writeFileSync('bench-output/bench.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model, cores: os.availableParallelism(), quick, runs, kernel, startup: start, longSequence: long, training }, null, 2));
+writeFileSync(
+  'bench-output/bench.json',
+  JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpu: os.cpus()[0]?.model,
+      cores: os.availableParallelism(),
+      quick,
+      runs,
+      kernel,
+      startup: start,
+      longSequence: long,
+      training,
+    },
+    null,
+    2,
+  ),
+);
 console.log('wrote bench-output/bench.json');

@@ -26,7 +26,13 @@ for (const config of CONFIGS) {
     continue;
   }
   const inputs = makeInputs(config);
-  const layer = await checker.createLayer({ ...headsOf(config), wQ: inputs.wQ, wK: inputs.wK, wV: inputs.wV, wO: inputs.wO });
+  const layer = await checker.createLayer({
+    ...headsOf(config),
+    wQ: inputs.wQ,
+    wK: inputs.wK,
+    wV: inputs.wV,
+    wO: inputs.wO,
+  });
   const want = (await layer.forward({ query: inputs.query, seqLenQ: config.L, causal: !!config.causal })).output;
   layer.dispose();
   const forms = runnerName === 'onnxruntime' ? ['standard', 'contrib'] : [undefined];

@@ -11,7 +11,13 @@ export async function createPeer({ threads }) {
     engine,
     async prepare(config, inputs) {
       const t0 = performance.now();
-      const layer = await engine.createLayer({ ...headsOf(config), wQ: inputs.wQ, wK: inputs.wK, wV: inputs.wV, wO: inputs.wO });
+      const layer = await engine.createLayer({
+        ...headsOf(config),
+        wQ: inputs.wQ,
+        wK: inputs.wK,
+        wV: inputs.wV,
+        wO: inputs.wO,
+      });
       const createMs = performance.now() - t0;
       const call = { query: inputs.query, seqLenQ: config.L, causal: !!config.causal };
       return {

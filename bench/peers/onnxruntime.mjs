@@ -14,7 +14,9 @@ const INT64 = onnx.TensorProto.DataType.INT64;
 
 function tensor(name, dims, values, dataType = FLOAT) {
   return onnx.TensorProto.create({
-    name, dims, dataType,
+    name,
+    dims,
+    dataType,
     ...(dataType === FLOAT ? { floatData: Array.from(values) } : { int64Data: values.map(Number) }),
   });
 }
@@ -95,7 +97,11 @@ function weightInitializers(config, inputs) {
 function encodeModel(config, nodes, initializer, opsetImport) {
   const shape = [1, config.L, config.dModel];
   const graph = onnx.GraphProto.create({
-    name: 'mha', node: nodes, initializer, input: [valueInfo('query', shape)], output: [valueInfo('output', shape)],
+    name: 'mha',
+    node: nodes,
+    initializer,
+    input: [valueInfo('query', shape)],
+    output: [valueInfo('output', shape)],
   });
   const model = onnx.ModelProto.create({ irVersion: 8, opsetImport, graph, producerName: 'mha-wasm bench' });
   return onnx.ModelProto.encode(model).finish();
@@ -103,7 +109,10 @@ function encodeModel(config, nodes, initializer, opsetImport) {
 
 function buildContribModel(config, inputs) {
   const { numHeads: H } = headsOf(config);
-  const mha = node('MultiHeadAttention', ['Q', 'K', 'V'], ['concat'], { num_heads: H, ...(config.causal ? { unidirectional: 1 } : {}) });
+  const mha = node('MultiHeadAttention', ['Q', 'K', 'V'], ['concat'], {
+    num_heads: H,
+    ...(config.causal ? { unidirectional: 1 } : {}),
+  });
   mha.domain = 'com.microsoft';
   const nodes = [
     node('MatMul', ['query', 'wQ'], ['Q']),
@@ -128,7 +137,9 @@ export async function createPeer({ threads }) {
     version: ort.env.versions?.web ?? ort.env.versions?.common ?? 'unknown',
     async prepare(config, inputs, form = 'standard') {
       const t0 = performance.now();
-      const session = await ort.InferenceSession.create(buildModel(config, inputs, form), { executionProviders: ['wasm'] });
+      const session = await ort.InferenceSession.create(buildModel(config, inputs, form), {
+        executionProviders: ['wasm'],
+      });
       const createMs = performance.now() - t0;
       const { dModel } = headsOf(config);
       return {

@@ -10,7 +10,9 @@ export async function createPeer({ threads }) {
   if (threads !== 1) return null; // tfjs-backend-wasm runs one thread in Node
   const tf = require('@tensorflow/tfjs-core');
   const wasm = require('@tensorflow/tfjs-backend-wasm');
-  wasm.setWasmPaths(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm')) + path.sep);
+  wasm.setWasmPaths(
+    path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm')) + path.sep,
+  );
   await tf.setBackend('wasm');
   await tf.ready();
   return {

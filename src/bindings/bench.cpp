@@ -1,9 +1,9 @@
 // Embind registration of the kernel benchmark (bench/kernels.mjs): the GEMM
 // alone and the arithmetic ceiling, timed by the caller. Only in the bench
 // build (build/wasm/bench/mha-bench-simd.js), never in the package's .wasm.
-#include "../core/benchmark.hpp"
-
 #include <emscripten/bind.h>
+
+#include "../core/benchmark.hpp"
 
 namespace {
 

@@ -26,20 +26,11 @@ class Layer {
   }
 
   // Positional and plain-typed, so a small call costs little more than its copies.
-  val forward(unsigned batch, unsigned seqLenQ, unsigned seqLenK, bool causal, bool wantAttention,
-              bool wantProjections, bool wantScores, const val& query, const val& key, const val& value,
-              const val& mask) {
+  val forward(unsigned batch, unsigned seqLenQ, unsigned seqLenK, bool causal, bool wantAttention, bool wantProjections,
+              bool wantScores, const val& query, const val& key, const val& value, const val& mask) {
     return guarded([&] {
-      Activations a;
-      a.dims = {batch, seqLenQ, seqLenK, weights_.dModel, weights_.numHeads, weights_.dK, weights_.dV};
-      a.causal = causal;
-      a.wantAttention = wantAttention;
-      a.wantProjections = wantProjections;
-      a.wantScores = wantScores;
-      a.query = query;
-      a.key = key;
-      a.value = value;
-      a.mask = mask;
+      const Dims d{batch, seqLenQ, seqLenK, weights_.dModel, weights_.numHeads, weights_.dK, weights_.dV};
+      const Activations a{d, causal, wantAttention, wantProjections, wantScores, query, key, value, mask};
       return engine_.run(a, &weights_, nullptr);
     });
   }

@@ -42,8 +42,8 @@ struct Activations {
   // From a normalized call object (validate.mjs); the return* flags only when `withFlags`.
   static Activations from(const val& args, bool withFlags) {
     Activations a;
-    a.dims = {dim(args, "batch"), dim(args, "seqLenQ"), dim(args, "seqLenK"), dim(args, "dModel"),
-              dim(args, "numHeads"), dim(args, "dK"),    dim(args, "dV")};
+    a.dims = {dim(args, "batch"),    dim(args, "seqLenQ"), dim(args, "seqLenK"), dim(args, "dModel"),
+              dim(args, "numHeads"), dim(args, "dK"),      dim(args, "dV")};
     a.causal = args["causal"].as<bool>();
     if (withFlags) {
       a.wantAttention = args["returnAttention"].as<bool>();
@@ -139,10 +139,16 @@ class Engine {
         std::size_t count;
         bool wanted;
       };
-      const Part parts[] = {{"gradQuery", s.query, true},     {"gradKey", s.key, !self},    {"gradValue", s.value, !self},
-                            {"gradWQ", s.wQ, true},           {"gradWK", s.wK, true},       {"gradWV", s.wV, true},
-                            {"gradWO", s.wO, true},           {"gradBQ", s.bQ, in.bQ != nullptr},
-                            {"gradBK", s.bK, in.bK != nullptr}, {"gradBV", s.bV, in.bV != nullptr},
+      const Part parts[] = {{"gradQuery", s.query, true},
+                            {"gradKey", s.key, !self},
+                            {"gradValue", s.value, !self},
+                            {"gradWQ", s.wQ, true},
+                            {"gradWK", s.wK, true},
+                            {"gradWV", s.wV, true},
+                            {"gradWO", s.wO, true},
+                            {"gradBQ", s.bQ, in.bQ != nullptr},
+                            {"gradBK", s.bK, in.bK != nullptr},
+                            {"gradBV", s.bV, in.bV != nullptr},
                             {"gradBO", s.bO, in.bO != nullptr}};
       std::size_t total = 0;
       for (const Part& p : parts) total += p.wanted ? p.count : 0;
@@ -228,9 +234,10 @@ class Engine {
     const double available = limit - (double(mallinfo().uordblks) - held);
     if (needed > available)
       throw ArgumentError("this call needs " + decimal(static_cast<unsigned long long>(needed)) +
-                               " bytes of WebAssembly memory, more than the " +
-                               decimal(static_cast<unsigned long long>(available)) + " bytes available (limit " +
-                               decimal(static_cast<unsigned long long>(limit)) + "); use shorter sequences or a smaller batch");
+                          " bytes of WebAssembly memory, more than the " +
+                          decimal(static_cast<unsigned long long>(available)) + " bytes available (limit " +
+                          decimal(static_cast<unsigned long long>(limit)) +
+                          "); use shorter sequences or a smaller batch");
   }
 
   // Every float buffer the engine keeps between calls.

@@ -61,9 +61,11 @@ class Trainer {
       const Sentences s = sentences(args, b, false);
       const mha::TrainerConfig& c = t.config();
       const std::size_t slots = s.count * c.maxLength;
-      std::vector<float> probabilities(slots * c.numTags), attention(wantAttention ? slots * c.numHeads * c.maxLength : 0);
+      std::vector<float> probabilities(slots * c.numTags),
+          attention(wantAttention ? slots * c.numHeads * c.maxLength : 0);
       std::vector<std::int32_t> predictions(slots);
-      const float loss = t.evaluate(s, {probabilities.data(), predictions.data(), wantAttention ? attention.data() : nullptr});
+      const float loss =
+          t.evaluate(s, {probabilities.data(), predictions.data(), wantAttention ? attention.data() : nullptr});
       val result = val::object();
       result.set("loss", loss);
       result.set("probabilities", copy_out(probabilities.data(), probabilities.size()));

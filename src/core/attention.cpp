@@ -81,15 +81,16 @@ Sizes sizes_of(const Dims& d, bool withAttention) {
   s.bO = d.dModel;
   s.keyPaddingMask = mul(d.batch, d.seqLenK, "keyPaddingMask");
   s.output = s.query;
-  s.attention = withAttention ? mul(mul(mul(d.batch, d.numHeads, "attention"), d.seqLenQ, "attention"), d.seqLenK, "attention") : 0;
+  s.attention = withAttention
+                    ? mul(mul(mul(d.batch, d.numHeads, "attention"), d.seqLenQ, "attention"), d.seqLenK, "attention")
+                    : 0;
   // The engine's own scratch is bounded like the arrays (indices fit 32 bits):
   // the most any call of these dims uses (one worker; see scratch_floats),
   // computed in double so that it cannot wrap. Not an argument's limit, so not
   // one src/js checks: a call this large also fails the bindings' memory budget.
   const double scratch = scratch_floats(d, false, 1);
   if (scratch > double(kMaxElements))
-    throw ArgumentError("scratch: a call of these sizes needs " +
-                        decimal(static_cast<unsigned long long>(scratch)) +
+    throw ArgumentError("scratch: a call of these sizes needs " + decimal(static_cast<unsigned long long>(scratch)) +
                         " floats of working memory; one engine call can address " + decimal(kMaxElements));
   return s;
 }
@@ -173,10 +174,10 @@ void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
 void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& given, const Outputs& out) {
   sizes_of(d, out.attention != nullptr);
   if (w.dModel != d.dModel || w.numHeads != d.numHeads || w.dK != d.dK || w.dV != d.dV)
-    throw ArgumentError("weights: packed for dModel " + decimal(w.dModel) + ", numHeads " +
-                        decimal(w.numHeads) + ", dK " + decimal(w.dK) + ", dV " + decimal(w.dV) +
-                        "; the call has dModel " + decimal(d.dModel) + ", numHeads " +
-                        decimal(d.numHeads) + ", dK " + decimal(d.dK) + ", dV " + decimal(d.dV));
+    throw ArgumentError("weights: packed for dModel " + decimal(w.dModel) + ", numHeads " + decimal(w.numHeads) +
+                        ", dK " + decimal(w.dK) + ", dV " + decimal(w.dV) + "; the call has dModel " +
+                        decimal(d.dModel) + ", numHeads " + decimal(d.numHeads) + ", dK " + decimal(d.dK) + ", dV " +
+                        decimal(d.dV));
   if (!given.query || !out.output) throw ArgumentError("multi_head_attention: query and output are required");
   Inputs in = given;
   default_key_value(d, in);
@@ -326,8 +327,8 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
   // 4. output = concat(heads)·wO + bO.
   run_tasks(pool_, parallel, qBlocks, [&](std::size_t t, std::size_t) {
     const std::size_t row = t * kRowBlock, rows = std::min(kRowBlock, B * Lq - row);
-    kern.gemm(rows, D, hv, heads + row * hv, hv, w.wO.data(), hv * kPanel, or_null(w.bO), false,
-              out.output + row * D, D);
+    kern.gemm(rows, D, hv, heads + row * hv, hv, w.wO.data(), hv * kPanel, or_null(w.bO), false, out.output + row * D,
+              D);
   });
 
   if (out.Q) std::copy(Q, Q + nq, out.Q);

@@ -34,19 +34,19 @@ struct Sizes {
 Sizes sizes_of(const Dims& d, bool withAttention = true);
 
 struct Inputs {
-  const float* query = nullptr;  // [batch, seqLenQ, dModel]
-  const float* key = nullptr;    // [batch, seqLenK, dModel]
-  const float* value = nullptr;  // [batch, seqLenK, dModel]
-  const float* wQ = nullptr;     // [dModel, numHeads*dK]
-  const float* wK = nullptr;     // [dModel, numHeads*dK]
-  const float* wV = nullptr;     // [dModel, numHeads*dV]
-  const float* wO = nullptr;     // [numHeads*dV, dModel]
-  const float* bQ = nullptr;     // [numHeads*dK] or null
-  const float* bK = nullptr;     // [numHeads*dK] or null
-  const float* bV = nullptr;     // [numHeads*dV] or null
-  const float* bO = nullptr;     // [dModel] or null
+  const float* query = nullptr;                  // [batch, seqLenQ, dModel]
+  const float* key = nullptr;                    // [batch, seqLenK, dModel]
+  const float* value = nullptr;                  // [batch, seqLenK, dModel]
+  const float* wQ = nullptr;                     // [dModel, numHeads*dK]
+  const float* wK = nullptr;                     // [dModel, numHeads*dK]
+  const float* wV = nullptr;                     // [dModel, numHeads*dV]
+  const float* wO = nullptr;                     // [numHeads*dV, dModel]
+  const float* bQ = nullptr;                     // [numHeads*dK] or null
+  const float* bK = nullptr;                     // [numHeads*dK] or null
+  const float* bV = nullptr;                     // [numHeads*dV] or null
+  const float* bO = nullptr;                     // [dModel] or null
   const std::uint8_t* keyPaddingMask = nullptr;  // [batch, seqLenK], 1 = ignore that key; or null
-  bool causal = false;  // query i sees key j only if j <= i (top-left aligned)
+  bool causal = false;                           // query i sees key j only if j <= i (top-left aligned)
 };
 
 // The key/value rule of every call (forward and backward), in this one place:
@@ -104,7 +104,9 @@ class Attention {
   // One-shot calls (weights not packed beforehand) also pack their weights.
   double scratch_bytes_for(const Dims& dims, bool wantAttention, bool oneShot) const;
   // Bytes of scratch memory held between calls.
-  std::size_t scratch_bytes() const noexcept { return (scratch_.capacity() + oneShot_.bytes() / sizeof(float)) * sizeof(float); }
+  std::size_t scratch_bytes() const noexcept {
+    return (scratch_.capacity() + oneShot_.bytes() / sizeof(float)) * sizeof(float);
+  }
   // Gives the scratch memory back (the next call allocates it again).
   void release() noexcept;
 

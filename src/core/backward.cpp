@@ -275,7 +275,8 @@ void AttentionBackward::compute(const Dims& d, const Inputs& given, const Gradie
 // One instantiation of compute() per build: here, the function-pointer one.
 void AttentionBackward::backward(const Dims& d, const Inputs& in, GradientOf gradientOf, void* context,
                                  const Gradients& g) {
-  compute(d, in, [&](const float* output) { return gradientOf(context, output); }, g);
+  const auto source = [&](const float* output) { return gradientOf(context, output); };
+  compute(d, in, source, g);
 }
 
 void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* dY, const Gradients& g) {
@@ -286,7 +287,8 @@ void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* d
 #else
 void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* dY, const Gradients& g) {
   if (!dY) throw ArgumentError("multi_head_attention_backward: gradOutput is required");
-  compute(d, in, [dY](const float*) { return dY; }, g);
+  const auto source = [dY](const float*) { return dY; };
+  compute(d, in, source, g);
 }
 #endif
 

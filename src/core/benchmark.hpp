@@ -15,7 +15,8 @@ namespace mha {
 class GemmBenchmark {
  public:
   // Random-free, deterministic operands: A [M, K], B [K, N] packed, C [M, N].
-  GemmBenchmark(std::size_t M, std::size_t N, std::size_t K) : M_(M), N_(N), K_(K), A_(M * K), B_(K * N), packed_(packed_size(K, N)), C_(M * N) {
+  GemmBenchmark(std::size_t M, std::size_t N, std::size_t K)
+      : M_(M), N_(N), K_(K), A_(M * K), B_(K * N), packed_(packed_size(K, N)), C_(M * N) {
     for (std::size_t i = 0; i < A_.size(); ++i) A_[i] = static_cast<float>(i % 17) * 0.01f;
     for (std::size_t i = 0; i < B_.size(); ++i) B_[i] = static_cast<float>(i % 13) * 0.01f;
     pack_kn(K, N, B_.data(), N, packed_.data());

@@ -26,8 +26,8 @@ constexpr std::size_t kPanel = 8;
 // element sums in the same order (start, then k = 0, 1, …) whatever tile it
 // falls in, so results never depend on how a caller splits M or N.
 using GemmFn = void (*)(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                        const float* packedB, std::size_t panelStride, const float* bias, bool accumulate,
-                        float* C, std::size_t ldc) noexcept;
+                        const float* packedB, std::size_t panelStride, const float* bias, bool accumulate, float* C,
+                        std::size_t ldc) noexcept;
 
 // max(x[0..n)): NaN if any x is NaN; -inf if n == 0 or every x is -inf.
 using RowMaxFn = float (*)(const float* x, std::size_t n) noexcept;

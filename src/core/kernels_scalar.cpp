@@ -13,8 +13,8 @@ namespace {
 
 // One row of C at a time by one panel (kPanel columns).
 void f32_gemm_1x8_scalar(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                         const float* packedB, std::size_t panelStride, const float* bias, bool accumulate,
-                         float* C, std::size_t ldc) noexcept {
+                         const float* packedB, std::size_t panelStride, const float* bias, bool accumulate, float* C,
+                         std::size_t ldc) noexcept {
   static_assert(kPanel == 8, "the tile's name says 8 columns");
   assert(lda >= K && ldc >= N && panelStride >= K * kPanel);
   for (std::size_t j0 = 0; j0 < N; j0 += kPanel) {
@@ -25,7 +25,8 @@ void f32_gemm_1x8_scalar(std::size_t M, std::size_t N, std::size_t K, const floa
       // the loops have constant bounds and acc stays in registers.
       float acc[kPanel];
       float* c = C + i * ldc + j0;
-      for (std::size_t j = 0; j < kPanel; ++j) acc[j] = j >= cols ? 0.0f : accumulate ? c[j] : bias ? bias[j0 + j] : 0.0f;
+      for (std::size_t j = 0; j < kPanel; ++j)
+        acc[j] = j >= cols ? 0.0f : accumulate ? c[j] : bias ? bias[j0 + j] : 0.0f;
       const float* a = A + i * lda;
       const float* b = panel;
       for (std::size_t k = 0; k < K; ++k, b += kPanel)
@@ -67,7 +68,8 @@ float peak_scalar(std::size_t iterations, float seed) noexcept {
 }  // namespace
 
 const Kernels& scalar_kernels() noexcept {
-  static const Kernels k{"scalar", 1, kPanel, f32_gemm_1x8_scalar, row_max_scalar, exp_sum_scalar, scale_scalar, peak_scalar, 16};
+  static const Kernels k{"scalar",     1,           kPanel, f32_gemm_1x8_scalar, row_max_scalar, exp_sum_scalar,
+                         scale_scalar, peak_scalar, 16};
   return k;
 }
 

@@ -174,7 +174,8 @@ float peak_simd(std::size_t iterations, float seed) noexcept {
 }  // namespace
 
 const Kernels& simd_kernels() noexcept {
-  static const Kernels k{"simd", MR, kPanel, f32_gemm_4x8_xsimd, row_max_simd, exp_sum_simd, scale_simd, peak_simd, 24 * W};
+  static const Kernels k{"simd",     MR,        kPanel, f32_gemm_4x8_xsimd, row_max_simd, exp_sum_simd,
+                         scale_simd, peak_simd, 24 * W};
   return k;
 }
 

@@ -18,7 +18,7 @@ inline std::size_t packed_size(std::size_t K, std::size_t N) { return panels(N) 
 
 // B [K, N] row-major (leading dimension ldb) → panels [first, last) of its packed form.
 inline void pack_kn_panels(std::size_t K, std::size_t N, const float* B, std::size_t ldb, float* packed,
-                        std::size_t first, std::size_t last) noexcept {
+                           std::size_t first, std::size_t last) noexcept {
   for (std::size_t p = first; p < last; ++p) {
     const std::size_t j0 = p * kPanel, cols = N - j0 < kPanel ? N - j0 : kPanel;
     float* out = packed + p * kPanel * K;

@@ -35,7 +35,9 @@ function chooseVariant(opts) {
         'and Cross-Origin-Embedder-Policy: require-corp); this page is not. Leave variant out to fall back to "simd".',
     );
   if (opts.variant && opts.variant !== 'scalar' && !simd)
-    throw new RangeError(`variant: "${opts.variant}" needs WebAssembly SIMD, which this browser lacks; use "scalar" or leave variant out`);
+    throw new RangeError(
+      `variant: "${opts.variant}" needs WebAssembly SIMD, which this browser lacks; use "scalar" or leave variant out`,
+    );
   if (opts.variant) return opts.variant;
   if (simd && threads && opts.threads !== 1) return 'threaded-simd';
   if (opts.threads > 1)
@@ -60,7 +62,8 @@ class WorkerBackend {
       if (data.error) pending.reject(rebuildError(data.error));
       else pending.resolve(data.result);
     };
-    worker.onerror = (event) => this.#failAll(new Error(`mha-wasm: the engine worker failed: ${event.message ?? 'unknown error'}`));
+    worker.onerror = (event) =>
+      this.#failAll(new Error(`mha-wasm: the engine worker failed: ${event.message ?? 'unknown error'}`));
   }
 
   // The worker handles one message at a time, so calls run in order, never mixed.
@@ -114,7 +117,9 @@ function startWorker(init) {
     };
     worker.onerror = (event) => {
       worker.terminate();
-      reject(new Error(`mha-wasm: could not start the engine worker (${event.message ?? 'engine-worker.js not found?'})`));
+      reject(
+        new Error(`mha-wasm: could not start the engine worker (${event.message ?? 'engine-worker.js not found?'})`),
+      );
     };
     worker.postMessage({ type: MESSAGES.init, ...init, calls: Object.values(CALLS), messages: MESSAGES });
   });
@@ -127,7 +132,8 @@ function startWorker(init) {
 export async function createAttention(options) {
   const opts = checkOptions(options);
   const variant = chooseVariant(opts);
-  const threads = variant === 'threaded-simd' ? opts.threads ?? Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1) : 1;
+  const threads =
+    variant === 'threaded-simd' ? (opts.threads ?? Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1)) : 1;
   // Emscripten asks locateFile for the canonical names (mha-simd.wasm, ...);
   // map each to its URL here, which a bundler may have renamed.
   const training = opts.training === true;
@@ -137,8 +143,17 @@ export async function createAttention(options) {
     const defaultUrl = DIST_URLS[training ? 'train' : 'inference'][variant][role].href;
     byName[fileName] = workerSafeUrl(String(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl));
   }
-  const { worker, threads: started, limits } = await startWorker({
-    urls: { host: workerSafeUrl(String(opts.locateFile ? opts.locateFile('engine-host.js', HOST.href) : HOST.href)), glue: byName[names.glue], wasm: byName[names.wasm], byName },
+  const {
+    worker,
+    threads: started,
+    limits,
+  } = await startWorker({
+    urls: {
+      host: workerSafeUrl(String(opts.locateFile ? opts.locateFile('engine-host.js', HOST.href) : HOST.href)),
+      glue: byName[names.glue],
+      wasm: byName[names.wasm],
+      byName,
+    },
     threads,
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,

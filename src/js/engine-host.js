@@ -70,8 +70,17 @@
       const layer = this.layers.get(id);
       if (!layer) throw new Error('mha-wasm: this layer was disposed');
       return layer.forward(
-        call.batch, call.seqLenQ, call.seqLenK, call.causal, call.returnAttention, call.returnProjections,
-        call.returnScores, call.query, call.key ?? null, call.value ?? null, call.keyPaddingMask ?? null,
+        call.batch,
+        call.seqLenQ,
+        call.seqLenK,
+        call.causal,
+        call.returnAttention,
+        call.returnProjections,
+        call.returnScores,
+        call.query,
+        call.key ?? null,
+        call.value ?? null,
+        call.keyPaddingMask ?? null,
       );
     }
 
@@ -140,7 +149,8 @@
     if (!result || typeof result !== 'object') return list;
     for (const value of Object.values(result)) {
       if (ArrayBuffer.isView(value)) list.push(value.buffer);
-      else if (value && typeof value === 'object') for (const inner of Object.values(value)) if (ArrayBuffer.isView(inner)) list.push(inner.buffer);
+      else if (value && typeof value === 'object')
+        for (const inner of Object.values(value)) if (ArrayBuffer.isView(inner)) list.push(inner.buffer);
     }
     return list;
   };

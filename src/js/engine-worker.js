@@ -34,7 +34,8 @@ async function init({ urls, threads, poolSize, wasmBinary, calls }) {
     // fetch synchronously and then compiles the error page.
     if (!wasmBinary) {
       const response = await fetch(urls.wasm);
-      if (!response.ok) throw new Error(`mha-wasm: could not load ${urls.wasm}: HTTP ${response.status} ${response.statusText}`);
+      if (!response.ok)
+        throw new Error(`mha-wasm: could not load ${urls.wasm}: HTTP ${response.status} ${response.statusText}`);
       wasmBinary = await response.arrayBuffer();
     }
     const module = await createMhaModule({

@@ -1,18 +1,19 @@
 // The public engine, shared by the Node and browser entry points: checks the
 // arguments once (validate.mjs) and hands them to a backend — the Embind
 // module itself in Node, a dedicated Worker in browsers (engine-worker.js).
+import { rejectUnknown, describe } from './checks.mjs';
 import {
   normalizeArguments,
   normalizeBackwardArguments,
   normalizeLayerArguments,
   normalizeForwardArguments,
-  rejectUnknown,
-  describe,
+} from './validate.mjs';
+import {
   normalizeTrainerOptions,
   normalizeSentences,
   normalizeTrainArguments,
   normalizeParameters,
-} from './validate.mjs';
+} from './validate-trainer.mjs';
 import { VARIANTS } from './files.mjs';
 import { CALLS } from './protocol.mjs';
 
@@ -28,20 +29,29 @@ export function checkOptions(options) {
   rejectUnknown(options, OPTIONS, 'createAttention');
   const { variant, threads, training, locateFile, wasmBinary } = options;
   if (training !== undefined && typeof training !== 'boolean')
-    throw new TypeError(`training: expected a boolean (true loads the build with the trainer), got ${describe(training)}`);
+    throw new TypeError(
+      `training: expected a boolean (true loads the build with the trainer), got ${describe(training)}`,
+    );
   if (variant !== undefined && !VARIANTS.includes(variant))
-    throw new RangeError(`variant: expected one of ${VARIANTS.map((v) => `"${v}"`).join(', ')}, got ${describe(variant)}`);
+    throw new RangeError(
+      `variant: expected one of ${VARIANTS.map((v) => `"${v}"`).join(', ')}, got ${describe(variant)}`,
+    );
   if (threads !== undefined) {
-    if (typeof threads !== 'number') throw new TypeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${describe(threads)}`);
+    if (typeof threads !== 'number')
+      throw new TypeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${describe(threads)}`);
     if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)
       throw new RangeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${threads}`);
     if (threads > 1 && (variant === 'simd' || variant === 'scalar'))
-      throw new RangeError(`threads: variant "${variant}" runs on one thread, got threads ${threads}; use variant "threaded-simd"`);
+      throw new RangeError(
+        `threads: variant "${variant}" runs on one thread, got threads ${threads}; use variant "threaded-simd"`,
+      );
   }
   if (locateFile !== undefined && typeof locateFile !== 'function')
     throw new TypeError(`locateFile: expected a function (fileName, defaultUrl) => url, got ${describe(locateFile)}`);
   if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer || ArrayBuffer.isView(wasmBinary)))
-    throw new TypeError(`wasmBinary: expected an ArrayBuffer or Uint8Array holding the variant's .wasm file, got ${describe(wasmBinary)}`);
+    throw new TypeError(
+      `wasmBinary: expected an ArrayBuffer or Uint8Array holding the variant's .wasm file, got ${describe(wasmBinary)}`,
+    );
   return options;
 }
 
@@ -237,7 +247,9 @@ export class AttentionTrainer extends EngineResource {
    * training batches are drawn from it in a seeded shuffle.
    */
   async setData(args) {
-    await this[CALL](CALLS.trainerSetData, () => [normalizeSentences(args, this.config, 'setData', true, this.#limits)]);
+    await this[CALL](CALLS.trainerSetData, () => [
+      normalizeSentences(args, this.config, 'setData', true, this.#limits),
+    ]);
   }
 
   /**

@@ -11,7 +11,11 @@ export const VARIANTS = ['threaded-simd', 'simd', 'scalar'];
 /** The files of one variant, as named in dist/; with `training`, the build that includes the trainer. */
 export function variantFiles(variant, training = false) {
   const base = `mha-${training ? 'train-' : ''}${variant}`;
-  return { glue: `${base}.js`, wasm: `${base}.wasm`, ...(variant === 'threaded-simd' ? { worker: `${base}.worker.js` } : {}) };
+  return {
+    glue: `${base}.js`,
+    wasm: `${base}.wasm`,
+    ...(variant === 'threaded-simd' ? { worker: `${base}.worker.js` } : {}),
+  };
 }
 
 /** The URL of every file of every build: DIST_URLS[training ? 'train' : 'inference'][variant][role]. */

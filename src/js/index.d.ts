@@ -127,7 +127,9 @@ export interface AttentionEngine {
    * Multi-head attention forward. Rejects with a TypeError or RangeError that names
    * the bad argument; the engine stays usable afterwards.
    */
-  multiHeadAttention(args: MultiHeadAttentionArgs & { returnAttention: true }): Promise<MultiHeadAttentionResult & { attention: Float32Array }>;
+  multiHeadAttention(
+    args: MultiHeadAttentionArgs & { returnAttention: true },
+  ): Promise<MultiHeadAttentionResult & { attention: Float32Array }>;
   multiHeadAttention(args: MultiHeadAttentionArgs): Promise<MultiHeadAttentionResult>;
   /**
    * Backward pass: gradients of sum(gradOutput ⊙ output) for the inputs, weights and given biases of
@@ -183,7 +185,17 @@ export type LayerArgs = Pick<
 /** The activations of one call through a layer. */
 export type ForwardArgs = Pick<
   MultiHeadAttentionArgs,
-  'query' | 'key' | 'value' | 'batch' | 'seqLenQ' | 'seqLenK' | 'causal' | 'keyPaddingMask' | 'returnAttention' | 'returnProjections' | 'returnScores'
+  | 'query'
+  | 'key'
+  | 'value'
+  | 'batch'
+  | 'seqLenQ'
+  | 'seqLenK'
+  | 'causal'
+  | 'keyPaddingMask'
+  | 'returnAttention'
+  | 'returnProjections'
+  | 'returnScores'
 >;
 
 export interface AttentionLayer {
@@ -191,7 +203,9 @@ export interface AttentionLayer {
   readonly numHeads: number;
   readonly dK: number;
   readonly dV: number;
-  forward(args: ForwardArgs & { returnAttention: true }): Promise<MultiHeadAttentionResult & { attention: Float32Array }>;
+  forward(
+    args: ForwardArgs & { returnAttention: true },
+  ): Promise<MultiHeadAttentionResult & { attention: Float32Array }>;
   forward(args: ForwardArgs): Promise<MultiHeadAttentionResult>;
   /** Frees the packed weights. Idempotent; calls afterwards reject. */
   dispose(): void;
@@ -227,10 +241,21 @@ export interface TaggedSentence {
 
 /** The parameters by name, row-major, y = x·W + b. w1 … b2 exist only with an MLP. */
 export interface TrainerParameters {
-  embedding: Float32Array; wQ: Float32Array; bQ: Float32Array; wK: Float32Array; bK: Float32Array;
-  wV: Float32Array; bV: Float32Array; wO: Float32Array; bO: Float32Array;
-  w1?: Float32Array; b1?: Float32Array; w2?: Float32Array; b2?: Float32Array;
-  wC: Float32Array; bC: Float32Array;
+  embedding: Float32Array;
+  wQ: Float32Array;
+  bQ: Float32Array;
+  wK: Float32Array;
+  bK: Float32Array;
+  wV: Float32Array;
+  bV: Float32Array;
+  wO: Float32Array;
+  bO: Float32Array;
+  w1?: Float32Array;
+  b1?: Float32Array;
+  w2?: Float32Array;
+  b2?: Float32Array;
+  wC: Float32Array;
+  bC: Float32Array;
 }
 
 export interface Evaluation {
@@ -251,7 +276,10 @@ export interface AttentionTrainer {
   setData(args: { sentences: TaggedSentence[] }): Promise<void>;
   /** That many Adam steps on seeded, shuffled batches (default 32 sentences). */
   train(args: { steps: number; batchSize?: number }): Promise<{ losses: Float32Array; step: number }>;
-  evaluate(args: { sentences: TaggedSentence[]; returnAttention: true }): Promise<Evaluation & { attention: Float32Array }>;
+  evaluate(args: {
+    sentences: TaggedSentence[];
+    returnAttention: true;
+  }): Promise<Evaluation & { attention: Float32Array }>;
   evaluate(args: { sentences: TaggedSentence[]; returnAttention?: boolean }): Promise<Evaluation>;
   /** A copy of every parameter. */
   parameters(): Promise<TrainerParameters>;

@@ -41,7 +41,7 @@ class DirectBackend {
 export async function createAttention(options) {
   const opts = checkOptions(options);
   const variant = opts.variant ?? (opts.threads === 1 ? 'simd' : 'threaded-simd');
-  const threads = variant === 'threaded-simd' ? opts.threads ?? Math.min(MAX_THREADS, os.availableParallelism()) : 1;
+  const threads = variant === 'threaded-simd' ? (opts.threads ?? Math.min(MAX_THREADS, os.availableParallelism())) : 1;
   const training = opts.training === true;
   const files = variantFiles(variant, training);
   const urls = DIST_URLS[training ? 'train' : 'inference'][variant];

@@ -33,8 +33,8 @@ namespace mha {
 // export them (limits().trainer) and src/js checks them first with its own
 // messages. They keep every buffer of a trainer far below kMaxElements.
 struct TrainerLimits {
-  static constexpr std::size_t vocabSize = 65536, numTags = 4096, maxLength = 1024, dModel = 1024,
-                               mlpHidden = 4096, batchSize = 65536, steps = 1000000;
+  static constexpr std::size_t vocabSize = 65536, numTags = 4096, maxLength = 1024, dModel = 1024, mlpHidden = 4096,
+                               batchSize = 65536, steps = 1000000;
 };
 
 struct TrainerConfig {
@@ -45,7 +45,7 @@ struct TrainerConfig {
   std::size_t numHeads = 1;   // dK = dV = dModel / numHeads: the same width for every numHeads
   std::size_t mlpHidden = 0;  // 0: no MLP
   float learningRate = 0.01f, beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
-  std::uint32_t seed = 1;     // initial weights and batch order
+  std::uint32_t seed = 1;  // initial weights and batch order
 };
 
 // Sentences in rows of config.maxLength slots; slots past a sentence's
@@ -60,9 +60,9 @@ struct Sentences {
 // Where evaluate() writes; each pointer may be null (not wanted). Rows past a
 // sentence's length are zero (predictions −1).
 struct Evaluation {
-  float* probabilities = nullptr;      // [count, maxLength, numTags]
+  float* probabilities = nullptr;       // [count, maxLength, numTags]
   std::int32_t* predictions = nullptr;  // [count, maxLength], the most probable tag
-  float* attention = nullptr;          // [count, numHeads, maxLength, maxLength]
+  float* attention = nullptr;           // [count, numHeads, maxLength, maxLength]
 };
 
 // Named pointers to every parameter (or every gradient) of the model, into
@@ -144,9 +144,10 @@ class Trainer {
   Attention& engine_;
   std::vector<Tensor> tensors_;
   std::vector<float> params_, grads_, m_, v_, positions_, next_;  // next_: an Adam step before it is kept
-  std::vector<std::unique_ptr<Workspace>> workspaces_;  // one per thread of the pool
+  std::vector<std::unique_ptr<Workspace>> workspaces_;            // one per thread of the pool
   std::vector<float> shardGrads_;
-  std::vector<std::int32_t> tokens_, lengths_, tags_, order_, batchTokens_, batchLengths_, batchTags_;  // training set, its shuffle, one batch
+  std::vector<std::int32_t> tokens_, lengths_, tags_, order_, batchTokens_, batchLengths_,
+      batchTags_;  // training set, its shuffle, one batch
   std::size_t count_ = 0, cursor_ = 0, steps_ = 0;
   std::uint64_t random_ = 0;
   double beta1Power_ = 1, beta2Power_ = 1;

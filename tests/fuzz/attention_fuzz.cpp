@@ -74,21 +74,30 @@ class Reader {
 };
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kSpecials[] = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
-                               kInf, -kInf, 1e30f, -1e30f, std::numeric_limits<float>::max(),
-                               -std::numeric_limits<float>::max(), 1e-40f /* denormal */, -1e-40f,
-                               std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(),
-                               -0.0f, 1e3f, -1e3f, 3e38f};
+constexpr float kSpecials[] = {std::numeric_limits<float>::quiet_NaN(),
+                               -std::numeric_limits<float>::quiet_NaN(),
+                               kInf,
+                               -kInf,
+                               1e30f,
+                               -1e30f,
+                               std::numeric_limits<float>::max(),
+                               -std::numeric_limits<float>::max(),
+                               1e-40f /* denormal */,
+                               -1e-40f,
+                               std::numeric_limits<float>::denorm_min(),
+                               std::numeric_limits<float>::min(),
+                               -0.0f,
+                               1e3f,
+                               -1e3f,
+                               3e38f};
 
 enum Mode { kSmall, kSpecial, kRawBits, kLarge };
 
 float value(Reader& r, Mode mode) {
   const std::uint8_t b = r.byte();
   switch (mode) {
-    case kSmall:
-      return (static_cast<int>(b) - 128) / 32.0f;  // [-4, 3.97]
-    case kSpecial:
-      return b >= 240 ? kSpecials[b - 240] : (static_cast<int>(b) - 120) / 30.0f;
+    case kSmall: return (static_cast<int>(b) - 128) / 32.0f;  // [-4, 3.97]
+    case kSpecial: return b >= 240 ? kSpecials[b - 240] : (static_cast<int>(b) - 120) / 30.0f;
     case kRawBits: {
       std::uint32_t bits = b;
       for (int i = 1; i < 4; ++i) bits |= std::uint32_t{r.byte()} << (8 * i);
@@ -97,8 +106,7 @@ float value(Reader& r, Mode mode) {
       return f;
     }
     case kLarge:
-    default:
-      return (static_cast<int>(b) - 128) * (1000.0f / 128.0f);  // [-1000, 992]
+    default: return (static_cast<int>(b) - 128) * (1000.0f / 128.0f);  // [-1000, 992]
   }
 }
 
@@ -237,7 +245,6 @@ void same_bits(const Result& a, const Result& b, const char* what) {
   same_bits(a.concat, b.concat, what);
 }
 
-
 bool usable(const Case& c, std::size_t b, std::size_t i, std::size_t j) {
   return !(c.causal && j > i) && !(c.mask && c.padding[b * c.d.seqLenK + j] != 0);
 }
@@ -330,8 +337,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::snprintf(g_call, sizeof g_call,
                 "batch %zu seqLenQ %zu seqLenK %zu dModel %zu numHeads %zu dK %zu dV %zu causal %d mask %d "
                 "biases %d%d%d%d self %d finite<=1e3 %d",
-                d.batch, d.seqLenQ, d.seqLenK, d.dModel, d.numHeads, d.dK, d.dV, c.causal, c.mask, c.bias[0],
-                c.bias[1], c.bias[2], c.bias[3], c.self, c.tame);
+                d.batch, d.seqLenQ, d.seqLenK, d.dModel, d.numHeads, d.dK, d.dV, c.causal, c.mask, c.bias[0], c.bias[1],
+                c.bias[2], c.bias[3], c.self, c.tame);
   if (c.release) {
     engines.simd1.release();
     engines.simd3.release();
@@ -361,7 +368,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           for (std::size_t j = 0; j < Lk; ++j) {
             if (!usable(c, b, i, j) && row[j] != 0.0f) {
               char where[512];
-              int at = std::snprintf(where, sizeof where, "a masked weight is not exactly 0 (%s kernels, batch %zu head %zu row %zu; row:",
+              int at = std::snprintf(where, sizeof where,
+                                     "a masked weight is not exactly 0 (%s kernels, batch %zu head %zu row %zu; row:",
                                      r == &full ? "simd" : "scalar", b, h, i);
               for (std::size_t t = 0; t < Lk && t < 12 && at < 480; ++t)
                 at += std::snprintf(where + at, sizeof where - at, " %g%s", row[t], usable(c, b, i, t) ? "" : "m");
@@ -382,7 +390,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             for (std::size_t col = 0; col < d.dModel; ++col) {
               const float want = c.bO.empty() ? 0.0f : c.bO[col];
               if (r->output[(b * Lq + i) * d.dModel + col] != want)
-                fail("a row without keys has an output other than bO", col, r->output[(b * Lq + i) * d.dModel + col], want);
+                fail("a row without keys has an output other than bO", col, r->output[(b * Lq + i) * d.dModel + col],
+                     want);
             }
         }
       }

@@ -34,43 +34,172 @@ const detached = (array) => {
 // [description, change to the base call, error class, message pattern(s)]
 const BAD_CALLS = [
   ...Object.entries(ARRAYS).flatMap(([name, [Type, n, shape]]) => [
-    [`${name} one element short`, { [name]: new Type(n - 1) }, RangeError, [new RegExp(`^${name}: expected ${n} elements`), shape, new RegExp(`got ${n - 1}$`)]],
-    [`${name} one element too long`, { [name]: new Type(n + 1) }, RangeError, [new RegExp(`^${name}: expected ${n} elements`), new RegExp(`got ${n + 1}$`)]],
-    [`${name} as a plain Array`, { [name]: Array.from(new Type(n)) }, TypeError, [new RegExp(`^${name}: expected a ${Type.name} of ${n} elements`), shape, new RegExp(`got an Array of ${n} elements$`)]],
-    [`${name} with a detached buffer`, { [name]: detached(new Type(n)) }, RangeError, [new RegExp(`^${name}: expected ${n} elements .*got 0 \\(is its buffer detached\\?\\)$`)]],
+    [
+      `${name} one element short`,
+      { [name]: new Type(n - 1) },
+      RangeError,
+      [new RegExp(`^${name}: expected ${n} elements`), shape, new RegExp(`got ${n - 1}$`)],
+    ],
+    [
+      `${name} one element too long`,
+      { [name]: new Type(n + 1) },
+      RangeError,
+      [new RegExp(`^${name}: expected ${n} elements`), new RegExp(`got ${n + 1}$`)],
+    ],
+    [
+      `${name} as a plain Array`,
+      { [name]: Array.from(new Type(n)) },
+      TypeError,
+      [
+        new RegExp(`^${name}: expected a ${Type.name} of ${n} elements`),
+        shape,
+        new RegExp(`got an Array of ${n} elements$`),
+      ],
+    ],
+    [
+      `${name} with a detached buffer`,
+      { [name]: detached(new Type(n)) },
+      RangeError,
+      [new RegExp(`^${name}: expected ${n} elements .*got 0 \\(is its buffer detached\\?\\)$`)],
+    ],
   ]),
-  ...['query', 'wK', 'bV'].map((name) => [`${name} as a Float64Array`, { [name]: new Float64Array(ARRAYS[name][1]) }, TypeError, [new RegExp(`^${name}: expected a Float32Array of ${ARRAYS[name][1]} elements .*got a Float64Array of ${ARRAYS[name][1]} elements$`)]]),
-  ['query as a string', { query: 'abc' }, TypeError, [/^query: expected a Float32Array of 72 elements .*got the string "abc"$/]],
-  ...['query', 'wQ', 'wK', 'wV', 'wO'].map((name) => [`${name} missing`, { [name]: undefined }, TypeError, [new RegExp(`^${name}: expected a Float32Array of ${ARRAYS[name][1]} elements .*got undefined$`)]]),
-  ['key missing while seqLenK != seqLenQ', { key: undefined }, TypeError, [/^key: expected a Float32Array of 168 elements \[batch=2, seqLenK=7, dModel=12\], got undefined$/]],
-  ['value missing while seqLenK != seqLenQ', { value: null }, TypeError, [/^value: expected a Float32Array of 168 elements .*got null$/]],
-  ['keyPaddingMask as a Float32Array', { keyPaddingMask: new Float32Array(14) }, TypeError, [/^keyPaddingMask: expected a Uint8Array of 14 elements .*got a Float32Array of 14 elements$/]],
-  ['keyPaddingMask as an Int8Array', { keyPaddingMask: new Int8Array(14) }, TypeError, [/^keyPaddingMask: expected a Uint8Array .*got an? Int8Array of 14 elements$/]],
-  ['keyPaddingMask holding a 2', { keyPaddingMask: Uint8Array.from({ length: 14 }, (_, i) => (i === 3 ? 2 : 0)) }, RangeError, [/^keyPaddingMask: expected only 0 .* or 1 .*, got 2 at index 3$/]],
-  ['keyPaddingMask holding a 255', { keyPaddingMask: new Uint8Array(14).fill(255) }, RangeError, [/^keyPaddingMask: expected only 0 .* or 1 .*, got 255 at index 0$/]],
+  ...['query', 'wK', 'bV'].map((name) => [
+    `${name} as a Float64Array`,
+    { [name]: new Float64Array(ARRAYS[name][1]) },
+    TypeError,
+    [
+      new RegExp(
+        `^${name}: expected a Float32Array of ${ARRAYS[name][1]} elements .*got a Float64Array of ${ARRAYS[name][1]} elements$`,
+      ),
+    ],
+  ]),
+  [
+    'query as a string',
+    { query: 'abc' },
+    TypeError,
+    [/^query: expected a Float32Array of 72 elements .*got the string "abc"$/],
+  ],
+  ...['query', 'wQ', 'wK', 'wV', 'wO'].map((name) => [
+    `${name} missing`,
+    { [name]: undefined },
+    TypeError,
+    [new RegExp(`^${name}: expected a Float32Array of ${ARRAYS[name][1]} elements .*got undefined$`)],
+  ]),
+  [
+    'key missing while seqLenK != seqLenQ',
+    { key: undefined },
+    TypeError,
+    [/^key: expected a Float32Array of 168 elements \[batch=2, seqLenK=7, dModel=12\], got undefined$/],
+  ],
+  [
+    'value missing while seqLenK != seqLenQ',
+    { value: null },
+    TypeError,
+    [/^value: expected a Float32Array of 168 elements .*got null$/],
+  ],
+  [
+    'keyPaddingMask as a Float32Array',
+    { keyPaddingMask: new Float32Array(14) },
+    TypeError,
+    [/^keyPaddingMask: expected a Uint8Array of 14 elements .*got a Float32Array of 14 elements$/],
+  ],
+  [
+    'keyPaddingMask as an Int8Array',
+    { keyPaddingMask: new Int8Array(14) },
+    TypeError,
+    [/^keyPaddingMask: expected a Uint8Array .*got an? Int8Array of 14 elements$/],
+  ],
+  [
+    'keyPaddingMask holding a 2',
+    { keyPaddingMask: Uint8Array.from({ length: 14 }, (_, i) => (i === 3 ? 2 : 0)) },
+    RangeError,
+    [/^keyPaddingMask: expected only 0 .* or 1 .*, got 2 at index 3$/],
+  ],
+  [
+    'keyPaddingMask holding a 255',
+    { keyPaddingMask: new Uint8Array(14).fill(255) },
+    RangeError,
+    [/^keyPaddingMask: expected only 0 .* or 1 .*, got 255 at index 0$/],
+  ],
   ...DIMS.flatMap((name) => [
-    ...[2.5, 0, -1, NaN, Infinity, 2 ** 31].map((v) => [`${name} = ${v}`, { [name]: v }, RangeError, [new RegExp(`^${name}: expected an integer from 1 to ${MAX}, got ${v}$`)]]),
-    [`${name} as the string "4"`, { [name]: '4' }, TypeError, [new RegExp(`^${name}: expected an integer >= 1, got the string "4"$`)]],
-    [`${name} as a BigInt`, { [name]: 4n }, TypeError, [new RegExp(`^${name}: expected an integer >= 1, got bigint 4$`)]],
+    ...[2.5, 0, -1, NaN, Infinity, 2 ** 31].map((v) => [
+      `${name} = ${v}`,
+      { [name]: v },
+      RangeError,
+      [new RegExp(`^${name}: expected an integer from 1 to ${MAX}, got ${v}$`)],
+    ]),
+    [
+      `${name} as the string "4"`,
+      { [name]: '4' },
+      TypeError,
+      [new RegExp(`^${name}: expected an integer >= 1, got the string "4"$`)],
+    ],
+    [
+      `${name} as a BigInt`,
+      { [name]: 4n },
+      TypeError,
+      [new RegExp(`^${name}: expected an integer >= 1, got bigint 4$`)],
+    ],
   ]),
-  ...['seqLenQ', 'dModel', 'numHeads'].map((name) => [`${name} missing`, { [name]: undefined }, TypeError, [new RegExp(`^${name}: expected an integer >= 1, got undefined$`)]]),
-  ['sizes whose element count passes 2^31 - 1', { seqLenQ: 2 ** 20, dModel: 2 ** 12 }, RangeError, [/^query: 2×1048576×4096 = 8589934592 elements, more than 2147483647$/]],
-  ['numHeads not dividing dModel, dK not given', { numHeads: 5, dK: undefined, dV: undefined }, RangeError, [/^numHeads: expected a divisor of dModel \(12\) when dK is not given, got 5; pass dK explicitly/]],
-  ['numHeads not dividing dModel, dV not given', { numHeads: 5, dV: undefined }, RangeError, [/^numHeads: expected a divisor of dModel \(12\) when dV is not given, got 5/]],
+  ...['seqLenQ', 'dModel', 'numHeads'].map((name) => [
+    `${name} missing`,
+    { [name]: undefined },
+    TypeError,
+    [new RegExp(`^${name}: expected an integer >= 1, got undefined$`)],
+  ]),
+  [
+    'sizes whose element count passes 2^31 - 1',
+    { seqLenQ: 2 ** 20, dModel: 2 ** 12 },
+    RangeError,
+    [/^query: 2×1048576×4096 = 8589934592 elements, more than 2147483647$/],
+  ],
+  [
+    'numHeads not dividing dModel, dK not given',
+    { numHeads: 5, dK: undefined, dV: undefined },
+    RangeError,
+    [/^numHeads: expected a divisor of dModel \(12\) when dK is not given, got 5; pass dK explicitly/],
+  ],
+  [
+    'numHeads not dividing dModel, dV not given',
+    { numHeads: 5, dV: undefined },
+    RangeError,
+    [/^numHeads: expected a divisor of dModel \(12\) when dV is not given, got 5/],
+  ],
   ['causal as a string', { causal: 'yes' }, TypeError, [/^causal: expected a boolean, got the string "yes"$/]],
   ['causal as a number', { causal: 1 }, TypeError, [/^causal: expected a boolean, got number 1$/]],
-  ['returnAttention as a string', { returnAttention: 'true' }, TypeError, [/^returnAttention: expected a boolean, got the string "true"$/]],
-  ['misspelled argument numhead', { numhead: 3 }, TypeError, [/^multiHeadAttention: unknown argument "numhead" \(did you mean "numHeads"\?\); expected one of .*numHeads/]],
-  ['unknown argument mask', { mask: new Uint8Array(14) }, TypeError, [/^multiHeadAttention: unknown argument "mask"; expected one of .*keyPaddingMask/]],
+  [
+    'returnAttention as a string',
+    { returnAttention: 'true' },
+    TypeError,
+    [/^returnAttention: expected a boolean, got the string "true"$/],
+  ],
+  [
+    'misspelled argument numhead',
+    { numhead: 3 },
+    TypeError,
+    [/^multiHeadAttention: unknown argument "numhead" \(did you mean "numHeads"\?\); expected one of .*numHeads/],
+  ],
+  [
+    'unknown argument mask',
+    { mask: new Uint8Array(14) },
+    TypeError,
+    [/^multiHeadAttention: unknown argument "mask"; expected one of .*keyPaddingMask/],
+  ],
 ];
 
 const NOT_OBJECTS = [
-  [undefined, /got undefined$/], [null, /got null$/], [42, /got number 42$/],
-  ['query', /got the string "query"$/], [[1, 2], /got an Array of 2 elements$/],
+  [undefined, /got undefined$/],
+  [null, /got null$/],
+  [42, /got number 42$/],
+  ['query', /got the string "query"$/],
+  [[1, 2], /got an Array of 2 elements$/],
 ];
 
 async function expectRejection(promise, Class, patterns) {
-  const error = await promise.then(() => new Error('the call resolved instead of rejecting'), (e) => e);
+  const error = await promise.then(
+    () => new Error('the call resolved instead of rejecting'),
+    (e) => e,
+  );
   expect(error).toBeInstanceOf(Class);
   for (const p of [].concat(patterns)) expect(error.message).toMatch(p);
 }
@@ -98,7 +227,10 @@ describe('bad arguments (simd build)', () => {
   });
 
   test.each(NOT_OBJECTS)('arguments %p instead of an object', async (args, given) => {
-    await expectRejection(engine.multiHeadAttention(args), TypeError, [/^multiHeadAttention: expected an object of arguments/, given]);
+    await expectRejection(engine.multiHeadAttention(args), TypeError, [
+      /^multiHeadAttention: expected an object of arguments/,
+      given,
+    ]);
     await expectStillWorks(engine);
   });
 });
@@ -111,7 +243,9 @@ describe.each(VARIANTS)('%s build', (variant) => {
   afterAll(() => engine.dispose());
 
   test('a few bad calls reject and leave the engine usable', async () => {
-    for (const [, change, Class, patterns] of BAD_CALLS.filter(([d]) => /^(query one element short|wO as a plain Array|numHeads = 0|misspelled)/.test(d))) {
+    for (const [, change, Class, patterns] of BAD_CALLS.filter(([d]) =>
+      /^(query one element short|wO as a plain Array|numHeads = 0|misspelled)/.test(d),
+    )) {
       await expectRejection(engine.multiHeadAttention({ ...base(), ...change }), Class, patterns);
       await expectStillWorks(engine);
     }
@@ -121,7 +255,17 @@ describe.each(VARIANTS)('%s build', (variant) => {
     // 23171² attention weights = 2.1 GB: passes the 2^31 element check, cannot be allocated.
     const n = 23171;
     const one = new Float32Array(1);
-    const call = { seqLenQ: n, dModel: 1, numHeads: 1, query: new Float32Array(n), wQ: one, wK: one, wV: one, wO: one, returnAttention: true };
+    const call = {
+      seqLenQ: n,
+      dModel: 1,
+      numHeads: 1,
+      query: new Float32Array(n),
+      wQ: one,
+      wK: one,
+      wV: one,
+      wO: one,
+      returnAttention: true,
+    };
     const before = await engine.memoryStats();
     await expectRejection(engine.multiHeadAttention(call), RangeError, [
       /^this call needs (\d+) bytes of WebAssembly memory, more than the (\d+) bytes available \(limit 2147483648\)/,
@@ -145,18 +289,61 @@ describe.each(VARIANTS)('%s build', (variant) => {
 
 describe('createAttention options', () => {
   test.each([
-    ['an unknown option', { varient: 'simd' }, TypeError, [/^createAttention: unknown argument "varient"/, /expected one of .*variant/]],
-    ['a bad variant', { variant: 'avx2' }, RangeError, [/^variant: expected one of "threaded-simd", "simd", "scalar", got the string "avx2"$/]],
-    ['a variant in the wrong case', { variant: 'SIMD' }, RangeError, [/^variant: expected one of .*got the string "SIMD"$/]],
-    ['a string instead of options', 'simd', TypeError, [/^createAttention: expected an options object, got the string "simd"$/]],
-    ['locateFile not a function', { locateFile: '/dist/' }, TypeError, [/^locateFile: expected a function .*got the string "\/dist\/"$/]],
-    ['wasmBinary as a plain Array', { wasmBinary: [0, 97, 115, 109] }, TypeError, [/^wasmBinary: expected an ArrayBuffer or Uint8Array .*got an Array of 4 elements$/]],
+    [
+      'an unknown option',
+      { varient: 'simd' },
+      TypeError,
+      [/^createAttention: unknown argument "varient"/, /expected one of .*variant/],
+    ],
+    [
+      'a bad variant',
+      { variant: 'avx2' },
+      RangeError,
+      [/^variant: expected one of "threaded-simd", "simd", "scalar", got the string "avx2"$/],
+    ],
+    [
+      'a variant in the wrong case',
+      { variant: 'SIMD' },
+      RangeError,
+      [/^variant: expected one of .*got the string "SIMD"$/],
+    ],
+    [
+      'a string instead of options',
+      'simd',
+      TypeError,
+      [/^createAttention: expected an options object, got the string "simd"$/],
+    ],
+    [
+      'locateFile not a function',
+      { locateFile: '/dist/' },
+      TypeError,
+      [/^locateFile: expected a function .*got the string "\/dist\/"$/],
+    ],
+    [
+      'wasmBinary as a plain Array',
+      { wasmBinary: [0, 97, 115, 109] },
+      TypeError,
+      [/^wasmBinary: expected an ArrayBuffer or Uint8Array .*got an Array of 4 elements$/],
+    ],
     ['threads = 0', { threads: 0 }, RangeError, [/^threads: expected an integer from 1 to \d+, got 0$/]],
     ['threads = 2.5', { threads: 2.5 }, RangeError, [/^threads: expected an integer from 1 to \d+, got 2.5$/]],
-    ['threads as a string', { threads: '2' }, TypeError, [/^threads: expected an integer from 1 to \d+, got the string "2"$/]],
-    ['threads 2 with a one-thread variant', { variant: 'simd', threads: 2 }, RangeError, [/^threads: variant "simd" runs on one thread, got threads 2/]],
+    [
+      'threads as a string',
+      { threads: '2' },
+      TypeError,
+      [/^threads: expected an integer from 1 to \d+, got the string "2"$/],
+    ],
+    [
+      'threads 2 with a one-thread variant',
+      { variant: 'simd', threads: 2 },
+      RangeError,
+      [/^threads: variant "simd" runs on one thread, got threads 2/],
+    ],
   ])('%s', async (_, options, Class, patterns) => {
-    const error = await createAttention(options).then(() => null, (e) => e);
+    const error = await createAttention(options).then(
+      () => null,
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(Class);
     for (const p of patterns) expect(error.message).toMatch(p);
   });
@@ -164,13 +351,17 @@ describe('createAttention options', () => {
   test('bytes that are not WebAssembly reject (no hang)', async () => {
     const quiet = jest.spyOn(console, 'warn').mockImplementation(() => {}); // Emscripten logs the failure too
     try {
-      await expect(createAttention({ variant: 'simd', wasmBinary: new Uint8Array([0, 1, 2, 3]) })).rejects.toThrow(/expected magic word/);
+      await expect(createAttention({ variant: 'simd', wasmBinary: new Uint8Array([0, 1, 2, 3]) })).rejects.toThrow(
+        /expected magic word/,
+      );
     } finally {
       quiet.mockRestore();
     }
   });
 
   test('a locateFile pointing nowhere rejects with the missing path', async () => {
-    await expect(createAttention({ variant: 'scalar', locateFile: (name) => `/nonexistent/${name}` })).rejects.toThrow(/nonexistent\/mha-scalar/);
+    await expect(createAttention({ variant: 'scalar', locateFile: (name) => `/nonexistent/${name}` })).rejects.toThrow(
+      /nonexistent\/mha-scalar/,
+    );
   });
 });

@@ -14,7 +14,9 @@ beforeAll(async () => {
 afterAll(() => disposeEngines(engines));
 
 test('the fixture set is complete and the self-attention ones really are', () => {
-  expect(fixtures.map((f) => f.name)).toEqual(expect.arrayContaining(['tiny_self', 'fully_masked_rows', 'moderate_64', 'large_logits_1e3']));
+  expect(fixtures.map((f) => f.name)).toEqual(
+    expect.arrayContaining(['tiny_self', 'fully_masked_rows', 'moderate_64', 'large_logits_1e3']),
+  );
   expect(selfFixtures.length).toBeGreaterThan(0);
   for (const f of selfFixtures) {
     expect(f.raw.key).toEqual(f.raw.query);

@@ -19,7 +19,10 @@ const pick = (obj, names) => Object.fromEntries(names.filter((n) => obj[n] !== u
 function mismatch(result, args) {
   const want = referenceAttention(args);
   const tol = toleranceFor(args);
-  return compareClose(result.output, want.output, tol) ?? (args.returnAttention ? compareClose(result.attention, want.attention, tol) : null);
+  return (
+    compareClose(result.output, want.output, tol) ??
+    (args.returnAttention ? compareClose(result.attention, want.attention, tol) : null)
+  );
 }
 
 /** n seeded calls of random small shapes, distinct enough that a swapped result cannot pass. */
@@ -31,15 +34,27 @@ function cases(seed, n) {
     // Shapes large enough, some of them, to run on the thread pools (> 4 MFLOP).
     const big = k % 10 === 0;
     const args = randomCase(seed * 1000 + k, {
-      batch: 1 + int(2), seqLenQ: 1 + int(big ? 96 : 12), seqLenK: 1 + int(big ? 96 : 12), dModel: numHeads * (1 + int(big ? 24 : 6)),
-      numHeads, causal: u() < 0.5, bias: u() < 0.5, padding: u() < 0.3 ? 0.3 : undefined,
+      batch: 1 + int(2),
+      seqLenQ: 1 + int(big ? 96 : 12),
+      seqLenK: 1 + int(big ? 96 : 12),
+      dModel: numHeads * (1 + int(big ? 24 : 6)),
+      numHeads,
+      causal: u() < 0.5,
+      bias: u() < 0.5,
+      padding: u() < 0.3 ? 0.3 : undefined,
     });
     args.returnAttention = u() < 0.5;
     return args;
   });
 }
 
-const BUILDS = [{ variant: 'simd' }, { variant: 'scalar' }, { variant: 'threaded-simd', threads: 2 }, { variant: 'threaded-simd', threads: 3 }, { variant: 'threaded-simd', threads: 2 }];
+const BUILDS = [
+  { variant: 'simd' },
+  { variant: 'scalar' },
+  { variant: 'threaded-simd', threads: 2 },
+  { variant: 'threaded-simd', threads: 3 },
+  { variant: 'threaded-simd', threads: 2 },
+];
 let engines;
 beforeAll(async () => {
   engines = await Promise.all(BUILDS.map((b) => createAttention(b)));
@@ -51,7 +66,8 @@ test('five engines, 250 un-awaited calls interleaved between them: every result 
   // Issued round-robin without awaiting: engine e gets case (i + e) % 50.
   const pending = [];
   for (let i = 0; i < all.length; i++)
-    for (let e = 0; e < engines.length; e++) pending.push({ e, k: (i + e) % all.length, promise: engines[e].multiHeadAttention(all[(i + e) % all.length]) });
+    for (let e = 0; e < engines.length; e++)
+      pending.push({ e, k: (i + e) % all.length, promise: engines[e].multiHeadAttention(all[(i + e) % all.length]) });
   const results = await Promise.all(pending.map((p) => p.promise));
   const byCase = new Map();
   results.forEach((result, j) => {
@@ -60,7 +76,8 @@ test('five engines, 250 un-awaited calls interleaved between them: every result 
     if (problem) throw new Error(`engine ${e} (${JSON.stringify(BUILDS[e])}), case ${k}: ${problem}`);
     // simd and threaded-simd give the same bits for any thread count (README, Builds).
     if (BUILDS[e].variant !== 'scalar') {
-      if (byCase.has(k)) expectSameBits(result.output, byCase.get(k), `case ${k}, engine ${e} vs the first SIMD engine`);
+      if (byCase.has(k))
+        expectSameBits(result.output, byCase.get(k), `case ${k}, engine ${e} vs the first SIMD engine`);
       else byCase.set(k, result.output);
     }
   });
@@ -87,14 +104,44 @@ test('179 un-awaited calls on one engine, with layers and rejections among them,
     waits.push(issue(`call ${k}`, engine.multiHeadAttention(args), (r, e) => e?.message ?? mismatch(r, args)));
     if (k % 2 === 0) {
       // An invalid call in between: rejects with its own error.
-      waits.push(issue(`bad ${k}`, engine.multiHeadAttention({ ...args, query: new Float32Array(1) }), (r, e) => (e instanceof RangeError && /^query: expected/.test(e.message) ? null : `resolved or wrong error: ${e?.message}`)));
+      waits.push(
+        issue(`bad ${k}`, engine.multiHeadAttention({ ...args, query: new Float32Array(1) }), (r, e) =>
+          e instanceof RangeError && /^query: expected/.test(e.message)
+            ? null
+            : `resolved or wrong error: ${e?.message}`,
+        ),
+      );
     }
     if (k % 4 === 0) {
-      const activations = randomCase(5000 + k, { batch: 1, seqLenQ: 1 + (k % 7), seqLenK: 1 + (k % 5), dModel: layerArgs.dModel, numHeads: layerArgs.numHeads, causal: k % 8 === 0 });
-      const defined = { ...activations, ...Object.fromEntries(LAYER.map((n) => [n, layerArgs[n]])), returnAttention: true };
-      waits.push(issue(`forward ${k}`, layer.forward({ ...pick(activations, FORWARD), returnAttention: true }), (r, e) => e?.message ?? mismatch(r, defined)));
+      const activations = randomCase(5000 + k, {
+        batch: 1,
+        seqLenQ: 1 + (k % 7),
+        seqLenK: 1 + (k % 5),
+        dModel: layerArgs.dModel,
+        numHeads: layerArgs.numHeads,
+        causal: k % 8 === 0,
+      });
+      const defined = {
+        ...activations,
+        ...Object.fromEntries(LAYER.map((n) => [n, layerArgs[n]])),
+        returnAttention: true,
+      };
+      waits.push(
+        issue(
+          `forward ${k}`,
+          layer.forward({ ...pick(activations, FORWARD), returnAttention: true }),
+          (r, e) => e?.message ?? mismatch(r, defined),
+        ),
+      );
     }
-    if (k % 25 === 0) waits.push(issue(`memoryStats ${k}`, engine.memoryStats(), (r, e) => e?.message ?? (r.inUseBytes > 0 && r.heapBytes >= r.inUseBytes ? null : JSON.stringify(r))));
+    if (k % 25 === 0)
+      waits.push(
+        issue(
+          `memoryStats ${k}`,
+          engine.memoryStats(),
+          (r, e) => e?.message ?? (r.inUseBytes > 0 && r.heapBytes >= r.inUseBytes ? null : JSON.stringify(r)),
+        ),
+      );
   }
   await Promise.all(waits);
   layer.dispose();

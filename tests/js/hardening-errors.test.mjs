@@ -15,7 +15,15 @@ const fx = loadFixture('cross_attention');
 const MAX = 2 ** 31 - 1;
 const WEIGHT_NAMES = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
 const weights = () => Object.fromEntries(WEIGHT_NAMES.map((n) => [n, fx.args[n]]));
-const activations = () => ({ batch: 2, seqLenQ: 3, seqLenK: 7, query: fx.args.query, key: fx.args.key, value: fx.args.value, keyPaddingMask: new Uint8Array(14) });
+const activations = () => ({
+  batch: 2,
+  seqLenQ: 3,
+  seqLenK: 7,
+  query: fx.args.query,
+  key: fx.args.key,
+  value: fx.args.value,
+  keyPaddingMask: new Uint8Array(14),
+});
 const detached = (array) => {
   structuredClone(array.buffer, { transfer: [array.buffer] });
   return array;
@@ -23,98 +31,373 @@ const detached = (array) => {
 
 // Bad values of one dimension: [value, error class, what the message says it got].
 const BAD_DIMS = [
-  [2.5, RangeError, 'got 2.5'], [0, RangeError, 'got 0'], [-1, RangeError, 'got -1'], [-0, RangeError, 'got 0'],
-  [NaN, RangeError, 'got NaN'], [Infinity, RangeError, 'got Infinity'], [-Infinity, RangeError, 'got -Infinity'],
-  [2 ** 31, RangeError, 'got 2147483648'], [1e300, RangeError, 'got 1e+300'],
-  ['4', TypeError, 'got the string "4"'], [4n, TypeError, 'got bigint 4'], [true, TypeError, 'got boolean true'],
-  [new Number(4), TypeError, 'got an object ([object Number])'], [[4], TypeError, 'got an Array of 1 elements'],
+  [2.5, RangeError, 'got 2.5'],
+  [0, RangeError, 'got 0'],
+  [-1, RangeError, 'got -1'],
+  [-0, RangeError, 'got 0'],
+  [NaN, RangeError, 'got NaN'],
+  [Infinity, RangeError, 'got Infinity'],
+  [-Infinity, RangeError, 'got -Infinity'],
+  [2 ** 31, RangeError, 'got 2147483648'],
+  [1e300, RangeError, 'got 1e+300'],
+  ['4', TypeError, 'got the string "4"'],
+  [4n, TypeError, 'got bigint 4'],
+  [true, TypeError, 'got boolean true'],
+  [new Number(4), TypeError, 'got an object ([object Number])'],
+  [[4], TypeError, 'got an Array of 1 elements'],
 ];
 const dimPattern = (name, Class, given) =>
-  new RegExp(`^${name}: expected an integer ${Class === RangeError ? `from 1 to ${MAX}` : '>= 1'}, got ${given.slice(4).replace(/[()[\]+.]/g, '\\$&')}$`);
+  new RegExp(
+    `^${name}: expected an integer ${Class === RangeError ? `from 1 to ${MAX}` : '>= 1'}, got ${given.slice(4).replace(/[()[\]+.]/g, '\\$&')}$`,
+  );
 
 // Every wrong form of one array: [description, value, class, pattern].
 function badArrays(name, Type, n, shape) {
   const other = Type === Float32Array ? Float64Array : Int8Array;
   const esc = shape.replace(/[[\]*]/g, '\\$&');
   return [
-    [`${name} one element short`, new Type(n - 1), RangeError, new RegExp(`^${name}: expected ${n} elements ${esc}, got ${n - 1}$`)],
-    [`${name} one element too long`, new Type(n + 1), RangeError, new RegExp(`^${name}: expected ${n} elements ${esc}, got ${n + 1}$`)],
+    [
+      `${name} one element short`,
+      new Type(n - 1),
+      RangeError,
+      new RegExp(`^${name}: expected ${n} elements ${esc}, got ${n - 1}$`),
+    ],
+    [
+      `${name} one element too long`,
+      new Type(n + 1),
+      RangeError,
+      new RegExp(`^${name}: expected ${n} elements ${esc}, got ${n + 1}$`),
+    ],
     // An empty buffer cannot be told from a detached one by its length alone: the hint is a question.
-    [`${name} empty`, new Type(0), RangeError, new RegExp(`^${name}: expected ${n} elements ${esc}, got 0( \\(is its buffer detached\\?\\))?$`)],
-    [`${name} as a plain Array`, Array.from(new Type(n)), TypeError, new RegExp(`^${name}: expected a ${Type.name} of ${n} elements ${esc}, got an Array of ${n} elements$`)],
-    [`${name} as a ${other.name}`, new other(n), TypeError, new RegExp(`^${name}: expected a ${Type.name} of ${n} elements .*got an? ${other.name} of ${n} elements$`)],
-    [`${name} with a detached buffer`, detached(new Type(n)), RangeError, new RegExp(`^${name}: expected ${n} elements .*got 0 \\(is its buffer detached\\?\\)$`)],
-    [`${name} as an ArrayBuffer`, new Type(n).buffer, TypeError, new RegExp(`^${name}: expected a ${Type.name} .*got an object \\(\\[object ArrayBuffer\\]\\)$`)],
+    [
+      `${name} empty`,
+      new Type(0),
+      RangeError,
+      new RegExp(`^${name}: expected ${n} elements ${esc}, got 0( \\(is its buffer detached\\?\\))?$`),
+    ],
+    [
+      `${name} as a plain Array`,
+      Array.from(new Type(n)),
+      TypeError,
+      new RegExp(`^${name}: expected a ${Type.name} of ${n} elements ${esc}, got an Array of ${n} elements$`),
+    ],
+    [
+      `${name} as a ${other.name}`,
+      new other(n),
+      TypeError,
+      new RegExp(`^${name}: expected a ${Type.name} of ${n} elements .*got an? ${other.name} of ${n} elements$`),
+    ],
+    [
+      `${name} with a detached buffer`,
+      detached(new Type(n)),
+      RangeError,
+      new RegExp(`^${name}: expected ${n} elements .*got 0 \\(is its buffer detached\\?\\)$`),
+    ],
+    [
+      `${name} as an ArrayBuffer`,
+      new Type(n).buffer,
+      TypeError,
+      new RegExp(`^${name}: expected a ${Type.name} .*got an object \\(\\[object ArrayBuffer\\]\\)$`),
+    ],
     [`${name} as a number`, 7, TypeError, new RegExp(`^${name}: expected a ${Type.name} .*got number 7$`)],
   ];
 }
 
 const LAYER_BAD = [
-  ...[['wQ', 144, '[dModel=12, numHeads*dK=12]'], ['wK', 144, '[dModel=12, numHeads*dK=12]'], ['wV', 144, '[dModel=12, numHeads*dV=12]'],
-    ['wO', 144, '[numHeads*dV=12, dModel=12]'], ['bQ', 12, '[numHeads*dK=12]'], ['bK', 12, '[numHeads*dK=12]'], ['bV', 12, '[numHeads*dV=12]'],
-    ['bO', 12, '[dModel=12]']].flatMap(([name, n, shape]) => badArrays(name, Float32Array, n, shape).map(([d, v, C, p]) => [d, { [name]: v }, C, p])),
-  ...['wQ', 'wK', 'wV', 'wO'].map((name) => [`${name} missing`, { [name]: undefined }, TypeError, new RegExp(`^${name}: expected a Float32Array of 144 elements .*got undefined$`)]),
-  ...['dModel', 'numHeads', 'dK', 'dV'].flatMap((name) => BAD_DIMS.map(([v, C, given]) => [`${name} = ${typeof v === 'bigint' ? `${v}n` : Array.isArray(v) ? '[4]' : typeof v === 'object' ? 'new Number(4)' : JSON.stringify(v) ?? String(v)}`, { [name]: v }, C, dimPattern(name, C, given)])),
-  ...['dModel', 'numHeads'].map((name) => [`${name} missing`, { [name]: undefined }, TypeError, new RegExp(`^${name}: expected an integer >= 1, got undefined$`)]),
-  ['numHeads not dividing dModel, dK and dV not given', { numHeads: 5, dK: undefined, dV: undefined }, RangeError, /^numHeads: expected a divisor of dModel \(12\) when dK is not given, got 5; pass dK explicitly/],
-  ['numHeads not dividing dModel, dV not given', { numHeads: 5, dK: 4, dV: undefined }, RangeError, /^numHeads: expected a divisor of dModel \(12\) when dV is not given, got 5/],
-  ['weights whose element count passes 2^31 - 1', { dModel: 2 ** 16, numHeads: 2 ** 16, dK: 1, dV: 1 }, RangeError, /^wQ: 65536×65536×1 = 4294967296 elements, more than 2147483647$/],
-  ['misspelled argument numhead', { numhead: 3 }, TypeError, /^createLayer: unknown argument "numhead" \(did you mean "numHeads"\?\); expected one of dModel, numHeads/],
-  ['misspelled argument dmodel', { dmodel: 12 }, TypeError, /^createLayer: unknown argument "dmodel" \(did you mean "dModel"\?\)/],
-  ['misspelled argument WQ', { WQ: new Float32Array(144) }, TypeError, /^createLayer: unknown argument "WQ" \(did you mean "wQ"\?\)/],
-  ['an activation given to createLayer (query)', { query: fx.args.query }, TypeError, /^createLayer: unknown argument "query"; expected one of /],
-  ['a flag given to createLayer (causal)', { causal: true }, TypeError, /^createLayer: unknown argument "causal"; expected one of /],
+  ...[
+    ['wQ', 144, '[dModel=12, numHeads*dK=12]'],
+    ['wK', 144, '[dModel=12, numHeads*dK=12]'],
+    ['wV', 144, '[dModel=12, numHeads*dV=12]'],
+    ['wO', 144, '[numHeads*dV=12, dModel=12]'],
+    ['bQ', 12, '[numHeads*dK=12]'],
+    ['bK', 12, '[numHeads*dK=12]'],
+    ['bV', 12, '[numHeads*dV=12]'],
+    ['bO', 12, '[dModel=12]'],
+  ].flatMap(([name, n, shape]) =>
+    badArrays(name, Float32Array, n, shape).map(([d, v, C, p]) => [d, { [name]: v }, C, p]),
+  ),
+  ...['wQ', 'wK', 'wV', 'wO'].map((name) => [
+    `${name} missing`,
+    { [name]: undefined },
+    TypeError,
+    new RegExp(`^${name}: expected a Float32Array of 144 elements .*got undefined$`),
+  ]),
+  ...['dModel', 'numHeads', 'dK', 'dV'].flatMap((name) =>
+    BAD_DIMS.map(([v, C, given]) => [
+      `${name} = ${typeof v === 'bigint' ? `${v}n` : Array.isArray(v) ? '[4]' : typeof v === 'object' ? 'new Number(4)' : (JSON.stringify(v) ?? String(v))}`,
+      { [name]: v },
+      C,
+      dimPattern(name, C, given),
+    ]),
+  ),
+  ...['dModel', 'numHeads'].map((name) => [
+    `${name} missing`,
+    { [name]: undefined },
+    TypeError,
+    new RegExp(`^${name}: expected an integer >= 1, got undefined$`),
+  ]),
+  [
+    'numHeads not dividing dModel, dK and dV not given',
+    { numHeads: 5, dK: undefined, dV: undefined },
+    RangeError,
+    /^numHeads: expected a divisor of dModel \(12\) when dK is not given, got 5; pass dK explicitly/,
+  ],
+  [
+    'numHeads not dividing dModel, dV not given',
+    { numHeads: 5, dK: 4, dV: undefined },
+    RangeError,
+    /^numHeads: expected a divisor of dModel \(12\) when dV is not given, got 5/,
+  ],
+  [
+    'weights whose element count passes 2^31 - 1',
+    { dModel: 2 ** 16, numHeads: 2 ** 16, dK: 1, dV: 1 },
+    RangeError,
+    /^wQ: 65536×65536×1 = 4294967296 elements, more than 2147483647$/,
+  ],
+  [
+    'misspelled argument numhead',
+    { numhead: 3 },
+    TypeError,
+    /^createLayer: unknown argument "numhead" \(did you mean "numHeads"\?\); expected one of dModel, numHeads/,
+  ],
+  [
+    'misspelled argument dmodel',
+    { dmodel: 12 },
+    TypeError,
+    /^createLayer: unknown argument "dmodel" \(did you mean "dModel"\?\)/,
+  ],
+  [
+    'misspelled argument WQ',
+    { WQ: new Float32Array(144) },
+    TypeError,
+    /^createLayer: unknown argument "WQ" \(did you mean "wQ"\?\)/,
+  ],
+  [
+    'an activation given to createLayer (query)',
+    { query: fx.args.query },
+    TypeError,
+    /^createLayer: unknown argument "query"; expected one of /,
+  ],
+  [
+    'a flag given to createLayer (causal)',
+    { causal: true },
+    TypeError,
+    /^createLayer: unknown argument "causal"; expected one of /,
+  ],
 ];
 
 const FORWARD_BAD = [
-  ...[['query', Float32Array, 72, '[batch=2, seqLenQ=3, dModel=12]'], ['key', Float32Array, 168, '[batch=2, seqLenK=7, dModel=12]'],
-    ['value', Float32Array, 168, '[batch=2, seqLenK=7, dModel=12]'], ['keyPaddingMask', Uint8Array, 14, '[batch=2, seqLenK=7]']]
-    .flatMap(([name, Type, n, shape]) => badArrays(name, Type, n, shape).map(([d, v, C, p]) => [d, { [name]: v }, C, p])),
-  ['query missing', { query: undefined }, TypeError, /^query: expected a Float32Array of 72 elements \[batch=2, seqLenQ=3, dModel=12\], got undefined$/],
-  ['key missing while seqLenK != seqLenQ', { key: undefined }, TypeError, /^key: expected a Float32Array of 168 elements .*got undefined$/],
-  ['value missing while seqLenK != seqLenQ', { value: null }, TypeError, /^value: expected a Float32Array of 168 elements .*got null$/],
-  ['keyPaddingMask as a Uint8ClampedArray', { keyPaddingMask: new Uint8ClampedArray(14) }, TypeError, /^keyPaddingMask: expected a Uint8Array of 14 elements .*got an? Uint8ClampedArray of 14 elements$/],
-  ['keyPaddingMask holding a 2', { keyPaddingMask: Uint8Array.from({ length: 14 }, (_, i) => (i === 13 ? 2 : 0)) }, RangeError, /^keyPaddingMask: expected only 0 \(use the key\) or 1 \(ignore it\), got 2 at index 13$/],
-  ...['batch', 'seqLenQ', 'seqLenK'].flatMap((name) => BAD_DIMS.map(([v, C, given]) => [`${name} = ${typeof v === 'bigint' ? `${v}n` : Array.isArray(v) ? '[4]' : typeof v === 'object' ? 'new Number(4)' : JSON.stringify(v) ?? String(v)}`, { [name]: v }, C, dimPattern(name, C, given)])),
+  ...[
+    ['query', Float32Array, 72, '[batch=2, seqLenQ=3, dModel=12]'],
+    ['key', Float32Array, 168, '[batch=2, seqLenK=7, dModel=12]'],
+    ['value', Float32Array, 168, '[batch=2, seqLenK=7, dModel=12]'],
+    ['keyPaddingMask', Uint8Array, 14, '[batch=2, seqLenK=7]'],
+  ].flatMap(([name, Type, n, shape]) =>
+    badArrays(name, Type, n, shape).map(([d, v, C, p]) => [d, { [name]: v }, C, p]),
+  ),
+  [
+    'query missing',
+    { query: undefined },
+    TypeError,
+    /^query: expected a Float32Array of 72 elements \[batch=2, seqLenQ=3, dModel=12\], got undefined$/,
+  ],
+  [
+    'key missing while seqLenK != seqLenQ',
+    { key: undefined },
+    TypeError,
+    /^key: expected a Float32Array of 168 elements .*got undefined$/,
+  ],
+  [
+    'value missing while seqLenK != seqLenQ',
+    { value: null },
+    TypeError,
+    /^value: expected a Float32Array of 168 elements .*got null$/,
+  ],
+  [
+    'keyPaddingMask as a Uint8ClampedArray',
+    { keyPaddingMask: new Uint8ClampedArray(14) },
+    TypeError,
+    /^keyPaddingMask: expected a Uint8Array of 14 elements .*got an? Uint8ClampedArray of 14 elements$/,
+  ],
+  [
+    'keyPaddingMask holding a 2',
+    { keyPaddingMask: Uint8Array.from({ length: 14 }, (_, i) => (i === 13 ? 2 : 0)) },
+    RangeError,
+    /^keyPaddingMask: expected only 0 \(use the key\) or 1 \(ignore it\), got 2 at index 13$/,
+  ],
+  ...['batch', 'seqLenQ', 'seqLenK'].flatMap((name) =>
+    BAD_DIMS.map(([v, C, given]) => [
+      `${name} = ${typeof v === 'bigint' ? `${v}n` : Array.isArray(v) ? '[4]' : typeof v === 'object' ? 'new Number(4)' : (JSON.stringify(v) ?? String(v))}`,
+      { [name]: v },
+      C,
+      dimPattern(name, C, given),
+    ]),
+  ),
   ['seqLenQ missing', { seqLenQ: undefined }, TypeError, /^seqLenQ: expected an integer >= 1, got undefined$/],
-  ['sizes whose element count passes 2^31 - 1', { seqLenQ: 2 ** 30 }, RangeError, /^query: 2×1073741824×12 = 25769803776 elements, more than 2147483647$/],
-  ['attention weights whose count passes 2^31 - 1', { batch: 1, seqLenQ: 2 ** 16, seqLenK: 2 ** 14, query: new Float32Array(12 * 2 ** 16), key: new Float32Array(12 * 2 ** 14), value: new Float32Array(12 * 2 ** 14), keyPaddingMask: undefined, returnAttention: true }, RangeError, /^attention: 1×3×65536×16384 = 3221225472 elements, more than 2147483647$/],
+  [
+    'sizes whose element count passes 2^31 - 1',
+    { seqLenQ: 2 ** 30 },
+    RangeError,
+    /^query: 2×1073741824×12 = 25769803776 elements, more than 2147483647$/,
+  ],
+  [
+    'attention weights whose count passes 2^31 - 1',
+    {
+      batch: 1,
+      seqLenQ: 2 ** 16,
+      seqLenK: 2 ** 14,
+      query: new Float32Array(12 * 2 ** 16),
+      key: new Float32Array(12 * 2 ** 14),
+      value: new Float32Array(12 * 2 ** 14),
+      keyPaddingMask: undefined,
+      returnAttention: true,
+    },
+    RangeError,
+    /^attention: 1×3×65536×16384 = 3221225472 elements, more than 2147483647$/,
+  ],
   ...['causal', 'returnAttention', 'returnProjections', 'returnScores'].flatMap((name) => [
-    [`${name} as the string "true"`, { [name]: 'true' }, TypeError, new RegExp(`^${name}: expected a boolean, got the string "true"$`)],
+    [
+      `${name} as the string "true"`,
+      { [name]: 'true' },
+      TypeError,
+      new RegExp(`^${name}: expected a boolean, got the string "true"$`),
+    ],
     [`${name} as the number 1`, { [name]: 1 }, TypeError, new RegExp(`^${name}: expected a boolean, got number 1$`)],
-    [`${name} as new Boolean(true)`, { [name]: new Boolean(true) }, TypeError, new RegExp(`^${name}: expected a boolean, got an object \\(\\[object Boolean\\]\\)$`)],
+    [
+      `${name} as new Boolean(true)`,
+      { [name]: new Boolean(true) },
+      TypeError,
+      new RegExp(`^${name}: expected a boolean, got an object \\(\\[object Boolean\\]\\)$`),
+    ],
   ]),
-  ['misspelled argument seqlenQ', { seqlenQ: 3 }, TypeError, /^forward: unknown argument "seqlenQ" \(did you mean "seqLenQ"\?\); expected one of batch, seqLenQ/],
-  ['misspelled argument Causal', { Causal: true }, TypeError, /^forward: unknown argument "Causal" \(did you mean "causal"\?\)/],
-  ['misspelled argument returnattention', { returnattention: true }, TypeError, /^forward: unknown argument "returnattention" \(did you mean "returnAttention"\?\)/],
-  ['unknown argument mask', { mask: new Uint8Array(14) }, TypeError, /^forward: unknown argument "mask"; expected one of .*keyPaddingMask/],
-  ['a weight given to forward (wQ)', { wQ: fx.args.wQ }, TypeError, /^forward: unknown argument "wQ"; expected one of /],
-  ['a head shape given to forward (numHeads)', { numHeads: 3 }, TypeError, /^forward: unknown argument "numHeads"; expected one of /],
+  [
+    'misspelled argument seqlenQ',
+    { seqlenQ: 3 },
+    TypeError,
+    /^forward: unknown argument "seqlenQ" \(did you mean "seqLenQ"\?\); expected one of batch, seqLenQ/,
+  ],
+  [
+    'misspelled argument Causal',
+    { Causal: true },
+    TypeError,
+    /^forward: unknown argument "Causal" \(did you mean "causal"\?\)/,
+  ],
+  [
+    'misspelled argument returnattention',
+    { returnattention: true },
+    TypeError,
+    /^forward: unknown argument "returnattention" \(did you mean "returnAttention"\?\)/,
+  ],
+  [
+    'unknown argument mask',
+    { mask: new Uint8Array(14) },
+    TypeError,
+    /^forward: unknown argument "mask"; expected one of .*keyPaddingMask/,
+  ],
+  [
+    'a weight given to forward (wQ)',
+    { wQ: fx.args.wQ },
+    TypeError,
+    /^forward: unknown argument "wQ"; expected one of /,
+  ],
+  [
+    'a head shape given to forward (numHeads)',
+    { numHeads: 3 },
+    TypeError,
+    /^forward: unknown argument "numHeads"; expected one of /,
+  ],
 ];
 
 // multiHeadAttention cases that errors.test.mjs does not have.
 const CALL_BAD = [
-  ['returnProjections as a string', { returnProjections: 'yes' }, TypeError, /^returnProjections: expected a boolean, got the string "yes"$/],
-  ['keyPaddingMask as a plain Array', { keyPaddingMask: new Array(14).fill(0) }, TypeError, /^keyPaddingMask: expected a Uint8Array of 14 elements \[batch=2, seqLenK=7\], got an Array of 14 elements$/],
-  ['keyPaddingMask empty', { keyPaddingMask: new Uint8Array(0) }, RangeError, /^keyPaddingMask: expected 14 elements \[batch=2, seqLenK=7\], got 0( \(is its buffer detached\?\))?$/],
-  ['numHeads as new Number(3)', { numHeads: new Number(3) }, TypeError, /^numHeads: expected an integer >= 1, got an object \(\[object Number\]\)$/],
-  ['dModel = -Infinity', { dModel: -Infinity }, RangeError, /^dModel: expected an integer from 1 to 2147483647, got -Infinity$/],
-  ['seqLenK = 1e300', { seqLenK: 1e300 }, RangeError, /^seqLenK: expected an integer from 1 to 2147483647, got 1e\+300$/],
-  ['causal as new Boolean(false)', { causal: new Boolean(false) }, TypeError, /^causal: expected a boolean, got an object \(\[object Boolean\]\)$/],
-  ['misspelled argument seqlenK', { seqlenK: 7 }, TypeError, /^multiHeadAttention: unknown argument "seqlenK" \(did you mean "seqLenK"\?\)/],
-  ['misspelled argument dk', { dk: 4 }, TypeError, /^multiHeadAttention: unknown argument "dk" \(did you mean "dK"\?\)/],
-  ['misspelled argument returnattention', { returnattention: true }, TypeError, /^multiHeadAttention: unknown argument "returnattention" \(did you mean "returnAttention"\?\)/],
-  ['misspelled argument Query', { Query: fx.args.query }, TypeError, /^multiHeadAttention: unknown argument "Query" \(did you mean "query"\?\)/],
-  ['an option of createAttention (threads)', { threads: 2 }, TypeError, /^multiHeadAttention: unknown argument "threads"; expected one of /],
+  [
+    'returnProjections as a string',
+    { returnProjections: 'yes' },
+    TypeError,
+    /^returnProjections: expected a boolean, got the string "yes"$/,
+  ],
+  [
+    'keyPaddingMask as a plain Array',
+    { keyPaddingMask: new Array(14).fill(0) },
+    TypeError,
+    /^keyPaddingMask: expected a Uint8Array of 14 elements \[batch=2, seqLenK=7\], got an Array of 14 elements$/,
+  ],
+  [
+    'keyPaddingMask empty',
+    { keyPaddingMask: new Uint8Array(0) },
+    RangeError,
+    /^keyPaddingMask: expected 14 elements \[batch=2, seqLenK=7\], got 0( \(is its buffer detached\?\))?$/,
+  ],
+  [
+    'numHeads as new Number(3)',
+    { numHeads: new Number(3) },
+    TypeError,
+    /^numHeads: expected an integer >= 1, got an object \(\[object Number\]\)$/,
+  ],
+  [
+    'dModel = -Infinity',
+    { dModel: -Infinity },
+    RangeError,
+    /^dModel: expected an integer from 1 to 2147483647, got -Infinity$/,
+  ],
+  [
+    'seqLenK = 1e300',
+    { seqLenK: 1e300 },
+    RangeError,
+    /^seqLenK: expected an integer from 1 to 2147483647, got 1e\+300$/,
+  ],
+  [
+    'causal as new Boolean(false)',
+    { causal: new Boolean(false) },
+    TypeError,
+    /^causal: expected a boolean, got an object \(\[object Boolean\]\)$/,
+  ],
+  [
+    'misspelled argument seqlenK',
+    { seqlenK: 7 },
+    TypeError,
+    /^multiHeadAttention: unknown argument "seqlenK" \(did you mean "seqLenK"\?\)/,
+  ],
+  [
+    'misspelled argument dk',
+    { dk: 4 },
+    TypeError,
+    /^multiHeadAttention: unknown argument "dk" \(did you mean "dK"\?\)/,
+  ],
+  [
+    'misspelled argument returnattention',
+    { returnattention: true },
+    TypeError,
+    /^multiHeadAttention: unknown argument "returnattention" \(did you mean "returnAttention"\?\)/,
+  ],
+  [
+    'misspelled argument Query',
+    { Query: fx.args.query },
+    TypeError,
+    /^multiHeadAttention: unknown argument "Query" \(did you mean "query"\?\)/,
+  ],
+  [
+    'an option of createAttention (threads)',
+    { threads: 2 },
+    TypeError,
+    /^multiHeadAttention: unknown argument "threads"; expected one of /,
+  ],
 ];
 
 const NOT_OBJECTS = [
-  [undefined, /got undefined$/], [null, /got null$/], [42, /got number 42$/], ['query', /got the string "query"$/],
-  [[1, 2], /got an Array of 2 elements$/], [true, /got boolean true$/],
+  [undefined, /got undefined$/],
+  [null, /got null$/],
+  [42, /got number 42$/],
+  ['query', /got the string "query"$/],
+  [[1, 2], /got an Array of 2 elements$/],
+  [true, /got boolean true$/],
 ];
 
 async function expectRejection(promise, Class, pattern) {
-  const error = await promise.then(() => new Error('the call resolved instead of rejecting'), (e) => e);
+  const error = await promise.then(
+    () => new Error('the call resolved instead of rejecting'),
+    (e) => e,
+  );
   expect(error).toBeInstanceOf(Class);
   expect(error.message).toMatch(pattern);
 }
@@ -138,10 +421,18 @@ describe('createLayer rejects', () => {
     await expectLayerWorks();
   });
   test.each(NOT_OBJECTS)('arguments %p instead of an object', async (args, given) => {
-    await expectRejection(engine.createLayer(args), TypeError, new RegExp(`^createLayer: expected an object of arguments, ${given.source.slice(0, -1)}`));
+    await expectRejection(
+      engine.createLayer(args),
+      TypeError,
+      new RegExp(`^createLayer: expected an object of arguments, ${given.source.slice(0, -1)}`),
+    );
   });
   test('a typed array instead of the arguments object: its indices are unknown names', async () => {
-    await expectRejection(engine.createLayer(new Float32Array(3)), TypeError, /^createLayer: unknown argument "0"; expected one of dModel/);
+    await expectRejection(
+      engine.createLayer(new Float32Array(3)),
+      TypeError,
+      /^createLayer: unknown argument "0"; expected one of dModel/,
+    );
   });
 });
 
@@ -151,7 +442,11 @@ describe('layer.forward rejects', () => {
     await expectLayerWorks();
   });
   test.each(NOT_OBJECTS)('arguments %p instead of an object', async (args, given) => {
-    await expectRejection(layer.forward(args), TypeError, new RegExp(`^forward: expected an object of arguments, ${given.source.slice(0, -1)}`));
+    await expectRejection(
+      layer.forward(args),
+      TypeError,
+      new RegExp(`^forward: expected an object of arguments, ${given.source.slice(0, -1)}`),
+    );
     await expectLayerWorks();
   });
 });
@@ -167,14 +462,39 @@ describe('multiHeadAttention rejects (cases beyond errors.test.mjs)', () => {
 
 describe('createAttention rejects (cases beyond errors.test.mjs)', () => {
   test.each([
-    ['a misspelled option thread', { thread: 2 }, TypeError, /^createAttention: unknown argument "thread" \(did you mean "threads"\?\)/],
-    ['variant null', { variant: null }, RangeError, /^variant: expected one of "threaded-simd", "simd", "scalar", got null$/],
+    [
+      'a misspelled option thread',
+      { thread: 2 },
+      TypeError,
+      /^createAttention: unknown argument "thread" \(did you mean "threads"\?\)/,
+    ],
+    [
+      'variant null',
+      { variant: null },
+      RangeError,
+      /^variant: expected one of "threaded-simd", "simd", "scalar", got null$/,
+    ],
     ['threads = NaN', { threads: NaN }, RangeError, /^threads: expected an integer from 1 to 16, got NaN$/],
-    ['threads = Infinity', { threads: Infinity }, RangeError, /^threads: expected an integer from 1 to 16, got Infinity$/],
+    [
+      'threads = Infinity',
+      { threads: Infinity },
+      RangeError,
+      /^threads: expected an integer from 1 to 16, got Infinity$/,
+    ],
     ['threads = -1', { threads: -1 }, RangeError, /^threads: expected an integer from 1 to 16, got -1$/],
     ['threads as a BigInt', { threads: 2n }, TypeError, /^threads: expected an integer from 1 to 16, got bigint 2$/],
-    ['threads 2 with the scalar variant', { variant: 'scalar', threads: 2 }, RangeError, /^threads: variant "scalar" runs on one thread, got threads 2/],
-    ['wasmBinary as a string', { wasmBinary: 'AGFzbQ==' }, TypeError, /^wasmBinary: expected an ArrayBuffer or Uint8Array .*got the string "AGFzbQ=="$/],
+    [
+      'threads 2 with the scalar variant',
+      { variant: 'scalar', threads: 2 },
+      RangeError,
+      /^threads: variant "scalar" runs on one thread, got threads 2/,
+    ],
+    [
+      'wasmBinary as a string',
+      { wasmBinary: 'AGFzbQ==' },
+      TypeError,
+      /^wasmBinary: expected an ArrayBuffer or Uint8Array .*got the string "AGFzbQ=="$/,
+    ],
     ['options as an Array', [], TypeError, /^createAttention: expected an options object, got an Array of 0 elements$/],
   ])('%s', async (_, options, Class, pattern) => {
     await expectRejection(createAttention(options), Class, pattern);
@@ -222,7 +542,8 @@ describe('unusual but valid inputs give the reference result', () => {
 
   test('every array a subarray view at an offset inside a larger buffer', async () => {
     const args = callArguments(fx);
-    for (const n of ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO']) args[n] = viewOf(args[n]);
+    for (const n of ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'])
+      args[n] = viewOf(args[n]);
     args.keyPaddingMask = viewOf(Uint8Array.of(0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0), Uint8Array);
     await check('views', args);
   });
@@ -255,14 +576,36 @@ describe('unusual but valid inputs give the reference result', () => {
 
   test('null for every optional argument means "left out"', async () => {
     const args = callArguments(fx);
-    const call = { ...args, bQ: null, bK: null, bV: null, bO: null, keyPaddingMask: null, causal: null, returnProjections: null };
+    const call = {
+      ...args,
+      bQ: null,
+      bK: null,
+      bV: null,
+      bO: null,
+      keyPaddingMask: null,
+      causal: null,
+      returnProjections: null,
+    };
     const got = await engine.multiHeadAttention(call);
-    const want = referenceAttention({ ...args, bQ: undefined, bK: undefined, bV: undefined, bO: undefined, keyPaddingMask: undefined, causal: false });
+    const want = referenceAttention({
+      ...args,
+      bQ: undefined,
+      bK: undefined,
+      bV: undefined,
+      bO: undefined,
+      keyPaddingMask: undefined,
+      causal: false,
+    });
     expectClose(got.output, want.output, fx.tolerance, 'output');
   });
 
   test('a throwing getter in the arguments rejects with its own error, and the engine stays usable', async () => {
-    const args = Object.defineProperty(callArguments(fx), 'wQ', { enumerable: true, get: () => { throw new Error('getter says no'); } });
+    const args = Object.defineProperty(callArguments(fx), 'wQ', {
+      enumerable: true,
+      get: () => {
+        throw new Error('getter says no');
+      },
+    });
     await expectRejection(engine.multiHeadAttention(args), Error, /^getter says no$/);
     await check('after', callArguments(fx));
   });

@@ -13,12 +13,31 @@ import { compareClose, toleranceFor } from './helpers/compare.mjs';
 
 const CALLS = 1000;
 const LAYER = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
-const FORWARD = ['batch', 'seqLenQ', 'seqLenK', 'query', 'key', 'value', 'keyPaddingMask', 'causal', 'returnAttention', 'returnProjections'];
+const FORWARD = [
+  'batch',
+  'seqLenQ',
+  'seqLenK',
+  'query',
+  'key',
+  'value',
+  'keyPaddingMask',
+  'causal',
+  'returnAttention',
+  'returnProjections',
+];
 const ARRAYS = ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO', 'keyPaddingMask'];
 const DIMS = ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV'];
 const FLAGS = ['causal', 'returnAttention', 'returnProjections'];
 const BAD_DIM_VALUES = [0, -3, 2.5, NaN, Infinity, 2 ** 31, '2', 2n, null];
-const TYPOS = { numhead: 2, seqlenQ: 3, dmodel: 8, Causal: true, keymask: new Uint8Array(1), returnattention: true, heads: 2 };
+const TYPOS = {
+  numhead: 2,
+  seqlenQ: 3,
+  dmodel: 8,
+  Causal: true,
+  keymask: new Uint8Array(1),
+  returnattention: true,
+  heads: 2,
+};
 const pick = (obj, names) => Object.fromEntries(names.filter((n) => obj[n] !== undefined).map((n) => [n, obj[n]]));
 const detached = (a) => {
   const copy = a.slice();
@@ -33,13 +52,25 @@ function* calls(seed, layerCases) {
   const choose = (list) => list[int(list.length)];
   const validCall = (k) => {
     // Either heads of width dModel / numHeads (dK and dV left out) or any dModel, dK, dV.
-    const numHeads = 1 + int(3), split = u() < 0.5;
-    const dK = 1 + int(5), dV = split ? dK : 1 + int(5);
+    const numHeads = 1 + int(3),
+      split = u() < 0.5;
+    const dK = 1 + int(5),
+      dV = split ? dK : 1 + int(5);
     const dModel = split ? numHeads * dK : 1 + int(12);
-    const seqLenQ = 1 + int(9), self = u() < 0.3;
+    const seqLenQ = 1 + int(9),
+      self = u() < 0.3;
     const args = randomCase(seed * 10_000 + k, {
-      batch: 1 + int(3), seqLenQ, seqLenK: self ? seqLenQ : 1 + int(9), dModel, numHeads, dK, dV,
-      self, causal: u() < 0.4, bias: u() < 0.5, padding: u() < 0.4 ? 0.3 : undefined,
+      batch: 1 + int(3),
+      seqLenQ,
+      seqLenK: self ? seqLenQ : 1 + int(9),
+      dModel,
+      numHeads,
+      dK,
+      dV,
+      self,
+      causal: u() < 0.4,
+      bias: u() < 0.5,
+      padding: u() < 0.4 ? 0.3 : undefined,
     });
     if (split) {
       delete args.dK;
@@ -57,10 +88,19 @@ function* calls(seed, layerCases) {
   for (let k = 0; k < CALLS; k++) {
     const viaLayer = u() < 0.3;
     const layer = int(layerCases.length);
-    let args = viaLayer ? { ...validCall(k), ...Object.fromEntries(LAYER.map((n) => [n, layerCases[layer][n]])) } : validCall(k);
+    let args = viaLayer
+      ? { ...validCall(k), ...Object.fromEntries(LAYER.map((n) => [n, layerCases[layer][n]])) }
+      : validCall(k);
     if (viaLayer) {
       // Activations of the layer's width.
-      const again = randomCase(seed * 10_000 + k, { ...pick(args, ['batch', 'seqLenQ', 'seqLenK', 'causal']), dModel: args.dModel, numHeads: args.numHeads, dK: args.dK, dV: args.dV, padding: args.keyPaddingMask ? 0.3 : undefined });
+      const again = randomCase(seed * 10_000 + k, {
+        ...pick(args, ['batch', 'seqLenQ', 'seqLenK', 'causal']),
+        dModel: args.dModel,
+        numHeads: args.numHeads,
+        dK: args.dK,
+        dV: args.dV,
+        padding: args.keyPaddingMask ? 0.3 : undefined,
+      });
       args = { ...args, query: again.query, key: again.key, value: again.value, keyPaddingMask: again.keyPaddingMask };
     }
     const kind = viaLayer ? 'forward' : 'call';
@@ -101,7 +141,11 @@ function* calls(seed, layerCases) {
       case 4: {
         const n = choose(viaLayer ? ['batch', 'seqLenQ', 'seqLenK'] : DIMS);
         // null means "left out", which is valid for a dimension with a default.
-        const v = (BAD_DIM_VALUES.includes(null) && ['batch', 'seqLenK', 'dK', 'dV'].includes(n) ? BAD_DIM_VALUES.filter((x) => x !== null) : BAD_DIM_VALUES)[int(BAD_DIM_VALUES.length - 1)];
+        const v = (
+          BAD_DIM_VALUES.includes(null) && ['batch', 'seqLenK', 'dK', 'dV'].includes(n)
+            ? BAD_DIM_VALUES.filter((x) => x !== null)
+            : BAD_DIM_VALUES
+        )[int(BAD_DIM_VALUES.length - 1)];
         bad[n] = v;
         expected = [typeof v === 'number' ? RangeError : TypeError, n];
         break;
@@ -125,7 +169,12 @@ function* calls(seed, layerCases) {
         break;
       }
       case 8: {
-        yield { kind, layer, args: choose([undefined, 42, 'query', [args.query]]), expect: [TypeError, viaLayer ? 'forward' : 'multiHeadAttention'] };
+        yield {
+          kind,
+          layer,
+          args: choose([undefined, 42, 'query', [args.query]]),
+          expect: [TypeError, viaLayer ? 'forward' : 'multiHeadAttention'],
+        };
         continue;
       }
       case 9: {
@@ -145,7 +194,11 @@ function* calls(seed, layerCases) {
         if (viaLayer) {
           // An invalid createLayer instead (a wrong-length or missing weight).
           const n = choose(['wQ', 'wK', 'wV', 'wO', 'bO']);
-          yield { kind: 'createLayer', args: { ...pick(args, LAYER), [n]: n === 'bO' ? new Float32Array(1) : undefined }, expect: [n === 'bO' ? RangeError : TypeError, n] };
+          yield {
+            kind: 'createLayer',
+            args: { ...pick(args, LAYER), [n]: n === 'bO' ? new Float32Array(1) : undefined },
+            expect: [n === 'bO' ? RangeError : TypeError, n],
+          };
           continue;
         }
         bad.numHeads = args.dModel + 1; // never divides dModel
@@ -161,7 +214,10 @@ function* calls(seed, layerCases) {
 describe.each(['simd', 'threaded-simd'])('%s build', (variant) => {
   test(`${CALLS} seeded calls, invalid and valid interleaved: every error is right, every result matches the reference`, async () => {
     const engine = await createAttention(BUILDS[variant]);
-    const layerCases = [randomCase(1, { seqLenQ: 2, dModel: 8, numHeads: 2, bias: true }), randomCase(2, { seqLenQ: 2, dModel: 6, numHeads: 3, dK: 4, dV: 1 })];
+    const layerCases = [
+      randomCase(1, { seqLenQ: 2, dModel: 8, numHeads: 2, bias: true }),
+      randomCase(2, { seqLenQ: 2, dModel: 6, numHeads: 3, dK: 4, dV: 1 }),
+    ];
     const layers = await Promise.all(layerCases.map((c) => engine.createLayer(pick(c, LAYER))));
     const tally = { valid: 0, invalid: 0 };
     let k = 0;
@@ -170,16 +226,26 @@ describe.each(['simd', 'threaded-simd'])('%s build', (variant) => {
         const label = `call ${k++} (${kind}${kind === 'forward' ? ` on layer ${layer}` : ''})`;
         const run = () =>
           kind === 'forward'
-            ? layers[layer].forward(args && typeof args === 'object' && !Array.isArray(args) ? pick(args, FORWARD.concat(Object.keys(TYPOS))) : args)
+            ? layers[layer].forward(
+                args && typeof args === 'object' && !Array.isArray(args)
+                  ? pick(args, FORWARD.concat(Object.keys(TYPOS)))
+                  : args,
+              )
             : kind === 'createLayer'
               ? engine.createLayer(args)
               : engine.multiHeadAttention(args);
-        const outcome = await run().then((result) => ({ result }), (error) => ({ error }));
+        const outcome = await run().then(
+          (result) => ({ result }),
+          (error) => ({ error }),
+        );
         if (expected) {
           tally.invalid++;
-          if (!outcome.error) throw new Error(`${label}: resolved, expected a ${expected[0].name} about ${expected[1]}`);
+          if (!outcome.error)
+            throw new Error(`${label}: resolved, expected a ${expected[0].name} about ${expected[1]}`);
           if (!(outcome.error instanceof expected[0]) || !outcome.error.message.startsWith(expected[1]))
-            throw new Error(`${label}: expected a ${expected[0].name} starting "${expected[1]}", got ${outcome.error.name}: ${outcome.error.message}`);
+            throw new Error(
+              `${label}: expected a ${expected[0].name} starting "${expected[1]}", got ${outcome.error.name}: ${outcome.error.message}`,
+            );
           continue;
         }
         tally.valid++;
@@ -188,7 +254,11 @@ describe.each(['simd', 'threaded-simd'])('%s build', (variant) => {
         const tol = toleranceFor({ ...args, seqLenK: args.seqLenK ?? args.seqLenQ });
         const problems = [
           compareClose(outcome.result.output, want.output, tol),
-          args.returnAttention ? compareClose(outcome.result.attention, want.attention, tol) : outcome.result.attention === undefined ? null : 'unasked attention',
+          args.returnAttention
+            ? compareClose(outcome.result.attention, want.attention, tol)
+            : outcome.result.attention === undefined
+              ? null
+              : 'unasked attention',
           args.returnProjections ? compareClose(outcome.result.projections.concat, want.projections.concat, tol) : null,
         ].filter(Boolean);
         if (problems.length) throw new Error(`${label}: ${problems.join('; ')}`);

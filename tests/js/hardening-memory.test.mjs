@@ -18,13 +18,29 @@ import { expectClose, toleranceFor } from './helpers/compare.mjs';
 
 const report = (...words) => process.env.MHA_REPORT && console.log(...words); // figures for the issue's closing note
 const LAYER = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
-const FORWARD = ['batch', 'seqLenQ', 'seqLenK', 'query', 'key', 'value', 'keyPaddingMask', 'causal', 'returnAttention', 'returnProjections'];
+const FORWARD = [
+  'batch',
+  'seqLenQ',
+  'seqLenK',
+  'query',
+  'key',
+  'value',
+  'keyPaddingMask',
+  'causal',
+  'returnAttention',
+  'returnProjections',
+];
 const pick = (obj, names) => Object.fromEntries(names.filter((n) => obj[n] !== undefined).map((n) => [n, obj[n]]));
 
 /** Throws unless a call's result matches the float64 reference (output, and attention when returned). */
 function expectReference(got, args, label) {
   const want = referenceAttention(args);
-  const tol = toleranceFor({ ...args, dK: args.dK ?? args.dModel / args.numHeads, dV: args.dV ?? args.dModel / args.numHeads, seqLenK: args.seqLenK ?? args.seqLenQ });
+  const tol = toleranceFor({
+    ...args,
+    dK: args.dK ?? args.dModel / args.numHeads,
+    dV: args.dV ?? args.dModel / args.numHeads,
+    seqLenK: args.seqLenK ?? args.seqLenQ,
+  });
   expectClose(got.output, want.output, tol, `${label}: output`);
   if (args.returnAttention) expectClose(got.attention, want.attention, tol, `${label}: attention`);
 }
@@ -32,12 +48,18 @@ function expectReference(got, args, label) {
 // A self-attention call of L tokens whose wQ is 0: every logit is 0, so every
 // weight is exactly 1/L (L a power of two) and every output row is
 // mean(query)·wV·wO + bO, cheap to check in float64 however large L is.
-const D = 16, H = 2;
+const D = 16,
+  H = 2;
 const weightsFor = (seed) => {
   const normal = gaussian(mulberry32(seed));
   return {
-    dModel: D, numHeads: H, wQ: new Float32Array(D * D), wK: randomFloat32(normal, D * D, 0.25),
-    wV: randomFloat32(normal, D * D, 0.25), wO: randomFloat32(normal, D * D, 0.25), bO: randomFloat32(normal, D, 0.5),
+    dModel: D,
+    numHeads: H,
+    wQ: new Float32Array(D * D),
+    wK: randomFloat32(normal, D * D, 0.25),
+    wV: randomFloat32(normal, D * D, 0.25),
+    wO: randomFloat32(normal, D * D, 0.25),
+    bO: randomFloat32(normal, D, 0.5),
   };
 };
 function uniformOutputRow(weights, query, L) {
@@ -55,7 +77,8 @@ function expectUniform(got, weights, query, L, label) {
   if (bad >= 0) throw new Error(`${label}: attention[${bad}] is ${got.attention[bad]}, want exactly ${w}`);
   const row = uniformOutputRow(weights, query, L);
   const tol = toleranceFor({ dModel: D, numHeads: H, dK: D / H, dV: D / H, seqLenK: L });
-  for (const i of [0, 1, L >> 1, L - 1]) expectClose(got.output.subarray(i * D, (i + 1) * D), row, tol, `${label}: output row ${i}`);
+  for (const i of [0, 1, L >> 1, L - 1])
+    expectClose(got.output.subarray(i * D, (i + 1) * D), row, tol, `${label}: output row ${i}`);
 }
 
 describe.each(VARIANTS)('%s build: memory growth', (variant) => {
@@ -67,11 +90,24 @@ describe.each(VARIANTS)('%s build: memory growth', (variant) => {
 
   test('calls that grow the heap are right, and so is every small call after them (no stale view)', async () => {
     const fixture = loadFixture('tiny_self_bias');
-    const small = randomCase(7, { batch: 2, seqLenQ: 5, seqLenK: 9, dModel: D, numHeads: H, bias: true, padding: 0.3, causal: true });
+    const small = randomCase(7, {
+      batch: 2,
+      seqLenQ: 5,
+      seqLenK: 9,
+      dModel: D,
+      numHeads: H,
+      bias: true,
+      padding: 0.3,
+      causal: true,
+    });
     const weights = weightsFor(1);
     const layer = await engine.createLayer(pick(small, LAYER)); // packed before any growth
     const checkSmallCalls = async (label) => {
-      expectReference(await layer.forward({ ...pick(small, FORWARD), returnAttention: true }), { ...small, returnAttention: true }, `${label}, layer`);
+      expectReference(
+        await layer.forward({ ...pick(small, FORWARD), returnAttention: true }),
+        { ...small, returnAttention: true },
+        `${label}, layer`,
+      );
       const { output } = await engine.multiHeadAttention(fixture.args);
       expectClose(output, fixture.want.output, fixture.tolerance, `${label}, tiny_self_bias`);
     };
@@ -91,11 +127,19 @@ describe.each(VARIANTS)('%s build: memory growth', (variant) => {
     // 2. One-shot, larger again: the heap grows a second time.
     L = 4096;
     query = randomFloat32(gaussian(mulberry32(3)), L * D);
-    expectUniform(await engine.multiHeadAttention({ ...weights, query, seqLenQ: L, returnAttention: true }), weights, query, L, `one-shot, L ${L}`);
+    expectUniform(
+      await engine.multiHeadAttention({ ...weights, query, seqLenQ: L, returnAttention: true }),
+      weights,
+      query,
+      L,
+      `one-shot, L ${L}`,
+    );
     const grownAgain = await engine.memoryStats();
     expect(grownAgain.heapBytes).toBeGreaterThan(grown.heapBytes);
     await checkSmallCalls('after the second growth');
-    report(`${variant}: heap ${start.heapBytes} → ${grown.heapBytes} → ${grownAgain.heapBytes} bytes; in use after ${grownAgain.inUseBytes}`);
+    report(
+      `${variant}: heap ${start.heapBytes} → ${grown.heapBytes} → ${grownAgain.heapBytes} bytes; in use after ${grownAgain.inUseBytes}`,
+    );
 
     // The big buffers were given back (kept buffers stay under 4 MiB each).
     big.dispose();
@@ -109,9 +153,14 @@ describe.each(VARIANTS)('%s build: memory growth', (variant) => {
     const before = await engine.memoryStats();
     // 2 heads × 23171² weights = 4.3 GB: under 2^31 elements, over the limit.
     const L = 23171;
-    const error = await layer.forward({ query: new Float32Array(L * D), seqLenQ: L, returnAttention: true }).then(() => null, (e) => e);
+    const error = await layer.forward({ query: new Float32Array(L * D), seqLenQ: L, returnAttention: true }).then(
+      () => null,
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(RangeError);
-    expect(error.message).toMatch(/^this call needs (\d+) bytes of WebAssembly memory, more than the (\d+) bytes available \(limit 2147483648\); use shorter sequences or a smaller batch$/);
+    expect(error.message).toMatch(
+      /^this call needs (\d+) bytes of WebAssembly memory, more than the (\d+) bytes available \(limit 2147483648\); use shorter sequences or a smaller batch$/,
+    );
     const [, needed, available] = error.message.match(/needs (\d+) .* the (\d+) bytes/).map(Number);
     expect(needed).toBeGreaterThan(2 * L * L * 4);
     expect(available).toBeLessThanOrEqual(2 ** 31);
@@ -119,7 +168,13 @@ describe.each(VARIANTS)('%s build: memory growth', (variant) => {
     expect(after.heapBytes).toBe(before.heapBytes); // nothing was allocated for it
     expect(after.inUseBytes).toBe(before.inUseBytes); // and nothing is left of it
     const query = randomFloat32(gaussian(mulberry32(5)), 8 * D);
-    expectUniform(await layer.forward({ query, seqLenQ: 8, returnAttention: true }), weights, query, 8, 'the layer after the refusal');
+    expectUniform(
+      await layer.forward({ query, seqLenQ: 8, returnAttention: true }),
+      weights,
+      query,
+      8,
+      'the layer after the refusal',
+    );
     layer.dispose();
   });
 });
@@ -133,14 +188,28 @@ describe.each(VARIANTS)('%s build: memory growth', (variant) => {
 function mixedCalls(seed, count) {
   const uniform = mulberry32(seed);
   const int = (n) => Math.floor(uniform() * n);
-  const shapes = [[8, 2], [12, 3], [16, 4], [6, 1], [10, 2]];
+  const shapes = [
+    [8, 2],
+    [12, 3],
+    [16, 4],
+    [6, 1],
+    [10, 2],
+  ];
   const cases = [];
   for (let k = 0; k < 48; k++) {
     const [dModel, numHeads] = shapes[k % shapes.length];
-    const seqLenQ = 1 + int(32), self = uniform() < 0.3;
+    const seqLenQ = 1 + int(32),
+      self = uniform() < 0.3;
     const args = randomCase(seed * 100 + k, {
-      batch: 1 + int(2), seqLenQ, seqLenK: self ? seqLenQ : 1 + int(32), dModel, numHeads, self,
-      causal: uniform() < 0.4, bias: uniform() < 0.5, padding: uniform() < 0.4 ? 0.3 : undefined,
+      batch: 1 + int(2),
+      seqLenQ,
+      seqLenK: self ? seqLenQ : 1 + int(32),
+      dModel,
+      numHeads,
+      self,
+      causal: uniform() < 0.4,
+      bias: uniform() < 0.5,
+      padding: uniform() < 0.4 ? 0.3 : undefined,
     });
     args.returnAttention = uniform() < 0.5;
     args.returnProjections = uniform() < 0.15;
@@ -174,7 +243,11 @@ describe.each(['simd', 'threaded-simd'])('%s build: no leaks', (variant) => {
     const run = async (call) => {
       const { args } = call;
       const l = call.kind === 'layer' ? layers.findIndex((layer) => layer.dModel === args.dModel) : -1;
-      if (l >= 0) return [await layers[l].forward(pick(args, FORWARD)), { ...args, ...Object.fromEntries(LAYER.map((n) => [n, layerCases[l][n]])) }];
+      if (l >= 0)
+        return [
+          await layers[l].forward(pick(args, FORWARD)),
+          { ...args, ...Object.fromEntries(LAYER.map((n) => [n, layerCases[l][n]])) },
+        ];
       return [await engine.multiHeadAttention(args), args];
     };
     // The measurement. The engine keeps its buffers between calls (below 4 MiB
@@ -187,11 +260,16 @@ describe.each(['simd', 'threaded-simd'])('%s build: no leaks', (variant) => {
     // in-use bytes must be equal, not merely close, and so must scratchBytes.
     for (const args of cases)
       for (const returnAttention of [false, true])
-        for (const returnProjections of [false, true]) await engine.multiHeadAttention({ ...args, returnAttention, returnProjections });
+        for (const returnProjections of [false, true])
+          await engine.multiHeadAttention({ ...args, returnAttention, returnProjections });
     for (const args of layerCases)
       for (const returnAttention of [false, true])
         for (const returnProjections of [false, true])
-          await layers[layerCases.indexOf(args)].forward({ ...pick(args, FORWARD), returnAttention, returnProjections });
+          await layers[layerCases.indexOf(args)].forward({
+            ...pick(args, FORWARD),
+            returnAttention,
+            returnProjections,
+          });
     const probe = cases[0];
     await engine.multiHeadAttention(probe);
     const before = await engine.memoryStats();
@@ -201,8 +279,15 @@ describe.each(['simd', 'threaded-simd'])('%s build: no leaks', (variant) => {
       const call = calls[i];
       counts[call.kind]++;
       if (call.kind === 'refused' || call.kind === 'invalid') {
-        const error = await run(call).then(() => null, (e) => e);
-        expect([i, call.kind, error?.name]).toEqual([i, call.kind, call.kind === 'refused' ? 'RangeError' : 'TypeError']);
+        const error = await run(call).then(
+          () => null,
+          (e) => e,
+        );
+        expect([i, call.kind, error?.name]).toEqual([
+          i,
+          call.kind,
+          call.kind === 'refused' ? 'RangeError' : 'TypeError',
+        ]);
         continue;
       }
       const [result, defined] = await run(call);
@@ -210,7 +295,9 @@ describe.each(['simd', 'threaded-simd'])('%s build: no leaks', (variant) => {
     }
     await engine.multiHeadAttention(probe);
     const after = await engine.memoryStats();
-    report(`${variant}: ${JSON.stringify(counts)}; in use before ${before.inUseBytes} B, after ${after.inUseBytes} B; scratch ${before.scratchBytes} → ${after.scratchBytes} B; heap ${after.heapBytes} B`);
+    report(
+      `${variant}: ${JSON.stringify(counts)}; in use before ${before.inUseBytes} B, after ${after.inUseBytes} B; scratch ${before.scratchBytes} → ${after.scratchBytes} B; heap ${after.heapBytes} B`,
+    );
     expect(after.inUseBytes).toBe(before.inUseBytes);
     expect(after.scratchBytes).toBe(before.scratchBytes);
     expect(after.heapBytes).toBe(before.heapBytes);
@@ -220,7 +307,11 @@ describe.each(['simd', 'threaded-simd'])('%s build: no leaks', (variant) => {
   }, 60_000);
 
   test('1,000 layers created and disposed (three shapes) leave the in-use bytes where they were', async () => {
-    const shapes = [weightsFor(20), pick(randomCase(21, { seqLenQ: 2, dModel: 32, numHeads: 4, bias: true }), LAYER), pick(randomCase(22, { seqLenQ: 2, dModel: 5, numHeads: 1 }), LAYER)];
+    const shapes = [
+      weightsFor(20),
+      pick(randomCase(21, { seqLenQ: 2, dModel: 32, numHeads: 4, bias: true }), LAYER),
+      pick(randomCase(22, { seqLenQ: 2, dModel: 5, numHeads: 1 }), LAYER),
+    ];
     (await engine.createLayer(shapes[0])).dispose(); // warm-up
     const before = await engine.memoryStats();
     for (let i = 0; i < 1000; i++) {
@@ -261,19 +352,33 @@ test('100 engines of every build created and disposed: no hang, no memory kept, 
     await new Promise((r) => setTimeout(r, 100));
     console.log(JSON.stringify({ first, last: measure(), resources: process.getActiveResourcesInfo(), want: JSON.parse(want) }));`;
   const started = Date.now();
-  const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { timeout: 60_000, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+    timeout: 60_000,
+    encoding: 'utf8',
+  });
   expect(run.error).toBeUndefined(); // ETIMEDOUT: a hang, or workers keeping the process alive
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
   const { first, last, resources, want } = JSON.parse(run.stdout);
-  report(`100 engines in ${Date.now() - started} ms: rss ${first.rss} → ${last.rss} B, arrayBuffers ${first.arrayBuffers} → ${last.arrayBuffers} B, external ${first.external} → ${last.external} B; left: ${JSON.stringify(resources)}`);
+  report(
+    `100 engines in ${Date.now() - started} ms: rss ${first.rss} → ${last.rss} B, arrayBuffers ${first.arrayBuffers} → ${last.arrayBuffers} B, external ${first.external} → ${last.external} B; left: ${JSON.stringify(resources)}`,
+  );
   // Every engine has a 32 MiB wasm memory: 80 kept engines would add 2.5 GiB.
   expect(last.rss - first.rss).toBeLessThan(64 << 20);
   expect(last.arrayBuffers - first.arrayBuffers).toBeLessThan(1 << 20);
   expect(last.external - first.external).toBeLessThan(1 << 20);
   // No worker, message port or timer left behind (the child's stdio pipes are its own).
   expect(resources.filter((r) => r !== 'PipeWrap' && r !== 'TTYWrap')).toEqual([]);
-  const ref = referenceAttention({ query: [1, 2, 3, 4], seqLenQ: 2, dModel: 2, numHeads: 1, wQ: [1, 0, 0, 1], wK: [1, 0, 0, 1], wV: [1, 0, 0, 1], wO: [1, 0, 0, 1] });
+  const ref = referenceAttention({
+    query: [1, 2, 3, 4],
+    seqLenQ: 2,
+    dModel: 2,
+    numHeads: 1,
+    wQ: [1, 0, 0, 1],
+    wK: [1, 0, 0, 1],
+    wV: [1, 0, 0, 1],
+    wO: [1, 0, 0, 1],
+  });
   expectClose(Float32Array.from(want[0]), ref.output, { abs: 1e-5, rel: 1e-4 }, 'output');
   expectClose(Float32Array.from(want[1]), ref.attention, { abs: 1e-5, rel: 1e-4 }, 'attention');
 }, 90_000);

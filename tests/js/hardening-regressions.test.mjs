@@ -24,7 +24,17 @@ afterAll(() => engine.dispose());
 // call refused by the size check (or out of memory) leaked its message, 168 bytes.
 test('a call refused as too large for the memory leaks nothing', async () => {
   const w = new Float32Array(16 * 16);
-  const refused = { dModel: 16, numHeads: 2, wQ: w, wK: w, wV: w, wO: w, query: new Float32Array(23171 * 16), seqLenQ: 23171, returnAttention: true };
+  const refused = {
+    dModel: 16,
+    numHeads: 2,
+    wQ: w,
+    wK: w,
+    wV: w,
+    wO: w,
+    query: new Float32Array(23171 * 16),
+    seqLenQ: 23171,
+    returnAttention: true,
+  };
   await engine.multiHeadAttention(refused).catch(() => {}); // warm-up (first exception)
   const before = await engine.memoryStats();
   for (let i = 0; i < 100; i++) await expect(engine.multiHeadAttention(refused)).rejects.toThrow(/^this call needs/);
@@ -37,7 +47,10 @@ test('a call refused as too large for the memory leaks nothing', async () => {
 // silently ran on the previous call's data.
 test('a Float32Array subclass that lies about its length is refused (not run on stale data)', async () => {
   await engine.multiHeadAttention(tiny); // leaves [1, 2, 3, 4] in the engine's query buffer
-  const error = await engine.multiHeadAttention({ ...tiny, query: new Liar(1).fill(9) }).then(() => null, (e) => e);
+  const error = await engine.multiHeadAttention({ ...tiny, query: new Liar(1).fill(9) }).then(
+    () => null,
+    (e) => e,
+  );
   // Was: resolved, computed on the query [9, 2, 3, 4].
   expect(error).toBeInstanceOf(RangeError);
   expect(error.message).toMatch(/^query: expected 4 elements/);
@@ -51,7 +64,10 @@ test('createLayer with a weight that lies about its length names it and leaks no
   (await engine.createLayer(layerArgs)).dispose();
   const before = await engine.memoryStats();
   for (let i = 0; i < 100; i++) {
-    const error = await engine.createLayer({ ...layerArgs, wO: new Liar(1000) }).then(() => null, (e) => e);
+    const error = await engine.createLayer({ ...layerArgs, wO: new Liar(1000) }).then(
+      () => null,
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(RangeError);
     expect(error.message).toMatch(/^wO: /); // was "offset is out of bounds"
   }
@@ -60,7 +76,10 @@ test('createLayer with a weight that lies about its length names it and leaks no
 
 // Was: `v.length` on a Proxy of a Float32Array threw a TypeError naming no argument.
 test('a Proxy around a Float32Array is refused with an error naming the argument', async () => {
-  const error = await engine.multiHeadAttention({ ...tiny, query: new Proxy(Float32Array.of(1, 2, 3, 4), {}) }).then(() => null, (e) => e);
+  const error = await engine.multiHeadAttention({ ...tiny, query: new Proxy(Float32Array.of(1, 2, 3, 4), {}) }).then(
+    () => null,
+    (e) => e,
+  );
   expect(error).toBeInstanceOf(TypeError);
   expect(error.message).toMatch(/^query: /); // was "Method get TypedArray.prototype.length called on incompatible receiver ..."
 });
@@ -76,7 +95,15 @@ test('the typo keypaddingmask suggests keyPaddingMask', async () => {
 // a NaN logit with NaN, keys that keyPaddingMask ignores included (causally
 // masked ones stayed 0); the README says masked weights are exactly 0.
 test('a key ignored by keyPaddingMask gets weight exactly 0 even in a row of NaN', async () => {
-  const call = { ...tiny, query: Float32Array.of(NaN, 0), key: Float32Array.of(1, 0, 0, 1, 1, 1), value: Float32Array.of(1, 0, 0, 1, 1, 1), seqLenQ: 1, seqLenK: 3, returnAttention: true };
+  const call = {
+    ...tiny,
+    query: Float32Array.of(NaN, 0),
+    key: Float32Array.of(1, 0, 0, 1, 1, 1),
+    value: Float32Array.of(1, 0, 0, 1, 1, 1),
+    seqLenQ: 1,
+    seqLenK: 3,
+    returnAttention: true,
+  };
   const padded = await engine.multiHeadAttention({ ...call, keyPaddingMask: Uint8Array.of(0, 0, 1) });
   const causal = await engine.multiHeadAttention({ ...call, causal: true });
   expect(Array.from(causal.attention).map(Number.isNaN)).toEqual([true, false, false]); // passes: [NaN, 0, 0]
@@ -89,7 +116,14 @@ test('a key ignored by keyPaddingMask gets weight exactly 0 even in a row of NaN
 // promises ("never NaN").
 test('a query row with no usable key outputs bO with returnAttention too, whatever the ignored values hold', async () => {
   // Row 0 sees only key 0 (causal), which keyPaddingMask ignores; value row 0 holds a NaN.
-  const call = { ...tiny, query: Float32Array.of(1, 0, 0, 1), value: Float32Array.of(NaN, 0, 0, 1), bO: Float32Array.of(5, 6), causal: true, keyPaddingMask: Uint8Array.of(1, 0) };
+  const call = {
+    ...tiny,
+    query: Float32Array.of(1, 0, 0, 1),
+    value: Float32Array.of(NaN, 0, 0, 1),
+    bO: Float32Array.of(5, 6),
+    causal: true,
+    keyPaddingMask: Uint8Array.of(1, 0),
+  };
   const fused = await engine.multiHeadAttention(call);
   const withWeights = await engine.multiHeadAttention({ ...call, returnAttention: true });
   expect(Array.from(fused.output.subarray(0, 2))).toEqual([5, 6]); // passes
@@ -103,7 +137,17 @@ test('a query row with no usable key outputs bO with returnAttention too, whatev
 test('a key ignored by keyPaddingMask gets weight exactly 0 in a row whose logits reach +Infinity', async () => {
   const ones = Float32Array.of(1, 1, 1, 1);
   // Q = [Inf, Inf], every key positive: every logit is +Inf, none NaN.
-  const call = { ...tiny, query: Float32Array.of(Infinity, 1), key: Float32Array.of(1, 1, 2, 1, 1, 1), value: Float32Array.of(1, 0, 0, 1, 1, 1), wQ: ones, seqLenQ: 1, seqLenK: 3, returnAttention: true, keyPaddingMask: Uint8Array.of(0, 0, 1) };
+  const call = {
+    ...tiny,
+    query: Float32Array.of(Infinity, 1),
+    key: Float32Array.of(1, 1, 2, 1, 1, 1),
+    value: Float32Array.of(1, 0, 0, 1, 1, 1),
+    wQ: ones,
+    seqLenQ: 1,
+    seqLenK: 3,
+    returnAttention: true,
+    keyPaddingMask: Uint8Array.of(0, 0, 1),
+  };
   const { attention } = await engine.multiHeadAttention(call);
   expect(Number.isNaN(attention[0]) && Number.isNaN(attention[1])).toBe(true); // passes: Inf - Inf
   expect(attention[2]).toBe(0);

@@ -59,7 +59,9 @@ test('argument errors name the argument, and the layer stays usable', async () =
     /^wO: expected 64 elements \[numHeads\*dV=8, dModel=8\], got 3$/,
   );
   const layer = await engine.createLayer(pick(args, WEIGHTS));
-  await expect(layer.forward({ query: args.query, seqLenQ: 4, wQ: args.wQ })).rejects.toThrow(/^forward: unknown argument "wQ"/);
+  await expect(layer.forward({ query: args.query, seqLenQ: 4, wQ: args.wQ })).rejects.toThrow(
+    /^forward: unknown argument "wQ"/,
+  );
   await expect(layer.forward({ query: new Float32Array(5), seqLenQ: 4 })).rejects.toThrow(
     /^query: expected 32 elements \[batch=1, seqLenQ=4, dModel=8\], got 5$/,
   );
@@ -71,7 +73,7 @@ test('argument errors name the argument, and the layer stays usable', async () =
   await expect(layer.forward({ query: args.query, seqLenQ: 4 })).rejects.toThrow(/layer was disposed/);
 });
 
-test("disposing the engine disposes its layers", async () => {
+test('disposing the engine disposes its layers', async () => {
   const { args } = loadFixture('tiny_self');
   const engine = await createAttention({ variant: 'simd' });
   const layer = await engine.createLayer(pick(args, WEIGHTS));
@@ -83,7 +85,8 @@ test("disposing the engine disposes its layers", async () => {
 
 test('memoryStats: a layer holds its packed weights until disposed; big calls give their memory back', async () => {
   const engine = await createAttention({ variant: 'simd' });
-  const dModel = 256, numHeads = 4;
+  const dModel = 256,
+    numHeads = 4;
   const w = () => new Float32Array(dModel * dModel).fill(0.01);
   const before = await engine.memoryStats();
   expect(before.heapBytes).toBeGreaterThanOrEqual(before.inUseBytes);

@@ -42,12 +42,32 @@ const ones = (n) => new Float32Array(n).fill(1);
 // A call of the given dimensions with small arrays: only the dimensions are
 // at the boundary (arrays of 2^31 floats cannot be made).
 function call(dims) {
-  return { batch: 1, seqLenQ: 1, dModel: 1, numHeads: 1, dK: 1, dV: 1, ...dims, query: ones(4), wQ: ones(4), wK: ones(4), wV: ones(4), wO: ones(4) };
+  return {
+    batch: 1,
+    seqLenQ: 1,
+    dModel: 1,
+    numHeads: 1,
+    dK: 1,
+    dV: 1,
+    ...dims,
+    query: ones(4),
+    wQ: ones(4),
+    wK: ones(4),
+    wV: ones(4),
+    wO: ones(4),
+  };
 }
 // The same call as the bindings receive it once src/js has filled it in.
 function rawCall(dims) {
   const c = call(dims);
-  return { seqLenK: c.seqLenQ, causal: false, returnAttention: false, returnProjections: false, returnScores: false, ...c };
+  return {
+    seqLenK: c.seqLenQ,
+    causal: false,
+    returnAttention: false,
+    returnProjections: false,
+    returnScores: false,
+    ...c,
+  };
 }
 
 test('the engine reports the limits the core defines', () => {
@@ -117,7 +137,12 @@ describe('the trainer limits', () => {
         const rawTrainer = new raw.Trainer(rawEngine);
         rawTrainer.configure({ ...base, ...defaults });
         if (withData)
-          rawTrainer.setData({ count: 1, tokens: new Int32Array([1, 2, 0, 0]), lengths: new Int32Array([2]), tags: new Int32Array([0, 1, -1, -1]) });
+          rawTrainer.setData({
+            count: 1,
+            tokens: new Int32Array([1, 2, 0, 0]),
+            lengths: new Int32Array([2]),
+            tags: new Int32Array([0, 1, -1, -1]),
+          });
         const cpp = await refusedBy(limit, () => rawTrainer.train(steps, batchSize));
         rawTrainer.delete();
         expect({ js, cpp }).toEqual({ js: offset > 0, cpp: offset > 0 });
@@ -128,10 +153,45 @@ test('setParameters checks the shapes the core lays out', async () => {
   const trainer = await engine.createTrainer({ vocabSize: 5, numTags: 3, maxLength: 4, dModel: 4, mlpHidden: 6 });
   const parameters = await trainer.parameters();
   // The names in the core's order, and each array's length rows × cols of its shape.
-  expect(Object.keys(parameters)).toEqual(['embedding', 'wQ', 'bQ', 'wK', 'bK', 'wV', 'bV', 'wO', 'bO', 'w1', 'b1', 'w2', 'b2', 'wC', 'bC']);
-  const expected = { embedding: 5 * 4, wQ: 16, bQ: 4, wK: 16, bK: 4, wV: 16, bV: 4, wO: 16, bO: 4, w1: 24, b1: 6, w2: 24, b2: 4, wC: 12, bC: 3 };
-  for (const [name, values] of Object.entries(parameters)) expect([name, values.length]).toEqual([name, expected[name]]);
-  await expect(trainer.setParameters({ w1: new Float32Array(23) })).rejects.toThrow(/^w1: expected 24 elements \[4, 6\], got 23$/);
+  expect(Object.keys(parameters)).toEqual([
+    'embedding',
+    'wQ',
+    'bQ',
+    'wK',
+    'bK',
+    'wV',
+    'bV',
+    'wO',
+    'bO',
+    'w1',
+    'b1',
+    'w2',
+    'b2',
+    'wC',
+    'bC',
+  ]);
+  const expected = {
+    embedding: 5 * 4,
+    wQ: 16,
+    bQ: 4,
+    wK: 16,
+    bK: 4,
+    wV: 16,
+    bV: 4,
+    wO: 16,
+    bO: 4,
+    w1: 24,
+    b1: 6,
+    w2: 24,
+    b2: 4,
+    wC: 12,
+    bC: 3,
+  };
+  for (const [name, values] of Object.entries(parameters))
+    expect([name, values.length]).toEqual([name, expected[name]]);
+  await expect(trainer.setParameters({ w1: new Float32Array(23) })).rejects.toThrow(
+    /^w1: expected 24 elements \[4, 6\], got 23$/,
+  );
   await trainer.setParameters({ w1: new Float32Array(24) });
   expect(Array.from((await trainer.parameters()).w1)).toEqual(new Array(24).fill(0));
   trainer.dispose();

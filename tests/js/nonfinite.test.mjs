@@ -17,7 +17,11 @@ import { referenceAttention } from './helpers/reference.mjs';
 import { expectClose, toleranceFor } from './helpers/compare.mjs';
 import { VARIANTS, createEngines, disposeEngines } from './helpers/engines.mjs';
 
-const B = 2, Lq = 5, Lk = 6, D = 8, H = 2;
+const B = 2,
+  Lq = 5,
+  Lk = 6,
+  D = 8,
+  H = 2;
 const config = { batch: B, seqLenQ: Lq, seqLenK: Lk, dModel: D, numHeads: H, bias: true };
 
 let engines;
@@ -38,7 +42,13 @@ function expectRowsMatch(got, args, expected, label) {
     for (let i = 0; i < Lq; i++) {
       if (!expected(b, i)) continue;
       expectClose(outRow(got.output, b, i), outRow(want.output, b, i), tol, `${label}: output row b${b} i${i}`);
-      for (let h = 0; h < H; h++) expectClose(attRow(got.attention, b, h, i), attRow(want.attention, b, h, i), tol, `${label}: attention b${b} h${h} i${i}`);
+      for (let h = 0; h < H; h++)
+        expectClose(
+          attRow(got.attention, b, h, i),
+          attRow(want.attention, b, h, i),
+          tol,
+          `${label}: attention b${b} h${h} i${i}`,
+        );
     }
   }
 }
@@ -46,16 +56,19 @@ function expectRowsMatch(got, args, expected, label) {
 describe.each(VARIANTS)('%s build', (variant) => {
   const run = (args) => engines[variant].multiHeadAttention({ ...args, returnAttention: true });
 
-  test.each([false, true])('NaN in query row (b0, i1), causal %s: only that row is NaN, in output and attention', async (causal) => {
-    const args = randomCase(90, { ...config, causal });
-    args.query[(0 * Lq + 1) * D + 3] = NaN;
-    const got = await run(args);
-    expectRowsMatch(got, args, (b, i) => !(b === 0 && i === 1), 'other rows');
-    // IEEE: every logit of row 1 is NaN, so its softmax is NaN. A finite row here
-    // (e.g. zeros and output == bO, the "no usable key" result) would hide the bad input.
-    expect(outRow(got.output, 0, 1).every(Number.isNaN)).toBe(true);
-    for (let h = 0; h < H; h++) expect(hasNaN(attRow(got.attention, 0, h, 1))).toBe(true);
-  });
+  test.each([false, true])(
+    'NaN in query row (b0, i1), causal %s: only that row is NaN, in output and attention',
+    async (causal) => {
+      const args = randomCase(90, { ...config, causal });
+      args.query[(0 * Lq + 1) * D + 3] = NaN;
+      const got = await run(args);
+      expectRowsMatch(got, args, (b, i) => !(b === 0 && i === 1), 'other rows');
+      // IEEE: every logit of row 1 is NaN, so its softmax is NaN. A finite row here
+      // (e.g. zeros and output == bO, the "no usable key" result) would hide the bad input.
+      expect(outRow(got.output, 0, 1).every(Number.isNaN)).toBe(true);
+      for (let h = 0; h < H; h++) expect(hasNaN(attRow(got.attention, 0, h, 1))).toBe(true);
+    },
+  );
 
   test('NaN in key row (b0, j2), causal: rows that see key 2 are NaN, the others are exact', async () => {
     const args = randomCase(91, { ...config, causal: true });
@@ -114,7 +127,12 @@ describe.each(VARIANTS)('%s build', (variant) => {
     for (let b = 0; b < B; b++) {
       for (let i = 0; i < Lq; i++) {
         expect(hasNaN(attRow(got.attention, b, 0, i))).toBe(true);
-        expectClose(attRow(got.attention, b, 1, i), attRow(want.attention, b, 1, i), tol, `head 1 attention b${b} i${i}`);
+        expectClose(
+          attRow(got.attention, b, 1, i),
+          attRow(want.attention, b, 1, i),
+          tol,
+          `head 1 attention b${b} i${i}`,
+        );
       }
     }
   });

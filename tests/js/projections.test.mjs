@@ -18,7 +18,8 @@ describe.each(VARIANTS)('%s build', (variant) => {
     const ref = referenceAttention(args);
     expectClose(result.output, want.output, tolerance, `${name} output`);
     expect(result.attention).toBeUndefined();
-    for (const m of ['Q', 'K', 'V', 'concat']) expectClose(result.projections[m], ref.projections[m], tolerance, `${name} ${m}`);
+    for (const m of ['Q', 'K', 'V', 'concat'])
+      expectClose(result.projections[m], ref.projections[m], tolerance, `${name} ${m}`);
   });
 
   test.each(fixtureNames())('%s: scores are QKᵀ/√dK before masking, as the reference computes them', async (name) => {
@@ -34,7 +35,8 @@ describe.each(VARIANTS)('%s build', (variant) => {
         for (let i = 0; i < Lq; i++)
           for (let j = 0; j < Lk; j++) {
             let dot = 0;
-            for (let c = 0; c < dK; c++) dot += Q[(b * Lq + i) * H * dK + h * dK + c] * K[(b * Lk + j) * H * dK + h * dK + c];
+            for (let c = 0; c < dK; c++)
+              dot += Q[(b * Lq + i) * H * dK + h * dK + c] * K[(b * Lk + j) * H * dK + h * dK + c];
             ref[((b * H + h) * Lq + i) * Lk + j] = dot / Math.sqrt(dK);
           }
     // Scores are logits: their tolerance scales with their size (up to ~1e3 in large_logits_1e3).

@@ -18,7 +18,14 @@ test('the calls are exactly the methods of EngineHost', () => {
 
 test('EngineHost.call runs the calls of the protocol only', () => {
   // A host over a stand-in module: what matters is the dispatch, not the engine.
-  const module = { Engine: class { threads() { return 3; } }, limits: () => ({ maxElements: 7 }) };
+  const module = {
+    Engine: class {
+      threads() {
+        return 3;
+      }
+    },
+    limits: () => ({ maxElements: 7 }),
+  };
   const host = new EngineHost(module, 3, Object.values(CALLS));
   expect(host.call(CALLS.threads, [])).toBe(3);
   expect(host.call(CALLS.limits, [])).toEqual({ maxElements: 7 });

@@ -7,18 +7,50 @@ import { VARIANTS, createEngines, disposeEngines } from './helpers/engines.mjs';
 
 // [description, seed, config]; config as helpers/random.mjs randomCase.
 const CASES = [
-  ['odd sizes: batch 3, L=17, dModel=7, H=2, dK=3, dV=5, biases', 1, { batch: 3, seqLenQ: 17, dModel: 7, numHeads: 2, dK: 3, dV: 5, self: true, bias: true }],
+  [
+    'odd sizes: batch 3, L=17, dModel=7, H=2, dK=3, dV=5, biases',
+    1,
+    { batch: 3, seqLenQ: 17, dModel: 7, numHeads: 2, dK: 3, dV: 5, self: true, bias: true },
+  ],
   ['cross-attention Lq=5 < Lk=11, no bias', 2, { batch: 2, seqLenQ: 5, seqLenK: 11, dModel: 12, numHeads: 3 }],
-  ['causal cross-attention Lq=13 > Lk=6 (rows i >= Lk see every key)', 3, { batch: 2, seqLenQ: 13, seqLenK: 6, dModel: 8, numHeads: 2, causal: true, bias: true }],
+  [
+    'causal cross-attention Lq=13 > Lk=6 (rows i >= Lk see every key)',
+    3,
+    { batch: 2, seqLenQ: 13, seqLenK: 6, dModel: 8, numHeads: 2, causal: true, bias: true },
+  ],
   ['causal cross-attention Lq=4 < Lk=9', 4, { seqLenQ: 4, seqLenK: 9, dModel: 8, numHeads: 2, causal: true }],
-  ['causal self-attention L=33, dModel=20, H=4, biases', 5, { batch: 2, seqLenQ: 33, dModel: 20, numHeads: 4, causal: true, self: true, bias: true }],
-  ['numHeads*dK != dModel: dModel=10, H=3, dK=5, dV=2', 6, { seqLenQ: 9, seqLenK: 7, dModel: 10, numHeads: 3, dK: 5, dV: 2, bias: true }],
+  [
+    'causal self-attention L=33, dModel=20, H=4, biases',
+    5,
+    { batch: 2, seqLenQ: 33, dModel: 20, numHeads: 4, causal: true, self: true, bias: true },
+  ],
+  [
+    'numHeads*dK != dModel: dModel=10, H=3, dK=5, dV=2',
+    6,
+    { seqLenQ: 9, seqLenK: 7, dModel: 10, numHeads: 3, dK: 5, dV: 2, bias: true },
+  ],
   ['dK = dV = 1, H=5', 7, { batch: 2, seqLenQ: 6, dModel: 4, numHeads: 5, dK: 1, dV: 1, bias: true }],
-  ['key padding (30%) and causal, batch 3', 8, { batch: 3, seqLenQ: 10, dModel: 16, numHeads: 4, causal: true, padding: 0.3, self: true, bias: true }],
-  ['key padding (50%), cross-attention, no bias', 9, { batch: 2, seqLenQ: 7, seqLenK: 12, dModel: 9, numHeads: 3, padding: 0.5 }],
+  [
+    'key padding (30%) and causal, batch 3',
+    8,
+    { batch: 3, seqLenQ: 10, dModel: 16, numHeads: 4, causal: true, padding: 0.3, self: true, bias: true },
+  ],
+  [
+    'key padding (50%), cross-attention, no bias',
+    9,
+    { batch: 2, seqLenQ: 7, seqLenK: 12, dModel: 9, numHeads: 3, padding: 0.5 },
+  ],
   ['one query, one key', 10, { seqLenQ: 1, dModel: 3, numHeads: 1, bias: true }],
-  ['wider: Lq=70, Lk=45, dModel=48, H=6 (vector tails)', 11, { seqLenQ: 70, seqLenK: 45, dModel: 48, numHeads: 6, bias: true }],
-  ['long keys: Lq=3, Lk=257, dModel=16, H=2, dK=9, dV=7', 12, { seqLenQ: 3, seqLenK: 257, dModel: 16, numHeads: 2, dK: 9, dV: 7, bias: true }],
+  [
+    'wider: Lq=70, Lk=45, dModel=48, H=6 (vector tails)',
+    11,
+    { seqLenQ: 70, seqLenK: 45, dModel: 48, numHeads: 6, bias: true },
+  ],
+  [
+    'long keys: Lq=3, Lk=257, dModel=16, H=2, dK=9, dV=7',
+    12,
+    { seqLenQ: 3, seqLenK: 257, dModel: 16, numHeads: 2, dK: 9, dV: 7, bias: true },
+  ],
 ];
 
 let engines;
@@ -51,27 +83,40 @@ describe.each(VARIANTS)('%s build', (variant) => {
     }
   });
 
-  test.each([true, false])('rows with no usable key: attention exactly 0, output exactly bO, never NaN (biases %s)', async (bias) => {
-    // batch 0: padding on keys 0, 1 plus causal leaves rows 0, 1 without keys;
-    // batch 1: every key padded, so no row has one; batch 2: nothing masked.
-    const B = 3, Lq = 6, Lk = 5, D = 8, H = 2;
-    const args = randomCase(30, { batch: B, seqLenQ: Lq, seqLenK: Lk, dModel: D, numHeads: H, causal: true, bias });
-    args.keyPaddingMask = Uint8Array.from([1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]);
-    const noKey = (b, i) => b === 1 || (b === 0 && i < 2);
-    const got = await run(variant, args);
-    const want = referenceAttention(args);
-    expect(got.output.some(Number.isNaN) || got.attention.some(Number.isNaN)).toBe(false);
-    const bO = args.bO ?? new Float32Array(D);
-    for (let b = 0; b < B; b++) {
-      for (let i = 0; i < Lq; i++) {
-        if (!noKey(b, i)) continue;
-        for (let h = 0; h < H; h++) expectExactly(got.attention, ((b * H + h) * Lq + i) * Lk, new Float32Array(Lk), `attention b${b} h${h} i${i}`);
-        expectExactly(got.output, (b * Lq + i) * D, bO, `output b${b} i${i}`);
+  test.each([true, false])(
+    'rows with no usable key: attention exactly 0, output exactly bO, never NaN (biases %s)',
+    async (bias) => {
+      // batch 0: padding on keys 0, 1 plus causal leaves rows 0, 1 without keys;
+      // batch 1: every key padded, so no row has one; batch 2: nothing masked.
+      const B = 3,
+        Lq = 6,
+        Lk = 5,
+        D = 8,
+        H = 2;
+      const args = randomCase(30, { batch: B, seqLenQ: Lq, seqLenK: Lk, dModel: D, numHeads: H, causal: true, bias });
+      args.keyPaddingMask = Uint8Array.from([1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]);
+      const noKey = (b, i) => b === 1 || (b === 0 && i < 2);
+      const got = await run(variant, args);
+      const want = referenceAttention(args);
+      expect(got.output.some(Number.isNaN) || got.attention.some(Number.isNaN)).toBe(false);
+      const bO = args.bO ?? new Float32Array(D);
+      for (let b = 0; b < B; b++) {
+        for (let i = 0; i < Lq; i++) {
+          if (!noKey(b, i)) continue;
+          for (let h = 0; h < H; h++)
+            expectExactly(
+              got.attention,
+              ((b * H + h) * Lq + i) * Lk,
+              new Float32Array(Lk),
+              `attention b${b} h${h} i${i}`,
+            );
+          expectExactly(got.output, (b * Lq + i) * D, bO, `output b${b} i${i}`);
+        }
       }
-    }
-    expectClose(got.output, want.output, toleranceFor(args), 'output');
-    expectClose(got.attention, want.attention, toleranceFor(args), 'attention');
-  });
+      expectClose(got.output, want.output, toleranceFor(args), 'output');
+      expectClose(got.attention, want.attention, toleranceFor(args), 'attention');
+    },
+  );
 
   test('logits around 1e4 (query scaled by 3000) stay finite and correct', async () => {
     const args = randomCase(41, { seqLenQ: 8, seqLenK: 12, dModel: 16, numHeads: 2, queryScale: 3000, bias: true });
@@ -87,7 +132,16 @@ describe.each(VARIANTS)('%s build', (variant) => {
   });
 
   test('deterministic: the same call gives bitwise the same results', async () => {
-    const args = randomCase(50, { batch: 2, seqLenQ: 37, seqLenK: 29, dModel: 24, numHeads: 3, causal: true, padding: 0.2, bias: true });
+    const args = randomCase(50, {
+      batch: 2,
+      seqLenQ: 37,
+      seqLenK: 29,
+      dModel: 24,
+      numHeads: 3,
+      causal: true,
+      padding: 0.2,
+      bias: true,
+    });
     const first = await run(variant, args);
     for (let k = 0; k < 3; k++) {
       await run(variant, randomCase(51 + k, { seqLenQ: 5 + k, dModel: 8, numHeads: 2 })); // something else in between
@@ -100,7 +154,11 @@ describe.each(VARIANTS)('%s build', (variant) => {
   test('results are new arrays, never overwritten by later calls; inputs are left alone', async () => {
     const a = randomCase(60, { batch: 2, seqLenQ: 6, dModel: 8, numHeads: 2, bias: true });
     const b = randomCase(61, { batch: 2, seqLenQ: 6, dModel: 8, numHeads: 2, bias: true });
-    const inputsBefore = Object.fromEntries(Object.entries(a).filter(([, v]) => ArrayBuffer.isView(v)).map(([k, v]) => [k, v.slice()]));
+    const inputsBefore = Object.fromEntries(
+      Object.entries(a)
+        .filter(([, v]) => ArrayBuffer.isView(v))
+        .map(([k, v]) => [k, v.slice()]),
+    );
     const first = await run(variant, a);
     const kept = { output: first.output.slice(), attention: first.attention.slice() };
     const second = await run(variant, b);
@@ -116,7 +174,12 @@ describe.each(VARIANTS)('%s build', (variant) => {
       expectSameBits(first[field], kept[field], `${field} of the first call after two more calls`);
     }
     first.output.fill(7); // the caller owns it: writing to it changes nothing inside
-    expectClose((await run(variant, a)).output, referenceAttention(a).output, toleranceFor(a), 'output after the caller wrote to an old result');
+    expectClose(
+      (await run(variant, a)).output,
+      referenceAttention(a).output,
+      toleranceFor(a),
+      'output after the caller wrote to an old result',
+    );
     for (const [name, before] of Object.entries(inputsBefore)) expectSameBits(a[name], before, `input ${name}`);
   });
 
@@ -136,9 +199,13 @@ describe.each(VARIANTS)('%s build', (variant) => {
   });
 
   test('several calls in flight on one engine each get their own result', async () => {
-    const cases = [80, 81, 82, 83].map((seed, k) => randomCase(seed, { batch: 1 + (k % 2), seqLenQ: 4 + k, dModel: 8, numHeads: 2, bias: true }));
+    const cases = [80, 81, 82, 83].map((seed, k) =>
+      randomCase(seed, { batch: 1 + (k % 2), seqLenQ: 4 + k, dModel: 8, numHeads: 2, bias: true }),
+    );
     const results = await Promise.all(cases.map((args) => run(variant, args)));
-    results.forEach((got, k) => expectClose(got.output, referenceAttention(cases[k]).output, toleranceFor(cases[k]), `call ${k}`));
+    results.forEach((got, k) =>
+      expectClose(got.output, referenceAttention(cases[k]).output, toleranceFor(cases[k]), `call ${k}`),
+    );
   });
 });
 

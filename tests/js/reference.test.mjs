@@ -22,7 +22,7 @@ describe.each(names)('fixture %s', (name) => {
     expectClose(ref.attention, fx.want.attention, TIGHT, 'attention');
   });
 
-  test('toleranceFor() gives the fixture\'s tolerance', () => {
+  test("toleranceFor() gives the fixture's tolerance", () => {
     expect(toleranceFor(fx.raw)).toEqual(fx.tolerance);
   });
 });

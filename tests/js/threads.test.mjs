@@ -19,7 +19,11 @@ afterAll(() => engines?.forEach((e) => e.dispose()));
 
 test('engines report the build and thread count asked for', () => {
   expect(engines.map((e) => [e.variant, e.threads])).toEqual([
-    ['threaded-simd', 1], ['threaded-simd', 2], ['threaded-simd', 3], ['threaded-simd', 4], ['simd', 1],
+    ['threaded-simd', 1],
+    ['threaded-simd', 2],
+    ['threaded-simd', 3],
+    ['threaded-simd', 4],
+    ['simd', 1],
   ]);
 });
 
@@ -41,18 +45,32 @@ describe.each(fixtureNames())('fixture %s', (name) => {
 test('a call large enough to use every thread is bitwise identical across thread counts', async () => {
   // ~70 MFLOP: above the size below which a call stays on one thread.
   const normal = gaussian(mulberry32(42));
-  const seqLenQ = 97, seqLenK = 131, dModel = 96, numHeads = 6;
+  const seqLenQ = 97,
+    seqLenK = 131,
+    dModel = 96,
+    numHeads = 6;
   const args = {
-    query: randomFloat32(normal, 2 * seqLenQ * dModel), key: randomFloat32(normal, 2 * seqLenK * dModel),
-    value: randomFloat32(normal, 2 * seqLenK * dModel), batch: 2, seqLenQ, seqLenK, dModel, numHeads,
-    wQ: randomFloat32(normal, dModel * dModel, 0.1), wK: randomFloat32(normal, dModel * dModel, 0.1),
-    wV: randomFloat32(normal, dModel * dModel, 0.1), wO: randomFloat32(normal, dModel * dModel, 0.1),
-    bO: randomFloat32(normal, dModel), causal: true, returnAttention: true,
+    query: randomFloat32(normal, 2 * seqLenQ * dModel),
+    key: randomFloat32(normal, 2 * seqLenK * dModel),
+    value: randomFloat32(normal, 2 * seqLenK * dModel),
+    batch: 2,
+    seqLenQ,
+    seqLenK,
+    dModel,
+    numHeads,
+    wQ: randomFloat32(normal, dModel * dModel, 0.1),
+    wK: randomFloat32(normal, dModel * dModel, 0.1),
+    wV: randomFloat32(normal, dModel * dModel, 0.1),
+    wO: randomFloat32(normal, dModel * dModel, 0.1),
+    bO: randomFloat32(normal, dModel),
+    causal: true,
+    returnAttention: true,
   };
   for (const returnAttention of [true, false]) {
     const results = [];
     for (const engine of engines) results.push(await engine.multiHeadAttention({ ...args, returnAttention }));
-    for (let i = 1; i < results.length; i++) expectSameBits(results[i].output, results[0].output, `×${engines[i].threads} output`);
+    for (let i = 1; i < results.length; i++)
+      expectSameBits(results[i].output, results[0].output, `×${engines[i].threads} output`);
   }
 });
 

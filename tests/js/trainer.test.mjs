@@ -9,7 +9,10 @@ import { createEngines, disposeEngines, VARIANTS } from './helpers/engines.mjs';
 import { expectClose, expectSameBits } from './helpers/compare.mjs';
 
 const DIR = new URL('../fixtures/train/', import.meta.url);
-const names = readdirSync(DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+const names = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => f.slice(0, -5))
+  .sort();
 const load = (name) => JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));
 const floats = (object) => Object.fromEntries(Object.entries(object).map(([k, v]) => [k, Float32Array.from(v)]));
 
@@ -34,9 +37,11 @@ describe.each(VARIANTS)('%s build', (variant) => {
       expectClose(losses, f.losses, { abs: 1e-6, rel: 1e-5 }, `${name} losses`);
       const params = await trainer.parameters();
       expect(Object.keys(params)).toEqual(Object.keys(f.final));
-      for (const [k, want] of Object.entries(f.final)) expectClose(params[k], want, { abs: 2e-6, rel: 1e-4 }, `${name} ${k}`);
+      for (const [k, want] of Object.entries(f.final))
+        expectClose(params[k], want, { abs: 2e-6, rel: 1e-4 }, `${name} ${k}`);
       const { probabilities, predictions } = await trainer.evaluate({ sentences: f.sentences });
-      const L = f.config.maxLength, T = f.config.numTags;
+      const L = f.config.maxLength,
+        T = f.config.numTags;
       f.sentences.forEach((s, i) => {
         const got = probabilities.subarray(i * L * T, (i * L + s.tokens.length) * T);
         expectClose(got, f.probabilities[i], { abs: 2e-6, rel: 1e-4 }, `${name} probabilities of sentence ${i}`);
@@ -50,31 +55,44 @@ describe.each(VARIANTS)('%s build', (variant) => {
 
 // The page's experiment, encoded as the page does: characters → vocabulary
 // ids, every token tagged (毒 by its role, the rest 'other').
-const encode = ({ tokens, tags }) => ({ tokens: tokens.map((t) => vocabulary.indexOf(t)), tags: tags.map((t) => tagSet.indexOf(t)) });
+const encode = ({ tokens, tags }) => ({
+  tokens: tokens.map((t) => vocabulary.indexOf(t)),
+  tags: tags.map((t) => tagSet.indexOf(t)),
+});
 const DU = vocabulary.indexOf('毒');
 
 describe('the H=1 vs H=2 experiment on fixed seeds', () => {
   const train = generateCorpus({ seed: 1, count: 2000 }).map(encode);
   const seen = new Set(train.map((s) => s.tokens.join()));
-  const testSet = generateCorpus({ seed: 2, count: 600 }).map(encode).filter((s) => !seen.has(s.tokens.join()));
+  const testSet = generateCorpus({ seed: 2, count: 600 })
+    .map(encode)
+    .filter((s) => !seen.has(s.tokens.join()));
   const SEEDS = [1, 2, 3, 4, 5];
   const STEPS = 1500;
   const results = { 1: [], 2: [] };
 
   async function run(numHeads, seed) {
     const trainer = await engines['threaded-simd'].createTrainer({
-      vocabSize: vocabulary.length, numTags: tagSet.length, maxLength: MAX_LENGTH, dModel: 16, numHeads, seed,
+      vocabSize: vocabulary.length,
+      numTags: tagSet.length,
+      maxLength: MAX_LENGTH,
+      dModel: 16,
+      numHeads,
+      seed,
     });
     try {
       await trainer.setData({ sentences: train });
       const { losses } = await trainer.train({ steps: STEPS });
       const { predictions } = await trainer.evaluate({ sentences: testSet });
-      let right = 0, count = 0;
-      testSet.forEach((s, i) => s.tokens.forEach((t, j) => {
-        if (t !== DU) return;
-        count++;
-        right += predictions[i * MAX_LENGTH + j] === s.tags[j];
-      }));
+      let right = 0,
+        count = 0;
+      testSet.forEach((s, i) =>
+        s.tokens.forEach((t, j) => {
+          if (t !== DU) return;
+          count++;
+          right += predictions[i * MAX_LENGTH + j] === s.tags[j];
+        }),
+      );
       const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
       return { first: losses[0], last: mean(losses.slice(-100)), accuracy: right / count };
     } finally {
@@ -82,17 +100,21 @@ describe('the H=1 vs H=2 experiment on fixed seeds', () => {
     }
   }
 
-  test.each(SEEDS)('seed %i: one head and two heads both learn (loss far below its start)', async (seed) => {
-    for (const numHeads of [1, 2]) {
-      const r = await run(numHeads, seed);
-      results[numHeads].push(r);
-      // The first batch's loss (random weights) is around ln 4 ≈ 1.39 or more;
-      // 'other' alone is learned from the token itself, so every run, lucky or
-      // not, ends far below it.
-      expect(r.last).toBeLessThan(0.35);
-      expect(r.last).toBeLessThan(r.first / 3);
-    }
-  }, 60_000);
+  test.each(SEEDS)(
+    'seed %i: one head and two heads both learn (loss far below its start)',
+    async (seed) => {
+      for (const numHeads of [1, 2]) {
+        const r = await run(numHeads, seed);
+        results[numHeads].push(r);
+        // The first batch's loss (random weights) is around ln 4 ≈ 1.39 or more;
+        // 'other' alone is learned from the token itself, so every run, lucky or
+        // not, ends far below it.
+        expect(r.last).toBeLessThan(0.35);
+        expect(r.last).toBeLessThan(r.first / 3);
+      }
+    },
+    60_000,
+  );
 
   test('the mean held-out 毒 accuracy of two heads is at least that of one head', () => {
     expect(results[1]).toHaveLength(SEEDS.length);
@@ -123,33 +145,41 @@ test('the same seed gives the same model, bitwise, on 1, 2 and 4 threads; anothe
   expect(Array.from(other.wQ)).not.toEqual(Array.from(results[0].wQ));
 });
 
-test.each(['simd', 'threaded-simd'])('%s build: 300 trainers made, trained, evaluated, refused (in JS and in the engine) and disposed leave the in-use bytes of the wasm heap where they were', async (variant) => {
-  const engine = engines[variant];
-  const f = load('four_heads_mlp');
-  const configs = [f.config, { ...f.config, numHeads: 1, mlpHidden: 0 }, { ...f.config, maxLength: 9, dModel: 12, numHeads: 3 }];
-  const cycle = async (i) => {
-    const trainer = await engine.createTrainer({ ...configs[i % 3], seed: i });
-    await trainer.setData({ sentences: f.sentences });
-    const { losses } = await trainer.train({ steps: 3, batchSize: 5 });
-    const { attention } = await trainer.evaluate({ sentences: f.sentences.slice(0, 3), returnAttention: true });
-    await expect(trainer.setData({ sentences: [{ tokens: [99], tags: [0] }] })).rejects.toThrow(RangeError); // refused in JS
-    if (i % 50 === 0) expect(losses.every(Number.isFinite) && attention.every(Number.isFinite)).toBe(true);
-    trainer.dispose();
-    if (i % 10 === 0) {
-      // Refused inside the engine: a diverging run throws out of C++ mid-call.
-      const wild = await engine.createTrainer({ ...configs[i % 3], learningRate: 1e6 });
-      await wild.setData({ sentences: f.sentences });
-      await expect(wild.train({ steps: 1000, batchSize: 10 })).rejects.toThrow(/^learningRate: training diverged/);
-      wild.dispose();
-    }
-  };
-  for (let i = 0; i < 3; i++) await cycle(i); // warm-up: the engine's own buffers
-  const before = await engine.memoryStats();
-  for (let i = 0; i < 300; i++) await cycle(i);
-  const after = await engine.memoryStats();
-  expect(after.inUseBytes).toBe(before.inUseBytes);
-  expect(after.heapBytes).toBe(before.heapBytes);
-}, 60_000);
+test.each(['simd', 'threaded-simd'])(
+  '%s build: 300 trainers made, trained, evaluated, refused (in JS and in the engine) and disposed leave the in-use bytes of the wasm heap where they were',
+  async (variant) => {
+    const engine = engines[variant];
+    const f = load('four_heads_mlp');
+    const configs = [
+      f.config,
+      { ...f.config, numHeads: 1, mlpHidden: 0 },
+      { ...f.config, maxLength: 9, dModel: 12, numHeads: 3 },
+    ];
+    const cycle = async (i) => {
+      const trainer = await engine.createTrainer({ ...configs[i % 3], seed: i });
+      await trainer.setData({ sentences: f.sentences });
+      const { losses } = await trainer.train({ steps: 3, batchSize: 5 });
+      const { attention } = await trainer.evaluate({ sentences: f.sentences.slice(0, 3), returnAttention: true });
+      await expect(trainer.setData({ sentences: [{ tokens: [99], tags: [0] }] })).rejects.toThrow(RangeError); // refused in JS
+      if (i % 50 === 0) expect(losses.every(Number.isFinite) && attention.every(Number.isFinite)).toBe(true);
+      trainer.dispose();
+      if (i % 10 === 0) {
+        // Refused inside the engine: a diverging run throws out of C++ mid-call.
+        const wild = await engine.createTrainer({ ...configs[i % 3], learningRate: 1e6 });
+        await wild.setData({ sentences: f.sentences });
+        await expect(wild.train({ steps: 1000, batchSize: 10 })).rejects.toThrow(/^learningRate: training diverged/);
+        wild.dispose();
+      }
+    };
+    for (let i = 0; i < 3; i++) await cycle(i); // warm-up: the engine's own buffers
+    const before = await engine.memoryStats();
+    for (let i = 0; i < 300; i++) await cycle(i);
+    const after = await engine.memoryStats();
+    expect(after.inUseBytes).toBe(before.inUseBytes);
+    expect(after.heapBytes).toBe(before.heapBytes);
+  },
+  60_000,
+);
 
 describe('errors name the argument, and the engine stays usable', () => {
   const config = { vocabSize: 6, numTags: 3, maxLength: 5 };
@@ -173,12 +203,36 @@ describe('errors name the argument, and the engine stays usable', () => {
 
   test.each([
     [{ sentences: [] }, TypeError, /^sentences: expected a non-empty Array/],
-    [{ sentences: [{ tokens: [0, 6], tags: [0, 0] }] }, RangeError, /^sentences\[0\]\.tokens\[1\]: expected an integer id from 0 to vocabSize-1=5, got number 6$/],
-    [{ sentences: [{ tokens: [0, 1], tags: [0] }] }, RangeError, /^sentences\[0\]\.tags: expected 2 tags \(one per token\), got 1$/],
-    [{ sentences: [{ tokens: [0, 1] }] }, TypeError, /^sentences\[0\]\.tags: expected an Array or Int32Array of 2 tag ids/],
-    [{ sentences: [{ tokens: [0, 1, 2, 3, 4, 5], tags: [0, 0, 0, 0, 0, 0] }] }, RangeError, /^sentences\[0\]\.tokens: expected 1 to maxLength=5 tokens, got 6$/],
-    [{ sentences: [{ tokens: [0], tags: [3] }] }, RangeError, /^sentences\[0\]\.tags\[0\]: expected -1 \(no loss\) or a tag id from 0 to numTags-1=2, got number 3$/],
-    [{ sentences: [{ tokens: 'abc', tags: [0] }] }, TypeError, /^sentences\[0\]\.tokens: expected an Array or Int32Array/],
+    [
+      { sentences: [{ tokens: [0, 6], tags: [0, 0] }] },
+      RangeError,
+      /^sentences\[0\]\.tokens\[1\]: expected an integer id from 0 to vocabSize-1=5, got number 6$/,
+    ],
+    [
+      { sentences: [{ tokens: [0, 1], tags: [0] }] },
+      RangeError,
+      /^sentences\[0\]\.tags: expected 2 tags \(one per token\), got 1$/,
+    ],
+    [
+      { sentences: [{ tokens: [0, 1] }] },
+      TypeError,
+      /^sentences\[0\]\.tags: expected an Array or Int32Array of 2 tag ids/,
+    ],
+    [
+      { sentences: [{ tokens: [0, 1, 2, 3, 4, 5], tags: [0, 0, 0, 0, 0, 0] }] },
+      RangeError,
+      /^sentences\[0\]\.tokens: expected 1 to maxLength=5 tokens, got 6$/,
+    ],
+    [
+      { sentences: [{ tokens: [0], tags: [3] }] },
+      RangeError,
+      /^sentences\[0\]\.tags\[0\]: expected -1 \(no loss\) or a tag id from 0 to numTags-1=2, got number 3$/,
+    ],
+    [
+      { sentences: [{ tokens: 'abc', tags: [0] }] },
+      TypeError,
+      /^sentences\[0\]\.tokens: expected an Array or Int32Array/,
+    ],
     [{ sentence: sentences }, TypeError, /unknown argument "sentence" \(did you mean "sentences"\?\)/],
   ])('setData(%p)', async (args, Type, message) => {
     const trainer = await engines.simd.createTrainer(config);
@@ -192,14 +246,22 @@ describe('errors name the argument, and the engine stays usable', () => {
 
   test('train before setData, bad steps, bad parameters; then a good run', async () => {
     const trainer = await engines['threaded-simd'].createTrainer(config);
-    await expect(trainer.train({ steps: 3 })).rejects.toThrow(new RangeError('train: no training data; call setData first'));
+    await expect(trainer.train({ steps: 3 })).rejects.toThrow(
+      new RangeError('train: no training data; call setData first'),
+    );
     await trainer.setData({ sentences });
     await expect(trainer.train({ steps: 0 })).rejects.toThrow(/^steps: expected an integer from 1 to 1000000, got 0$/);
     await expect(trainer.train({ steps: 2, batchSize: 1.5 })).rejects.toThrow(RangeError);
-    await expect(trainer.setParameters({ wQ: new Float32Array(3) })).rejects.toThrow(/^wQ: expected 256 elements \[16, 16\], got 3$/);
+    await expect(trainer.setParameters({ wQ: new Float32Array(3) })).rejects.toThrow(
+      /^wQ: expected 256 elements \[16, 16\], got 3$/,
+    );
     await expect(trainer.setParameters({ w1: new Float32Array(4) })).rejects.toThrow(/unknown argument "w1"/);
-    await expect(trainer.setParameters({ bC: Float32Array.of(0, NaN, 0) })).rejects.toThrow(/^bC: expected finite numbers, got NaN at index 1$/);
-    await expect(trainer.evaluate({ sentences, returnAttention: 1 })).rejects.toThrow(/^returnAttention: expected a boolean/);
+    await expect(trainer.setParameters({ bC: Float32Array.of(0, NaN, 0) })).rejects.toThrow(
+      /^bC: expected finite numbers, got NaN at index 1$/,
+    );
+    await expect(trainer.evaluate({ sentences, returnAttention: 1 })).rejects.toThrow(
+      /^returnAttention: expected a boolean/,
+    );
     const { losses, step } = await trainer.train({ steps: 3, batchSize: 4 });
     expect(step).toBe(3);
     expect(losses.every(Number.isFinite)).toBe(true);
@@ -213,11 +275,16 @@ describe('errors name the argument, and the engine stays usable', () => {
 
   test('a learning rate that makes training diverge is refused, and the trainer goes back to its last finite loss', async () => {
     const trainer = await engines['threaded-simd'].createTrainer({ ...config, learningRate: 1e6, mlpHidden: 8 });
-    const two = [{ tokens: [0, 1, 2], tags: [0, 1, 2] }, { tokens: [3, 4], tags: [1, 1] }];
+    const two = [
+      { tokens: [0, 1, 2], tags: [0, 1, 2] },
+      { tokens: [3, 4], tags: [1, 1] },
+    ];
     await trainer.setData({ sentences: two });
     const error = await trainer.train({ steps: 1000, batchSize: 2 }).catch((e) => e);
     expect(error).toBeInstanceOf(RangeError);
-    expect(error.message).toMatch(/^learningRate: training diverged at step \d+ \(the batch's loss is not finite\); the parameters are back at step \d+, the last whose loss was finite; use a smaller learningRate$/);
+    expect(error.message).toMatch(
+      /^learningRate: training diverged at step \d+ \(the batch's loss is not finite\); the parameters are back at step \d+, the last whose loss was finite; use a smaller learningRate$/,
+    );
     for (const values of Object.values(await trainer.parameters())) expect(values.every(Number.isFinite)).toBe(true);
     const { loss, probabilities } = await trainer.evaluate({ sentences: two });
     expect(Number.isFinite(loss)).toBe(true);

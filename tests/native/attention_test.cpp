@@ -1,18 +1,19 @@
 // Native tests of the core: the reference fixtures (PyTorch / numpy float64),
 // seeded random cases against the float64 reference of reference.hpp, and the SIMD
 // kernels against the scalar ones.
+#include "attention.hpp"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <cstring>
-#include <algorithm>
 
-#include "attention.hpp"
 #include "pack.hpp"
 #include "reference.hpp"
 
@@ -66,16 +67,17 @@ INSTANTIATE_TEST_SUITE_P(Reference, Fixture, ::testing::ValuesIn(fixture_names()
 TEST(Random, OddSizesAgainstFloat64Reference) {
   // Sizes chosen to hit every tail: dK = 3, L = 17, N not a multiple of 4 or 8.
   // Lk = 300 and 517 span several key tiles of the fused path (and a partial last one).
-  const mha::Dims dims[] = {{1, 17, 17, 12, 4, 3, 3},  {2, 5, 9, 7, 3, 5, 2},      {1, 1, 1, 1, 1, 1, 1},
-                            {3, 13, 31, 20, 2, 11, 9}, {1, 33, 33, 64, 4, 16, 16}, {2, 8, 3, 9, 1, 17, 1},
-                            {1, 300, 300, 16, 2, 8, 8}, {2, 40, 517, 24, 3, 5, 7}, {1, 70, 45, 10, 2, 9, 13}};
+  const mha::Dims dims[] = {{1, 17, 17, 12, 4, 3, 3},   {2, 5, 9, 7, 3, 5, 2},      {1, 1, 1, 1, 1, 1, 1},
+                            {3, 13, 31, 20, 2, 11, 9},  {1, 33, 33, 64, 4, 16, 16}, {2, 8, 3, 9, 1, 17, 1},
+                            {1, 300, 300, 16, 2, 8, 8}, {2, 40, 517, 24, 3, 5, 7},  {1, 70, 45, 10, 2, 9, 13}};
   std::uint32_t seed = 1;
   for (const auto& d : dims)
     for (int variant = 0; variant < 4; ++variant) {
       const Case c = random_case(d, variant & 1, variant & 2, variant == 3, seed++);
       std::vector<double> output, attention;
       reference(c, output, attention);
-      const double abs = 1e-5 * std::max(1.0, std::sqrt(double(std::max({d.dModel, d.numHeads * d.dV, d.seqLenK, d.dK})) / 64));
+      const double abs =
+          1e-5 * std::max(1.0, std::sqrt(double(std::max({d.dModel, d.numHeads * d.dV, d.seqLenK, d.dK})) / 64));
       for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
         const Result r = run(c, *k);
         const std::string what = "seed " + std::to_string(seed - 1) + " " + k->name;
@@ -87,7 +89,8 @@ TEST(Random, OddSizesAgainstFloat64Reference) {
 }
 
 TEST(Threads, BitwiseIdenticalForEveryThreadCount) {
-  const mha::Dims dims[] = {{2, 37, 41, 24, 3, 8, 5}, {1, 70, 70, 32, 4, 8, 8}, {3, 5, 9, 7, 2, 3, 4}, {1, 90, 260, 32, 2, 16, 16}};
+  const mha::Dims dims[] = {
+      {2, 37, 41, 24, 3, 8, 5}, {1, 70, 70, 32, 4, 8, 8}, {3, 5, 9, 7, 2, 3, 4}, {1, 90, 260, 32, 2, 16, 16}};
   std::uint32_t seed = 100;
   for (const auto& d : dims)
     for (bool causal : {false, true}) {
@@ -199,8 +202,9 @@ TEST(Gemm, EveryTailAgainstANaiveProduct) {
               }
             // ldc = N + 3: the 3 columns past N must be left untouched.
             k->gemm(M, N, K, A.data(), K, packed.data(), K * mha::kPanel, bias.data(), accumulate, C.data(), N + 3);
-            expect_close(C, want, 1e-5, 1e-5,
-                         std::string(k->name) + " M" + std::to_string(M) + " N" + std::to_string(N) + " K" + std::to_string(K));
+            expect_close(
+                C, want, 1e-5, 1e-5,
+                std::string(k->name) + " M" + std::to_string(M) + " N" + std::to_string(N) + " K" + std::to_string(K));
           }
 }
 

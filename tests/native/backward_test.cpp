@@ -37,7 +37,6 @@ float* ptr_or_null(std::vector<float>& v) { return v.empty() ? nullptr : v.data(
 
 const char* const kNames[] = {"query", "key", "value", "wQ", "wK", "wV", "wO", "bQ", "bK", "bV", "bO"};
 
-
 Got gradients(mha::AttentionBackward& engine, const Case& c, bool self, const std::vector<float>& dY) {
   const mha::Sizes s = mha::sizes_of(c.d);
   Got g;

@@ -96,16 +96,21 @@ void expect_masks_hold(const Call& c, const Result& r, bool padded, const std::s
       }
       if (!any) {
         for (std::size_t t = 0; t < d.numHeads * d.dV; ++t)
-          EXPECT_EQ(r.concat[(b * d.seqLenQ + i) * d.numHeads * d.dV + t], 0.0f) << what << ": keyless row b" << b << " i" << i;
+          EXPECT_EQ(r.concat[(b * d.seqLenQ + i) * d.numHeads * d.dV + t], 0.0f)
+              << what << ": keyless row b" << b << " i" << i;
       }
     }
 }
 
 TEST(Hostile, NonFiniteAndExtremeValuesInAnyArray) {
   const mha::Dims d{2, 7, 9, 8, 2, 4, 3};
-  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(), 1e30f, -1e30f,
-                            std::numeric_limits<float>::max(), 1e-40f};
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            1e30f,
+                            -1e30f,
+                            std::numeric_limits<float>::max(),
+                            1e-40f};
   mha::Attention one(1), three(3), scalar(1, mha::scalar_kernels());
   for (float v : specials)
     for (int a = 0; a < 11; ++a) {
@@ -116,7 +121,8 @@ TEST(Hostile, NonFiniteAndExtremeValuesInAnyArray) {
       target[0] = target[target.size() / 2] = v;
       const std::string what = std::string(kArrayNames[a]) + " holding " + std::to_string(v);
       const Result r1 = run(one, c, true), r3 = run(three, c, true);
-      EXPECT_TRUE(same_bits(r1.output, r3.output) && same_bits(r1.attention, r3.attention)) << what << ": 1 vs 3 threads";
+      EXPECT_TRUE(same_bits(r1.output, r3.output) && same_bits(r1.attention, r3.attention))
+          << what << ": 1 vs 3 threads";
       const Result f1 = run(one, c, false), f3 = run(three, c, false);
       EXPECT_TRUE(same_bits(f1.output, f3.output)) << what << ": fused, 1 vs 3 threads";
       const bool padded = std::isnan(v) || std::fabs(v) < 1.0f;
@@ -143,7 +149,7 @@ TEST(Hostile, PaddedWeightsOfRowsWithInfiniteLogits) {
 }
 
 TEST(Hostile, OneEngineReusedAcrossSizesGivesAFreshEnginesBits) {
-  const mha::Dims sizes[] = {{1, 3, 3, 4, 1, 4, 4},     {2, 70, 300, 32, 4, 8, 8}, {1, 1, 1, 1, 1, 1, 1},
+  const mha::Dims sizes[] = {{1, 3, 3, 4, 1, 4, 4},      {2, 70, 300, 32, 4, 8, 8},  {1, 1, 1, 1, 1, 1, 1},
                              {3, 40, 17, 12, 3, 5, 2},   {1, 130, 129, 16, 2, 8, 8}, {2, 5, 9, 7, 1, 3, 9},
                              {1, 33, 33, 64, 4, 16, 16}, {1, 2, 2, 2, 2, 1, 1}};
   mha::Attention reused(3);

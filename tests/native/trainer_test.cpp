@@ -69,7 +69,8 @@ struct Reference {
       for (std::size_t t = 0; t < L; ++t)
         for (std::size_t i = 0; i < D; ++i) {
           const double angle = double(t) / std::pow(10000.0, double(2 * (i / 2)) / double(D));
-          r.query[t * D + i] = E[std::size_t(d.tokens[s * c.maxLength + t]) * D + i] + (i % 2 ? std::cos(angle) : std::sin(angle));
+          r.query[t * D + i] =
+              E[std::size_t(d.tokens[s * c.maxLength + t]) * D + i] + (i % 2 ? std::cos(angle) : std::sin(angle));
         }
       r.key = r.value = r.query;
       r.wQ = tensor(p, "wQ"), r.wK = tensor(p, "wK"), r.wV = tensor(p, "wV"), r.wO = tensor(p, "wO");
@@ -279,7 +280,8 @@ TEST(Trainer, RefusesAStepThatDivergesAndGoesBackToTheLastFiniteLoss) {
   ASSERT_FALSE(message.empty()) << "1000 steps at learning rate 1e6 stayed finite";
   const std::size_t failed = history.size();  // the step that diverged, counting from 1
   ASSERT_GE(failed, 2u);
-  EXPECT_NE(message.find("learningRate: training diverged at step " + std::to_string(failed)), std::string::npos) << message;
+  EXPECT_NE(message.find("learningRate: training diverged at step " + std::to_string(failed)), std::string::npos)
+      << message;
   EXPECT_EQ(trainer.steps(), failed - 2);
   EXPECT_TRUE(mha_test::same_bits(history[failed - 2], trainer.parameters()));
   const float loss = trainer.evaluate(data.sentences(), {});

@@ -52,12 +52,17 @@ describe('[slow] npm pack, install, require and import', () => {
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'mha-wasm-pack-'));
-    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: repo });
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+      cwd: repo,
+    });
     const [packed] = JSON.parse(stdout);
     files = packed.files.map((f) => f.path);
     app = join(work, 'app');
     await run('mkdir', ['-p', app]);
-    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'pack-test-app', version: '1.0.0', private: true }));
+    await writeFile(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'pack-test-app', version: '1.0.0', private: true }),
+    );
     await run('npm', ['install', '--no-audit', '--no-fund', '--offline', join(work, packed.filename)], { cwd: app });
   }, 90_000);
 
@@ -75,7 +80,12 @@ describe('[slow] npm pack, install, require and import', () => {
     const jsSources = (await readdir(join(repo, 'src/js'))).map((f) => `src/js/${f}`);
     expect(files).toEqual(expect.arrayContaining([...jsSources, 'package.json']));
     if ((await readdir(repo)).includes('README.md')) expect(files).toContain('README.md');
-    const unexpected = files.filter((f) => !/^(dist\/mha-[\w-]+(\.worker)?\.(js|wasm)|src\/js\/[\w-]+\.(mjs|cjs|js|d\.ts)|package\.json|README\.md|LICENSE)$/.test(f));
+    const unexpected = files.filter(
+      (f) =>
+        !/^(dist\/mha-[\w-]+(\.worker)?\.(js|wasm)|src\/js\/[\w-]+\.(mjs|cjs|js|d\.ts)|package\.json|README\.md|LICENSE)$/.test(
+          f,
+        ),
+    );
     expect(unexpected).toEqual([]);
     expect(files.filter((f) => /\.(cpp|hpp|h|cc)$|^tests\/|node_modules\/|^build\/|CMakeLists/.test(f))).toEqual([]);
   });
@@ -83,17 +93,27 @@ describe('[slow] npm pack, install, require and import', () => {
   test.each([
     ['CommonJS require', 'check.cjs', CJS],
     ['ES module import', 'check.mjs', ESM],
-  ])('%s of the installed package computes the fixture on every build', async (_, file, script) => {
-    await writeFile(join(app, file), script(fixturePath));
-    const { stdout } = await run(process.execPath, [file], { cwd: app, env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 });
-    const { resolved, results } = JSON.parse(stdout);
-    // The copy in the app's node_modules, not this repository's sources.
-    expect(resolved).toContain(`${app}/node_modules/mha-wasm/src/js/`.replace(/^\//, ''));
-    const fx = loadFixture(FIXTURE);
-    expect(Object.keys(results)).toEqual(expect.arrayContaining(['scalar/1', 'simd/1', 'threaded-simd/2', expect.stringMatching(/ \(default\)$/)]));
-    for (const [variant, { output, attention }] of Object.entries(results)) {
-      expectClose(output, fx.want.output, fx.tolerance, `${variant} output`);
-      expectClose(attention, fx.want.attention, fx.tolerance, `${variant} attention`);
-    }
-  }, 60_000);
+  ])(
+    '%s of the installed package computes the fixture on every build',
+    async (_, file, script) => {
+      await writeFile(join(app, file), script(fixturePath));
+      const { stdout } = await run(process.execPath, [file], {
+        cwd: app,
+        env: { ...process.env, NODE_OPTIONS: '' },
+        timeout: 60_000,
+      });
+      const { resolved, results } = JSON.parse(stdout);
+      // The copy in the app's node_modules, not this repository's sources.
+      expect(resolved).toContain(`${app}/node_modules/mha-wasm/src/js/`.replace(/^\//, ''));
+      const fx = loadFixture(FIXTURE);
+      expect(Object.keys(results)).toEqual(
+        expect.arrayContaining(['scalar/1', 'simd/1', 'threaded-simd/2', expect.stringMatching(/ \(default\)$/)]),
+      );
+      for (const [variant, { output, attention }] of Object.entries(results)) {
+        expectClose(output, fx.want.output, fx.tolerance, `${variant} output`);
+        expectClose(attention, fx.want.attention, fx.tolerance, `${variant} attention`);
+      }
+    },
+    60_000,
+  );
 });

@@ -28,7 +28,11 @@ const options: CreateAttentionOptions = {
   locateFile: (fileName: string, defaultUrl: string) => new URL(fileName, defaultUrl),
   wasmBinary: new Uint8Array(8),
 };
-const withArrayBuffer: CreateAttentionOptions = { variant: 'scalar', wasmBinary: new ArrayBuffer(8), locateFile: (f) => `/static/${f}` };
+const withArrayBuffer: CreateAttentionOptions = {
+  variant: 'scalar',
+  wasmBinary: new ArrayBuffer(8),
+  locateFile: (f) => `/static/${f}`,
+};
 
 export async function everyCall(): Promise<number> {
   const engine: AttentionEngine = await createAttention(options);
@@ -38,13 +42,32 @@ export async function everyCall(): Promise<number> {
   const threads: number = engine.threads;
   const maxElements: number = engine.limits.maxElements + (engine.limits.trainer?.maxLength ?? 0);
 
-  const B = 2, L = 4, D = 8, H = 2, dK = 4, dV = 4;
+  const B = 2,
+    L = 4,
+    D = 8,
+    H = 2,
+    dK = 4,
+    dV = 4;
   const f = (n: number) => new Float32Array(n);
   const args: MultiHeadAttentionArgs = {
-    query: f(B * L * D), key: f(B * L * D), value: f(B * L * D),
-    batch: B, seqLenQ: L, seqLenK: L, dModel: D, numHeads: H, dK, dV,
-    wQ: f(D * H * dK), wK: f(D * H * dK), wV: f(D * H * dV), wO: f(H * dV * D),
-    bQ: f(H * dK), bK: null, bV: f(H * dV), bO: undefined,
+    query: f(B * L * D),
+    key: f(B * L * D),
+    value: f(B * L * D),
+    batch: B,
+    seqLenQ: L,
+    seqLenK: L,
+    dModel: D,
+    numHeads: H,
+    dK,
+    dV,
+    wQ: f(D * H * dK),
+    wK: f(D * H * dK),
+    wV: f(D * H * dV),
+    wO: f(H * dV * D),
+    bQ: f(H * dK),
+    bK: null,
+    bV: f(H * dV),
+    bO: undefined,
     causal: true,
     keyPaddingMask: new Uint8Array(B * L),
     returnAttention: false,
@@ -61,7 +84,16 @@ export async function everyCall(): Promise<number> {
   const notSure: number = maybe.attention.length;
 
   // The minimal self-attention call.
-  const minimal = await defaults.multiHeadAttention({ query: f(L * D), seqLenQ: L, dModel: D, numHeads: H, wQ: f(64), wK: f(64), wV: f(64), wO: f(64) });
+  const minimal = await defaults.multiHeadAttention({
+    query: f(L * D),
+    seqLenQ: L,
+    dModel: D,
+    numHeads: H,
+    wQ: f(64),
+    wK: f(64),
+    wV: f(64),
+    wO: f(64),
+  });
 
   // @ts-expect-error not a variant
   await createAttention({ variant: 'avx2' });
@@ -78,7 +110,17 @@ export async function everyCall(): Promise<number> {
   // @ts-expect-error causal is a boolean
   await engine.multiHeadAttention({ ...args, causal: 1 });
   // @ts-expect-error misspelled argument
-  await engine.multiHeadAttention({ query: f(32), seqLenQ: L, dModel: D, numhead: H, numHeads: H, wQ: f(64), wK: f(64), wV: f(64), wO: f(64) });
+  await engine.multiHeadAttention({
+    query: f(32),
+    seqLenQ: L,
+    dModel: D,
+    numhead: H,
+    numHeads: H,
+    wQ: f(64),
+    wK: f(64),
+    wV: f(64),
+    wO: f(64),
+  });
   // @ts-expect-error the variant is read-only
   engine.variant = 'scalar';
 
@@ -88,7 +130,17 @@ export async function everyCall(): Promise<number> {
   const concatWidth: number = projections ? projections.concat.length / (B * L) : 0;
 
   // Weights packed once, activations per call.
-  const layerArgs: LayerArgs = { dModel: D, numHeads: H, dK, dV, wQ: args.wQ, wK: args.wK, wV: args.wV, wO: args.wO, bQ: args.bQ };
+  const layerArgs: LayerArgs = {
+    dModel: D,
+    numHeads: H,
+    dK,
+    dV,
+    wQ: args.wQ,
+    wK: args.wK,
+    wV: args.wV,
+    wO: args.wO,
+    bQ: args.bQ,
+  };
   const layer: AttentionLayer = await engine.createLayer(layerArgs);
   const forwardArgs: ForwardArgs = { query: f(B * L * D), batch: B, seqLenQ: L, causal: true };
   const viaLayer = await layer.forward({ ...forwardArgs, returnAttention: true });
@@ -107,12 +159,25 @@ export async function everyCall(): Promise<number> {
 
   // Training, in the build with the trainer.
   const trainingEngine: AttentionEngine = await createAttention({ training: true, threads: 2 });
-  const trainerOptions: TrainerOptions = { vocabSize: 12, numTags: 4, maxLength: 15, numHeads: 2, mlpHidden: 64, seed: 3 };
+  const trainerOptions: TrainerOptions = {
+    vocabSize: 12,
+    numTags: 4,
+    maxLength: 15,
+    numHeads: 2,
+    mlpHidden: 64,
+    seed: 3,
+  };
   const trainer: AttentionTrainer = await trainingEngine.createTrainer(trainerOptions);
-  await trainer.setData({ sentences: [{ tokens: [0, 1, 2], tags: [3, -1, 1] }, { tokens: Int32Array.of(4, 5), tags: [0, 0] }] });
+  await trainer.setData({
+    sentences: [
+      { tokens: [0, 1, 2], tags: [3, -1, 1] },
+      { tokens: Int32Array.of(4, 5), tags: [0, 0] },
+    ],
+  });
   const { losses, step } = await trainer.train({ steps: 100, batchSize: 16 });
   const evaluation: Evaluation = await trainer.evaluate({ sentences: [{ tokens: [0, 1, 2] }] });
-  const learned: Float32Array = (await trainer.evaluate({ sentences: [{ tokens: [0, 1] }], returnAttention: true })).attention;
+  const learned: Float32Array = (await trainer.evaluate({ sentences: [{ tokens: [0, 1] }], returnAttention: true }))
+    .attention;
   const params: TrainerParameters = await trainer.parameters();
   await trainer.setParameters({ wQ: params.wQ });
   const width: number = trainer.config.dModel / trainer.config.numHeads;
@@ -122,14 +187,33 @@ export async function everyCall(): Promise<number> {
   await trainer.evaluate({ sentences: [{ tokens: '毒蛇' }], returnAttention: 'yes' });
   trainer.dispose();
   trainingEngine.dispose();
-  const trained = losses.length + step + evaluation.loss + evaluation.predictions.length + learned.length + width + (trainingEngine.training ? 1 : 0);
+  const trained =
+    losses.length +
+    step +
+    evaluation.loss +
+    evaluation.predictions.length +
+    learned.length +
+    width +
+    (trainingEngine.training ? 1 : 0);
 
   engine.dispose();
   defaults.dispose();
   other.dispose();
   return (
     trained +
-    variant.length + threads + maxElements + weights.length + output.length + (optional?.length ?? 0) + notSure + minimal.output.length +
-    concatWidth + layerWeights.length + heads + bytes + gradWeights.length + (maybeKey?.length ?? 0)
+    variant.length +
+    threads +
+    maxElements +
+    weights.length +
+    output.length +
+    (optional?.length ?? 0) +
+    notSure +
+    minimal.output.length +
+    concatWidth +
+    layerWeights.length +
+    heads +
+    bytes +
+    gradWeights.length +
+    (maybeKey?.length ?? 0)
   );
 }

@@ -54,6 +54,7 @@ export function expectSameBits(a, b, label) {
 /** Throws unless every element of got[from .. from+want.length) is === want (so +0 equals -0). */
 export function expectExactly(got, from, want, label) {
   for (let k = 0; k < want.length; k++) {
-    if (!(got[from + k] === want[k])) throw new Error(`${label}: index ${from + k} is ${got[from + k]}, want exactly ${want[k]}`);
+    if (!(got[from + k] === want[k]))
+      throw new Error(`${label}: index ${from + k} is ${got[from + k]}, want exactly ${want[k]}`);
   }
 }

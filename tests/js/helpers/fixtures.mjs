@@ -38,6 +38,17 @@ export function loadFixture(name) {
 /** The call arguments only: sizes, inputs and masks, without the descriptive fields. */
 export function callArguments(fixture) {
   const a = fixture.args;
-  const names = ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV', 'causal', 'keyPaddingMask', ...FLOAT_INPUTS];
+  const names = [
+    'batch',
+    'seqLenQ',
+    'seqLenK',
+    'dModel',
+    'numHeads',
+    'dK',
+    'dV',
+    'causal',
+    'keyPaddingMask',
+    ...FLOAT_INPUTS,
+  ];
   return Object.fromEntries(names.map((n) => [n, a[n]]));
 }

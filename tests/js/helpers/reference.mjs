@@ -58,7 +58,8 @@ export function referenceAttention(args) {
         if (usable.length === 0) continue; // attention and head output stay 0
         for (const j of usable) {
           let dot = 0;
-          for (let d = 0; d < dK; d++) dot += Q[(b * Lq + i) * H * dK + h * dK + d] * K[(b * Lk + j) * H * dK + h * dK + d];
+          for (let d = 0; d < dK; d++)
+            dot += Q[(b * Lq + i) * H * dK + h * dK + d] * K[(b * Lk + j) * H * dK + h * dK + d];
           logits[j] = dot * scale;
           maxAbsLogit = Math.max(maxAbsLogit, Math.abs(logits[j]));
         }

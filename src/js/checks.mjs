@@ -1,0 +1,121 @@
+// The building blocks of the argument checks (validate.mjs,
+// validate-trainer.mjs): each reads one argument, checks it, and throws a
+// TypeError or RangeError that names it, says what was expected and what was
+// given. Limits are passed in (engine.limits, defined in the C++ core).
+
+export function describe(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (Array.isArray(value)) return `an Array of ${value.length} elements`;
+  const tag = tagOf.call(value);
+  if (tag !== undefined) return `${/^[AEIOU]/.test(tag) ? 'an' : 'a'} ${tag} of ${lengthOf.call(value)} elements`;
+  if (ArrayBuffer.isView(value)) return `a DataView of ${value.byteLength} bytes`;
+  if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value)})`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+// The known name a typo most likely meant: the same name in another case,
+// else the longest known name that is a prefix of it or that it is a prefix of.
+export function closest(name, candidates) {
+  const lower = name.toLowerCase();
+  const exact = candidates.find((c) => c.toLowerCase() === lower);
+  if (exact) return exact;
+  const related = candidates.filter((c) => c.toLowerCase().startsWith(lower) || lower.startsWith(c.toLowerCase()));
+  return related.sort((a, b) => b.length - a.length)[0];
+}
+
+export function rejectUnknown(obj, known, where) {
+  for (const name of Object.keys(obj)) {
+    if (!known.has(name)) {
+      const hint = closest(name, [...known]);
+      throw new TypeError(
+        `${where}: unknown argument "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; ` +
+          `expected one of ${[...known].join(', ')}`,
+      );
+    }
+  }
+}
+
+export function dimension(args, name, limits, fallback) {
+  const v = args[name];
+  if (v === undefined || v === null) {
+    if (fallback !== undefined) return fallback;
+    throw new TypeError(`${name}: expected an integer >= 1, got ${describe(v)}`);
+  }
+  if (typeof v !== 'number') throw new TypeError(`${name}: expected an integer >= 1, got ${describe(v)}`);
+  if (!Number.isInteger(v) || v < 1 || v > limits.maxElements)
+    throw new RangeError(`${name}: expected an integer from 1 to ${limits.maxElements}, got ${v}`);
+  return v;
+}
+
+export function flag(args, name) {
+  const v = args[name];
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw new TypeError(`${name}: expected a boolean, got ${describe(v)}`);
+  return v;
+}
+
+// The intrinsic typed-array accessors: a subclass or a Proxy cannot make them
+// lie (an overridden `length` once let a short array run on stale data).
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const intrinsic = (name) => Object.getOwnPropertyDescriptor(TypedArrayPrototype, name).get;
+export const tagOf = intrinsic(Symbol.toStringTag);
+const lengthOf = intrinsic('length');
+const bufferOf = intrinsic('buffer');
+const offsetOf = intrinsic('byteOffset');
+
+export function typedArray(args, name, Type, count, shape, optional) {
+  const v = args[name];
+  if (v === undefined || v === null) {
+    if (optional) return undefined;
+    throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${shape}, got ${describe(v)}`);
+  }
+  // The [[TypedArrayName]] slot, read through the intrinsic getter: undefined
+  // for anything that is not a real typed array (a Proxy included), from any realm.
+  if (tagOf.call(v) !== Type.name)
+    throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${shape}, got ${describe(v)}`);
+  const length = lengthOf.call(v);
+  if (length !== count) {
+    const detached = length === 0 && bufferOf.call(v).byteLength === 0 ? ' (is its buffer detached?)' : '';
+    throw new RangeError(`${name}: expected ${count} elements ${shape}, got ${length}${detached}`);
+  }
+  // A plain view of exactly the checked elements is what reaches the bindings.
+  return Object.getPrototypeOf(v) === Type.prototype ? v : new Type(bufferOf.call(v), offsetOf.call(v), length);
+}
+
+export function count(limits, name, ...factors) {
+  const n = factors.reduce((a, b) => a * b, 1);
+  if (n > limits.maxElements)
+    throw new RangeError(`${name}: ${factors.join('×')} = ${n} elements, more than ${limits.maxElements}`);
+  return n;
+}
+
+export function checkObject(args, known, where) {
+  if (args === null || typeof args !== 'object' || Array.isArray(args))
+    throw new TypeError(`${where}: expected an object of arguments, got ${describe(args)}`);
+  rejectUnknown(args, known, where);
+}
+
+export function integer(args, name, { min, max, fallback }) {
+  const v = args[name];
+  if (v === undefined || v === null) {
+    if (fallback !== undefined) return fallback;
+    throw new TypeError(`${name}: expected an integer from ${min} to ${max}, got ${describe(v)}`);
+  }
+  if (typeof v !== 'number')
+    throw new TypeError(`${name}: expected an integer from ${min} to ${max}, got ${describe(v)}`);
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw new RangeError(`${name}: expected an integer from ${min} to ${max}, got ${v}`);
+  return v;
+}
+
+export function real(args, name, { above, below, fallback, inclusiveLow }) {
+  const v = args[name];
+  const range = `${inclusiveLow ? '≥' : '>'} ${above}${below === undefined ? '' : ` and < ${below}`}`;
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'number') throw new TypeError(`${name}: expected a finite number ${range}, got ${describe(v)}`);
+  if (!Number.isFinite(v) || (inclusiveLow ? v < above : v <= above) || (below !== undefined && v >= below))
+    throw new RangeError(`${name}: expected a finite number ${range}, got ${v}`);
+  return v;
+}
