@@ -220,4 +220,18 @@ TEST(Arguments, BadDimsAreRejectedWithTheirName) {
   EXPECT_THROW(mha::sizes_of(d), mha::ArgumentError);
 }
 
+#ifndef NDEBUG
+// The kernels assert their preconditions in the builds that keep asserts
+// (build/asan and build/fuzz): a caller that breaks the contract stops there.
+TEST(KernelsDeathTest, GemmAssertsItsPreconditions) {
+  std::vector<float> A(64), B(64), C(64);
+  for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
+    EXPECT_EQ(k->nr, mha::kPanel) << k->name;
+    // lda < K: the rows of A would overlap.
+    EXPECT_DEATH(k->gemm(2, 8, 8, A.data(), 4, B.data(), 8 * mha::kPanel, nullptr, false, C.data(), 8), "lda >= K")
+        << k->name;
+  }
+}
+#endif
+
 }  // namespace
