@@ -63,7 +63,6 @@ Parameters point_parameters(const std::vector<Tensor>& layout, float* base) {
   return p;
 }
 
-
 Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine_(engine) {
   using Limits = TrainerLimits;
   check_dim(c.vocabSize, "vocabSize", Limits::vocabSize);
