@@ -65,6 +65,17 @@ const lengthOf = intrinsic('length');
 const bufferOf = intrinsic('buffer');
 const offsetOf = intrinsic('byteOffset');
 
+// Whether a typed array's buffer was detached (transferred): views of it can
+// no longer be made. An empty array's buffer is not.
+function isDetached(buffer) {
+  try {
+    new Uint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 export function typedArray(args, name, Type, count, shape, optional) {
   const v = args[name];
   if (v === undefined || v === null) {
@@ -77,11 +88,13 @@ export function typedArray(args, name, Type, count, shape, optional) {
     throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${shape}, got ${describe(v)}`);
   const length = lengthOf.call(v);
   if (length !== count) {
-    const detached = length === 0 && bufferOf.call(v).byteLength === 0 ? ' (is its buffer detached?)' : '';
+    const detached = length === 0 && isDetached(bufferOf.call(v)) ? ' (its buffer is detached)' : '';
     throw new RangeError(`${name}: expected ${count} elements ${shape}, got ${length}${detached}`);
   }
-  // A plain view of exactly the checked elements is what reaches the bindings.
-  return Object.getPrototypeOf(v) === Type.prototype ? v : new Type(bufferOf.call(v), offsetOf.call(v), length);
+  // A new plain view of exactly the checked elements is what reaches the
+  // bindings, never the caller's object: its own properties (a `length`
+  // getter, say) would run inside the call.
+  return new Type(bufferOf.call(v), offsetOf.call(v), length);
 }
 
 export function count(limits, name, ...factors) {
@@ -91,10 +104,22 @@ export function count(limits, name, ...factors) {
   return n;
 }
 
+/**
+ * Checks that `args` is an object of arguments with only `known` names, and
+ * returns a snapshot of it: a plain object read once (any getter runs here,
+ * before anything reaches the engine), which the checks then read instead.
+ */
 export function checkObject(args, known, where) {
   if (args === null || typeof args !== 'object' || Array.isArray(args))
     throw new TypeError(`${where}: expected an object of arguments, got ${describe(args)}`);
   rejectUnknown(args, known, where);
+  // Each known name read once, own or inherited.
+  const snapshot = {};
+  for (const name of known) {
+    const value = args[name];
+    if (value !== undefined) snapshot[name] = value;
+  }
+  return snapshot;
 }
 
 export function integer(args, name, { min, max, fallback }) {

@@ -66,6 +66,10 @@ export class AttentionEngine {
   #backend;
   #limits;
   #resources = new Set(); // layers and trainers: both live in the engine's memory
+  #pending = 0; // calls sent to the backend and not yet settled
+  #idle; // a backend disposed during calls, released when the last one settles
+  // Calls on the backend, counted; for layers and trainers too.
+  #caller = (method, args) => this.#call(method, args);
 
   // backend: { call(method, args) → Promise, dispose() }, around an EngineHost.
   // limits: the core's, as EngineHost.limits() reads them from the bindings.
@@ -89,13 +93,29 @@ export class AttentionEngine {
     return this.#backend;
   }
 
+  // Sends a call whose arguments are already checked. The engine is asked
+  // again: reading the arguments runs the caller's getters, which may have
+  // disposed it.
+  async #call(method, args) {
+    const backend = this.#live();
+    this.#pending++;
+    try {
+      return await backend.call(method, args);
+    } finally {
+      if (--this.#pending === 0 && this.#idle) {
+        this.#idle.dispose();
+        this.#idle = undefined;
+      }
+    }
+  }
+
   /**
    * Multi-head attention forward. Resolves to { output } and, with
    * returnAttention, { output, attention }: new Float32Arrays owned by the caller.
    */
   async multiHeadAttention(args) {
-    const backend = this.#live();
-    return backend.call(CALLS.multiHeadAttention, [normalizeArguments(args, this.#limits)]);
+    this.#live();
+    return this.#call(CALLS.multiHeadAttention, [normalizeArguments(args, this.#limits)]);
   }
 
   /**
@@ -107,8 +127,8 @@ export class AttentionEngine {
    * gradients only for the biases given.
    */
   async multiHeadAttentionBackward(args) {
-    const backend = this.#live();
-    return backend.call(CALLS.multiHeadAttentionBackward, [normalizeBackwardArguments(args, this.#limits)]);
+    this.#live();
+    return this.#call(CALLS.multiHeadAttentionBackward, [normalizeBackwardArguments(args, this.#limits)]);
   }
 
   /**
@@ -116,10 +136,10 @@ export class AttentionEngine {
    * only the activations.
    */
   async createLayer(args) {
-    const backend = this.#live();
+    this.#live();
     const weights = normalizeLayerArguments(args, this.#limits);
-    const id = await backend.call(CALLS.createLayer, [weights]);
-    const layer = new AttentionLayer(backend, id, weights, this.#limits, () => this.#resources.delete(layer));
+    const id = await this.#call(CALLS.createLayer, [weights]);
+    const layer = new AttentionLayer(this.#caller, id, weights, this.#limits, () => this.#resources.delete(layer));
     this.#resources.add(layer);
     return layer;
   }
@@ -132,14 +152,14 @@ export class AttentionEngine {
    * data give the same model, bitwise, for any thread count.
    */
   async createTrainer(options) {
-    const backend = this.#live();
+    this.#live();
     if (!this.training)
       throw new Error(
         'mha-wasm: createTrainer needs the build with the trainer; create the engine with createAttention({ training: true })',
       );
     const config = normalizeTrainerOptions(options, this.#limits.trainer);
-    const { id, shapes } = await backend.call(CALLS.createTrainer, [config]);
-    const trainer = new AttentionTrainer(backend, id, config, shapes, this.#limits, () =>
+    const { id, shapes } = await this.#call(CALLS.createTrainer, [config]);
+    const trainer = new AttentionTrainer(this.#caller, id, config, shapes, this.#limits, () =>
       this.#resources.delete(trainer),
     );
     this.#resources.add(trainer);
@@ -148,15 +168,20 @@ export class AttentionEngine {
 
   /** { heapBytes, inUseBytes, scratchBytes } of the engine's wasm memory. */
   async memoryStats() {
-    return this.#live().call(CALLS.memoryStats, []);
+    return this.#call(CALLS.memoryStats, []);
   }
 
-  /** Frees the engine's memory, its layers and trainers, and ends its workers. Idempotent; later calls reject. */
+  /**
+   * Frees the engine's memory, its layers and trainers, and ends its workers:
+   * at once, or when the calls already made have settled. Idempotent; later
+   * calls reject.
+   */
   dispose() {
     if (!this.#backend) return;
     for (const resource of this.#resources) resource[DETACH]();
     this.#resources.clear();
-    this.#backend.dispose();
+    if (this.#pending === 0) this.#backend.dispose();
+    else this.#idle = this.#backend;
     this.#backend = undefined;
   }
 }
@@ -168,49 +193,57 @@ const DETACH = Symbol('detach');
 
 // What layers and trainers share: an object in the engine's memory, filed
 // under `id` by the EngineHost, freed by `disposeCall`, and unusable once it
-// or its engine is disposed (onDispose tells the engine it is gone).
+// or its engine is disposed (onDispose tells the engine it is gone). Its
+// calls go through `call(method, args)`, the engine's.
 class EngineResource {
-  #backend;
+  #call;
   #id;
   #what;
   #disposeCall;
   #onDispose;
 
-  constructor(backend, id, what, disposeCall, onDispose) {
-    this.#backend = backend;
+  constructor(call, id, what, disposeCall, onDispose) {
+    this.#call = call;
     this.#id = id;
     this.#what = what;
     this.#disposeCall = disposeCall;
     this.#onDispose = onDispose;
   }
 
-  // backend.call(method, [id, ...args()]) while the resource lives; the
-  // arguments are checked (by `args`) only then.
+  // call(method, [id, ...args()]) while the resource lives. It is asked
+  // again after `args` has read the caller's arguments, whose getters may have
+  // disposed it.
   [CALL](method, args = () => []) {
-    if (!this.#backend) throw new Error(`mha-wasm: this ${this.#what} was disposed (or its engine was)`);
-    return this.#backend.call(method, [this.#id, ...args()]);
+    this.#live();
+    const checked = args();
+    this.#live();
+    return this.#call(method, [this.#id, ...checked]);
+  }
+
+  #live() {
+    if (!this.#call) throw new Error(`mha-wasm: this ${this.#what} was disposed (or its engine was)`);
   }
 
   /** Frees it in the engine's memory. Idempotent; later calls reject. */
   dispose() {
-    if (!this.#backend) return;
+    if (!this.#call) return;
     // Rejects only when the engine is being disposed too, which frees everything.
-    this.#backend.call(this.#disposeCall, [this.#id]).catch(() => {});
+    this.#call(this.#disposeCall, [this.#id]).catch(() => {});
     this.#onDispose();
     this[DETACH]();
   }
 
-  // Forgets the backend (the engine is going away and frees everything).
+  // Forgets the engine (it is going away and frees everything).
   [DETACH]() {
-    this.#backend = undefined;
+    this.#call = undefined;
   }
 }
 
 export class AttentionLayer extends EngineResource {
   #limits;
 
-  constructor(backend, id, { dModel, numHeads, dK, dV }, limits, onDispose) {
-    super(backend, id, 'layer', CALLS.disposeLayer, onDispose);
+  constructor(call, id, { dModel, numHeads, dK, dV }, limits, onDispose) {
+    super(call, id, 'layer', CALLS.disposeLayer, onDispose);
     this.#limits = limits;
     this.dModel = dModel;
     this.numHeads = numHeads;
@@ -232,8 +265,8 @@ export class AttentionTrainer extends EngineResource {
   #shapes;
   #limits;
 
-  constructor(backend, id, config, shapes, limits, onDispose) {
-    super(backend, id, 'trainer', CALLS.disposeTrainer, onDispose);
+  constructor(call, id, config, shapes, limits, onDispose) {
+    super(call, id, 'trainer', CALLS.disposeTrainer, onDispose);
     this.#shapes = shapes;
     this.#limits = limits;
     /** The options the trainer was made with, defaults filled in. */

@@ -4,7 +4,7 @@
 // fetch ("Failed to parse URL"). The engine runs on the calling thread; the
 // threaded build's pool runs on worker_threads.
 import { createRequire } from 'node:module';
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { AttentionEngine, checkOptions, moduleOptions, MAX_THREADS } from './engine.mjs';
@@ -50,9 +50,37 @@ export async function createAttention(options) {
     const defaultUrl = byName[fileName] ?? new URL(fileName, urls.glue).href;
     return toPath(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl);
   };
-  const factory = require(locate(files.glue));
+  // Everything the build needs is checked before any thread starts: a
+  // start-up that fails half-way must not leave workers keeping Node alive.
+  const where = (fileName) => `${fileName} (${locate(fileName)})`;
+  for (const fileName of Object.values(files))
+    if (fileName !== files.wasm || !opts.wasmBinary)
+      await access(locate(fileName)).catch(() => {
+        const fix = opts.locateFile ? 'check what locateFile returns for it' : 'run `npm run build`';
+        throw new Error(`mha-wasm: the ${variant} build's file ${where(fileName)} is missing; ${fix}`);
+      });
+  let factory;
+  try {
+    factory = require(locate(files.glue));
+  } catch (error) {
+    throw new Error(`mha-wasm: could not load ${where(files.glue)}: ${error.message}`);
+  }
   const wasmBinary = opts.wasmBinary ?? (await readFile(locate(files.wasm)));
-  const module = await factory({ ...moduleOptions(threads), wasmBinary, locateFile: locate });
+  if (!WebAssembly.validate(wasmBinary))
+    throw new TypeError(
+      `wasmBinary: expected the bytes of ${files.wasm}, got ${wasmBinary.byteLength} bytes that are not a WebAssembly module`,
+    );
+  const moduleArgs = { ...moduleOptions(threads), wasmBinary, locateFile: locate };
+  let module;
+  try {
+    module = await factory(moduleArgs);
+  } catch (error) {
+    moduleArgs.PThread?.terminateAllThreads();
+    const cause = String(error?.message ?? error).replace(/ Build with -s ASSERTIONS=1 for more info\.$/, '');
+    throw new Error(
+      `mha-wasm: could not start the ${variant} build (is wasmBinary the bytes of ${files.wasm}?): ${cause}`,
+    );
+  }
   const host = new EngineHost(module, threads, Object.values(CALLS));
   return new AttentionEngine(new DirectBackend(host), variant, threads, training, host.limits());
 }

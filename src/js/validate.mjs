@@ -129,7 +129,7 @@ function checkActivations(args, { dModel, numHeads }, limits) {
  * left out when they are the query).
  */
 export function normalizeArguments(args, limits) {
-  checkObject(args, KNOWN, 'multiHeadAttention');
+  args = checkObject(args, KNOWN, 'multiHeadAttention');
   const heads = checkHeads(args, limits);
   return { ...heads, ...checkActivations(args, heads, limits), ...checkWeights(args, heads, limits) };
 }
@@ -139,7 +139,7 @@ export function normalizeArguments(args, limits) {
  * (no return* flags) plus gradOutput [batch, seqLenQ, dModel].
  */
 export function normalizeBackwardArguments(args, limits) {
-  checkObject(args, BACKWARD_KNOWN, 'multiHeadAttentionBackward');
+  args = checkObject(args, BACKWARD_KNOWN, 'multiHeadAttentionBackward');
   const heads = checkHeads(args, limits);
   const { returnAttention, returnProjections, returnScores, ...activations } = checkActivations(args, heads, limits);
   // Only when both are left out is the input shared (one gradient, gradQuery).
@@ -162,13 +162,13 @@ export function normalizeBackwardArguments(args, limits) {
 
 /** Checks the arguments of createLayer: { dModel, numHeads, dK, dV, wQ … bO }. */
 export function normalizeLayerArguments(args, limits) {
-  checkObject(args, LAYER_KNOWN, 'createLayer');
+  args = checkObject(args, LAYER_KNOWN, 'createLayer');
   const heads = checkHeads(args, limits);
   return { ...heads, ...checkWeights(args, heads, limits) };
 }
 
 /** Checks the arguments of layer.forward, for a layer whose heads have the shape `heads`. */
 export function normalizeForwardArguments(args, heads, limits) {
-  checkObject(args, FORWARD_KNOWN, 'forward');
+  args = checkObject(args, FORWARD_KNOWN, 'forward');
   return checkActivations(args, heads, limits);
 }

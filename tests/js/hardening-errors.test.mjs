@@ -68,13 +68,8 @@ function badArrays(name, Type, n, shape) {
       RangeError,
       new RegExp(`^${name}: expected ${n} elements ${esc}, got ${n + 1}$`),
     ],
-    // An empty buffer cannot be told from a detached one by its length alone: the hint is a question.
-    [
-      `${name} empty`,
-      new Type(0),
-      RangeError,
-      new RegExp(`^${name}: expected ${n} elements ${esc}, got 0( \\(is its buffer detached\\?\\))?$`),
-    ],
+    // An empty array is told apart from one whose buffer was detached.
+    [`${name} empty`, new Type(0), RangeError, new RegExp(`^${name}: expected ${n} elements ${esc}, got 0$`)],
     [
       `${name} as a plain Array`,
       Array.from(new Type(n)),
@@ -91,7 +86,7 @@ function badArrays(name, Type, n, shape) {
       `${name} with a detached buffer`,
       detached(new Type(n)),
       RangeError,
-      new RegExp(`^${name}: expected ${n} elements .*got 0 \\(is its buffer detached\\?\\)$`),
+      new RegExp(`^${name}: expected ${n} elements .*got 0 \\(its buffer is detached\\)$`),
     ],
     [
       `${name} as an ArrayBuffer`,
@@ -326,7 +321,7 @@ const CALL_BAD = [
     'keyPaddingMask empty',
     { keyPaddingMask: new Uint8Array(0) },
     RangeError,
-    /^keyPaddingMask: expected 14 elements \[batch=2, seqLenK=7\], got 0( \(is its buffer detached\?\))?$/,
+    /^keyPaddingMask: expected 14 elements \[batch=2, seqLenK=7\], got 0$/,
   ],
   [
     'numHeads as new Number(3)',
