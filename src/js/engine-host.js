@@ -132,7 +132,10 @@
       return this.engine.memoryStats();
     }
 
+    // Idempotent: an engine's FinalizationRegistry (node.mjs) may come after dispose().
     dispose() {
+      if (this.disposed) return;
+      this.disposed = true;
       for (const layer of this.layers.values()) layer.delete();
       this.layers.clear();
       for (const trainer of this.trainers.values()) trainer.delete();

@@ -34,6 +34,9 @@ class DirectBackend {
   }
 }
 
+// Frees the module of an engine that was garbage-collected undisposed.
+const forgotten = new FinalizationRegistry((host) => host.dispose());
+
 /**
  * Loads and instantiates the wasm engine. Defaults: variant "threaded-simd",
  * threads = os.availableParallelism() (at most 16).
@@ -82,5 +85,13 @@ export async function createAttention(options) {
     );
   }
   const host = new EngineHost(module, threads, Object.values(CALLS));
-  return new AttentionEngine(new DirectBackend(host), variant, threads, training, host.limits());
+  // The pool's threads (worker_threads, started by the engine above) must not
+  // keep Node alive: a call runs synchronously on this thread, which waits
+  // for them itself, so between calls nothing is left for them to report.
+  for (const worker of [...(module.PThread?.runningWorkers ?? []), ...(module.PThread?.unusedWorkers ?? [])])
+    worker.unref();
+  const engine = new AttentionEngine(new DirectBackend(host), variant, threads, training, host.limits());
+  // An engine that becomes unreachable without dispose() is freed all the same.
+  forgotten.register(engine, host);
+  return engine;
 }
