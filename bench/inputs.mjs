@@ -1,6 +1,7 @@
 // The benchmark's work, shared by every runner so that all of them compute
 // the same numbers: seeded self-attention inputs (mulberry32), scaled like a
 // trained layer's, and the FLOP count used for GFLOP/s.
+import { mulberry32 } from '../web/model/random.mjs';
 
 /** (seqLen, dModel, numHeads[, dK], causal): the demo sentence up to long sequences. */
 export const CONFIGS = [
@@ -15,20 +16,11 @@ export function headsOf({ dModel, numHeads, dK = dModel / numHeads }) {
   return { dModel, numHeads, dK, dV: dK };
 }
 
-function mulberry32(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32 - 0.5;
-  };
-}
-
-/** { query [L, dModel], wQ, wK, wV [dModel, H·dK], wO [H·dK, dModel] } for a config. */
+/** { query [L, dModel], wQ, wK, wV [dModel, H·dK], wO [H·dK, dModel] } for a config: uniform around 0. */
 export function makeInputs(config) {
   const { dModel, numHeads, dK } = headsOf(config);
-  const next = mulberry32(config.L * 7919 + dModel);
-  const fill = (n, s) => Float32Array.from({ length: n }, () => next() * s);
+  const uniform = mulberry32(config.L * 7919 + dModel);
+  const fill = (n, s) => Float32Array.from({ length: n }, () => (uniform() - 0.5) * s);
   const w = (rows, cols) => fill(rows * cols, 2 / Math.sqrt(rows));
   return {
     query: fill(config.L * dModel, 2),

@@ -5,10 +5,13 @@
 import { parseState, formatState } from './state.mjs';
 import { specFor, runSpec, allHeads } from './model/compute.mjs';
 import { headCsv, headJson } from './model/export-data.mjs';
+import { headTitle } from './model/head-names.mjs';
+import { D_MODEL as X_WIDTH } from './model/features.mjs';
 import { downloadPng, downloadSvg, downloadText } from './lib/download.mjs';
+import { fillNumbers } from './lib/dom.mjs';
 import { renderSentence } from './views/sentence-view.mjs';
 import { Controls } from './views/controls.mjs';
-import { HeadsGrid, headTitle } from './views/heads-grid.mjs';
+import { HeadsGrid } from './views/heads-grid.mjs';
 import { CompareView } from './views/compare.mjs';
 import { HeadView } from './views/head-view.mjs';
 import { PipelineView } from './views/pipeline.mjs';
@@ -53,7 +56,8 @@ function createViews() {
     onFree: (free) => setState({ ...free, mode: 'free', lock: null, lines: null, head: '' }, 'compute'),
   });
   views.grid = new HeadsGrid($('heads-grid'), {
-    onSelect: (head, q) => setState({ head, lock: { side: 'query', index: q } }, ['grid', 'bar', 'headView', 'pipeline']),
+    onSelect: (head, q) =>
+      setState({ head, lock: { side: 'query', index: q } }, ['grid', 'bar', 'headView', 'pipeline']),
   });
   views.compare = new CompareView($('compare'));
   views.headView = new HeadView($('head-view'), {
@@ -76,10 +80,19 @@ function createViews() {
   const fileName = (ext) => `mha-${run.mode}-${state.head}.${ext}`;
   $('export-csv').addEventListener('click', () => downloadText(headCsv(run, state.head), fileName('csv'), 'text/csv'));
   $('export-json').addEventListener('click', () =>
-    downloadText(headJson(run, state.head, { variant: engine.variant, sharpness: run.mode === 'free' ? undefined : state.sharpness }), fileName('json'), 'application/json'),
+    downloadText(
+      headJson(run, state.head, {
+        variant: engine.variant,
+        sharpness: run.mode === 'free' ? undefined : state.sharpness,
+      }),
+      fileName('json'),
+      'application/json',
+    ),
   );
   $('export-svg').addEventListener('click', () => downloadSvg(views.grid.svgOf(state.head), fileName('svg')));
-  $('export-png').addEventListener('click', () => downloadPng(views.grid.svgOf(state.head), fileName('png')).catch(showError));
+  $('export-png').addEventListener('click', () =>
+    downloadPng(views.grid.svgOf(state.head), fileName('png')).catch(showError),
+  );
   $('copy-link').addEventListener('click', async (e) => {
     const button = e.currentTarget;
     try {
@@ -123,7 +136,9 @@ async function render(parts = ['controls', 'bar', 'grid', 'compare', 'headView',
     controls: () => views.controls.update(state, run),
     bar: () => {
       const select = $('current-head');
-      const options = allHeads(run).map((h) => h.name).join();
+      const options = allHeads(run)
+        .map((h) => h.name)
+        .join();
       if (select.dataset.options !== options) {
         select.replaceChildren(...allHeads(run).map((h) => new Option(headTitle(h.name), h.name)));
         select.dataset.options = options;
@@ -199,11 +214,14 @@ function setState(patch, what) {
 
 async function main() {
   renderSentence($('sentence'));
+  fillNumbers($('about'), { 'x-width': X_WIDTH });
   createViews();
   watchSections();
   views.controls.update(state, null);
   if (typeof WebAssembly !== 'object')
-    throw new Error('this browser has no WebAssembly, which the engine needs; try a current Chrome, Firefox or Safari.');
+    throw new Error(
+      'this browser has no WebAssembly, which the engine needs; try a current Chrome, Firefox or Safari.',
+    );
   // Imported here rather than at the top, so that a missing or broken engine
   // file is reported on the page instead of silently stopping this module.
   const { createAttention } = await import('../src/js/browser.mjs');

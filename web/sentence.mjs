@@ -8,8 +8,8 @@
 // view and every designed head reads these tables; nothing else in web/ spells
 // out a token index of this sentence.
 //
-// The annotation is the one given in the project's issue 4. Where I read an
-// entry differently, the comment says so next to it; the data is kept as given.
+// The annotation is fixed data. Where an entry has another defensible reading,
+// the comment next to it gives that reading; the data keeps the annotation's.
 
 /** Part-of-speech roles, the vocabulary of TOKENS[i].role (and of the role feature in X). */
 export const ROLES = Object.freeze([
@@ -55,11 +55,10 @@ export const WORDS = Object.freeze(
  * with 13 as root is an equally good reading. The annotation follows UD's
  * convention for juxtaposed clauses without a connective (the first clause is
  * the head, the second attaches to it as parataxis): 2 is the root, 13 → 2.
- * Kept as given.
  *
  * On 11 被 → 13: in this reading 被 is the passive auxiliary of 毒13 (UD
  * aux:pass). With an overt agent (毒12) it is often analysed instead as a
- * preposition heading, or marking, the agent (被 → 12). Kept as given.
+ * preposition heading, or marking, the agent (被 → 12). The annotation keeps 11 → 13.
  */
 export const TOKENS = Object.freeze(
   [
@@ -104,8 +103,8 @@ export const TRANSLATION = 'Will a venomous snake be poisoned by venom if we poi
  * The translation's tokens, each with its lemma (for the decoder's same-lemma
  * head) and its alignment: the Chinese tokens it translates (empty: none).
  *
- * The alignment is the issue's, given per English word type and applied to
- * every token of that type. Token by token I would align differently, and say so:
+ * The alignment is given per English word type and applied to every token of
+ * that type. A token-by-token alignment would differ:
  * - venom 7 ("by venom", the agent) is 毒12 and venom 13 ("with venom", the
  *   instrument) is 毒1; the type-level alignment gives both tokens both.
  * - "a venomous snake" is the subject of clause 2 (毒6 蛇7) and "it" is the

@@ -2,13 +2,12 @@
 // a link reproduces the view. Parsing never throws: anything missing or
 // invalid takes its default. Pure: works on URLSearchParams strings.
 import { DEFAULT_SHARPNESS, MAX_SHARPNESS } from './model/designed-heads.mjs';
-import { DEFAULT_FREE, MAX_HEADS, DK_CHOICES } from './model/free-mode.mjs';
-import { DEFAULT_OPTIONS as TRAIN_DEFAULTS, STEP_CHOICES, MAX_SEEDS } from './model/train-experiment.mjs';
+import { DEFAULT_FREE, MAX_HEADS, DK_CHOICES, MAX_TEXT, MAX_SEED } from './model/free-mode.mjs';
+import { DEFAULT_OPTIONS as TRAIN_DEFAULTS, STEP_CHOICES, MAX_SEEDS } from './model/train-options.mjs';
 
 export const MODES = Object.freeze(['encoder', 'decoder', 'cross', 'free']);
 export const LAYOUTS = Object.freeze(['columns', 'rows']);
-export const STAGES = Object.freeze(['x', 'q', 'k', 'v', 'scores', 'masked', 'weights', 'head', 'concat', 'wo', 'output']);
-const MAX_TEXT = 400;
+export const STAGES = Object.freeze('x q k v scores masked weights head concat wo output'.split(' '));
 
 export const DEFAULTS = Object.freeze({
   mode: 'encoder',
@@ -37,17 +36,27 @@ const oneOf = (values) => (s) => (values.includes(s) ? s : undefined);
 const bit = (s) => (s === '1' ? true : s === '0' ? false : undefined);
 const FIELDS = [
   ['mode', 'mode', oneOf(MODES), String],
-  ['sharpness', 'sharpness', (s) => (/^\d+(\.\d+)?$/.test(s) && Number(s) <= MAX_SHARPNESS ? Number(s) : undefined), String],
+  [
+    'sharpness',
+    'sharpness',
+    (s) => (/^\d+(\.\d+)?$/.test(s) && Number(s) <= MAX_SHARPNESS ? Number(s) : undefined),
+    String,
+  ],
   ['head', 'head', (s) => (/^[a-z0-9-]{1,24}$/.test(s) ? s : undefined), String],
   ['lines', 'lines', (s) => (/^[a-z0-9,-]{0,200}$/.test(s) ? (s ? s.split(',') : []) : undefined), (v) => v.join(',')],
-  ['lock', 'lock', (s) => (/^[qk]\d{1,3}$/.test(s) ? { side: s[0] === 'q' ? 'query' : 'key', index: Number(s.slice(1)) } : undefined), (v) => `${v.side[0]}${v.index}`],
+  [
+    'lock',
+    'lock',
+    (s) => (/^[qk]\d{1,3}$/.test(s) ? { side: s[0] === 'q' ? 'query' : 'key', index: Number(s.slice(1)) } : undefined),
+    (v) => `${v.side[0]}${v.index}`,
+  ],
   ['layout', 'layout', oneOf(LAYOUTS), String],
   ['overlay', 'overlay', bit, (v) => (v ? '1' : '0')],
   ['stage', 'stage', oneOf(STAGES), String],
   ['text', 'text', (s) => (s.length <= MAX_TEXT ? s : undefined), String],
   ['heads', 'numHeads', integer(1, MAX_HEADS), String],
   ['dk', 'dK', (s) => DK_CHOICES.find((d) => String(d) === s), String],
-  ['seed', 'seed', integer(0, 2 ** 32 - 1), String],
+  ['seed', 'seed', integer(0, MAX_SEED), String],
   ['causal', 'causal', bit, (v) => (v ? '1' : '0')],
   // seeds × steps, then the optional settings: "5x3000", "3x1500-4-mlp".
   ['train', 'train', parseTrain, (v) => `${v.seeds}x${v.steps}${v.fourHeads ? '-4' : ''}${v.mlp ? '-mlp' : ''}`],
@@ -56,7 +65,8 @@ const FIELDS = [
 function parseTrain(s) {
   const m = /^(\d{1,2})x(\d{1,5})(-4)?(-mlp)?$/.exec(s);
   if (!m) return undefined;
-  const seeds = Number(m[1]), steps = Number(m[2]);
+  const seeds = Number(m[1]),
+    steps = Number(m[2]);
   if (seeds < 1 || seeds > MAX_SEEDS || !STEP_CHOICES.includes(steps)) return undefined;
   return { seeds, steps, fourHeads: !!m[3], mlp: !!m[4] };
 }

@@ -13,8 +13,13 @@ export async function launchChromium() {
     executablePath: CHROMIUM,
     headless: true,
     args: [
-      '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
     ],
   });
   return {
@@ -53,7 +58,12 @@ export async function openBlankPage(context, baseUrl) {
   }
   const page = await context.newPage();
   await page.route(`${baseUrl}blank.html`, (route) =>
-    route.fulfill({ status: 200, contentType: 'text/html', headers, body: '<!doctype html><title>blank</title><link rel="icon" href="data:,">' }),
+    route.fulfill({
+      status: 200,
+      contentType: 'text/html',
+      headers,
+      body: '<!doctype html><title>blank</title><link rel="icon" href="data:,">',
+    }),
   );
   const problems = [];
   page.on('console', (m) => {

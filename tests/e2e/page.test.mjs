@@ -46,7 +46,14 @@ async function reveal(page, selector) {
 const readHeatmaps = (page) =>
   page.$$eval('.heatmap[data-head]', (maps) =>
     Object.fromEntries(
-      maps.map((m) => [m.dataset.head, [...m.querySelectorAll('[data-weight]')].map((c) => [Number(c.dataset.q), Number(c.dataset.k), Number(c.dataset.weight)])]),
+      maps.map((m) => [
+        m.dataset.head,
+        [...m.querySelectorAll('[data-weight]')].map((c) => [
+          Number(c.dataset.q),
+          Number(c.dataset.k),
+          Number(c.dataset.weight),
+        ]),
+      ]),
     ),
   );
 
@@ -55,7 +62,9 @@ async function engineWeights(spec) {
   const { attention } = await engine.multiHeadAttention(spec.args);
   const rows = spec.args.seqLenQ;
   const cols = spec.args.seqLenK ?? rows;
-  const out = Object.fromEntries(spec.heads.map((h, i) => [h, attention.subarray(i * rows * cols, (i + 1) * rows * cols)]));
+  const out = Object.fromEntries(
+    spec.heads.map((h, i) => [h, attention.subarray(i * rows * cols, (i + 1) * rows * cols)]),
+  );
   if (spec.single) out.single = (await engine.multiHeadAttention(spec.single)).attention;
   return out;
 }
@@ -74,12 +83,16 @@ const rowSumErrors = (cells) => {
 /** Lines of the head view that are displayed: [q, k, head]. */
 const visibleLines = (page) =>
   page.$$eval('.head-view-svg line', (lines) =>
-    lines.filter((l) => getComputedStyle(l).display !== 'none').map((l) => [Number(l.dataset.q), Number(l.dataset.k), l.dataset.headName]),
+    lines
+      .filter((l) => getComputedStyle(l).display !== 'none')
+      .map((l) => [Number(l.dataset.q), Number(l.dataset.k), l.dataset.headName]),
   );
 
 test('loads without console problems, runs threaded-simd, and shows the engine’s three 15×15 heads and the single head', async () => {
   const { page, problems } = await open();
-  expect(await page.textContent('#status')).toMatch(/threaded-simd \(threaded SIMD\), \d+ threads · cross-origin isolated · last computation: 2 engine calls in [\d.]+ ms/);
+  expect(await page.textContent('#status')).toMatch(
+    /threaded-simd \(threaded SIMD\), \d+ threads · cross-origin isolated · last computation: 2 engine calls in [\d.]+ ms/,
+  );
   const maps = await readHeatmaps(page);
   expect(Object.keys(maps)).toEqual(['role', 'dependency', 'long-distance', 'single']);
   const want = await engineWeights(encoderSpec());
@@ -90,12 +103,18 @@ test('loads without console problems, runs threaded-simd, and shows the engine�
   // The role head pairs the 毒 by role, as the rings of the overlay say (all solid: every row hits).
   const roleTop = (q) => maps.role.filter(([cq]) => cq === q).reduce((a, b) => (b[2] > a[2] ? b : a))[1];
   expect([1, 2, 3, 6, 12, 13].map(roleTop)).toEqual([12, 13, 6, 3, 1, 2]);
-  expect(await page.$$eval('.heatmap[data-head="role"] .rings circle', (c) => c.map((x) => x.getAttribute('stroke-dasharray')))).toEqual(Array(12).fill(null));
+  expect(
+    await page.$$eval('.heatmap[data-head="role"] .rings circle', (c) =>
+      c.map((x) => x.getAttribute('stroke-dasharray')),
+    ),
+  ).toEqual(Array(12).fill(null));
   // The comparison and the pipeline's live checks are there and hold.
   await reveal(page, '#compare');
   await reveal(page, '#pipeline');
   expect(await page.textContent('#compare .summary')).toMatch(/single head's top keeps \d+ of them and drops \d+/);
-  expect(await page.$$eval('#pipeline .checks li', (items) => items.map((li) => li.className))).toEqual(Array(6).fill('ok'));
+  expect(await page.$$eval('#pipeline .checks li', (items) => items.map((li) => li.className))).toEqual(
+    Array(6).fill('ok'),
+  );
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);
@@ -122,7 +141,9 @@ test('hovering 毒(2) keeps only its lines; a click locks them, and the URL says
   expect(await page.getAttribute(token, 'aria-pressed')).toBe('true');
   expect(new URL(page.url()).searchParams.get('lock')).toBe('q2');
   // The heatmaps outline the same query row.
-  expect(await page.$$eval('.heatmap .row-mark', (r) => r.map((x) => x.getAttribute('display')))).toEqual(Array(4).fill('inline'));
+  expect(await page.$$eval('.heatmap .row-mark', (r) => r.map((x) => x.getAttribute('display')))).toEqual(
+    Array(4).fill('inline'),
+  );
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);
@@ -166,7 +187,9 @@ test('free mode: a new sentence is tokenized and recomputed through the engine; 
   await page.selectOption('#free-dk', '4');
   await page.fill('#free-seed', '11');
   await page.click('#free button[type="submit"]');
-  await page.waitForFunction(() => document.querySelectorAll('.heatmap[data-head="head-0"] [data-weight]').length === 49);
+  await page.waitForFunction(
+    () => document.querySelectorAll('.heatmap[data-head="head-0"] [data-weight]').length === 49,
+  );
   expect(await page.textContent('#free-tokens')).toMatch(/^7 tokens: The · quick · 棕 · 色 · fox · jumps · \./);
   const maps = await readHeatmaps(page);
   expect(Object.keys(maps)).toEqual(['head-0', 'head-1', 'single']);
@@ -176,7 +199,13 @@ test('free mode: a new sentence is tokenized and recomputed through the engine; 
   await page.waitForFunction((text) => document.getElementById('status').textContent !== text, before); // a new computation's time
 
   const link = page.url();
-  expect(Object.fromEntries(new URL(link).searchParams)).toMatchObject({ mode: 'free', text: free.text, heads: '2', dk: '4', seed: '11' });
+  expect(Object.fromEntries(new URL(link).searchParams)).toMatchObject({
+    mode: 'free',
+    text: free.text,
+    heads: '2',
+    dk: '4',
+    seed: '11',
+  });
   const again = await openPage(browser.context, link);
   await again.page.waitForSelector('body[data-ready]');
   expect(await readHeatmaps(again.page)).toEqual(maps);
@@ -214,18 +243,25 @@ test('the sharpness slider recomputes live; keyboard reaches and reads every vie
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('sharpness') === '7');
   const want = await engineWeights(encoderSpec(7));
-  await page.waitForFunction((w) => document.querySelector('.heatmap[data-head="role"] [data-q="0"][data-k="11"]').dataset.weight === String(w), want.role[11]);
+  await page.waitForFunction(
+    (w) => document.querySelector('.heatmap[data-head="role"] [data-q="0"][data-k="11"]').dataset.weight === String(w),
+    want.role[11],
+  );
   expectSameAsEngine((await readHeatmaps(page)).role, want.role, 15);
 
   // Every control has a name a screen reader can say.
   const unnamed = await page.$$eval('input, select, button, [tabindex="0"]', (els) =>
-    els.filter((e) => !(e.labels?.length || e.getAttribute('aria-label') || e.textContent.trim())).map((e) => e.outerHTML.slice(0, 80)),
+    els
+      .filter((e) => !(e.labels?.length || e.getAttribute('aria-label') || e.textContent.trim()))
+      .map((e) => e.outerHTML.slice(0, 80)),
   );
   expect(unnamed).toEqual([]);
   // Arrow keys read a heatmap; Enter selects the query row everywhere.
   await page.focus('.heatmap[data-head="dependency"] svg');
   await page.keyboard.press('ArrowRight');
-  expect(await page.textContent('.heatmap[data-head="dependency"] .readout')).toBe(`dependency head: query 用 0 → key 毒 1: ${want.dependency[1].toPrecision(5)}`);
+  expect(await page.textContent('.heatmap[data-head="dependency"] .readout')).toBe(
+    `dependency head: query 用 0 → key 毒 1: ${want.dependency[1].toPrecision(5)}`,
+  );
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('lock') === 'q0');
   // The data-table alternative.
@@ -279,7 +315,10 @@ test('without cross-origin isolation: single-thread SIMD, and the page says so',
 
 test('usable at 1440 and 390 px; screenshots in test-output/', async () => {
   const { page, problems } = await open('?lock=q2');
-  for (const [width, file] of [[1440, 'page-desktop.png'], [390, 'page-390.png']]) {
+  for (const [width, file] of [
+    [1440, 'page-desktop.png'],
+    [390, 'page-390.png'],
+  ]) {
     await page.setViewportSize({ width, height: 900 });
     for (const section of ['#compare', '#head-view', '#pipeline']) await reveal(page, section);
     await page.evaluate(() => window.scrollTo(0, 0));

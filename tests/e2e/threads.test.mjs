@@ -31,7 +31,8 @@ async function runFixturesInPage(page, options) {
       const { createAttention } = await import('/src/js/browser.mjs');
       const engine = await createAttention(options);
       const toArgs = (raw) => {
-        const args = { ...raw, returnAttention: true };
+        const dims = ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV', 'causal'];
+        const args = { ...Object.fromEntries(dims.map((k) => [k, raw[k]])), returnAttention: true };
         for (const k of ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'])
           args[k] = raw[k] === null ? undefined : Float32Array.from(raw[k]);
         args.keyPaddingMask = raw.keyPaddingMask === null ? undefined : Uint8Array.from(raw.keyPaddingMask);
@@ -54,8 +55,15 @@ function expectMatchesFixtures(results) {
   expect(results).toHaveLength(fixtureNames().length);
   for (const { name, output, attention } of results) {
     const { want, tolerance } = loadFixture(name);
-    for (const [label, got, ref] of [['output', output, want.output], ['attention', attention, want.attention]]) {
-      expect({ fixture: name, label, problem: compareClose(got, ref, tolerance) }).toEqual({ fixture: name, label, problem: null });
+    for (const [label, got, ref] of [
+      ['output', output, want.output],
+      ['attention', attention, want.attention],
+    ]) {
+      expect({ fixture: name, label, problem: compareClose(got, ref, tolerance) }).toEqual({
+        fixture: name,
+        label,
+        problem: null,
+      });
     }
   }
 }
@@ -102,7 +110,9 @@ test('a large computation never blocks the main thread for more than 50 ms', asy
   const report = await page.evaluate(async () => {
     const { createAttention } = await import('/src/js/browser.mjs');
     const engine = await createAttention();
-    const seqLenQ = 1024, dModel = 512, numHeads = 8;
+    const seqLenQ = 1024,
+      dModel = 512,
+      numHeads = 8;
     const fill = (n, s) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37) * s);
     const args = { query: fill(seqLenQ * dModel, 1), seqLenQ, dModel, numHeads, returnAttention: true };
     for (const w of ['wQ', 'wK', 'wV', 'wO']) args[w] = fill(dModel * dModel, 0.04);
@@ -112,7 +122,12 @@ test('a large computation never blocks the main thread for more than 50 ms', asy
     const longTasks = [];
     const t0 = performance.now();
     const observer = new PerformanceObserver((list) =>
-      longTasks.push(...list.getEntries().filter((e) => e.startTime >= t0).map((e) => e.duration)),
+      longTasks.push(
+        ...list
+          .getEntries()
+          .filter((e) => e.startTime >= t0)
+          .map((e) => e.duration),
+      ),
     );
     observer.observe({ type: 'longtask' });
     let maxGap = 0;

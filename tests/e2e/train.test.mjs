@@ -7,7 +7,12 @@
 import { mkdirSync } from 'node:fs';
 import { startServer } from '../../web/server.mjs';
 import { createAttention } from '../../src/js/node.mjs';
-import { buildData, settingsFor, runExperiment, summarize, describeResults, percent } from '../../web/model/train-experiment.mjs';
+import { buildData } from '../../web/model/train-data.mjs';
+import { settingsFor } from '../../web/model/train-options.mjs';
+import { runExperiment } from '../../web/model/train-runner.mjs';
+import { summarize } from '../../web/model/train-stats.mjs';
+import { describeResults } from '../../web/model/train-text.mjs';
+import { percent } from '../../web/lib/format.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
 
 let browser, server, url, engine;
@@ -41,9 +46,11 @@ async function train(page, { seeds, steps }) {
 }
 
 const finished = (page) =>
-  page.waitForFunction(() => document.querySelector('#train-status').textContent.startsWith('Done'), null, { timeout: 60_000 });
+  page.waitForFunction(() => document.querySelector('#train-status').textContent.startsWith('Done'), null, {
+    timeout: 60_000,
+  });
 
-test('a short run draws growing curves and a learned heatmap that changes, and ends with the numbers Node gets', async () => {
+test('a short run draws growing curves and a changing learned heatmap, and ends with Node’s numbers', async () => {
   const { page, problems } = await open();
   // Recorded in the page as it happens: the points of seed 1's loss line for
   // 1 head, and the weights of the learned heatmap's first head.
@@ -53,9 +60,16 @@ test('a short run draws growing curves and a learned heatmap that changes, and e
       const path = document.querySelector('.train-loss path[data-setting="h1"][data-seed="1"]');
       const n = Number(path?.dataset.points);
       if (n && n !== window.seen.points.at(-1)) window.seen.points.push(n);
-      const cells = [...document.querySelectorAll('.train-heads .heatmap[data-head="head-0"] [data-weight]')].map((c) => c.dataset.weight).join();
+      const cells = [...document.querySelectorAll('.train-heads .heatmap[data-head="head-0"] [data-weight]')]
+        .map((c) => c.dataset.weight)
+        .join();
       if (cells && cells !== window.seen.weights.at(-1)) window.seen.weights.push(cells);
-    }).observe(document.getElementById('train'), { subtree: true, childList: true, attributes: true, attributeFilter: ['data-points', 'data-weight'] });
+    }).observe(document.getElementById('train'), {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-points', 'data-weight'],
+    });
   });
   await train(page, { seeds: 1, steps: 500 });
   await finished(page);
@@ -64,39 +78,69 @@ test('a short run draws growing curves and a learned heatmap that changes, and e
   expect(seen.points.at(-1)).toBe(10);
   expect(seen.points.length).toBeGreaterThanOrEqual(3);
   expect(seen.points).toEqual([...seen.points].sort((a, b) => a - b));
-  expect(await page.getAttribute('.train-accuracy path[data-setting="h2"][data-seed="mean"]', 'data-points')).toBe('6'); // steps 0, 100, … 500
-  expect(await page.getAttribute('.train-loss path[data-setting="h1"][data-seed="1"]', 'd')).toMatch(/^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+){9}$/);
+  // Accuracy at steps 0, 100, … 500.
+  expect(await page.getAttribute('.train-accuracy path[data-setting="h2"][data-seed="mean"]', 'data-points')).toBe('6');
+  expect(await page.getAttribute('.train-loss path[data-setting="h1"][data-seed="1"]', 'd')).toMatch(
+    /^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+){9}$/,
+  );
   // The heatmap is drawn from step 0 and changes as it learns.
   expect(seen.weights.length).toBeGreaterThanOrEqual(2);
-  expect(await page.textContent('#train-status')).toMatch(/^Done: 2 runs × 500 steps in [\d.]+ s, evaluations included · [\d,]+ steps\/s of training on threaded-simd with \d+ threads?: one run of 500 steps takes [\d.]+ s$/);
+  const done = [
+    /^Done: 2 runs × 500 steps in [\d.]+ s, evaluations included · /,
+    /[\d,]+ steps\/s of training on threaded-simd with \d+ threads?: one run of 500 steps takes [\d.]+ s$/,
+  ];
+  expect(await page.textContent('#train-status')).toMatch(new RegExp(done.map((r) => r.source).join('')));
 
   // The same experiment in Node: the page shows exactly its numbers.
   const data = buildData();
   const want = await runExperiment(engine, { settings: settingsFor(), seeds: 1, steps: 500, data });
-  const cells = await page.$$eval('.train-heads .heatmap[data-head="head-0"] [data-weight]', (c) => c.map((x) => Number(x.dataset.weight)));
+  const cells = await page.$$eval('.train-heads .heatmap[data-head="head-0"] [data-weight]', (c) =>
+    c.map((x) => Number(x.dataset.weight)),
+  );
   expect(cells).toEqual(Array.from(want.runs[0].example.heads[0]));
-  const text = describeResults(summarize(want), { steps: 500, testSentences: data.test.length, testDu: data.testDu.length, neighbours: data.neighbours });
+  const text = describeResults(summarize(want), {
+    steps: 500,
+    testSentences: data.test.length,
+    testDu: data.testDu.length,
+    neighbours: data.neighbours,
+  });
   expect(await page.$$eval('.train-text p', (ps) => ps.map((p) => p.textContent))).toEqual(text);
-  const rows = await page.$$eval('.train-runs tbody tr:not(.setting-row)', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  const rows = await page.$$eval('.train-runs tbody tr:not(.setting-row)', (trs) =>
+    trs.map((tr) => [...tr.children].map((c) => c.textContent)),
+  );
   expect(rows).toEqual(
     want.runs.map((r) => [
-      'seed 1', percent(r.finalAccuracy), ...r.example.du.map((d) => (d.right ? '✓' : `✗ ${d.got}`)), r.example.allRight ? 'yes' : 'no',
-      r.neighbours.map((h, i) => `${r.neighbours.length > 1 ? `h${i} ` : ''}${h.left.toFixed(2)} / ${h.right.toFixed(2)}`).join(' · '),
+      'seed 1',
+      percent(r.finalAccuracy),
+      ...r.example.du.map((d) => (d.right ? '✓' : `✗ ${d.got}`)),
+      r.example.allRight ? 'yes' : 'no',
+      r.neighbours
+        .map((h, i) => `${r.neighbours.length > 1 ? `h${i} ` : ''}${h.left.toFixed(2)} / ${h.right.toFixed(2)}`)
+        .join(' · '),
     ]),
   );
 
   // The 2-head run's heads: two heatmaps and the head view's lines of both.
   await page.selectOption('#train-setting', 'h2');
   await page.waitForSelector('.train-heads .heatmap[data-head="head-1"]');
-  const two = await page.$$eval('.train-heads .heatmap', (maps) => maps.map((m) => m.querySelectorAll('[data-weight]').length));
+  const two = await page.$$eval('.train-heads .heatmap', (maps) =>
+    maps.map((m) => m.querySelectorAll('[data-weight]').length),
+  );
   expect(two).toEqual([225, 225]);
-  const lines = await page.$$eval('.train-head-view .head-view-svg line', (l) => new Set(l.map((x) => x.dataset.headName)).size);
+  const lines = await page.$$eval(
+    '.train-head-view .head-view-svg line',
+    (l) => new Set(l.map((x) => x.dataset.headName)).size,
+  );
   expect(lines).toBe(2);
   // Clicking a query row of a heatmap keeps only that token's lines in the head view.
   await page.click('.train-heads .heatmap[data-head="head-0"] rect[data-q="2"][data-k="0"]');
   await page.mouse.move(1, 1);
-  await page.waitForFunction(() => document.querySelector('.train-head-view .head-view-svg svg').classList.contains('focused'));
-  const shown = await page.$$eval('.train-head-view .head-view-svg line', (l) => l.filter((x) => getComputedStyle(x).display !== 'none').map((x) => Number(x.dataset.q)));
+  await page.waitForFunction(() =>
+    document.querySelector('.train-head-view .head-view-svg svg').classList.contains('focused'),
+  );
+  const shown = await page.$$eval('.train-head-view .head-view-svg line', (l) =>
+    l.filter((x) => getComputedStyle(x).display !== 'none').map((x) => Number(x.dataset.q)),
+  );
   expect(shown.length).toBeGreaterThan(0);
   expect(shown.every((q) => q === 2)).toBe(true);
 
@@ -138,7 +182,8 @@ test("the experiment's options come from the link and go back into it", async ()
   await blank.fill('#train-seeds', '5');
   await blank.selectOption('#train-steps', '3000');
   await blank.uncheck('#train-four');
-  await blank.waitForFunction(() => !new URLSearchParams(location.search).has('train')); // the defaults leave the link clean
+  // The defaults leave the link clean.
+  await blank.waitForFunction(() => !new URLSearchParams(location.search).has('train'));
   expect(problems).toEqual([]);
   await blank.close();
 }, 60_000);

@@ -20,10 +20,14 @@ let outDir, server, url, browser;
 beforeAll(async () => {
   outDir = mkdtempSync(path.join(os.tmpdir(), 'mha-vite-'));
   const vite = fileURLToPath(new URL('../../node_modules/vite/bin/vite.js', import.meta.url));
-  const built = spawnSync(process.execPath, [vite, 'build', '--config', configFile, '--outDir', outDir, '--emptyOutDir'], {
-    encoding: 'utf8',
-    timeout: 90_000,
-  });
+  const built = spawnSync(
+    process.execPath,
+    [vite, 'build', '--config', configFile, '--outDir', outDir, '--emptyOutDir'],
+    {
+      encoding: 'utf8',
+      timeout: 90_000,
+    },
+  );
   if (built.status !== 0) throw new Error(`vite build failed:\n${built.stdout}\n${built.stderr}`);
   const files = sirv(outDir);
   server = createServer((req, res) => {
@@ -59,11 +63,19 @@ test('the Vite app runs threaded-simd on >= 2 threads and gets the reference res
   expect(result.threads).toBeGreaterThanOrEqual(2);
 
   // The same inputs as examples/vite/main.js, through the float64 reference.
-  const seqLenQ = 6, dModel = 8, numHeads = 2;
+  const seqLenQ = 6,
+    dModel = 8,
+    numHeads = 2;
   const ramp = (n, scale) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.7) * scale);
   const want = referenceAttention({
-    query: ramp(seqLenQ * dModel, 1), seqLenQ, dModel, numHeads,
-    wQ: ramp(dModel * dModel, 0.3), wK: ramp(dModel * dModel, 0.2), wV: ramp(dModel * dModel, 0.5), wO: ramp(dModel * dModel, 0.4),
+    query: ramp(seqLenQ * dModel, 1),
+    seqLenQ,
+    dModel,
+    numHeads,
+    wQ: ramp(dModel * dModel, 0.3),
+    wK: ramp(dModel * dModel, 0.2),
+    wV: ramp(dModel * dModel, 0.5),
+    wO: ramp(dModel * dModel, 0.4),
     causal: true,
   });
   const tolerance = { abs: 1e-5, rel: 1e-4 };

@@ -1,4 +1,4 @@
-// The toy grammar's corpus (issue 7): seeded, tagged by the rule table, one
+// The toy grammar's corpus: seeded, tagged by the rule table, one
 // neighbour never enough and both always enough, and the example sentence held out.
 import {
   tagSet,
@@ -104,7 +104,10 @@ test('every token is in the vocabulary, every tag in the tag set and as the rule
         if (tags[i] !== 'other') wrong.push(`${tokens.join('')} @${i}`);
       } else {
         used.add(cellOf(tokens, i));
-        if (tags[i] !== roleAt(tokens, i) || !rules.some((r) => `${r.left}|${r.right}` === cellOf(tokens, i) && r.role === tags[i])) {
+        if (
+          tags[i] !== roleAt(tokens, i) ||
+          !rules.some((r) => `${r.left}|${r.right}` === cellOf(tokens, i) && r.role === tags[i])
+        ) {
           wrong.push(`${tokens.join('')} @${i}`);
         }
       }

@@ -5,7 +5,7 @@
 import { createAttention } from '../../src/js/node.mjs';
 import { encoderSpec, decoderSpec, crossSpec, DEFAULT_SHARPNESS } from '../../web/model/designed-heads.mjs';
 import { TARGETS } from '../../web/model/targets.mjs';
-import { headScores, rowTops, softmaxRows, maxAbsDiff } from '../../web/model/stats.mjs';
+import { rowTops, softmaxRows, maxAbsDiff } from '../../web/model/stats.mjs';
 import { TOKENS, ENGLISH } from '../../web/sentence.mjs';
 
 let engine;
@@ -13,6 +13,22 @@ beforeAll(async () => {
   engine = await createAttention({ variant: 'simd' });
 });
 afterAll(() => engine?.dispose());
+
+/**
+ * One head's scores Q_h·K_hᵀ/√dK in float64, from the engine's Q and K
+ * ([rows, numHeads·dK] and [cols, numHeads·dK]): this test's own arithmetic.
+ */
+function headScores({ Q, K, rows, cols, numHeads, dK, head }) {
+  const scores = new Float64Array(rows * cols);
+  const width = numHeads * dK;
+  for (let q = 0; q < rows; q++)
+    for (let k = 0; k < cols; k++) {
+      let dot = 0;
+      for (let c = 0; c < dK; c++) dot += Q[q * width + head * dK + c] * K[k * width + head * dK + c];
+      scores[q * cols + k] = dot / Math.sqrt(dK);
+    }
+  return scores;
+}
 
 /** The engine's weights of every head of a spec: { name: Float32Array [rows·cols] }. */
 async function weightsOf(spec) {
@@ -47,16 +63,19 @@ describe('encoder heads over 用毒毒毒蛇，毒蛇会不会被毒毒死', () 
     weights = await weightsOf(spec);
   });
 
-  test.each(['role', 'dependency', 'long-distance'])('%s head: every row attends to its annotated target(s)', (name) => {
-    expectMatchesAnnotation(name, weights[name], 15, 15, false);
-  });
+  test.each(['role', 'dependency', 'long-distance'])(
+    '%s head: every row attends to its annotated target(s)',
+    (name) => {
+      expectMatchesAnnotation(name, weights[name], 15, 15, false);
+    },
+  );
 
   test('role head: the six 毒 pair up by role (nouns 1↔12, verbs 2↔13, modifiers 3↔6)', () => {
     const tops = rowTops(weights.role, 15, 15);
     expect([1, 12, 2, 13, 3, 6].map((q) => tops[q])).toEqual([[12], [1], [13], [2], [6], [3]]);
   });
 
-  test('dependency head: the issue’s heads, the root uniform', () => {
+  test('dependency head: the annotated heads, the root uniform', () => {
     const tops = rowTops(weights.dependency, 15, 15);
     const heads = [1, 2, null, 4, 2, 2, 7, 13, 13, 10, 13, 13, 13, 2, 13];
     expect(tops).toEqual(heads.map((h) => (h === null ? [] : [h])));
@@ -121,7 +140,7 @@ describe('decoder and cross-attention over the English translation', () => {
       for (let q = 0; q < 15; q++) for (let k = q + 1; k < 15; k++) expect(w[q * 15 + k]).toBe(0);
   });
 
-  test('alignment head: each English token attends to its aligned Chinese tokens; unaligned ones spread evenly', async () => {
+  test('alignment head: each English token attends to its Chinese tokens; unaligned ones spread evenly', async () => {
     const spec = crossSpec();
     expect([spec.args.seqLenQ, spec.args.seqLenK]).toEqual([ENGLISH.length, TOKENS.length]);
     expectMatchesAnnotation('alignment', (await weightsOf(spec)).alignment, 15, 15, false);

@@ -4,9 +4,15 @@ import { headCsv, headJson } from '../../web/model/export-data.mjs';
 const tokens = (texts) => texts.map((text, index) => ({ text, index }));
 const weights = Float32Array.from([0.25, 0.75, 1 / 3, 2 / 3]);
 const run = {
-  mode: 'free', causal: false, rows: 2, cols: 2, dims: { dModel: 4, numHeads: 1, dK: 4, dV: 4 },
-  queryTokens: tokens(['a,b', '毒']), keyTokens: tokens(['a,b', '毒']),
-  heads: [{ name: 'head-0', weights }], single: null,
+  mode: 'free',
+  causal: false,
+  rows: 2,
+  cols: 2,
+  dims: { dModel: 4, numHeads: 1, dK: 4, dV: 4 },
+  queryTokens: tokens(['a,b', '毒']),
+  keyTokens: tokens(['a,b', '毒']),
+  heads: [{ name: 'head-0', weights }],
+  single: null,
 };
 
 test('CSV: key tokens across, query tokens down, quoted where needed, values that read back exactly', () => {
@@ -22,6 +28,12 @@ test('CSV: key tokens across, query tokens down, quoted where needed, values tha
 
 test('JSON: the head, shapes, tokens and the weights as rows', () => {
   const data = JSON.parse(headJson(run, 'head-0', { variant: 'simd' }));
-  expect(data).toMatchObject({ head: 'head-0', mode: 'free', numHeads: 1, variant: 'simd', queryTokens: ['a,b', '毒'] });
+  expect(data).toMatchObject({
+    head: 'head-0',
+    mode: 'free',
+    numHeads: 1,
+    variant: 'simd',
+    queryTokens: ['a,b', '毒'],
+  });
   expect(data.weights.flat().map(Math.fround)).toEqual(Array.from(weights));
 });

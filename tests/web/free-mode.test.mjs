@@ -5,9 +5,39 @@ import { tokenize, freeSpec, embed, MAX_TOKENS } from '../../web/model/free-mode
 import { singleHeadArgs } from '../../web/model/single-head.mjs';
 
 test('CJK is split by character, other scripts by word, punctuation by mark', () => {
-  expect(tokenize('注意力机制 lets every token look.').tokens).toEqual(['注', '意', '力', '机', '制', 'lets', 'every', 'token', 'look', '.']);
-  expect(tokenize('猫がmatの上に座った。').tokens).toEqual(['猫', 'が', 'mat', 'の', '上', 'に', '座', 'っ', 'た', '。']);
-  expect(tokenize('Don’t stop state-of-the-art Straße, naïve!').tokens).toEqual(['Don’t', 'stop', 'state-of-the-art', 'Straße', ',', 'naïve', '!']);
+  expect(tokenize('注意力机制 lets every token look.').tokens).toEqual([
+    '注',
+    '意',
+    '力',
+    '机',
+    '制',
+    'lets',
+    'every',
+    'token',
+    'look',
+    '.',
+  ]);
+  expect(tokenize('猫がmatの上に座った。').tokens).toEqual([
+    '猫',
+    'が',
+    'mat',
+    'の',
+    '上',
+    'に',
+    '座',
+    'っ',
+    'た',
+    '。',
+  ]);
+  expect(tokenize('Don’t stop state-of-the-art Straße, naïve!').tokens).toEqual([
+    'Don’t',
+    'stop',
+    'state-of-the-art',
+    'Straße',
+    ',',
+    'naïve',
+    '!',
+  ]);
   expect(tokenize('  ').tokens).toEqual([]);
   expect(tokenize('한국어 문장').tokens).toEqual(['한', '국', '어', '문', '장']);
 });
@@ -24,7 +54,8 @@ test('a seed always gives the same inputs; the same token starts from the same v
   expect(freeSpec({ text: 'the cat', numHeads: 2, dK: 4, seed: 8, causal: false }).args.wQ).not.toEqual(a.args.wQ);
   // Token vectors without the position code: "the" at 0 and 3 differ only by position.
   const x = embed(['the', 'x', 'y', 'the'], 8, 7);
-  const pos = (p, d) => (d % 2 ? Math.cos(p / 10000 ** ((d - (d % 2)) / 8)) : Math.sin(p / 10000 ** ((d - (d % 2)) / 8)));
+  const pos = (p, d) =>
+    d % 2 ? Math.cos(p / 10000 ** ((d - (d % 2)) / 8)) : Math.sin(p / 10000 ** ((d - (d % 2)) / 8));
   for (let d = 0; d < 8; d++) expect(x[d] - pos(0, d)).toBeCloseTo(x[24 + d] - pos(3, d), 5);
   expect(() => freeSpec({ text: ' ', numHeads: 1, dK: 2, seed: 1, causal: false })).toThrow(RangeError);
 });
@@ -46,7 +77,8 @@ test('the engine runs a free-mode spec, causal included', async () => {
     const { attention, projections } = await engine.multiHeadAttention(spec.args);
     expect(attention).toHaveLength(3 * n * n);
     expect(projections.concat).toHaveLength(n * 12);
-    for (let h = 0; h < 3; h++) for (let q = 0; q < n; q++) for (let k = q + 1; k < n; k++) expect(attention[h * n * n + q * n + k]).toBe(0);
+    for (let h = 0; h < 3; h++)
+      for (let q = 0; q < n; q++) for (let k = q + 1; k < n; k++) expect(attention[h * n * n + q * n + k]).toBe(0);
   } finally {
     engine.dispose();
   }

@@ -1,5 +1,5 @@
-// The page's default data: the annotation of issue 4, kept as given and
-// internally consistent, and the X built from it.
+// The page's default data: the annotation, exactly as written and internally
+// consistent, and the X built from it.
 import { TOKENS, WORDS, LINKS, ENGLISH, ROLES, SENTENCE, TRANSLATION } from '../../web/sentence.mjs';
 import { chineseInput, englishInput, D_MODEL } from '../../web/model/features.mjs';
 
@@ -7,18 +7,29 @@ test('15 character tokens spell the sentence; the words cover them in order', ()
   expect(SENTENCE).toBe('用毒毒毒蛇，毒蛇会不会被毒毒死');
   expect(TOKENS).toHaveLength(15);
   expect(WORDS.map((w) => w.text)).toEqual(['用', '毒', '毒', '毒蛇', '，', '毒蛇', '会不会', '被', '毒', '毒死']);
-  const spelled = WORDS.map((_, w) => TOKENS.filter((t) => t.word === w).map((t) => t.char).join(''));
+  const spelled = WORDS.map((_, w) =>
+    TOKENS.filter((t) => t.word === w)
+      .map((t) => t.char)
+      .join(''),
+  );
   expect(spelled).toEqual(WORDS.map((w) => w.text));
   expect(TOKENS.map((t) => t.word)).toEqual([...TOKENS.map((t) => t.word)].sort((a, b) => a - b));
 });
 
-test('the six 毒 have the issue’s roles; every role is a known one', () => {
+test('the six 毒 have the annotated roles; every role is a known one', () => {
   const du = TOKENS.flatMap((t, i) => (t.char === '毒' ? [[i, t.role]] : []));
-  expect(du).toEqual([[1, 'noun'], [2, 'verb'], [3, 'modifier'], [6, 'modifier'], [12, 'noun'], [13, 'verb']]);
+  expect(du).toEqual([
+    [1, 'noun'],
+    [2, 'verb'],
+    [3, 'modifier'],
+    [6, 'modifier'],
+    [12, 'noun'],
+    [13, 'verb'],
+  ]);
   for (const t of TOKENS) expect(ROLES).toContain(t.role);
 });
 
-test('dependency heads are the issue’s and form one tree under 毒2', () => {
+test('dependency heads are the annotated ones and form one tree under 毒2', () => {
   expect(TOKENS.map((t) => t.head)).toEqual([1, 2, null, 4, 2, 2, 7, 13, 13, 10, 13, 13, 13, 2, 13]);
   for (let i = 0; i < TOKENS.length; i++) {
     const seen = new Set();
@@ -33,19 +44,31 @@ test('dependency heads are the issue’s and form one tree under 毒2', () => {
 });
 
 test('long-distance links go from a second mention back to a first mention of the same character and role', () => {
-  expect(LINKS.map((l) => [l.from, l.to])).toEqual([[6, 3], [7, 4], [12, 1], [13, 2]]);
+  expect(LINKS.map((l) => [l.from, l.to])).toEqual([
+    [6, 3],
+    [7, 4],
+    [12, 1],
+    [13, 2],
+  ]);
   for (const { from, to } of LINKS) {
     expect(from).toBeGreaterThan(to);
     expect([TOKENS[from].char, TOKENS[from].role]).toEqual([TOKENS[to].char, TOKENS[to].role]);
   }
 });
 
-test('English tokens and the issue’s alignment', () => {
+test('English tokens and the annotated alignment', () => {
   expect(ENGLISH.map((t) => t.text).join(' ')).toBe(TRANSLATION.replace('?', ' ?'));
   const byWord = Object.fromEntries(ENGLISH.filter((t) => t.align.length).map((t) => [t.text, t.align]));
   expect(byWord).toEqual({
-    Will: [8, 9, 10], venomous: [3, 6], snake: [4, 7], be: [11], poisoned: [13, 14],
-    venom: [1, 12], poison: [2], it: [4], with: [0],
+    Will: [8, 9, 10],
+    venomous: [3, 6],
+    snake: [4, 7],
+    be: [11],
+    poisoned: [13, 14],
+    venom: [1, 12],
+    poison: [2],
+    it: [4],
+    with: [0],
   });
   expect(ENGLISH.filter((t) => !t.align.length).map((t) => t.text)).toEqual(['a', 'by', 'if', 'we', '?']);
 });
@@ -54,9 +77,12 @@ test('Chinese X: one-hot features, 64 wide; the root has no head feature; links 
   const { X, layout } = chineseInput();
   expect(layout.width).toBe(D_MODEL);
   const at = (i, block, index) => X[i * D_MODEL + layout.column(block, index)];
-  const blockSum = (i, block) => Array.from({ length: layout.size(block) }, (_, j) => at(i, block, j)).reduce((a, b) => a + b);
+  const blockSum = (i, block) =>
+    Array.from({ length: layout.size(block) }, (_, j) => at(i, block, j)).reduce((a, b) => a + b);
   TOKENS.forEach((t, i) => {
-    expect([blockSum(i, 'char'), blockSum(i, 'position'), blockSum(i, 'word'), blockSum(i, 'role')]).toEqual([1, 1, 1, 1]);
+    expect([blockSum(i, 'char'), blockSum(i, 'position'), blockSum(i, 'word'), blockSum(i, 'role')]).toEqual([
+      1, 1, 1, 1,
+    ]);
     expect(at(i, 'position', i)).toBe(1);
     expect(blockSum(i, 'head')).toBe(t.head === null ? 0 : 1);
   });
@@ -74,6 +100,7 @@ test('English X: lemma, position and alignment features, 64 wide', () => {
   const align = (i) => TOKENS.flatMap((_, k) => (X[i * D_MODEL + layout.column('align', k)] ? [k] : []));
   ENGLISH.forEach((t, i) => expect(align(i)).toEqual([...t.align]));
   // poisoned and poison share a lemma column.
-  const lemma = (i) => layout.blockLabels('lemma').findIndex((_, j) => X[i * D_MODEL + layout.column('lemma', j)] === 1);
+  const lemma = (i) =>
+    layout.blockLabels('lemma').findIndex((_, j) => X[i * D_MODEL + layout.column('lemma', j)] === 1);
   expect(lemma(5)).toBe(lemma(10));
 });

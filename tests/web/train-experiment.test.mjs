@@ -1,14 +1,16 @@
-// The "train it yourself" experiment (issue 7) through the engine in Node: its
+// The "train it yourself" experiment through the engine in Node: its
 // data (test set disjoint from training, the example sentence in neither), a
 // short run's records (curves, accuracies, the example's 毒 and attention),
 // stopping, and the result text, which must follow the numbers it is given.
 import { createAttention } from '../../src/js/node.mjs';
 import { heldOut, vocabulary, tagSet, MAX_LENGTH } from '../../web/model/corpus.mjs';
 import { maxRowSumError } from '../../web/model/stats.mjs';
-import {
-  buildData, settingsFor, runExperiment, summarize, describeResults, meanAndSd, percentMeanSd, ruleGrid, neighbourWeights,
-  TRAIN_CORPUS, MLP_HIDDEN,
-} from '../../web/model/train-experiment.mjs';
+import { buildData, TRAIN_CORPUS } from '../../web/model/train-data.mjs';
+import { settingsFor, MLP_HIDDEN } from '../../web/model/train-options.mjs';
+import { runExperiment } from '../../web/model/train-runner.mjs';
+import { summarize, meanAndSd, neighbourWeights } from '../../web/model/train-stats.mjs';
+import { describeResults, percentMeanSd } from '../../web/model/train-text.mjs';
+import { ruleGrid } from '../../web/model/rule-grid.mjs';
 
 const DU_POSITIONS = [1, 2, 3, 6, 12, 13];
 const text = (ids) => ids.map((id) => vocabulary[id]).join('');
@@ -48,11 +50,16 @@ test('the settings: 1 and 2 heads, 4 and the MLP variants when asked', () => {
   expect(all.filter((s) => s.mlpHidden).every((s) => s.mlpHidden === MLP_HIDDEN)).toBe(true);
 });
 
-test('a short experiment: curves of the right length, accuracies in [0, 1], the example’s six 毒 and attention rows that sum to 1', async () => {
+test('a short experiment: curves, accuracies in [0, 1], the example’s six 毒, attention rows summing to 1', async () => {
   const settings = settingsFor();
   const reports = [];
   const result = await runExperiment(engine, {
-    settings, seeds: 2, steps: 300, data, chunkSteps: 50, evalEvery: 100,
+    settings,
+    seeds: 2,
+    steps: 300,
+    data,
+    chunkSteps: 50,
+    evalEvery: 100,
     onProgress: (p) => reports.push({ stepsDone: p.stepsDone, step: p.runs.map((r) => r.step) }),
   });
   expect(result.done).toBe(true);
@@ -97,9 +104,18 @@ test('a short experiment: curves of the right length, accuracies in [0, 1], the 
   // The summary and the text read these very runs.
   const summary = summarize(result);
   expect(summary.map((s) => [s.setting.key, s.seeds, s.accuracies])).toEqual(
-    settings.map((setting) => [setting.key, [1, 2], result.runs.filter((r) => r.setting === setting).map((r) => r.finalAccuracy)]),
+    settings.map((setting) => [
+      setting.key,
+      [1, 2],
+      result.runs.filter((r) => r.setting === setting).map((r) => r.finalAccuracy),
+    ]),
   );
-  const paragraphs = describeResults(summary, { steps: 300, testSentences: data.test.length, testDu: data.testDu.length, neighbours: data.neighbours });
+  const paragraphs = describeResults(summary, {
+    steps: 300,
+    testSentences: data.test.length,
+    testDu: data.testDu.length,
+    neighbours: data.neighbours,
+  });
   expect(paragraphs[0]).toContain(`1 head ${percentMeanSd(summary[0].accuracies)}`);
   expect(paragraphs[0]).toContain(`2 heads ${percentMeanSd(summary[1].accuracies)}`);
 });
@@ -125,7 +141,11 @@ test('stopping: the promise rejects with an AbortError and every trainer is free
   };
   const controller = new AbortController();
   const run = runExperiment(counting, {
-    settings: settingsFor(), seeds: 2, steps: 3000, data, signal: controller.signal,
+    settings: settingsFor(),
+    seeds: 2,
+    steps: 3000,
+    data,
+    signal: controller.signal,
     onProgress: (p) => p.stepsDone > 0 && controller.abort(),
   });
   await expect(run).rejects.toMatchObject({ name: 'AbortError' });
@@ -134,7 +154,9 @@ test('stopping: the promise rejects with an AbortError and every trainer is free
 
 /** A finished experiment with these final accuracies per setting key, and all other fields plausible. */
 function madeUp(accuracies, { allRight = {}, neighbours = {} } = {}) {
-  const settings = settingsFor({ mlp: Object.keys(accuracies).some((k) => k.endsWith('-mlp')) }).filter((s) => accuracies[s.key]);
+  const settings = settingsFor({ mlp: Object.keys(accuracies).some((k) => k.endsWith('-mlp')) }).filter(
+    (s) => accuracies[s.key],
+  );
   return {
     done: true,
     steps: 1500,
@@ -144,7 +166,8 @@ function madeUp(accuracies, { allRight = {}, neighbours = {} } = {}) {
         seed: i + 1,
         finalAccuracy,
         example: { allRight: i < (allRight[setting.key] ?? 0) },
-        neighbours: neighbours[setting.key] ?? Array.from({ length: setting.numHeads }, () => ({ left: 0.3, right: 0.4 })),
+        neighbours:
+          neighbours[setting.key] ?? Array.from({ length: setting.numHeads }, () => ({ left: 0.3, right: 0.4 })),
       })),
     ),
   };
@@ -156,26 +179,47 @@ test('the result text follows the numbers: who is ahead, the overlap, the exampl
   const twoAhead = textOf(
     madeUp(
       { h1: [0.9, 0.92, 0.94], h2: [0.99, 1, 0.995], 'h1-mlp': [0.99, 0.995, 1], 'h2-mlp': [0.995, 1, 1] },
-      { allRight: { h1: 1, h2: 3 }, neighbours: { h2: [{ left: 0.8, right: 0.1 }, { left: 0.05, right: 0.7 }] } },
+      {
+        allRight: { h1: 1, h2: 3 },
+        neighbours: {
+          h2: [
+            { left: 0.8, right: 0.1 },
+            { left: 0.05, right: 0.7 },
+          ],
+        },
+      },
     ),
   );
   expect(twoAhead).toContain('1 head 92.0 ± 2.0 % (seed 1: 90.0, 2: 92.0, 3: 94.0)');
-  expect(twoAhead).toContain('2 heads were ahead of 1 head by 7.5 points; every seed with 2 heads scored above every seed with 1 head.');
+  expect(twoAhead).toContain(
+    '2 heads were ahead of 1 head by 7.5 points; every seed with 2 heads scored above every seed with 1 head.',
+  );
   expect(twoAhead).toContain('all six 毒 right in 1 of 3 runs with 1 head, 3 of 3 runs with 2 heads');
-  expect(twoAhead).toContain('one head looked mostly left and another mostly right in 3 of 3 seeds (the most left-looking head put 0.80 on the left neighbour, the most right-looking 0.70');
-  expect(twoAhead).toContain('0.30 of its weight on a 毒\'s left neighbour and 0.40 on its right one');
+  expect(twoAhead).toContain(
+    'one head looked mostly left and another mostly right in 3 of 3 seeds ' +
+      '(the most left-looking head put 0.80 on the left neighbour, the most right-looking 0.70',
+  );
+  expect(twoAhead).toContain("0.30 of its weight on a 毒's left neighbour and 0.40 on its right one");
   expect(twoAhead).toContain('+7.5 points without the MLP, +0.3 points with it: the gap narrowed.');
   expect(twoAhead).toContain('one head worked: 92.0 %, more than the 81.4 %');
   expect(twoAhead).toContain('and it was 7.5 points behind two heads.');
 
   // The opposite ordering, with overlapping seeds and one head under the one-neighbour ceiling.
-  const oneAhead = textOf(madeUp({ h1: [0.8, 0.78, 0.82], h2: [0.7, 0.81, 0.75], 'h1-mlp': [0.9, 0.9, 0.9], 'h2-mlp': [0.8, 0.8, 0.8] }));
-  expect(oneAhead).toContain('1 head was ahead of 2 heads by 4.7 points; but their seeds overlap: the worst seed with 1 head (78.0 %) was not above the best with 2 heads (81.0 %).');
+  const oneAhead = textOf(
+    madeUp({ h1: [0.8, 0.78, 0.82], h2: [0.7, 0.81, 0.75], 'h1-mlp': [0.9, 0.9, 0.9], 'h2-mlp': [0.8, 0.8, 0.8] }),
+  );
+  expect(oneAhead).toContain(
+    '1 head was ahead of 2 heads by 4.7 points; but their seeds overlap: ' +
+      'the worst seed with 1 head (78.0 %) was not above the best with 2 heads (81.0 %).',
+  );
   expect(oneAhead).not.toContain('2 heads were ahead');
   expect(oneAhead).toContain('all six 毒 right in 0 of 3 runs with 1 head, 0 of 3 runs with 2 heads');
   expect(oneAhead).toContain('one head looked mostly left and another mostly right in 0 of 3 seeds');
   expect(oneAhead).toContain('−4.7 points without the MLP, −10.0 points with it: the gap widened.');
-  expect(oneAhead).toContain('one head did not get past what one neighbour alone allows (80.0 % against 81.4 %), and it was not behind two heads.');
+  expect(oneAhead).toContain(
+    'one head did not get past what one neighbour alone allows (80.0 % against 81.4 %), ' +
+      'and it was not behind two heads.',
+  );
 
   // Level, a single seed, no MLP and no 4 heads: nothing about them is said.
   const level = textOf(madeUp({ h1: [0.95], h2: [0.95] }));
@@ -185,16 +229,20 @@ test('the result text follows the numbers: who is ahead, the overlap, the exampl
   expect(describeResults([], context)).toEqual([]);
 });
 
-test('neighbour weights: each head’s mean weight from a 毒 onto its left and right neighbour, 毒 at an end left out', () => {
+test('neighbour weights: each head’s mean weight from a 毒 on its two neighbours, 毒 at an end left out', () => {
   const L = MAX_LENGTH;
   const attention = new Float32Array(2 * 2 * L * L); // 2 sentences, 2 heads
   const at = (sentence, head, q, k, w) => (attention[((sentence * 2 + head) * L + q) * L + k] = w);
   // Sentence 0 (length 4): 毒 at 1 and at 3 (the last token: no right neighbour, so not counted).
-  at(0, 0, 1, 0, 0.7), at(0, 0, 1, 2, 0.2), at(0, 1, 1, 0, 0.1), at(0, 1, 1, 2, 0.9);
-  at(0, 0, 3, 2, 1), at(0, 1, 3, 2, 1);
+  (at(0, 0, 1, 0, 0.7), at(0, 0, 1, 2, 0.2), at(0, 1, 1, 0, 0.1), at(0, 1, 1, 2, 0.9));
+  (at(0, 0, 3, 2, 1), at(0, 1, 3, 2, 1));
   // Sentence 1 (length 5): 毒 at 2.
-  at(1, 0, 2, 1, 0.5), at(1, 0, 2, 3, 0.4), at(1, 1, 2, 1, 0.3), at(1, 1, 2, 3, 0.5);
-  const du = [{ sentence: 0, token: 1 }, { sentence: 0, token: 3 }, { sentence: 1, token: 2 }];
+  (at(1, 0, 2, 1, 0.5), at(1, 0, 2, 3, 0.4), at(1, 1, 2, 1, 0.3), at(1, 1, 2, 3, 0.5));
+  const du = [
+    { sentence: 0, token: 1 },
+    { sentence: 0, token: 3 },
+    { sentence: 1, token: 2 },
+  ];
   const [h0, h1] = neighbourWeights(attention, 2, du, [4, 5]);
   expect([h0.left, h0.right, h1.left, h1.right].map((x) => Number(x.toFixed(6)))).toEqual([0.6, 0.3, 0.2, 0.7]);
 });

@@ -1,6 +1,8 @@
 // Downloads of what is on screen: text files, and an SVG element as .svg or
 // .png. The SVG views set their colours and fonts as attributes, so a clone
 // serialized on its own looks the same as on the page.
+import { UI } from './palette.mjs';
+import { SVG_NS } from './dom.mjs';
 
 export function downloadBlob(blob, fileName) {
   const url = URL.createObjectURL(blob);
@@ -20,15 +22,19 @@ export function downloadText(text, fileName, type) {
 export function svgDocument(svg) {
   const clone = svg.cloneNode(true);
   const { width, height } = svg.viewBox.baseVal;
-  clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  clone.setAttribute('xmlns', SVG_NS);
   clone.setAttribute('width', String(width));
   clone.setAttribute('height', String(height));
   clone.removeAttribute('tabindex');
   clone.removeAttribute('class');
-  const background = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
-  Object.entries({ width: '100%', height: '100%', fill: '#ffffff' }).forEach(([k, v]) => background.setAttribute(k, v));
+  const background = document.createElementNS(SVG_NS, 'rect');
+  for (const [k, v] of Object.entries({ width: '100%', height: '100%', fill: UI.paper })) background.setAttribute(k, v);
   clone.prepend(background);
-  return { text: `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(clone)}`, width, height };
+  return {
+    text: `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(clone)}`,
+    width,
+    height,
+  };
 }
 
 export function downloadSvg(svg, fileName) {

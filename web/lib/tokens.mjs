@@ -1,20 +1,43 @@
-// Token labels for SVG views: CJK tokens get a CJK font explicitly (an SVG
-// exported on its own cannot rely on the page's :lang() CSS), and every label
-// carries its position, because six 毒 look alike.
+// The page's fonts, and token labels for SVG views: CJK tokens get a CJK font
+// explicitly (an SVG exported on its own cannot rely on the page's :lang()
+// CSS), and every label carries its position, because six 毒 look alike.
 
-export const CJK_FONTS = "'Noto Sans CJK SC', 'Source Han Sans SC', 'PingFang SC', 'Hiragino Sans GB', 'Microsoft YaHei', 'WenQuanYi Micro Hei', sans-serif";
-export const UI_FONTS = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', 'Helvetica Neue', Arial, " + CJK_FONTS;
+/** CJK faces per platform (Noto/Source Han on Linux, macOS, Windows, older Linux); style.css's --cjk. */
+export const CJK_FONTS = [
+  "'Noto Sans CJK SC'",
+  "'Source Han Sans SC'",
+  "'PingFang SC'",
+  "'Hiragino Sans GB'",
+  "'Microsoft YaHei'",
+  "'WenQuanYi Micro Hei'",
+  'sans-serif',
+].join(', ');
+/** The UI's faces, then the CJK ones, so that Chinese text in Latin runs finds a face; style.css's --font. */
+export const UI_FONTS = [
+  'system-ui',
+  '-apple-system',
+  "'Segoe UI'",
+  'Roboto',
+  "'Noto Sans'",
+  "'Helvetica Neue'",
+  'Arial',
+  CJK_FONTS,
+].join(', ');
 
 const WIDE = /[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/u;
 
 /** True if the text is a CJK token (drawn upright, one em wide). */
 export const isWide = (text) => WIDE.test(text);
 
-/** Rough width of a label in em (CJK 1, Latin 0.64, generous for wide faces such as DejaVu Sans): for layout before the text exists. */
+/**
+ * Rough width of a label in em (CJK 1, Latin 0.64, generous for wide faces
+ * such as DejaVu Sans): for layout before the text exists.
+ */
 export const labelEm = (text) => [...text].reduce((w, ch) => w + (WIDE.test(ch) ? 1 : 0.64), 0);
 
 /** Long Latin tokens are shortened in axis labels (the full text is in the title and the readout). */
-export const shortLabel = (text, max = 12) => ([...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text);
+export const shortLabel = (text, max = 12) =>
+  [...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text;
 
 /** Describes a token for readouts and aria labels: "毒 2". */
 export const tokenName = (token) => `${token.text} ${token.index}`;

@@ -14,7 +14,13 @@ export function specFor(state) {
     case 'cross':
       return crossSpec(state.sharpness);
     case 'free':
-      return freeSpec({ text: state.text, numHeads: state.numHeads, dK: state.dK, seed: state.seed, causal: state.causal });
+      return freeSpec({
+        text: state.text,
+        numHeads: state.numHeads,
+        dK: state.dK,
+        seed: state.seed,
+        causal: state.causal,
+      });
     default:
       return encoderSpec(state.sharpness);
   }
@@ -74,6 +80,3 @@ export async function runSpec(engine, spec) {
 
 /** Every head of a run, the single head last. */
 export const allHeads = (run) => (run.single ? [...run.heads, run.single] : run.heads);
-
-/** A head of the run by name (undefined if absent). */
-export const headByName = (run, name) => allHeads(run).find((h) => h.name === name);

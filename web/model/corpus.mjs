@@ -1,4 +1,4 @@
-// The toy grammar for the learned heads (issue 7): short sentences around 毒
+// The toy grammar for the learned heads ("Train it yourself"): short sentences around 毒
 // in which each 毒's role (noun / verb / modifier) is fixed by its two
 // neighbours together, while either neighbour alone leaves it ambiguous. A
 // single softmax has to split itself between left and right to get every 毒
@@ -91,9 +91,9 @@ export function tagTokens(tokens) {
 /**
  * Weights of the chain that proposes sentences: from a class (or 'start'),
  * which class comes next ('comma' is ， and 'end' ends the sentence). It only
- * shapes how often each cell of the table is used. The weights were tuned (a
- * small search, then rounded) so that the one-sided accuracies land near the
- * pilot's 79 % left and 84 % right: on 10,000 sentences, seeds 1, 2, 3, 7, 42,
+ * shapes how often each cell of the table is used. These weights put the
+ * one-sided accuracies near the pilot's 79 % left and 84 % right, so that the
+ * page's runs face the pilot's task: on 10,000 sentences, seeds 1, 2, 3, 7, 42,
  * neighbourAccuracy gives left 78.1–78.5 %, right 82.7–83.1 %, both 100 %
  * (seed 1: 78.08 %, 82.74 %, over 33,088 毒). Moves that read badly in any
  * reading (死毒, 用会, ，， …) have no weight.
@@ -109,7 +109,9 @@ export const transitions = Object.freeze({
 });
 
 const WORDS_OF = Object.freeze(
-  Object.fromEntries(['du', 'marker', 'noun', 'modal', 'result'].map((c) => [c, vocabulary.filter((w) => classOf[w] === c)])),
+  Object.fromEntries(
+    ['du', 'marker', 'noun', 'modal', 'result'].map((c) => [c, vocabulary.filter((w) => classOf[w] === c)]),
+  ),
 );
 
 /**
@@ -154,7 +156,8 @@ function accept(tokens) {
   if (tokens.filter((t) => t === '毒').length < MIN_DU) return null;
   if (tokens.some((t, i) => i > 0 && t !== '毒' && t === tokens[i - 1])) return null;
   if (tokens.join('').includes('毒'.repeat(MAX_RUN + 1))) return null;
-  if (tokens.some((t, i) => t === '了' && tokens[i - 1] !== '毒' && tokens[i - 1] !== '死')) return null; // 了 closes a verb
+  // 了 closes a verb.
+  if (tokens.some((t, i) => t === '了' && tokens[i - 1] !== '毒' && tokens[i - 1] !== '死')) return null;
   if (tokens.join('') === HELD_OUT_TEXT) return null;
   return tagTokens(tokens);
 }
@@ -195,7 +198,11 @@ export function neighbourAccuracy(corpus) {
       count++;
       const left = tokens[i - 1] ?? '<s>';
       const right = tokens[i + 1] ?? '</s>';
-      for (const [side, key] of [['left', left], ['right', right], ['both', `${left}|${right}`]]) {
+      for (const [side, key] of [
+        ['left', left],
+        ['right', right],
+        ['both', `${left}|${right}`],
+      ]) {
         const roles = tables[side].get(key) ?? tables[side].set(key, new Map()).get(key);
         roles.set(tags[i], (roles.get(tags[i]) ?? 0) + 1);
       }

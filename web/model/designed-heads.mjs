@@ -34,7 +34,8 @@ export const HEAD_INFO = Object.freeze({
   alignment: 'each English token looks up the Chinese tokens it translates',
 });
 
-const chineseTokens = () => TOKENS.map((t, i) => ({ text: t.char, index: i, lang: 'zh-Hans', title: t.gloss, role: t.role, word: t.word }));
+const chineseTokens = () =>
+  TOKENS.map((t, i) => ({ text: t.char, index: i, lang: 'zh-Hans', title: t.gloss, role: t.role, word: t.word }));
 const englishTokens = () => ENGLISH.map((t, i) => ({ text: t.text, index: i, lang: 'en', title: t.lemma }));
 
 /** Scales wQ so that the engine's scores are sharpness × the designed counts. */
@@ -93,14 +94,35 @@ export function encoderSpec(sharpness = DEFAULT_SHARPNESS) {
 
   sharpen(wQ, sharpness);
   const args = {
-    query: X, seqLenQ: TOKENS.length, dModel: D_MODEL, numHeads: heads.length, dK, dV,
-    wQ: wQ.matrix, wK: wK.matrix, wV: wV.matrix, wO: wO.matrix,
-    returnAttention: true, returnProjections: true,
+    query: X,
+    seqLenQ: TOKENS.length,
+    dModel: D_MODEL,
+    numHeads: heads.length,
+    dK,
+    dV,
+    wQ: wQ.matrix,
+    wK: wK.matrix,
+    wV: wV.matrix,
+    wO: wO.matrix,
+    returnAttention: true,
+    returnProjections: true,
   };
   const tokens = chineseTokens();
   return {
-    mode: 'encoder', heads, args, single: singleHeadArgs(args), queryTokens: tokens, keyTokens: tokens,
-    labels: { x: layout.labels, keyX: layout.labels, q: wQ.columnLabels, k: wK.columnLabels, v: wV.columnLabels, out: wO.labels },
+    mode: 'encoder',
+    heads,
+    args,
+    single: singleHeadArgs(args),
+    queryTokens: tokens,
+    keyTokens: tokens,
+    labels: {
+      x: layout.labels,
+      keyX: layout.labels,
+      q: wQ.columnLabels,
+      k: wK.columnLabels,
+      v: wV.columnLabels,
+      out: wO.labels,
+    },
     targets: targetsOf(heads),
   };
 }
@@ -145,14 +167,36 @@ export function decoderSpec(sharpness = DEFAULT_SHARPNESS) {
 
   sharpen(wQ, sharpness);
   const args = {
-    query: X, seqLenQ: n, dModel: D_MODEL, numHeads: heads.length, dK, dV,
-    wQ: wQ.matrix, wK: wK.matrix, wV: wV.matrix, wO: wO.matrix,
-    causal: true, returnAttention: true, returnProjections: true,
+    query: X,
+    seqLenQ: n,
+    dModel: D_MODEL,
+    numHeads: heads.length,
+    dK,
+    dV,
+    wQ: wQ.matrix,
+    wK: wK.matrix,
+    wV: wV.matrix,
+    wO: wO.matrix,
+    causal: true,
+    returnAttention: true,
+    returnProjections: true,
   };
   const tokens = englishTokens();
   return {
-    mode: 'decoder', heads, args, single: null, queryTokens: tokens, keyTokens: tokens,
-    labels: { x: layout.labels, keyX: layout.labels, q: wQ.columnLabels, k: wK.columnLabels, v: wV.columnLabels, out: wO.labels },
+    mode: 'decoder',
+    heads,
+    args,
+    single: null,
+    queryTokens: tokens,
+    keyTokens: tokens,
+    labels: {
+      x: layout.labels,
+      keyX: layout.labels,
+      q: wQ.columnLabels,
+      k: wK.columnLabels,
+      v: wV.columnLabels,
+      out: wO.labels,
+    },
     targets: targetsOf(heads),
   };
 }
@@ -184,14 +228,37 @@ export function crossSpec(sharpness = DEFAULT_SHARPNESS) {
 
   sharpen(wQ, sharpness);
   const args = {
-    query: english.X, key: chinese.X, value: chinese.X,
-    seqLenQ: ENGLISH.length, seqLenK: TOKENS.length, dModel: D_MODEL, numHeads: 1, dK, dV,
-    wQ: wQ.matrix, wK: wK.matrix, wV: wV.matrix, wO: wO.matrix,
-    returnAttention: true, returnProjections: true,
+    query: english.X,
+    key: chinese.X,
+    value: chinese.X,
+    seqLenQ: ENGLISH.length,
+    seqLenK: TOKENS.length,
+    dModel: D_MODEL,
+    numHeads: 1,
+    dK,
+    dV,
+    wQ: wQ.matrix,
+    wK: wK.matrix,
+    wV: wV.matrix,
+    wO: wO.matrix,
+    returnAttention: true,
+    returnProjections: true,
   };
   return {
-    mode: 'cross', heads, args, single: null, queryTokens: englishTokens(), keyTokens: chineseTokens(),
-    labels: { x: english.layout.labels, keyX: chinese.layout.labels, q: wQ.columnLabels, k: wK.columnLabels, v: wV.columnLabels, out: wO.labels },
+    mode: 'cross',
+    heads,
+    args,
+    single: null,
+    queryTokens: englishTokens(),
+    keyTokens: chineseTokens(),
+    labels: {
+      x: english.layout.labels,
+      keyX: chinese.layout.labels,
+      q: wQ.columnLabels,
+      k: wK.columnLabels,
+      v: wV.columnLabels,
+      out: wO.labels,
+    },
     targets: targetsOf(heads),
   };
 }

@@ -18,7 +18,8 @@ export class Layout {
       this.labels.push(...labels.map((l) => `${name}:${l}`));
     }
     if (width !== undefined) {
-      if (this.labels.length > width) throw new RangeError(`Layout: ${this.labels.length} columns do not fit in ${width}`);
+      if (this.labels.length > width)
+        throw new RangeError(`Layout: ${this.labels.length} columns do not fit in ${width}`);
       while (this.labels.length < width) this.labels.push('unused');
     }
   }
@@ -31,7 +32,8 @@ export class Layout {
   column(name, index) {
     const block = this.#blocks.get(name);
     if (!block) throw new RangeError(`Layout: no block "${name}"`);
-    if (!(index >= 0 && index < block.labels.length)) throw new RangeError(`Layout: block "${name}" has no index ${index}`);
+    if (!(index >= 0 && index < block.labels.length))
+      throw new RangeError(`Layout: block "${name}" has no index ${index}`);
     return block.start + index;
   }
 
@@ -81,7 +83,8 @@ export class Projection {
   read(head, column, block, index, gain = 1, label) {
     const h = this.heads.indexOf(head);
     if (h < 0) throw new RangeError(`Projection: no head "${head}"`);
-    if (!(column >= 0 && column < this.width)) throw new RangeError(`Projection: head "${head}" has no column ${column} (width ${this.width})`);
+    if (!(column >= 0 && column < this.width))
+      throw new RangeError(`Projection: head "${head}" has no column ${column} (width ${this.width})`);
     const row = this.input.column(block, index);
     this.matrix[row * this.heads.length * this.width + h * this.width + column] += gain;
     this.labels[h][column] ||= label ?? `${block}:${this.input.blockLabels(block)[index]}`;

@@ -1,5 +1,6 @@
-// Seeded randomness for free mode: reproducible across browsers and Node,
-// which Math.random is not. Pure.
+// Seeded randomness, reproducible across browsers and Node, which Math.random
+// is not: free mode's inputs, the toy grammar's corpus, and (imported from
+// here) the benchmark's inputs and the engine tests' random cases. Pure.
 
 /**
  * mulberry32, a 32-bit seeded PRNG (public domain, Tommy Ettinger): tiny and

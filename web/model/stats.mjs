@@ -45,28 +45,6 @@ export function maxRowSumError(block, rows, cols) {
 }
 
 /**
- * One head's scores Q_h·K_hᵀ/√dK in float64, from the engine's Q and K
- * ([rows, numHeads·dK] and [cols, numHeads·dK]). With mask, masked cells
- * (causal: k > q) are −Infinity, as the softmax sees them.
- */
-export function headScores({ Q, K, rows, cols, numHeads, dK, head, causal = false, mask = false }) {
-  const scores = new Float64Array(rows * cols);
-  const width = numHeads * dK;
-  const scale = 1 / Math.sqrt(dK);
-  for (let q = 0; q < rows; q++)
-    for (let k = 0; k < cols; k++) {
-      if (mask && causal && k > q) {
-        scores[q * cols + k] = -Infinity;
-        continue;
-      }
-      let dot = 0;
-      for (let c = 0; c < dK; c++) dot += Q[q * width + head * dK + c] * K[k * width + head * dK + c];
-      scores[q * cols + k] = dot * scale;
-    }
-  return scores;
-}
-
-/**
  * One head's block of the engine's scores ([numHeads, rows, cols], before
  * masking); with mask, causally masked cells (k > q) shown as −Infinity, as
  * the softmax sees them.

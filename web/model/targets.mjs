@@ -50,7 +50,10 @@ export function previousWordTargets(english = ENGLISH) {
   return english.map((_, q) => row(q === 0 ? [] : [q - 1]));
 }
 
-/** same-lemma (decoder, causal): a token attends to the earlier tokens with its lemma (venom 13 → venom 7, poison 10 → poisoned 5). */
+/**
+ * same-lemma (decoder, causal): a token attends to the earlier tokens with its
+ * lemma (venom 13 → venom 7, poison 10 → poisoned 5).
+ */
 export function sameLemmaTargets(english = ENGLISH) {
   return english.map((t, q) => row(english.slice(0, q).flatMap((u, k) => (u.lemma === t.lemma ? [k] : []))));
 }

@@ -1,7 +1,9 @@
 // The toolbar: Encoder / Decoder / Cross / Free switch, the sharpness slider,
 // and free mode's form (sentence, numHeads, dK, seed, causal). It reports
-// what the user asks for; app.mjs decides what to recompute.
-import { MAX_HEADS, DK_CHOICES, MAX_TOKENS } from '../model/free-mode.mjs';
+// what the user asks for; app.mjs decides what to recompute. The controls'
+// limits come from the modules that define them.
+import { MAX_SHARPNESS } from '../model/designed-heads.mjs';
+import { MAX_HEADS, DK_CHOICES, MAX_TOKENS, MAX_TEXT, MAX_SEED } from '../model/free-mode.mjs';
 
 export class Controls {
   /**
@@ -14,7 +16,10 @@ export class Controls {
     this.$ = $;
     this.modes = [...doc.querySelectorAll('input[name="mode"]')];
     for (const input of this.modes) input.addEventListener('change', () => input.checked && onMode(input.value));
+    $('sharpness').max = String(MAX_SHARPNESS);
     $('sharpness').addEventListener('input', (e) => onSharpness(Number(e.target.value)));
+    $('free-text').maxLength = MAX_TEXT;
+    $('free-seed').max = String(MAX_SEED);
     $('free-heads').replaceChildren(...Array.from({ length: MAX_HEADS }, (_, i) => new Option(String(i + 1))));
     $('free-dk').replaceChildren(...DK_CHOICES.map((d) => new Option(String(d))));
     $('free').addEventListener('submit', (e) => {
@@ -24,7 +29,7 @@ export class Controls {
         text: $('free-text').value,
         numHeads: Number($('free-heads').value),
         dK: Number($('free-dk').value),
-        seed: Number.isInteger(seed) && seed >= 0 && seed < 2 ** 32 ? seed : 0,
+        seed: Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED ? seed : 0,
         causal: $('free-causal').checked,
       });
     });

@@ -2,14 +2,17 @@
 // tokens on the other, a line from query to key for each head, its opacity
 // the weight and its colour the head's. Hover (or focus) a token to keep only
 // its lines; click it (or Enter) to lock that choice, click again (or Escape)
-// to unlock. "columns" puts the two sides left and right as bertviz does;
-// "rows" puts them above and below, which reads better for CJK sentences.
+// to unlock (lib/hover-lock.mjs). "columns" puts the two sides left and right
+// as bertviz does; "rows" puts them above and below, which reads better for
+// CJK sentences.
 import d3 from '../lib/d3.mjs';
-import { headColor } from '../lib/colors.mjs';
+import { UI, headColor } from '../lib/palette.mjs';
+import { SVG_NS } from '../lib/dom.mjs';
+import { HoverLock } from '../lib/hover-lock.mjs';
 import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
 import { downloadPng, downloadSvg } from '../lib/download.mjs';
 import { allHeads } from '../model/compute.mjs';
-import { headTitle } from './heads-grid.mjs';
+import { headTitle } from '../model/head-names.mjs';
 
 const FONT = 13;
 const STEP = 24; // distance between neighbouring tokens
@@ -38,14 +41,14 @@ function appendControls(container, exportLabel) {
 }
 
 export class HeadView {
-  #hover = null;
-  #lock = null;
+  #selection = new HoverLock();
   #run = null;
   #key = '';
 
   /**
    * @param {HTMLElement} container the view appends its controls (head toggles, layout, export) and its drawing to it
-   * @param {{ onLock: (sel: object | null) => void, onLines: (names: string[]) => void, onLayout: (layout: string) => void }} handlers
+   * @param {{ onLock: (token: object | null) => void, onLines: (names: string[]) => void,
+   *   onLayout: (layout: string) => void }} handlers
    * @param {{ exportLabel?: string }} options the accessible name of the export buttons' group
    */
   constructor(container, handlers, { exportLabel = 'Export the head view' } = {}) {
@@ -56,8 +59,12 @@ export class HeadView {
     this.box = container.querySelector('.head-view-svg');
     for (const input of container.querySelectorAll('input[name="layout"]'))
       input.addEventListener('change', () => input.checked && handlers.onLayout(input.value));
-    container.querySelector('.export-svg').addEventListener('click', () => this.svg && downloadSvg(this.svg, this.#fileName('svg')));
-    container.querySelector('.export-png').addEventListener('click', () => this.svg && downloadPng(this.svg, this.#fileName('png')));
+    container
+      .querySelector('.export-svg')
+      .addEventListener('click', () => this.svg && downloadSvg(this.svg, this.#fileName('svg')));
+    container
+      .querySelector('.export-png')
+      .addEventListener('click', () => this.svg && downloadPng(this.svg, this.#fileName('png')));
   }
 
   #fileName(ext) {
@@ -72,9 +79,16 @@ export class HeadView {
 
   update(run, state) {
     this.#run = run;
-    this.#lock = state.lock;
-    for (const input of this.container.querySelectorAll('input[name="layout"]')) input.checked = input.value === state.layout;
-    const key = JSON.stringify([run.mode, run.queryTokens.map((t) => t.text), run.keyTokens.map((t) => t.text), allHeads(run).map((h) => h.name), state.layout]);
+    this.#selection.locked = state.lock;
+    for (const input of this.container.querySelectorAll('input[name="layout"]'))
+      input.checked = input.value === state.layout;
+    const key = JSON.stringify([
+      run.mode,
+      run.queryTokens.map((t) => t.text),
+      run.keyTokens.map((t) => t.text),
+      allHeads(run).map((h) => h.name),
+      state.layout,
+    ]);
     if (key !== this.#key) {
       this.#key = key;
       this.#build(run, state.layout);
@@ -93,13 +107,16 @@ export class HeadView {
         label.className = 'toggle';
         label.style.setProperty('--head-color', headColor(h.name, h.index));
         const input = Object.assign(document.createElement('input'), { type: 'checkbox', value: h.name });
-        input.addEventListener('change', () => this.handlers.onLines([...this.toggles.querySelectorAll('input:checked')].map((i) => i.value)));
+        input.addEventListener('change', () =>
+          this.handlers.onLines([...this.toggles.querySelectorAll('input:checked')].map((i) => i.value)),
+        );
         label.append(input, headTitle(h.name));
         return label;
       }),
     );
 
-    const extent = (tokens) => Math.max(...tokens.map((t) => labelEm(shortLabel(t.text)) * FONT + String(t.index).length * 6)) + 10;
+    const extent = (tokens) =>
+      Math.max(...tokens.map((t) => labelEm(shortLabel(t.text)) * FONT + String(t.index).length * 6)) + 10;
     const sides = { query: run.queryTokens, key: run.keyTokens };
     const n = Math.max(run.queryTokens.length, run.keyTokens.length);
     const columns = layout === 'columns';
@@ -112,31 +129,63 @@ export class HeadView {
     const [width, height] = columns ? [across, along] : [along, across];
     this.geometry = { columns, qSize, kSize };
 
-    const svg = d3.create('svg').attr('viewBox', `0 0 ${width} ${height}`).attr('font-family', UI_FONTS).attr('font-size', FONT)
-      .attr('role', 'group').attr('aria-label', 'Head view: lines from each query token to the key tokens it attends to, one colour per head, opacity = weight.')
+    const svg = d3
+      .create('svg')
+      .attr('viewBox', `0 0 ${width} ${height}`)
+      .attr('font-family', UI_FONTS)
+      .attr('font-size', FONT)
+      .attr('role', 'group')
+      .attr(
+        'aria-label',
+        'Head view: lines from each query token to the key tokens it attends to, ' +
+          'one colour per head, opacity = weight.',
+      )
       .style('--natural-width', `${width}px`);
     this.lines = svg.append('g').attr('class', 'lines');
     for (const [side, tokens] of Object.entries(sides)) {
       const g = svg.append('g').attr('class', `tokens ${side}`);
       tokens.forEach((t, i) => {
-        const token = g.append('g').attr('class', 'token').attr('data-side', side).attr('data-index', i).attr('tabindex', 0).attr('role', 'button')
-          .attr('aria-pressed', 'false').attr('aria-label', `${side} ${tokenName(t)}: show only its lines (click or Enter to lock)`);
+        const token = g
+          .append('g')
+          .attr('class', 'token')
+          .attr('data-side', side)
+          .attr('data-index', i)
+          .attr('tabindex', 0)
+          .attr('role', 'button')
+          .attr('aria-pressed', 'false')
+          .attr('aria-label', `${side} ${tokenName(t)}: show only its lines (click or Enter to lock)`);
         const p = this.#position(side, i);
         const upright = !columns && isWide(t.text);
         const size = side === 'query' ? qSize : kSize;
         const box = columns
           ? { x: side === 'query' ? 0 : p.x, y: p.y - STEP / 2, width: size, height: STEP }
           : { x: p.x - STEP / 2, y: side === 'query' ? 0 : p.y, width: STEP, height: size };
-        token.append('rect').attr('class', 'hit').attr('rx', 3).attr('fill', 'transparent').attr('x', box.x).attr('y', box.y).attr('width', box.width).attr('height', box.height);
+        token
+          .append('rect')
+          .attr('class', 'hit')
+          .attr('rx', 3)
+          .attr('fill', 'transparent')
+          .attr('x', box.x)
+          .attr('y', box.y)
+          .attr('width', box.width)
+          .attr('height', box.height);
         // Turned 90° (rows, non-CJK), "start" runs the text up from the anchor and "end" down.
-        const anchor = columns ? (side === 'query' ? 'end' : 'start') : upright ? 'middle' : side === 'query' ? 'start' : 'end';
+        const anchor = columns
+          ? side === 'query'
+            ? 'end'
+            : 'start'
+          : upright
+            ? 'middle'
+            : side === 'query'
+              ? 'start'
+              : 'end';
         const text = token.append('text').attr('text-anchor', anchor);
         if (columns) text.attr('x', side === 'query' ? p.x - 6 : p.x + 6).attr('y', p.y + 4.5);
         else if (upright) text.attr('x', p.x).attr('y', side === 'query' ? p.y - 10 : p.y + 20);
         else text.attr('transform', `translate(${p.x + 4.5},${side === 'query' ? p.y - 6 : p.y + 6}) rotate(-90)`);
         styleTokenText(text.node(), t);
         text.append('tspan').text(shortLabel(t.text));
-        text.append('tspan').attr('font-size', 8).attr('fill', '#5b5b66').attr('dx', 1).text(t.index);
+        text.append('tspan').attr('font-size', 8).attr('fill', UI.muted).attr('dx', 1).text(t.index);
         if (upright) text.select('tspan:last-of-type').attr('x', p.x).attr('dy', 9).attr('dx', null);
         this.#listenToken(token.node(), { side, index: i });
       });
@@ -154,12 +203,12 @@ export class HeadView {
     return columns ? { x: across, y: along } : { x: along, y: across };
   }
 
-  #listenToken(node, sel) {
-    const same = (a, b) => a && b && a.side === b.side && a.index === b.index;
-    const toggleLock = () => this.handlers.onLock(same(this.#lock, sel) ? null : sel);
-    node.addEventListener('pointerenter', () => this.#setHover(sel));
+  /** Pointer and focus hover a token; click, Enter or Space toggle its lock; Escape unlocks. */
+  #listenToken(node, token) {
+    const toggleLock = () => this.handlers.onLock(this.#selection.toggled(token));
+    node.addEventListener('pointerenter', () => this.#setHover(token));
     node.addEventListener('pointerleave', () => this.#setHover(null));
-    node.addEventListener('focus', () => this.#setHover(sel));
+    node.addEventListener('focus', () => this.#setHover(token));
     node.addEventListener('blur', () => this.#setHover(null));
     node.addEventListener('click', toggleLock);
     node.addEventListener('keydown', (e) => {
@@ -170,8 +219,8 @@ export class HeadView {
     });
   }
 
-  #setHover(sel) {
-    this.#hover = sel;
+  #setHover(token) {
+    this.#selection.hovered = token;
     this.#applySelection();
   }
 
@@ -191,10 +240,18 @@ export class HeadView {
           seen.add(key);
           let line = this.lineMap.get(key);
           if (!line) {
-            line = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+            line = document.createElementNS(SVG_NS, 'line');
             const a = this.#position('query', q);
             const b = this.#position('key', k);
-            for (const [name, value] of [['x1', a.x], ['y1', a.y], ['x2', b.x], ['y2', b.y], ['stroke', color], ['stroke-width', 2], ['stroke-linecap', 'round']])
+            for (const [name, value] of [
+              ['x1', a.x],
+              ['y1', a.y],
+              ['x2', b.x],
+              ['y2', b.y],
+              ['stroke', color],
+              ['stroke-width', 2],
+              ['stroke-linecap', 'round'],
+            ])
               line.setAttribute(name, value);
             Object.assign(line.dataset, { headName: head.name, q, k });
             this.lineMap.set(key, line);
@@ -211,19 +268,18 @@ export class HeadView {
       }
   }
 
-  /** Hover wins over the lock; with neither, every line shows. */
+  /** Only the focused token's lines show (the hovered one, else the locked one); with neither, every line. */
   #applySelection() {
     if (!this.svg) return;
-    const sel = this.#hover ?? this.#lock;
-    this.svg.classList.toggle('focused', Boolean(sel));
-    const attr = sel?.side === 'key' ? 'k' : 'q';
-    for (const line of this.lines.node().children) line.classList.toggle('on', Boolean(sel) && Number(line.dataset[attr]) === sel.index);
-    for (const token of this.svg.querySelectorAll('.token')) {
-      const { side, index } = token.dataset;
-      const hot = sel && side === sel.side && Number(index) === sel.index;
-      token.classList.toggle('hot', Boolean(hot));
-      const locked = this.#lock && side === this.#lock.side && Number(index) === this.#lock.index;
-      token.setAttribute('aria-pressed', String(Boolean(locked)));
+    const focused = this.#selection.focused;
+    this.svg.classList.toggle('focused', Boolean(focused));
+    const end = focused?.side === 'key' ? 'k' : 'q';
+    for (const line of this.lines.node().children)
+      line.classList.toggle('on', Boolean(focused) && Number(line.dataset[end]) === focused.index);
+    for (const node of this.svg.querySelectorAll('.token')) {
+      const token = { side: node.dataset.side, index: Number(node.dataset.index) };
+      node.classList.toggle('hot', this.#selection.isFocused(token));
+      node.setAttribute('aria-pressed', String(this.#selection.isLocked(token)));
     }
   }
 }

@@ -1,37 +1,19 @@
 // Every head of the current run side by side, one heatmap each (the single
-// head last), with the ground-truth overlay: a ring on each annotated target,
-// solid where the head's top key hits it, dashed where it misses. The single
-// head gets the three heads' targets as rings in their colours. Also the
-// current head's export (CSV, JSON, SVG, PNG).
+// head last), with the ground-truth overlay (model/rings.mjs): a ring on each
+// annotated target, solid where the head's top key hits it, dashed where it
+// misses. The heatmap of the current head is the one the page exports.
 import { Heatmap } from './heatmap.mjs';
-import { headColor } from '../lib/colors.mjs';
+import { headColor } from '../lib/palette.mjs';
 import { HEAD_INFO } from '../model/designed-heads.mjs';
 import { allHeads } from '../model/compute.mjs';
-
-const RING_DARK = '#1b1b1f';
-
-/** A head's display title ("role head", "head 2", "single head"). */
-export function headTitle(name) {
-  return name.startsWith('head-') ? `head ${name.slice(5)}` : `${name} head`;
-}
+import { headTitle } from '../model/head-names.mjs';
+import { ringsFor } from '../model/rings.mjs';
 
 function describe(run, head) {
   if (HEAD_INFO[head.name] && run.mode !== 'free') return HEAD_INFO[head.name];
-  if (head.name === 'single') return `one head as wide as the ${run.heads.length} together, scoring the sum of their scores`;
+  if (head.name === 'single')
+    return `one head as wide as the ${run.heads.length} together, scoring the sum of their scores`;
   return `seeded random wQ, wK, wV (dK ${run.dims.dK})`;
-}
-
-/** Ground-truth rings for one head (see the module comment). */
-function ringsFor(run, head) {
-  const ring = (q, k, color, r, tops) => ({ q, k, color, r, dashed: !tops[q].includes(k) });
-  if (head.name !== 'single')
-    return (head.targets ?? []).flatMap((t, q) => t.keys.map((k) => ring(q, k, RING_DARK, 0.36, head.tops)));
-  // The single head: each head's targets (or, in free mode, each head's tops), nested rings by head.
-  return run.heads.flatMap((h, i) => {
-    const r = 0.44 - (0.3 * i) / Math.max(1, run.heads.length);
-    const wanted = h.targets ? h.targets.map((t) => t.keys) : h.tops;
-    return wanted.flatMap((keys, q) => keys.map((k) => ring(q, k, headColor(h.name, h.index), r, run.single.tops)));
-  });
 }
 
 export class HeadsGrid {
@@ -77,7 +59,12 @@ export class HeadsGrid {
   /** Renders the run; new heatmaps are built one per task, so a big free-mode grid never blocks the page for long. */
   async update(run, state) {
     const heads = allHeads(run);
-    const key = JSON.stringify([run.mode, run.queryTokens.map((t) => t.text), run.keyTokens.map((t) => t.text), heads.map((h) => h.name)]);
+    const key = JSON.stringify([
+      run.mode,
+      run.queryTokens.map((t) => t.text),
+      run.keyTokens.map((t) => t.text),
+      heads.map((h) => h.name),
+    ]);
     if (key !== this.#key) {
       this.#key = key;
       this.#building = this.#build(run, heads, key);

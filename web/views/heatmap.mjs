@@ -6,7 +6,11 @@
 // Hover, or focus it and use the arrow keys, to read a value; click or Enter
 // to select that query token in every view.
 import d3 from '../lib/d3.mjs';
-import { weightRamp } from '../lib/colors.mjs';
+import { UI } from '../lib/palette.mjs';
+import { weightRamp } from '../lib/scales.mjs';
+import { SVG_NS } from '../lib/dom.mjs';
+import { appendHatch } from '../lib/hatch.mjs';
+import { GridCursor } from '../lib/grid-cursor.mjs';
 import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
 import { weightsTable } from './data-table.mjs';
 
@@ -15,7 +19,6 @@ const FONT = 12;
 const INDEX_FONT = 8;
 const TITLE_H = 22;
 const LEGEND_H = 50;
-const SVG_NS = 'http://www.w3.org/2000/svg';
 let instances = 0;
 
 /** Width (in px at font size FONT) of a token label with its position index. */
@@ -26,7 +29,7 @@ function appendLabel(parent, token, attrs) {
   for (const [k, v] of Object.entries(attrs)) text.attr(k, v);
   styleTokenText(text.node(), token);
   text.append('tspan').text(shortLabel(token.text));
-  text.append('tspan').attr('font-size', INDEX_FONT).attr('fill', '#5b5b66').attr('dx', 1).text(token.index);
+  text.append('tspan').attr('font-size', INDEX_FONT).attr('fill', UI.muted).attr('dx', 1).text(token.index);
   text.append('title').text(`${tokenName(token)}: ${token.title ?? ''}`);
   return text;
 }
@@ -35,7 +38,7 @@ export class Heatmap {
   #cells;
   #weights = null;
   #causal = false;
-  #cursor = null;
+  #cursor;
   #geometry;
 
   /**
@@ -64,7 +67,11 @@ export class Heatmap {
       .attr('font-size', FONT)
       .attr('tabindex', 0)
       .attr('role', 'img')
-      .attr('aria-label', `${title}: attention weights of ${rows} query tokens (rows) over ${cols} key tokens (columns). Arrow keys read a weight; Enter selects that query token; the table below lists every number.`)
+      .attr(
+        'aria-label',
+        `${title}: attention weights of ${rows} query tokens (rows) over ${cols} key tokens (columns). ` +
+          'Arrow keys read a weight; Enter selects that query token; the table below lists every number.',
+      )
       .attr('aria-describedby', `${id}-readout`)
       .style('--natural-width', `${width}px`);
     this.svg = svg.node();
@@ -80,15 +87,15 @@ export class Heatmap {
       } else appendLabel(colLabels, t, { transform: `translate(${cx + 4},${y0 - 4}) rotate(-90)` });
     });
     const rowLabels = svg.append('g').attr('class', 'row-labels');
-    queryTokens.forEach((t, q) => appendLabel(rowLabels, t, { x: x0 - 5, y: y0 + q * CELL + CELL / 2 + 4, 'text-anchor': 'end' }));
+    queryTokens.forEach((t, q) =>
+      appendLabel(rowLabels, t, { x: x0 - 5, y: y0 + q * CELL + CELL / 2 + 4, 'text-anchor': 'end' }),
+    );
     this.rowLabels = rowLabels.selectAll('text').nodes();
     this.colLabels = colLabels.selectAll('text').nodes();
 
     const defs = svg.append('defs');
     this.hatchId = `${id}-masked`;
-    const hatch = defs.append('pattern').attr('id', this.hatchId).attr('patternUnits', 'userSpaceOnUse').attr('width', 5).attr('height', 5).attr('patternTransform', 'rotate(45)');
-    hatch.append('rect').attr('width', 5).attr('height', 5).attr('fill', '#f2f2f2');
-    hatch.append('line').attr('y2', 5).attr('stroke', '#b8b8c0').attr('stroke-width', 1.5);
+    appendHatch(defs, this.hatchId, { size: 5, strokeWidth: 1.5 });
 
     // Plain DOM calls for the cells: a 40×40 map has 1,600 of them, and d3's
     // per-element chains made building it a long task.
@@ -106,14 +113,38 @@ export class Heatmap {
         return rect;
       }),
     );
-    this.rowMark = svg.append('rect').attr('class', 'row-mark').attr('x', x0 - 1).attr('width', cols * CELL + 1).attr('height', CELL + 1)
-      .attr('fill', 'none').attr('stroke', '#1b1b1f').attr('stroke-width', 1.5).attr('stroke-dasharray', '4 2').attr('display', 'none').node();
+    this.rowMark = svg
+      .append('rect')
+      .attr('class', 'row-mark')
+      .attr('x', x0 - 1)
+      .attr('width', cols * CELL + 1)
+      .attr('height', CELL + 1)
+      .attr('fill', 'none')
+      .attr('stroke', UI.ink)
+      .attr('stroke-width', 1.5)
+      .attr('stroke-dasharray', '4 2')
+      .attr('display', 'none')
+      .node();
     this.rings = svg.append('g').attr('class', 'rings').attr('pointer-events', 'none');
-    this.cursorMark = svg.append('rect').attr('class', 'cursor').attr('width', CELL + 1).attr('height', CELL + 1)
-      .attr('fill', 'none').attr('stroke', '#1b1b1f').attr('stroke-width', 2).attr('display', 'none').attr('pointer-events', 'none').node();
+    this.cursorMark = svg
+      .append('rect')
+      .attr('class', 'cursor')
+      .attr('width', CELL + 1)
+      .attr('height', CELL + 1)
+      .attr('fill', 'none')
+      .attr('stroke', UI.ink)
+      .attr('stroke-width', 2)
+      .attr('display', 'none')
+      .attr('pointer-events', 'none')
+      .node();
     this.#legend(svg, y0 + rows * CELL + 12);
 
-    const readout = figure.append('p').attr('class', 'readout').attr('id', `${id}-readout`).attr('aria-live', 'polite').text('Hover a cell, or focus the map and use the arrow keys.');
+    const readout = figure
+      .append('p')
+      .attr('class', 'readout')
+      .attr('id', `${id}-readout`)
+      .attr('aria-live', 'polite')
+      .text('Hover a cell, or focus the map and use the arrow keys.');
     this.readout = readout.node();
     const details = figure.append('details').attr('class', 'numbers');
     details.append('summary').text('Table of these numbers');
@@ -127,63 +158,75 @@ export class Heatmap {
   #legend(svg, y) {
     const gradientId = `${this.hatchId}-ramp`;
     const gradient = svg.select('defs').append('linearGradient').attr('id', gradientId);
-    d3.range(0, 1.0001, 0.125).forEach((t) => gradient.append('stop').attr('offset', t).attr('stop-color', this.ramp(t)));
+    d3.range(0, 1.0001, 0.125).forEach((t) =>
+      gradient.append('stop').attr('offset', t).attr('stop-color', this.ramp(t)),
+    );
     const legend = svg.append('g').attr('class', 'legend').attr('transform', `translate(${this.#geometry.x0},${y})`);
-    legend.append('rect').attr('width', 120).attr('height', 9).attr('fill', `url(#${gradientId})`).attr('stroke', '#c8c8d0');
-    [0, 0.5, 1].forEach((t) => legend.append('text').attr('x', t * 120).attr('y', 21).attr('font-size', 9).attr('text-anchor', 'middle').text(t));
-    legend.append('text').attr('x', 128).attr('y', 8).attr('font-size', 9).attr('fill', '#5b5b66').text('weight');
+    legend
+      .append('rect')
+      .attr('width', 120)
+      .attr('height', 9)
+      .attr('fill', `url(#${gradientId})`)
+      .attr('stroke', UI.legendOutline);
+    [0, 0.5, 1].forEach((t) =>
+      legend
+        .append('text')
+        .attr('x', t * 120)
+        .attr('y', 21)
+        .attr('font-size', 9)
+        .attr('text-anchor', 'middle')
+        .text(t),
+    );
+    legend.append('text').attr('x', 128).attr('y', 8).attr('font-size', 9).attr('fill', UI.muted).text('weight');
     this.maskLegend = legend.append('g').attr('transform', 'translate(0,26)').attr('display', 'none');
   }
 
+  /** Pointer and keyboard: a cell's row is its query, its column its key (GridCursor). */
   #listen() {
     const { svg } = this;
-    const cellOf = (target) => (target?.dataset?.q === undefined ? null : { q: Number(target.dataset.q), k: Number(target.dataset.k) });
-    svg.addEventListener('pointermove', (e) => this.#point(cellOf(e.target)));
-    svg.addEventListener('pointerleave', () => this.#point(null));
+    const cursor = new GridCursor(this.queryTokens.length, this.keyTokens.length, {
+      onMove: (cell) => this.#point(cell),
+      onSelect: ({ row }) => this.onSelect?.(row),
+    });
+    this.#cursor = cursor;
+    const cellOf = ({ dataset }) =>
+      dataset?.q === undefined ? null : { row: Number(dataset.q), col: Number(dataset.k) };
+    svg.addEventListener('pointermove', (e) => cursor.point(cellOf(e.target)));
+    svg.addEventListener('pointerleave', () => cursor.point(null));
     svg.addEventListener('click', (e) => {
       const cell = cellOf(e.target);
-      if (cell) this.onSelect?.(cell.q);
+      if (cell) this.onSelect?.(cell.row);
     });
-    svg.addEventListener('focus', () => this.#point(this.#cursor ?? { q: 0, k: 0 }));
-    svg.addEventListener('blur', () => this.#point(null));
-    svg.addEventListener('keydown', (e) => {
-      const { q, k } = this.#cursor ?? { q: 0, k: 0 };
-      const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
-      if (move) {
-        e.preventDefault();
-        const clamp = (v, n) => Math.max(0, Math.min(n - 1, v));
-        this.#point({ q: clamp(q + move[0], this.queryTokens.length), k: clamp(k + move[1], this.keyTokens.length) });
-      } else if (e.key === 'Enter' || e.key === ' ') {
-        e.preventDefault();
-        this.onSelect?.(q);
-      }
-    });
+    svg.addEventListener('focus', () => cursor.show());
+    svg.addEventListener('blur', () => cursor.point(null));
+    svg.addEventListener('keydown', (e) => cursor.key(e.key) && e.preventDefault());
   }
 
+  /** Marks the cell under the cursor and reads its weight out (null: none). */
   #point(cell) {
-    this.#cursor = cell;
-    this.rowLabels.forEach((t, q) => t.classList.toggle('hot', cell?.q === q));
-    this.colLabels.forEach((t, k) => t.classList.toggle('hot', cell?.k === k));
+    this.rowLabels.forEach((t, q) => t.classList.toggle('hot', cell?.row === q));
+    this.colLabels.forEach((t, k) => t.classList.toggle('hot', cell?.col === k));
     if (!cell || !this.#weights) {
       this.cursorMark.setAttribute('display', 'none');
       return;
     }
-    const { q, k } = cell;
+    const { row: q, col: k } = cell;
     const { x0, y0 } = this.#geometry;
     this.cursorMark.setAttribute('x', x0 + k * CELL - 1);
     this.cursorMark.setAttribute('y', y0 + q * CELL - 1);
     this.cursorMark.setAttribute('display', 'inline');
     const w = this.#weights[q * this.keyTokens.length + k];
     const masked = this.#causal && k > q;
-    this.readout.textContent = `${this.title}: query ${tokenName(this.queryTokens[q])} → key ${tokenName(this.keyTokens[k])}: ${
-      masked ? '0 exactly (masked: the key is in the future)' : w.toPrecision(5)
-    }`;
+    const value = masked ? '0 exactly (masked: the key is in the future)' : w.toPrecision(5);
+    const pair = `query ${tokenName(this.queryTokens[q])} → key ${tokenName(this.keyTokens[k])}`;
+    this.readout.textContent = `${this.title}: ${pair}: ${value}`;
   }
 
   /**
    * Shows a head's weights.
    * @param {Float32Array} weights row-major [query, key], the engine's
-   * @param {{ causal?: boolean, rings?: { q: number, k: number, color: string, r: number, dashed: boolean }[] }} [options]
+   * @param {{ causal?: boolean,
+   *   rings?: { q: number, k: number, color: string, r: number, dashed: boolean }[] }} [options]
    *   rings: ground-truth markers drawn over cells (r: radius as a fraction of a cell)
    */
   update(weights, { causal = false, rings = [] } = {}) {
@@ -212,7 +255,7 @@ export class Heatmap {
       .attr('stroke', (d) => d.color)
       .attr('stroke-width', 1.6)
       .attr('stroke-dasharray', (d) => (d.dashed ? '2.5 2' : null));
-    if (this.#cursor) this.#point(this.#cursor);
+    if (this.#cursor.cell) this.#point(this.#cursor.cell);
     if (this.details.open) this.#renderTable();
   }
 
@@ -220,8 +263,18 @@ export class Heatmap {
     const g = this.maskLegend;
     g.attr('display', causal ? null : 'none');
     if (!causal || g.selectAll('*').size() > 0) return;
-    g.append('rect').attr('y', -1).attr('width', 9).attr('height', 9).attr('fill', `url(#${this.hatchId})`).attr('stroke', '#c8c8d0');
-    g.append('text').attr('x', 13).attr('y', 7).attr('font-size', 9).attr('fill', '#5b5b66').text('masked (causal): exactly 0');
+    g.append('rect')
+      .attr('y', -1)
+      .attr('width', 9)
+      .attr('height', 9)
+      .attr('fill', `url(#${this.hatchId})`)
+      .attr('stroke', UI.legendOutline);
+    g.append('text')
+      .attr('x', 13)
+      .attr('y', 7)
+      .attr('font-size', 9)
+      .attr('fill', UI.muted)
+      .text('masked (causal): exactly 0');
   }
 
   /** Outlines query row q in this map (null: none). */

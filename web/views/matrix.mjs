@@ -4,7 +4,11 @@
 // (masked scores) hatched. Hover, or focus and use the arrow keys, to read a
 // value. Rebuilt when the stage changes; a 48×64 wO is 3,072 cells.
 import d3 from '../lib/d3.mjs';
-import { divergingScale, weightRamp } from '../lib/colors.mjs';
+import { UI } from '../lib/palette.mjs';
+import { divergingScale, weightRamp } from '../lib/scales.mjs';
+import { SVG_NS } from '../lib/dom.mjs';
+import { appendHatch } from '../lib/hatch.mjs';
+import { GridCursor } from '../lib/grid-cursor.mjs';
 import { UI_FONTS, labelEm, shortLabel, styleTokenText } from '../lib/tokens.mjs';
 
 const LABEL_FONT = 9;
@@ -30,27 +34,44 @@ export function matrixSvg({ title, values, rows, cols, rowLabels, colLabels, wei
   const finite = Array.from(values).filter(Number.isFinite);
   const color = weights ? weightRamp(weights) : divergingScale(d3.max(finite, Math.abs) ?? 1);
 
-  const svg = d3.create('svg').attr('viewBox', `0 0 ${width} ${height}`).attr('font-family', UI_FONTS).attr('font-size', 11)
-    .attr('tabindex', 0).attr('role', 'img').attr('aria-label', `${title}: ${rows} × ${cols}. Arrow keys read a value.`)
+  const svg = d3
+    .create('svg')
+    .attr('viewBox', `0 0 ${width} ${height}`)
+    .attr('font-family', UI_FONTS)
+    .attr('font-size', 11)
+    .attr('tabindex', 0)
+    .attr('role', 'img')
+    .attr('aria-label', `${title}: ${rows} × ${cols}. Arrow keys read a value.`)
     .style('--natural-width', `${width}px`);
   svg.append('text').attr('y', 13).attr('font-weight', 600).text(`${title}  (${rows} × ${cols})`);
   const hatchId = `matrix-hatch-${++instances}`;
-  const hatch = svg.append('defs').append('pattern').attr('id', hatchId).attr('patternUnits', 'userSpaceOnUse').attr('width', 4).attr('height', 4).attr('patternTransform', 'rotate(45)');
-  hatch.append('rect').attr('width', 4).attr('height', 4).attr('fill', '#f2f2f2');
-  hatch.append('line').attr('y2', 4).attr('stroke', '#b8b8c0').attr('stroke-width', 1.2);
+  appendHatch(svg.append('defs'), hatchId, { size: 4, strokeWidth: 1.2 });
 
-  const colG = svg.append('g').attr('font-size', LABEL_FONT).attr('fill', '#3b3b44');
-  colLabels.forEach((l, c) => colG.append('text').attr('transform', `translate(${x0 + c * cell + cell / 2 + 3},${y0 - 3}) rotate(-90)`).text(shortLabel(l, 18)).append('title').text(l));
+  const colG = svg.append('g').attr('font-size', LABEL_FONT).attr('fill', UI.axisLabel);
+  colLabels.forEach((l, c) =>
+    colG
+      .append('text')
+      .attr('transform', `translate(${x0 + c * cell + cell / 2 + 3},${y0 - 3}) rotate(-90)`)
+      .text(shortLabel(l, 18))
+      .append('title')
+      .text(l),
+  );
   const rowG = svg.append('g');
   rowLabels.forEach((l, r) => {
-    const text = rowG.append('text').attr('x', x0 - 4).attr('y', y0 + r * cell + cell / 2 + 3.5).attr('text-anchor', 'end').attr('font-size', Math.min(11, cell)).text(shortLabel(l.text, 16));
+    const text = rowG
+      .append('text')
+      .attr('x', x0 - 4)
+      .attr('y', y0 + r * cell + cell / 2 + 3.5)
+      .attr('text-anchor', 'end')
+      .attr('font-size', Math.min(11, cell))
+      .text(shortLabel(l.text, 16));
     if (l.token) styleTokenText(text.node(), l.token);
   });
   const cells = svg.append('g').node();
   for (let r = 0; r < rows; r++)
     for (let c = 0; c < cols; c++) {
       const v = values[r * cols + c];
-      const rect = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+      const rect = document.createElementNS(SVG_NS, 'rect');
       rect.setAttribute('x', x0 + c * cell);
       rect.setAttribute('y', y0 + r * cell);
       rect.setAttribute('width', cell - 0.5);
@@ -60,22 +81,32 @@ export function matrixSvg({ title, values, rows, cols, rowLabels, colLabels, wei
       rect.dataset.c = c;
       cells.append(rect);
     }
-  const cursor = svg.append('rect').attr('width', cell + 1).attr('height', cell + 1).attr('fill', 'none').attr('stroke', '#1b1b1f').attr('stroke-width', 1.5).attr('display', 'none').attr('pointer-events', 'none');
+  const mark = svg
+    .append('rect')
+    .attr('width', cell + 1)
+    .attr('height', cell + 1)
+    .attr('fill', 'none')
+    .attr('stroke', UI.ink)
+    .attr('stroke-width', 1.5)
+    .attr('display', 'none')
+    .attr('pointer-events', 'none');
 
-  let at = null;
-  const show = (r, c) => {
-    at = { r, c };
-    cursor.attr('display', null).attr('x', x0 + c * cell - 0.5).attr('y', y0 + r * cell - 0.5);
-    readout.textContent = `${title} [${rowLabels[r].text}, ${colLabels[c] || `column ${c}`}] = ${format(values[r * cols + c])}`;
-  };
-  const node = svg.node();
-  node.addEventListener('pointermove', (e) => e.target.dataset?.r !== undefined && show(Number(e.target.dataset.r), Number(e.target.dataset.c)));
-  node.addEventListener('focus', () => show(at?.r ?? 0, at?.c ?? 0));
-  node.addEventListener('keydown', (e) => {
-    const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
-    if (!move) return;
-    e.preventDefault();
-    show(Math.max(0, Math.min(rows - 1, (at?.r ?? 0) + move[0])), Math.max(0, Math.min(cols - 1, (at?.c ?? 0) + move[1])));
+  // The cursor stays on the last cell read when the pointer or the focus leaves.
+  const cursor = new GridCursor(rows, cols, {
+    onMove: ({ row: r, col: c }) => {
+      mark
+        .attr('display', null)
+        .attr('x', x0 + c * cell - 0.5)
+        .attr('y', y0 + r * cell - 0.5);
+      const column = colLabels[c] || `column ${c}`;
+      readout.textContent = `${title} [${rowLabels[r].text}, ${column}] = ${format(values[r * cols + c])}`;
+    },
   });
+  const node = svg.node();
+  node.addEventListener('pointermove', ({ target: { dataset } }) => {
+    if (dataset?.r !== undefined) cursor.point({ row: Number(dataset.r), col: Number(dataset.c) });
+  });
+  node.addEventListener('focus', () => cursor.show());
+  node.addEventListener('keydown', (e) => cursor.key(e.key) && e.preventDefault());
   return node;
 }

@@ -1,26 +1,13 @@
-// Seeded random inputs: mulberry32 for uniforms, Box–Muller for normals.
+// Seeded random inputs: mulberry32 for uniforms, Box–Muller for normals (both
+// from the page's web/model/random.mjs, the project's one copy of them).
 // Scales follow the fixtures: inputs ~N(0,1), weights ~N(0, 1/dModel) resp.
 // N(0, 1/(numHeads*dV)) for wO, biases ~N(0, 0.25).
+import { mulberry32, normal } from '../../../web/model/random.mjs';
 
-/** mulberry32: a small, fast 32-bit PRNG; returns uniforms in [0, 1). */
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 /** Standard normals from a uniform generator (Box–Muller, one value per pair). */
-export function gaussian(uniform) {
-  return () => {
-    const u = 1 - uniform(); // (0, 1]: log(0) never happens
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform());
-  };
-}
+export const gaussian = (uniform) => () => normal(uniform);
 
 export function randomFloat32(normal, count, std = 1) {
   const a = new Float32Array(count);
@@ -43,7 +30,14 @@ export function randomCase(seed, config) {
   const dV = config.dV ?? dModel / numHeads;
   const query = randomFloat32(normal, batch * seqLenQ * dModel, config.queryScale ?? 1);
   const args = {
-    batch, seqLenQ, seqLenK, dModel, numHeads, dK, dV, causal,
+    batch,
+    seqLenQ,
+    seqLenK,
+    dModel,
+    numHeads,
+    dK,
+    dV,
+    causal,
     query,
     key: self ? query : randomFloat32(normal, batch * seqLenK * dModel),
     value: self ? query : randomFloat32(normal, batch * seqLenK * dModel),

@@ -1,0 +1,70 @@
+// The pipeline's live checks: the three points of the material (every head
+// sees the whole sequence, each head has its own projections, Concat + wO
+// maps back to dModel) and the invariants of attention, each computed from
+// the engine's arrays of the run itself. Pure.
+import { maskedScores, maxAbsDiff, maxRowSumError, softmaxRows } from './stats.mjs';
+import { allHeads } from './compute.mjs';
+
+/** @returns {{ ok: boolean, text: string }[]} six checks, in the pipeline's order */
+export function pipelineChecks(run) {
+  const { rows, cols, dims, spec, projections: P, causal } = run;
+  const { dModel, numHeads, dK, dV } = dims;
+  const heads = allHeads(run);
+  // Heads a and b of a projection [dModel, numHeads·width] hold the same numbers?
+  const same = (w, width, a, b) => {
+    const at = (r, h, c) => w[r * numHeads * width + h * width + c];
+    for (let r = 0; r < dModel; r++) for (let c = 0; c < width; c++) if (at(r, a, c) !== at(r, b, c)) return false;
+    return true;
+  };
+  const distinct = (w, width) => run.heads.every((_, a) => run.heads.every((__, b) => a >= b || !same(w, width, a, b)));
+  let masked = 0;
+  let maskedZero = 0;
+  if (causal)
+    for (const head of heads)
+      for (let q = 0; q < rows; q++)
+        for (let k = q + 1; k < cols; k++) {
+          masked += 1;
+          if (head.weights[q * cols + k] === 0) maskedZero += 1;
+        }
+  const softmaxOf = (h) =>
+    softmaxRows(maskedScores(run.scores, { rows, cols, head: h, causal, mask: true }), rows, cols);
+  const softmaxGap = Math.max(...run.heads.map((head, h) => maxAbsDiff(softmaxOf(h), head.weights)));
+  const sumError = Math.max(...heads.map((h) => maxRowSumError(h.weights, rows, cols)));
+  const concatWidth = `${numHeads}·${dV} = ${numHeads * dV}`;
+  return [
+    {
+      ok: P.K.length === cols * numHeads * dK && P.V.length === cols * numHeads * dV,
+      text:
+        `Every head sees the whole sequence: each head's K and V have all ${cols} rows` +
+        `${causal ? ' (the causal mask then hides the keys after each query)' : ''}.`,
+    },
+    {
+      ok: numHeads === 1 || (distinct(spec.args.wQ, dK) && distinct(spec.args.wK, dK) && distinct(spec.args.wV, dV)),
+      text:
+        `Each head has its own wQ, wK (${dModel}×${dK}) and wV (${dModel}×${dV}): ` +
+        `${numHeads} different column slices of each.`,
+    },
+    {
+      ok: P.concat.length === rows * numHeads * dV && run.output.length === rows * dModel,
+      text: `Concat is ${concatWidth} wide, and wO (${numHeads * dV}×${dModel}) maps it back to dModel = ${dModel}.`,
+    },
+    {
+      ok: sumError < 1e-5,
+      text:
+        `Each row of weights sums to 1: largest |sum − 1| is ${sumError.toExponential(1)} ` +
+        `over ${heads.length * rows} rows.`,
+    },
+    causal
+      ? {
+          ok: maskedZero === masked,
+          text: `Masked cells are exactly 0: ${maskedZero} of ${masked} masked cells (${heads.length} heads) are 0.`,
+        }
+      : { ok: true, text: 'No mask in this mode: every query sees every key (Decoder shows the causal mask).' },
+    {
+      ok: softmaxGap < 1e-5,
+      text:
+        "softmax of the scores above equals the engine's weights: " +
+        `largest difference ${softmaxGap.toExponential(1)}.`,
+    },
+  ];
+}

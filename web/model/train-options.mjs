@@ -1,0 +1,37 @@
+// The "train it yourself" experiment's settings and options: tiny Transformer
+// taggers with one, two (and optionally four) heads of the same total width,
+// each also with an MLP if asked, trained for a choice of steps, several seeds
+// each. Pure.
+
+/** The same width for every head count: 1 head of 16, 2 of 8, 4 of 4. */
+export const D_MODEL = 16;
+/** Hidden units of the optional MLP after attention. */
+export const MLP_HIDDEN = 64;
+export const BATCH_SIZE = 32;
+/** Steps per engine call: small enough for live curves, large enough that the call overhead stays small. */
+export const CHUNK_STEPS = 50;
+/** Test-set accuracy (and the example's attention) every this many steps; a multiple of CHUNK_STEPS. */
+export const EVAL_EVERY = 100;
+export const STEP_CHOICES = Object.freeze([500, 1500, 3000]);
+export const MAX_SEEDS = 10;
+/**
+ * The pilot's protocol (5 seeds, 3,000 steps of 32 sentences, no MLP), so that
+ * the page's numbers can be read next to the pilot's, which the page shows.
+ */
+export const DEFAULT_OPTIONS = Object.freeze({ seeds: 5, steps: 3000, fourHeads: false, mlp: false });
+
+/** The settings to compare: 1 and 2 heads (4 if asked), each also with an MLP if asked. */
+export function settingsFor({ fourHeads = false, mlp = false } = {}) {
+  const heads = fourHeads ? [1, 2, 4] : [1, 2];
+  const mlps = mlp ? [0, MLP_HIDDEN] : [0];
+  return mlps.flatMap((mlpHidden) =>
+    heads.map((numHeads) =>
+      Object.freeze({
+        key: `h${numHeads}${mlpHidden ? '-mlp' : ''}`,
+        numHeads,
+        mlpHidden,
+        label: `${numHeads} head${numHeads === 1 ? '' : 's'}${mlpHidden ? ' + MLP' : ''}`,
+      }),
+    ),
+  );
+}
