@@ -143,6 +143,8 @@
       this.engine.delete(); // joins the engine's threads
       // Idle pool workers would keep Node alive (Emscripten < 3.1.27).
       this.module.PThread?.terminateAllThreads();
+      // Nothing of the module is kept: its memory goes with the last reference.
+      this.engine = this.module = undefined;
     }
   }
 

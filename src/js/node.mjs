@@ -30,6 +30,7 @@ class DirectBackend {
   }
 
   dispose() {
+    forgotten.unregister(this);
     this.host.dispose();
   }
 }
@@ -90,8 +91,9 @@ export async function createAttention(options) {
   // for them itself, so between calls nothing is left for them to report.
   for (const worker of [...(module.PThread?.runningWorkers ?? []), ...(module.PThread?.unusedWorkers ?? [])])
     worker.unref();
-  const engine = new AttentionEngine(new DirectBackend(host), variant, threads, training, host.limits());
+  const backend = new DirectBackend(host);
+  const engine = new AttentionEngine(backend, variant, threads, training, host.limits());
   // An engine that becomes unreachable without dispose() is freed all the same.
-  forgotten.register(engine, host);
+  forgotten.register(engine, host, backend);
   return engine;
 }

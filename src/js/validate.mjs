@@ -3,39 +3,14 @@
 // expected length. The limits are not defined here: they come from the C++
 // core through the bindings (engine.limits, read at load), so these checks and
 // the core's own safety net cannot disagree (tests/js/limits.test.mjs).
-import { dimension, flag, typedArray, count, checkObject } from './checks.mjs';
+import { describe, dimension, flag, typedArray, count, checkObject } from './checks.mjs';
 
 const DIMS = ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV'];
 const ARRAYS = ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
 const FLAGS = ['causal', 'returnAttention', 'returnProjections', 'returnScores'];
-// Descriptive fields of the reference fixture format (tests/fixtures/README.md),
-// accepted and ignored so that a fixture converted to typed arrays is a valid call.
-const FIXTURE_FIELDS = ['name', 'description', 'source', 'selfAttention', 'output', 'attention', 'tolerance'];
-// The expected gradients of a gradient fixture (tests/fixtures/grad), accepted and ignored likewise.
-const GRAD_FIELDS = [
-  'gradQuery',
-  'gradKey',
-  'gradValue',
-  'gradWQ',
-  'gradWK',
-  'gradWV',
-  'gradWO',
-  'gradBQ',
-  'gradBK',
-  'gradBV',
-  'gradBO',
-];
-const KNOWN = new Set([...DIMS, ...ARRAYS, ...FLAGS, 'keyPaddingMask', ...FIXTURE_FIELDS]);
+const KNOWN = new Set([...DIMS, ...ARRAYS, ...FLAGS, 'keyPaddingMask']);
 const LAYER_KNOWN = new Set(['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO']);
-const BACKWARD_KNOWN = new Set([
-  ...DIMS,
-  ...ARRAYS,
-  'causal',
-  'keyPaddingMask',
-  'gradOutput',
-  ...FIXTURE_FIELDS,
-  ...GRAD_FIELDS,
-]);
+const BACKWARD_KNOWN = new Set([...DIMS, ...ARRAYS, 'causal', 'keyPaddingMask', 'gradOutput']);
 const FORWARD_KNOWN = new Set(['batch', 'seqLenQ', 'seqLenK', 'query', 'key', 'value', 'keyPaddingMask', ...FLAGS]);
 
 // dModel, numHeads, dK, dV: the shape of a layer's heads.
@@ -87,11 +62,18 @@ function checkActivations(args, { dModel, numHeads }, limits) {
   );
   const kvShape = `[batch=${batch}, seqLenK=${seqLenK}, dModel=${dModel}]`;
   const kvCount = count(limits, 'key', batch, seqLenK, dModel);
-  let key = typedArray(args, 'key', F, kvCount, kvShape, seqLenK === seqLenQ);
-  let value = typedArray(args, 'value', F, kvCount, kvShape, seqLenK === seqLenQ);
-  // Self-attention: key and value default to the query, which is copied into wasm once.
-  if (key === query) key = undefined;
-  if (value === query) value = undefined;
+  // key and value: both left out (or both the query) is self-attention, the
+  // query copied into wasm once; value left out is the key (as in
+  // attention(query, key, key)); value without key is refused.
+  const given = (name) => (args[name] === null ? undefined : args[name]);
+  const sources = { key: given('key'), value: given('value') ?? given('key') };
+  if (sources.key === undefined && sources.value !== undefined)
+    throw new TypeError(
+      `key: expected a Float32Array of ${kvCount} elements ${kvShape} when value is given, got ${describe(args.key)}`,
+    );
+  const self = sources.key === args.query && sources.value === args.query;
+  const key = self ? undefined : typedArray(sources, 'key', F, kvCount, kvShape, seqLenK === seqLenQ);
+  const value = self ? undefined : typedArray(sources, 'value', F, kvCount, kvShape, seqLenK === seqLenQ);
   const call = {
     batch,
     seqLenQ,
@@ -142,13 +124,9 @@ export function normalizeBackwardArguments(args, limits) {
   args = checkObject(args, BACKWARD_KNOWN, 'multiHeadAttentionBackward');
   const heads = checkHeads(args, limits);
   const { returnAttention, returnProjections, returnScores, ...activations } = checkActivations(args, heads, limits);
-  // Only when both are left out is the input shared (one gradient, gradQuery).
-  // If just one of them is the query, it is passed explicitly, and its gradient
-  // comes back separately from gradQuery's.
-  if ((activations.key === undefined) !== (activations.value === undefined)) {
-    activations.key ??= activations.query;
-    activations.value ??= activations.query;
-  }
+  // Self-attention (key and value left out, or both the query) has one
+  // shared input and one gradient, gradQuery; otherwise gradKey and gradValue
+  // come back separately (also when value was left out and is the key).
   const { batch, seqLenQ } = activations;
   const gradOutput = typedArray(
     args,

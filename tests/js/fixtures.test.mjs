@@ -1,7 +1,7 @@
 // Every reference fixture (tests/fixtures, computed by PyTorch / numpy in
 // float64) within its own tolerance, on every build (helpers/engines.mjs).
 import { fixtureNames, loadFixture, callArguments } from './helpers/fixtures.mjs';
-import { expectClose, expectExactly } from './helpers/compare.mjs';
+import { expectClose, expectExactly, expectSameBits } from './helpers/compare.mjs';
 import { VARIANTS, createEngines, disposeEngines } from './helpers/engines.mjs';
 
 const fixtures = fixtureNames().map(loadFixture);
@@ -30,8 +30,7 @@ describe.each(VARIANTS)('%s build', (variant) => {
   each(fixtures)('%s: output and attention within tolerance', async (name, fx) => {
     const engine = engines[variant];
     expect(engine.variant).toBe(variant);
-    // The whole fixture object, descriptive fields included, is a valid call.
-    const result = await engine.multiHeadAttention({ ...fx.args, returnAttention: true });
+    const result = await engine.multiHeadAttention({ ...callArguments(fx), returnAttention: true });
     expect(result.output).toBeInstanceOf(Float32Array);
     expect(result.attention).toBeInstanceOf(Float32Array);
     expectClose(result.output, fx.want.output, fx.tolerance, `${name} output`);
@@ -60,7 +59,10 @@ describe.each(VARIANTS)('%s build', (variant) => {
   test('fully_masked_rows: rows with no usable key give exactly 0 attention and output == bO', async () => {
     const fx = fixtures.find((f) => f.name === 'fully_masked_rows');
     const { batch, seqLenQ: Lq, seqLenK: Lk, dModel: D, numHeads: H } = fx.raw;
-    const { output, attention } = await engines[variant].multiHeadAttention({ ...fx.args, returnAttention: true });
+    const { output, attention } = await engines[variant].multiHeadAttention({
+      ...callArguments(fx),
+      returnAttention: true,
+    });
     // README: batch item 1, rows 0 and 1 see no key (causal + padding of keys 0 and 1).
     expect(batch).toBe(2);
     for (const i of [0, 1]) {
@@ -69,5 +71,20 @@ describe.each(VARIANTS)('%s build', (variant) => {
       }
       expectExactly(output, (Lq + i) * D, fx.args.bO, `output b1 i${i}`);
     }
+  });
+
+  test('value left out is the key: the same bits as value: key, forward and backward', async () => {
+    const engine = engines[variant];
+    const { value, ...args } = callArguments(loadFixture('cross_attention'));
+    expect(value).toBeDefined();
+    const explicit = await engine.multiHeadAttention({ ...args, value: args.key, returnAttention: true });
+    const implicit = await engine.multiHeadAttention({ ...args, returnAttention: true });
+    expectSameBits(implicit.output, explicit.output, 'output');
+    expectSameBits(implicit.attention, explicit.attention, 'attention');
+    const gradOutput = new Float32Array(explicit.output.length).map((_, i) => Math.sin(i));
+    const g1 = await engine.multiHeadAttentionBackward({ ...args, value: args.key, gradOutput });
+    const g2 = await engine.multiHeadAttentionBackward({ ...args, gradOutput });
+    expect(Object.keys(g2).sort()).toEqual(Object.keys(g1).sort());
+    for (const name of Object.keys(g1)) expectSameBits(g2[name], g1[name], name);
   });
 });

@@ -119,6 +119,7 @@ test('a query row with no usable key outputs bO with returnAttention too, whatev
   const call = {
     ...tiny,
     query: Float32Array.of(1, 0, 0, 1),
+    key: Float32Array.of(1, 0, 0, 1),
     value: Float32Array.of(NaN, 0, 0, 1),
     bO: Float32Array.of(5, 6),
     causal: true,
