@@ -15,13 +15,34 @@ export function describe(value) {
   return `${typeof value} ${String(value)}`;
 }
 
-// The known name a typo most likely meant: the same name in another case,
-// else the longest known name that is a prefix of it or that it is a prefix of.
+// PyTorch's and other libraries' names for our arguments (as folded by fold()).
+const ALIASES = {
+  mask: 'keyPaddingMask',
+  attnmask: 'keyPaddingMask',
+  paddingmask: 'keyPaddingMask',
+  needweights: 'returnAttention',
+  returnweights: 'returnAttention',
+  outputattentions: 'returnAttention',
+  embeddim: 'dModel',
+  hiddensize: 'dModel',
+  heads: 'numHeads',
+  iscausal: 'causal',
+};
+const fold = (name) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+// The known name a typo most likely meant: the same name in another case or
+// spelling (num_heads), a known alias (mask, need_weights), else the longest
+// known name that starts with it, that it starts with, or that contains it.
 export function closest(name, candidates) {
-  const lower = name.toLowerCase();
-  const exact = candidates.find((c) => c.toLowerCase() === lower);
+  const folded = fold(name);
+  const exact = candidates.find((c) => fold(c) === folded);
   if (exact) return exact;
-  const related = candidates.filter((c) => c.toLowerCase().startsWith(lower) || lower.startsWith(c.toLowerCase()));
+  const alias = ALIASES[folded];
+  if (alias && candidates.includes(alias)) return alias;
+  const related = candidates.filter((c) => {
+    const f = fold(c);
+    return f.startsWith(folded) || folded.startsWith(f) || (folded.length >= 4 && f.includes(folded));
+  });
   return related.sort((a, b) => b.length - a.length)[0];
 }
 

@@ -37,10 +37,10 @@ export interface CreateAttentionOptions {
  */
 export interface MultiHeadAttentionArgs {
   query: Float32Array;
-  /** Default: query (self-attention). */
-  key?: Float32Array;
-  /** Default: query (self-attention). */
-  value?: Float32Array;
+  /** Default: query (self-attention, with value left out too). */
+  key?: Float32Array | null;
+  /** Default: key (or query when key is left out too). Given without key: refused. */
+  value?: Float32Array | null;
   /** Default 1. */
   batch?: number;
   seqLenQ: number;
@@ -114,6 +114,13 @@ export interface Limits {
   }>;
 }
 
+/**
+ * `A` with no names beyond those of `Shape`: the engine refuses an unknown
+ * argument at run time, and this makes it a compile error too, also for
+ * arguments spread from another object.
+ */
+export type Exact<A, Shape> = A & Record<Exclude<keyof A, keyof Shape>, never>;
+
 export interface AttentionEngine {
   /** The build in use. */
   readonly variant: Variant;
@@ -127,21 +134,23 @@ export interface AttentionEngine {
    * Multi-head attention forward. Rejects with a TypeError or RangeError that names
    * the bad argument; the engine stays usable afterwards.
    */
-  multiHeadAttention(
-    args: MultiHeadAttentionArgs & { returnAttention: true },
+  multiHeadAttention<A extends MultiHeadAttentionArgs & { returnAttention: true }>(
+    args: Exact<A, MultiHeadAttentionArgs>,
   ): Promise<MultiHeadAttentionResult & { attention: Float32Array }>;
-  multiHeadAttention(args: MultiHeadAttentionArgs): Promise<MultiHeadAttentionResult>;
+  multiHeadAttention<A extends MultiHeadAttentionArgs>(
+    args: Exact<A, MultiHeadAttentionArgs>,
+  ): Promise<MultiHeadAttentionResult>;
   /**
    * Backward pass: gradients of sum(gradOutput ⊙ output) for the inputs, weights and given biases of
    * the same call (the forward is recomputed). For self-attention (key and value left out) gradQuery
    * is the whole gradient of the shared input and gradKey/gradValue are absent.
    */
-  multiHeadAttentionBackward(args: BackwardArgs): Promise<AttentionGradients>;
+  multiHeadAttentionBackward<A extends BackwardArgs>(args: Exact<A, BackwardArgs>): Promise<AttentionGradients>;
   /**
    * Packs a layer's weights once into the engine's memory: layer.forward() then copies only the
    * activations, which is what makes small calls cheap.
    */
-  createLayer(args: LayerArgs): Promise<AttentionLayer>;
+  createLayer<A extends LayerArgs>(args: Exact<A, LayerArgs>): Promise<AttentionLayer>;
   /**
    * A tiny Transformer tagger trained in the engine (needs createAttention({ training: true })):
    * token embedding + sinusoidal positions → multi-head self-attention → residual → optional MLP →
@@ -203,10 +212,10 @@ export interface AttentionLayer {
   readonly numHeads: number;
   readonly dK: number;
   readonly dV: number;
-  forward(
-    args: ForwardArgs & { returnAttention: true },
+  forward<A extends ForwardArgs & { returnAttention: true }>(
+    args: Exact<A, ForwardArgs>,
   ): Promise<MultiHeadAttentionResult & { attention: Float32Array }>;
-  forward(args: ForwardArgs): Promise<MultiHeadAttentionResult>;
+  forward<A extends ForwardArgs>(args: Exact<A, ForwardArgs>): Promise<MultiHeadAttentionResult>;
   /** Frees the packed weights. Idempotent; calls afterwards reject. */
   dispose(): void;
 }

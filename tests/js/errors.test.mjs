@@ -174,11 +174,24 @@ const BAD_CALLS = [
     TypeError,
     [/^multiHeadAttention: unknown argument "numhead" \(did you mean "numHeads"\?\); expected one of .*numHeads/],
   ],
+  ...[
+    ['num_heads', 'numHeads'],
+    ['need_weights', 'returnAttention'],
+    ['attn_mask', 'keyPaddingMask'],
+    ['embed_dim', 'dModel'],
+    ['key_padding_mask', 'keyPaddingMask'],
+    ['is_causal', 'causal'],
+  ].map(([name, meant]) => [
+    `PyTorch's name ${name}`,
+    { [name]: 1 },
+    TypeError,
+    [new RegExp(`^multiHeadAttention: unknown argument "${name}" \\(did you mean "${meant}"\\?\\); expected one of `)],
+  ]),
   [
     'unknown argument mask',
     { mask: new Uint8Array(14) },
     TypeError,
-    [/^multiHeadAttention: unknown argument "mask"; expected one of .*keyPaddingMask/],
+    [/^multiHeadAttention: unknown argument "mask" \(did you mean "keyPaddingMask"\?\); expected one of /],
   ],
 ];
 

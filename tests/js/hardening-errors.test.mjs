@@ -281,7 +281,7 @@ const FORWARD_BAD = [
     'unknown argument mask',
     { mask: new Uint8Array(14) },
     TypeError,
-    /^forward: unknown argument "mask"; expected one of .*keyPaddingMask/,
+    /^forward: unknown argument "mask" \(did you mean "keyPaddingMask"\?\); expected one of /,
   ],
   [
     'a weight given to forward (wQ)',

@@ -109,8 +109,7 @@ export async function everyCall(): Promise<number> {
   await engine.multiHeadAttention({ ...args, keyPaddingMask: new Float32Array(B * L) });
   // @ts-expect-error causal is a boolean
   await engine.multiHeadAttention({ ...args, causal: 1 });
-  // @ts-expect-error misspelled argument
-  await engine.multiHeadAttention({
+  const misspelled = {
     query: f(32),
     seqLenQ: L,
     dModel: D,
@@ -120,7 +119,10 @@ export async function everyCall(): Promise<number> {
     wK: f(64),
     wV: f(64),
     wO: f(64),
-  });
+  };
+  // @ts-expect-error misspelled argument (refused at run time too), also when spread from another object
+  await engine.multiHeadAttention({ ...misspelled });
+
   // @ts-expect-error the variant is read-only
   engine.variant = 'scalar';
 
@@ -142,6 +144,8 @@ export async function everyCall(): Promise<number> {
     bQ: args.bQ,
   };
   const layer: AttentionLayer = await engine.createLayer(layerArgs);
+  // @ts-expect-error an activation belongs to forward, not createLayer (refused at run time too)
+  await engine.createLayer({ ...layerArgs, query: f(32) });
   const forwardArgs: ForwardArgs = { query: f(B * L * D), batch: B, seqLenQ: L, causal: true };
   const viaLayer = await layer.forward({ ...forwardArgs, returnAttention: true });
   const layerWeights: Float32Array = viaLayer.attention;
@@ -149,7 +153,12 @@ export async function everyCall(): Promise<number> {
   // @ts-expect-error weights belong to createLayer, not forward
   await layer.forward({ ...forwardArgs, wQ: f(64) });
   layer.dispose();
-  const grads: AttentionGradients = await engine.multiHeadAttentionBackward({ ...args, gradOutput: f(B * L * D) });
+  // The backward pass takes no return* flags: they are left out of its arguments.
+  const { returnAttention: _ra, returnProjections: _rp, returnScores: _rs, ...backwardArgs } = args;
+  const grads: AttentionGradients = await engine.multiHeadAttentionBackward({
+    ...backwardArgs,
+    gradOutput: f(B * L * D),
+  });
   const gradWeights: Float32Array = grads.gradWQ;
   const maybeKey: Float32Array | undefined = grads.gradKey;
   // @ts-expect-error the backward pass takes no return* flags
