@@ -64,7 +64,11 @@ export interface MultiHeadAttentionArgs {
   causal?: boolean;
   /** [batch, seqLenK]; 1 = ignore that key, 0 = use it. */
   keyPaddingMask?: Uint8Array | null;
-  /** Also return the attention weights [batch, numHeads, seqLenQ, seqLenK]. Default false. */
+  /**
+   * Also return the attention weights [batch, numHeads, seqLenQ, seqLenK]. Default false. The output
+   * then comes from the path that writes the weights out (two-pass softmax) rather than the online
+   * softmax: it may differ by a few float32 roundings, at most 2e-6 of the output's largest magnitude.
+   */
   returnAttention?: boolean;
   /** Also return the intermediate matrices Q, K, V and concat (for teaching views). Default false. */
   returnProjections?: boolean;
