@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../src/js/node.mjs';
-import { CONFIGS, time } from './inputs.mjs';
+import { CONFIGS, headsOf, makeInputs, time } from './inputs.mjs';
 
 const quick = process.argv.includes('--quick');
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
@@ -116,10 +116,27 @@ async function longSequence() {
   };
 }
 
-process.stderr.write('kernels, start-up, long sequence…\n');
+// The cost of createAttention({ worker: true }) at the demo size: the same
+// resident layer on the calling thread and in a worker_threads Worker.
+async function workerHop() {
+  const config = CONFIGS[0];
+  const inputs = makeInputs(config);
+  const out = {};
+  for (const worker of [false, true]) {
+    const engine = await createAttention({ threads: 1, worker });
+    const { query, ...weights } = inputs;
+    const layer = await engine.createLayer({ ...headsOf(config), ...weights });
+    out[worker ? 'worker' : 'direct'] = await time(() => layer.forward({ query, seqLenQ: config.L }), { samples: 15 });
+    engine.dispose();
+  }
+  return { config: config.name, directMs: out.direct.medianMs, workerMs: out.worker.medianMs };
+}
+
+process.stderr.write('kernels, start-up, long sequence, worker hop…\n');
 const kernel = await kernels();
 const start = startup();
 const long = await longSequence();
+const hop = await workerHop();
 process.stderr.write('training: mha-wasm and tfjs-backend-wasm…\n');
 const training = JSON.parse(
   node([here('./train.mjs'), ...(quick ? ['--quick'] : [])])
@@ -195,6 +212,10 @@ lines.push(
   `start-up to the first demo-size result: mha-wasm ${fmt(start.mhaWasm.ms, 1)} ms; onnxruntime-web InferenceSession.create + first run ${fmt(start.onnxruntime.ms, 1)} ms`,
 );
 lines.push(
+  `createAttention({ worker: true }) at ${hop.config}, resident layer, 1 thread: ` +
+    `${fmt(hop.directMs * 1000, 1)} µs on the calling thread, ${fmt(hop.workerMs * 1000, 1)} µs through the Worker`,
+);
+lines.push(
   `long sequence L=${long.L} d=${long.dModel} H=${long.numHeads}, no weights, ${long.threads} threads: ${fmt(long.ms, 0)} ms, wasm heap ${fmt(long.heapBytes / 2 ** 20, 0)} MiB (the H·L² scores alone would be ${fmt(long.scoresMatrixBytes / 2 ** 30, 1)} GiB), finite: ${long.finite}`,
 );
 for (const r of runs) {
@@ -232,6 +253,7 @@ writeFileSync(
       kernel,
       startup: start,
       longSequence: long,
+      workerHop: hop,
       training,
     },
     null,

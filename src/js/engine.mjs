@@ -19,7 +19,7 @@ import { CALLS } from './protocol.mjs';
 
 /** The most threads an engine starts (its pool is sized at load). */
 export const MAX_THREADS = 16;
-const OPTIONS = new Set(['variant', 'threads', 'training', 'locateFile', 'wasmBinary']);
+const OPTIONS = new Set(['variant', 'threads', 'training', 'locateFile', 'wasmBinary', 'worker']);
 
 /** Checks createAttention's options; returns them (an empty object when absent). */
 export function checkOptions(options) {
@@ -27,7 +27,9 @@ export function checkOptions(options) {
   if (typeof options !== 'object' || Array.isArray(options))
     throw new TypeError(`createAttention: expected an options object, got ${describe(options)}`);
   rejectUnknown(options, OPTIONS, 'createAttention');
-  const { variant, threads, training, locateFile, wasmBinary } = options;
+  const { variant, threads, training, locateFile, wasmBinary, worker } = options;
+  if (worker !== undefined && typeof worker !== 'boolean')
+    throw new TypeError(`worker: expected a boolean (true runs the engine in a Worker), got ${describe(worker)}`);
   if (training !== undefined && typeof training !== 'boolean')
     throw new TypeError(
       `training: expected a boolean (true loads the build with the trainer), got ${describe(training)}`,

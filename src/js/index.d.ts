@@ -27,6 +27,12 @@ export interface CreateAttentionOptions {
   locateFile?: (fileName: string, defaultUrl: string) => string | URL;
   /** The .wasm file's bytes, if you already have them (skips fetching). */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * Node only: run the engine in a worker_threads Worker, so that a long call leaves the event loop
+   * free (a server keeps answering). Costs a copy of the arguments and a message each way per call.
+   * Default false: calls run on the calling thread. (In browsers the engine always runs in a Worker.)
+   */
+  worker?: boolean;
 }
 
 /**

@@ -1,18 +1,15 @@
-// Node entry point (import). The wasm glue is a classic factory script loaded
-// with require. The .wasm bytes are read here and passed as wasmBinary: that
-// also avoids Emscripten 3.1.6's loader tripping over Node >= 18's global
-// fetch ("Failed to parse URL"). The engine runs on the calling thread; the
-// threaded build's pool runs on worker_threads.
-import { createRequire } from 'node:module';
-import { access, readFile } from 'node:fs/promises';
+// Node entry point (import). The engine runs on the calling thread (its
+// calls block it while they compute; the threaded build's pool runs on
+// worker_threads), or with { worker: true } in a worker_threads Worker, so
+// that a long call leaves the event loop free.
 import os from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { AttentionEngine, checkOptions, moduleOptions, MAX_THREADS } from './engine.mjs';
-import { DIST_URLS, variantFiles } from './files.mjs';
-import { CALLS } from './protocol.mjs';
-
-const require = createRequire(import.meta.url);
-const EngineHost = require('./engine-host.js');
+import { AttentionEngine, checkOptions, MAX_THREADS } from './engine.mjs';
+import { inferenceUrls, variantFiles } from './files.mjs';
+import { trainUrls } from './train-files.mjs';
+import { loadHost } from './node-host.mjs';
+import { MESSAGES } from './protocol.mjs';
 
 function toPath(url) {
   const s = String(url);
@@ -35,12 +32,83 @@ class DirectBackend {
   }
 }
 
-// Frees the module of an engine that was garbage-collected undisposed.
-const forgotten = new FinalizationRegistry((host) => host.dispose());
+// Frees the module (or ends the Worker) of an engine that was garbage-collected undisposed.
+const forgotten = new FinalizationRegistry((held) => held.dispose());
+
+// The engine in a worker_threads Worker. The Worker keeps Node alive only
+// while a call is pending.
+class NodeWorkerBackend {
+  #worker;
+  #pending = new Map();
+  #nextId = 0;
+
+  constructor(worker) {
+    this.#worker = worker;
+    worker.on('message', ({ id, result, error }) => {
+      const pending = this.#pending.get(id);
+      if (!pending) return;
+      this.#pending.delete(id);
+      if (this.#pending.size === 0) worker.unref();
+      if (error) pending.reject(rebuildError(error));
+      else pending.resolve(result);
+    });
+    worker.on('error', (error) => this.#failAll(new Error(`mha-wasm: the engine worker failed: ${error.message}`)));
+    worker.unref();
+  }
+
+  call(method, args) {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.ref();
+      this.#worker.postMessage({ type: MESSAGES.call, id, method, args });
+    });
+  }
+
+  dispose() {
+    forgotten.unregister(this);
+    this.#worker.terminate();
+    this.#failAll(new Error('mha-wasm: this engine was disposed during the call'));
+  }
+
+  #failAll(error) {
+    for (const { reject } of this.#pending.values()) reject(error);
+    this.#pending.clear();
+  }
+}
+
+function rebuildError({ name, message }) {
+  const Type = { TypeError, RangeError }[name] ?? Error;
+  return new Type(message);
+}
+
+// Starts the Worker and waits for its engine; rejects as createAttention would.
+function startWorker(plan, wasmBinary) {
+  // The Worker inherits Node's options, less --input-type (valid only for the
+  // main script given with -e, an error in a Worker).
+  const execArgv = process.execArgv.filter((option) => !option.startsWith('--input-type'));
+  const worker = new Worker(new URL('./node-worker.mjs', import.meta.url), {
+    workerData: { plan, wasmBinary },
+    execArgv,
+  });
+  return new Promise((resolve, reject) => {
+    const fail = (error) => {
+      worker.terminate();
+      reject(error);
+    };
+    worker.once('error', (error) => fail(new Error(`mha-wasm: the engine worker failed to start: ${error.message}`)));
+    worker.once('message', (message) => {
+      worker.removeAllListeners('error');
+      if (message.type === MESSAGES.ready) resolve({ worker, threads: message.threads, limits: message.limits });
+      else fail(rebuildError(message.error ?? { message: 'mha-wasm: the engine worker did not start' }));
+    });
+  });
+}
 
 /**
  * Loads and instantiates the wasm engine. Defaults: variant "threaded-simd",
- * threads = os.availableParallelism() (at most 16).
+ * threads = os.availableParallelism() (at most 16), on the calling thread
+ * ({ worker: true }: in a worker_threads Worker).
  */
 export async function createAttention(options) {
   const opts = checkOptions(options);
@@ -48,49 +116,21 @@ export async function createAttention(options) {
   const threads = variant === 'threaded-simd' ? (opts.threads ?? Math.min(MAX_THREADS, os.availableParallelism())) : 1;
   const training = opts.training === true;
   const files = variantFiles(variant, training);
-  const urls = DIST_URLS[training ? 'train' : 'inference'][variant];
-  const byName = Object.fromEntries(Object.entries(files).map(([role, fileName]) => [fileName, urls[role].href]));
-  const locate = (fileName) => {
-    const defaultUrl = byName[fileName] ?? new URL(fileName, urls.glue).href;
-    return toPath(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl);
-  };
-  // Everything the build needs is checked before any thread starts: a
-  // start-up that fails half-way must not leave workers keeping Node alive.
-  const where = (fileName) => `${fileName} (${locate(fileName)})`;
-  for (const fileName of Object.values(files))
-    if (fileName !== files.wasm || !opts.wasmBinary)
-      await access(locate(fileName)).catch(() => {
-        const fix = opts.locateFile ? 'check what locateFile returns for it' : 'run `npm run build`';
-        throw new Error(`mha-wasm: the ${variant} build's file ${where(fileName)} is missing; ${fix}`);
-      });
-  let factory;
-  try {
-    factory = require(locate(files.glue));
-  } catch (error) {
-    throw new Error(`mha-wasm: could not load ${where(files.glue)}: ${error.message}`);
+  const urls = (training ? trainUrls() : inferenceUrls())[variant];
+  const paths = {};
+  for (const [role, fileName] of Object.entries(files)) {
+    const defaultUrl = urls[role].href;
+    paths[fileName] = toPath(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl);
   }
-  const wasmBinary = opts.wasmBinary ?? (await readFile(locate(files.wasm)));
-  if (!WebAssembly.validate(wasmBinary))
-    throw new TypeError(
-      `wasmBinary: expected the bytes of ${files.wasm}, got ${wasmBinary.byteLength} bytes that are not a WebAssembly module`,
-    );
-  const moduleArgs = { ...moduleOptions(threads), wasmBinary, locateFile: locate };
-  let module;
-  try {
-    module = await factory(moduleArgs);
-  } catch (error) {
-    moduleArgs.PThread?.terminateAllThreads();
-    const cause = String(error?.message ?? error).replace(/ Build with -s ASSERTIONS=1 for more info\.$/, '');
-    throw new Error(
-      `mha-wasm: could not start the ${variant} build (is wasmBinary the bytes of ${files.wasm}?): ${cause}`,
-    );
+  const plan = { variant, threads, files, paths, locateFile: Boolean(opts.locateFile) };
+  if (opts.worker) {
+    const { worker, threads: started, limits } = await startWorker(plan, opts.wasmBinary);
+    const backend = new NodeWorkerBackend(worker);
+    const engine = new AttentionEngine(backend, variant, started, training, limits);
+    forgotten.register(engine, backend, backend);
+    return engine;
   }
-  const host = new EngineHost(module, threads, Object.values(CALLS));
-  // The pool's threads (worker_threads, started by the engine above) must not
-  // keep Node alive: a call runs synchronously on this thread, which waits
-  // for them itself, so between calls nothing is left for them to report.
-  for (const worker of [...(module.PThread?.runningWorkers ?? []), ...(module.PThread?.unusedWorkers ?? [])])
-    worker.unref();
+  const host = await loadHost(plan, opts.wasmBinary);
   const backend = new DirectBackend(host);
   const engine = new AttentionEngine(backend, variant, threads, training, host.limits());
   // An engine that becomes unreachable without dispose() is freed all the same.
