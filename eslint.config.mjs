@@ -17,7 +17,7 @@ export default [
       '.deps/',
       'test-output/',
       'bench-output/',
-      'examples/vite/dist/',
+      'examples/*/dist/',
       // node_modules/ is ignored by ESLint already.
     ],
   },
@@ -79,7 +79,7 @@ export default [
 
   // The demo page, and the Vite example app: browser ES modules.
   {
-    files: ['web/**/*.mjs', 'examples/vite/**/*.js'],
+    files: ['web/**/*.mjs', 'examples/**/*.js'],
     ignores: ['web/server.mjs'],
     languageOptions: { sourceType: 'module', globals: { ...globals.browser } },
   },
@@ -102,7 +102,7 @@ export default [
 
   // Benchmarks, tooling and config files: Node.
   {
-    files: ['bench/**/*.mjs', 'scripts/**/*.mjs', 'scripts/**/*.js', '*.mjs', '*.js', 'examples/vite/*.config.mjs'],
+    files: ['bench/**/*.mjs', 'scripts/**/*.mjs', 'scripts/**/*.js', '*.mjs', '*.js', 'examples/*/*.config.mjs', 'examples/*/build.mjs'],
     languageOptions: { sourceType: 'module', globals: { ...globals.node } },
   },
 

@@ -76,12 +76,14 @@ SRC
   xsimd_ok || { echo "mha-wasm setup: xsimd in $xsimd_dir is older than 12.1" >&2; exit 1; }
 fi
 
-# npm devDependencies: installed when node_modules is missing, or lacks a tool
-# the scripts run (a checkout from before that tool was added).
+# npm devDependencies: installed when node_modules is missing, lacks a tool
+# the scripts run, or is older than package-lock.json (npm writes
+# node_modules/.package-lock.json at every install).
 npm_ok() {
-  [ -d node_modules ] || return 1
+  [ -f node_modules/.package-lock.json ] || return 1
+  [ node_modules/.package-lock.json -nt package-lock.json ] || return 1
   local bin
-  for bin in jest tsc eslint prettier; do [ -x "node_modules/.bin/$bin" ] || return 1; done
+  for bin in jest tsc eslint prettier webpack rollup esbuild; do [ -x "node_modules/.bin/$bin" ] || return 1; done
 }
 if ! npm_ok; then
   echo "mha-wasm setup: npm ci"

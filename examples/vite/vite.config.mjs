@@ -1,6 +1,5 @@
-// In an app that installed the package, `mha-wasm` resolves from node_modules
-// and this alias is not needed; here it points at the package's source in
-// this repository.
+// `mha-wasm` resolves as in an app that installed the package: here through
+// the package's own "exports" (self-reference), in an app from node_modules.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -11,7 +10,6 @@ const isolation = {
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
-  resolve: { alias: { 'mha-wasm': fileURLToPath(new URL('../../src/js/browser.mjs', import.meta.url)) } },
   // The dev server's dependency pre-bundling would move browser.mjs away from
   // the files its new URL(…, import.meta.url) references point to.
   optimizeDeps: { exclude: ['mha-wasm'] },

@@ -2,14 +2,24 @@
 // (engine-worker.js); this side checks arguments, picks the build, and turns
 // messages back into Promises. Threads need a cross-origin-isolated page
 // (COOP + COEP headers); without it the single-thread SIMD build is used.
+// The builds with the trainer are not reachable from here: 'mha-wasm/train'
+// (train.mjs) adds them, so that a bundle of an app that never trains does not
+// carry them.
 import { AttentionEngine, checkOptions, moduleOptions, MAX_THREADS } from './engine.mjs';
-import { DIST_URLS, variantFiles } from './files.mjs';
+import { inferenceUrls, variantFiles } from './files.mjs';
 import { CALLS, MESSAGES } from './protocol.mjs';
 
-// Every file as a literal new URL(..., import.meta.url) (this one, and the
-// builds' in files.mjs): bundlers (Vite, webpack 5) see them, copy them and
-// rewrite the URLs.
-const HOST = new URL('./engine-host.js', import.meta.url);
+// The engine's own scripts, as literal new URL('…', import.meta.url) like the
+// builds' in files.mjs: bundlers (Vite, webpack 5, Rollup's import-meta-assets)
+// find, copy and rename them. Made when called: without import.meta (esbuild's
+// iife) this throws, and locateFile must say where the files are.
+function engineScriptUrls() {
+  return {
+    'engine-worker.js': new URL('./engine-worker.js', import.meta.url),
+    'engine-host.js': new URL('./engine-host.js', import.meta.url),
+  };
+}
+
 export const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
 ]);
@@ -105,8 +115,60 @@ function workerSafeUrl(url) {
   return URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
 }
 
-function startWorker(init) {
-  const worker = new Worker(new URL('./engine-worker.js', import.meta.url), { name: 'mha-wasm-engine' });
+// The page's base, against which a relative URL from locateFile is read
+// (inside the worker it would be read against the worker's own URL).
+function pageBase() {
+  return globalThis.document?.baseURI ?? globalThis.location?.href;
+}
+
+/**
+ * Where each file the engine loads is (the engine worker and host scripts, the
+ * build's glue, .wasm and pthread worker script): one function, fileName →
+ * absolute URL. `locateFile(fileName, defaultUrl)` decides when given;
+ * defaultUrl is where the package's own layout puts the file, or undefined in
+ * a bundle without import.meta.url.
+ */
+function fileLocator(locateFile, defaults) {
+  let known;
+  let failure;
+  try {
+    known = Object.fromEntries(Object.entries(defaults()).map(([fileName, url]) => [fileName, url.href]));
+  } catch (error) {
+    known = {};
+    failure = error; // import.meta.url is not a URL here
+  }
+  return (fileName) => {
+    const defaultUrl = known[fileName];
+    if (!locateFile && defaultUrl === undefined)
+      throw new Error(
+        `mha-wasm: cannot tell where ${fileName} is: import.meta.url is not available where mha-wasm was bundled ` +
+          `(${failure?.message ?? 'no default URL'}). Copy the package's files (dist/mha-*.js, dist/mha-*.wasm, ` +
+          'src/js/engine-worker.js, src/js/engine-host.js) to your server and pass createAttention({ locateFile: ' +
+          "(fileName) => 'mha-wasm/' + fileName }) with the URL of each.",
+      );
+    const url = locateFile ? locateFile(fileName, defaultUrl) : defaultUrl;
+    if (typeof url !== 'string' && !(url instanceof URL))
+      throw new TypeError(
+        `locateFile: expected a URL (string or URL) for ${fileName}, got ${url === null ? 'null' : typeof url}`,
+      );
+    return workerSafeUrl(new URL(String(url), pageBase()).href);
+  };
+}
+
+// A Worker must come from the page's origin (or blob:); a script elsewhere (a
+// CDN, through locateFile) is started by a same-origin blob that imports it.
+function sameOriginWorkerUrl(url) {
+  if (new URL(url).origin === globalThis.location?.origin) return url;
+  return URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(url)});`], { type: 'text/javascript' }));
+}
+
+function startWorker(workerUrl, init) {
+  let worker;
+  try {
+    worker = new Worker(sameOriginWorkerUrl(workerUrl), { name: 'mha-wasm-engine' });
+  } catch (error) {
+    throw new Error(`mha-wasm: could not start the engine worker from ${workerUrl} (${error.message})`);
+  }
   return new Promise((resolve, reject) => {
     worker.onmessage = ({ data }) => {
       if (data.type === MESSAGES.ready) resolve({ worker, threads: data.threads, limits: data.limits });
@@ -118,7 +180,10 @@ function startWorker(init) {
     worker.onerror = (event) => {
       worker.terminate();
       reject(
-        new Error(`mha-wasm: could not start the engine worker (${event.message ?? 'engine-worker.js not found?'})`),
+        new Error(
+          `mha-wasm: could not start the engine worker from ${workerUrl} (${event.message ?? 'not found?'}); ` +
+            'if a bundler moved it, pass createAttention({ locateFile }) with the URL of engine-worker.js',
+        ),
       );
     };
     worker.postMessage({ type: MESSAGES.init, ...init, calls: Object.values(CALLS), messages: MESSAGES });
@@ -126,37 +191,51 @@ function startWorker(init) {
 }
 
 /**
- * Loads the wasm engine into a dedicated Worker. Default variant: "threaded-simd"
- * in a cross-origin-isolated page, else "simd", else "scalar".
+ * Loads the engine from the builds `buildUrls()` lists (files.mjs's
+ * inferenceUrls, or train-files.mjs's trainUrls for 'mha-wasm/train'). Not
+ * part of the API: createAttention here and in train.mjs.
  */
-export async function createAttention(options) {
-  const opts = checkOptions(options);
+export async function loadEngine(opts, training, buildUrls) {
   const variant = chooseVariant(opts);
   const threads =
     variant === 'threaded-simd' ? (opts.threads ?? Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1)) : 1;
-  // Emscripten asks locateFile for the canonical names (mha-simd.wasm, ...);
-  // map each to its URL here, which a bundler may have renamed.
-  const training = opts.training === true;
   const names = variantFiles(variant, training);
-  const byName = {};
-  for (const [role, fileName] of Object.entries(names)) {
-    const defaultUrl = DIST_URLS[training ? 'train' : 'inference'][variant][role].href;
-    byName[fileName] = workerSafeUrl(String(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl));
-  }
+  const locate = fileLocator(opts.locateFile, () => {
+    const build = buildUrls()[variant];
+    const urls = engineScriptUrls();
+    for (const [role, fileName] of Object.entries(names)) urls[fileName] = build[role];
+    return urls;
+  });
+  // Every file is located before the worker starts, so that a missing URL is
+  // reported here. Emscripten asks the worker's locateFile for the canonical
+  // names (mha-simd.wasm, ...): byName maps each to its URL.
+  const workerUrl = locate('engine-worker.js');
+  const host = locate('engine-host.js');
+  const byName = Object.fromEntries(Object.values(names).map((fileName) => [fileName, locate(fileName)]));
   const {
     worker,
     threads: started,
     limits,
-  } = await startWorker({
-    urls: {
-      host: workerSafeUrl(String(opts.locateFile ? opts.locateFile('engine-host.js', HOST.href) : HOST.href)),
-      glue: byName[names.glue],
-      wasm: byName[names.wasm],
-      byName,
-    },
+  } = await startWorker(workerUrl, {
+    urls: { host, glue: byName[names.glue], wasm: byName[names.wasm], byName },
     threads,
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,
   });
   return new AttentionEngine(new WorkerBackend(worker), variant, started, training, limits);
+}
+
+/**
+ * Loads the wasm engine into a dedicated Worker. Default variant: "threaded-simd"
+ * in a cross-origin-isolated page, else "simd", else "scalar". The inference
+ * builds only: `training: true` needs createAttention from 'mha-wasm/train'.
+ */
+export async function createAttention(options) {
+  const opts = checkOptions(options);
+  if (opts.training === true)
+    throw new TypeError(
+      "training: 'mha-wasm' loads only the builds without the trainer; for createTrainer(), " +
+        "import { createAttention } from 'mha-wasm/train' and call createAttention({ training: true })",
+    );
+  return loadEngine(opts, false, inferenceUrls);
 }

@@ -17,6 +17,14 @@ self.onmessage = (event) => {
   } else if (message.type === messages.call) call(message);
 };
 
+// A Worker must come from this worker's origin (or blob:); the pthread worker
+// script elsewhere (a CDN, through locateFile) is started by a same-origin
+// blob that imports it.
+function sameOriginWorkerUrl(url) {
+  if (new URL(url).origin === self.location.origin) return url;
+  return URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(url)});`], { type: 'text/javascript' }));
+}
+
 function describeError(error) {
   return { name: error?.name ?? 'Error', message: String(error?.message ?? error) };
 }
@@ -42,7 +50,10 @@ async function init({ urls, threads, poolSize, wasmBinary, calls }) {
       mhaPoolSize: poolSize,
       // pthread workers load the glue from here, not from this worker's URL.
       mainScriptUrlOrBlob: urls.glue,
-      locateFile: (fileName) => urls.byName[fileName] ?? new URL(fileName, urls.glue).href,
+      locateFile: (fileName) => {
+        const url = urls.byName[fileName] ?? new URL(fileName, urls.glue).href;
+        return fileName.endsWith('.worker.js') ? sameOriginWorkerUrl(url) : url;
+      },
       wasmBinary,
     });
     host = new MhaEngineHost(module, threads, calls);

@@ -1,9 +1,14 @@
 // The files of each build in dist/. CMakeLists.txt names its targets
 // mha-<variant> and mha-train-<variant>; variantFiles() is that rule in JS.
-// DIST_URLS spells every file out again as `new URL('literal', import.meta.url)`
-// because that literal form is what bundlers (webpack, Vite) find and copy;
-// tests/js/files.test.mjs checks that both say the same and that every file
-// is in dist/.
+// inferenceUrls() (here) and trainUrls() (train-files.mjs, reached only from
+// the 'mha-wasm/train' entry) spell every file out again as
+// `new URL('literal', import.meta.url)`, because that literal form is what
+// bundlers (webpack, Vite, Rollup's import-meta-assets) find, copy and
+// rewrite; a bundle emits the trainer's builds only if it imports
+// train-files.mjs. The URLs are made when called, never at load: in a bundle
+// without import.meta (esbuild's iife) `new URL(…, undefined)` throws, and the
+// caller then needs locateFile instead. tests/js/files.test.mjs checks that
+// names and URLs say the same and that every file is in dist/.
 
 /** Builds, from most to least capable. */
 export const VARIANTS = ['threaded-simd', 'simd', 'scalar'];
@@ -18,9 +23,9 @@ export function variantFiles(variant, training = false) {
   };
 }
 
-/** The URL of every file of every build: DIST_URLS[training ? 'train' : 'inference'][variant][role]. */
-export const DIST_URLS = {
-  inference: {
+/** The URL of every file of the inference builds: inferenceUrls()[variant][role]. Throws without import.meta.url. */
+export function inferenceUrls() {
+  return {
     'threaded-simd': {
       glue: new URL('../../dist/mha-threaded-simd.js', import.meta.url),
       wasm: new URL('../../dist/mha-threaded-simd.wasm', import.meta.url),
@@ -34,20 +39,5 @@ export const DIST_URLS = {
       glue: new URL('../../dist/mha-scalar.js', import.meta.url),
       wasm: new URL('../../dist/mha-scalar.wasm', import.meta.url),
     },
-  },
-  train: {
-    'threaded-simd': {
-      glue: new URL('../../dist/mha-train-threaded-simd.js', import.meta.url),
-      wasm: new URL('../../dist/mha-train-threaded-simd.wasm', import.meta.url),
-      worker: new URL('../../dist/mha-train-threaded-simd.worker.js', import.meta.url),
-    },
-    simd: {
-      glue: new URL('../../dist/mha-train-simd.js', import.meta.url),
-      wasm: new URL('../../dist/mha-train-simd.wasm', import.meta.url),
-    },
-    scalar: {
-      glue: new URL('../../dist/mha-train-scalar.js', import.meta.url),
-      wasm: new URL('../../dist/mha-train-scalar.wasm', import.meta.url),
-    },
-  },
-};
+  };
+}

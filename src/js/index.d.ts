@@ -17,14 +17,18 @@ export interface CreateAttentionOptions {
   threads?: number;
   /**
    * Load the build that includes the trainer (dist/mha-train-*, about 55 KB more), for
-   * engine.createTrainer(). Default false: the inference builds.
+   * engine.createTrainer(). Default false: the inference builds. In browsers only through
+   * `import { createAttention } from 'mha-wasm/train'`, so that bundles without it carry no trainer.
    */
   training?: boolean;
   /**
-   * Where to fetch a file of the package from (custom hosting, CDN):
-   * receives the file name (e.g. "mha-simd.wasm") and the default URL, returns the URL to use.
+   * Where to fetch a file of the package from (custom hosting, CDN, a bundler that copies nothing):
+   * asked for every file the package loads (the build's glue, .wasm and pthread worker, and
+   * engine-worker.js and engine-host.js in browsers) with the file name (e.g. "mha-simd.wasm") and
+   * the default URL; returns the URL to use. defaultUrl is undefined in a bundle without
+   * import.meta.url (esbuild's iife).
    */
-  locateFile?: (fileName: string, defaultUrl: string) => string | URL;
+  locateFile?(fileName: string, defaultUrl: string | undefined): string | URL;
   /** The .wasm file's bytes, if you already have them (skips fetching). */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /**

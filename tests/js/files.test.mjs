@@ -1,19 +1,113 @@
 // The builds' file names: CMakeLists.txt's targets, variantFiles() (the rule
-// in JS) and DIST_URLS (the same files as literals for bundlers) must agree,
-// and every file must be in dist/ after a build.
+// in JS) and the URLs that inferenceUrls() (files.mjs) and trainUrls()
+// (train-files.mjs) spell out as literals for bundlers must agree, and every
+// file must be in dist/ after a build. The trainer's builds must be reachable
+// only from the 'mha-wasm/train' entry, so that bundles of apps that never
+// train leave them out.
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DIST_URLS, VARIANTS, variantFiles } from '../../src/js/files.mjs';
+import vm from 'node:vm';
+import * as esbuild from 'esbuild';
+import { VARIANTS, inferenceUrls, variantFiles } from '../../src/js/files.mjs';
+import { trainUrls } from '../../src/js/train-files.mjs';
+
+const SRC = fileURLToPath(new URL('../../src/js/', import.meta.url));
 
 for (const training of [false, true])
   for (const variant of VARIANTS)
     test(`${training ? 'training' : 'inference'} build ${variant}: names, URLs and files agree`, () => {
       const names = variantFiles(variant, training);
-      const urls = DIST_URLS[training ? 'train' : 'inference'][variant];
+      const urls = (training ? trainUrls : inferenceUrls)()[variant];
       expect(Object.keys(urls).sort()).toEqual(Object.keys(names).sort());
       for (const [role, name] of Object.entries(names)) {
-        const path = fileURLToPath(urls[role]);
-        expect(path.endsWith(`/dist/${name}`)).toBe(true);
-        expect(existsSync(path)).toBe(true);
+        const file = fileURLToPath(urls[role]);
+        expect(file.endsWith(`/dist/${name}`)).toBe(true);
+        expect(existsSync(file)).toBe(true);
       }
     });
+
+// An entry as a bundler sees it: esbuild's bundle of it (minified, so
+// comments are gone), with the modules it took in.
+async function bundle(entry, format) {
+  const { outputFiles, metafile } = await esbuild.build({
+    entryPoints: [path.join(SRC, entry)],
+    bundle: true,
+    format,
+    globalName: 'mha',
+    minify: true,
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return { code: outputFiles[0].text, modules: Object.keys(metafile.inputs).map((input) => path.basename(input)) };
+}
+// The files a bundle references as new URL('…', import.meta.url), as paths.
+const literalFiles = (code) =>
+  [...code.matchAll(/new URL\("([^"]+)",import\.meta\.url\)/g)].map((m) => path.join(SRC, m[1]));
+
+test("the browser entry's bundle names no trainer build", async () => {
+  const { code, modules } = await bundle('browser.mjs', 'esm');
+  expect(modules).not.toContain('train-files.mjs');
+  expect(code).not.toMatch(/mha-train-/);
+  const files = literalFiles(code);
+  for (const variant of VARIANTS)
+    for (const name of Object.values(variantFiles(variant)))
+      expect(files).toContain(path.join(SRC, '../../dist', name));
+});
+
+test("the train entry's bundle references every file the engine loads, each a file that exists", async () => {
+  const files = literalFiles((await bundle('train.mjs', 'esm')).code);
+  const want = [path.join(SRC, 'engine-worker.js'), path.join(SRC, 'engine-host.js')];
+  for (const training of [false, true])
+    for (const variant of VARIANTS)
+      for (const name of Object.values(variantFiles(variant, training))) want.push(path.join(SRC, '../../dist', name));
+  expect(files.sort()).toEqual(want.sort());
+  for (const file of files) expect(existsSync(file)).toBe(true);
+});
+
+describe.each(['browser.mjs', 'train.mjs'])('%s bundled without import.meta (esbuild iife)', (entry) => {
+  let mha;
+  beforeAll(async () => {
+    const { code } = await bundle(entry, 'iife');
+    // A page's globals, no more: loading the bundle must not touch import.meta.url.
+    const page = {
+      ...{ URL, WebAssembly, Blob, SharedArrayBuffer, console, crossOriginIsolated: true },
+      ...{ location: new URL('https://example.test/app/'), navigator: { hardwareConcurrency: 2 } },
+    };
+    mha = vm.runInNewContext(`${code}; mha`, page);
+  });
+
+  test('loads, and createAttention without locateFile says to pass locateFile', async () => {
+    expect(typeof mha.createAttention).toBe('function');
+    await expect(mha.createAttention({ variant: 'simd' })).rejects.toThrow(
+      /cannot tell where engine-worker\.js is: import\.meta\.url is not available.*locateFile/,
+    );
+  });
+
+  test('locateFile is asked for every file, with no default URL', async () => {
+    const asked = [];
+    const locateFile = (fileName, defaultUrl) => {
+      asked.push([fileName, defaultUrl]);
+      return `mha-wasm/${fileName}`;
+    };
+    // No Worker in this context: the start fails after every file was located.
+    await expect(mha.createAttention({ variant: 'threaded-simd', locateFile })).rejects.toThrow(
+      /could not start the engine worker from https:\/\/example\.test\/app\/mha-wasm\/engine-worker\.js/,
+    );
+    expect(asked.map(([name]) => name).sort()).toEqual(
+      ['engine-host.js', 'engine-worker.js', ...Object.values(variantFiles('threaded-simd'))].sort(),
+    );
+    expect(asked.every(([, defaultUrl]) => defaultUrl === undefined)).toBe(true);
+  });
+});
+
+test("the browser entry refuses training: true and points at 'mha-wasm/train'", async () => {
+  const { createAttention } = await import('../../src/js/browser.mjs');
+  await expect(createAttention({ training: true })).rejects.toThrow(
+    new TypeError(
+      "training: 'mha-wasm' loads only the builds without the trainer; for createTrainer(), " +
+        "import { createAttention } from 'mha-wasm/train' and call createAttention({ training: true })",
+    ),
+  );
+});

@@ -21,7 +21,8 @@ const fixturePath = fileURLToPath(new URL(`${FIXTURE}.json`, FIXTURES_DIR));
 const body = (fixtureFile) => `
   const fs = require('node:fs');
   const fx = JSON.parse(fs.readFileSync(${JSON.stringify(fixtureFile)}, 'utf8'));
-  const args = { ...fx, returnAttention: true };
+  const args = { returnAttention: true };
+  for (const k of ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV', 'causal']) args[k] = fx[k];
   for (const k of ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'])
     args[k] = fx[k] === null ? undefined : Float32Array.from(fx[k]);
   args.keyPaddingMask = fx.keyPaddingMask === null ? undefined : Uint8Array.from(fx.keyPaddingMask);
@@ -44,6 +45,30 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const RESOLVED = import.meta.resolve('mha-wasm');
 ${body(f)}`;
+
+// The 'mha-wasm/train' subpath: a trainer fixture (tests/fixtures/train, from PyTorch) on the build with the trainer.
+const TRAIN_FIXTURE = fileURLToPath(new URL('../fixtures/train/two_heads.json', import.meta.url));
+const trainBody = (fixtureFile) => `
+  const f = JSON.parse(require('node:fs').readFileSync(${JSON.stringify(fixtureFile)}, 'utf8'));
+  const floats = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Float32Array.from(v)]));
+  const engine = await createAttention({ training: true, variant: 'simd' });
+  const trainer = await engine.createTrainer({ ...f.config, seed: 7 });
+  await trainer.setParameters(floats(f.initial));
+  await trainer.setData({ sentences: f.sentences });
+  const { losses } = await trainer.train({ steps: f.steps, batchSize: f.sentences.length });
+  engine.dispose();
+  console.log(JSON.stringify({ resolved: RESOLVED, training: engine.training, losses: Array.from(losses), want: f.losses }));
+`;
+const TRAIN_CJS = (f) => `'use strict';
+const { createAttention } = require('mha-wasm/train');
+const RESOLVED = require.resolve('mha-wasm/train');
+(async () => {${trainBody(f)}})().catch((e) => { console.error(e); process.exit(1); });
+`;
+const TRAIN_ESM = (f) => `import { createAttention } from 'mha-wasm/train';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const RESOLVED = import.meta.resolve('mha-wasm/train');
+${trainBody(f)}`;
 
 describe('[slow] npm pack, install, require and import', () => {
   let work;
@@ -113,6 +138,26 @@ describe('[slow] npm pack, install, require and import', () => {
         expectClose(output, fx.want.output, fx.tolerance, `${variant} output`);
         expectClose(attention, fx.want.attention, fx.tolerance, `${variant} attention`);
       }
+    },
+    60_000,
+  );
+
+  test.each([
+    ['CommonJS require', 'train.cjs', TRAIN_CJS],
+    ['ES module import', 'train.mjs', TRAIN_ESM],
+  ])(
+    "%s of 'mha-wasm/train' trains as PyTorch does",
+    async (_, file, script) => {
+      await writeFile(join(app, file), script(TRAIN_FIXTURE));
+      const { stdout } = await run(process.execPath, [file], {
+        cwd: app,
+        env: { ...process.env, NODE_OPTIONS: '' },
+        timeout: 60_000,
+      });
+      const { resolved, training, losses, want } = JSON.parse(stdout);
+      expect(resolved).toContain(`${app}/node_modules/mha-wasm/src/js/`.replace(/^\//, ''));
+      expect(training).toBe(true);
+      expectClose(losses, want, { abs: 1e-6, rel: 1e-5 }, 'losses');
     },
     60_000,
   );

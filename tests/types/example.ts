@@ -2,6 +2,7 @@
 // (tsc --noEmit), never run. Lines marked @ts-expect-error are misuse the
 // declarations must reject: if a declaration drifts, tsc fails.
 import { createAttention } from 'mha-wasm';
+import { createAttention as createWithTrainer } from 'mha-wasm/train';
 import type {
   AttentionEngine,
   AttentionGradients,
@@ -167,7 +168,7 @@ export async function everyCall(): Promise<number> {
   const bytes: number = stats.heapBytes + stats.inUseBytes + stats.scratchBytes;
 
   // Training, in the build with the trainer.
-  const trainingEngine: AttentionEngine = await createAttention({ training: true, threads: 2 });
+  const trainingEngine: AttentionEngine = await createWithTrainer({ training: true, threads: 2 });
   const trainerOptions: TrainerOptions = {
     vocabSize: 12,
     numTags: 4,
