@@ -4,6 +4,7 @@
 // 'mha-wasm'` — in plain `node` child processes, outside Jest and outside this
 // repository. About 10 s; skip it with `npx jest tests/js`.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,12 +108,22 @@ describe('[slow] npm pack, install, require and import', () => {
     if ((await readdir(repo)).includes('README.md')) expect(files).toContain('README.md');
     const unexpected = files.filter(
       (f) =>
-        !/^(dist\/mha-[\w-]+(\.worker)?\.(js|wasm)|src\/js\/[\w-]+\.(mjs|cjs|js|d\.ts)|package\.json|README\.md|LICENSE)$/.test(
+        !/^(dist\/mha-[\w-]+(\.worker)?\.(js|wasm)|src\/js\/[\w-]+\.(mjs|cjs|js|d\.ts)|docs\/[\w-]+\.(png|md)|(README|ARCHITECTURE|CONTRIBUTING)\.md|package\.json|LICENSE)$/.test(
           f,
         ),
     );
     expect(unexpected).toEqual([]);
     expect(files.filter((f) => /\.(cpp|hpp|h|cc)$|^tests\/|node_modules\/|^build\/|CMakeLists/.test(f))).toEqual([]);
+  });
+
+  test('every relative link and image of the README points at a file in the tarball', () => {
+    const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((m) => m[1])
+      .filter((t) => !/^[a-z]+:/.test(t) && !t.startsWith('#'))
+      .map((t) => t.replace(/#.*$/, ''));
+    expect(targets.length).toBeGreaterThan(2);
+    expect(targets.filter((t) => !files.includes(t))).toEqual([]);
   });
 
   test.each([
