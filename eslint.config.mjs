@@ -102,7 +102,15 @@ export default [
 
   // Benchmarks, tooling and config files: Node.
   {
-    files: ['bench/**/*.mjs', 'scripts/**/*.mjs', 'scripts/**/*.js', '*.mjs', '*.js', 'examples/*/*.config.mjs', 'examples/*/build.mjs'],
+    files: [
+      'bench/**/*.mjs',
+      'scripts/**/*.mjs',
+      'scripts/**/*.js',
+      '*.mjs',
+      '*.js',
+      'examples/*/*.config.mjs',
+      'examples/*/build.mjs',
+    ],
     languageOptions: { sourceType: 'module', globals: { ...globals.node } },
   },
 

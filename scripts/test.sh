@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test: the native core under CTest, then again under AddressSanitizer
-# and UndefinedBehaviorSanitizer, a bounded libFuzzer run of the core, the
-# TypeScript declarations against an example (tsc --noEmit), and the Jest suite
-# over the wasm builds, after the lint (ESLint, Prettier and clang-format:
-# `npm run lint`). `npm test` runs scripts/setup.sh first, then this.
+# and UndefinedBehaviorSanitizer, bounded libFuzzer runs of the core and of the
+# trainer, the TypeScript declarations against an example (tsc --noEmit), and
+# the Jest suite over the wasm builds, after the lint (ESLint, Prettier and
+# clang-format: `npm run lint`). `npm test` runs scripts/setup.sh first, then this.
 # Exits non-zero on any failure.
-#   MHA_FUZZ_SECONDS   length of the fuzz smoke run (default 15; 0 skips it)
+#   MHA_FUZZ_SECONDS   length of each fuzzer's smoke run (default 15; 0 skips them)
 #   MHA_SANITIZERS=0   skips the sanitizer build and the fuzz run
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +46,7 @@ else
     echo "skipped: $cxx cannot link -fsanitize=address,undefined (install its sanitizer runtimes)"
   fi
 
-  echo "== fuzzing the core: libFuzzer + ASan + UBSan, ${fuzz_seconds} s (build/fuzz) =="
+  echo "== fuzzing the core and the trainer: libFuzzer + ASan + UBSan, ${fuzz_seconds} s each (build/fuzz) =="
   clangxx=$(command -v clang++-14 || command -v clang++ || true)
   fuzz_probe='#include <cstdint>
 #include <cstddef>
@@ -56,21 +56,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }'
   elif [ -n "$clangxx" ] && links "$clangxx" "-fsanitize=fuzzer,address,undefined" "$fuzz_probe"; then
     configure build/fuzz cmake -S . -DCMAKE_CXX_COMPILER="$clangxx" -DMHA_FUZZ=ON -DBUILD_TESTING=OFF \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo $xsimd
-    cmake --build build/fuzz -j "$jobs" --target mha_attention_fuzz
-    # The corpus grows from run to run on a developer's machine; CI starts empty.
-    mkdir -p build/fuzz/corpus
-    log=build/fuzz/smoke.log
-    if ! build/fuzz/mha_attention_fuzz -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/corpus >"$log" 2>&1; then
-      tail -n 60 "$log"
-      echo "fuzz: FAILED; the input that failed is saved as build/fuzz/crash-* (or timeout-*, oom-*)." >&2
-      echo "Reproduce it with: build/fuzz/mha_attention_fuzz build/fuzz/crash-..." >&2
-      exit 1
-    fi
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-    took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log")
-    echo "fuzz: ${runs:-?} executions in ${took:-?} s, no crash, hang, leak or sanitizer report;" \
-      "corpus $(ls build/fuzz/corpus | wc -l) inputs"
+    cmake --build build/fuzz -j "$jobs" --target mha_attention_fuzz mha_trainer_fuzz
+    # attention_fuzz: the core's forward; trainer_fuzz: the trainer on 1 and 3
+    # threads. Each keeps its corpus, which grows from run to run on a
+    # developer's machine; CI starts empty.
+    for fuzzer in attention trainer; do
+      corpus=build/fuzz/corpus
+      [ "$fuzzer" = attention ] || corpus=build/fuzz/$fuzzer-corpus
+      mkdir -p "$corpus"
+      log=build/fuzz/smoke-$fuzzer.log
+      if ! "build/fuzz/mha_${fuzzer}_fuzz" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix=build/fuzz/ "$corpus" >"$log" 2>&1; then
+        tail -n 60 "$log"
+        echo "fuzz ($fuzzer): FAILED; the input that failed is saved as build/fuzz/crash-* (or timeout-*, oom-*)." >&2
+        echo "Reproduce it with: build/fuzz/mha_${fuzzer}_fuzz build/fuzz/crash-..." >&2
+        exit 1
+      fi
+      runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+      took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log")
+      echo "fuzz ($fuzzer): ${runs:-?} executions in ${took:-?} s, no crash, hang, leak or sanitizer report;" \
+        "corpus $(ls "$corpus" | wc -l) inputs"
+    done
   else
     echo "skipped: no clang++ that links -fsanitize=fuzzer (Debian: apt-get install clang-14 libclang-rt-14-dev)"
   fi

@@ -2,6 +2,9 @@
 // training builds (mha-train-*): Trainer, and its limits (trainerLimits()).
 #include "../train/trainer.hpp"
 
+#include <emscripten/heap.h>
+#include <malloc.h>
+
 #include <memory>
 
 #include "engine.hpp"
@@ -30,6 +33,8 @@ class Trainer {
       c.beta2 = args["beta2"].as<float>();
       c.epsilon = args["epsilon"].as<float>();
       c.seed = args["seed"].as<unsigned>();
+      check_fits(mha::Trainer::bytes_to_create(c, engine_.attention().threads()), "createTrainer",
+                 "use a smaller vocabSize, dModel, mlpHidden or numTags");
       trainer_.reset();
       trainer_ = std::make_unique<mha::Trainer>(c, engine_.attention());
       return val::undefined();
@@ -38,8 +43,12 @@ class Trainer {
 
   void setData(const val& args) {
     guarded([&] {
+      mha::Trainer& t = live();
+      const std::size_t count = dim(args, "count");
+      check_fits(input_bytes(count) + t.bytes_for(mha::Trainer::Call::setData, count), "setData",
+                 "use fewer sentences or a smaller maxLength");
       Buffers b;
-      live().set_data(sentences(args, b, true));
+      t.set_data(sentences(args, b, true));
       return val::undefined();
     });
   }
@@ -47,22 +56,34 @@ class Trainer {
   // `steps` Adam steps; a Float32Array of each batch's loss.
   val train(unsigned steps, unsigned batchSize) {
     return guarded([&] {
-      check_dim(steps, "steps", mha::TrainerLimits::steps);
+      mha::Trainer& t = live();
+      t.check_train(steps, batchSize);
+      check_fits(4.0 * steps + t.bytes_for(mha::Trainer::Call::train, batchSize), "train", "use a smaller batchSize");
       std::vector<float> losses(steps);
-      for (auto& loss : losses) loss = live().step(batchSize);
+      for (auto& loss : losses) loss = t.step(batchSize);
       return copy_out(losses.data(), losses.size());
     });
   }
 
   val evaluate(const val& args, bool wantAttention) {
     return guarded([&] {
-      Buffers b;
       mha::Trainer& t = live();
-      const Sentences s = sentences(args, b, false);
       const mha::TrainerConfig& c = t.config();
-      const std::size_t slots = s.count * c.maxLength;
-      std::vector<float> probabilities(slots * c.numTags),
-          attention(wantAttention ? slots * c.numHeads * c.maxLength : 0);
+      const std::size_t count = dim(args, "count");
+      // Every size before anything is allocated: in 64 bits, then against the memory.
+      const std::size_t slots = checked_product({count, c.maxLength}, "predictions: sentences×maxLength");
+      const std::size_t probabilityCount =
+          checked_product({count, c.maxLength, c.numTags}, "probabilities: sentences×maxLength×numTags");
+      const std::size_t attentionCount = wantAttention
+                                             ? checked_product({count, c.numHeads, c.maxLength, c.maxLength},
+                                                               "attention: sentences×numHeads×maxLength×maxLength")
+                                             : 0;
+      check_fits(input_bytes(count) + 4.0 * (double(slots) + double(probabilityCount) + double(attentionCount)) +
+                     t.bytes_for(mha::Trainer::Call::evaluate, count, wantAttention),
+                 "evaluate", "evaluate fewer sentences at a time");
+      Buffers b;
+      const Sentences s = sentences(args, b, false);
+      std::vector<float> probabilities(probabilityCount), attention(attentionCount);
       std::vector<std::int32_t> predictions(slots);
       const float loss =
           t.evaluate(s, {probabilities.data(), predictions.data(), wantAttention ? attention.data() : nullptr});
@@ -130,12 +151,34 @@ class Trainer {
 
   Sentences sentences(const val& args, Buffers& b, bool needTags) {
     const std::size_t count = dim(args, "count"), L = live().config().maxLength;
+    const std::size_t slots = checked_product({count, L}, "tokens: sentences×maxLength");
     Sentences s;
     s.count = count;
-    s.tokens = copy_in(args["tokens"], "tokens", count * L, b.tokens, false);
+    s.tokens = copy_in(args["tokens"], "tokens", slots, b.tokens, false);
     s.lengths = copy_in(args["lengths"], "lengths", count, b.lengths, false);
-    s.tags = copy_in(args["tags"], "tags", count * L, b.tags, !needTags);
+    s.tags = copy_in(args["tags"], "tags", slots, b.tags, !needTags);
     return s;
+  }
+
+  // Bytes of sentences()'s copies of `count` sentences (tags included).
+  double input_bytes(std::size_t count) const {
+    return 4 * double(count) * (2 * double(trainer_->config().maxLength) + 1);
+  }
+
+  // Refuses, before anything is allocated, a call that needs `bytes` when the
+  // wasm memory cannot give them (its limit, less what is in use that the
+  // trainer will not reuse), as the engine's calls are refused (engine.hpp).
+  void check_fits(double bytes, const char* call, const char* advice) const {
+    const double limit = double(emscripten_get_heap_max());
+    // Fast path: what the heap can still grow by is surely available.
+    if (bytes <= limit - double(emscripten_get_heap_size())) return;
+    const double held = trainer_ ? double(trainer_->held_bytes()) : 0.0;
+    const double available = limit - (double(mallinfo().uordblks) - held);
+    if (bytes > available)
+      (Message() << call << ": this call needs " << static_cast<unsigned long long>(bytes)
+                 << " bytes of WebAssembly memory, more than the " << static_cast<unsigned long long>(available)
+                 << " bytes available (limit " << static_cast<unsigned long long>(limit) << "); " << advice)
+          .raise();
   }
 
   Engine& engine_;
@@ -153,6 +196,7 @@ val trainerLimits() {
   table.set("mlpHidden", static_cast<double>(L::mlpHidden));
   table.set("batchSize", static_cast<double>(L::batchSize));
   table.set("steps", static_cast<double>(L::steps));
+  table.set("slotsPerTrain", static_cast<double>(L::slotsPerTrain));
   return table;
 }
 

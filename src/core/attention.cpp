@@ -9,12 +9,6 @@
 namespace mha {
 namespace {
 
-std::size_t mul(std::size_t a, std::size_t b, const char* what) {
-  if (a != 0 && b > kMaxElements / a)
-    throw ArgumentError(std::string(what) + ": more than " + decimal(kMaxElements) + " elements");
-  return a * b;
-}
-
 // Task sizes (common.hpp has the projections' kRowBlock): they decide how
 // work is shared, never a result.
 constexpr std::size_t kQueryBlock = 32;  // query rows of an attention task
@@ -68,30 +62,29 @@ Sizes sizes_of(const Dims& d, bool withAttention) {
   check_dim(d.numHeads, "numHeads", kMaxElements);
   check_dim(d.dK, "dK", kMaxElements);
   check_dim(d.dV, "dV", kMaxElements);
+  // Element counts, each within kMaxElements (elementBytes 1: whether their
+  // bytes fit the memory is the caller's check, e.g. the bindings' check_fits,
+  // which says how many bytes a call needs).
   Sizes s{};
-  const std::size_t hk = mul(d.numHeads, d.dK, "numHeads*dK");
-  const std::size_t hv = mul(d.numHeads, d.dV, "numHeads*dV");
-  s.query = mul(mul(d.batch, d.seqLenQ, "query"), d.dModel, "query");
-  s.key = s.value = mul(mul(d.batch, d.seqLenK, "key"), d.dModel, "key");
-  s.wQ = s.wK = mul(d.dModel, hk, "wQ");
-  s.wV = mul(d.dModel, hv, "wV");
-  s.wO = mul(hv, d.dModel, "wO");
+  const std::size_t B = d.batch, Lq = d.seqLenQ, Lk = d.seqLenK, D = d.dModel, H = d.numHeads;
+  const std::size_t hk = checked_product({H, d.dK}, "bQ: numHeads×dK", 1);
+  const std::size_t hv = checked_product({H, d.dV}, "bV: numHeads×dV", 1);
+  s.query = checked_product({B, Lq, D}, "query: batch×seqLenQ×dModel", 1);
+  s.key = s.value = checked_product({B, Lk, D}, "key: batch×seqLenK×dModel", 1);
+  s.wQ = s.wK = checked_product({D, H, d.dK}, "wQ: dModel×numHeads×dK", 1);
+  s.wV = checked_product({D, H, d.dV}, "wV: dModel×numHeads×dV", 1);
+  s.wO = checked_product({H, d.dV, D}, "wO: numHeads×dV×dModel", 1);
   s.bQ = s.bK = hk;
   s.bV = hv;
-  s.bO = d.dModel;
-  s.keyPaddingMask = mul(d.batch, d.seqLenK, "keyPaddingMask");
+  s.bO = D;
+  s.keyPaddingMask = checked_product({B, Lk}, "keyPaddingMask: batch×seqLenK", 1);
   s.output = s.query;
-  s.attention = withAttention
-                    ? mul(mul(mul(d.batch, d.numHeads, "attention"), d.seqLenQ, "attention"), d.seqLenK, "attention")
-                    : 0;
+  s.attention = withAttention ? checked_product({B, H, Lq, Lk}, "attention: batch×numHeads×seqLenQ×seqLenK", 1) : 0;
   // The engine's own scratch is bounded like the arrays (indices fit 32 bits):
   // the most any call of these dims uses (one worker; see scratch_floats),
   // computed in double so that it cannot wrap. Not an argument's limit, so not
   // one src/js checks: a call this large also fails the bindings' memory budget.
-  const double scratch = scratch_floats(d, false, 1);
-  if (scratch > double(kMaxElements))
-    throw ArgumentError("scratch: a call of these sizes needs " + decimal(static_cast<unsigned long long>(scratch)) +
-                        " floats of working memory; one engine call can address " + decimal(kMaxElements));
+  checked_scratch(scratch_floats(d, false, 1), 1);
   return s;
 }
 
@@ -197,7 +190,7 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
   const std::size_t nq = B * Lq * hk, nk = B * Lk * hk, nv = B * Lk * hv, nh = B * Lq * hv;
   const std::size_t pk = packed_size(dK, Lk), pv = packed_size(Lk, dV);
   const std::size_t perWorker = fused ? kQueryBlock * (kKeyTile + dV + 2) : 0;
-  scratch_.resize(static_cast<std::size_t>(scratch_floats(d, fused, double(workers))));
+  scratch_.resize(checked_scratch(scratch_floats(d, fused, double(workers))));
   float* const Q = scratch_.data();
   float* const K = Q + nq;
   float* const V = K + nk;

@@ -1,6 +1,7 @@
 #include "backward.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <functional>
 #include <utility>
@@ -132,6 +133,9 @@ void AttentionBackward::compute(const Dims& d, const Inputs& given, const Gradie
   // Scratch: the forward quantities, the gradients of Q, K, V and the heads,
   // the packed or transposed operands of the products, and per worker dS with
   // its transpose and one packed right-hand side of the per-head products.
+  // Its size summed in double first: each buffer's size is formed in size_t
+  // below, and cannot wrap once their sum is known to fit (32 bits on wasm32).
+  const std::size_t total = checked_scratch(scratch_floats(d, self, double(workers)));
   const std::size_t perWorker =
       2 * Lq * Lk + std::max({packed_size(dV, Lk), packed_size(Lq, dV), packed_size(Lk, dK), packed_size(Lq, dK)});
   float *P, *Q, *K, *V, *heads, *output, *gHeads, *gQ, *gK, *gV, *woT, *wqT, *wkT, *wvT, *packedDY, *headsT;
@@ -159,8 +163,10 @@ void AttentionBackward::compute(const Dims& d, const Inputs& given, const Gradie
                                                     {&packedGK, packed_size(rowsK, hk)},
                                                     {&packedGV, packed_size(rowsK, hv)},
                                                     {&work, workers * perWorker}};
-  std::size_t total = 0;
-  for (const auto& buffer : layout) total += buffer.second;
+  std::size_t laidOut = 0;
+  for (const auto& buffer : layout) laidOut += buffer.second;
+  assert(laidOut == total);  // scratch_floats() is this layout's size
+  (void)laidOut;
   scratch_.resize(total);
   float* next = scratch_.data();
   for (const auto& buffer : layout) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
@@ -30,11 +32,147 @@ inline std::string decimal(unsigned long long n) {
   return std::string(digits + i, digits + 24);
 }
 
+// On the paths that refuse a call: built for size, not speed (clang's
+// minsize; the .wasm is built with clang). An error message costs kilobytes of
+// .wasm when inlined and unrolled at -O3.
+#if defined(__clang__)
+#define MHA_COLD __attribute__((cold, minsize, noinline))
+#else
+#define MHA_COLD __attribute__((cold, noinline))
+#endif
+
+// A message of numbers and words, built in a fixed buffer: a few hundred
+// bytes of .wasm where std::string concatenations cost kilobytes.
+class Message {
+ public:
+  MHA_COLD Message& operator<<(const char* text) {
+    while (*text && size_ + 1 < sizeof text_) text_[size_++] = *text++;
+    text_[size_] = '\0';
+    return *this;
+  }
+  MHA_COLD Message& operator<<(unsigned long long n) {
+    char digits[24];
+    int i = 24;
+    digits[--i] = '\0';
+    do digits[--i] = static_cast<char>('0' + n % 10);
+    while ((n /= 10) != 0);
+    return *this << digits + i;
+  }
+  // x as JavaScript's String() writes it ("0.01", "1e-8", "3.4028235e+38",
+  // "Infinity", "NaN"), with the fewest digits that give back the same float:
+  // a message then quotes a float argument as its caller wrote it. (Not
+  // std::to_string or printf, which pull their float formatting into the .wasm.)
+  MHA_COLD Message& real(float x) {
+    if (x != x) return *this << "NaN";
+    if (x < 0) *this << "-";
+    const double v = x < 0 ? -double(x) : double(x);
+    if (v > 3.5e38) return *this << "Infinity";
+    if (v == 0) return *this << "0";
+    int e = 0;  // 10^e <= v < 10^(e+1)
+    for (double p = 1; p * 10 <= v; p *= 10) ++e;
+    for (double p = 1; p > v; p /= 10) --e;
+    unsigned long long m = 0;  // v ≈ m·10^(e + 1 − digits)
+    int digits = 1;
+    for (;; ++digits) {  // the fewest digits that give back x (9 always do)
+      const int k = e + 1 - digits;
+      double power = 1;  // 10^|k|, exact up to 10^22
+      for (int i = k < 0 ? -k : k; i > 0; --i) power *= 10;
+      m = static_cast<unsigned long long>((k < 0 ? v * power : v / power) + 0.5);
+      if (float(k < 0 ? double(m) / power : double(m) * power) == float(v) || digits == 9) break;
+    }
+    char d[24];  // m's digits, without trailing zeros
+    int n = 0, i = 24;
+    while (m >= 10 && m % 10 == 0) m /= 10, --digits;
+    do d[--i] = static_cast<char>('0' + m % 10), ++n;
+    while ((m /= 10) != 0);
+    if (n > digits) ++e;  // rounded up to the next power of ten
+    const char* first = d + i;
+    char text[48];
+    int t = 0;
+    if (e >= 21 || e < -6) {  // d.ddde±x
+      text[t++] = first[0];
+      if (n > 1) text[t++] = '.';
+      for (int j = 1; j < n; ++j) text[t++] = first[j];
+      text[t++] = 'e';
+      text[t++] = e < 0 ? '-' : '+';
+      text[t] = '\0';
+      return *this << text << static_cast<unsigned long long>(e < 0 ? -e : e);
+    }
+    if (e < 0) {  // 0.000ddd
+      text[t++] = '0', text[t++] = '.';
+      for (int j = -1; j > e; --j) text[t++] = '0';
+    }
+    for (int j = 0; j < n || j <= e; ++j) {  // ddd.ddd or ddd000
+      if (j == e + 1 && e >= 0) text[t++] = '.';
+      text[t++] = j < n ? first[j] : '0';
+    }
+    text[t] = '\0';
+    return *this << text;
+  }
+  const char* text() const noexcept { return text_; }
+  [[noreturn]] MHA_COLD void raise() const { throw ArgumentError(text_); }
+
+ private:
+  char text_[400] = "";
+  std::size_t size_ = 0;
+};
+
+// checked_product's refusal, out of line: each check stays a few instructions.
+[[noreturn]] MHA_COLD inline void throw_too_large(std::initializer_list<std::size_t> factors, const char* what,
+                                                  std::size_t elementBytes) {
+  Message message;
+  message << what << " = ";
+  const char* times = "";
+  std::uint64_t n = 1;
+  bool wrapped = false;  // past 2^64
+  for (std::size_t f : factors) {
+    message << times << f;
+    times = "×";
+    wrapped = wrapped || (f != 0 && n > UINT64_MAX / f);
+    n *= f;
+  }
+  if (wrapped || n > UINT64_MAX / elementBytes) (message << " elements, more than 2^64 bytes").raise();
+  message << " = " << n << " elements (" << n * elementBytes << " bytes), more than ";
+  if (n > kMaxElements) (message << kMaxElements).raise();
+  (message << "the " << SIZE_MAX << " bytes this platform can address").raise();
+}
+
+// The product of `factors`, an element count, computed in 64 bits: on wasm32
+// size_t has 32, and a product formed in it wraps to a small, wrong size.
+// ArgumentError, before anything is allocated, when it is above kMaxElements
+// or when its bytes (`elementBytes` each) are more than size_t can count.
+// `what` names the array and the arguments of the factors, in their order:
+//   "attention: sentences×numHeads×maxLength×maxLength = 1025×4×1024×1024 =
+//    4299161600 elements (17196646400 bytes), more than 2147483647"
+[[gnu::noinline]] inline std::size_t checked_product(std::initializer_list<std::size_t> factors, const char* what,
+                                                     std::size_t elementBytes = sizeof(float)) {
+  std::uint64_t n = 1;
+  bool over = false;
+  for (std::size_t f : factors) {
+    if (f == 0) return 0;
+    over = over || n > kMaxElements / f;
+    if (!over) n *= f;  // at most kMaxElements, so it cannot wrap
+  }
+  if (over || n > SIZE_MAX / elementBytes) throw_too_large(factors, what, elementBytes);
+  return static_cast<std::size_t>(n);
+}
+
+// The floats of an engine's working memory, summed in double (where a sum of
+// sizes cannot wrap), as a size: bounded like the arrays, whose indices fit
+// 32 bits, and its bytes (`elementBytes` a float; 1 counts the floats alone)
+// checked as checked_product checks an array's.
+[[gnu::noinline]] inline std::size_t checked_scratch(double floats, std::size_t elementBytes = sizeof(float)) {
+  if (floats > double(kMaxElements))
+    (Message() << "scratch: a call of these sizes needs " << static_cast<unsigned long long>(floats)
+               << " floats of working memory; one engine call can address " << kMaxElements)
+        .raise();
+  return checked_product({static_cast<std::size_t>(floats)}, "scratch: floats of working memory", elementBytes);
+}
+
 // `value` if it is in [least, most], else ArgumentError naming it.
 inline std::size_t check_dim(std::size_t value, const char* name, std::size_t most, std::size_t least = 1) {
   if (value < least || value > most)
-    throw ArgumentError(std::string(name) + ": expected an integer from " + decimal(least) + " to " + decimal(most) +
-                        ", got " + decimal(value));
+    (Message() << name << ": expected an integer from " << least << " to " << most << ", got " << value).raise();
   return value;
 }
 

@@ -293,7 +293,7 @@ export class AttentionTrainer extends EngineResource {
    */
   async train(args) {
     return this[CALL](CALLS.trainerTrain, () => {
-      const { steps, batchSize } = normalizeTrainArguments(args, this.#limits.trainer);
+      const { steps, batchSize } = normalizeTrainArguments(args, this.#limits.trainer, this.config);
       return [steps, batchSize];
     });
   }

@@ -125,6 +125,8 @@ export interface Limits {
     mlpHidden: number;
     batchSize: number;
     steps: number;
+    /** The most token slots (steps × batchSize × maxLength) one train() call may work through. */
+    slotsPerTrain: number;
   }>;
 }
 

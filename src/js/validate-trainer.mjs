@@ -18,6 +18,20 @@ const TRAINER_KNOWN = new Set([
 ]);
 
 /**
+ * real() for an option the engine holds as a 32-bit float: the number must be
+ * in range as that float too (Math.fround), or the engine would get another
+ * one: 1e39 becomes Infinity, 1e-50 zero, 0.9999999999 one.
+ */
+function float(args, name, options) {
+  const v = real(args, name, options);
+  const f = Math.fround(v);
+  const { above, below, inclusiveLow } = options;
+  if (Number.isFinite(f) && (inclusiveLow ? f >= above : f > above) && (below === undefined || f < below)) return v;
+  const range = `${inclusiveLow ? '≥' : '>'} ${above}${below === undefined ? '' : ` and < ${below}`}`;
+  throw new RangeError(`${name}: expected a finite number ${range} as a 32-bit float, got ${v} (${f} as a float)`);
+}
+
+/**
  * Checks createTrainer's options and fills in the defaults (dModel 16, one
  * head, no MLP, Adam with lr 0.01, seed 1). `limits`: the engine's
  * limits.trainer (TrainerLimits in src/train/trainer.hpp).
@@ -38,10 +52,10 @@ export function normalizeTrainerOptions(args, limits) {
     dModel,
     numHeads,
     mlpHidden: integer(args, 'mlpHidden', { min: 0, max: L.mlpHidden, fallback: 0 }),
-    learningRate: real(args, 'learningRate', { above: 0, fallback: 0.01 }),
-    beta1: real(args, 'beta1', { above: 0, below: 1, fallback: 0.9, inclusiveLow: true }),
-    beta2: real(args, 'beta2', { above: 0, below: 1, fallback: 0.999, inclusiveLow: true }),
-    epsilon: real(args, 'epsilon', { above: 0, fallback: 1e-8 }),
+    learningRate: float(args, 'learningRate', { above: 0, fallback: 0.01 }),
+    beta1: float(args, 'beta1', { above: 0, below: 1, fallback: 0.9, inclusiveLow: true }),
+    beta2: float(args, 'beta2', { above: 0, below: 1, fallback: 0.999, inclusiveLow: true }),
+    epsilon: float(args, 'epsilon', { above: 0, fallback: 1e-8 }),
     seed: integer(args, 'seed', { min: 0, max: 2 ** 32 - 1, fallback: 1 }),
   };
 }
@@ -121,13 +135,30 @@ export function normalizeSentences(args, config, where, needTags, limits) {
   };
 }
 
-/** Checks trainer.train's { steps, batchSize } against the engine's limits.trainer. */
-export function normalizeTrainArguments(args, limits) {
+/**
+ * Checks trainer.train's { steps, batchSize } against the engine's
+ * limits.trainer, their work (steps × batchSize × maxLength token slots of
+ * the trainer's `config`) against limits.trainer.slotsPerTrain included: it
+ * bounds how long one call runs. Without `config`, maxLength counts as 1 (a
+ * bound every trainer passes; the engine then checks the rest).
+ */
+export function normalizeTrainArguments(args, limits, config) {
   checkObject(args, new Set(['steps', 'batchSize']), 'train');
-  return {
-    steps: integer(args, 'steps', { min: 1, max: limits.steps }),
-    batchSize: integer(args, 'batchSize', { min: 1, max: limits.batchSize, fallback: 32 }),
-  };
+  const steps = integer(args, 'steps', { min: 1, max: limits.steps });
+  const batchSize = integer(args, 'batchSize', { min: 1, max: limits.batchSize, fallback: 32 });
+  const maxLength = config?.maxLength ?? 1;
+  const most = limits.slotsPerTrain;
+  const slots = steps * batchSize * maxLength; // below 2^53: exact
+  if (slots > most) {
+    const perStep = batchSize * maxLength;
+    throw new RangeError(
+      `train: steps×batchSize×maxLength = ${steps}×${batchSize}×${maxLength} = ${slots} token slots, more than ${most} per call; ` +
+        (perStep <= most
+          ? `split it into calls of at most ${Math.floor(most / perStep)} steps`
+          : `use a batchSize of at most ${Math.floor(most / maxLength)}`),
+    );
+  }
+  return { steps, batchSize };
 }
 
 /**

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 
 #include "workspace.hpp"
@@ -20,6 +21,29 @@ double uniform(std::uint64_t& state) noexcept { return double(next_random(state)
 float normal(std::uint64_t& state) noexcept {  // Box–Muller, in float math (see the positions below)
   const float u = float(1.0 - uniform(state)), v = float(uniform(state));
   return std::sqrt(-2.0f * std::log(u)) * std::cos(6.2831853f * v);
+}
+
+// task(shard, worker) for every shard, on the engine's pool. An exception
+// must not leave a task (the pool's threads would end the process): the one
+// of the first shard that failed is thrown here, once every task is done.
+template <typename Task>
+void run_shards(ThreadPool& pool, std::size_t shards, const Task& task) {
+  std::vector<std::exception_ptr> errors(shards);
+  pool.run(shards, [&](std::size_t shard, std::size_t worker) {
+    try {
+      task(shard, worker);
+    } catch (...) {
+      errors[shard] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+}
+
+// The message of src/js about a float option, which quotes the number as
+// given; here it is the float the trainer holds (1e39 arrives as Infinity).
+[[noreturn]] MHA_COLD void refuse(const char* name, const char* expected, float got) {
+  (Message() << name << ": expected a finite number " << expected << ", got ").real(got).raise();
 }
 
 }  // namespace
@@ -52,8 +76,9 @@ std::vector<Tensor> parameter_layout(const TrainerConfig& c) {
   std::size_t offset = 0;
   for (Tensor& t : layout) {
     t.offset = offset;
-    offset += t.rows * t.cols;
+    offset += checked_product({t.rows, t.cols}, t.name);
   }
+  checked_product({offset}, "parameters");
   return layout;
 }
 
@@ -63,7 +88,7 @@ Parameters point_parameters(const std::vector<Tensor>& layout, float* base) {
   return p;
 }
 
-Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine_(engine) {
+double Trainer::bytes_to_create(const TrainerConfig& c, std::size_t threads) {
   using Limits = TrainerLimits;
   check_dim(c.vocabSize, "vocabSize", Limits::vocabSize);
   check_dim(c.numTags, "numTags", Limits::numTags);
@@ -71,14 +96,22 @@ Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine
   check_dim(c.dModel, "dModel", Limits::dModel);
   check_dim(c.numHeads, "numHeads", c.dModel);
   if (c.dModel % c.numHeads != 0)
-    throw ArgumentError("numHeads: expected a divisor of dModel " + decimal(c.dModel) + ", got " + decimal(c.numHeads));
+    (Message() << "numHeads: expected a divisor of dModel " << c.dModel << ", got " << c.numHeads).raise();
   check_dim(c.mlpHidden, "mlpHidden", Limits::mlpHidden, 0);
   const auto finite_positive = [](float x) { return x > 0 && x <= std::numeric_limits<float>::max(); };
-  if (!finite_positive(c.learningRate)) throw ArgumentError("learningRate: expected a finite number > 0");
-  if (!(c.beta1 >= 0 && c.beta1 < 1)) throw ArgumentError("beta1: expected a number in [0, 1)");
-  if (!(c.beta2 >= 0 && c.beta2 < 1)) throw ArgumentError("beta2: expected a number in [0, 1)");
-  if (!finite_positive(c.epsilon)) throw ArgumentError("epsilon: expected a finite number > 0");
+  if (!finite_positive(c.learningRate)) refuse("learningRate", "> 0", c.learningRate);
+  if (!(c.beta1 >= 0 && c.beta1 < 1)) refuse("beta1", "≥ 0 and < 1", c.beta1);
+  if (!(c.beta2 >= 0 && c.beta2 < 1)) refuse("beta2", "≥ 0 and < 1", c.beta2);
+  if (!finite_positive(c.epsilon)) refuse("epsilon", "> 0", c.epsilon);
 
+  const std::vector<Tensor> layout = parameter_layout(c);
+  const double P = double(layout.back().offset) + double(layout.back().rows) * double(layout.back().cols);
+  // params, grads, m, v; the positions; each thread's workspace starts empty.
+  return 4 * (4 * P + double(c.maxLength) * double(c.dModel)) + double(threads) * sizeof(Workspace);
+}
+
+Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine_(engine) {
+  bytes_to_create(c, engine.threads());  // (its checks of the config)
   const std::size_t D = c.dModel;
   tensors_ = parameter_layout(c);
   const std::size_t total = tensors_.back().offset + tensors_.back().rows * tensors_.back().cols;
@@ -99,7 +132,7 @@ Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine
   random_ = random;
 
   // Sinusoidal positions (Vaswani et al.): P[t, 2i] = sin(t / 10000^(2i/dModel)), P[t, 2i+1] = cos(…).
-  positions_.resize(c.maxLength * D);
+  positions_.resize(checked_product({c.maxLength, D}, "positions: maxLength×dModel"));
   for (std::size_t t = 0; t < c.maxLength; ++t)
     for (std::size_t i = 0; i < D; ++i) {
       // (float math: double sin, cos and pow would add 15 KB of tables to every .wasm)
@@ -120,20 +153,22 @@ double Trainer::check(const Sentences& s, bool needTags) const {
   double tagged = 0;
   for (std::size_t i = 0; i < s.count; ++i) {
     const std::int32_t n = s.lengths[i];
-    if (n < 1 || std::size_t(n) > L)
-      throw ArgumentError("lengths[" + decimal(i) + "]: expected an integer from 1 to maxLength " + decimal(L) +
-                          ", got " + (n < 0 ? std::string("a negative number") : decimal(std::size_t(n))));
+    if (n < 1 || std::size_t(n) > L) {
+      Message message;
+      message << "lengths[" << i << "]: expected an integer from 1 to maxLength " << L << ", got ";
+      (n < 0 ? message << "a negative number" : message << std::size_t(n)).raise();
+    }
     for (std::size_t t = 0; t < std::size_t(n); ++t) {
       const std::int32_t token = s.tokens[i * L + t];
       if (token < 0 || std::size_t(token) >= config_.vocabSize)
-        throw ArgumentError("tokens[" + decimal(i * L + t) +
-                            "]: expected an id from 0 to vocabSize - 1 = " + decimal(config_.vocabSize - 1));
+        (Message() << "tokens[" << i * L + t << "]: expected an id from 0 to vocabSize - 1 = " << config_.vocabSize - 1)
+            .raise();
       if (s.tags) {
         const std::int32_t tag = s.tags[i * L + t];
         if (tag < -1 || tag >= std::int32_t(config_.numTags))
-          throw ArgumentError(
-              "tags[" + decimal(i * L + t) +
-              "]: expected -1 (no loss) or a tag from 0 to numTags - 1 = " + decimal(config_.numTags - 1));
+          (Message() << "tags[" << i * L + t
+                     << "]: expected -1 (no loss) or a tag from 0 to numTags - 1 = " << config_.numTags - 1)
+              .raise();
         tagged += tag >= 0;
       }
     }
@@ -142,8 +177,9 @@ double Trainer::check(const Sentences& s, bool needTags) const {
 }
 
 void Trainer::set_data(const Sentences& s) {
+  const std::size_t n = checked_product({s.count, config_.maxLength}, "tokens: sentences×maxLength");
   check(s, true);
-  const std::size_t n = s.count * config_.maxLength;
+  count_ = cursor_ = 0;  // no training data until all of it is copied
   tokens_.assign(s.tokens, s.tokens + n);
   tags_.assign(s.tags, s.tags + n);
   lengths_.assign(s.lengths, s.lengths + s.count);
@@ -156,7 +192,7 @@ void Trainer::set_parameter(const std::string& name, const float* data, std::siz
   for (const Tensor& t : tensors_) {
     if (name != t.name) continue;
     if (count != t.rows * t.cols)
-      throw ArgumentError(name + ": expected " + decimal(t.rows * t.cols) + " elements, got " + decimal(count));
+      (Message() << name.c_str() << ": expected " << t.rows * t.cols << " elements, got " << count).raise();
     std::copy_n(data, count, params_.data() + t.offset);
     last_.valid = false;
     std::fill(m_.begin(), m_.end(), 0.0f);
@@ -165,15 +201,31 @@ void Trainer::set_parameter(const std::string& name, const float* data, std::siz
     beta1Power_ = beta2Power_ = 1;
     return;
   }
-  throw ArgumentError(name + ": not a parameter of this model");
+  (Message() << name.c_str() << ": not a parameter of this model").raise();
+}
+
+void Trainer::check_train(std::size_t steps, std::size_t batchSize) const {
+  check_dim(steps, "steps", TrainerLimits::steps);
+  check_dim(batchSize, "batchSize", TrainerLimits::batchSize);
+  const std::size_t L = config_.maxLength, most = TrainerLimits::slotsPerTrain;
+  // (steps and batchSize are at most 2^20 and 2^16 here, maxLength 2^10: the product fits 64 bits)
+  const std::uint64_t slots = std::uint64_t{steps} * batchSize * L;
+  if (slots <= most) return;
+  const std::uint64_t perStep = std::uint64_t{batchSize} * L;
+  Message message;
+  message << "train: steps×batchSize×maxLength = " << steps << "×" << batchSize << "×" << L << " = " << slots
+          << " token slots, more than " << most << " per call; ";
+  if (perStep <= most) (message << "split it into calls of at most " << most / perStep << " steps").raise();
+  (message << "use a batchSize of at most " << most / L).raise();
 }
 
 float Trainer::step(std::size_t batchSize) {
   if (count_ == 0) throw ArgumentError("train: no training data; call setData first");
   check_dim(batchSize, "batchSize", TrainerLimits::batchSize);
   const std::size_t L = config_.maxLength;
-  batchTokens_.resize(batchSize * L);
-  batchTags_.resize(batchSize * L);
+  const std::size_t slots = checked_product({batchSize, L}, "batch: batchSize×maxLength");
+  batchTokens_.resize(slots);
+  batchTags_.resize(slots);
   batchLengths_.resize(batchSize);
   double tagged = 0;
   for (std::size_t b = 0; b < batchSize; ++b) {
@@ -198,9 +250,10 @@ float Trainer::step(std::size_t batchSize) {
   // a number non-finite is not made. Both are refused with an error.
   const std::size_t failed = steps_ + 1;
   const auto diverged = [&](const char* what) {
-    return ArgumentError("learningRate: training diverged at step " + decimal(failed) + " (" + what +
-                         "); the parameters are back at step " + decimal(steps_) +
-                         ", the last whose loss was finite; use a smaller learningRate");
+    (Message() << "learningRate: training diverged at step " << failed << " (" << what
+               << "); the parameters are back at step " << steps_
+               << ", the last whose loss was finite; use a smaller learningRate")
+        .raise();
   };
   if (!std::isfinite(loss)) {
     if (last_.valid) {
@@ -208,7 +261,7 @@ float Trainer::step(std::size_t batchSize) {
       beta1Power_ = last_.beta1Power, beta2Power_ = last_.beta2Power, steps_ = last_.steps;
       last_.valid = false;
     }
-    throw diverged("the batch's loss is not finite");
+    diverged("the batch's loss is not finite");
   }
   const TrainerConfig& c = config_;
   const double power1 = beta1Power_ * c.beta1, power2 = beta2Power_ * c.beta2;  // β^step, no pow in the .wasm
@@ -224,7 +277,7 @@ float Trainer::step(std::size_t batchSize) {
     p[i] = params_[i] - stepSize * m[i] / (std::sqrt(v[i]) / root2 + c.epsilon);
     finite = finite && std::isfinite(p[i]) && std::isfinite(v[i]);
   }
-  if (!finite) throw diverged("a parameter would not be finite");
+  if (!finite) diverged("a parameter would not be finite");
   // This state's loss was finite: keep it (copy-assignments reuse the buffers).
   last_.valid = true;
   last_.params = params_, last_.m = m_, last_.v = v_;
@@ -241,10 +294,10 @@ float Trainer::step(std::size_t batchSize) {
 float Trainer::loss_and_gradients(const Sentences& s) { return gradients(s, check(s, true)); }
 
 float Trainer::gradients(const Sentences& s, double tagged) {
-  const std::size_t shards = (s.count + kShardSentences - 1) / kShardSentences, P = params_.size();
-  shardGrads_.assign(shards * P, 0.0f);
+  const std::size_t shards = blocks(s.count, kShardSentences), P = params_.size();
+  shardGrads_.assign(checked_product({shards, P}, "shard gradients: ⌈batchSize/8⌉×parameters"), 0.0f);
   std::vector<double> losses(shards, 0.0);
-  engine_.pool().run(shards, [&](std::size_t shard, std::size_t worker) {
+  run_shards(engine_.pool(), shards, [&](std::size_t shard, std::size_t worker) {
     const std::size_t first = shard * kShardSentences;
     losses[shard] = run_shard(s, first, std::min(kShardSentences, s.count - first), tagged,
                               shardGrads_.data() + shard * P, nullptr, *workspaces_[worker]);
@@ -262,12 +315,18 @@ float Trainer::gradients(const Sentences& s, double tagged) {
 float Trainer::evaluate(const Sentences& s, const Evaluation& out) {
   const double tagged = check(s, false);
   // Slots past each sentence's end (the shards write only the rest).
-  const std::size_t slots = s.count * config_.maxLength;
-  if (out.probabilities) std::fill_n(out.probabilities, slots * config_.numTags, 0.0f);
+  const TrainerConfig& c = config_;
+  const std::size_t slots = checked_product({s.count, c.maxLength}, "predictions: sentences×maxLength");
+  if (out.probabilities)
+    std::fill_n(out.probabilities,
+                checked_product({s.count, c.maxLength, c.numTags}, "probabilities: sentences×maxLength×numTags"), 0.0f);
   if (out.predictions) std::fill_n(out.predictions, slots, -1);
-  const std::size_t shards = (s.count + kShardSentences - 1) / kShardSentences;
+  if (out.attention)  // (run_shard writes it all)
+    checked_product({s.count, c.numHeads, c.maxLength, c.maxLength},
+                    "attention: sentences×numHeads×maxLength×maxLength");
+  const std::size_t shards = blocks(s.count, kShardSentences);
   std::vector<double> losses(shards, 0.0);
-  engine_.pool().run(shards, [&](std::size_t shard, std::size_t worker) {
+  run_shards(engine_.pool(), shards, [&](std::size_t shard, std::size_t worker) {
     const std::size_t first = shard * kShardSentences;
     losses[shard] =
         run_shard(s, first, std::min(kShardSentences, s.count - first), tagged, nullptr, &out, *workspaces_[worker]);
@@ -275,6 +334,50 @@ float Trainer::evaluate(const Sentences& s, const Evaluation& out) {
   double loss = 0;
   for (double l : losses) loss += l;
   return tagged > 0 ? float(loss / tagged) : 0.0f;
+}
+
+double Trainer::bytes_for(Call call, std::size_t sentences, bool wantAttention) const {
+  const TrainerConfig& c = config_;
+  const double n = double(sentences), L = double(c.maxLength), P = double(params_.size());
+  const double shards = std::ceil(n / kShardSentences);
+  // The call's arrays that the trainer sizes are first checked by name.
+  if (call == Call::setData) {
+    checked_product({sentences, c.maxLength}, "tokens: sentences×maxLength");
+    return 4 * (n * (2 * L + 2));  // tokens, tags, lengths, the shuffle
+  }
+  if (call == Call::train) {
+    checked_product({sentences, c.maxLength}, "batch: batchSize×maxLength");
+    checked_product({blocks(sentences, kShardSentences), params_.size()}, "shard gradients: ⌈batchSize/8⌉×parameters");
+  }
+  // One thread's workspace (workspace.hpp) for a shard of the longest sentences.
+  const std::size_t count = std::min(sentences, kShardSentences);
+  const Dims dims{count, c.maxLength, c.maxLength, c.dModel, c.numHeads, c.dModel / c.numHeads, c.dModel / c.numHeads};
+  const double rows = double(count) * L, D = double(c.dModel), F = double(c.mlpHidden), T = double(c.numTags);
+  const double widest = std::max({D, F, T}), panelled = std::ceil(widest / kPanel) * kPanel;
+  const bool training = call == Call::train;
+  const Workspace& w = *workspaces_.front();
+  double workspace =
+      4 * (7 * rows * D + 3 * rows * F + 2 * rows * T + rows * std::max(D, F) + std::max(rows, widest) * panelled) +
+      rows + w.attention.scratch_bytes_for(dims, training || wantAttention, true);
+  if (training) workspace += w.backward.scratch_bytes_for(dims, true);
+  if (wantAttention && !training) workspace += 4 * double(count) * double(c.numHeads) * L * L;
+  double bytes = double(workspaces_.size()) * workspace + 16 * shards;  // + the shards' losses and errors
+  // A step: its batch, the shards' gradients, Adam's next step and the state before it.
+  if (training) bytes += 4 * (n * (2 * L + 1) + shards * P + 6 * P);
+  return bytes;
+}
+
+std::size_t Trainer::held_bytes() const noexcept {
+  std::size_t floats = shardGrads_.capacity() + next_.capacity() + last_.params.capacity() + last_.m.capacity() +
+                       last_.v.capacity() + batchTokens_.capacity() + batchTags_.capacity() + batchLengths_.capacity();
+  std::size_t bytes = 0;
+  for (const auto& w : workspaces_) {
+    for (const auto* v : {&w->x, &w->a, &w->h, &w->z, &w->r, &w->out, &w->logits, &w->dLogits, &w->dOut, &w->dz, &w->dH,
+                          &w->dX, &w->packed, &w->transposed, &w->attentionWeights})
+      floats += v->capacity();
+    bytes += w->mask.capacity() + w->attention.scratch_bytes() + w->backward.scratch_bytes();
+  }
+  return bytes + floats * sizeof(float);
 }
 
 }  // namespace mha

@@ -31,10 +31,19 @@ namespace mha {
 
 // The trainer's limits, defined here only: Trainer checks them, the bindings
 // export them (limits().trainer) and src/js checks them first with its own
-// messages. They keep every buffer of a trainer far below kMaxElements.
+// messages. They keep a trainer's parameters far below kMaxElements; the
+// buffers of a call (a batch's shard gradients, evaluate's attention weights)
+// are checked when it is made (checked_product, bytes_for).
 struct TrainerLimits {
   static constexpr std::size_t vocabSize = 65536, numTags = 4096, maxLength = 1024, dModel = 1024, mlpHidden = 4096,
                                batchSize = 65536, steps = 1000000;
+  // The most work one train() call may do: steps × batchSize × maxLength
+  // token slots. It bounds how long a call runs (and holds its engine): the
+  // page's model (dModel 16, maxLength 15) runs about 10^6 slots a second on
+  // two threads, about 15 s at the limit (wider or longer models run fewer
+  // slots a second), where the most steps of the largest batch would take
+  // days. Longer training is several calls, which give the same steps as one.
+  static constexpr std::size_t slotsPerTrain = std::size_t{1} << 24;  // 16,777,216
 };
 
 struct TrainerConfig {
@@ -99,12 +108,21 @@ class Trainer {
   // weights from config.seed. Runs on the threads of `engine`, which must
   // outlive the trainer.
   Trainer(const TrainerConfig& config, Attention& engine);
+  // Checks `config` as the constructor does; returns the bytes a trainer of it
+  // allocates on an engine of `threads` threads (its parameters, gradients,
+  // Adam's moments and positions), for a check before anything is allocated.
+  static double bytes_to_create(const TrainerConfig& config, std::size_t threads);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
 
   // Copies the training set (tags required) and starts a new shuffle of it.
   void set_data(const Sentences& data);
+  // Checks the arguments of `steps` steps of `batchSize` sentences (one
+  // train() call of the bindings): each within TrainerLimits, and their work
+  // (steps × batchSize × maxLength slots) within slotsPerTrain; ArgumentError
+  // naming them, and saying how to split the call, otherwise.
+  void check_train(std::size_t steps, std::size_t batchSize) const;
   // One Adam step on the next batchSize sentences of the shuffled training
   // set (reshuffled, from the trainer's seed, each time it runs out). Returns
   // the batch's mean loss before the step. Divergence is refused with an
@@ -117,6 +135,19 @@ class Trainer {
   // The model on `sentences`; returns the mean loss over tagged tokens (0 when
   // there are no tags or no tagged token).
   float evaluate(const Sentences& sentences, const Evaluation& out);
+
+  // What the bindings need to refuse, before anything is allocated, a call
+  // that cannot fit the memory: the bytes a call over `sentences` sentences
+  // allocates inside the trainer (set_data: its copy of them; training: a
+  // step of batchSize `sentences`; else an evaluate(), with or without the
+  // attention weights), counted in double so that any count can be asked
+  // about. Some of them may be held already (held_bytes()) and are reused.
+  // ArgumentError, as checked_product's, when an array of the call is too large.
+  enum class Call { setData, train, evaluate };
+  double bytes_for(Call call, std::size_t sentences, bool wantAttention = false) const;
+  // Bytes of the buffers the trainer keeps between calls and reuses (the
+  // threads' workspaces, one batch, the shards' gradients, Adam's next step).
+  std::size_t held_bytes() const noexcept;
 
   // Replaces the named parameter (count = rows·cols of its Tensor) and starts
   // the optimizer afresh: Adam's moments and the step count go back to 0.

@@ -11,15 +11,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
-import { DIST_URLS } from '../../src/js/files.mjs';
+import { variantFiles } from '../../src/js/files.mjs';
+import { normalizeTrainArguments } from '../../src/js/validate-trainer.mjs';
 
 const require = createRequire(import.meta.url);
 let engine, raw, rawEngine;
 
 beforeAll(async () => {
   engine = await createAttention({ variant: 'simd', training: true });
-  const files = DIST_URLS.train.simd;
-  raw = await require(fileURLToPath(files.glue))({ wasmBinary: readFileSync(fileURLToPath(files.wasm)) });
+  const files = variantFiles('simd', true);
+  const dist = (name) => fileURLToPath(new URL(`../../dist/${name}`, import.meta.url));
+  raw = await require(dist(files.glue))({ wasmBinary: readFileSync(dist(files.wasm)) });
   rawEngine = new raw.Engine(1);
 });
 afterAll(() => {
@@ -147,6 +149,60 @@ describe('the trainer limits', () => {
         rawTrainer.delete();
         expect({ js, cpp }).toEqual({ js: offset > 0, cpp: offset > 0 });
       });
+
+  // The work of one train() call, steps×batchSize×maxLength token slots: with
+  // maxLength 1, the product is at the boundary with 2^24 − 1 = 4097 × 4095,
+  // 2^24 = 256 × 65536 and 2^24 + 1 = 673 × 24929 (no data is set, as above).
+  for (const [offset, steps, batchSize] of [
+    [-1, 4097, 4095],
+    [0, 256, 65536],
+    [1, 673, 24929],
+  ])
+    test(`train's steps×batchSize×maxLength at slotsPerTrain ${offset >= 0 ? '+' : '−'} ${Math.abs(offset)}: JS and C++ refuse alike`, async () => {
+      const limit = engine.limits.trainer.slotsPerTrain;
+      expect(steps * batchSize).toBe(limit + offset);
+      const config = { ...base, maxLength: 1 };
+      const trainer = await engine.createTrainer(config);
+      const js = await refusedBy(limit, () => trainer.train({ steps, batchSize }));
+      trainer.dispose();
+      const rawTrainer = new raw.Trainer(rawEngine);
+      rawTrainer.configure({ ...config, ...defaults });
+      const cpp = await refusedBy(limit, () => rawTrainer.train(steps, batchSize));
+      rawTrainer.delete();
+      expect({ js, cpp }).toEqual({ js: offset > 0, cpp: offset > 0 });
+    });
+
+  test('the work counts maxLength, and both sides say how to split the call, in the same words', () => {
+    const limit = engine.limits.trainer.slotsPerTrain;
+    const rawTrainer = new raw.Trainer(rawEngine);
+    const refusal = (config, steps, batchSize) => {
+      rawTrainer.configure({ ...base, ...defaults, ...config });
+      let cpp = 'accepted';
+      try {
+        rawTrainer.train(steps, batchSize);
+      } catch (error) {
+        cpp = error.message;
+      }
+      let js = 'accepted';
+      try {
+        normalizeTrainArguments({ steps, batchSize }, engine.limits.trainer, { ...base, ...config });
+      } catch (error) {
+        js = error.message;
+      }
+      return { js, cpp };
+    };
+    // maxLength 4: 64 steps of 65536 are the limit exactly; one more step is not.
+    expect(refusal({ maxLength: 4 }, limit / 4 / 65536, 65536)).toEqual({
+      js: 'accepted',
+      cpp: 'train: no training data; call setData first',
+    });
+    const message = `train: steps×batchSize×maxLength = 65×65536×4 = ${65 * 65536 * 4} token slots, more than ${limit} per call; split it into calls of at most 64 steps`;
+    expect(refusal({ maxLength: 4 }, 65, 65536)).toEqual({ js: message, cpp: message });
+    // One step past the limit: a smaller batch, not fewer steps.
+    const batch = `train: steps×batchSize×maxLength = 1×65536×1024 = ${65536 * 1024} token slots, more than ${limit} per call; use a batchSize of at most ${limit / 1024}`;
+    expect(refusal({ maxLength: 1024 }, 1, 65536)).toEqual({ js: batch, cpp: batch });
+    rawTrainer.delete();
+  });
 });
 
 test('setParameters checks the shapes the core lays out', async () => {

@@ -331,4 +331,56 @@ TEST(Trainer, RejectsBadConfigsAndDataNamingTheArgument) {
   EXPECT_TRUE(std::isfinite(trainer.step(2)));
 }
 
+// The sizes of calls past 32 bits, the work of one train() call and the float
+// options: refused before anything is allocated, with messages that name the
+// arguments and say what they got; the trainer works on.
+TEST(Trainer, RefusesSizesPastTheLimitsAndWorkPastSlotsPerTrainNamingThem) {
+  mha::Attention engine(2);
+  const auto message = [](const auto& call) {
+    try {
+      call();
+    } catch (const mha::ArgumentError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  TrainerConfig c = small_config(1, 0);
+  c.learningRate = INFINITY;
+  EXPECT_EQ(message([&] { Trainer t(c, engine); }), "learningRate: expected a finite number > 0, got Infinity");
+  c = small_config(1, 0);
+  c.epsilon = -1e-8f;
+  EXPECT_EQ(message([&] { Trainer t(c, engine); }), "epsilon: expected a finite number > 0, got -1e-8");
+  c = small_config(1, 0);
+  c.beta2 = 1.5f;
+  EXPECT_EQ(message([&] { Trainer t(c, engine); }), "beta2: expected a finite number ≥ 0 and < 1, got 1.5");
+
+  Trainer trainer(small_config(2, 4), engine);  // maxLength 7
+  const std::size_t most = mha::TrainerLimits::slotsPerTrain;
+  EXPECT_EQ(message([&] { trainer.check_train(most / 7 / 64, 64); }), "no error");
+  EXPECT_EQ(message([&] { trainer.check_train(most / 7 / 64 + 1, 64); }),
+            "train: steps×batchSize×maxLength = " + std::to_string(most / 7 / 64 + 1) + "×64×7 = " +
+                std::to_string((most / 7 / 64 + 1) * 64 * 7) + " token slots, more than " + std::to_string(most) +
+                " per call; split it into calls of at most " + std::to_string(most / 7 / 64) + " steps");
+  EXPECT_EQ(message([&] { trainer.check_train(1, 0); }), "batchSize: expected an integer from 1 to 65536, got 0");
+  // The shards' gradients of a batch: ⌈batchSize/8⌉ × parameters floats.
+  const std::size_t P = trainer.parameters().size();
+  EXPECT_EQ(message([&] { trainer.bytes_for(Trainer::Call::train, 65536); }), "no error");
+  EXPECT_GT(trainer.bytes_for(Trainer::Call::train, 65536), 8192.0 * P * 4);
+  EXPECT_EQ(message([&] { trainer.bytes_for(Trainer::Call::setData, std::size_t{1} << 40); }),
+            "tokens: sentences×maxLength = 1099511627776×7 = 7696581394432 elements (30786325577728 bytes), more "
+            "than 2147483647");
+  // Sizes whose 64-bit product wraps are said to be past 2^64.
+  EXPECT_EQ(message([] {
+              mha::checked_product({std::size_t{1} << 40, std::size_t{1} << 40}, "x: a×b");
+            }),
+            "x: a×b = 1099511627776×1099511627776 elements, more than 2^64 bytes");
+  EXPECT_EQ(mha::checked_product({std::size_t{1} << 40, std::size_t{1} << 40, 0}, "x: a×b×c"), 0u);
+  EXPECT_EQ(mha::checked_product({46341, 46340}, "x"), 46341u * 46340u);  // 2147441940 <= 2^31 - 1
+  EXPECT_NE(message([] { mha::checked_product({46341, 46341}, "x"); }), "no error");
+
+  Data data = random_data(trainer.config(), 9, 3);
+  trainer.set_data(data.sentences());
+  EXPECT_TRUE(std::isfinite(trainer.step(9)));
+}
+
 }  // namespace
