@@ -1,11 +1,5 @@
 #include "convert.hpp"
 
-#include <emscripten/em_js.h>
-#include <emscripten/emscripten.h>
-
-// (At file scope: EM_JS declares an extern "C" import.)
-EM_JS(void, js_throw_range_error, (const char* message), { throw new RangeError(UTF8ToString(message)); });
-
 namespace mha::bindings {
 
 std::size_t dim(const val& args, const char* name) {
@@ -17,9 +11,6 @@ std::size_t dim(const val& args, const char* name) {
   return static_cast<std::size_t>(x);
 }
 
-void throw_range_error(const char* message) {
-  js_throw_range_error(message);
-  __builtin_unreachable();
-}
+val range_error(const char* message) { return val::global("RangeError").new_(val(message)); }
 
 }  // namespace mha::bindings

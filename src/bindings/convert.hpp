@@ -50,20 +50,22 @@ val copy_out(const T* data, std::size_t count, const char* type = "Float32Array"
   return out;
 }
 
+// A new JS RangeError with `message`, returned rather than thrown (see guarded()).
+val range_error(const char* message);
+
 template <typename T>
 void trim(std::vector<T>& v) {
   if (v.capacity() * sizeof(T) > kKeepBytes) std::vector<T>().swap(v);
 }
 
-// Throws a JS RangeError with `message`. Called only when no C++ object of
-// the call is alive: a JS exception unwinds wasm frames without running C++
-// destructors.
-[[noreturn]] void throw_range_error(const char* message);
-
-// Runs `body`, turning any C++ error into a JS RangeError. The message is
-// kept in a fixed buffer, so that nothing on the heap is alive at the throw.
+// Runs `body` and returns its result; a C++ error comes back as a JS
+// RangeError *value* (EngineHost throws it on the JS side). Nothing is thrown
+// through the Embind invoker: a JS exception unwinding wasm frames would skip
+// the invoker's release of its argument handles, and every refused call would
+// keep its arguments (and their buffers) alive for good. The message is kept
+// in a fixed buffer: a failed allocation must not need another one.
 template <typename Body>
-val guarded(const Body& body) {
+[[nodiscard]] val guarded(const Body& body) {
   static thread_local char message[1024];
   // (Not snprintf: it would pull printf's formatting code into the .wasm.)
   const auto keep = [](const char* text) {
@@ -71,16 +73,14 @@ val guarded(const Body& body) {
     for (; text[n] && n + 1 < sizeof message; ++n) message[n] = text[n];
     message[n] = '\0';
   };
-  {
-    try {
-      return body();
-    } catch (const std::bad_alloc&) {
-      keep("out of memory: the arrays of this call do not fit the WebAssembly memory");
-    } catch (const std::exception& e) {
-      keep(e.what());
-    }
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    keep("out of memory: the arrays of this call do not fit the WebAssembly memory");
+  } catch (const std::exception& e) {
+    keep(e.what());
   }
-  throw_range_error(message);
+  return range_error(message);
 }
 
 }  // namespace mha::bindings

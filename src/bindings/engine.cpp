@@ -14,8 +14,8 @@ class Layer {
 
   // Separate from the constructor: a JS exception thrown out of a constructor
   // would leak the half-made object.
-  void assign(const val& args) {
-    guarded([&] {
+  val assign(const val& args) {
+    return guarded([&] {
       Dims d{1, 1, 1, dim(args, "dModel"), dim(args, "numHeads"), dim(args, "dK"), dim(args, "dV")};
       WeightBuffers buffers;
       Inputs in;

@@ -19,8 +19,8 @@ class Trainer {
   explicit Trainer(Engine& engine) : engine_(engine) {}
 
   // Separate from the constructor, as Layer::assign.
-  void configure(const val& args) {
-    guarded([&] {
+  val configure(const val& args) {
+    return guarded([&] {
       mha::TrainerConfig c;
       c.vocabSize = dim(args, "vocabSize");
       c.numTags = dim(args, "numTags");
@@ -41,8 +41,8 @@ class Trainer {
     });
   }
 
-  void setData(const val& args) {
-    guarded([&] {
+  val setData(const val& args) {
+    return guarded([&] {
       mha::Trainer& t = live();
       const std::size_t count = dim(args, "count");
       check_fits(input_bytes(count) + t.bytes_for(mha::Trainer::Call::setData, count), "setData",
@@ -108,8 +108,8 @@ class Trainer {
   }
 
   // { name: Float32Array } for some of the parameters (src/js checks the names and lengths).
-  void setParameters(const val& values) {
-    guarded([&] {
+  val setParameters(const val& values) {
+    return guarded([&] {
       mha::Trainer& t = live();
       std::vector<float> buffer;
       for (const Tensor& tensor : t.tensors()) {

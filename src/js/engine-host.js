@@ -10,12 +10,19 @@
   if (typeof module === 'object' && module.exports) module.exports = factory();
   else root.MhaEngineHost = factory();
 })(typeof self !== 'undefined' ? self : this, function () {
+  // The bindings return a C++ error as a RangeError value instead of throwing
+  // it through wasm (src/bindings/convert.hpp, guarded()): thrown here.
+  function checked(result) {
+    if (result instanceof RangeError) throw result;
+    return result;
+  }
+
   // An Embind object on the host's engine (a Layer, a Trainer), set up by
   // `setup` (and deleted if that throws), filed in `map` under a new id.
   function adopt(host, Type, setup, map) {
     const object = new Type(host.engine);
     try {
-      setup(object);
+      checked(setup(object));
     } catch (error) {
       object.delete();
       throw error;
@@ -55,11 +62,11 @@
     }
 
     multiHeadAttention(call) {
-      return this.engine.multiHeadAttention(call);
+      return checked(this.engine.multiHeadAttention(call));
     }
 
     multiHeadAttentionBackward(call) {
-      return this.engine.multiHeadAttentionBackward(call);
+      return checked(this.engine.multiHeadAttentionBackward(call));
     }
 
     createLayer(weights) {
@@ -69,18 +76,20 @@
     forward(id, call) {
       const layer = this.layers.get(id);
       if (!layer) throw new Error('mha-wasm: this layer was disposed');
-      return layer.forward(
-        call.batch,
-        call.seqLenQ,
-        call.seqLenK,
-        call.causal,
-        call.returnAttention,
-        call.returnProjections,
-        call.returnScores,
-        call.query,
-        call.key ?? null,
-        call.value ?? null,
-        call.keyPaddingMask ?? null,
+      return checked(
+        layer.forward(
+          call.batch,
+          call.seqLenQ,
+          call.seqLenK,
+          call.causal,
+          call.returnAttention,
+          call.returnProjections,
+          call.returnScores,
+          call.query,
+          call.key ?? null,
+          call.value ?? null,
+          call.keyPaddingMask ?? null,
+        ),
       );
     }
 
@@ -92,7 +101,7 @@
     // { id, shapes }: shapes { name: [rows, cols] } is the model's parameter layout.
     createTrainer(config) {
       const id = adopt(this, this.module.Trainer, (trainer) => trainer.configure(config), this.trainers);
-      return { id, shapes: this.trainers.get(id).parameterShapes() };
+      return { id, shapes: checked(this.trainers.get(id).parameterShapes()) };
     }
 
     trainer(id) {
@@ -102,25 +111,25 @@
     }
 
     trainerSetData(id, data) {
-      this.trainer(id).setData(data);
+      checked(this.trainer(id).setData(data));
     }
 
     trainerTrain(id, steps, batchSize) {
       const trainer = this.trainer(id);
-      const losses = trainer.train(steps, batchSize);
+      const losses = checked(trainer.train(steps, batchSize));
       return { losses, step: trainer.steps() };
     }
 
     trainerEvaluate(id, data) {
-      return this.trainer(id).evaluate(data, data.returnAttention);
+      return checked(this.trainer(id).evaluate(data, data.returnAttention));
     }
 
     trainerParameters(id) {
-      return this.trainer(id).parameters();
+      return checked(this.trainer(id).parameters());
     }
 
     trainerSetParameters(id, values) {
-      this.trainer(id).setParameters(values);
+      checked(this.trainer(id).setParameters(values));
     }
 
     disposeTrainer(id) {
@@ -129,7 +138,7 @@
     }
 
     memoryStats() {
-      return this.engine.memoryStats();
+      return checked(this.engine.memoryStats());
     }
 
     // Idempotent: an engine's FinalizationRegistry (node.mjs) may come after dispose().
