@@ -11,6 +11,7 @@ std::size_t dim(const val& args, const char* name) {
   return static_cast<std::size_t>(x);
 }
 
-val range_error(const char* message) { return val::global("RangeError").new_(val(message)); }
+// (From a std::string: Embind reads that as UTF-8; a const char* as Latin-1.)
+val range_error(const char* message) { return val::global("RangeError").new_(val(std::string(message))); }
 
 }  // namespace mha::bindings

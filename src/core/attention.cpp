@@ -89,8 +89,9 @@ Sizes sizes_of(const Dims& d, bool withAttention) {
 }
 
 void default_key_value(const Dims& d, Inputs& in) {
+  if (!in.key && in.value) throw ArgumentError("key: required when value is given");
   if (!in.key) in.key = in.query;
-  if (!in.value) in.value = in.query;
+  if (!in.value) in.value = in.key;
   if ((in.key == in.query || in.value == in.query) && d.seqLenK != d.seqLenQ)
     throw ArgumentError(std::string(in.key == in.query ? "key" : "value") + ": required when seqLenK (" +
                         decimal(d.seqLenK) + ") differs from seqLenQ (" + decimal(d.seqLenQ) + ")");

@@ -50,9 +50,10 @@ struct Inputs {
 };
 
 // The key/value rule of every call (forward and backward), in this one place:
-// a key or value left out (null) is the query, and a key or value that is the
-// query needs seqLenK == seqLenQ (self-attention); ArgumentError naming the
-// argument otherwise. src/js checks the same rule first, with its own message.
+// both left out (null) is self-attention (they are the query, which needs
+// seqLenK == seqLenQ); value left out is the key; value without key is
+// refused. ArgumentError naming the argument otherwise. src/js checks the
+// same rule first, with its own messages.
 void default_key_value(const Dims& dims, Inputs& in);
 
 struct Outputs {

@@ -30,9 +30,12 @@ afterAll(() => {
 });
 
 // Whether `run` fails with a message that names `limit` as the bound.
+// (The raw module returns a C++ refusal as a RangeError value: see
+// src/bindings/convert.hpp, guarded().)
 async function refusedBy(limit, run) {
   try {
-    await run();
+    const result = await run();
+    if (result instanceof RangeError) throw result;
     return false;
   } catch (error) {
     return new RegExp(`(more than|to) ${limit}\\b`).test(error.message);
@@ -104,7 +107,7 @@ describe('the trainer limits', () => {
     refusedBy(limit, () => {
       const trainer = new raw.Trainer(rawEngine);
       try {
-        trainer.configure({ ...base, ...defaults, ...options });
+        return trainer.configure({ ...base, ...defaults, ...options });
       } finally {
         trainer.delete();
       }
@@ -179,7 +182,8 @@ describe('the trainer limits', () => {
       rawTrainer.configure({ ...base, ...defaults, ...config });
       let cpp = 'accepted';
       try {
-        rawTrainer.train(steps, batchSize);
+        const result = rawTrainer.train(steps, batchSize);
+        if (result instanceof RangeError) throw result;
       } catch (error) {
         cpp = error.message;
       }
@@ -251,4 +255,55 @@ test('setParameters checks the shapes the core lays out', async () => {
   await trainer.setParameters({ w1: new Float32Array(24) });
   expect(Array.from((await trainer.parameters()).w1)).toEqual(new Array(24).fill(0));
   trainer.dispose();
+});
+
+// The key/value rule (default_key_value in src/core/attention.cpp; validate.mjs
+// first): both sides accept and refuse the same calls, and name the same argument.
+describe('the key/value rule', () => {
+  const dModel = 4;
+  const data = (n, seed) => Float32Array.from({ length: n * dModel }, (_, i) => Math.sin(i * seed));
+  const base = (seqLenK) => ({
+    ...call({ dModel, numHeads: 2, dK: 2, dV: 2 }),
+    seqLenQ: 3,
+    seqLenK,
+    query: data(3, 1),
+  });
+  const w = { wQ: data(4, 2), wK: data(4, 3), wV: data(4, 4), wO: data(4, 5) };
+  const cases = [
+    ['both left out, seqLenK = seqLenQ', 3, {}],
+    ['both left out, seqLenK ≠ seqLenQ', 5, {}],
+    ['key only', 5, { key: data(5, 6) }],
+    ['value only', 5, { value: data(5, 7) }],
+    ['both', 5, { key: data(5, 6), value: data(5, 7) }],
+  ];
+  const outcome = async (run) => {
+    try {
+      const result = await run();
+      if (result instanceof RangeError) throw result;
+      return { output: Array.from(result.output) };
+    } catch (error) {
+      return { refused: error.message.split(':')[0] };
+    }
+  };
+  test.each(cases)('%s', async (_, seqLenK, kv) => {
+    const args = { ...base(seqLenK), ...w, ...kv };
+    const js = await outcome(() => engine.multiHeadAttention(args));
+    const cpp = await outcome(() =>
+      rawEngine.multiHeadAttention({
+        causal: false,
+        returnAttention: false,
+        returnProjections: false,
+        returnScores: false,
+        ...args,
+        key: kv.key ?? null,
+        value: kv.value ?? null,
+      }),
+    );
+    expect(cpp).toEqual(js);
+    if (kv.key && !kv.value) {
+      // value left out is the key.
+      const same = await engine.multiHeadAttention({ ...args, value: kv.key });
+      expect(js.output).toEqual(Array.from(same.output));
+    }
+  });
 });

@@ -128,7 +128,9 @@ test("the engine's own checks of float options say what they got, as src/js says
   const message = (changes) => {
     const trainer = new raw.Trainer(rawEngine);
     try {
-      trainer.configure({ ...options, ...adam, ...changes });
+      // The bindings return a refusal as a RangeError value (src/bindings/convert.hpp).
+      const refusal = trainer.configure({ ...options, ...adam, ...changes });
+      if (refusal instanceof RangeError) throw refusal;
       return 'accepted';
     } catch (error) {
       return `${error.constructor.name}: ${error.message}`;
