@@ -8,7 +8,7 @@
 // Last, training (bench/train.mjs): steps per second of the page's tagger
 // against the same model in tfjs-backend-wasm with its autograd.
 // Prints a table; writes everything to bench-output/bench.json.
-// Usage: npm run bench [-- --quick]
+// Usage: npm run bench [-- --quick | -- --profile]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +17,11 @@ import { fileURLToPath } from 'node:url';
 import { createAttention } from '../src/js/node.mjs';
 import { CONFIGS, headsOf, makeInputs, time } from './inputs.mjs';
 
+// --profile: the per-stage breakdown instead (bench/profile.mjs).
+if (process.argv.includes('--profile')) {
+  await import('./profile.mjs');
+  process.exit(0);
+}
 const quick = process.argv.includes('--quick');
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 const node = (args) =>

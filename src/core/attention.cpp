@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#if MHA_PROFILE
+#include <chrono>
+#endif
 
 #include "pack.hpp"
 
@@ -19,6 +22,28 @@ static_assert(kKeyTile % kPanel == 0, "key tiles start on a panel");
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 const float* or_null(const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
+
+// Adds the time from its construction to its end to one ForwardProfile
+// field; nothing at all without MHA_PROFILE.
+#if MHA_PROFILE
+class Stage {
+ public:
+  Stage(ForwardProfile* profile, double ForwardProfile::*field)
+      : profile_(profile), field_(field), start_(std::chrono::steady_clock::now()) {}
+  ~Stage() {
+    if (profile_)
+      profile_->*field_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  ForwardProfile* profile_;
+  double ForwardProfile::*field_;
+  std::chrono::steady_clock::time_point start_;
+};
+#define MHA_STAGE(name) const Stage stage_##name(profile, &ForwardProfile::name)
+#else
+#define MHA_STAGE(name) static_cast<void>(0)
+#endif
 
 // softmax(row·scale) over n entries in place: -inf (masked) entries become
 // exactly 0; a NaN or +inf logit makes every unmasked entry NaN. Returns false when
@@ -211,19 +236,28 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
                                  {in.key, w.wK.data(), or_null(w.bK), K, B * Lk, hk},
                                  {in.value, w.wV.data(), or_null(w.bV), V, B * Lk, hv}};
   const std::size_t qBlocks = blocks(B * Lq, kRowBlock), kBlocks = blocks(B * Lk, kRowBlock);
-  run_tasks(pool_, parallel, qBlocks + 2 * kBlocks, [&](std::size_t t, std::size_t) {
-    const Product& p = t < qBlocks ? projections[0] : t < qBlocks + kBlocks ? projections[1] : projections[2];
-    const std::size_t row = (t < qBlocks ? t : (t - qBlocks) % kBlocks) * kRowBlock;
-    const std::size_t rows = std::min(kRowBlock, p.M - row);
-    kern.gemm(rows, p.N, D, p.A + row * D, D, p.W, D * kPanel, p.bias, false, p.C + row * p.N, p.N);
-  });
+#if MHA_PROFILE
+  ForwardProfile* const profile = this->profile;
+#endif
+  {
+    MHA_STAGE(projections);
+    run_tasks(pool_, parallel, qBlocks + 2 * kBlocks, [&](std::size_t t, std::size_t) {
+      const Product& p = t < qBlocks ? projections[0] : t < qBlocks + kBlocks ? projections[1] : projections[2];
+      const std::size_t row = (t < qBlocks ? t : (t - qBlocks) % kBlocks) * kRowBlock;
+      const std::size_t rows = std::min(kRowBlock, p.M - row);
+      kern.gemm(rows, p.N, D, p.A + row * D, D, p.W, D * kPanel, p.bias, false, p.C + row * p.N, p.N);
+    });
+  }
 
   // 2. Per (batch, head): K_hᵀ and V_h packed, the right-hand sides of QKᵀ and A·V.
-  run_tasks(pool_, parallel, B * H, [&](std::size_t t, std::size_t) {
-    const std::size_t b = t / H, h = t % H;
-    pack_nk(dK, Lk, K + b * Lk * hk + h * dK, hk, packedK + t * pk);
-    pack_kn(Lk, dV, V + b * Lk * hv + h * dV, hv, packedV + t * pv);
-  });
+  {
+    MHA_STAGE(packing);
+    run_tasks(pool_, parallel, B * H, [&](std::size_t t, std::size_t) {
+      const std::size_t b = t / H, h = t % H;
+      pack_nk(dK, Lk, K + b * Lk * hk + h * dK, hk, packedK + t * pk);
+      pack_kn(Lk, dV, V + b * Lk * hv + h * dV, hv, packedV + t * pv);
+    });
+  }
 
   // 3. Per (batch, head, block of query rows): head_h = softmax(Q_h K_hᵀ/√dK + mask) V_h,
   //    written into its dV columns of the concatenation.
@@ -248,22 +282,31 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
     if (!fused) {
       // The weights are wanted: they go straight into the caller's buffer.
       float* p = out.attention + ((b * H + h) * Lq + i0) * Lk;
-      kern.gemm(rows, out.scores ? Lk : limit, dK, q, hk, pK, dK * kPanel, nullptr, false, p, Lk);
-      if (out.scores) {
-        float* scores = out.scores + ((b * H + h) * Lq + i0) * Lk;
-        for (std::size_t e = 0; e < rows * Lk; ++e) scores[e] = p[e] * scale;
+      {
+        MHA_STAGE(scores);
+        kern.gemm(rows, out.scores ? Lk : limit, dK, q, hk, pK, dK * kPanel, nullptr, false, p, Lk);
       }
       bool keyless[kQueryBlock] = {};
-      for (std::size_t r = 0; r < rows; ++r) {
-        float* row = p + r * Lk;
-        const std::size_t n = visible(i0 + r);
-        if (padding)
-          for (std::size_t j = 0; j < n; ++j)
-            if (padding[j]) row[j] = kNegInf;
-        keyless[r] = !softmax(kern, row, n, scale);
-        std::fill(row + n, row + Lk, 0.0f);
+      {
+        MHA_STAGE(softmax);
+        if (out.scores) {
+          float* scores = out.scores + ((b * H + h) * Lq + i0) * Lk;
+          for (std::size_t e = 0; e < rows * Lk; ++e) scores[e] = p[e] * scale;
+        }
+        for (std::size_t r = 0; r < rows; ++r) {
+          float* row = p + r * Lk;
+          const std::size_t n = visible(i0 + r);
+          if (padding)
+            for (std::size_t j = 0; j < n; ++j)
+              if (padding[j]) row[j] = kNegInf;
+          keyless[r] = !softmax(kern, row, n, scale);
+          std::fill(row + n, row + Lk, 0.0f);
+        }
       }
-      kern.gemm(rows, dV, limit, p, Lk, pV, Lk * kPanel, nullptr, false, headOut, hv);
+      {
+        MHA_STAGE(weighted);
+        kern.gemm(rows, dV, limit, p, Lk, pV, Lk * kPanel, nullptr, false, headOut, hv);
+      }
       // A row with no usable key outputs exactly 0, even where an ignored
       // key's value is not finite (0·NaN would be NaN), as in the fused path.
       for (std::size_t r = 0; r < rows; ++r)
@@ -282,31 +325,39 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
     std::fill(l, l + rows, 0.0f);
     for (std::size_t t0 = 0; t0 < limit; t0 += kKeyTile) {
       const std::size_t kt = std::min(kKeyTile, limit - t0);
-      kern.gemm(rows, kt, dK, q, hk, pK + t0 * dK, dK * kPanel, nullptr, false, S, kKeyTile);
-      for (std::size_t r = 0; r < rows; ++r) {
-        float* row = S + r * kKeyTile;
-        const std::size_t seen = visible(i0 + r), n = seen > t0 ? std::min(kt, seen - t0) : 0;
-        if (padding)
-          for (std::size_t j = 0; j < n; ++j)
-            if (padding[t0 + j]) row[j] = kNegInf;
-        const float tileMax = kern.row_max(row, n);
-        const float max = std::max(m[r], tileMax);
-        const bool poisoned = tileMax != tileMax || tileMax == -kNegInf;
-        if (l[r] != l[r] || poisoned || max == kNegInf) {
-          // NaN or +inf logits make the row NaN (as in the unfused softmax); a
-          // tile with no usable key adds nothing.
-          if (poisoned) l[r] = std::numeric_limits<float>::quiet_NaN();
-          std::fill(row, row + kt, 0.0f);
-          continue;
-        }
-        const float correction = m[r] == kNegInf ? 0.0f : std::exp((m[r] - max) * scale);
-        l[r] = l[r] * correction + kern.exp_sum(row, n, max, scale);
-        std::fill(row + n, row + kt, 0.0f);
-        if (correction != 1.0f) kern.scale(acc + r * dV, dV, correction);
-        m[r] = max;
+      {
+        MHA_STAGE(scores);
+        kern.gemm(rows, kt, dK, q, hk, pK + t0 * dK, dK * kPanel, nullptr, false, S, kKeyTile);
       }
+      {
+        MHA_STAGE(softmax);
+        for (std::size_t r = 0; r < rows; ++r) {
+          float* row = S + r * kKeyTile;
+          const std::size_t seen = visible(i0 + r), n = seen > t0 ? std::min(kt, seen - t0) : 0;
+          if (padding)
+            for (std::size_t j = 0; j < n; ++j)
+              if (padding[t0 + j]) row[j] = kNegInf;
+          const float tileMax = kern.row_max(row, n);
+          const float max = std::max(m[r], tileMax);
+          const bool poisoned = tileMax != tileMax || tileMax == -kNegInf;
+          if (l[r] != l[r] || poisoned || max == kNegInf) {
+            // NaN or +inf logits make the row NaN (as in the unfused softmax); a
+            // tile with no usable key adds nothing.
+            if (poisoned) l[r] = std::numeric_limits<float>::quiet_NaN();
+            std::fill(row, row + kt, 0.0f);
+            continue;
+          }
+          const float correction = m[r] == kNegInf ? 0.0f : std::exp((m[r] - max) * scale);
+          l[r] = l[r] * correction + kern.exp_sum(row, n, max, scale);
+          std::fill(row + n, row + kt, 0.0f);
+          if (correction != 1.0f) kern.scale(acc + r * dV, dV, correction);
+          m[r] = max;
+        }
+      }
+      MHA_STAGE(weighted);
       kern.gemm(rows, dV, kt, S, kKeyTile, pV + t0 * kPanel, Lk * kPanel, nullptr, true, acc, dV);
     }
+    MHA_STAGE(softmax);
     for (std::size_t r = 0; r < rows; ++r) {
       float* o = headOut + r * hv;
       if (l[r] != l[r] || l[r] == 0.0f) {
@@ -319,12 +370,16 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
   });
 
   // 4. output = concat(heads)·wO + bO.
-  run_tasks(pool_, parallel, qBlocks, [&](std::size_t t, std::size_t) {
-    const std::size_t row = t * kRowBlock, rows = std::min(kRowBlock, B * Lq - row);
-    kern.gemm(rows, D, hv, heads + row * hv, hv, w.wO.data(), hv * kPanel, or_null(w.bO), false, out.output + row * D,
-              D);
-  });
+  {
+    MHA_STAGE(output);
+    run_tasks(pool_, parallel, qBlocks, [&](std::size_t t, std::size_t) {
+      const std::size_t row = t * kRowBlock, rows = std::min(kRowBlock, B * Lq - row);
+      kern.gemm(rows, D, hv, heads + row * hv, hv, w.wO.data(), hv * kPanel, or_null(w.bO), false, out.output + row * D,
+                D);
+    });
+  }
 
+  MHA_STAGE(copies);
   if (out.Q) std::copy(Q, Q + nq, out.Q);
   if (out.K) std::copy(K, K + nk, out.K);
   if (out.V) std::copy(V, V + nv, out.V);

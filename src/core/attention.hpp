@@ -82,6 +82,20 @@ struct PackedWeights {
   std::size_t bytes() const noexcept;
 };
 
+// Milliseconds spent in each stage of forward(), for the benchmark's
+// breakdown (bench/profile.mjs). Filled only in builds with MHA_PROFILE (the
+// bench build) and on one thread: the fused attention's stages are summed
+// over its tiles.
+struct ForwardProfile {
+  double projections = 0;  // query·wQ, key·wK, value·wV
+  double packing = 0;      // K_hᵀ and V_h into panels
+  double scores = 0;       // Q_h·K_hᵀ, tile by tile
+  double softmax = 0;      // masks, max, exp, sums, rescaling
+  double weighted = 0;     // weights·V_h
+  double output = 0;       // concat(heads)·wO + bO
+  double copies = 0;       // Q, K, V, concat out, when asked for
+};
+
 // Runs multi-head attention with a fixed set of kernels and threads, reusing
 // its scratch memory from call to call. Results are bitwise identical for
 // every thread count: work is split into tasks whose outputs never overlap,
@@ -110,6 +124,10 @@ class Attention {
   }
   // Gives the scratch memory back (the next call allocates it again).
   void release() noexcept;
+#if MHA_PROFILE
+  // Where forward() adds its stages' times (null: not measured).
+  ForwardProfile* profile = nullptr;
+#endif
 
  private:
   const Kernels& kernels_;

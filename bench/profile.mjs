@@ -1,0 +1,70 @@
+// npm run bench -- --profile: where a forward call's time goes, per config, on
+// one thread: each stage's median milliseconds and GFLOP/s (the stages timed
+// inside the engine by the bench build, which compiles them with MHA_PROFILE),
+// the JS ↔ wasm crossing (the public API's resident-layer call minus the
+// engine's own time), and the whole call's rate beside the 512³ GEMM's.
+// FLOPs as the speed issue counts them: 8·L·d² + 4·L²·d (causal: half the L² part).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { createAttention } from '../src/js/node.mjs';
+import { CONFIGS, headsOf, makeInputs, time } from './inputs.mjs';
+
+const here = (file) => fileURLToPath(new URL(file, import.meta.url));
+const require = createRequire(import.meta.url);
+const factory = require(here('../build/wasm/bench/mha-bench-simd.js'));
+const bench = await factory({ wasmBinary: readFileSync(here('../build/wasm/bench/mha-bench-simd.wasm')) });
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const STAGES = ['projections', 'packing', 'scores', 'softmax', 'weighted', 'output', 'copies'];
+
+const kb = new bench.KernelBenchmark(512, 512, 512);
+const gemm = await time(() => kb.gemm(), { samples: 15 });
+const gemmGflops = kb.gemmFlops() / gemm.medianMs / 1e6;
+kb.delete();
+
+const engine = await createAttention({ variant: 'simd' });
+const rows = [];
+for (const config of CONFIGS) {
+  const { L, dModel: d, numHeads, causal = false } = config;
+  const profiled = new bench.ProfiledForward(L, d, numHeads, causal);
+  for (let warm = 0; warm < 3; warm++) profiled.run();
+  const runs = [];
+  const samples = L >= 2048 ? 5 : 15;
+  for (let i = 0; i < samples; i++) runs.push(profiled.run());
+  profiled.delete();
+  const stage = Object.fromEntries([...STAGES, 'total'].map((s) => [s, median(runs.map((r) => r[s]))]));
+  const { query, ...weights } = makeInputs(config);
+  const layer = await engine.createLayer({ ...headsOf(config), ...weights });
+  const api = await time(() => layer.forward({ query, seqLenQ: L, causal }), { samples: L >= 2048 ? 5 : 15 });
+  layer.dispose();
+  const half = causal ? 0.5 : 1;
+  const flops = {
+    projections: 6 * L * d * d,
+    scores: 2 * L * L * d * half,
+    weighted: 2 * L * L * d * half,
+    output: 2 * L * d * d,
+  };
+  const all = 8 * L * d * d + 4 * L * L * d * half;
+  rows.push({ config: config.name, stage, apiMs: api.medianMs, flops, gflops: all / stage.total / 1e6 });
+}
+engine.dispose();
+
+const fmt = (x, digits = 3) => (x >= 100 ? x.toFixed(0) : x.toPrecision(digits));
+const lines = [
+  `mha-wasm profile — ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, simd build, 1 thread`,
+  `GEMM 512³ alone: ${gemmGflops.toFixed(1)} GFLOP/s`,
+  'median ms per stage (GFLOP/s where the stage is a product); crossing = public API call − engine time',
+];
+for (const r of rows) {
+  const cell = (s) => `${s} ${fmt(r.stage[s])}${r.flops[s] ? ` (${(r.flops[s] / r.stage[s] / 1e6).toFixed(1)})` : ''}`;
+  lines.push(`${r.config}:`);
+  lines.push(`  ${STAGES.map(cell).join(', ')}`);
+  lines.push(
+    `  engine ${fmt(r.stage.total)} ms = ${r.gflops.toFixed(1)} GFLOP/s (${((100 * r.gflops) / gemmGflops).toFixed(0)} % of the GEMM's); ` +
+      (r.apiMs > r.stage.total
+        ? `public API ${fmt(r.apiMs)} ms, crossing ${fmt((r.apiMs - r.stage.total) * 1000)} µs`
+        : `public API ${fmt(r.apiMs)} ms: at this size the stage timers' own cost exceeds the crossing`),
+  );
+}
+console.log(lines.join('\n'));
