@@ -45,9 +45,11 @@ class ProfiledForward {
     packed_.assign(dims_, weights);
   }
 
-  emscripten::val run() {
+  // With `stages`, each stage timed; without, only the whole call (the
+  // timers of the fused attention's tiles then cost nothing).
+  emscripten::val run(bool stages) {
     mha::ForwardProfile p;
-    attention_.profile = &p;
+    attention_.profile = stages ? &p : nullptr;
     mha::Inputs in;
     in.query = query_.data();
     in.causal = causal_;

@@ -27,8 +27,9 @@ std::size_t dim(const val& args, const char* name);
 
 // Copies src (a typed array of exactly `count` elements) into `buffer`;
 // returns null when src is absent and optional.
-template <typename T>
-const T* copy_in(const val& src, const char* name, std::size_t count, std::vector<T>& buffer, bool optional) {
+template <typename Vector>
+const typename Vector::value_type* copy_in(const val& src, const char* name, std::size_t count, Vector& buffer,
+                                           bool optional) {
   if (src.isUndefined() || src.isNull()) {
     if (optional) return nullptr;
     throw ArgumentError(std::string(name) + ": required");
@@ -56,6 +57,9 @@ val range_error(const char* message);
 template <typename T>
 void trim(std::vector<T>& v) {
   if (v.capacity() * sizeof(T) > kKeepBytes) std::vector<T>().swap(v);
+}
+inline void trim(FloatBuffer& b) {
+  if (b.capacity() * sizeof(float) > kKeepBytes) b.release();
 }
 
 // Runs `body` and returns its result; a C++ error comes back as a JS

@@ -243,25 +243,29 @@ class Engine {
   // Every float buffer the engine keeps between calls.
   std::vector<std::vector<float>*> buffers() {
     std::vector<std::vector<float>*> all = weightBuffers_.all();
-    for (auto* v : {&query_, &key_, &value_, &output_, &weights_, &projections_, &scores_}) all.push_back(v);
+    for (auto* v : {&weights_, &projections_, &scores_}) all.push_back(v);
     return all;
   }
+  std::vector<FloatBuffer*> uninitializedBuffers() { return {&query_, &key_, &value_, &output_}; }
 
   std::size_t keptBytes() {
     std::size_t kept = attention_.scratch_bytes() + backward_.scratch_bytes() + mask_.capacity();
     for (const auto* v : buffers()) kept += v->capacity() * sizeof(float);
+    for (const auto* v : uninitializedBuffers()) kept += v->capacity() * sizeof(float);
     return kept;
   }
 
   void trimBuffers() {
     for (auto* v : buffers()) trim(*v);
+    for (auto* v : uninitializedBuffers()) trim(*v);
     trim(mask_);
     if (attention_.scratch_bytes() > kKeepBytes) attention_.release();
   }
 
-  std::vector<float> query_, key_, value_;
+  // Written in full before they are read: copied in, or the output.
+  FloatBuffer query_, key_, value_, output_;
   WeightBuffers weightBuffers_;
-  std::vector<float> output_, weights_, projections_, scores_;
+  std::vector<float> weights_, projections_, scores_;
   std::vector<std::uint8_t> mask_;
   Attention attention_;
   AttentionBackward backward_;

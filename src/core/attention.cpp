@@ -28,8 +28,9 @@ const float* or_null(const std::vector<float>& v) { return v.empty() ? nullptr :
 #if MHA_PROFILE
 class Stage {
  public:
-  Stage(ForwardProfile* profile, double ForwardProfile::*field)
-      : profile_(profile), field_(field), start_(std::chrono::steady_clock::now()) {}
+  Stage(ForwardProfile* profile, double ForwardProfile::*field) : profile_(profile), field_(field) {
+    if (profile_) start_ = std::chrono::steady_clock::now();
+  }
   ~Stage() {
     if (profile_)
       profile_->*field_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
@@ -180,7 +181,7 @@ double Attention::scratch_bytes_for(const Dims& d, bool wantAttention, bool oneS
 }
 
 void Attention::release() noexcept {
-  scratch_ = std::vector<float>();
+  scratch_.release();
   oneShot_ = PackedWeights();
 }
 

@@ -132,7 +132,7 @@ class Attention {
  private:
   const Kernels& kernels_;
   ThreadPool pool_;
-  std::vector<float> scratch_;
+  FloatBuffer scratch_;
   PackedWeights oneShot_;
 };
 

@@ -5,12 +5,46 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "thread_pool.hpp"
 
 namespace mha {
+
+// A float buffer that grows without initializing, for buffers that every
+// call writes in full before reading them (scratch, a call's copied-in arrays
+// and its output): zeroing megabytes per call would cost as much as a small
+// call itself. Growing does not keep the contents.
+class FloatBuffer {
+ public:
+  using value_type = float;
+  float* data() noexcept { return data_.get(); }
+  const float* data() const noexcept { return data_.get(); }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  void resize(std::size_t n) {
+    if (n > capacity_) {
+      data_.reset();
+      capacity_ = 0;
+      data_.reset(new float[n]);  // default-initialized: not zeroed
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+  void release() noexcept {
+    data_.reset();
+    size_ = capacity_ = 0;
+  }
+
+ private:
+  std::unique_ptr<float[]> data_;
+  std::size_t size_ = 0, capacity_ = 0;
+};
 
 // The largest element count of any array the engine takes, returns or keeps:
 // every index then fits a signed 32-bit integer, and a wasm32 pointer.
