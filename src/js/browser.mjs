@@ -8,6 +8,7 @@
 import { AttentionEngine, checkOptions, moduleOptions, MAX_THREADS } from './engine.mjs';
 import { inferenceUrls, variantFiles } from './files.mjs';
 import { CALLS, MESSAGES } from './protocol.mjs';
+import { WorkerBackend, rebuildError } from './worker-backend.mjs';
 
 // The engine's own scripts, as literal new URL('…', import.meta.url) like the
 // builds' in files.mjs: bundlers (Vite, webpack 5, Rollup's import-meta-assets)
@@ -58,47 +59,16 @@ function chooseVariant(opts) {
   return simd ? 'simd' : 'scalar';
 }
 
-class WorkerBackend {
-  #worker;
-  #pending = new Map();
-  #nextId = 0;
-
-  constructor(worker) {
-    this.#worker = worker;
-    worker.onmessage = ({ data }) => {
-      const pending = this.#pending.get(data.id);
-      if (!pending) return;
-      this.#pending.delete(data.id);
-      if (data.error) pending.reject(rebuildError(data.error));
-      else pending.resolve(data.result);
-    };
-    worker.onerror = (event) =>
-      this.#failAll(new Error(`mha-wasm: the engine worker failed: ${event.message ?? 'unknown error'}`));
-  }
-
-  // The worker handles one message at a time, so calls run in order, never mixed.
-  call(method, args) {
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ type: MESSAGES.call, id, method, args });
-    });
-  }
-
-  dispose() {
-    this.#worker.terminate(); // ends the engine and its nested pthread workers
-    this.#failAll(new Error('mha-wasm: this engine was disposed during the call'));
-  }
-
-  #failAll(error) {
-    for (const { reject } of this.#pending.values()) reject(error);
-    this.#pending.clear();
-  }
-}
-
-function rebuildError({ name, message }) {
-  const Type = { TypeError, RangeError }[name] ?? Error;
-  return new Type(message);
+// The Web Worker as WorkerBackend takes it.
+function webWorkerPort(worker) {
+  return {
+    post: (message) => worker.postMessage(message),
+    listen(onMessage, onError) {
+      worker.onmessage = ({ data }) => onMessage(data);
+      worker.onerror = (event) => onError(event.message);
+    },
+    terminate: () => worker.terminate(),
+  };
 }
 
 // Bundlers inline small files as data: URLs (Vite does so below 4 KB, which
@@ -222,7 +192,7 @@ export async function loadEngine(opts, training, buildUrls) {
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,
   });
-  return new AttentionEngine(new WorkerBackend(worker), variant, started, training, limits);
+  return new AttentionEngine(new WorkerBackend(webWorkerPort(worker)), variant, started, training, limits);
 }
 
 /**

@@ -10,6 +10,7 @@ import { inferenceUrls, variantFiles } from './files.mjs';
 import { trainUrls } from './train-files.mjs';
 import { loadHost } from './node-host.mjs';
 import { MESSAGES } from './protocol.mjs';
+import { WorkerBackend, rebuildError } from './worker-backend.mjs';
 
 function toPath(url) {
   const s = String(url);
@@ -35,51 +36,21 @@ class DirectBackend {
 // Frees the module (or ends the Worker) of an engine that was garbage-collected undisposed.
 const forgotten = new FinalizationRegistry((held) => held.dispose());
 
-// The engine in a worker_threads Worker. The Worker keeps Node alive only
-// while a call is pending.
-class NodeWorkerBackend {
-  #worker;
-  #pending = new Map();
-  #nextId = 0;
-
-  constructor(worker) {
-    this.#worker = worker;
-    worker.on('message', ({ id, result, error }) => {
-      const pending = this.#pending.get(id);
-      if (!pending) return;
-      this.#pending.delete(id);
-      if (this.#pending.size === 0) worker.unref();
-      if (error) pending.reject(rebuildError(error));
-      else pending.resolve(result);
-    });
-    worker.on('error', (error) => this.#failAll(new Error(`mha-wasm: the engine worker failed: ${error.message}`)));
-    worker.unref();
-  }
-
-  call(method, args) {
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#worker.ref();
-      this.#worker.postMessage({ type: MESSAGES.call, id, method, args });
-    });
-  }
-
-  dispose() {
-    forgotten.unregister(this);
-    this.#worker.terminate();
-    this.#failAll(new Error('mha-wasm: this engine was disposed during the call'));
-  }
-
-  #failAll(error) {
-    for (const { reject } of this.#pending.values()) reject(error);
-    this.#pending.clear();
-  }
-}
-
-function rebuildError({ name, message }) {
-  const Type = { TypeError, RangeError }[name] ?? Error;
-  return new Type(message);
+// The worker_threads Worker as WorkerBackend takes it: it keeps Node alive
+// only while a call is pending.
+function nodeWorkerPort(worker) {
+  return {
+    post: (message) => worker.postMessage(message),
+    listen(onMessage, onError) {
+      worker.on('message', onMessage);
+      worker.on('error', (error) => onError(error.message));
+    },
+    terminate() {
+      forgotten.unregister(worker);
+      worker.terminate();
+    },
+    busy: (isBusy) => (isBusy ? worker.ref() : worker.unref()),
+  };
 }
 
 // Starts the Worker and waits for its engine; rejects as createAttention would.
@@ -125,9 +96,9 @@ export async function createAttention(options) {
   const plan = { variant, threads, files, paths, locateFile: Boolean(opts.locateFile) };
   if (opts.worker) {
     const { worker, threads: started, limits } = await startWorker(plan, opts.wasmBinary);
-    const backend = new NodeWorkerBackend(worker);
+    const backend = new WorkerBackend(nodeWorkerPort(worker));
     const engine = new AttentionEngine(backend, variant, started, training, limits);
-    forgotten.register(engine, backend, backend);
+    forgotten.register(engine, { dispose: () => worker.terminate() }, worker);
     return engine;
   }
   const host = await loadHost(plan, opts.wasmBinary);

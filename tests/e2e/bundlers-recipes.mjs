@@ -11,6 +11,7 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
+import { exampleCall } from '../../examples/shared/app.mjs';
 import { referenceAttention } from '../js/helpers/reference.mjs';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -36,18 +37,9 @@ function run(args, cwd = REPO) {
   });
 }
 
-// The computation of every example app (examples/*/main.js).
-const EXAMPLE_CALL = `const seqLenQ = 6, dModel = 8, numHeads = 2;
-const ramp = (n, scale) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.7) * scale);
-const run = async (engine) => {
-  const { output, attention } = await engine.multiHeadAttention({
-    query: ramp(seqLenQ * dModel, 1), seqLenQ, dModel, numHeads,
-    wQ: ramp(dModel * dModel, 0.3), wK: ramp(dModel * dModel, 0.2),
-    wV: ramp(dModel * dModel, 0.5), wO: ramp(dModel * dModel, 0.4),
-    causal: true, returnAttention: true,
-  });
-  return { variant: engine.variant, threads: engine.threads, output: [...output], attention: [...attention] };
-};`;
+// What every example app runs (examples/shared/app.mjs), by absolute path
+// for the apps written below.
+const SHARED_APP = JSON.stringify(fileURLToPath(new URL('../../examples/shared/app.mjs', import.meta.url)));
 
 // Apps the tests build besides the examples, each an entry main.js (and an
 // index.html for Vite's root). `locate`: pass locateFile as the esbuild recipe does.
@@ -70,14 +62,9 @@ window.mhaTrain = async (f) => {
 `,
   // Every file from another origin (a CDN): the page's ?files= is where they are.
   cdn: () => `import { createAttention } from 'mha-wasm';
-${EXAMPLE_CALL}
+import { runExample } from ${SHARED_APP};
 const files = new URLSearchParams(location.search).get('files');
-createAttention({ locateFile: (fileName) => files + fileName })
-  .then(async (engine) => {
-    window.mhaResult = await run(engine);
-    engine.dispose();
-  })
-  .catch((error) => (window.mhaResult = { error: String(error.message) }));
+runExample(createAttention, { locateFile: (fileName) => files + fileName });
 `,
 };
 
@@ -174,23 +161,9 @@ export async function serve(root, headers = {}) {
   };
 }
 
-/** What every example app computes (examples/*\/main.js, EXAMPLE_CALL), by the float64 reference. */
+/** What every example app computes (examples/shared/app.mjs), by the float64 reference. */
 export function exampleReference() {
-  const seqLenQ = 6,
-    dModel = 8,
-    numHeads = 2;
-  const ramp = (n, scale) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.7) * scale);
-  return referenceAttention({
-    query: ramp(seqLenQ * dModel, 1),
-    seqLenQ,
-    dModel,
-    numHeads,
-    wQ: ramp(dModel * dModel, 0.3),
-    wK: ramp(dModel * dModel, 0.2),
-    wV: ramp(dModel * dModel, 0.5),
-    wO: ramp(dModel * dModel, 0.4),
-    causal: true,
-  });
+  return referenceAttention(exampleCall());
 }
 
 /** A trainer fixture (tests/fixtures/train), from PyTorch in float64. */
