@@ -10,10 +10,9 @@ import { createAttention } from '../../src/js/node.mjs';
 import { randomCase, mulberry32 } from './helpers/random.mjs';
 import { referenceAttention } from './helpers/reference.mjs';
 import { compareClose, expectSameBits, toleranceFor } from './helpers/compare.mjs';
+import { LAYER, pick } from './helpers/arguments.mjs';
 
-const LAYER = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
 const FORWARD = ['batch', 'seqLenQ', 'seqLenK', 'query', 'key', 'value', 'keyPaddingMask', 'causal', 'returnAttention'];
-const pick = (obj, names) => Object.fromEntries(names.filter((n) => obj[n] !== undefined).map((n) => [n, obj[n]]));
 
 /** null when result matches the reference of args, else what differs. */
 function mismatch(result, args) {

@@ -10,21 +10,9 @@ import { BUILDS } from './helpers/engines.mjs';
 import { mulberry32, randomCase } from './helpers/random.mjs';
 import { referenceAttention } from './helpers/reference.mjs';
 import { compareClose, toleranceFor } from './helpers/compare.mjs';
+import { LAYER, FORWARD, pick } from './helpers/arguments.mjs';
 
 const CALLS = 1000;
-const LAYER = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
-const FORWARD = [
-  'batch',
-  'seqLenQ',
-  'seqLenK',
-  'query',
-  'key',
-  'value',
-  'keyPaddingMask',
-  'causal',
-  'returnAttention',
-  'returnProjections',
-];
 const ARRAYS = ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO', 'keyPaddingMask'];
 const DIMS = ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV'];
 const FLAGS = ['causal', 'returnAttention', 'returnProjections'];
@@ -38,7 +26,6 @@ const TYPOS = {
   returnattention: true,
   heads: 2,
 };
-const pick = (obj, names) => Object.fromEntries(names.filter((n) => obj[n] !== undefined).map((n) => [n, obj[n]]));
 const detached = (a) => {
   const copy = a.slice();
   structuredClone(copy.buffer, { transfer: [copy.buffer] });

@@ -15,22 +15,9 @@ import { loadFixture } from './helpers/fixtures.mjs';
 import { randomCase, mulberry32, gaussian, randomFloat32 } from './helpers/random.mjs';
 import { referenceAttention } from './helpers/reference.mjs';
 import { expectClose, toleranceFor } from './helpers/compare.mjs';
+import { LAYER, FORWARD, pick } from './helpers/arguments.mjs';
 
 const report = (...words) => process.env.MHA_REPORT && console.log(...words); // figures for the closing note
-const LAYER = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
-const FORWARD = [
-  'batch',
-  'seqLenQ',
-  'seqLenK',
-  'query',
-  'key',
-  'value',
-  'keyPaddingMask',
-  'causal',
-  'returnAttention',
-  'returnProjections',
-];
-const pick = (obj, names) => Object.fromEntries(names.filter((n) => obj[n] !== undefined).map((n) => [n, obj[n]]));
 
 /** Throws unless a call's result matches the float64 reference (output, and attention when returned). */
 function expectReference(got, args, label) {

@@ -8,12 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { loadFixture, callArguments } from './helpers/fixtures.mjs';
 import { expectClose, toleranceFor } from './helpers/compare.mjs';
 import { BUILDS, VARIANTS, createEngines, disposeEngines } from './helpers/engines.mjs';
+import { LAYER, pick } from './helpers/arguments.mjs';
 
 const fx = loadFixture('cross_attention');
 const tol = toleranceFor(fx.args);
 const base = () => callArguments(fx);
-const LAYER = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
-const pick = (args, names) => Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
 const forwardArgs = (args) => ({
   query: args.query,
   key: args.key,

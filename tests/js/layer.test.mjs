@@ -6,10 +6,10 @@ import { createAttention } from '../../src/js/node.mjs';
 import { createEngines, disposeEngines, VARIANTS } from './helpers/engines.mjs';
 import { fixtureNames, loadFixture } from './helpers/fixtures.mjs';
 import { expectClose, expectSameBits } from './helpers/compare.mjs';
+import { pick } from './helpers/arguments.mjs';
 
 const WEIGHTS = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
 const ACTIVATIONS = ['batch', 'seqLenQ', 'seqLenK', 'query', 'key', 'value', 'keyPaddingMask', 'causal'];
-const pick = (obj, names) => Object.fromEntries(names.filter((n) => obj[n] !== undefined).map((n) => [n, obj[n]]));
 
 let engines;
 beforeAll(async () => {

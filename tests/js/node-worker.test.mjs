@@ -7,8 +7,7 @@ import { createAttention } from '../../src/js/node.mjs';
 import { loadFixture, callArguments } from './helpers/fixtures.mjs';
 import { expectSameBits } from './helpers/compare.mjs';
 import { BUILDS, VARIANTS } from './helpers/engines.mjs';
-
-const LAYER = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
+import { LAYER } from './helpers/arguments.mjs';
 
 test.each(VARIANTS)('%s: the same bits in a Worker as on this thread, calls, layers and errors', async (variant) => {
   const direct = await createAttention({ ...BUILDS[variant] });
