@@ -227,7 +227,7 @@ async function main() {
   const { createAttention } = await import('../src/js/browser.mjs');
   engine = await createAttention();
   $('status').textContent = engineText(engine);
-  views.train.enable(() => createAttention({ training: true }));
+  views.train.enable(async () => (await import('../src/js/train.mjs')).createAttention({ training: true }));
   await compute();
   document.body.dataset.ready = 'true';
 }
