@@ -2,26 +2,37 @@
 // a change either recomputes (through the engine, in its Worker) or only
 // re-renders. Data flows one way: state → spec → engine → run → views; views
 // report user intents back here as state patches, never touch the engine.
-import { parseState, formatState } from './state.mjs';
+// theme.mjs has already chosen the language and written the markup's text.
+import { readLink, formatState } from './state.mjs';
 import { specFor, runSpec, allHeads } from './model/compute.mjs';
+import { tokenize } from './model/tokenize.mjs';
 import { headCsv, headJson } from './model/export-data.mjs';
 import { headTitle } from './model/head-names.mjs';
-import { D_MODEL as X_WIDTH } from './model/features.mjs';
+import { percentMeanSd } from './model/train-text.mjs';
+import { settingLabel } from './model/train-options.mjs';
 import { downloadPng, downloadSvg, downloadText } from './lib/download.mjs';
-import { fillNumbers } from './lib/dom.mjs';
+import { language, setLanguage, t, translateDom } from './lib/i18n.mjs';
+import { roving } from './lib/roving.mjs';
+import { pageParams } from './page-params.mjs';
 import { renderSentence } from './views/sentence-view.mjs';
+import { renderXBlocks } from './views/caveat.mjs';
 import { Controls } from './views/controls.mjs';
 import { HeadsGrid } from './views/heads-grid.mjs';
 import { CompareView } from './views/compare.mjs';
 import { HeadView } from './views/head-view.mjs';
 import { PipelineView } from './views/pipeline.mjs';
+import { NeuronView } from './views/neuron-view.mjs';
 import { TrainView } from './views/train.mjs';
 import { engineText, showStatus } from './views/status.mjs';
 
 const $ = (id) => document.getElementById(id);
-const state = parseState(location.search);
+const link = readLink(location.search);
+const state = link.state;
 let engine = null;
+/** The last run; null while a free-mode sentence has no tokens (nothing is shown then). */
 let run = null;
+/** The training's summary once it finished, for the note beside the designed heads. */
+let trained = null;
 
 // Each view renders in its own task, so the main thread stays responsive while a
 // run is drawn (the engine itself already computes in a Worker).
@@ -29,35 +40,57 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 function showError(error) {
   const box = $('error');
-  box.textContent = `Stopped: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  box.textContent = t('error.stopped', { message });
   box.hidden = false;
 }
 
-/** Keeps the state consistent with the run (a head or token that no longer exists is dropped). */
+/** Says which parameters of the link the page could not use (and what it did instead). */
+function showLinkProblems() {
+  const note = $('link-note');
+  const items = link.problems.filter((p) => p.value !== undefined).map((p) => `${p.param}=${p.value}`);
+  const texts = [];
+  if (items.length) texts.push(t('link.problems', { items: items.join(t('list.join')) }));
+  for (const p of link.problems.filter((q) => q.used !== undefined)) texts.push(t('link.heads', p));
+  note.textContent = texts.join(' ');
+  note.hidden = texts.length === 0;
+}
+
+/** Keeps the state consistent with the run (a head, token or pair that no longer exists is dropped). */
 function fitState() {
   const names = allHeads(run).map((h) => h.name);
   if (!names.includes(state.head)) state.head = run.heads[0].name;
   if (state.lines) state.lines = state.lines.filter((n) => names.includes(n));
   const sideLength = state.lock?.side === 'key' ? run.cols : run.rows;
   if (state.lock && state.lock.index >= sideLength) state.lock = null;
+  if (state.pair && !(state.pair.q < run.rows && (state.pair.k === null || state.pair.k < run.cols))) state.pair = null;
 }
 
 function writeUrl() {
-  // The run's first head is the default one: a link leaves it out.
-  const shown = run && state.head === run.heads[0].name ? { ...state, head: '' } : state;
+  // The run's first head is the default one: a link leaves it out; a pair without a key is the default key.
+  const shown = { ...state };
+  if (run && state.head === run.heads[0].name) shown.head = '';
+  if (state.pair?.k === null || state.pair?.k === undefined) shown.pair = null;
   history.replaceState(null, '', formatState(shown) || location.pathname);
 }
 
 const views = {};
 function createViews() {
   views.controls = new Controls(document, {
-    onMode: (mode) => setState({ mode, lock: null, lines: null, head: '' }, 'compute'),
+    onLanguage: (lang) => changeLanguage(lang),
+    onMode: (mode) => setState({ mode, lock: null, lines: null, head: '', pair: null }, 'compute'),
     onSharpness: (sharpness) => setState({ sharpness }, 'compute'),
-    onFree: (free) => setState({ ...free, mode: 'free', lock: null, lines: null, head: '' }, 'compute'),
+    onFree: (free) => setState({ ...free, mode: 'free', lock: null, lines: null, head: '', pair: null }, 'compute'),
   });
   views.grid = new HeadsGrid($('heads-grid'), {
-    onSelect: (head, q) =>
-      setState({ head, lock: { side: 'query', index: q } }, ['grid', 'bar', 'headView', 'pipeline']),
+    onSelect: (head, q, k) =>
+      setState({ head, lock: { side: 'query', index: q }, pair: { q, k } }, [
+        'grid',
+        'bar',
+        'headView',
+        'pipeline',
+        'neuron',
+      ]),
   });
   views.compare = new CompareView($('compare'));
   views.headView = new HeadView($('head-view'), {
@@ -67,18 +100,30 @@ function createViews() {
   });
   views.pipeline = new PipelineView($('pipeline'), {
     onStage: (stage) => setState({ stage }, ['pipeline']),
-    onHead: (head) => setState({ head }, ['grid', 'bar', 'pipeline']),
+    onHead: (head) => setState({ head }, ['grid', 'bar', 'pipeline', 'neuron']),
+  });
+  views.neuron = new NeuronView($('neuron'), {
+    onHead: (head) => setState({ head, pair: null }, ['grid', 'bar', 'pipeline', 'neuron']),
+    onPair: (pair) => setState({ pair }, ['neuron']),
   });
   // Training has its own state, and its own engine (the build with the trainer), loaded when first asked for.
   views.train = new TrainView($('train'), {
     onError: showError,
     options: state.train,
     onOptions: (train) => setState({ train }, []),
+    onSummary: (summary) => {
+      trained = summary;
+      showTrained();
+    },
   });
   $('overlay').addEventListener('change', (e) => setState({ overlay: e.target.checked }, ['grid']));
-  $('current-head').addEventListener('change', (e) => setState({ head: e.target.value }, ['grid', 'pipeline']));
+  $('current-head').addEventListener('change', (e) =>
+    setState({ head: e.target.value }, ['grid', 'pipeline', 'neuron']),
+  );
   const fileName = (ext) => `mha-${run.mode}-${state.head}.${ext}`;
-  $('export-csv').addEventListener('click', () => downloadText(headCsv(run, state.head), fileName('csv'), 'text/csv'));
+  $('export-csv').addEventListener('click', () =>
+    downloadText(headCsv(run, state.head, { corner: t('export.corner') }), fileName('csv'), 'text/csv'),
+  );
   $('export-json').addEventListener('click', () =>
     downloadText(
       headJson(run, state.head, {
@@ -93,22 +138,56 @@ function createViews() {
   $('export-png').addEventListener('click', () =>
     downloadPng(views.grid.svgOf(state.head), fileName('png')).catch(showError),
   );
+  roving(document.querySelector('#heads .export'), 'button', { orientation: 'horizontal' });
   $('copy-link').addEventListener('click', async (e) => {
     const button = e.currentTarget;
+    button.removeAttribute('data-i18n');
     try {
       await navigator.clipboard.writeText(location.href);
-      button.textContent = 'Link copied';
+      button.textContent = t('copy.done');
     } catch {
-      button.textContent = 'Copy the address bar: it holds this view';
+      button.textContent = t('copy.failed');
     }
   });
+  // The standard terms in the prose link to the mode or the stage that shows them.
+  document.addEventListener('click', (e) => {
+    const a = e.target.closest('a[data-mode], a[data-stage]');
+    if (!a) return;
+    e.preventDefault();
+    if (a.dataset.mode) setState({ mode: a.dataset.mode, lock: null, lines: null, head: '', pair: null }, 'compute');
+    else setState({ stage: a.dataset.stage }, ['pipeline']);
+    $(a.dataset.mode ? 'heads' : 'pipeline').scrollIntoView({ block: 'start' });
+  });
+}
+
+/** The training's own numbers in the note beside the designed heads, once it has any. */
+function showTrained() {
+  const own = document.querySelector('.caveat-own');
+  if (!own || !trained) return;
+  const plain = trained.filter((s) => s.setting.mlpHidden === 0 && s.seeds.length);
+  const results = plain.map((s) => `${settingLabel(s.setting)} ${percentMeanSd(s.accuracies)}`).join(t('list.join'));
+  own.textContent = t('caveat.own', { results });
+}
+
+/** Switches the page's language: the markup, every view, and the link. */
+async function changeLanguage(lang) {
+  state.lang = lang;
+  setLanguage(lang);
+  translateDom(document, pageParams());
+  renderSentence($('sentence'));
+  showLinkProblems();
+  showTrained();
+  views.train.relabel();
+  writeUrl();
+  if (engine) $('status').textContent = engineText(engine);
+  await compute();
 }
 
 // Views below the first screen render only once their section comes near the
 // viewport (and again whenever they are stale and come back into view): the
 // first render after the engine answers stays small, and dragging the slider
 // only redraws what can be seen. data-stale marks a section waiting for that.
-const LAZY = { compare: 'compare', headView: 'head-view', pipeline: 'pipeline' };
+const LAZY = { compare: 'compare', headView: 'head-view', pipeline: 'pipeline', neuron: 'neuron' };
 const near = new Set();
 function watchSections() {
   const observer = new IntersectionObserver(
@@ -130,15 +209,13 @@ function watchSections() {
 }
 
 /** Renders the given views (all by default) from the current run and state. */
-async function render(parts = ['controls', 'bar', 'grid', 'compare', 'headView', 'pipeline']) {
+async function render(parts = ['controls', 'bar', 'grid', 'compare', 'headView', 'pipeline', 'neuron']) {
   if (!run) return;
   const draw = {
     controls: () => views.controls.update(state, run),
     bar: () => {
       const select = $('current-head');
-      const options = allHeads(run)
-        .map((h) => h.name)
-        .join();
+      const options = [language(), ...allHeads(run).map((h) => h.name)].join();
       if (select.dataset.options !== options) {
         select.replaceChildren(...allHeads(run).map((h) => new Option(headTitle(h.name), h.name)));
         select.dataset.options = options;
@@ -150,6 +227,7 @@ async function render(parts = ['controls', 'bar', 'grid', 'compare', 'headView',
     compare: () => views.compare.update(run),
     headView: () => views.headView.update(run, state),
     pipeline: () => views.pipeline.update(run, state),
+    neuron: () => views.neuron.update(run, state),
   };
   document.body.dataset.mode = run.mode;
   // Shown or hidden at once, even while its drawing waits: only runs with a single head have a comparison.
@@ -166,6 +244,23 @@ async function render(parts = ['controls', 'bar', 'grid', 'compare', 'headView',
   }
 }
 
+/**
+ * A free-mode sentence without tokens: a message where the heatmaps were, and
+ * no view of an earlier sentence left anywhere (empty = false undoes it).
+ */
+function showEmpty(empty) {
+  document.body.toggleAttribute('data-empty', empty);
+  $('empty').hidden = !empty;
+  $('empty').textContent = empty ? t('empty.sentence') : '';
+  if (!empty) return;
+  run = null;
+  document.body.dataset.mode = 'free';
+  views.grid.clear();
+  views.controls.update(state, null);
+  renderXBlocks(document.querySelector('.x-blocks'), null);
+  showStatus($('status'), engine, null);
+}
+
 // Recomputation is coalesced: while the engine works, further requests (a
 // dragged slider) only mark the state dirty, and one more run follows.
 let computing = false;
@@ -179,22 +274,24 @@ async function compute() {
   try {
     do {
       dirty = false;
+      if (state.mode === 'free' && tokenize(state.text).tokens.length === 0) {
+        showEmpty(true);
+        $('error').hidden = true;
+        writeUrl();
+        continue;
+      }
       try {
         run = await runSpec(engine, specFor(state));
         $('error').hidden = true;
       } catch (error) {
-        // Bad free-mode input (say, a link with an empty sentence): say why, and
-        // keep showing the last good run, or the default view if there is none.
+        // Not expected (the form and the link only give valid arguments): say why, keep the last good run.
         showError(error);
-        if (run) state.mode = run.mode;
-        else {
-          Object.assign(state, { mode: 'encoder', head: '' });
-          dirty = true;
-          continue;
-        }
+        if (!run) return;
       }
+      showEmpty(false);
       fitState();
       writeUrl();
+      renderXBlocks(document.querySelector('.x-blocks'), run);
       await render();
       showStatus($('status'), engine, run);
     } while (dirty);
@@ -214,18 +311,16 @@ function setState(patch, what) {
 
 async function main() {
   renderSentence($('sentence'));
-  fillNumbers($('about'), { 'x-width': X_WIDTH });
+  showLinkProblems();
   createViews();
   watchSections();
   views.controls.update(state, null);
-  if (typeof WebAssembly !== 'object')
-    throw new Error(
-      'this browser has no WebAssembly, which the engine needs; try a current Chrome, Firefox or Safari.',
-    );
+  if (typeof WebAssembly !== 'object') throw new Error(t('error.noWasm'));
   // Imported here rather than at the top, so that a missing or broken engine
   // file is reported on the page instead of silently stopping this module.
   const { createAttention } = await import('../src/js/browser.mjs');
   engine = await createAttention();
+  $('status').removeAttribute('data-i18n');
   $('status').textContent = engineText(engine);
   views.train.enable(async () => (await import('../src/js/train.mjs')).createAttention({ training: true }));
   await compute();

@@ -101,36 +101,50 @@ export const TRANSLATION = 'Will a venomous snake be poisoned by venom if we poi
 
 /**
  * The translation's tokens, each with its lemma (for the decoder's same-lemma
- * head) and its alignment: the Chinese tokens it translates (empty: none).
+ * head), its lexicon entry and its alignment.
  *
- * The alignment is given per English word type and applied to every token of
- * that type. A token-by-token alignment would differ:
- * - venom 7 ("by venom", the agent) is 毒12 and venom 13 ("with venom", the
- *   instrument) is 毒1; the type-level alignment gives both tokens both.
- * - "a venomous snake" is the subject of clause 2 (毒6 蛇7) and "it" is the
- *   object of clause 1 (毒3 蛇4); venomous → 毒3 and snake → 蛇4 are
- *   coreference rather than translation links.
- * - "by" is left unaligned, but 被 introduces the agent as much as it marks
- *   the passive, so by → 被11 is as good as be → 被11.
- * - "?" is unaligned; in Chinese the question is carried by 会不会 (A-not-A).
+ * - lexicon: the Chinese tokens its word type translates, the same for every
+ *   token of that type (what a bilingual dictionary gives: venom → 毒1 and 毒12).
+ *   The cross heads read it from X.
+ * - align: the token-by-token alignment, the annotation the alignment head is
+ *   checked against: venom 7 ("by venom", the agent) is 毒12 and venom 13
+ *   ("with venom", the instrument) is 毒1; "a venomous snake" is the subject of
+ *   clause 2 (毒6 蛇7) and "it" the object of clause 1 (蛇4).
+ * - clause: which Chinese clause the token belongs to (1: 用毒毒毒蛇, the
+ *   condition, "if we poison it with venom"; 2: 毒蛇会不会被毒毒死, the
+ *   question), or null.
+ *
+ * Readings left out: "by" is unaligned, but 被 introduces the agent as much as
+ * it marks the passive, so by → 被11 is as good as be → 被11; "?" is
+ * unaligned, the question being carried by 会不会 (A-not-A); venomous → 毒3 and
+ * snake → 蛇4 would be coreference rather than translation links.
  * Unaligned tokens: a, by, if, we, ? ("if we" is implicit in Chinese).
  */
 export const ENGLISH = Object.freeze(
   [
-    ['Will', 'will', [8, 9, 10]],
-    ['a', 'a', []],
-    ['venomous', 'venomous', [3, 6]],
-    ['snake', 'snake', [4, 7]],
-    ['be', 'be', [11]],
-    ['poisoned', 'poison', [13, 14]],
-    ['by', 'by', []],
-    ['venom', 'venom', [1, 12]],
-    ['if', 'if', []],
-    ['we', 'we', []],
-    ['poison', 'poison', [2]],
-    ['it', 'it', [4]],
-    ['with', 'with', [0]],
-    ['venom', 'venom', [1, 12]],
-    ['?', '?', []],
-  ].map(([text, lemma, align]) => Object.freeze({ text, lemma, align: Object.freeze(align) })),
+    //  text        lemma       lexicon      align       clause
+    ['Will', 'will', [8, 9, 10], [8, 9, 10], 2],
+    ['a', 'a', [], [], 2],
+    ['venomous', 'venomous', [3, 6], [6], 2],
+    ['snake', 'snake', [4, 7], [7], 2],
+    ['be', 'be', [11], [11], 2],
+    ['poisoned', 'poison', [13, 14], [13, 14], 2],
+    ['by', 'by', [], [], 2],
+    ['venom', 'venom', [1, 12], [12], 2],
+    ['if', 'if', [], [], 1],
+    ['we', 'we', [], [], 1],
+    ['poison', 'poison', [2], [2], 1],
+    ['it', 'it', [4], [4], 1],
+    ['with', 'with', [0], [0], 1],
+    ['venom', 'venom', [1, 12], [1], 1],
+    ['?', '?', [], [], 2],
+  ].map(([text, lemma, lexicon, align, clause]) =>
+    Object.freeze({ text, lemma, lexicon: Object.freeze(lexicon), align: Object.freeze(align), clause }),
+  ),
 );
+
+/**
+ * The Chinese clause of each token: 1 for 用毒毒毒蛇 (the condition), 2 for
+ * 毒蛇会不会被毒毒死 (the question); the comma between them belongs to neither.
+ */
+export const CLAUSES = Object.freeze([1, 1, 1, 1, 1, null, 2, 2, 2, 2, 2, 2, 2, 2, 2]);

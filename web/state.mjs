@@ -1,15 +1,19 @@
 // All UI state in one object that round-trips to the URL (as exBERT does), so
 // a link reproduces the view. Parsing never throws: anything missing or
-// invalid takes its default. Pure: works on URLSearchParams strings.
+// invalid takes its default, and readLink() also says which parameters of a
+// link could not be used. Pure: works on URLSearchParams strings.
 import { DEFAULT_SHARPNESS, MAX_SHARPNESS } from './model/designed-heads.mjs';
-import { DEFAULT_FREE, MAX_HEADS, DK_CHOICES, MAX_TEXT, MAX_SEED } from './model/free-mode.mjs';
+import { DEFAULT_FREE, MAX_HEADS, D_MODEL_CHOICES, MAX_TEXT, MAX_SEED, fitHeads } from './model/free-mode.mjs';
 import { DEFAULT_OPTIONS as TRAIN_DEFAULTS, STEP_CHOICES, MAX_SEEDS } from './model/train-options.mjs';
+import { LANGUAGES } from './lib/i18n.mjs';
 
 export const MODES = Object.freeze(['encoder', 'decoder', 'cross', 'free']);
 export const LAYOUTS = Object.freeze(['columns', 'rows']);
 export const STAGES = Object.freeze('x q k v scores masked weights head concat wo output'.split(' '));
 
 export const DEFAULTS = Object.freeze({
+  /** The page's language; '' = the browser's (lib/i18n.mjs preferredLanguage). */
+  lang: '',
   mode: 'encoder',
   sharpness: DEFAULT_SHARPNESS,
   /** The current head (heatmap export, pipeline); '' = the run's first head. */
@@ -21,9 +25,11 @@ export const DEFAULTS = Object.freeze({
   layout: 'columns',
   overlay: true,
   stage: 'weights',
+  /** The neuron view's query and key, { q, k }; null = the spec's focus query and its top key. */
+  pair: null,
   text: DEFAULT_FREE.text,
+  dModel: DEFAULT_FREE.dModel,
   numHeads: DEFAULT_FREE.numHeads,
-  dK: DEFAULT_FREE.dK,
   seed: DEFAULT_FREE.seed,
   causal: DEFAULT_FREE.causal,
   /** The "Train it yourself" experiment's options (a link sets them; it does not start training). */
@@ -35,6 +41,7 @@ const integer = (min, max) => (s) => (/^\d+$/.test(s) && Number(s) >= min && Num
 const oneOf = (values) => (s) => (values.includes(s) ? s : undefined);
 const bit = (s) => (s === '1' ? true : s === '0' ? false : undefined);
 const FIELDS = [
+  ['lang', 'lang', oneOf(LANGUAGES), String],
   ['mode', 'mode', oneOf(MODES), String],
   [
     'sharpness',
@@ -53,9 +60,16 @@ const FIELDS = [
   ['layout', 'layout', oneOf(LAYOUTS), String],
   ['overlay', 'overlay', bit, (v) => (v ? '1' : '0')],
   ['stage', 'stage', oneOf(STAGES), String],
+  [
+    'pair',
+    'pair',
+    (s) =>
+      /^q\d{1,3}k\d{1,3}$/.test(s) ? { q: Number(s.slice(1, s.indexOf('k'))), k: Number(s.split('k')[1]) } : undefined,
+    (v) => `q${v.q}k${v.k}`,
+  ],
   ['text', 'text', (s) => (s.length <= MAX_TEXT ? s : undefined), String],
+  ['dmodel', 'dModel', (s) => D_MODEL_CHOICES.find((d) => String(d) === s), String],
   ['heads', 'numHeads', integer(1, MAX_HEADS), String],
-  ['dk', 'dK', (s) => DK_CHOICES.find((d) => String(d) === s), String],
   ['seed', 'seed', integer(0, MAX_SEED), String],
   ['causal', 'causal', bit, (v) => (v ? '1' : '0')],
   // seeds × steps, then the optional settings: "5x3000", "3x1500-4-mlp".
@@ -71,18 +85,35 @@ function parseTrain(s) {
   return { seeds, steps, fourHeads: !!m[3], mlp: !!m[4] };
 }
 
-/** The state a URL query string describes. */
-export function parseState(search) {
+/**
+ * The state a URL query string describes, and what in it could not be used:
+ * problems lists { param, value } for every invalid value and unknown
+ * parameter, and { param: 'heads', heads, dModel, used } when the head count
+ * does not divide d_model (the largest one that does, below it, is used).
+ */
+export function readLink(search) {
   const params = new URLSearchParams(search);
   const state = { ...DEFAULTS };
+  const problems = [];
+  const known = new Set(FIELDS.map(([param]) => param));
+  for (const [param, value] of params) if (!known.has(param)) problems.push({ param, value });
   for (const [param, field, parse] of FIELDS) {
     const text = params.get(param);
     if (text === null) continue;
     const value = parse(text);
     if (value !== undefined) state[field] = value;
+    else problems.push({ param, value: text });
   }
-  return state;
+  if (state.dModel % state.numHeads !== 0) {
+    const used = fitHeads(state.dModel, state.numHeads);
+    problems.push({ param: 'heads', heads: state.numHeads, dModel: state.dModel, used });
+    state.numHeads = used;
+  }
+  return { state, problems };
 }
+
+/** The state a URL query string describes (readLink without the problems). */
+export const parseState = (search) => readLink(search).state;
 
 /** The query string of a state: only fields that differ from the defaults, in a fixed order. */
 export function formatState(state) {

@@ -3,14 +3,18 @@
 // engine's numbers (compared with the same call in Node); the head view keeps
 // a hovered token's lines; the decoder's masked cells are exactly 0; free
 // mode recomputes a new sentence; a URL restores its view; export works; the
-// page falls back to single-thread SIMD without isolation. Screenshots (1440
+// page falls back to single-thread SIMD without isolation; the cross heads'
+// top keys are the token-by-token alignment. Screenshots (1440
 // and 390 px wide) go to test-output/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { startServer } from '../../web/server.mjs';
 import { createAttention } from '../../src/js/node.mjs';
-import { encoderSpec, decoderSpec, crossSpec } from '../../web/model/designed-heads.mjs';
+import { encoderSpec, decoderSpec } from '../../web/model/designed-heads.mjs';
+import { crossSpec } from '../../web/model/cross-heads.mjs';
 import { freeSpec } from '../../web/model/free-mode.mjs';
+import { ENGLISH } from '../../web/sentence.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
+import { reveal } from './page-helpers.mjs';
 
 let browser, servers, engine;
 
@@ -34,12 +38,6 @@ async function open(query = '', { plain = false } = {}) {
   const { page, problems } = await openPage(browser.context, (plain ? servers.plain : servers.isolated).url + query);
   await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
   return { page, problems };
-}
-
-/** Scrolls a section into view and waits until it is drawn (the page draws sections below the first screen lazily). */
-async function reveal(page, selector) {
-  await page.locator(selector).scrollIntoViewIfNeeded();
-  await page.waitForSelector(`${selector}:not([data-stale])`);
 }
 
 /** Every heatmap on the page: { name: [[q, k, weight], …] }. */
@@ -169,10 +167,23 @@ test('decoder: the causal view is exactly 0 above the diagonal; cross: English r
   await page.check('input[name="mode"][value="cross"]');
   await page.waitForSelector('.heatmap[data-head="alignment"] [data-weight]');
   const cross = await readHeatmaps(page);
-  expect(Object.keys(cross)).toEqual(['alignment']);
-  expectSameAsEngine(cross.alignment, (await engineWeights(crossSpec())).alignment, 15);
+  expect(Object.keys(cross)).toEqual(['alignment', 'order']);
+  const crossWant = await engineWeights(crossSpec());
+  for (const [name, cells] of Object.entries(cross)) expectSameAsEngine(cells, crossWant[name], 15);
   const will = cross.alignment.filter(([q, , w]) => q === 0 && w > 0.3).map(([, k]) => k);
   expect(will).toEqual([8, 9, 10]); // Will → 会不会
+  // The alignment head's top keys on the page are the token-by-token alignment: "by venom" → 毒12, "with venom" → 毒1.
+  const tops = (cells, q) => {
+    const row = cells.filter(([cq]) => cq === q);
+    const max = Math.max(...row.map(([, , w]) => w));
+    return row.filter(([, , w]) => w >= max * (1 - 1e-5)).map(([, k]) => k);
+  };
+  const aligned = ENGLISH.flatMap((t, q) => (t.align.length ? [q] : []));
+  expect(aligned.map((q) => tops(cross.alignment, q))).toEqual(aligned.map((q) => [...ENGLISH[q].align]));
+  expect([tops(cross.alignment, 7), tops(cross.alignment, 13)]).toEqual([[12], [1]]);
+  // The order head: each English word over its Chinese clause (the if-clause, English 8–13, is the first in Chinese).
+  expect(tops(cross.order, 10)).toEqual([0, 1, 2, 3, 4]);
+  expect(tops(cross.order, 7)).toEqual([6, 7, 8, 9, 10, 11, 12, 13, 14]);
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);
@@ -183,8 +194,8 @@ test('free mode: a new sentence is tokenized and recomputed through the engine; 
   await page.waitForSelector('.heatmap[data-head="head-0"] [data-weight]');
   const before = await page.textContent('#status');
   await page.fill('#free-text', 'The quick 棕色 fox jumps.');
+  await page.selectOption('#free-dmodel', '8');
   await page.selectOption('#free-heads', '2');
-  await page.selectOption('#free-dk', '4');
   await page.fill('#free-seed', '11');
   await page.click('#free button[type="submit"]');
   await page.waitForFunction(
@@ -193,7 +204,7 @@ test('free mode: a new sentence is tokenized and recomputed through the engine; 
   expect(await page.textContent('#free-tokens')).toMatch(/^7 tokens: The · quick · 棕 · 色 · fox · jumps · \./);
   const maps = await readHeatmaps(page);
   expect(Object.keys(maps)).toEqual(['head-0', 'head-1', 'single']);
-  const free = { text: 'The quick 棕色 fox jumps.', numHeads: 2, dK: 4, seed: 11, causal: false };
+  const free = { text: 'The quick 棕色 fox jumps.', dModel: 8, numHeads: 2, seed: 11, causal: false };
   const want = await engineWeights(freeSpec(free));
   for (const [name, cells] of Object.entries(maps)) expectSameAsEngine(cells, want[name], 7);
   await page.waitForFunction((text) => document.getElementById('status').textContent !== text, before); // a new computation's time
@@ -203,7 +214,7 @@ test('free mode: a new sentence is tokenized and recomputed through the engine; 
     mode: 'free',
     text: free.text,
     heads: '2',
-    dk: '4',
+    dmodel: '8',
     seed: '11',
   });
   const again = await openPage(browser.context, link);

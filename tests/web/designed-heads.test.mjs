@@ -3,10 +3,11 @@
 // single head's score is the sum of the three heads' scores, the sharpness
 // scales the scores, and the decoder's masked weights are exactly 0.
 import { createAttention } from '../../src/js/node.mjs';
-import { encoderSpec, decoderSpec, crossSpec, DEFAULT_SHARPNESS } from '../../web/model/designed-heads.mjs';
+import { encoderSpec, decoderSpec, DEFAULT_SHARPNESS } from '../../web/model/designed-heads.mjs';
+import { crossSpec } from '../../web/model/cross-heads.mjs';
 import { TARGETS } from '../../web/model/targets.mjs';
 import { rowTops, softmaxRows, maxAbsDiff } from '../../web/model/stats.mjs';
-import { TOKENS, ENGLISH } from '../../web/sentence.mjs';
+import { TOKENS, ENGLISH, CLAUSES } from '../../web/sentence.mjs';
 
 let engine;
 beforeAll(async () => {
@@ -139,10 +140,49 @@ describe('decoder and cross-attention over the English translation', () => {
     for (const w of Object.values(weights))
       for (let q = 0; q < 15; q++) for (let k = q + 1; k < 15; k++) expect(w[q * 15 + k]).toBe(0);
   });
+});
 
-  test('alignment head: each English token attends to its Chinese tokens; unaligned ones spread evenly', async () => {
-    const spec = crossSpec();
-    expect([spec.args.seqLenQ, spec.args.seqLenK]).toEqual([ENGLISH.length, TOKENS.length]);
-    expectMatchesAnnotation('alignment', (await weightsOf(spec)).alignment, 15, 15, false);
+describe('cross-attention: two designed heads, checked against the token-by-token alignment', () => {
+  let spec, weights;
+  beforeAll(async () => {
+    spec = crossSpec();
+    weights = await weightsOf(spec);
+  });
+  const clauseKeys = (clause) => CLAUSES.flatMap((c, k) => (c === clause ? [k] : []));
+
+  test('English queries over Chinese keys, two heads of one call', () => {
+    expect([spec.args.seqLenQ, spec.args.seqLenK, spec.args.numHeads]).toEqual([ENGLISH.length, TOKENS.length, 2]);
+    expect(spec.heads).toEqual(['alignment', 'order']);
+  });
+
+  test('alignment head: every aligned word’s top keys are its annotated alignment, with most of the weight', () => {
+    const tops = rowTops(weights.alignment, 15, 15);
+    const report = ENGLISH.map((t, q) => {
+      if (!t.align.length) return { q, tops: tops[q] };
+      const onTargets = t.align.reduce((s, k) => s + weights.alignment[q * 15 + k], 0);
+      return { q, tops: tops[q], mostly: onTargets > 0.9 };
+    });
+    expect(report).toEqual(
+      ENGLISH.map((t, q) =>
+        t.align.length ? { q, tops: [...t.align], mostly: true } : { q, tops: clauseKeys(t.clause) },
+      ),
+    );
+  });
+
+  test('"by venom" lands on 毒12 and "with venom" on 毒1, although both share one lexicon entry', () => {
+    const at = (q, k) => weights.alignment[q * 15 + k];
+    expect(ENGLISH[7].lexicon).toEqual(ENGLISH[13].lexicon);
+    expect(at(7, 12)).toBeGreaterThan(0.9);
+    expect(at(13, 1)).toBeGreaterThan(0.9);
+    expect(at(7, 1)).toBeLessThan(0.1);
+    expect(at(13, 12)).toBeLessThan(0.1);
+  });
+
+  test('order head: each English word spreads evenly over the Chinese clause it belongs to (the clauses swap places)', () => {
+    const tops = rowTops(weights.order, 15, 15);
+    expect(tops).toEqual(ENGLISH.map((t) => clauseKeys(t.clause)));
+    expect(TARGETS.order().map((r) => r.keys)).toEqual(ENGLISH.map((t) => clauseKeys(t.clause)));
+    // "if we poison it with venom" (English 8–13) is clause 1, the first in Chinese.
+    expect(ENGLISH.map((t) => t.clause)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2]);
   });
 });

@@ -1,7 +1,15 @@
-// Free mode: tokenizing any script, seeded reproducible inputs, the single
-// head's arguments, and the engine computing it.
+// Free mode: tokenizing any script, seeded reproducible inputs, d_model split
+// between the heads, the single head's arguments, and the engine computing it.
 import { createAttention } from '../../src/js/node.mjs';
-import { tokenize, freeSpec, embed, MAX_TOKENS } from '../../web/model/free-mode.mjs';
+import {
+  tokenize,
+  freeSpec,
+  embed,
+  headChoices,
+  fitHeads,
+  MAX_TOKENS,
+  D_MODEL_CHOICES,
+} from '../../web/model/free-mode.mjs';
 import { singleHeadArgs } from '../../web/model/single-head.mjs';
 
 test('CJK is split by character, other scripts by word, punctuation by mark', () => {
@@ -48,20 +56,21 @@ test(`at most ${MAX_TOKENS} tokens, and it says so`, () => {
 });
 
 test('a seed always gives the same inputs; the same token starts from the same vector', () => {
-  const a = freeSpec({ text: 'the cat saw the cat', numHeads: 2, dK: 4, seed: 7, causal: false });
-  const b = freeSpec({ text: 'the cat saw the cat', numHeads: 2, dK: 4, seed: 7, causal: false });
+  const a = freeSpec({ text: 'the cat saw the cat', dModel: 8, numHeads: 2, seed: 7, causal: false });
+  const b = freeSpec({ text: 'the cat saw the cat', dModel: 8, numHeads: 2, seed: 7, causal: false });
   for (const k of ['query', 'wQ', 'wK', 'wV', 'wO']) expect(a.args[k]).toEqual(b.args[k]);
-  expect(freeSpec({ text: 'the cat', numHeads: 2, dK: 4, seed: 8, causal: false }).args.wQ).not.toEqual(a.args.wQ);
+  expect(freeSpec({ text: 'the cat', dModel: 8, numHeads: 2, seed: 8, causal: false }).args.wQ).not.toEqual(a.args.wQ);
   // Token vectors without the position code: "the" at 0 and 3 differ only by position.
   const x = embed(['the', 'x', 'y', 'the'], 8, 7);
   const pos = (p, d) =>
     d % 2 ? Math.cos(p / 10000 ** ((d - (d % 2)) / 8)) : Math.sin(p / 10000 ** ((d - (d % 2)) / 8));
   for (let d = 0; d < 8; d++) expect(x[d] - pos(0, d)).toBeCloseTo(x[24 + d] - pos(3, d), 5);
-  expect(() => freeSpec({ text: ' ', numHeads: 1, dK: 2, seed: 1, causal: false })).toThrow(RangeError);
+  expect(() => freeSpec({ text: ' ', dModel: 8, numHeads: 1, seed: 1, causal: false })).toThrow(RangeError);
+  expect(() => freeSpec({ text: 'a b', dModel: 8, numHeads: 3, seed: 1, causal: false })).toThrow(RangeError);
 });
 
 test('the single head is as wide as all heads and its wQ is scaled by √numHeads', () => {
-  const { args } = freeSpec({ text: 'a b c', numHeads: 4, dK: 8, seed: 1, causal: true });
+  const { args } = freeSpec({ text: 'a b c', dModel: 32, numHeads: 4, seed: 1, causal: true });
   const single = singleHeadArgs(args);
   expect([single.numHeads, single.dK, single.dV, single.causal]).toEqual([1, 32, 32, true]);
   expect(single.wQ[5]).toBeCloseTo(args.wQ[5] * 2, 6);
@@ -71,7 +80,7 @@ test('the single head is as wide as all heads and its wQ is scaled by √numHead
 test('the engine runs a free-mode spec, causal included', async () => {
   const engine = await createAttention({ variant: 'simd' });
   try {
-    const spec = freeSpec({ text: '我 love 注意力', numHeads: 3, dK: 4, seed: 5, causal: true });
+    const spec = freeSpec({ text: '我 love 注意力', dModel: 12, numHeads: 3, seed: 5, causal: true });
     const n = spec.args.seqLenQ;
     expect(n).toBe(5);
     const { attention, projections } = await engine.multiHeadAttention(spec.args);
@@ -82,4 +91,21 @@ test('the engine runs a free-mode spec, causal included', async () => {
   } finally {
     engine.dispose();
   }
+});
+
+test('d_model stays put when heads are added: each head gets d_model / numHeads', () => {
+  const widths = [1, 2, 4, 8].map((numHeads) => {
+    const { args } = freeSpec({ text: 'one head is not enough', dModel: 32, numHeads, seed: 3, causal: false });
+    return [args.dModel, args.numHeads, args.dK, args.dV, args.wQ.length, args.wO.length];
+  });
+  expect(widths).toEqual([
+    [32, 1, 32, 32, 32 * 32, 32 * 32],
+    [32, 2, 16, 16, 32 * 32, 32 * 32],
+    [32, 4, 8, 8, 32 * 32, 32 * 32],
+    [32, 8, 4, 4, 32 * 32, 32 * 32],
+  ]);
+  expect(headChoices(48)).toEqual([1, 2, 3, 4, 6, 8]);
+  expect(headChoices(8)).toEqual([1, 2, 4, 8]);
+  expect([fitHeads(12, 8), fitHeads(16, 3), fitHeads(8, 1)]).toEqual([6, 2, 1]);
+  for (const d of D_MODEL_CHOICES) expect(headChoices(d)).toContain(1);
 });

@@ -42,8 +42,15 @@ test('every UI colour is a CSS custom property named in kebab case', () => {
   expect(Object.keys(vars).every((name) => /^--[a-z]+(-[a-z]+)*$/.test(name))).toBe(true);
 });
 
-test('style.css has no colour literal and reads only custom properties that something sets', () => {
-  const css = readFileSync(new URL('../../web/style.css', import.meta.url), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+test('the style sheets have no colour literal and read only custom properties that something sets', () => {
+  // Every sheet index.html links, in its order.
+  const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
+  const sheets = [...html.matchAll(/<link rel="stylesheet" href="([\w-]+\.css)"/g)].map((m) => m[1]);
+  expect(sheets.length).toBeGreaterThan(1);
+  const css = sheets
+    .map((sheet) => readFileSync(new URL(`../../web/${sheet}`, import.meta.url), 'utf8'))
+    .join('\n')
+    .replace(/\/\*[\s\S]*?\*\//g, '');
   expect(css.match(/#[0-9a-f]{3,8}\b|rgba?\(|hsla?\(/gi)).toBe(null);
   const read = new Set([...css.matchAll(/var\((--[\w-]+)/g)].map((m) => m[1]));
   const setInCss = [...css.matchAll(/(--[\w-]+)\s*:/g)].map((m) => m[1]);

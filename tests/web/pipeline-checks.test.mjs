@@ -39,7 +39,7 @@ test('a consistent run passes all six checks, and says so with its own shapes', 
   expect(checks.map((c) => c.ok)).toEqual([true, true, true, true, true, true]);
   expect(checks[0].text).toBe("Every head sees the whole sequence: each head's K and V have all 2 rows.");
   expect(checks[1].text).toBe('Each head has its own wQ, wK (2×1) and wV (2×1): 2 different column slices of each.');
-  expect(checks[2].text).toBe('Concat is 2·1 = 2 wide, and wO (2×2) maps it back to dModel = 2.');
+  expect(checks[2].text).toBe('Concat is 2·1 = 2 wide, and wO (2×2) maps it back to d_model = 2.');
   // Three heads (the single one too) of two rows, each summing to exactly 1.
   expect(checks[3].text).toBe('Each row of weights sums to 1: largest |sum − 1| is 0.0e+0 over 6 rows.');
   expect(checks[4].text).toBe('No mask in this mode: every query sees every key (Decoder shows the causal mask).');

@@ -1,6 +1,6 @@
 // The page's default data: the annotation, exactly as written and internally
 // consistent, and the X built from it.
-import { TOKENS, WORDS, LINKS, ENGLISH, ROLES, SENTENCE, TRANSLATION } from '../../web/sentence.mjs';
+import { TOKENS, WORDS, LINKS, ENGLISH, ROLES, SENTENCE, TRANSLATION, CLAUSES } from '../../web/sentence.mjs';
 import { chineseInput, englishInput, D_MODEL } from '../../web/model/features.mjs';
 
 test('15 character tokens spell the sentence; the words cover them in order', () => {
@@ -56,9 +56,9 @@ test('long-distance links go from a second mention back to a first mention of th
   }
 });
 
-test('English tokens and the annotated alignment', () => {
+test('English tokens: the lexicon by word type, the alignment token by token, the clauses', () => {
   expect(ENGLISH.map((t) => t.text).join(' ')).toBe(TRANSLATION.replace('?', ' ?'));
-  const byWord = Object.fromEntries(ENGLISH.filter((t) => t.align.length).map((t) => [t.text, t.align]));
+  const byWord = Object.fromEntries(ENGLISH.filter((t) => t.lexicon.length).map((t) => [t.text, t.lexicon]));
   expect(byWord).toEqual({
     Will: [8, 9, 10],
     venomous: [3, 6],
@@ -70,7 +70,13 @@ test('English tokens and the annotated alignment', () => {
     it: [4],
     with: [0],
   });
-  expect(ENGLISH.filter((t) => !t.align.length).map((t) => t.text)).toEqual(['a', 'by', 'if', 'we', '?']);
+  expect(ENGLISH.filter((t) => !t.lexicon.length).map((t) => t.text)).toEqual(['a', 'by', 'if', 'we', '?']);
+  // Token by token: "by venom" is the agent 毒12, "with venom" the instrument 毒1; every alignment is in the lexicon.
+  expect([ENGLISH[7].align, ENGLISH[13].align]).toEqual([[12], [1]]);
+  for (const t of ENGLISH) for (const k of t.align) expect(t.lexicon).toContain(k);
+  // Aligned tokens sit in the clause of what they translate.
+  for (const t of ENGLISH) for (const k of t.align) expect(CLAUSES[k]).toBe(t.clause);
+  expect(CLAUSES.map((c, i) => (c === null ? TOKENS[i].char : null)).filter(Boolean)).toEqual(['，']);
 });
 
 test('Chinese X: one-hot features, 64 wide; the root has no head feature; links on their mentions', () => {
@@ -94,11 +100,11 @@ test('Chinese X: one-hot features, 64 wide; the root has no head feature; links 
   });
 });
 
-test('English X: lemma, position and alignment features, 64 wide', () => {
+test('English X: lemma, position and lexicon features, 64 wide', () => {
   const { X, layout } = englishInput();
   expect(layout.width).toBe(D_MODEL);
-  const align = (i) => TOKENS.flatMap((_, k) => (X[i * D_MODEL + layout.column('align', k)] ? [k] : []));
-  ENGLISH.forEach((t, i) => expect(align(i)).toEqual([...t.align]));
+  const lexicon = (i) => TOKENS.flatMap((_, k) => (X[i * D_MODEL + layout.column('lexicon', k)] ? [k] : []));
+  ENGLISH.forEach((t, i) => expect(lexicon(i)).toEqual([...t.lexicon]));
   // poisoned and poison share a lemma column.
   const lemma = (i) =>
     layout.blockLabels('lemma').findIndex((_, j) => X[i * D_MODEL + layout.column('lemma', j)] === 1);

@@ -9,18 +9,21 @@ export function el(tag, props = {}, ...children) {
   return node;
 }
 
+let captions = 0;
+
 /**
- * Replaces every <span data-number="name"> under root with the text of
- * numbers[name]: numbers in index.html's prose that the code defines are
- * written once, there. The number joins the text around it (one text node),
- * so the line is laid out exactly as if index.html spelled it.
+ * A table in a horizontal scroll box with its caption above and outside the
+ * box, so that a wide table scrolls while its caption stays whole on a phone.
+ * The caption names the table (aria-labelledby), as <caption> would.
+ * @returns {HTMLElement} <figure class="table-figure">
  */
-export function fillNumbers(root, numbers) {
-  for (const node of root.querySelectorAll('[data-number]')) {
-    const value = numbers[node.dataset.number];
-    if (value === undefined) throw new RangeError(`index.html asks for number "${node.dataset.number}": none given`);
-    const parent = node.parentNode;
-    node.replaceWith(String(value));
-    parent.normalize();
-  }
+export function captionedTable(caption, table) {
+  const id = `table-caption-${++captions}`;
+  table.setAttribute('aria-labelledby', id);
+  return el(
+    'figure',
+    { className: 'table-figure' },
+    el('figcaption', { id, textContent: caption }),
+    el('div', { className: 'table-scroll' }, table),
+  );
 }

@@ -27,6 +27,10 @@ export function svgDocument(svg) {
   clone.setAttribute('height', String(height));
   clone.removeAttribute('tabindex');
   clone.removeAttribute('class');
+  // Sticky labels (lib/sticky.mjs) go back to their places; the file says which language its text is in.
+  for (const node of clone.querySelectorAll('[data-sticky]')) node.removeAttribute('transform');
+  for (const node of clone.querySelectorAll('[data-page-only]')) node.remove();
+  clone.setAttribute('lang', document.documentElement.lang);
   const background = document.createElementNS(SVG_NS, 'rect');
   for (const [k, v] of Object.entries({ width: '100%', height: '100%', fill: UI.paper })) background.setAttribute(k, v);
   clone.prepend(background);

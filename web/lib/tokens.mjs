@@ -2,14 +2,26 @@
 // explicitly (an SVG exported on its own cannot rely on the page's :lang()
 // CSS), and every label carries its position, because six 毒 look alike.
 
-/** CJK faces per platform (Noto/Source Han on Linux, macOS, Windows, older Linux); style.css's --cjk. */
+/**
+ * Simplified-Chinese faces, one or more per platform, so that CJK text finds a
+ * face everywhere: macOS and iOS (PingFang SC, Hiragino Sans GB, Heiti SC),
+ * Windows (Microsoft YaHei, DengXian, SimHei), Linux and Android (Noto Sans
+ * CJK SC, Source Han Sans SC, Noto Sans SC, WenQuanYi Micro Hei, Droid Sans
+ * Fallback on older Android). style.css's --cjk.
+ */
 export const CJK_FONTS = [
-  "'Noto Sans CJK SC'",
-  "'Source Han Sans SC'",
   "'PingFang SC'",
   "'Hiragino Sans GB'",
+  "'Heiti SC'",
   "'Microsoft YaHei'",
+  "'Microsoft YaHei UI'",
+  "'DengXian'",
+  "'Noto Sans CJK SC'",
+  "'Source Han Sans SC'",
+  "'Noto Sans SC'",
   "'WenQuanYi Micro Hei'",
+  "'Droid Sans Fallback'",
+  "'SimHei'",
   'sans-serif',
 ].join(', ');
 /** The UI's faces, then the CJK ones, so that Chinese text in Latin runs finds a face; style.css's --font. */
@@ -22,6 +34,10 @@ export const UI_FONTS = [
   "'Helvetica Neue'",
   'Arial',
   CJK_FONTS,
+  // Emoji typed in free mode: each platform's colour emoji face.
+  "'Apple Color Emoji'",
+  "'Segoe UI Emoji'",
+  "'Noto Color Emoji'",
 ].join(', ');
 
 const WIDE = /[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/u;

@@ -2,7 +2,8 @@
 // or free-mode.mjs) goes in; a frozen "run" comes out, holding the engine's
 // own arrays and what the views derive from them (tops, entropy). Views only
 // read runs: data flows engine → run → views, never back.
-import { encoderSpec, decoderSpec, crossSpec } from './designed-heads.mjs';
+import { encoderSpec, decoderSpec } from './designed-heads.mjs';
+import { crossSpec } from './cross-heads.mjs';
 import { freeSpec } from './free-mode.mjs';
 import { rowEntropy, rowTops } from './stats.mjs';
 
@@ -16,8 +17,8 @@ export function specFor(state) {
     case 'free':
       return freeSpec({
         text: state.text,
+        dModel: state.dModel,
         numHeads: state.numHeads,
-        dK: state.dK,
         seed: state.seed,
         causal: state.causal,
       });

@@ -19,29 +19,23 @@ import { chineseInput, englishInput, D_MODEL } from './features.mjs';
 import { Projection, placeHeads } from './layout.mjs';
 import { TARGETS } from './targets.mjs';
 import { singleHeadArgs } from './single-head.mjs';
+import { t } from '../lib/i18n.mjs';
 
 export const DEFAULT_SHARPNESS = 6;
 export const MAX_SHARPNESS = 12;
 
-/** What each designed head is for, shown next to it. */
-export const HEAD_INFO = Object.freeze({
-  role: 'each 毒 looks for the other 毒 of its role: 1↔12, 2↔13, 3↔6',
-  dependency: 'each token looks for its dependency head',
-  'long-distance': 'a second mention looks back at its first mention',
-  single: 'one head as wide as the three, scoring the sum of their scores',
-  'previous-word': 'each English token looks at the word before it',
-  'same-lemma': 'a repeated word looks back at its earlier use',
-  alignment: 'each English token looks up the Chinese tokens it translates',
-});
-
-const chineseTokens = () =>
-  TOKENS.map((t, i) => ({ text: t.char, index: i, lang: 'zh-Hans', title: t.gloss, role: t.role, word: t.word }));
-const englishTokens = () => ENGLISH.map((t, i) => ({ text: t.text, index: i, lang: 'en', title: t.lemma }));
+/** The sentence's tokens as the views show them; title: the gloss, in the page's language. */
+export const chineseTokens = () => {
+  const glosses = t('gloss.tokens');
+  return TOKENS.map((u, i) => ({ text: u.char, index: i, lang: 'zh-Hans', title: glosses[i], role: u.role }));
+};
+export const englishTokens = () =>
+  ENGLISH.map((u, i) => ({ text: u.text, index: i, lang: 'en', title: t('sentence.lemma', { lemma: u.lemma }) }));
 
 /** Scales wQ so that the engine's scores are sharpness × the designed counts. */
-const sharpen = (wQ, sharpness) => wQ.scale(sharpness * Math.sqrt(wQ.width));
+export const sharpen = (wQ, sharpness) => wQ.scale(sharpness * Math.sqrt(wQ.width));
 
-function targetsOf(heads, ...data) {
+export function targetsOf(heads, ...data) {
   return Object.fromEntries(heads.map((h) => [h, TARGETS[h](...data)]));
 }
 
@@ -113,6 +107,8 @@ export function encoderSpec(sharpness = DEFAULT_SHARPNESS) {
     heads,
     args,
     single: singleHeadArgs(args),
+    /** The query the neuron view starts on: 毒2, the verb. */
+    focusQuery: 2,
     queryTokens: tokens,
     keyTokens: tokens,
     labels: {
@@ -123,6 +119,7 @@ export function encoderSpec(sharpness = DEFAULT_SHARPNESS) {
       v: wV.columnLabels,
       out: wO.labels,
     },
+    layouts: { query: layout, key: layout },
     targets: targetsOf(heads),
   };
 }
@@ -187,6 +184,8 @@ export function decoderSpec(sharpness = DEFAULT_SHARPNESS) {
     heads,
     args,
     single: null,
+    /** venom 13, whose same-lemma head finds venom 7. */
+    focusQuery: 13,
     queryTokens: tokens,
     keyTokens: tokens,
     labels: {
@@ -197,68 +196,7 @@ export function decoderSpec(sharpness = DEFAULT_SHARPNESS) {
       v: wV.columnLabels,
       out: wO.labels,
     },
-    targets: targetsOf(heads),
-  };
-}
-
-/**
- * Cross-attention, English (query) → Chinese (key, value): one alignment head
- * (dK 16, dV 16). Key and value are the Chinese X; in a trained Transformer
- * they would be the encoder's output, which here keeps the features anyway.
- */
-export function crossSpec(sharpness = DEFAULT_SHARPNESS) {
-  const english = englishInput();
-  const chinese = chineseInput();
-  const heads = ['alignment'];
-  const dK = 16;
-  const dV = 16;
-  // wQ reads the English layout, wK and wV the Chinese one: both are [64, 16].
-  const wQ = new Projection(english.layout, heads, dK);
-  const wK = new Projection(chinese.layout, heads, dK);
-  const wV = new Projection(chinese.layout, heads, dV);
-
-  // alignment: score = [key's position is one the query translates]. Unaligned
-  // English tokens score 0 everywhere, so their rows are uniform.
-  wQ.copy('alignment', 'align', 0);
-  wK.copy('alignment', 'position', 0);
-  // Values: what the aligned Chinese token is (its role and character).
-  wV.copy('alignment', 'role', 0);
-  wV.copy('alignment', 'char', 8);
-  const wO = placeHeads(heads, wV.labels, D_MODEL);
-
-  sharpen(wQ, sharpness);
-  const args = {
-    query: english.X,
-    key: chinese.X,
-    value: chinese.X,
-    seqLenQ: ENGLISH.length,
-    seqLenK: TOKENS.length,
-    dModel: D_MODEL,
-    numHeads: 1,
-    dK,
-    dV,
-    wQ: wQ.matrix,
-    wK: wK.matrix,
-    wV: wV.matrix,
-    wO: wO.matrix,
-    returnAttention: true,
-    returnProjections: true,
-  };
-  return {
-    mode: 'cross',
-    heads,
-    args,
-    single: null,
-    queryTokens: englishTokens(),
-    keyTokens: chineseTokens(),
-    labels: {
-      x: english.layout.labels,
-      keyX: chinese.layout.labels,
-      q: wQ.columnLabels,
-      k: wK.columnLabels,
-      v: wV.columnLabels,
-      out: wO.labels,
-    },
+    layouts: { query: layout, key: layout },
     targets: targetsOf(heads),
   };
 }

@@ -17,11 +17,11 @@ function headOf(run, name) {
  * the engine's float32 weights written in full (the shortest decimal that reads
  * back as the same float32, via the double it widens to). It starts with a
  * UTF-8 byte order mark: without it Excel reads the file as ANSI and garbles
- * the CJK headers.
+ * the CJK headers. corner: the label of the top-left cell (the page passes its language's).
  */
-export function headCsv(run, name) {
+export function headCsv(run, name, { corner = 'query \\ key' } = {}) {
   const head = headOf(run, name);
-  const lines = [['query \\ key', ...run.keyTokens.map(tokenLabel)].map(csvField).join(',')];
+  const lines = [[corner, ...run.keyTokens.map(tokenLabel)].map(csvField).join(',')];
   run.queryTokens.forEach((t, q) => {
     const row = Array.from(head.weights.subarray(q * run.cols, (q + 1) * run.cols), String);
     lines.push([csvField(tokenLabel(t)), ...row].join(','));

@@ -8,6 +8,13 @@ import { Layout, featureMatrix } from './layout.mjs';
 /** Width of X for the Chinese encoder and the English decoder (cross-attention needs one width for both). */
 export const D_MODEL = 64;
 
+/**
+ * The blocks whose values a person wrote down (the annotation of sentence.mjs),
+ * as opposed to the text itself (character, position): the page marks them,
+ * since what the designed heads find is read from them.
+ */
+export const ANNOTATED_BLOCKS = Object.freeze(['word', 'role', 'head', 'link', 'first', 'lemma', 'lexicon']);
+
 const range = (n) => Array.from({ length: n }, (_, i) => i);
 
 /** Distinct values in order of first appearance. */
@@ -67,7 +74,7 @@ export function englishLemmas(english = ENGLISH) {
  * The English translation's X, [15, 64]. Blocks:
  *   lemma    13  which lemma (poisoned and poison share "poison")
  *   position 15  where it is (0–14)
- *   align    15  which Chinese tokens it translates (several ones for Will → 会不会)
+ *   lexicon  15  which Chinese tokens its word type translates (several ones for Will → 会不会, venom → 毒1 and 毒12)
  * and 21 unused columns (the decoder's X must be as wide as the encoder's).
  */
 export function englishInput(english = ENGLISH, chineseTokens = TOKENS) {
@@ -76,7 +83,7 @@ export function englishInput(english = ENGLISH, chineseTokens = TOKENS) {
     [
       ['lemma', lemmas],
       ['position', range(english.length).map(String)],
-      ['align', chineseTokens.map((t, i) => `${t.char}${i}`)],
+      ['lexicon', chineseTokens.map((t, i) => `${t.char}${i}`)],
     ],
     D_MODEL,
   );
@@ -84,7 +91,7 @@ export function englishInput(english = ENGLISH, chineseTokens = TOKENS) {
   english.forEach((token, i) => {
     x.set(i, 'lemma', lemmas.indexOf(token.lemma));
     x.set(i, 'position', i);
-    for (const k of token.align) x.set(i, 'align', k);
+    for (const k of token.lexicon) x.set(i, 'lexicon', k);
   });
   return { X: x.data, layout };
 }

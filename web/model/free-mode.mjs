@@ -1,50 +1,40 @@
-// Free mode: any sentence, seeded random heads. Tokenizes the text, builds X
-// (a seeded vector per distinct token plus a sinusoidal position code) and
-// random wQ, wK, wV, wO; the same spec shape as designed-heads.mjs. Pure.
+// Free mode: any sentence, seeded random heads. Tokenizes the text
+// (tokenize.mjs), builds X (a seeded vector per distinct token plus a
+// sinusoidal position code) and random wQ, wK, wV, wO; the same spec shape as
+// designed-heads.mjs. The model's width d_model is the user's choice and stays
+// put; the heads split it, d_k = d_v = d_model / numHeads, as in the
+// Transformer. Pure.
 import { mulberry32, normal, hashText, randomWeights } from './random.mjs';
 import { positionCode } from './positions.mjs';
 import { singleHeadArgs } from './single-head.mjs';
 import { headName } from './head-names.mjs';
+import { tokenize, tokenLanguage, MAX_TOKENS } from './tokenize.mjs';
+
+export { tokenize, MAX_TOKENS };
 
 /** The longest sentence the free-mode form (and a link) takes, in characters. */
 export const MAX_TEXT = 400;
-export const MAX_TOKENS = 40;
 /** Seeds are 32-bit: mulberry32 uses only the low 32 bits. */
 export const MAX_SEED = 2 ** 32 - 1;
 export const MAX_HEADS = 8;
-export const DK_CHOICES = Object.freeze([2, 4, 8, 16, 32]);
+/** d_model's choices: powers of two and three times them, so that 3 and 6 heads divide some of them. */
+export const D_MODEL_CHOICES = Object.freeze([8, 12, 16, 24, 32, 48, 64, 96, 128]);
 export const DEFAULT_FREE = Object.freeze({
   text: '注意力机制 lets every token look at every other token.',
+  dModel: 32,
   numHeads: 4,
-  dK: 8,
   seed: 18,
   causal: false,
 });
 // See randomWeights: makes the untrained heads' softmax visibly non-flat.
 const QK_GAIN = 3;
 
-// Scripts written without spaces between words: one token per character.
-const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\p{Script=Bopomofo}';
-const TOKEN = new RegExp(
-  [
-    `[${CJK}]`, // one CJK character
-    // a word (don't, state-of-the-art)
-    `(?:(?![${CJK}])[\\p{L}\\p{M}\\p{N}])+(?:['’-](?:(?![${CJK}])[\\p{L}\\p{M}\\p{N}])+)*`,
-    '[^\\s]', // anything else that is not a space: punctuation, a symbol
-  ].join('|'),
-  'gu',
-);
-const CJK_CHAR = new RegExp(`^[${CJK}]$`, 'u');
+/** The head counts that divide d_model (1 … MAX_HEADS). */
+export const headChoices = (dModel) =>
+  Array.from({ length: MAX_HEADS }, (_, i) => i + 1).filter((h) => dModel % h === 0);
 
-/**
- * Splits text into tokens: CJK (Han, kana, Hangul, bopomofo) one per character,
- * other scripts one per word, punctuation one per mark.
- * @returns {{ tokens: string[], truncated: boolean }} at most MAX_TOKENS tokens
- */
-export function tokenize(text) {
-  const all = String(text).match(TOKEN) ?? [];
-  return { tokens: all.slice(0, MAX_TOKENS), truncated: all.length > MAX_TOKENS };
-}
+/** The largest head count that divides d_model and is at most numHeads (at least 1). */
+export const fitHeads = (dModel, numHeads) => Math.max(...headChoices(dModel).filter((h) => h <= numHeads), 1);
 
 /**
  * X [tokens, dModel]: a seeded N(0, 1) vector per distinct token text (the same
@@ -61,11 +51,16 @@ export function embed(tokens, dModel, seed) {
   return x;
 }
 
-/** The free-mode spec: numHeads random heads of width dK (dModel = numHeads·dK, dV = dK) and their single head. */
-export function freeSpec({ text, numHeads, dK, seed, causal }) {
+/**
+ * The free-mode spec: numHeads random heads splitting d_model (d_k = d_v =
+ * d_model / numHeads) and their single head (one head of d_k = d_model).
+ */
+export function freeSpec({ text, dModel, numHeads, seed, causal }) {
   const { tokens, truncated } = tokenize(text);
   if (tokens.length === 0) throw new RangeError('Free mode: type a sentence first (it has no tokens).');
-  const dModel = numHeads * dK;
+  if (!(Number.isInteger(dModel) && Number.isInteger(numHeads) && numHeads >= 1 && dModel % numHeads === 0))
+    throw new RangeError(`Free mode: numHeads ${numHeads} does not divide dModel ${dModel}`);
+  const dK = dModel / numHeads;
   const heads = Array.from({ length: numHeads }, (_, h) => headName(h));
   const args = {
     query: embed(tokens, dModel, seed),
@@ -82,7 +77,7 @@ export function freeSpec({ text, numHeads, dK, seed, causal }) {
   const queryTokens = tokens.map((t, i) => ({
     text: t,
     index: i,
-    lang: CJK_CHAR.test(t) ? 'zh' : undefined,
+    lang: tokenLanguage(t),
     title: t,
   }));
   const dims = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
@@ -92,6 +87,7 @@ export function freeSpec({ text, numHeads, dK, seed, causal }) {
     heads,
     args,
     single: singleHeadArgs(args),
+    focusQuery: 0,
     queryTokens,
     keyTokens: queryTokens,
     truncated,

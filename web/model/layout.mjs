@@ -28,6 +28,11 @@ export class Layout {
     return this.labels.length;
   }
 
+  /** The blocks in order: [{ name, size }]. */
+  get blocks() {
+    return [...this.#blocks].map(([name, { labels }]) => ({ name, size: labels.length }));
+  }
+
   /** The column of `index` within block `name`. */
   column(name, index) {
     const block = this.#blocks.get(name);

@@ -4,6 +4,7 @@
 // the engine's arrays of the run itself. Pure.
 import { maskedScores, maxAbsDiff, maxRowSumError, softmaxRows } from './stats.mjs';
 import { allHeads } from './compute.mjs';
+import { t } from '../lib/i18n.mjs';
 
 /** @returns {{ ok: boolean, text: string }[]} six checks, in the pipeline's order */
 export function pipelineChecks(run) {
@@ -34,37 +35,29 @@ export function pipelineChecks(run) {
   return [
     {
       ok: P.K.length === cols * numHeads * dK && P.V.length === cols * numHeads * dV,
-      text:
-        `Every head sees the whole sequence: each head's K and V have all ${cols} rows` +
-        `${causal ? ' (the causal mask then hides the keys after each query)' : ''}.`,
+      text: t('check.whole', { cols, causal }),
     },
     {
       ok: numHeads === 1 || (distinct(spec.args.wQ, dK) && distinct(spec.args.wK, dK) && distinct(spec.args.wV, dV)),
-      text:
-        `Each head has its own wQ, wK (${dModel}×${dK}) and wV (${dModel}×${dV}): ` +
-        `${numHeads} different column slices of each.`,
+      text: t('check.own', { dModel, dK, dV, n: numHeads }),
     },
     {
       ok: P.concat.length === rows * numHeads * dV && run.output.length === rows * dModel,
-      text: `Concat is ${concatWidth} wide, and wO (${numHeads * dV}×${dModel}) maps it back to dModel = ${dModel}.`,
+      text: t('check.concat', { concat: concatWidth, width: numHeads * dV, dModel }),
     },
     {
       ok: sumError < 1e-5,
-      text:
-        `Each row of weights sums to 1: largest |sum − 1| is ${sumError.toExponential(1)} ` +
-        `over ${heads.length * rows} rows.`,
+      text: t('check.sums', { error: sumError.toExponential(1), rows: heads.length * rows }),
     },
     causal
       ? {
           ok: maskedZero === masked,
-          text: `Masked cells are exactly 0: ${maskedZero} of ${masked} masked cells (${heads.length} heads) are 0.`,
+          text: t('check.masked', { zero: maskedZero, masked, heads: heads.length }),
         }
-      : { ok: true, text: 'No mask in this mode: every query sees every key (Decoder shows the causal mask).' },
+      : { ok: true, text: t('check.noMask') },
     {
       ok: softmaxGap < 1e-5,
-      text:
-        "softmax of the scores above equals the engine's weights: " +
-        `largest difference ${softmaxGap.toExponential(1)}.`,
+      text: t('check.softmax', { gap: softmaxGap.toExponential(1) }),
     },
   ];
 }

@@ -11,7 +11,7 @@
 // head (whose score is the sum of the heads' scores) and hide the relations
 // that the comparison is about; a uniform row adds the same to every key, so
 // it does not change the single head at all.
-import { TOKENS, LINKS, ENGLISH } from '../sentence.mjs';
+import { TOKENS, LINKS, ENGLISH, CLAUSES } from '../sentence.mjs';
 
 const row = (keys) => Object.freeze({ keys: Object.freeze(keys), fallback: keys.length === 0 });
 
@@ -58,9 +58,18 @@ export function sameLemmaTargets(english = ENGLISH) {
   return english.map((t, q) => row(english.slice(0, q).flatMap((u, k) => (u.lemma === t.lemma ? [k] : []))));
 }
 
-/** alignment (cross): each English token attends to the Chinese tokens it translates. */
+/**
+ * alignment (cross): each English token attends to the Chinese tokens it
+ * translates, by the token-by-token annotation (venom 7 → 毒12, venom 13 → 毒1).
+ * Unaligned tokens have no target; the head spreads them over their clause.
+ */
 export function alignmentTargets(english = ENGLISH) {
   return english.map((t) => row([...t.align]));
+}
+
+/** order (cross): each English token attends to the Chinese tokens of its clause. */
+export function orderTargets(english = ENGLISH, clauses = CLAUSES) {
+  return english.map((t) => row(clauses.flatMap((c, k) => (c !== null && c === t.clause ? [k] : []))));
 }
 
 /** Targets by head name, for the designed heads of each mode. */
@@ -71,4 +80,5 @@ export const TARGETS = Object.freeze({
   'previous-word': previousWordTargets,
   'same-lemma': sameLemmaTargets,
   alignment: alignmentTargets,
+  order: orderTargets,
 });

@@ -2,6 +2,7 @@
 // taggers with one, two (and optionally four) heads of the same total width,
 // each also with an MLP if asked, trained for a choice of steps, several seeds
 // each. Pure.
+import { t } from '../lib/i18n.mjs';
 
 /** The same width for every head count: 1 head of 16, 2 of 8, 4 of 4. */
 export const D_MODEL = 16;
@@ -35,3 +36,6 @@ export function settingsFor({ fourHeads = false, mlp = false } = {}) {
     ),
   );
 }
+
+/** A setting's name in the page's language: "2 heads + MLP", "2 个头 + MLP". */
+export const settingLabel = (setting) => t('setting.label', { numHeads: setting.numHeads, mlp: setting.mlpHidden > 0 });

@@ -1,14 +1,17 @@
-// What the experiment's runs showed, in English, written from the numbers
-// only: which setting is ahead, by how much, whether the seeds overlap,
-// whether the MLP narrows the gap, and how the claim fares. Pure.
-import { percent, plural, thousands } from '../lib/format.mjs';
+// What the experiment's runs showed, in the page's language, written from
+// the numbers only: which setting is ahead, by how much, whether the seeds
+// overlap, whether the MLP narrows the gap, and how the claim fares. Pure.
+import { percent, thousands } from '../lib/format.mjs';
+import { t } from '../lib/i18n.mjs';
 import { meanAndSd } from './train-stats.mjs';
+import { settingLabel } from './train-options.mjs';
 
 /** Differences of means under half a tenth of a point (the text's precision) count as none. */
 const LEVEL = 0.0005;
-const points = (x) => `${Math.abs(100 * x).toFixed(1)} point${Math.abs(100 * x).toFixed(1) === '1.0' ? '' : 's'}`;
+const points = (x) => t('text.points', { x: Math.abs(100 * x).toFixed(1) });
 const weight = (x) => x.toFixed(2);
 const seedList = (s) => s.accuracies.map((a, i) => `${s.seeds[i]}: ${(100 * a).toFixed(1)}`).join(', ');
+const label = (s) => settingLabel(s.setting);
 
 /** Accuracies as "93.2 ± 5.2 %" (mean ± sample SD) or, for one value, "93.2 %". */
 export function percentMeanSd(values) {
@@ -17,38 +20,38 @@ export function percentMeanSd(values) {
 }
 
 function accuracyText(s) {
-  const spread = s.seeds.length > 1 ? '' : ', one seed so no spread';
-  return `${s.setting.label} ${percentMeanSd(s.accuracies)}${spread} (seed ${seedList(s)})`;
+  return t('text.accuracy', {
+    setting: label(s),
+    accuracy: percentMeanSd(s.accuracies),
+    spread: s.seeds.length > 1 ? '' : t('text.oneSeed'),
+    seeds: seedList(s),
+  });
 }
 
 /** "2 heads were ahead of 1 head by 6.2 points; …": b against a, and whether their seeds overlap. */
 function comparisonText(a, b) {
   const gap = b.mean - a.mean;
   if (Math.abs(gap) < LEVEL)
-    return `${b.setting.label} and ${a.setting.label} were level (${percent(b.mean)} and ${percent(a.mean)}).`;
+    return t('text.level', { b: label(b), a: label(a), bValue: percent(b.mean), aValue: percent(a.mean) });
   const [ahead, behind] = gap > 0 ? [b, a] : [a, b];
-  const worstAhead = Math.min(...ahead.accuracies);
-  const bestBehind = Math.max(...behind.accuracies);
+  const worst = Math.min(...ahead.accuracies);
+  const best = Math.max(...behind.accuracies);
+  const names = { ahead: label(ahead), behind: label(behind) };
   const overlap =
-    worstAhead > bestBehind
-      ? `every seed with ${ahead.setting.label} scored above every seed with ${behind.setting.label}`
-      : `but their seeds overlap: the worst seed with ${ahead.setting.label} (${percent(worstAhead)}) ` +
-        `was not above the best with ${behind.setting.label} (${percent(bestBehind)})`;
-  const were = ahead.setting.numHeads === 1 ? 'was' : 'were';
-  return `${ahead.setting.label} ${were} ahead of ${behind.setting.label} by ${points(gap)}; ${overlap}.`;
+    worst > best ? t('text.above', names) : t('text.overlap', { ...names, worst: percent(worst), best: percent(best) });
+  return t('text.ahead', { ...names, points: points(gap), overlap, one: ahead.setting.numHeads === 1 });
 }
 
 function lookText(s) {
   if (s.setting.numHeads === 1)
-    return (
-      `${s.setting.label}: on average ${weight(s.left)} of its weight on a 毒's left neighbour ` +
-      `and ${weight(s.right)} on its right one, from one softmax.`
-    );
-  return (
-    `${s.setting.label}: one head looked mostly left and another mostly right in ${s.splits} of ` +
-    `${plural(s.seeds.length, 'seed')} (the most left-looking head put ${weight(s.left)} on the left neighbour, ` +
-    `the most right-looking ${weight(s.right)} on the right one).`
-  );
+    return t('text.lookOne', { setting: label(s), left: weight(s.left), right: weight(s.right) });
+  return t('text.lookMany', {
+    setting: label(s),
+    splits: s.splits,
+    seeds: s.seeds.length,
+    left: weight(s.left),
+    right: weight(s.right),
+  });
 }
 
 /**
@@ -70,8 +73,12 @@ export function describeResults(summary, { steps, testSentences, testDu, neighbo
   if (plain.length === 0) return paragraphs;
 
   paragraphs.push(
-    `After ${thousands(steps)} steps, held-out 毒 accuracy on ${testSentences} sentences never trained on ` +
-      `(${testDu} 毒), mean ± sample SD over seeds: ${plain.map(accuracyText).join('; ')}.`,
+    t('text.after', {
+      steps: thousands(steps),
+      sentences: testSentences,
+      du: testDu,
+      list: plain.map(accuracyText).join(t('text.listJoin')),
+    }),
   );
   if (one && plain.length > 1)
     paragraphs.push(
@@ -80,25 +87,25 @@ export function describeResults(summary, { steps, testSentences, testDu, neighbo
         .map((s) => comparisonText(one, s))
         .join(' '),
     );
-  const allRight = done.map((s) => `${s.allRight} of ${plural(s.seeds.length, 'run')} with ${s.setting.label}`);
-  paragraphs.push(`The example sentence (held out of training): all six 毒 right in ${allRight.join(', ')}.`);
-  paragraphs.push(`Where the heads look, measured over the test set's 毒: ${plain.map(lookText).join(' ')}`);
+  const allRight = done.map((s) =>
+    t('text.allRightItem', { right: s.allRight, runs: s.seeds.length, setting: label(s) }),
+  );
+  paragraphs.push(t('text.allRight', { list: allRight.join(t('list.join')) }));
+  paragraphs.push(t('text.looks', { list: plain.map(lookText).join(' ') }));
 
   if (withMlp.length) {
-    let text = `With an MLP after attention: ${withMlp.map(accuracyText).join('; ')}.`;
+    let text = t('text.mlp', { list: withMlp.map(accuracyText).join(t('text.listJoin')) });
     if (one && two && oneMlp && twoMlp) {
       const before = two.mean - one.mean;
       const after = twoMlp.mean - oneMlp.mean;
       const change =
         Math.abs(after) < Math.abs(before) - LEVEL
-          ? 'narrowed'
+          ? 'text.narrowed'
           : Math.abs(after) > Math.abs(before) + LEVEL
-            ? 'widened'
-            : 'stayed the same';
+            ? 'text.widened'
+            : 'text.same';
       const signed = (x) => `${x >= 0 ? '+' : '−'}${points(x)}`;
-      text +=
-        ` Two heads minus one head: ${signed(before)} without the MLP, ${signed(after)} with it: ` +
-        `the gap ${change}.`;
+      text += t('text.gap', { before: signed(before), after: signed(after), change: t(change) });
     }
     paragraphs.push(text);
   }
@@ -108,17 +115,11 @@ export function describeResults(summary, { steps, testSentences, testDu, neighbo
     const ceiling = Math.max(neighbours.left, neighbours.right);
     const worked =
       one.mean > ceiling
-        ? `one head worked: ${percent(one.mean)}, more than the ${percent(ceiling)} that the better neighbour alone ` +
-          'allows on this test set'
-        : 'one head did not get past what one neighbour alone allows ' +
-          `(${percent(one.mean)} against ${percent(ceiling)})`;
-    const asGood =
-      two.mean - one.mean >= LEVEL
-        ? `and it was ${points(two.mean - one.mean)} behind two heads`
-        : 'and it was not behind two heads';
-    paragraphs.push(
-      `The claim “单头注意力不是不行，而是不够好” (one head can do it, just not as well), against this run: ${worked}, ${asGood}.`,
-    );
+        ? t('text.worked', { one: percent(one.mean), ceiling: percent(ceiling) })
+        : t('text.notWorked', { one: percent(one.mean), ceiling: percent(ceiling) });
+    const behind =
+      two.mean - one.mean >= LEVEL ? t('text.behind', { points: points(two.mean - one.mean) }) : t('text.notBehind');
+    paragraphs.push(t('text.claim', { worked, behind }));
   }
   return paragraphs;
 }

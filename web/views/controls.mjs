@@ -1,63 +1,93 @@
-// The toolbar: Encoder / Decoder / Cross / Free switch, the sharpness slider,
-// and free mode's form (sentence, numHeads, dK, seed, causal). It reports
-// what the user asks for; app.mjs decides what to recompute. The controls'
-// limits come from the modules that define them.
+// The toolbar: the language switch, Encoder / Decoder / Cross / Free, the
+// sharpness slider, and free mode's form (sentence, d_model, heads, seed,
+// causal). d_model is the user's and stays put; the heads' menu offers the
+// counts that divide it, and the form shows d_k = d_v = d_model / heads as
+// they change. It reports what the user asks for; app.mjs decides what to
+// recompute. The controls' limits come from the modules that define them.
 import { MAX_SHARPNESS } from '../model/designed-heads.mjs';
-import { MAX_HEADS, DK_CHOICES, MAX_TOKENS, MAX_TEXT, MAX_SEED } from '../model/free-mode.mjs';
+import { D_MODEL_CHOICES, MAX_TOKENS, MAX_TEXT, MAX_SEED, headChoices, fitHeads } from '../model/free-mode.mjs';
+import { language, t } from '../lib/i18n.mjs';
 
 export class Controls {
   /**
    * @param {Document} doc
-   * @param {{ onMode: (mode: string) => void, onSharpness: (s: number) => void,
-   *   onFree: (free: { text: string, numHeads: number, dK: number, seed: number, causal: boolean }) => void }} handlers
+   * @param {{ onLanguage: (lang: string) => void, onMode: (mode: string) => void,
+   *   onSharpness: (s: number) => void, onFree: (free: { text: string, dModel: number, numHeads: number,
+   *   seed: number, causal: boolean }) => void }} handlers
    */
-  constructor(doc, { onMode, onSharpness, onFree }) {
+  constructor(doc, { onLanguage, onMode, onSharpness, onFree }) {
     const $ = (id) => doc.getElementById(id);
     this.$ = $;
+    this.doc = doc;
     this.modes = [...doc.querySelectorAll('input[name="mode"]')];
     for (const input of this.modes) input.addEventListener('change', () => input.checked && onMode(input.value));
+    this.languages = [...doc.querySelectorAll('input[name="lang"]')];
+    for (const input of this.languages)
+      input.addEventListener('change', () => input.checked && onLanguage(input.value));
     $('sharpness').max = String(MAX_SHARPNESS);
     $('sharpness').addEventListener('input', (e) => onSharpness(Number(e.target.value)));
     $('free-text').maxLength = MAX_TEXT;
     $('free-seed').max = String(MAX_SEED);
-    $('free-heads').replaceChildren(...Array.from({ length: MAX_HEADS }, (_, i) => new Option(String(i + 1))));
-    $('free-dk').replaceChildren(...DK_CHOICES.map((d) => new Option(String(d))));
+    $('free-dmodel').replaceChildren(...D_MODEL_CHOICES.map((d) => new Option(String(d))));
+    $('free-dmodel').addEventListener('change', () => this.#fillHeads());
+    $('free-heads').addEventListener('change', () => this.#showWidth());
     $('free').addEventListener('submit', (e) => {
       e.preventDefault();
       const seed = Number($('free-seed').value);
       onFree({
         text: $('free-text').value,
+        dModel: Number($('free-dmodel').value),
         numHeads: Number($('free-heads').value),
-        dK: Number($('free-dk').value),
         seed: Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED ? seed : 0,
         causal: $('free-causal').checked,
       });
     });
   }
 
-  /** Shows the state; in free mode also the tokens of the last run. */
+  /** The heads' menu for the chosen d_model, keeping the count if it still divides it (else the nearest below). */
+  #fillHeads(wanted = Number(this.$('free-heads').value) || 1) {
+    const dModel = Number(this.$('free-dmodel').value);
+    const select = this.$('free-heads');
+    const choices = headChoices(dModel);
+    if (select.dataset.options !== choices.join()) select.replaceChildren(...choices.map((h) => new Option(String(h))));
+    select.dataset.options = choices.join();
+    select.value = String(fitHeads(dModel, wanted));
+    this.#showWidth();
+  }
+
+  #showWidth() {
+    const dModel = Number(this.$('free-dmodel').value);
+    const h = Number(this.$('free-heads').value);
+    this.$('free-dk').textContent = t('free.dk', { dModel, h, dK: dModel / h });
+  }
+
+  /** Shows the state; in free mode also the tokens of the last run (null: none, the sentence is empty). */
   update(state, run) {
     const { $ } = this;
     for (const input of this.modes) input.checked = input.value === state.mode;
+    for (const input of this.languages) input.checked = input.value === language();
     const free = state.mode === 'free';
     $('free').hidden = !free;
     $('sharpness-box').hidden = free;
     $('sharpness').value = String(state.sharpness);
     $('sharpness-value').textContent = state.sharpness.toFixed(1);
     // Free mode's fields follow the state unless the user is editing them.
-    if (!$('free').contains(document.activeElement)) {
+    if (!$('free').contains(this.doc.activeElement)) {
       $('free-text').value = state.text;
-      $('free-heads').value = String(state.numHeads);
-      $('free-dk').value = String(state.dK);
+      $('free-dmodel').value = String(state.dModel);
+      this.#fillHeads(state.numHeads);
       $('free-seed').value = String(state.seed);
       $('free-causal').checked = state.causal;
+    } else this.#showWidth();
+    if (!free) return;
+    if (run?.mode !== 'free') {
+      $('free-tokens').textContent = '';
+      return;
     }
-    if (free && run?.mode === 'free') {
-      const { dModel, numHeads, dK } = run.dims;
-      $('free-tokens').textContent =
-        `${run.rows} tokens: ${run.queryTokens.map((t) => t.text).join(' · ')}` +
-        (run.spec.truncated ? ` (only the first ${MAX_TOKENS} are used)` : '') +
-        ` — dModel = numHeads·dK = ${numHeads}·${dK} = ${dModel}, dV = dK, seed ${state.seed}.`;
-    }
+    const { dModel, numHeads, dK } = run.dims;
+    $('free-tokens').textContent =
+      t('free.tokens', { n: run.rows, list: run.queryTokens.map((u) => u.text).join(' · ') }) +
+      (run.spec.truncated ? t('free.truncated', { max: MAX_TOKENS }) : '') +
+      t('free.dims', { dModel, h: numHeads, dK, seed: state.seed });
   }
 }

@@ -5,6 +5,8 @@
 import d3 from '../lib/d3.mjs';
 import { UI, settingColor } from '../lib/palette.mjs';
 import { UI_FONTS } from '../lib/tokens.mjs';
+import { t } from '../lib/i18n.mjs';
+import { settingLabel } from '../model/train-options.mjs';
 
 const WIDTH = 460;
 const HEIGHT = 250;
@@ -21,20 +23,19 @@ function meanLine(s) {
 export class CurveChart {
   /**
    * @param {HTMLElement} figure the <figure> the chart goes in
-   * @param {{ label: string, caption: string, yLabel: string, log?: boolean,
-   *   format: (v: number) => string }} options
+   * @param {{ label: string, caption: [string, object], yLabel: string, log?: boolean,
+   *   format: (v: number) => string }} options message keys (caption: a key and its parameters)
    */
   constructor(figure, { label, caption, yLabel, log = false, format }) {
-    Object.assign(this, { label, log, format });
-    d3.select(figure).append('figcaption').text(caption);
+    Object.assign(this, { labelKey: label, captionKey: caption, yLabelKey: yLabel, log, format });
+    this.caption = d3.select(figure).append('figcaption');
     const svg = d3
       .select(figure)
       .append('svg')
       .attr('viewBox', `0 0 ${WIDTH} ${HEIGHT}`)
       .attr('font-family', UI_FONTS)
       .attr('font-size', 11)
-      .attr('role', 'img')
-      .attr('aria-label', `${label}: no training yet`);
+      .attr('role', 'img');
     this.svg = svg;
     this.xAxis = svg.append('g').attr('transform', `translate(0,${HEIGHT - MARGIN.bottom})`);
     this.yAxis = svg.append('g').attr('transform', `translate(${MARGIN.left},0)`);
@@ -44,14 +45,25 @@ export class CurveChart {
       .attr('y', HEIGHT - 4)
       .attr('text-anchor', 'middle')
       .attr('fill', UI.muted)
-      .text('training step');
+      .attr('class', 'x-label');
     svg
       .append('text')
       .attr('transform', `translate(12,${(HEIGHT - MARGIN.bottom) / 2}) rotate(-90)`)
       .attr('text-anchor', 'middle')
       .attr('fill', UI.muted)
-      .text(yLabel);
+      .attr('class', 'y-label');
     this.lines = svg.append('g').attr('class', 'curves').attr('fill', 'none');
+    this.relabel();
+  }
+
+  /** Writes the chart's words in the page's language (again, after a change of language). */
+  relabel() {
+    this.label = t(this.labelKey);
+    this.caption.text(t(...this.captionKey));
+    this.svg.select('.x-label').text(t('chart.x'));
+    this.svg.select('.y-label').text(t(this.yLabelKey));
+    if (this.series) this.update(this.steps, this.series);
+    else this.svg.attr('aria-label', t('chart.empty', { label: this.label }));
   }
 
   /**
@@ -59,6 +71,7 @@ export class CurveChart {
    * @param {{ setting: object, seeds: { seed: number, points: { step: number, value: number }[] }[] }[]} series
    */
   update(steps, series) {
+    Object.assign(this, { steps, series });
     const values = series.flatMap((s) => s.seeds.flatMap((l) => l.points.map((p) => p.value)));
     const x = d3.scaleLinear([0, steps], [MARGIN.left, WIDTH - MARGIN.right]);
     const [low, high] = values.length ? d3.extent(values) : [0, 1];
@@ -92,12 +105,16 @@ export class CurveChart {
       .attr('stroke-opacity', (d) => (d.seed === 'mean' ? 1 : 0.55))
       .attr('stroke-dasharray', (d) => (d.setting.mlpHidden ? '5 3' : null))
       .select('title')
-      .text(
-        (d) => `${d.setting.label}, ${d.seed === 'mean' ? 'mean of the seeds' : `seed ${d.seed}`}: ${latest(d.points)}`,
+      .text((d) =>
+        t('chart.line', {
+          setting: settingLabel(d.setting),
+          which: d.seed === 'mean' ? t('chart.mean') : t('chart.seed', { seed: d.seed }),
+          latest: latest(d.points),
+        }),
       );
     // Means on top of the seeds' lines.
     this.lines.selectAll('path[data-seed="mean"]').raise();
-    const means = series.map((s) => `${s.setting.label} ${latest(meanLine(s))}`).join(', ');
-    this.svg.attr('aria-label', `${this.label}, latest mean per setting: ${means}. The table below lists every run.`);
+    const means = series.map((s) => `${settingLabel(s.setting)} ${latest(meanLine(s))}`).join(t('list.join'));
+    this.svg.attr('aria-label', t('chart.aria', { label: this.label, means }));
   }
 }

@@ -2,15 +2,19 @@
 // tokens on the other, a line from query to key for each head, its opacity
 // the weight and its colour the head's. Hover (or focus) a token to keep only
 // its lines; click it (or Enter) to lock that choice, click again (or Escape)
-// to unlock (lib/hover-lock.mjs). "columns" puts the two sides left and right
-// as bertviz does; "rows" puts them above and below, which reads better for
-// CJK sentences.
+// to unlock (lib/hover-lock.mjs). The drawing is one Tab stop: the arrow keys
+// move between tokens along a side and across to the other side. "columns"
+// puts the two sides left and right as bertviz does; "rows" puts them above
+// and below, which reads better for CJK sentences. The drawing carries its
+// title and a legend of the heads, so an exported picture stands on its own.
 import d3 from '../lib/d3.mjs';
 import { UI, headColor } from '../lib/palette.mjs';
 import { SVG_NS } from '../lib/dom.mjs';
 import { HoverLock } from '../lib/hover-lock.mjs';
 import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
 import { downloadPng, downloadSvg } from '../lib/download.mjs';
+import { language, t, translateDom } from '../lib/i18n.mjs';
+import { roving } from '../lib/roving.mjs';
 import { allHeads } from '../model/compute.mjs';
 import { headTitle } from '../model/head-names.mjs';
 
@@ -18,26 +22,29 @@ const FONT = 13;
 const STEP = 24; // distance between neighbouring tokens
 const GAP = 170; // distance between the two sides
 const MIN_WEIGHT = 0.01; // lighter lines are invisible anyway; leaving them out keeps the SVG small
+const TITLE_H = 22; // the title above the drawing
+const LEGEND_H = 22; // a row of the heads' legend below it
 
 /** The bar of controls and the drawing area every head view has. */
 function appendControls(container, exportLabel) {
   const bar = document.createElement('div');
   bar.className = 'bar';
   bar.innerHTML = `
-    <fieldset class="head-toggles"><legend>Heads</legend></fieldset>
+    <fieldset class="head-toggles"><legend data-i18n="headView.heads"></legend></fieldset>
     <fieldset class="layout-choice">
-      <legend>Layout</legend>
-      <label><input type="radio" name="layout" value="columns" /> columns</label>
-      <label><input type="radio" name="layout" value="rows" /> rows</label>
+      <legend data-i18n="headView.layout"></legend>
+      <label><input type="radio" name="layout" value="columns" /> <span data-i18n="headView.columns"></span></label>
+      <label><input type="radio" name="layout" value="rows" /> <span data-i18n="headView.rows"></span></label>
     </fieldset>
-    <span class="export" role="group">
+    <span class="export" role="group" data-i18n-attr="aria-label:${exportLabel}">
       <button type="button" class="export-svg">SVG</button>
       <button type="button" class="export-png">PNG</button>
     </span>`;
-  bar.querySelector('.export').setAttribute('aria-label', exportLabel);
+  translateDom(bar);
   const box = document.createElement('div');
   box.className = 'head-view-svg';
   container.append(bar, box);
+  roving(bar.querySelector('.export'), 'button', { orientation: 'horizontal' });
 }
 
 export class HeadView {
@@ -49,13 +56,14 @@ export class HeadView {
    * @param {HTMLElement} container the view appends its controls (head toggles, layout, export) and its drawing to it
    * @param {{ onLock: (token: object | null) => void, onLines: (names: string[]) => void,
    *   onLayout: (layout: string) => void }} handlers
-   * @param {{ exportLabel?: string }} options the accessible name of the export buttons' group
+   * @param {{ exportLabel?: string }} options the message key of the export buttons' group's name
    */
-  constructor(container, handlers, { exportLabel = 'Export the head view' } = {}) {
+  constructor(container, handlers, { exportLabel = 'headView.export' } = {}) {
     this.container = container;
     this.handlers = handlers;
     appendControls(container, exportLabel);
     this.toggles = container.querySelector('.head-toggles');
+    this.refreshToggles = roving(this.toggles, 'input', { orientation: 'both' });
     this.box = container.querySelector('.head-view-svg');
     for (const input of container.querySelectorAll('input[name="layout"]'))
       input.addEventListener('change', () => input.checked && handlers.onLayout(input.value));
@@ -83,6 +91,7 @@ export class HeadView {
     for (const input of this.container.querySelectorAll('input[name="layout"]'))
       input.checked = input.value === state.layout;
     const key = JSON.stringify([
+      language(),
       run.mode,
       run.queryTokens.map((t) => t.text),
       run.keyTokens.map((t) => t.text),
@@ -114,6 +123,7 @@ export class HeadView {
         return label;
       }),
     );
+    this.refreshToggles();
 
     const extent = (tokens) =>
       Math.max(...tokens.map((t) => labelEm(shortLabel(t.text)) * FONT + String(t.index).length * 6)) + 10;
@@ -126,7 +136,11 @@ export class HeadView {
     const kSize = columns ? extent(sides.key) : rowsLabel(sides.key);
     const along = n * STEP + 8;
     const across = qSize + GAP + kSize;
-    const [width, height] = columns ? [across, along] : [along, across];
+    const [width, drawingHeight] = columns ? [across, along] : [along, across];
+    const heads = allHeads(run);
+    const perRow = Math.max(1, Math.floor(width / 150));
+    const legendRows = Math.ceil((heads.length + 1) / perRow);
+    const height = TITLE_H + drawingHeight + legendRows * LEGEND_H + 4;
     this.geometry = { columns, qSize, kSize };
 
     const svg = d3
@@ -135,27 +149,26 @@ export class HeadView {
       .attr('font-family', UI_FONTS)
       .attr('font-size', FONT)
       .attr('role', 'group')
-      .attr(
-        'aria-label',
-        'Head view: lines from each query token to the key tokens it attends to, ' +
-          'one colour per head, opacity = weight.',
-      )
+      .attr('aria-label', t('headView.aria'))
       .style('--natural-width', `${width}px`);
-    this.lines = svg.append('g').attr('class', 'lines');
+    svg.append('text').attr('y', 15).attr('font-weight', 700).attr('font-size', 14).text(t('headView.title'));
+    this.#legend(svg, heads, TITLE_H + drawingHeight + 4, perRow);
+    const drawing = svg.append('g').attr('transform', `translate(0,${TITLE_H})`);
+    this.lines = drawing.append('g').attr('class', 'lines');
     for (const [side, tokens] of Object.entries(sides)) {
-      const g = svg.append('g').attr('class', `tokens ${side}`);
-      tokens.forEach((t, i) => {
+      const g = drawing.append('g').attr('class', `tokens ${side}`);
+      tokens.forEach((u, i) => {
         const token = g
           .append('g')
           .attr('class', 'token')
           .attr('data-side', side)
           .attr('data-index', i)
-          .attr('tabindex', 0)
+          .attr('tabindex', side === 'query' && i === 0 ? 0 : -1)
           .attr('role', 'button')
           .attr('aria-pressed', 'false')
-          .attr('aria-label', `${side} ${tokenName(t)}: show only its lines (click or Enter to lock)`);
+          .attr('aria-label', t('headView.token', { side: t(`side.${side}`), token: tokenName(u) }));
         const p = this.#position(side, i);
-        const upright = !columns && isWide(t.text);
+        const upright = !columns && isWide(u.text);
         const size = side === 'query' ? qSize : kSize;
         const box = columns
           ? { x: side === 'query' ? 0 : p.x, y: p.y - STEP / 2, width: size, height: STEP }
@@ -179,13 +192,13 @@ export class HeadView {
             : side === 'query'
               ? 'start'
               : 'end';
-        const text = token.append('text').attr('text-anchor', anchor);
+        const text = token.append('text').attr('text-anchor', anchor).attr('translate', 'no');
         if (columns) text.attr('x', side === 'query' ? p.x - 6 : p.x + 6).attr('y', p.y + 4.5);
         else if (upright) text.attr('x', p.x).attr('y', side === 'query' ? p.y - 10 : p.y + 20);
         else text.attr('transform', `translate(${p.x + 4.5},${side === 'query' ? p.y - 6 : p.y + 6}) rotate(-90)`);
-        styleTokenText(text.node(), t);
-        text.append('tspan').text(shortLabel(t.text));
-        text.append('tspan').attr('font-size', 8).attr('fill', UI.muted).attr('dx', 1).text(t.index);
+        styleTokenText(text.node(), u);
+        text.append('tspan').text(shortLabel(u.text));
+        text.append('tspan').attr('font-size', 8).attr('fill', UI.muted).attr('dx', 1).text(u.index);
         if (upright) text.select('tspan:last-of-type').attr('x', p.x).attr('dy', 9).attr('dx', null);
         this.#listenToken(token.node(), { side, index: i });
       });
@@ -193,6 +206,22 @@ export class HeadView {
     this.svg = svg.node();
     this.lineMap = new Map();
     this.box.replaceChildren(this.svg);
+  }
+
+  /** The heads' colours and what a line's opacity means, under the drawing. */
+  #legend(svg, heads, y, perRow) {
+    const legend = svg.append('g').attr('class', 'legend').attr('font-size', 11);
+    const items = [...heads.map((h) => ({ text: headTitle(h.name), color: headColor(h.name, h.index) })), null];
+    items.forEach((item, i) => {
+      const g = legend
+        .append('g')
+        .attr('transform', `translate(${(i % perRow) * 150},${y + Math.floor(i / perRow) * LEGEND_H})`);
+      if (item) {
+        // A swatch rather than a line: the drawing's lines are the weights (tests count them).
+        g.append('rect').attr('y', 6).attr('width', 18).attr('height', 4).attr('fill', item.color);
+        g.append('text').attr('x', 24).attr('y', 12).text(item.text);
+      } else g.append('text').attr('y', 12).attr('fill', UI.muted).text(t('headView.legend'));
+    });
   }
 
   /** Where a side's token i meets its lines. */
@@ -203,7 +232,11 @@ export class HeadView {
     return columns ? { x: across, y: along } : { x: along, y: across };
   }
 
-  /** Pointer and focus hover a token; click, Enter or Space toggle its lock; Escape unlocks. */
+  /**
+   * Pointer and focus hover a token; click, Enter or Space toggle its lock;
+   * Escape unlocks. The arrow keys move the focus: along a side, and across to
+   * the other side's token at the same place.
+   */
   #listenToken(node, token) {
     const toggleLock = () => this.handlers.onLock(this.#selection.toggled(token));
     node.addEventListener('pointerenter', () => this.#setHover(token));
@@ -216,7 +249,29 @@ export class HeadView {
         e.preventDefault();
         toggleLock();
       } else if (e.key === 'Escape') this.handlers.onLock(null);
+      else if (this.#move(token, e.key)) e.preventDefault();
     });
+  }
+
+  /** Moves the focus from token by an arrow key (Home, End: the side's ends); true if the key was one. */
+  #move({ side, index }, key) {
+    const { columns } = this.geometry;
+    const [back, forward, across] = columns
+      ? ['ArrowUp', 'ArrowDown', ['ArrowLeft', 'ArrowRight']]
+      : ['ArrowLeft', 'ArrowRight', ['ArrowUp', 'ArrowDown']];
+    const other = side === 'query' ? 'key' : 'query';
+    const count = (s) => this.svg.querySelectorAll(`.token[data-side="${s}"]`).length;
+    let target = null;
+    if (key === back) target = { side, index: Math.max(0, index - 1) };
+    else if (key === forward) target = { side, index: Math.min(count(side) - 1, index + 1) };
+    else if (key === 'Home') target = { side, index: 0 };
+    else if (key === 'End') target = { side, index: count(side) - 1 };
+    else if (across.includes(key)) target = { side: other, index: Math.min(count(other) - 1, index) };
+    if (!target) return false;
+    const node = this.svg.querySelector(`.token[data-side="${target.side}"][data-index="${target.index}"]`);
+    for (const n of this.svg.querySelectorAll('.token')) n.setAttribute('tabindex', n === node ? '0' : '-1');
+    node.focus();
+    return true;
   }
 
   #setHover(token) {

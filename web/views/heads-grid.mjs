@@ -1,19 +1,19 @@
 // Every head of the current run side by side, one heatmap each (the single
-// head last), with the ground-truth overlay (model/rings.mjs): a ring on each
+// head last), with the annotation overlay (model/rings.mjs): a ring on each
 // annotated target, solid where the head's top key hits it, dashed where it
-// misses. The heatmap of the current head is the one the page exports.
+// misses (free mode, with no annotation: the heads' top keys on the single
+// head). The heatmap of the current head is the one the page exports.
 import { Heatmap } from './heatmap.mjs';
 import { headColor } from '../lib/palette.mjs';
-import { HEAD_INFO } from '../model/designed-heads.mjs';
 import { allHeads } from '../model/compute.mjs';
 import { headTitle } from '../model/head-names.mjs';
 import { ringsFor } from '../model/rings.mjs';
+import { language, t } from '../lib/i18n.mjs';
 
 function describe(run, head) {
-  if (HEAD_INFO[head.name] && run.mode !== 'free') return HEAD_INFO[head.name];
-  if (head.name === 'single')
-    return `one head as wide as the ${run.heads.length} together, scoring the sum of their scores`;
-  return `seeded random wQ, wK, wV (dK ${run.dims.dK})`;
+  if (head.name === 'single') return t('headInfo.single', { n: run.heads.length });
+  if (run.mode === 'free') return t('headInfo.random', { dK: run.dims.dK });
+  return t(`headInfo.${head.name}`);
 }
 
 export class HeadsGrid {
@@ -23,7 +23,7 @@ export class HeadsGrid {
 
   /**
    * @param {HTMLElement} container
-   * @param {{ onSelect: (head: string, q: number) => void }} handlers
+   * @param {{ onSelect: (head: string, q: number, k: number) => void }} handlers
    */
   constructor(container, { onSelect }) {
     this.container = container;
@@ -33,6 +33,13 @@ export class HeadsGrid {
   /** The heatmap element of a head (for export), if shown. */
   svgOf(name) {
     return this.#maps.get(name)?.svg;
+  }
+
+  /** Empties the grid (a sentence with nothing to compute): nothing stale stays on screen. */
+  clear() {
+    this.#key = '';
+    this.#maps.clear();
+    this.container.replaceChildren();
   }
 
   async #build(run, heads, key) {
@@ -49,7 +56,7 @@ export class HeadsGrid {
         color: headColor(head.name, head.index),
         queryTokens: run.queryTokens,
         keyTokens: run.keyTokens,
-        onSelect: (q) => this.onSelect(head.name, q),
+        onSelect: (q, k) => this.onSelect(head.name, q, k),
       });
       this.#maps.set(head.name, map);
       this.container.append(map.element);
@@ -60,6 +67,7 @@ export class HeadsGrid {
   async update(run, state) {
     const heads = allHeads(run);
     const key = JSON.stringify([
+      language(),
       run.mode,
       run.queryTokens.map((t) => t.text),
       run.keyTokens.map((t) => t.text),

@@ -4,7 +4,10 @@
 // value, unrounded), so tests and assistive technology read what is shown.
 // Cells are made once; update() only changes their fill (as Inspectus does).
 // Hover, or focus it and use the arrow keys, to read a value; click or Enter
-// to select that query token in every view.
+// to select that cell (its query token in every view, its pair in the neuron
+// view). A long sentence keeps readable cells and scrolls inside its box,
+// with the token labels, title and legend kept in view (lib/sticky.mjs); the
+// caption, readout and table stay outside the box.
 import d3 from '../lib/d3.mjs';
 import { UI } from '../lib/palette.mjs';
 import { weightRamp } from '../lib/scales.mjs';
@@ -12,6 +15,8 @@ import { SVG_NS } from '../lib/dom.mjs';
 import { appendHatch } from '../lib/hatch.mjs';
 import { GridCursor } from '../lib/grid-cursor.mjs';
 import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
+import { stickLabels } from '../lib/sticky.mjs';
+import { t } from '../lib/i18n.mjs';
 import { weightsTable } from './data-table.mjs';
 
 const CELL = 22;
@@ -25,7 +30,7 @@ let instances = 0;
 const labelWidth = (t) => labelEm(shortLabel(t.text)) * FONT + String(t.index).length * INDEX_FONT * 0.6 + 2;
 
 function appendLabel(parent, token, attrs) {
-  const text = parent.append('text').attr('class', 'token-label');
+  const text = parent.append('text').attr('class', 'token-label').attr('translate', 'no');
   for (const [k, v] of Object.entries(attrs)) text.attr(k, v);
   styleTokenText(text.node(), token);
   text.append('tspan').text(shortLabel(token.text));
@@ -40,10 +45,11 @@ export class Heatmap {
   #causal = false;
   #cursor;
   #geometry;
+  #stick;
 
   /**
    * @param {{ name: string, title: string, description: string, color: string,
-   *   queryTokens: object[], keyTokens: object[], onSelect?: (q: number) => void }} options
+   *   queryTokens: object[], keyTokens: object[], onSelect?: (q: number, k: number) => void }} options
    */
   constructor({ name, title, description, color, queryTokens, keyTokens, onSelect }) {
     const id = `heatmap-${++instances}`;
@@ -60,46 +66,53 @@ export class Heatmap {
 
     const figure = d3.create('figure').attr('class', 'heatmap').attr('data-head', name);
     figure.append('figcaption').attr('id', `${id}-caption`).text(description);
-    const svg = figure
+    const box = figure.append('div').attr('class', 'map-scroll');
+    const svg = box
       .append('svg')
       .attr('viewBox', `0 0 ${width} ${height}`)
       .attr('font-family', UI_FONTS)
       .attr('font-size', FONT)
       .attr('tabindex', 0)
       .attr('role', 'img')
-      .attr(
-        'aria-label',
-        `${title}: attention weights of ${rows} query tokens (rows) over ${cols} key tokens (columns). ` +
-          'Arrow keys read a weight; Enter selects that query token; the table below lists every number.',
-      )
+      .attr('aria-label', t('heatmap.aria', { title, rows, cols }))
       .attr('aria-describedby', `${id}-readout`)
       .style('--natural-width', `${width}px`);
     this.svg = svg.node();
-    svg.append('text').attr('x', 0).attr('y', 15).attr('font-weight', 700).attr('font-size', 14).text(title);
-
-    // Column labels: CJK upright (char over index), other scripts turned 90°.
-    const colLabels = svg.append('g').attr('class', 'col-labels');
-    keyTokens.forEach((t, k) => {
-      const cx = x0 + k * CELL + CELL / 2;
-      if (isWide(t.text)) {
-        const text = appendLabel(colLabels, t, { x: cx, y: y0 - 14, 'text-anchor': 'middle' });
-        text.select('tspan:last-of-type').attr('x', cx).attr('dy', 11).attr('dx', null);
-      } else appendLabel(colLabels, t, { transform: `translate(${cx + 4},${y0 - 4}) rotate(-90)` });
-    });
-    const rowLabels = svg.append('g').attr('class', 'row-labels');
-    queryTokens.forEach((t, q) =>
-      appendLabel(rowLabels, t, { x: x0 - 5, y: y0 + q * CELL + CELL / 2 + 4, 'text-anchor': 'end' }),
-    );
-    this.rowLabels = rowLabels.selectAll('text').nodes();
-    this.colLabels = colLabels.selectAll('text').nodes();
 
     const defs = svg.append('defs');
     this.hatchId = `${id}-masked`;
     appendHatch(defs, this.hatchId, { size: 5, strokeWidth: 1.5 });
+    // Layers, bottom to top: cells, marks, then the labels that stay in view when the map scrolls.
+    const cellsLayer = svg.append('g').attr('class', 'cells');
+    const marks = svg.append('g');
+    const rowLayer = svg.append('g').attr('data-sticky', 'x');
+    rowLayer.append('rect').attr('width', x0).attr('height', height).attr('fill', UI.paper);
+    const colLayer = svg.append('g').attr('data-sticky', 'y');
+    colLayer.append('rect').attr('width', width).attr('height', y0).attr('fill', UI.paper);
+    const corner = svg.append('g').attr('data-sticky', 'xy');
+    corner.append('rect').attr('width', x0).attr('height', y0).attr('fill', UI.paper);
+    corner.append('text').attr('x', 0).attr('y', 15).attr('font-weight', 700).attr('font-size', 14).text(title);
+    const legendLayer = svg.append('g').attr('data-sticky', 'x');
+
+    // Column labels: CJK upright (char over index), other scripts turned 90°.
+    const colLabels = colLayer.append('g').attr('class', 'col-labels');
+    keyTokens.forEach((u, k) => {
+      const cx = x0 + k * CELL + CELL / 2;
+      if (isWide(u.text)) {
+        const text = appendLabel(colLabels, u, { x: cx, y: y0 - 14, 'text-anchor': 'middle' });
+        text.select('tspan:last-of-type').attr('x', cx).attr('dy', 11).attr('dx', null);
+      } else appendLabel(colLabels, u, { transform: `translate(${cx + 4},${y0 - 4}) rotate(-90)` });
+    });
+    const rowLabels = rowLayer.append('g').attr('class', 'row-labels');
+    queryTokens.forEach((u, q) =>
+      appendLabel(rowLabels, u, { x: x0 - 5, y: y0 + q * CELL + CELL / 2 + 4, 'text-anchor': 'end' }),
+    );
+    this.rowLabels = rowLabels.selectAll('text').nodes();
+    this.colLabels = colLabels.selectAll('text').nodes();
 
     // Plain DOM calls for the cells: a 40×40 map has 1,600 of them, and d3's
     // per-element chains made building it a long task.
-    const cells = svg.append('g').attr('class', 'cells').node();
+    const cells = cellsLayer.node();
     this.#cells = d3.range(rows).map((q) =>
       d3.range(cols).map((k) => {
         const rect = document.createElementNS(SVG_NS, 'rect');
@@ -113,7 +126,7 @@ export class Heatmap {
         return rect;
       }),
     );
-    this.rowMark = svg
+    this.rowMark = marks
       .append('rect')
       .attr('class', 'row-mark')
       .attr('x', x0 - 1)
@@ -125,8 +138,8 @@ export class Heatmap {
       .attr('stroke-dasharray', '4 2')
       .attr('display', 'none')
       .node();
-    this.rings = svg.append('g').attr('class', 'rings').attr('pointer-events', 'none');
-    this.cursorMark = svg
+    this.rings = marks.append('g').attr('class', 'rings').attr('pointer-events', 'none');
+    this.cursorMark = marks
       .append('rect')
       .attr('class', 'cursor')
       .attr('width', CELL + 1)
@@ -137,17 +150,18 @@ export class Heatmap {
       .attr('display', 'none')
       .attr('pointer-events', 'none')
       .node();
-    this.#legend(svg, y0 + rows * CELL + 12);
+    this.#legend(legendLayer, y0 + rows * CELL + 12);
+    this.#stick = stickLabels(box.node());
 
     const readout = figure
       .append('p')
       .attr('class', 'readout')
       .attr('id', `${id}-readout`)
       .attr('aria-live', 'polite')
-      .text('Hover a cell, or focus the map and use the arrow keys.');
+      .text(t('readout.heatmap'));
     this.readout = readout.node();
     const details = figure.append('details').attr('class', 'numbers');
-    details.append('summary').text('Table of these numbers');
+    details.append('summary').text(t('heatmap.table'));
     this.tableBox = details.append('div').attr('class', 'table-scroll').node();
     this.details = details.node();
     this.details.addEventListener('toggle', () => this.#renderTable());
@@ -155,13 +169,19 @@ export class Heatmap {
     this.#listen();
   }
 
-  #legend(svg, y) {
+  #legend(layer, y) {
     const gradientId = `${this.hatchId}-ramp`;
-    const gradient = svg.select('defs').append('linearGradient').attr('id', gradientId);
+    const gradient = d3.select(this.svg).select('defs').append('linearGradient').attr('id', gradientId);
     d3.range(0, 1.0001, 0.125).forEach((t) =>
       gradient.append('stop').attr('offset', t).attr('stop-color', this.ramp(t)),
     );
-    const legend = svg.append('g').attr('class', 'legend').attr('transform', `translate(${this.#geometry.x0},${y})`);
+    layer
+      .append('rect')
+      .attr('y', y - 6)
+      .attr('width', this.#geometry.x0 + 240)
+      .attr('height', LEGEND_H - 6)
+      .attr('fill', UI.paper);
+    const legend = layer.append('g').attr('class', 'legend').attr('transform', `translate(${this.#geometry.x0},${y})`);
     legend
       .append('rect')
       .attr('width', 120)
@@ -177,7 +197,13 @@ export class Heatmap {
         .attr('text-anchor', 'middle')
         .text(t),
     );
-    legend.append('text').attr('x', 128).attr('y', 8).attr('font-size', 9).attr('fill', UI.muted).text('weight');
+    legend
+      .append('text')
+      .attr('x', 128)
+      .attr('y', 8)
+      .attr('font-size', 9)
+      .attr('fill', UI.muted)
+      .text(t('heatmap.weight'));
     this.maskLegend = legend.append('g').attr('transform', 'translate(0,26)').attr('display', 'none');
   }
 
@@ -186,7 +212,7 @@ export class Heatmap {
     const { svg } = this;
     const cursor = new GridCursor(this.queryTokens.length, this.keyTokens.length, {
       onMove: (cell) => this.#point(cell),
-      onSelect: ({ row }) => this.onSelect?.(row),
+      onSelect: ({ row, col }) => this.onSelect?.(row, col),
     });
     this.#cursor = cursor;
     const cellOf = ({ dataset }) =>
@@ -195,7 +221,7 @@ export class Heatmap {
     svg.addEventListener('pointerleave', () => cursor.point(null));
     svg.addEventListener('click', (e) => {
       const cell = cellOf(e.target);
-      if (cell) this.onSelect?.(cell.row);
+      if (cell) this.onSelect?.(cell.row, cell.col);
     });
     svg.addEventListener('focus', () => cursor.show());
     svg.addEventListener('blur', () => cursor.point(null));
@@ -217,9 +243,12 @@ export class Heatmap {
     this.cursorMark.setAttribute('display', 'inline');
     const w = this.#weights[q * this.keyTokens.length + k];
     const masked = this.#causal && k > q;
-    const value = masked ? '0 exactly (masked: the key is in the future)' : w.toPrecision(5);
-    const pair = `query ${tokenName(this.queryTokens[q])} → key ${tokenName(this.keyTokens[k])}`;
-    this.readout.textContent = `${this.title}: ${pair}: ${value}`;
+    this.readout.textContent = t('heatmap.readout', {
+      title: this.title,
+      query: tokenName(this.queryTokens[q]),
+      key: tokenName(this.keyTokens[k]),
+      value: masked ? t('heatmap.maskedValue') : w.toPrecision(5),
+    });
   }
 
   /**
@@ -257,6 +286,7 @@ export class Heatmap {
       .attr('stroke-dasharray', (d) => (d.dashed ? '2.5 2' : null));
     if (this.#cursor.cell) this.#point(this.#cursor.cell);
     if (this.details.open) this.#renderTable();
+    this.#stick();
   }
 
   #drawMaskLegend(causal) {
@@ -269,12 +299,7 @@ export class Heatmap {
       .attr('height', 9)
       .attr('fill', `url(#${this.hatchId})`)
       .attr('stroke', UI.legendOutline);
-    g.append('text')
-      .attr('x', 13)
-      .attr('y', 7)
-      .attr('font-size', 9)
-      .attr('fill', UI.muted)
-      .text('masked (causal): exactly 0');
+    g.append('text').attr('x', 13).attr('y', 7).attr('font-size', 9).attr('fill', UI.muted).text(t('heatmap.masked'));
   }
 
   /** Outlines query row q in this map (null: none). */
@@ -289,7 +314,7 @@ export class Heatmap {
     if (!this.details.open || !this.#weights) return;
     this.tableBox.replaceChildren(
       weightsTable({
-        caption: `${this.title}: weight of each key (column) for each query (row); each row sums to 1.`,
+        caption: t('heatmap.tableCaption', { title: this.title }),
         queryTokens: this.queryTokens,
         keyTokens: this.keyTokens,
         weights: this.#weights,

@@ -1,18 +1,26 @@
 // The pipeline with live shapes and numbers: X → Q, K, V of the current head →
-// QKᵀ/√dK → mask → softmax → head output → concat → wO → output. Each stage is
-// a button showing its shape; the pressed one's matrix is drawn below. Next to
-// it, the material's three checks and the live invariants
-// (model/pipeline-checks.mjs), computed from the engine's arrays of this very run.
+// QKᵀ/√dK → mask → softmax → head output → concat → wO → output. Above it the
+// formulas (formula-bar.mjs), each term a button for its stage; the stages
+// are a toolbar of buttons with their shapes (one Tab stop, arrow keys
+// inside); the pressed one's matrix is drawn below. Next to it, the
+// material's three checks and the live invariants (model/pipeline-checks.mjs),
+// computed from the engine's arrays of this very run.
 import { headColor } from '../lib/palette.mjs';
 import { el } from '../lib/dom.mjs';
+import { language, t } from '../lib/i18n.mjs';
+import { roving } from '../lib/roving.mjs';
+import { stickLabels } from '../lib/sticky.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { columnSlice, maskedScores } from '../model/stats.mjs';
 import { headTitle } from '../model/head-names.mjs';
 import { pipelineChecks } from '../model/pipeline-checks.mjs';
+import { featureLabel } from '../model/feature-labels.mjs';
+import { FormulaBar } from './formula-bar.mjs';
 import { matrixSvg } from './matrix.mjs';
 
-const tokenRows = (tokens) => tokens.map((t) => ({ text: tokenName(t), token: t }));
+const tokenRows = (tokens) => tokens.map((u) => ({ text: tokenName(u), token: u }));
 const strip = (labels) => labels.map((l) => l.replace(/^[^/]*\//, ''));
+const shown = (labels) => labels.map(featureLabel);
 
 /** The stages, in order: id, label, and how to get its matrix for head h. */
 function stages(run, h) {
@@ -22,10 +30,10 @@ function stages(run, h) {
   const name = headTitle(run.heads[h].name);
   const scores = (mask) => maskedScores(run.scores, { rows, cols, head: h, causal: run.causal, mask });
   const cross = run.mode === 'cross';
-  const X = cross ? 'X_Chinese' : 'X';
+  const X = cross ? 'X_zh' : 'X';
   // Head h's columns of a [n, numHeads·width] matrix, and of its column labels.
   const slice = (matrix, n, width) => columnSlice(matrix, n, numHeads * width, h * width, width);
-  const headLabels = (list, width) => strip(list.slice(h * width, (h + 1) * width));
+  const headLabels = (list, width) => shown(strip(list.slice(h * width, (h + 1) * width)));
   const queries = () => tokenRows(run.queryTokens);
   const keys = () => tokenRows(run.keyTokens);
   const keyNames = () => run.keyTokens.map(tokenName);
@@ -34,51 +42,49 @@ function stages(run, h) {
       id: 'x',
       label: 'X',
       shape: [rows, dModel],
-      text: `the input: one row of features per ${cross ? 'English (query) ' : ''}token`,
-      get: () => ({ values: spec.args.query, rowLabels: queries(), colLabels: labels.x }),
+      text: t(cross ? 'stage.x.textCross' : 'stage.x.text'),
+      get: () => ({ values: spec.args.query, rowLabels: queries(), colLabels: shown(labels.x) }),
     },
     {
       id: 'q',
       label: `Q · ${name}`,
       shape: [rows, dK],
-      text: `X·wQ, this head's ${dK} columns: what each query looks for`,
+      text: t('stage.q.text', { dK }),
       get: () => ({ values: slice(P.Q, rows, dK), rowLabels: queries(), colLabels: headLabels(labels.q, dK) }),
     },
     {
       id: 'k',
       label: `K · ${name}`,
       shape: [cols, dK],
-      text: `${X}·wK: what each key offers; every head gets every token`,
+      text: t('stage.k.text', { X }),
       get: () => ({ values: slice(P.K, cols, dK), rowLabels: keys(), colLabels: headLabels(labels.k, dK) }),
     },
     {
       id: 'v',
       label: `V · ${name}`,
       shape: [cols, dV],
-      text: `${X}·wV: what each key passes on`,
+      text: t('stage.v.text', { X }),
       get: () => ({ values: slice(P.V, cols, dV), rowLabels: keys(), colLabels: headLabels(labels.v, dV) }),
     },
     {
       id: 'scores',
-      label: 'QKᵀ/√dK',
+      label: 'QKᵀ/√d_k',
       shape: [rows, cols],
-      text: `the engine's scores: each query's dot product with each key, divided by √${dK}`,
+      text: t('stage.scores.text', { dK }),
       get: () => ({ values: scores(false), rowLabels: queries(), colLabels: keyNames() }),
     },
     {
       id: 'masked',
-      label: 'mask',
+      label: t('stage.masked.label'),
       shape: [rows, cols],
-      text: run.causal
-        ? 'causal: keys after the query become −∞ (hatched)'
-        : 'no mask here: every query sees every key',
+      text: t(run.causal ? 'stage.masked.causal' : 'stage.masked.none'),
       get: () => ({ values: scores(true), rowLabels: queries(), colLabels: keyNames() }),
     },
     {
       id: 'weights',
       label: 'softmax',
       shape: [rows, cols],
-      text: 'the engine’s attention weights: each row sums to 1',
+      text: t('stage.weights.text'),
       get: () => ({
         values: run.heads[h].weights,
         weights: headColor(run.heads[h].name, h),
@@ -88,35 +94,35 @@ function stages(run, h) {
     },
     {
       id: 'head',
-      label: `head output · ${name}`,
+      label: t('stage.head.label', { head: name }),
       shape: [rows, dV],
-      text: 'weights · V: this head’s output, columns h·dV… of concat',
+      text: t('stage.head.text'),
       get: () => ({ values: slice(P.concat, rows, dV), rowLabels: queries(), colLabels: headLabels(labels.v, dV) }),
     },
     {
       id: 'concat',
-      label: 'Concat',
+      label: t('stage.concat.label'),
       shape: [rows, numHeads * dV],
-      text: `all ${numHeads} heads’ outputs side by side: ${numHeads}·${dV} = ${numHeads * dV} wide`,
-      get: () => ({ values: P.concat, rowLabels: queries(), colLabels: labels.v }),
+      text: t('stage.concat.text', { n: numHeads, dV, width: numHeads * dV }),
+      get: () => ({ values: P.concat, rowLabels: queries(), colLabels: shown(labels.v) }),
     },
     {
       id: 'wo',
       label: 'wO',
       shape: [numHeads * dV, dModel],
-      text: `maps ${numHeads * dV} concat columns back to dModel = ${dModel}`,
+      text: t('stage.wo.text', { width: numHeads * dV, dModel }),
       get: () => ({
         values: spec.args.wO,
-        rowLabels: labels.v.map((l, i) => ({ text: l || `concat ${i}` })),
-        colLabels: labels.out,
+        rowLabels: labels.v.map((l, i) => ({ text: l ? featureLabel(l) : t('stage.concatRow', { i }) })),
+        colLabels: shown(labels.out),
       }),
     },
     {
       id: 'output',
-      label: 'output',
+      label: t('stage.output.label'),
       shape: [rows, dModel],
-      text: 'concat · wO: one row per query token, dModel wide again',
-      get: () => ({ values: run.output, rowLabels: queries(), colLabels: labels.out }),
+      text: t('stage.output.text'),
+      get: () => ({ values: run.output, rowLabels: queries(), colLabels: shown(labels.out) }),
     },
   ];
 }
@@ -134,6 +140,12 @@ export class PipelineView {
       const button = e.target.closest('button[data-stage]');
       if (button) onStage(button.dataset.stage);
     });
+    this.refreshStages = roving(this.$('.stages'), 'button', {
+      orientation: 'horizontal',
+      preferred: '[aria-pressed="true"]',
+    });
+    this.formula = new FormulaBar(this.$('.formula'), { onStage });
+    this.stick = stickLabels(this.$('.matrix'));
     this.$('select.pipeline-head').addEventListener('change', (e) => onHead(e.target.value));
   }
 
@@ -143,7 +155,7 @@ export class PipelineView {
       run.heads.findIndex((x) => x.name === state.head),
     );
     const select = this.$('select.pipeline-head');
-    const options = run.heads.map((x) => x.name).join();
+    const options = [language(), ...run.heads.map((x) => x.name)].join();
     if (select.dataset.options !== options) {
       select.replaceChildren(...run.heads.map((x) => new Option(headTitle(x.name), x.name)));
       select.dataset.options = options;
@@ -169,16 +181,23 @@ export class PipelineView {
       button.firstChild.textContent = s.label;
       button.lastChild.textContent = s.shape.join('×');
     });
-    this.$('.matrix-caption').textContent = `${current.label} (${current.shape.join(' × ')}): ${current.text}.`;
+    this.refreshStages();
+    this.formula.update(run, current.id);
+    this.$('.matrix-caption').textContent = t('stage.caption', {
+      label: current.label,
+      shape: current.shape.join(' × '),
+      text: current.text,
+    });
     const [rows, cols] = current.shape;
     const readout = this.$('.matrix-readout');
     this.$('.matrix').replaceChildren(matrixSvg({ title: current.label, rows, cols, readout, ...current.get() }));
+    this.stick();
     this.$('.checks').replaceChildren(
       ...pipelineChecks(run).map((c) => {
         const mark = el('span', {
           className: 'mark',
           textContent: c.ok ? '✓' : '✗',
-          ariaLabel: c.ok ? 'holds' : 'fails',
+          ariaLabel: t(c.ok ? 'check.holds' : 'check.fails'),
         });
         return el('li', { className: c.ok ? 'ok' : 'fail' }, mark, c.text);
       }),

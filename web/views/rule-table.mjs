@@ -3,11 +3,15 @@
 // the role open), and the experiment's data. Static: drawn once.
 import d3 from '../lib/d3.mjs';
 import { percent, thousands } from '../lib/format.mjs';
+import { captionedTable } from '../lib/dom.mjs';
+import { t } from '../lib/i18n.mjs';
 import { ruleGrid } from '../model/rule-grid.mjs';
+import { rules } from '../model/corpus.mjs';
 import { TRAIN_CORPUS } from '../model/train-data.mjs';
 
 /** A context class as the rule table shows it ('du' is 毒 itself). */
-const className = (c) => (c === 'du' ? '毒' : c);
+const className = (c) => t(`class.${c}`);
+const roleName = (role) => t(`tag.${role}`);
 
 /**
  * @param {{ table: HTMLElement, note: HTMLElement, dataNote: HTMLElement }} boxes
@@ -21,17 +25,11 @@ export function renderRules({ table: box, note, dataNote }, data) {
     if (members.length || c === 'edge')
       th.append('small')
         .attr('lang', 'zh-Hans')
-        .text(c === 'edge' ? '， start, end' : members.join(' '));
+        .text(c === 'edge' ? t('rules.edge') : members.join(' '));
   };
   const table = d3.create('table').attr('class', 'rule-table');
-  table
-    .append('caption')
-    .text(
-      'A 毒’s role from the classes of its two neighbours: left (rows) and right (columns); ' +
-        '— : no sentence puts a 毒 there.',
-    );
   const head = table.append('thead').append('tr');
-  head.append('td').text('left ↓ right →');
+  head.append('td').text(t('rules.corner'));
   for (const right of grid.rights)
     head
       .append('th')
@@ -46,31 +44,46 @@ export function renderRules({ table: box, note, dataNote }, data) {
     for (const rule of grid.cells[i])
       tr.append('td')
         .attr('class', rule ? `role-${rule.role}` : 'muted')
-        .attr('title', rule?.example ?? null)
-        .text(rule?.role ?? '—');
+        .attr('title', rule ? t('rules.exampleTexts')[rules.indexOf(rule)] : null)
+        .text(rule ? roleName(rule.role) : '—');
   });
   const examples = d3.create('details').attr('class', 'numbers');
-  examples.append('summary').text('An example of every rule');
+  examples.append('summary').text(t('rules.examples'));
+  const texts = t('rules.exampleTexts');
   examples
     .append('ul')
     .attr('class', 'rule-examples')
     .selectAll('li')
     .data(d3.merge(grid.cells).filter(Boolean))
     .join('li')
-    .text((r) => `${className(r.left)} · 毒 · ${className(r.right)} → ${r.role}: ${r.example}`);
-  box.replaceChildren(table.node(), examples.node());
+    .each(function (r) {
+      // "毒毒毒: the middle 毒 poisons [2]": the Chinese example, marked as Chinese, then what it says.
+      const [, chinese, rest] = /^([^:：]*)([\s\S]*)$/.exec(texts[rules.indexOf(r)]);
+      const li = d3.select(this);
+      li.append('span').text(
+        t('rules.example', { left: className(r.left), right: className(r.right), role: roleName(r.role) }),
+      );
+      li.append('span').attr('lang', 'zh-Hans').text(chinese);
+      li.append('span').text(rest);
+    });
+  box.replaceChildren(captionedTable(t('rules.caption'), table.node()), examples.node());
 
   const { left, right, both } = data.neighbours;
-  note.textContent =
-    `Knowing only the left neighbour’s class leaves two roles open in ${grid.ambiguousLefts} of ` +
-    `${grid.lefts.length} rows; knowing only the right one’s, in ${grid.ambiguousRights} of ${grid.rights.length} ` +
-    'columns; the two together always decide. On the test set below, the best guess from the left character alone ' +
-    `gets ${percent(left)} of the 毒 right, from the right character alone ${percent(right)}, ` +
-    `from both ${percent(both)}.`;
+  note.textContent = t('rules.note', {
+    lefts: grid.ambiguousLefts,
+    leftCount: grid.lefts.length,
+    rights: grid.ambiguousRights,
+    rightCount: grid.rights.length,
+    left: percent(left),
+    right: percent(right),
+    both: percent(both),
+  });
   const distinct = new Set(data.train.map((s) => s.tokens.join())).size;
-  dataNote.textContent =
-    `Training set: ${thousands(TRAIN_CORPUS.count)} generated sentences (${thousands(distinct)} different ones; ` +
-    `seed ${TRAIN_CORPUS.seed}). Test set: ${data.test.length} other generated sentences with ` +
-    `${thousands(data.testDu.length)} 毒, none of them in the training set. ` +
-    'The example sentence is in neither: the generator never produces it, so every 毒 in it is a test.';
+  dataNote.textContent = t('rules.data', {
+    train: thousands(TRAIN_CORPUS.count),
+    distinct: thousands(distinct),
+    seed: TRAIN_CORPUS.seed,
+    test: data.test.length,
+    testDu: thousands(data.testDu.length),
+  });
 }

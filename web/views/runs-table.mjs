@@ -4,6 +4,9 @@
 import d3 from '../lib/d3.mjs';
 import { settingColor } from '../lib/palette.mjs';
 import { percent } from '../lib/format.mjs';
+import { captionedTable } from '../lib/dom.mjs';
+import { t } from '../lib/i18n.mjs';
+import { settingLabel } from '../model/train-options.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { heldOut } from '../model/corpus.mjs';
 import { EXAMPLE_DU, EXAMPLE_TOKENS } from '../model/train-data.mjs';
@@ -18,31 +21,28 @@ const neighboursText = (neighbours) =>
 /**
  * @param {object} progress runExperiment's progress (train-runner.mjs)
  * @param {object[]} settings the settings shown, in order
- * @returns {HTMLTableElement}
+ * @returns {HTMLElement} the table in its scroll box, its caption outside
  */
 export function runsTable(progress, settings) {
   const table = d3.create('table').attr('class', 'train-table');
-  table
-    .append('caption')
-    .text(
-      'Every run. Held-out 毒 accuracy: the latest evaluation (final once done). ' +
-        'The example sentence: the role the run gives each 毒 (✓ right; ✗ and what it said instead). ' +
-        'Neighbour weight: each head’s mean attention from a 毒 to its left / right neighbour over the test set ' +
-        '(at the end).',
-    );
   const head = table.append('thead').append('tr');
-  head.append('th').attr('scope', 'col').text('run');
-  head.append('th').attr('scope', 'col').text('held-out 毒');
+  head.append('th').attr('scope', 'col').text(t('runs.run'));
+  head.append('th').attr('scope', 'col').text(t('runs.heldOut'));
   for (const p of EXAMPLE_DU)
     head
       .append('th')
       .attr('scope', 'col')
       .attr('lang', 'zh-Hans')
-      .attr('title', `${tokenName(EXAMPLE_TOKENS[p])}: ${heldOut.tags[p]}`)
+      .attr('title', `${tokenName(EXAMPLE_TOKENS[p])}: ${t(`tag.${heldOut.tags[p]}`)}`)
       .call((th) => th.append('span').text(tokenName(EXAMPLE_TOKENS[p])))
-      .call((th) => th.append('small').attr('lang', 'en').text(heldOut.tags[p]));
-  head.append('th').attr('scope', 'col').text('all six');
-  head.append('th').attr('scope', 'col').text('neighbour weight (left / right)');
+      .call((th) =>
+        th
+          .append('small')
+          .attr('lang', null)
+          .text(t(`tag.${heldOut.tags[p]}`)),
+      );
+  head.append('th').attr('scope', 'col').text(t('runs.allSix'));
+  head.append('th').attr('scope', 'col').text(t('runs.neighbours'));
   const columns = EXAMPLE_DU.length + 4;
   for (const setting of settings) {
     const runs = progress.runs.filter((r) => r.setting === setting);
@@ -57,22 +57,28 @@ export function runsTable(progress, settings) {
       .attr('scope', 'colgroup')
       .style('--setting-color', settingColor(setting.numHeads))
       .text(
-        `${setting.label}: ${latest.length ? percentMeanSd(latest) : '—'}` +
-          ` · all six 毒 of the example right in ${allRight} of ${runs.length}`,
+        t('runs.setting', {
+          setting: settingLabel(setting),
+          accuracy: latest.length ? percentMeanSd(latest) : '—',
+          right: allRight,
+          runs: runs.length,
+        }),
       );
     for (const run of runs) {
       const tr = body.append('tr');
-      tr.append('th').attr('scope', 'row').text(`seed ${run.seed}`);
+      tr.append('th')
+        .attr('scope', 'row')
+        .text(t('runs.seed', { seed: run.seed }));
       tr.append('td').text(run.accuracy.length ? percent(run.accuracy.at(-1).value) : '—');
       for (const d of run.example?.du ?? [])
         tr.append('td')
           .attr('class', d.right ? 'kept' : 'dropped')
-          .text(d.right ? '✓' : `✗ ${d.got}`)
-          .attr('aria-label', d.right ? 'right' : `wrong: ${d.got}`);
+          .text(d.right ? '✓' : `✗ ${t(`tag.${d.got}`)}`)
+          .attr('aria-label', d.right ? t('runs.right') : t('runs.wrong', { got: t(`tag.${d.got}`) }));
       if (!run.example) tr.append('td').attr('colspan', EXAMPLE_DU.length).text('—');
-      tr.append('td').text(run.example ? (run.example.allRight ? 'yes' : 'no') : '—');
+      tr.append('td').text(run.example ? t(run.example.allRight ? 'common.yes' : 'common.no') : '—');
       tr.append('td').text(run.neighbours ? neighboursText(run.neighbours) : '—');
     }
   }
-  return table.node();
+  return captionedTable(t('runs.caption'), table.node());
 }

@@ -1,21 +1,30 @@
 // The status line: which build runs the engine, on how many threads, whether
 // the page is cross-origin isolated (what threads need), and how long the last
 // computation took.
-import { plural } from '../lib/format.mjs';
+import { language, t } from '../lib/i18n.mjs';
 
 export function engineText(engine) {
   const isolated = globalThis.crossOriginIsolated === true;
-  const build = { 'threaded-simd': 'threaded SIMD', simd: 'SIMD', scalar: 'scalar' }[engine.variant] ?? engine.variant;
-  const threads = plural(engine.threads, 'thread');
-  const note = isolated
-    ? 'cross-origin isolated'
-    : 'not cross-origin isolated (no COOP/COEP headers), so single-thread SIMD';
-  return `Engine: ${engine.variant} (${build}), ${threads} · ${note}`;
+  const build = t(`status.build.${engine.variant}`);
+  return t('status.engine', {
+    variant: engine.variant,
+    build,
+    threads: t('status.threads', { n: engine.threads }),
+    note: t(isolated ? 'status.isolated' : 'status.notIsolated'),
+  });
 }
 
+/** The status after a run, or (run null) after a sentence with nothing to compute. */
 export function showStatus(element, engine, run) {
-  const time = run.finishedAt.toLocaleTimeString('en-GB', { hour12: false });
-  element.textContent =
-    `${engineText(engine)} · last computation: ${plural(run.engineCalls, 'engine call')} in ` +
-    `${run.elapsedMs.toFixed(2)} ms at ${time}`;
+  if (!run) {
+    element.textContent = t('status.empty', { engine: engineText(engine) });
+    return;
+  }
+  const time = run.finishedAt.toLocaleTimeString(language() === 'zh' ? 'zh-CN' : 'en-GB', { hour12: false });
+  element.textContent = t('status.last', {
+    engine: engineText(engine),
+    calls: t('status.calls', { n: run.engineCalls }),
+    ms: run.elapsedMs.toFixed(2),
+    time,
+  });
 }

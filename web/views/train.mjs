@@ -6,33 +6,26 @@
 // is model/train-runner.mjs; this view only starts and stops it and draws what
 // it reports.
 import d3 from '../lib/d3.mjs';
-import { headColor, settingColor } from '../lib/palette.mjs';
-import { fillNumbers } from '../lib/dom.mjs';
-import { percent, plural, thousands } from '../lib/format.mjs';
-import { toggledLock } from '../lib/hover-lock.mjs';
-import { tokenName } from '../lib/tokens.mjs';
-import { rowTops } from '../model/stats.mjs';
-import { headName, headTitle } from '../model/head-names.mjs';
-import { neighbourRings } from '../model/rings.mjs';
+import { settingColor } from '../lib/palette.mjs';
+import { percent, thousands } from '../lib/format.mjs';
+import { t } from '../lib/i18n.mjs';
 import {
-  D_MODEL,
-  MLP_HIDDEN,
   DEFAULT_OPTIONS,
   STEP_CHOICES,
   MAX_SEEDS,
   CHUNK_STEPS,
   EVAL_EVERY,
   settingsFor,
+  settingLabel,
 } from '../model/train-options.mjs';
-import { buildData, EXAMPLE_DU, EXAMPLE_TOKENS } from '../model/train-data.mjs';
+import { buildData } from '../model/train-data.mjs';
 import { runExperiment } from '../model/train-runner.mjs';
 import { summarize } from '../model/train-stats.mjs';
 import { describeResults } from '../model/train-text.mjs';
 import { CurveChart } from './curve-chart.mjs';
 import { renderRules } from './rule-table.mjs';
 import { runsTable } from './runs-table.mjs';
-import { Heatmap } from './heatmap.mjs';
-import { HeadView } from './head-view.mjs';
+import { LearnedHeads } from './learned-heads.mjs';
 
 export class TrainView {
   #createEngine = null;
@@ -44,19 +37,22 @@ export class TrainView {
   #startedAt = 0;
   #finishedAt = 0;
   #frame = 0;
-  #maps = [];
-  #mapsKey = '';
-  /** The learned head view's own state (not in the URL): as the page's head view, but for the chosen run. */
-  #headState = { lock: null, lines: null, layout: 'rows' };
+  #settings = null;
+  #reported = false;
+  /** The status line's message and parameters, so that a change of language can write it again. */
+  #status = ['train.status.waiting', {}];
 
   /**
    * @param {HTMLElement} section the #train section of index.html
-   * @param {{ onError: (error: unknown) => void, onOptions?: (options: object) => void, options?: object }} handlers
+   * @param {{ onError: (error: unknown) => void, onOptions?: (options: object) => void, options?: object,
+   *   onSummary?: (summary: object[]) => void }} handlers
    *   options: the experiment's options to show first (DEFAULT_OPTIONS' fields); onOptions: called with them when
-   *   the controls change
+   *   the controls change; onSummary: called with the finished experiment's summary (train-stats.mjs)
    */
-  constructor(section, { onError, onOptions, options = DEFAULT_OPTIONS }) {
+  constructor(section, { onError, onOptions, onSummary, options = DEFAULT_OPTIONS }) {
     this.onError = onError;
+    this.onSummary = onSummary;
+    this.$ = (selector) => section.querySelector(selector);
     const $ = (selector) => section.querySelector(selector);
     this.el = {
       form: $('.train-controls'),
@@ -74,17 +70,8 @@ export class TrainView {
       heads: $('.train-heads'),
       headsCaption: $('.train-heads-caption'),
     };
-    fillNumbers(section, {
-      'train-width': D_MODEL,
-      'train-width-2': D_MODEL / 2,
-      'train-width-4': D_MODEL / 4,
-      'mlp-hidden': MLP_HIDDEN,
-    });
     this.#data = buildData();
-    renderRules(
-      { table: $('.train-rules'), note: $('.train-rules-note'), dataNote: $('.train-data-note') },
-      this.#data,
-    );
+    this.#renderRules();
 
     const { el } = this;
     el.seeds.max = String(MAX_SEEDS);
@@ -105,27 +92,22 @@ export class TrainView {
 
     this.charts = {
       loss: new CurveChart($('.train-loss'), {
-        label: 'Training loss',
-        caption: `Training loss (each batch's cross-entropy, averaged over ${CHUNK_STEPS} steps)`,
-        yLabel: 'loss (log scale)',
+        label: 'chart.loss.label',
+        caption: ['chart.loss.caption', { chunk: CHUNK_STEPS }],
+        yLabel: 'chart.loss.y',
         log: true,
         format: (v) => v.toFixed(3),
       }),
       accuracy: new CurveChart($('.train-accuracy'), {
-        label: 'Held-out 毒 accuracy',
-        caption: `Accuracy on the held-out sentences' 毒 (every ${EVAL_EVERY} steps)`,
-        yLabel: '毒 right',
+        label: 'chart.accuracy.label',
+        caption: ['chart.accuracy.caption', { every: EVAL_EVERY }],
+        yLabel: 'chart.accuracy.y',
         format: percent,
       }),
     };
-    this.headView = new HeadView(
-      $('.train-head-view'),
-      {
-        onLock: (lock) => this.#setHeadState({ lock }),
-        onLines: (lines) => this.#setHeadState({ lines }),
-        onLayout: (layout) => this.#setHeadState({ layout }),
-      },
-      { exportLabel: 'Export the learned head view' },
+    this.learned = new LearnedHeads(
+      { form: $('.train-head-view'), heads: $('.train-heads'), caption: $('.train-heads-caption') },
+      { onChange: () => this.#schedule() },
     );
   }
 
@@ -138,8 +120,40 @@ export class TrainView {
   enable(createEngine) {
     this.#createEngine = createEngine;
     this.el.start.disabled = false;
-    this.el.status.textContent =
-      'Ready. The first Train loads the engine’s build with the trainer; everything then trains here, in your browser.';
+    this.#setStatus('train.ready');
+  }
+
+  #setStatus(key, params = {}) {
+    this.#status = [key, params];
+    this.el.status.removeAttribute('data-i18n');
+    this.el.status.textContent = t(key, params);
+  }
+
+  #renderRules() {
+    const $ = this.$;
+    renderRules(
+      { table: $('.train-rules'), note: $('.train-rules-note'), dataNote: $('.train-data-note') },
+      this.#data,
+    );
+  }
+
+  /** Writes everything the view wrote again, in the page's (new) language. */
+  relabel() {
+    this.#renderRules();
+    this.charts.loss.relabel();
+    this.charts.accuracy.relabel();
+    const [key, params] = this.#status;
+    this.el.status.textContent = t(key, params);
+    this.el.start.textContent = t(this.#controller ? 'train.stop' : 'train.start');
+    for (const option of this.el.setting.options) {
+      const setting = this.#settings?.find((s) => s.key === option.value);
+      if (setting) option.text = settingLabel(setting);
+    }
+    d3.select(this.el.legend)
+      .selectAll('li span')
+      .text((s) => settingLabel(s));
+    this.learned.relabel();
+    this.#schedule();
   }
 
   /** The controls' options, the seed count clamped to 1 … MAX_SEEDS. */
@@ -163,18 +177,19 @@ export class TrainView {
     const controller = new AbortController();
     this.#controller = controller;
     this.#progress = null;
+    this.#reported = false;
     this.#prepare(settings, seeds);
-    el.start.textContent = 'Stop';
+    el.start.textContent = t('train.stop');
     // The status changes several times a second while training: busy holds a screen reader's announcement until
     // the end.
     el.status.setAttribute('aria-busy', 'true');
     this.#running = (async () => {
       if (!this.#engine) {
-        el.status.textContent = 'Loading the engine’s build with the trainer…';
+        this.#setStatus('train.loading');
         this.#engine = await this.#createEngine();
       }
       if (controller.signal.aborted) return;
-      el.status.textContent = `Starting ${plural(settings.length * seeds, 'run')}…`;
+      this.#setStatus('train.starting', { n: settings.length * seeds });
       this.#startedAt = performance.now();
       await runExperiment(this.#engine, {
         settings,
@@ -194,9 +209,9 @@ export class TrainView {
       .finally(() => {
         this.#finishedAt = performance.now();
         this.#controller = null;
-        el.start.textContent = 'Train';
+        el.start.textContent = t('train.start');
         el.status.removeAttribute('aria-busy');
-        if (!this.#progress) el.status.textContent = 'Stopped before the first step.';
+        if (!this.#progress) this.#setStatus('train.stoppedBeforeFirst');
         this.#schedule();
       });
     await this.#running;
@@ -205,8 +220,9 @@ export class TrainView {
   /** New choosers and an empty legend for a new experiment. */
   #prepare(settings, seeds) {
     const { el } = this;
+    this.#settings = settings;
     const keep = el.setting.value;
-    el.setting.replaceChildren(...settings.map((s) => new Option(s.label, s.key)));
+    el.setting.replaceChildren(...settings.map((s) => new Option(settingLabel(s), s.key)));
     if (settings.some((s) => s.key === keep)) el.setting.value = keep;
     const keepSeed = Math.min(Number(el.seed.value) || 1, seeds);
     el.seed.replaceChildren(...d3.range(1, seeds + 1).map((s) => new Option(String(s))));
@@ -228,7 +244,7 @@ export class TrainView {
           .attr('stroke-width', 2.6)
           .attr('stroke', (s) => settingColor(s.numHeads))
           .attr('stroke-dasharray', (s) => (s.mlpHidden ? '5 3' : null));
-        li.append('span').text((s) => s.label);
+        li.append('span').text((s) => settingLabel(s));
         return li;
       });
     el.text.replaceChildren();
@@ -263,26 +279,32 @@ export class TrainView {
     this.#renderStatus(progress);
     this.el.runs.replaceChildren(runsTable(progress, settings));
     this.#renderText(progress);
-    this.#renderHeads(progress);
+    const { setting, seed } = this.el;
+    this.learned.update(progress.runs.find((r) => r.setting.key === setting.value && r.seed === Number(seed.value)));
   }
 
   #renderStatus(progress) {
     const { runs, steps } = progress;
     const engine = this.#engine;
     const rate = Number.isFinite(progress.stepsPerSecond)
-      ? ` · ${thousands(Math.round(progress.stepsPerSecond))} steps/s of training on ${engine.variant} with ` +
-        `${plural(engine.threads, 'thread')}: one run of ${thousands(steps)} steps takes ` +
-        `${(steps / progress.stepsPerSecond).toFixed(1)} s`
+      ? t('train.rate', {
+          rate: thousands(Math.round(progress.stepsPerSecond)),
+          variant: engine.variant,
+          threads: t('status.threads', { n: engine.threads }),
+          steps: thousands(steps),
+          seconds: (steps / progress.stepsPerSecond).toFixed(1),
+        })
       : '';
     const running = this.#controller !== null;
-    const step = runs.at(-1).step;
+    const step = thousands(runs.at(-1).step);
     const seconds = ((this.#finishedAt - this.#startedAt) / 1000).toFixed(1);
-    const what = running
-      ? `Training ${plural(runs.length, 'run')} side by side: step ${thousands(step)} of ${thousands(steps)}`
+    const [key, params] = running
+      ? ['train.running', { runs: runs.length, step, steps: thousands(steps) }]
       : progress.done
-        ? `Done: ${plural(runs.length, 'run')} × ${thousands(steps)} steps in ${seconds} s, evaluations included`
-        : `Stopped at step ${thousands(step)} of ${thousands(steps)}`;
-    this.el.status.textContent = what + rate;
+        ? ['train.done', { runs: runs.length, steps: thousands(steps), seconds }]
+        : ['train.stoppedAt', { step, steps: thousands(steps) }];
+    this.#status = [key, params];
+    this.el.status.textContent = t(key, params) + rate;
   }
 
   #renderText(progress) {
@@ -293,81 +315,16 @@ export class TrainView {
       testDu: this.#data.testDu.length,
       neighbours: this.#data.neighbours,
     });
-    const note = progress.done
-      ? []
-      : [
-          this.#controller
-            ? 'What the runs showed appears here when they finish.'
-            : 'Stopped before the end: no result to report. Train again to finish a run.',
-        ];
+    const note = progress.done ? [] : [t(this.#controller ? 'train.text.pending' : 'train.text.stopped')];
     d3.select(this.el.text)
       .selectAll('p')
       .data(progress.done ? paragraphs : note)
       .join('p')
+      .attr('data-i18n', null)
       .text((d) => d);
-  }
-
-  /** The chosen run's heads on the example sentence, as heatmaps and in the head view. */
-  #renderHeads(progress) {
-    const { el } = this;
-    const run = progress.runs.find((r) => r.setting.key === el.setting.value && r.seed === Number(el.seed.value));
-    if (!run?.example) return;
-    const key = `${run.setting.key}/${run.seed}`;
-    if (key !== this.#mapsKey) {
-      this.#mapsKey = key;
-      this.#headState = { ...this.#headState, lock: null, lines: null };
-      this.#maps = run.example.heads.map(
-        (_, h) =>
-          new Heatmap({
-            name: headName(h),
-            title: headTitle(headName(h)),
-            description: '',
-            color: headColor(headName(h), h), // the head's hue in the head view too
-            queryTokens: EXAMPLE_TOKENS,
-            keyTokens: EXAMPLE_TOKENS,
-            onSelect: (q) =>
-              this.#setHeadState({ lock: toggledLock(this.#headState.lock, { side: 'query', index: q }) }),
-          }),
-      );
-      el.heads.replaceChildren(...this.#maps.map((m) => m.element));
+    if (progress.done && !this.#reported) {
+      this.#reported = true;
+      this.onSummary?.(summary);
     }
-    const n = EXAMPLE_TOKENS.length;
-    const lockedQuery = this.#headState.lock?.side === 'query' ? this.#headState.lock.index : null;
-    run.example.heads.forEach((weights, h) => {
-      const map = this.#maps[h];
-      // Rings on each 毒's two neighbours, the pair that decides its role.
-      map.update(weights, { rings: neighbourRings(rowTops(weights, n, n), EXAMPLE_DU) });
-      map.markRow(lockedQuery);
-      const looks = run.neighbours?.[h];
-      map.element.querySelector('figcaption').textContent =
-        `Learned, at step ${thousands(run.step)}.` +
-        (looks
-          ? ` Over the test set's 毒: ${looks.left.toFixed(2)} on the left neighbour, ` +
-            `${looks.right.toFixed(2)} on the right.`
-          : '');
-    });
-    const du = run.example.du.map(
-      (d) => `${tokenName(EXAMPLE_TOKENS[d.position])} ${d.got}${d.right ? ' ✓' : ` ✗ (${d.want})`}`,
-    );
-    el.headsCaption.textContent =
-      `${run.setting.label}, seed ${run.seed}, at step ${thousands(run.step)}: the example sentence, which it never ` +
-      `trained on, through this run's model. Its 毒: ${du.join(', ')}.`;
-    this.headView.update(
-      {
-        mode: 'trained',
-        rows: n,
-        cols: n,
-        queryTokens: EXAMPLE_TOKENS,
-        keyTokens: EXAMPLE_TOKENS,
-        heads: run.example.heads.map((weights, h) => ({ name: headName(h), index: h, weights })),
-        single: null,
-      },
-      this.#headState,
-    );
-  }
-
-  #setHeadState(patch) {
-    Object.assign(this.#headState, patch);
-    this.#schedule();
   }
 }

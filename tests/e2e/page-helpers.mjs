@@ -1,0 +1,110 @@
+// What the page's Chromium tests (tests/e2e/page-*.test.mjs) share: a server,
+// Chromium (Debian's, through playwright-core, in a given locale), opening the
+// page and waiting for it, revealing its lazily drawn sections, and reading
+// the heatmaps and the text a reader sees.
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../web/server.mjs';
+import { CHROMIUM } from './chromium.mjs';
+
+/** A server and a browser whose pages speak `locale` (navigator.languages). */
+export async function setUp({ locale = 'en-US' } = {}) {
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'mha-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    locale,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+  const server = await startServer({ port: 0, isolate: true });
+  mkdirSync('test-output', { recursive: true });
+  return {
+    context,
+    url: `http://127.0.0.1:${server.address().port}/`,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Opens the page at `query` and waits until its first run is drawn; problems: console errors and page errors. */
+export async function openPage(env, query = '', { width = 1440, ready = true } = {}) {
+  const page = await env.context.newPage();
+  await page.setViewportSize({ width, height: 900 });
+  const problems = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(env.url + query);
+  if (ready) await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+  return { page, problems };
+}
+
+/**
+ * Scrolls a lazily drawn section into view and waits until it is drawn. The
+ * sections above it grow as they are drawn, which can push it out of view
+ * again: then it scrolls again.
+ */
+export async function reveal(page, selector) {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    await page.locator(selector).scrollIntoViewIfNeeded();
+    try {
+      await page.waitForSelector(`${selector}:not([data-stale])`, { timeout: 1000 });
+      return;
+    } catch {
+      // pushed down by a section drawn meanwhile
+    }
+  }
+  await page.waitForSelector(`${selector}:not([data-stale])`);
+}
+
+/** Every lazily drawn section that the mode shows (decoder and cross have no comparison). */
+export const revealAll = async (page) => {
+  for (const section of ['#compare', '#head-view', '#pipeline', '#neuron'])
+    if (await page.isVisible(section)) await reveal(page, section);
+};
+
+/** Every heatmap in the heads grid: { name: [[q, k, weight], …] }. */
+export const readHeatmaps = (page) =>
+  page.$$eval('#heads-grid .heatmap[data-head]', (maps) =>
+    Object.fromEntries(
+      maps.map((m) => [
+        m.dataset.head,
+        [...m.querySelectorAll('[data-weight]')].map((c) => [
+          Number(c.dataset.q),
+          Number(c.dataset.k),
+          Number(c.dataset.weight),
+        ]),
+      ]),
+    ),
+  );
+
+/**
+ * The text a reader meets, language by language: every visible text node and
+ * every aria-label, title and alt, except what is marked as not to be
+ * translated (translate="no": tokens, code) or as English data (lang="en":
+ * the translation). Keys that are data-i18n names show up as themselves.
+ */
+export const readerText = (page) =>
+  page.evaluate(() => {
+    const skip = (node) => node.closest('script, style, noscript, [translate="no"], [lang="en"]');
+    const out = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || skip(parent) || !node.textContent.trim()) continue;
+      if (parent.closest('[hidden]') || getComputedStyle(parent).display === 'none') continue;
+      out.push(node.textContent.trim());
+    }
+    for (const el of document.body.querySelectorAll('[aria-label], [title], [alt]')) {
+      if (skip(el)) continue;
+      for (const attr of ['aria-label', 'title', 'alt']) if (el.getAttribute(attr)) out.push(el.getAttribute(attr));
+    }
+    out.push(document.title);
+    return out;
+  });

@@ -1,0 +1,163 @@
+// The page in its readers' languages, in headless Chromium: a browser that
+// prefers Chinese (locale zh-CN) gets the Chinese page, with no English left
+// apart from code names and the English data (marked lang="en"); a browser
+// that prefers English gets the English page; no message key is missing in
+// either (a missing key throws, which the console would show); the 中文 /
+// English switch changes every view and goes into the link, and the link
+// brings it back. The Chinese page's screenshot goes to test-output/.
+import { setUp, openPage, revealAll, readerText } from './page-helpers.mjs';
+import { ENGLISH } from '../../web/sentence.mjs';
+
+// Code names and the names of technologies, which Chinese text keeps as they are.
+const CODE = [
+  'mha-wasm',
+  'WebAssembly',
+  'threaded-simd',
+  'SIMD',
+  'simd',
+  'COOP',
+  'COEP',
+  'PyTorch',
+  'Transformer',
+  'MLP',
+  'bertviz',
+  'softmax',
+  'QKᵀ',
+  'MultiHead',
+  'Concat',
+  'CSV',
+  'JSON',
+  'SVG',
+  'PNG',
+  'Enter',
+  'd_model',
+  'd_k',
+  'd_v',
+  'wQ',
+  'wK',
+  'wV',
+  'wO',
+];
+const CODE_RE = new RegExp(`(?<![\\w-])(?:${CODE.map((c) => c.replace(/[+]/g, '\\+')).join('|')})(?![\\w-])`, 'g');
+// English tokens of the translation named in the page's text ("Will 0", "venom 13"): data, not interface.
+const TOKEN_RE = new RegExp(
+  `(?:${[...new Set(ENGLISH.map((t) => t.text))].map((w) => w.replace('?', '\\?')).join('|')}) \\d+`,
+  'g',
+);
+/** The English words left in a text once code names, token names, file names and links are taken out. */
+const englishIn = (text) =>
+  text
+    .replace(/[\w/-]+\.(?:mjs|png|svg|csv|json)\b/g, '')
+    .replace(TOKEN_RE, '')
+    .replace(CODE_RE, '')
+    .match(/[A-Za-z]{2,}/g) ?? [];
+const KEY_LIKE = /^[a-z][A-Za-z]*(?:\.[A-Za-z-]+)+$(?<!\.mjs)/;
+
+let zh, en;
+beforeAll(async () => {
+  [zh, en] = await Promise.all([setUp({ locale: 'zh-CN' }), setUp({ locale: 'en-US' })]);
+}, 60_000);
+afterAll(async () => {
+  await zh?.close();
+  await en?.close();
+});
+
+/** Every mode's reader text, with every lazily drawn section drawn. */
+async function textOfEveryMode(page) {
+  const texts = [];
+  for (const mode of ['encoder', 'decoder', 'cross']) {
+    if (mode !== 'encoder') {
+      await page.check(`input[name="mode"][value="${mode}"]`);
+      await page.waitForFunction((m) => document.body.dataset.mode === m, mode);
+      await page.waitForSelector('#heads-grid .heatmap [data-weight]');
+    }
+    await revealAll(page);
+    texts.push(...(await readerText(page)));
+  }
+  return texts;
+}
+
+test('a browser that prefers Chinese gets the Chinese page: no English left but code names', async () => {
+  const { page, problems } = await openPage(zh);
+  expect(await page.evaluate(() => [document.documentElement.lang, navigator.language])).toEqual(['zh-Hans', 'zh-CN']);
+  expect(await page.textContent('h1')).toContain('多头注意力');
+  expect(await page.isChecked('input[name="lang"][value="zh"]')).toBe(true);
+  expect(await page.title()).toMatch(/多头注意力/);
+  // The standard terms, each a link to what shows it.
+  const terms = await page.$$eval('.terms a', (links) => links.map((a) => [a.textContent, a.getAttribute('href')]));
+  for (const term of ['编码器自注意力', '掩码自注意力', '编码器—解码器注意力', '拼接', '输出投影'])
+    expect(terms.find(([text]) => text === term)?.[1]).toBeTruthy();
+  expect(terms.find(([text]) => text.includes('单头注意力不是不行，而是不够好'))[1]).toBe('#train');
+
+  const texts = await textOfEveryMode(page);
+  const leftovers = [...new Set(texts.flatMap((text) => englishIn(text).map((w) => `${w} ← ${text.slice(0, 80)}`)))];
+  expect(leftovers).toEqual([]);
+  expect(texts.filter((text) => KEY_LIKE.test(text))).toEqual([]);
+  expect(texts.join('').length).toBeGreaterThan(5000);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 90_000);
+
+test('a browser that prefers English gets the English page; no key is missing', async () => {
+  const { page, problems } = await openPage(en);
+  expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+  expect(await page.textContent('#heads-title')).toBe('The heads');
+  const texts = await textOfEveryMode(page);
+  expect(texts.filter((text) => KEY_LIKE.test(text))).toEqual([]);
+  // Interface text outside marked Chinese spans has no Chinese sentence in it (data such as 毒 or 毒2 may appear).
+  const chinese = await page.evaluate(() => {
+    const out = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest('script, noscript, [lang^="zh"], [translate="no"], .lang-switch')) continue;
+      if (/[\u3400-\u9fff]{3,}/.test(node.textContent.replace(/用毒毒毒蛇，毒蛇会不会被毒毒死|毒蛇会不会|会不会/g, '')))
+        out.push(node.textContent.trim().slice(0, 80));
+    }
+    return out;
+  });
+  expect(chinese).toEqual([]);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 90_000);
+
+test('the 中文 / English switch rewrites every view, goes into the link, and the link brings it back', async () => {
+  const { page, problems } = await openPage(en, '?mode=cross&stage=concat');
+  await revealAll(page);
+  await page.check('input[name="lang"][value="zh"]');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('lang') === 'zh');
+  await page.waitForFunction(() =>
+    document.querySelector('#heads-grid .heatmap figcaption')?.textContent.includes('英文'),
+  );
+  await revealAll(page);
+  expect(await page.textContent('#heads-title')).toBe('注意力头');
+  expect(await page.textContent('#pipeline .matrix-caption')).toMatch(/^拼接（15 × 32）/);
+  expect(await page.textContent('#neuron .neuron-pair')).toMatch(/^对齐头：查询 venom 13 → 键 毒 1$/);
+  expect(
+    await page.$$eval('#heads-grid .heatmap svg', (s) => s.map((x) => x.getAttribute('aria-label').slice(0, 3))),
+  ).toEqual(['对齐头', '语序头']);
+  const link = page.url();
+  expect(Object.fromEntries(new URL(link).searchParams)).toEqual({ lang: 'zh', mode: 'cross', stage: 'concat' });
+
+  // The link opens in Chinese in a browser that prefers English, with the same view.
+  const again = await openPage(en, `?${new URL(link).searchParams}`);
+  expect(await again.page.textContent('#heads-title')).toBe('注意力头');
+  expect(await again.page.isChecked('input[name="mode"][value="cross"]')).toBe(true);
+  // And back: English, in the link too.
+  await again.page.check('input[name="lang"][value="en"]');
+  await again.page.waitForFunction(() => document.getElementById('heads-title').textContent === 'The heads');
+  expect(new URL(again.page.url()).searchParams.get('lang')).toBe('en');
+  expect(await again.page.textContent('#status')).toMatch(/^Engine: /);
+  expect([...problems, ...again.problems]).toEqual([]);
+  await again.page.close();
+  await page.close();
+}, 90_000);
+
+test('the Chinese page, 1440 px wide: screenshot in test-output/', async () => {
+  const { page, problems } = await openPage(zh, '?lock=q2');
+  await page.setViewportSize({ width: 1440, height: 1330 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: 'test-output/page-zh.png' });
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);

@@ -1,0 +1,32 @@
+// Labels that stay in view while a drawing scrolls inside its box (the
+// heatmaps and matrices of long sentences on a phone): CSS sticky does not
+// reach into an SVG, so every group marked data-sticky="x", "y" or "xy" is
+// moved by the box's scroll offset, in the SVG's own units. Its background
+// rect (paper) hides what passes under it. An exported copy drops the
+// transforms (lib/download.mjs).
+
+/**
+ * Keeps the sticky groups of the svg in box in place while box scrolls (the
+ * box's first svg, looked up on every scroll, so the drawing may be replaced).
+ * @returns {() => void} re-applies the offsets (after the drawing changed)
+ */
+export function stickLabels(box) {
+  const update = () => {
+    const svg = box.querySelector('svg');
+    if (!svg) return;
+    const width = svg.viewBox.baseVal?.width;
+    const scale = width ? svg.getBoundingClientRect().width / width : 1;
+    if (!scale) return;
+    const x = box.scrollLeft / scale;
+    const y = box.scrollTop / scale;
+    for (const group of svg.querySelectorAll('[data-sticky]')) {
+      const axes = group.dataset.sticky;
+      const dx = axes.includes('x') ? x : 0;
+      const dy = axes.includes('y') ? y : 0;
+      if (dx || dy) group.setAttribute('transform', `translate(${dx},${dy})`);
+      else group.removeAttribute('transform');
+    }
+  };
+  box.addEventListener('scroll', update, { passive: true });
+  return update;
+}
