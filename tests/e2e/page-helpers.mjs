@@ -69,9 +69,9 @@ export const revealAll = async (page) => {
     if (await page.isVisible(section)) await reveal(page, section);
 };
 
-/** Every heatmap in the heads grid: { name: [[q, k, weight], …] }. */
-export const readHeatmaps = (page) =>
-  page.$$eval('#heads-grid .heatmap[data-head]', (maps) =>
+/** Every heatmap inside `scope` (default: the heads grid; '' for the whole page): { name: [[q, k, weight], …] }. */
+export const readHeatmaps = (page, scope = '#heads-grid') =>
+  page.$$eval(`${scope} .heatmap[data-head]`.trim(), (maps) =>
     Object.fromEntries(
       maps.map((m) => [
         m.dataset.head,

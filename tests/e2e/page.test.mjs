@@ -14,7 +14,7 @@ import { crossSpec } from '../../web/model/cross-heads.mjs';
 import { freeSpec } from '../../web/model/free-mode.mjs';
 import { ENGLISH } from '../../web/sentence.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
-import { reveal } from './page-helpers.mjs';
+import { readHeatmaps, reveal } from './page-helpers.mjs';
 
 let browser, servers, engine;
 
@@ -41,21 +41,8 @@ async function open(query = '', { plain = false } = {}) {
 }
 
 /** Every heatmap on the page: { name: [[q, k, weight], …] }. */
-const readHeatmaps = (page) =>
-  page.$$eval('.heatmap[data-head]', (maps) =>
-    Object.fromEntries(
-      maps.map((m) => [
-        m.dataset.head,
-        [...m.querySelectorAll('[data-weight]')].map((c) => [
-          Number(c.dataset.q),
-          Number(c.dataset.k),
-          Number(c.dataset.weight),
-        ]),
-      ]),
-    ),
-  );
+const readAllHeatmaps = (page) => readHeatmaps(page, '');
 
-/** The same spec through the engine in Node: { name: Float32Array } (simd and threaded-simd give the same bits). */
 async function engineWeights(spec) {
   const { attention } = await engine.multiHeadAttention(spec.args);
   const rows = spec.args.seqLenQ;
@@ -91,7 +78,7 @@ test('loads without console problems, runs threaded-simd, and shows the engine�
   expect(await page.textContent('#status')).toMatch(
     /threaded-simd \(threaded SIMD\), \d+ threads · cross-origin isolated · last computation: 2 engine calls in [\d.]+ ms/,
   );
-  const maps = await readHeatmaps(page);
+  const maps = await readAllHeatmaps(page);
   expect(Object.keys(maps)).toEqual(['role', 'dependency', 'long-distance', 'single']);
   const want = await engineWeights(encoderSpec());
   for (const [name, cells] of Object.entries(maps)) {
@@ -150,7 +137,7 @@ test('decoder: the causal view is exactly 0 above the diagonal; cross: English r
   const { page, problems } = await open();
   await page.check('input[name="mode"][value="decoder"]');
   await page.waitForSelector('.heatmap[data-head="previous-word"] [data-weight]');
-  const maps = await readHeatmaps(page);
+  const maps = await readAllHeatmaps(page);
   expect(Object.keys(maps)).toEqual(['previous-word', 'same-lemma']);
   const want = await engineWeights(decoderSpec());
   for (const [name, cells] of Object.entries(maps)) {
@@ -166,7 +153,7 @@ test('decoder: the causal view is exactly 0 above the diagonal; cross: English r
 
   await page.check('input[name="mode"][value="cross"]');
   await page.waitForSelector('.heatmap[data-head="alignment"] [data-weight]');
-  const cross = await readHeatmaps(page);
+  const cross = await readAllHeatmaps(page);
   expect(Object.keys(cross)).toEqual(['alignment', 'order']);
   const crossWant = await engineWeights(crossSpec());
   for (const [name, cells] of Object.entries(cross)) expectSameAsEngine(cells, crossWant[name], 15);
@@ -202,7 +189,7 @@ test('free mode: a new sentence is tokenized and recomputed through the engine; 
     () => document.querySelectorAll('.heatmap[data-head="head-0"] [data-weight]').length === 49,
   );
   expect(await page.textContent('#free-tokens')).toMatch(/^7 tokens: The · quick · 棕 · 色 · fox · jumps · \./);
-  const maps = await readHeatmaps(page);
+  const maps = await readAllHeatmaps(page);
   expect(Object.keys(maps)).toEqual(['head-0', 'head-1', 'single']);
   const free = { text: 'The quick 棕色 fox jumps.', dModel: 8, numHeads: 2, seed: 11, causal: false };
   const want = await engineWeights(freeSpec(free));
@@ -219,7 +206,7 @@ test('free mode: a new sentence is tokenized and recomputed through the engine; 
   });
   const again = await openPage(browser.context, link);
   await again.page.waitForSelector('body[data-ready]');
-  expect(await readHeatmaps(again.page)).toEqual(maps);
+  expect(await readAllHeatmaps(again.page)).toEqual(maps);
   expect([...problems, ...again.problems]).toEqual([]);
   await again.page.close();
   await page.close();
@@ -241,7 +228,7 @@ test('a URL with state restores the same view', async () => {
   expect(lines.length).toBeGreaterThan(0);
   expect(lines.every(([q]) => q === 13)).toBe(true);
   const want = await engineWeights(decoderSpec(9));
-  expectSameAsEngine((await readHeatmaps(page))['same-lemma'], want['same-lemma'], 15);
+  expectSameAsEngine((await readAllHeatmaps(page))['same-lemma'], want['same-lemma'], 15);
   expect(page.url()).toContain(query.slice(1)); // the page keeps the state it was given
   expect(problems).toEqual([]);
   await page.close();
@@ -258,7 +245,7 @@ test('the sharpness slider recomputes live; keyboard reaches and reads every vie
     (w) => document.querySelector('.heatmap[data-head="role"] [data-q="0"][data-k="11"]').dataset.weight === String(w),
     want.role[11],
   );
-  expectSameAsEngine((await readHeatmaps(page)).role, want.role, 15);
+  expectSameAsEngine((await readAllHeatmaps(page)).role, want.role, 15);
 
   // Every control has a name a screen reader can say.
   const unnamed = await page.$$eval('input, select, button, [tabindex="0"]', (els) =>
@@ -319,7 +306,7 @@ test('export: the current head as CSV and JSON, the view as SVG and PNG', async 
 test('without cross-origin isolation: single-thread SIMD, and the page says so', async () => {
   const { page, problems } = await open('', { plain: true });
   expect(await page.textContent('#status')).toMatch(/simd \(SIMD\), 1 thread · not cross-origin isolated/);
-  expect(Object.keys(await readHeatmaps(page))).toEqual(['role', 'dependency', 'long-distance', 'single']);
+  expect(Object.keys(await readAllHeatmaps(page))).toEqual(['role', 'dependency', 'long-distance', 'single']);
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);

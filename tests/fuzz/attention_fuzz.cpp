@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "attention.hpp"
+#include "reader.hpp"
 
 namespace {
 
@@ -48,30 +49,7 @@ char g_call[256];
   std::abort();
 }
 
-// The fuzz input as a byte stream; past its end, a splitmix64 stream seeded by it.
-class Reader {
- public:
-  Reader(const std::uint8_t* data, std::size_t size) : p_(data), n_(size), state_(0x9e3779b97f4a7c15ull ^ size) {
-    for (std::size_t i = 0; i < size; ++i) state_ = state_ * 0x100000001b3ull ^ data[i];
-  }
-  std::uint8_t byte() {
-    if (n_) {
-      --n_;
-      return *p_++;
-    }
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return static_cast<std::uint8_t>(z ^ (z >> 31));
-  }
-  // An integer in [lo, hi].
-  std::size_t range(std::size_t lo, std::size_t hi) { return lo + byte() % (hi - lo + 1); }
-
- private:
-  const std::uint8_t* p_;
-  std::size_t n_;
-  std::uint64_t state_;
-};
+using fuzz::Reader;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kSpecials[] = {std::numeric_limits<float>::quiet_NaN(),

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "../../src/train/trainer.hpp"
+#include "reader.hpp"
 
 namespace {
 
@@ -56,41 +57,7 @@ void trace(const char* what, std::size_t a = 0, std::size_t b = 0) {
   if (g_trace.size() < 4000) g_trace += line;
 }
 
-// The fuzz input as a byte stream; past its end, a splitmix64 stream seeded by it.
-class Reader {
- public:
-  Reader(const std::uint8_t* data, std::size_t size) : p_(data), n_(size), state_(0x9e3779b97f4a7c15ull ^ size) {
-    for (std::size_t i = 0; i < size; ++i) state_ = state_ * 0x100000001b3ull ^ data[i];
-  }
-  std::uint8_t byte() {
-    if (n_) {
-      --n_;
-      return *p_++;
-    }
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return static_cast<std::uint8_t>(z ^ (z >> 31));
-  }
-  bool done() const { return n_ == 0; }
-  std::size_t range(std::size_t lo, std::size_t hi) { return lo + byte() % (hi - lo + 1); }
-  std::uint64_t u64() {
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v = v << 8 | byte();
-    return v;
-  }
-  float bits() {
-    const std::uint32_t b = std::uint32_t(u64());
-    float f;
-    std::memcpy(&f, &b, sizeof f);
-    return f;
-  }
-
- private:
-  const std::uint8_t* p_;
-  std::size_t n_;
-  std::uint64_t state_;
-};
+using fuzz::Reader;
 
 constexpr float kInf = std::numeric_limits<float>::infinity(), kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kHostile[] = {kNaN, kInf, -kInf, 0.0f, -0.0f, -1e-3f, 1e-45f, 1e-40f, 1e30f, 3.4e38f, 1.0f, 2.0f};

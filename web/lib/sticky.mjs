@@ -30,3 +30,18 @@ export function stickLabels(box) {
   box.addEventListener('scroll', update, { passive: true });
   return update;
 }
+
+/**
+ * The sticky label layers of a grid drawing (d3 selection `svg`, cells from
+ * x0, y0 on, the whole drawing width × height): row labels (sticky in x),
+ * column labels (in y) and the corner (both), each over a rect of `paper`.
+ * Append them after the cells and marks, so they stay on top.
+ */
+export function appendLabelLayers(svg, { x0, y0, width, height, paper }) {
+  const layer = (axes, w, h) => {
+    const group = svg.append('g').attr('data-sticky', axes);
+    group.append('rect').attr('width', w).attr('height', h).attr('fill', paper);
+    return group;
+  };
+  return { rowLayer: layer('x', x0, height), colLayer: layer('y', width, y0), corner: layer('xy', x0, y0) };
+}

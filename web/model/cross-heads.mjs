@@ -16,10 +16,10 @@
 //   ½·[same clause]. Between two keys of the entry, the one in the word's own
 //   clause wins: "by venom" (clause 2) → 毒12, "with venom" (clause 1) → 毒1.
 //   A word without an entry (a, by, if, we, ?) scores ½ on its whole clause.
-import { TOKENS, ENGLISH, CLAUSES } from '../sentence.mjs';
+import { ENGLISH, CLAUSES } from '../sentence.mjs';
 import { chineseInput, englishInput, D_MODEL } from './features.mjs';
 import { Projection, placeHeads } from './layout.mjs';
-import { chineseTokens, englishTokens, sharpen, targetsOf, DEFAULT_SHARPNESS } from './designed-heads.mjs';
+import { chineseTokens, englishTokens, sharpen, designedSpec, DEFAULT_SHARPNESS } from './designed-heads.mjs';
 
 /** The clause columns' weight in the alignment head: enough to break a lexicon tie, never to beat a match. */
 export const CLAUSE_WEIGHT = 0.5;
@@ -66,41 +66,15 @@ export function crossSpec(sharpness = DEFAULT_SHARPNESS) {
   const wO = placeHeads(heads, wV.labels, D_MODEL);
 
   sharpen(wQ, sharpness);
-  const args = {
-    query: english.X,
-    key: chinese.X,
-    value: chinese.X,
-    seqLenQ: ENGLISH.length,
-    seqLenK: TOKENS.length,
-    dModel: D_MODEL,
-    numHeads: heads.length,
-    dK,
-    dV,
-    wQ: wQ.matrix,
-    wK: wK.matrix,
-    wV: wV.matrix,
-    wO: wO.matrix,
-    returnAttention: true,
-    returnProjections: true,
-  };
-  return {
+  return designedSpec({
     mode: 'cross',
     heads,
-    args,
-    single: null,
+    query: { ...english, tokens: englishTokens() },
+    key: { ...chinese, tokens: chineseTokens() },
+    dK,
+    dV,
+    weights: { wQ, wK, wV, wO },
     /** "with venom": venom 13 → 毒1. */
     focusQuery: 13,
-    queryTokens: englishTokens(),
-    keyTokens: chineseTokens(),
-    labels: {
-      x: english.layout.labels,
-      keyX: chinese.layout.labels,
-      q: wQ.columnLabels,
-      k: wK.columnLabels,
-      v: wV.columnLabels,
-      out: wO.labels,
-    },
-    layouts: { query: english.layout, key: chinese.layout },
-    targets: targetsOf(heads),
-  };
+  });
 }

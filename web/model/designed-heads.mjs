@@ -40,6 +40,52 @@ export function targetsOf(heads, ...data) {
 }
 
 /**
+ * A designed call as the page uses it: the engine's arguments (weights and
+ * Q, K, V returned) and what the views label them with. `query` and `key`:
+ * { X, layout, tokens } of each side (`key` left out: self-attention).
+ * `single`: makes the single head's arguments from these, for modes that show it.
+ */
+export function designedSpec({ mode, heads, query, key, dK, dV, weights, causal, single, focusQuery }) {
+  const { wQ, wK, wV, wO } = weights;
+  const keySide = key ?? query;
+  const args = {
+    query: query.X,
+    ...(key ? { key: key.X, value: key.X, seqLenK: key.tokens.length } : {}),
+    seqLenQ: query.tokens.length,
+    dModel: D_MODEL,
+    numHeads: heads.length,
+    dK,
+    dV,
+    wQ: wQ.matrix,
+    wK: wK.matrix,
+    wV: wV.matrix,
+    wO: wO.matrix,
+    ...(causal ? { causal: true } : {}),
+    returnAttention: true,
+    returnProjections: true,
+  };
+  return {
+    mode,
+    heads,
+    args,
+    single: single ? single(args) : null,
+    focusQuery,
+    queryTokens: query.tokens,
+    keyTokens: keySide.tokens,
+    labels: {
+      x: query.layout.labels,
+      keyX: keySide.layout.labels,
+      q: wQ.columnLabels,
+      k: wK.columnLabels,
+      v: wV.columnLabels,
+      out: wO.labels,
+    },
+    layouts: { query: query.layout, key: keySide.layout },
+    targets: targetsOf(heads),
+  };
+}
+
+/**
  * Encoder self-attention over the Chinese sentence: heads role, dependency and
  * long-distance (dK 32, dV 16), and the single head of the same total width.
  */
@@ -87,41 +133,17 @@ export function encoderSpec(sharpness = DEFAULT_SHARPNESS) {
   const wO = placeHeads(heads, wV.labels, D_MODEL);
 
   sharpen(wQ, sharpness);
-  const args = {
-    query: X,
-    seqLenQ: TOKENS.length,
-    dModel: D_MODEL,
-    numHeads: heads.length,
-    dK,
-    dV,
-    wQ: wQ.matrix,
-    wK: wK.matrix,
-    wV: wV.matrix,
-    wO: wO.matrix,
-    returnAttention: true,
-    returnProjections: true,
-  };
-  const tokens = chineseTokens();
-  return {
+  return designedSpec({
     mode: 'encoder',
     heads,
-    args,
-    single: singleHeadArgs(args),
+    query: { X, layout, tokens: chineseTokens() },
+    dK,
+    dV,
+    weights: { wQ, wK, wV, wO },
+    single: singleHeadArgs,
     /** The query the neuron view starts on: 毒2, the verb. */
     focusQuery: 2,
-    queryTokens: tokens,
-    keyTokens: tokens,
-    labels: {
-      x: layout.labels,
-      keyX: layout.labels,
-      q: wQ.columnLabels,
-      k: wK.columnLabels,
-      v: wV.columnLabels,
-      out: wO.labels,
-    },
-    layouts: { query: layout, key: layout },
-    targets: targetsOf(heads),
-  };
+  });
 }
 
 /**
@@ -163,40 +185,15 @@ export function decoderSpec(sharpness = DEFAULT_SHARPNESS) {
   const wO = placeHeads(heads, wV.labels, D_MODEL);
 
   sharpen(wQ, sharpness);
-  const args = {
-    query: X,
-    seqLenQ: n,
-    dModel: D_MODEL,
-    numHeads: heads.length,
-    dK,
-    dV,
-    wQ: wQ.matrix,
-    wK: wK.matrix,
-    wV: wV.matrix,
-    wO: wO.matrix,
-    causal: true,
-    returnAttention: true,
-    returnProjections: true,
-  };
-  const tokens = englishTokens();
-  return {
+  return designedSpec({
     mode: 'decoder',
     heads,
-    args,
-    single: null,
+    query: { X, layout, tokens: englishTokens() },
+    dK,
+    dV,
+    weights: { wQ, wK, wV, wO },
+    causal: true,
     /** venom 13, whose same-lemma head finds venom 7. */
     focusQuery: 13,
-    queryTokens: tokens,
-    keyTokens: tokens,
-    labels: {
-      x: layout.labels,
-      keyX: layout.labels,
-      q: wQ.columnLabels,
-      k: wK.columnLabels,
-      v: wV.columnLabels,
-      out: wO.labels,
-    },
-    layouts: { query: layout, key: layout },
-    targets: targetsOf(heads),
-  };
+  });
 }

@@ -15,7 +15,7 @@ import { SVG_NS } from '../lib/dom.mjs';
 import { appendHatch } from '../lib/hatch.mjs';
 import { GridCursor } from '../lib/grid-cursor.mjs';
 import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
-import { stickLabels } from '../lib/sticky.mjs';
+import { appendLabelLayers, stickLabels } from '../lib/sticky.mjs';
 import { t } from '../lib/i18n.mjs';
 import { weightsTable } from './data-table.mjs';
 
@@ -85,12 +85,7 @@ export class Heatmap {
     // Layers, bottom to top: cells, marks, then the labels that stay in view when the map scrolls.
     const cellsLayer = svg.append('g').attr('class', 'cells');
     const marks = svg.append('g');
-    const rowLayer = svg.append('g').attr('data-sticky', 'x');
-    rowLayer.append('rect').attr('width', x0).attr('height', height).attr('fill', UI.paper);
-    const colLayer = svg.append('g').attr('data-sticky', 'y');
-    colLayer.append('rect').attr('width', width).attr('height', y0).attr('fill', UI.paper);
-    const corner = svg.append('g').attr('data-sticky', 'xy');
-    corner.append('rect').attr('width', x0).attr('height', y0).attr('fill', UI.paper);
+    const { rowLayer, colLayer, corner } = appendLabelLayers(svg, { x0, y0, width, height, paper: UI.paper });
     corner.append('text').attr('x', 0).attr('y', 15).attr('font-weight', 700).attr('font-size', 14).text(title);
     const legendLayer = svg.append('g').attr('data-sticky', 'x');
 

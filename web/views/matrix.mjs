@@ -7,6 +7,7 @@
 // Rebuilt when the stage changes; a 48×64 wO is 3,072 cells.
 import d3 from '../lib/d3.mjs';
 import { UI } from '../lib/palette.mjs';
+import { appendLabelLayers } from '../lib/sticky.mjs';
 import { divergingScale, weightRamp } from '../lib/scales.mjs';
 import { SVG_NS } from '../lib/dom.mjs';
 import { appendHatch } from '../lib/hatch.mjs';
@@ -57,12 +58,7 @@ export function matrixSvg({ title, values, rows, cols, rowLabels, colLabels, wei
   const cells = svg.append('g').node();
   const markLayer = svg.append('g');
   // Labels over the cells, kept in view when the matrix scrolls in its box.
-  const rowLayer = svg.append('g').attr('data-sticky', 'x');
-  rowLayer.append('rect').attr('width', x0).attr('height', height).attr('fill', UI.paper);
-  const colLayer = svg.append('g').attr('data-sticky', 'y');
-  colLayer.append('rect').attr('width', width).attr('height', y0).attr('fill', UI.paper);
-  const corner = svg.append('g').attr('data-sticky', 'xy');
-  corner.append('rect').attr('width', x0).attr('height', y0).attr('fill', UI.paper);
+  const { rowLayer, colLayer, corner } = appendLabelLayers(svg, { x0, y0, width, height, paper: UI.paper });
   corner.append('text').attr('y', 13).attr('font-weight', 600).text(`${title}  (${rows} × ${cols})`);
   legend(svg.append('g').attr('data-sticky', 'x'), {
     y: y0 + rows * cell + 8,
