@@ -39,6 +39,22 @@ const readNeuron = (page) =>
     };
   });
 
+/**
+ * Waits until the neuron view is drawn for head `head`, query q and key k. A
+ * section drawn above it meanwhile can push it out of view, and a view out of
+ * view is drawn only when it comes back (web/app.mjs, LAZY): reveal it again.
+ */
+async function shows(page, head, q, k) {
+  await reveal(page, '#neuron');
+  await page.waitForFunction(
+    ([head, q, k]) => {
+      const value = (s) => document.querySelector(`#neuron select.neuron-${s}`).value;
+      return value('head') === head && value('query') === String(q) && value('key') === String(k);
+    },
+    [head, q, k],
+  );
+}
+
 /** The engine's numbers for a pair of head h of a spec, from a call in Node. */
 async function engineNumbers(spec, h, q, k) {
   const r = await engine.multiHeadAttention({ ...spec.args, returnScores: true });
@@ -92,10 +108,11 @@ test('a heatmap cell takes its pair to the neuron view; the key chooser and the 
   await page.click('#heads-grid .heatmap[data-head="dependency"] rect[data-q="7"][data-k="13"]');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('pair') === 'q7k13');
   await reveal(page, '#neuron');
-  await page.waitForFunction(() => document.querySelector('select.neuron-head').value === 'dependency');
+  await shows(page, 'dependency', 7, 13);
   expectEngineNumbers(await readNeuron(page), await engineNumbers(encoderSpec(), 1, 7, 13));
   await page.selectOption('select.neuron-key', '4');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('pair') === 'q7k4');
+  await shows(page, 'dependency', 7, 4);
   expectEngineNumbers(await readNeuron(page), await engineNumbers(encoderSpec(), 1, 7, 4));
   // The row strip: one Tab stop, the arrow keys move the key.
   await page.focus('#neuron svg.neuron-row');
