@@ -182,6 +182,7 @@ double Attention::scratch_bytes_for(const Dims& d, bool wantAttention, bool oneS
 
 void Attention::release() noexcept {
   scratch_.release();
+  attendScratch_.release();
   oneShot_ = PackedWeights();
 }
 
@@ -211,20 +212,15 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
   const std::size_t workers = parallel ? pool_.size() : 1;
   const bool fused = out.attention == nullptr;
 
-  // Scratch: Q [B·Lq, hk], K [B·Lk, hk], V [B·Lk, hv], heads [B·Lq, hv]; per
-  // (batch, head) K_hᵀ and V_h packed; per worker, for the fused path, one
-  // tile of scores, the running head output, max and sum of its query rows.
+  // Scratch: Q [B·Lq, hk], K [B·Lk, hk], V [B·Lk, hv], heads [B·Lq, hv]
+  // (attend() has the rest of scratch_floats in a buffer of its own).
   const std::size_t nq = B * Lq * hk, nk = B * Lk * hk, nv = B * Lk * hv, nh = B * Lq * hv;
-  const std::size_t pk = packed_size(dK, Lk), pv = packed_size(Lk, dV);
-  const std::size_t perWorker = fused ? kQueryBlock * (kKeyTile + dV + 2) : 0;
-  scratch_.resize(checked_scratch(scratch_floats(d, fused, double(workers))));
+  checked_scratch(scratch_floats(d, fused, double(workers)));
+  scratch_.resize(nq + nk + nv + nh);
   float* const Q = scratch_.data();
   float* const K = Q + nq;
   float* const V = K + nk;
   float* const heads = V + nv;
-  float* const packedK = heads + nh;
-  float* const packedV = packedK + B * H * pk;
-  float* const work = packedV + B * H * pv;
 
   // 1. Projections over the whole sequence (every head sees every token), all
   //    batch items as one tall matrix, in row blocks.
@@ -250,13 +246,53 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
     });
   }
 
+  // 2–3. The heads, into their columns of the concatenation.
+  attend(d, Q, hk, K, hk, V, hv, in.causal, in.keyPaddingMask, heads, out.attention, out.scores, parallel);
+
+  // 4. output = concat(heads)·wO + bO.
+  {
+    MHA_STAGE(output);
+    run_tasks(pool_, parallel, qBlocks, [&](std::size_t t, std::size_t) {
+      const std::size_t row = t * kRowBlock, rows = std::min(kRowBlock, B * Lq - row);
+      kern.gemm(rows, D, hv, heads + row * hv, hv, w.wO.data(), hv * kPanel, or_null(w.bO), false, out.output + row * D,
+                D);
+    });
+  }
+
+  MHA_STAGE(copies);
+  if (out.Q) std::copy(Q, Q + nq, out.Q);
+  if (out.K) std::copy(K, K + nk, out.K);
+  if (out.V) std::copy(V, V + nv, out.V);
+  if (out.concat) std::copy(heads, heads + nh, out.concat);
+}
+
+void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const float* K, std::size_t ldk, const float* V,
+                       std::size_t ldv, bool causal, const std::uint8_t* keyPaddingMask, float* heads, float* attention,
+                       float* scores, bool parallel) {
+  const Kernels& kern = kernels_;
+  const std::size_t B = d.batch, Lq = d.seqLenQ, Lk = d.seqLenK, H = d.numHeads;
+  const std::size_t dK = d.dK, dV = d.dV, hv = H * dV;
+  const bool fused = attention == nullptr;
+  const std::size_t workers = parallel ? pool_.size() : 1;
+  // Scratch: per (batch, head) K_hᵀ and V_h packed; per worker, for the fused
+  // path, one tile of scores, the running head output, max and sum of its query rows.
+  const std::size_t pk = packed_size(dK, Lk), pv = packed_size(Lk, dV);
+  const std::size_t perWorker = fused ? kQueryBlock * (kKeyTile + dV + 2) : 0;
+  attendScratch_.resize(checked_scratch(double(B * H) * double(pk + pv) + double(workers) * double(perWorker)));
+  float* const packedK = attendScratch_.data();
+  float* const packedV = packedK + B * H * pk;
+  float* const work = packedV + B * H * pv;
+#if MHA_PROFILE
+  ForwardProfile* const profile = this->profile;
+#endif
+
   // 2. Per (batch, head): K_hᵀ and V_h packed, the right-hand sides of QKᵀ and A·V.
   {
     MHA_STAGE(packing);
     run_tasks(pool_, parallel, B * H, [&](std::size_t t, std::size_t) {
       const std::size_t b = t / H, h = t % H;
-      pack_nk(dK, Lk, K + b * Lk * hk + h * dK, hk, packedK + t * pk);
-      pack_kn(Lk, dV, V + b * Lk * hv + h * dV, hv, packedV + t * pv);
+      pack_nk(dK, Lk, K + b * Lk * ldk + h * dK, ldk, packedK + t * pk);
+      pack_kn(Lk, dV, V + b * Lk * ldv + h * dV, ldv, packedV + t * pv);
     });
   }
 
@@ -268,31 +304,31 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
     const std::size_t b = t / (H * queryBlocks), h = (t / queryBlocks) % H;
     // Causal blocks grow with the row index: hand out the largest first, so
     // the last tasks to finish are small ones and no thread waits long.
-    const std::size_t block = in.causal ? queryBlocks - 1 - t % queryBlocks : t % queryBlocks;
+    const std::size_t block = causal ? queryBlocks - 1 - t % queryBlocks : t % queryBlocks;
     const std::size_t i0 = block * kQueryBlock, rows = std::min(kQueryBlock, Lq - i0);
-    const std::uint8_t* padding = in.keyPaddingMask ? in.keyPaddingMask + b * Lk : nullptr;
-    const float* q = Q + (b * Lq + i0) * hk + h * dK;
+    const std::uint8_t* padding = keyPaddingMask ? keyPaddingMask + b * Lk : nullptr;
+    const float* q = Q + (b * Lq + i0) * ldq + h * dK;
     const float* pK = packedK + (b * H + h) * pk;
     const float* pV = packedV + (b * H + h) * pv;
     float* headOut = heads + (b * Lq + i0) * hv + h * dV;
     // Causal: no row of this block sees a key at or past i0 + rows, so those
     // keys are never computed (a loop bound, as in llm.c).
-    const std::size_t limit = in.causal ? std::min(Lk, i0 + rows) : Lk;
-    auto visible = [&](std::size_t i) { return in.causal ? std::min(i + 1, Lk) : Lk; };
+    const std::size_t limit = causal ? std::min(Lk, i0 + rows) : Lk;
+    auto visible = [&](std::size_t i) { return causal ? std::min(i + 1, Lk) : Lk; };
 
     if (!fused) {
       // The weights are wanted: they go straight into the caller's buffer.
-      float* p = out.attention + ((b * H + h) * Lq + i0) * Lk;
+      float* p = attention + ((b * H + h) * Lq + i0) * Lk;
       {
         MHA_STAGE(scores);
-        kern.gemm(rows, out.scores ? Lk : limit, dK, q, hk, pK, dK * kPanel, nullptr, false, p, Lk);
+        kern.gemm(rows, scores ? Lk : limit, dK, q, ldq, pK, dK * kPanel, nullptr, false, p, Lk);
       }
       bool keyless[kQueryBlock] = {};
       {
         MHA_STAGE(softmax);
-        if (out.scores) {
-          float* scores = out.scores + ((b * H + h) * Lq + i0) * Lk;
-          for (std::size_t e = 0; e < rows * Lk; ++e) scores[e] = p[e] * scale;
+        if (scores) {
+          float* rowScores = scores + ((b * H + h) * Lq + i0) * Lk;
+          for (std::size_t e = 0; e < rows * Lk; ++e) rowScores[e] = p[e] * scale;
         }
         for (std::size_t r = 0; r < rows; ++r) {
           float* row = p + r * Lk;
@@ -328,7 +364,7 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
       const std::size_t kt = std::min(kKeyTile, limit - t0);
       {
         MHA_STAGE(scores);
-        kern.gemm(rows, kt, dK, q, hk, pK + t0 * dK, dK * kPanel, nullptr, false, S, kKeyTile);
+        kern.gemm(rows, kt, dK, q, ldq, pK + t0 * dK, dK * kPanel, nullptr, false, S, kKeyTile);
       }
       {
         MHA_STAGE(softmax);
@@ -369,22 +405,6 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
       for (std::size_t c = 0; c < dV; ++c) o[c] = acc[r * dV + c] * inv;
     }
   });
-
-  // 4. output = concat(heads)·wO + bO.
-  {
-    MHA_STAGE(output);
-    run_tasks(pool_, parallel, qBlocks, [&](std::size_t t, std::size_t) {
-      const std::size_t row = t * kRowBlock, rows = std::min(kRowBlock, B * Lq - row);
-      kern.gemm(rows, D, hv, heads + row * hv, hv, w.wO.data(), hv * kPanel, or_null(w.bO), false, out.output + row * D,
-                D);
-    });
-  }
-
-  MHA_STAGE(copies);
-  if (out.Q) std::copy(Q, Q + nq, out.Q);
-  if (out.K) std::copy(K, K + nk, out.K);
-  if (out.V) std::copy(V, V + nv, out.V);
-  if (out.concat) std::copy(heads, heads + nh, out.concat);
 }
 
 }  // namespace mha

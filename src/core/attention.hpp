@@ -110,6 +110,17 @@ class Attention {
   // With weights packed beforehand; the weight fields of `in` are not read.
   void forward(const Dims& dims, const PackedWeights& weights, const Inputs& in, const Outputs& out);
 
+  // Steps 2–3 of forward() on projections computed elsewhere (the
+  // Transformer blocks of src/model compute Q, K and V in one product):
+  // head h of Q is columns [h·dK, h·dK + dK) of [B·Lq rows, leading dimension
+  // ldq], K and V likewise (ldk, ldv, seqLenK rows per batch item); writes
+  // concat_h(head_h) into heads [B·Lq, numHeads·dV] and, when not null, the
+  // weights into attention and the scaled scores into scores, as forward()
+  // does. `parallel`: on the pool's threads (the result is the same).
+  void attend(const Dims& dims, const float* Q, std::size_t ldq, const float* K, std::size_t ldk, const float* V,
+              std::size_t ldv, bool causal, const std::uint8_t* keyPaddingMask, float* heads, float* attention,
+              float* scores, bool parallel);
+
   std::size_t threads() const noexcept { return pool_.size(); }
   const Kernels& kernels() const noexcept { return kernels_; }
   // For the backward pass (backward.hpp), which runs on the same threads.
@@ -120,7 +131,7 @@ class Attention {
   double scratch_bytes_for(const Dims& dims, bool wantAttention, bool oneShot) const;
   // Bytes of scratch memory held between calls.
   std::size_t scratch_bytes() const noexcept {
-    return (scratch_.capacity() + oneShot_.bytes() / sizeof(float)) * sizeof(float);
+    return (scratch_.capacity() + attendScratch_.capacity() + oneShot_.bytes() / sizeof(float)) * sizeof(float);
   }
   // Gives the scratch memory back (the next call allocates it again).
   void release() noexcept;
@@ -132,7 +143,8 @@ class Attention {
  private:
   const Kernels& kernels_;
   ThreadPool pool_;
-  FloatBuffer scratch_;
+  FloatBuffer scratch_;        // forward(): Q, K, V and the heads
+  FloatBuffer attendScratch_;  // attend(): packed K_hᵀ and V_h, the fused path's tiles
   PackedWeights oneShot_;
 };
 

@@ -165,11 +165,11 @@ function startWorker(workerUrl, init) {
  * inferenceUrls, or train-files.mjs's trainUrls for 'mha-wasm/train'). Not
  * part of the API: createAttention here and in train.mjs.
  */
-export async function loadEngine(opts, training, buildUrls) {
+export async function loadEngine(opts, family, buildUrls) {
   const variant = chooseVariant(opts);
   const threads =
     variant === 'threaded-simd' ? (opts.threads ?? Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1)) : 1;
-  const names = variantFiles(variant, training);
+  const names = variantFiles(variant, family);
   const locate = fileLocator(opts.locateFile, () => {
     const build = buildUrls()[variant];
     const urls = engineScriptUrls();
@@ -192,7 +192,15 @@ export async function loadEngine(opts, training, buildUrls) {
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,
   });
-  return new AttentionEngine(new WorkerBackend(webWorkerPort(worker)), variant, started, training, limits);
+  // Models run in the model build (model-files.mjs, a chunk of its own in a
+  // bundle), on the same variant and threads, in a Worker of their own.
+  const openModels = async () => {
+    const { modelUrls } = await import('./model-files.mjs');
+    return loadEngine({ ...opts, variant, threads: started, wasmBinary: undefined }, 'model', modelUrls);
+  };
+  return new AttentionEngine(new WorkerBackend(webWorkerPort(worker)), variant, started, family, limits, {
+    openModels,
+  });
 }
 
 /**
@@ -207,5 +215,5 @@ export async function createAttention(options) {
       "training: 'mha-wasm' loads only the builds without the trainer; for createTrainer(), " +
         "import { createAttention } from 'mha-wasm/train' and call createAttention({ training: true })",
     );
-  return loadEngine(opts, false, inferenceUrls);
+  return loadEngine(opts, 'inference', inferenceUrls);
 }

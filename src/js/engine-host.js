@@ -32,6 +32,13 @@
     return id;
   }
 
+  // The object filed under `id` in `map`, or an Error saying it was disposed.
+  function live(map, id, what) {
+    const object = map.get(id);
+    if (!object) throw new Error(`mha-wasm: this ${what} was disposed`);
+    return object;
+  }
+
   class EngineHost {
     // calls: the method names a backend may call (CALLS of protocol.mjs).
     constructor(module, threads, calls) {
@@ -39,7 +46,8 @@
       this.engine = new module.Engine(threads);
       this.layers = new Map();
       this.trainers = new Map();
-      this.nextLayer = 1; // ids of layers and trainers
+      this.models = new Map();
+      this.nextLayer = 1; // ids of layers, trainers and models
       this.calls = new Set(calls);
     }
 
@@ -104,37 +112,57 @@
       return { id, shapes: checked(this.trainers.get(id).parameterShapes()) };
     }
 
-    trainer(id) {
-      const trainer = this.trainers.get(id);
-      if (!trainer) throw new Error('mha-wasm: this trainer was disposed');
-      return trainer;
-    }
-
     trainerSetData(id, data) {
-      checked(this.trainer(id).setData(data));
+      checked(live(this.trainers, id, 'trainer').setData(data));
     }
 
     trainerTrain(id, steps, batchSize) {
-      const trainer = this.trainer(id);
+      const trainer = live(this.trainers, id, 'trainer');
       const losses = checked(trainer.train(steps, batchSize));
       return { losses, step: trainer.steps() };
     }
 
     trainerEvaluate(id, data) {
-      return checked(this.trainer(id).evaluate(data, data.returnAttention));
+      return checked(live(this.trainers, id, 'trainer').evaluate(data, data.returnAttention));
     }
 
     trainerParameters(id) {
-      return checked(this.trainer(id).parameters());
+      return checked(live(this.trainers, id, 'trainer').parameters());
     }
 
     trainerSetParameters(id, values) {
-      checked(this.trainer(id).setParameters(values));
+      checked(live(this.trainers, id, 'trainer').setParameters(values));
     }
 
     disposeTrainer(id) {
       this.trainers.get(id)?.delete();
       this.trainers.delete(id);
+    }
+
+    // { id, tensors }: tensors [{ name, shape }] are what the checkpoint must
+    // hold (the model's layout, src/model/model.cpp).
+    createModel(config) {
+      if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
+      let tensors;
+      const id = adopt(this, this.module.Model, (model) => (tensors = model.configure(config)), this.models);
+      return { id, tensors };
+    }
+
+    modelWrite(id, index, dtype, first, bytes) {
+      checked(live(this.models, id, 'model').write(index, dtype, first, bytes));
+    }
+
+    modelMissing(id) {
+      return checked(live(this.models, id, 'model').missing());
+    }
+
+    modelRun(id, inputIds, tokenTypeIds, returnAttention, returnHiddenStates) {
+      return checked(live(this.models, id, 'model').run(inputIds, tokenTypeIds, returnAttention, returnHiddenStates));
+    }
+
+    disposeModel(id) {
+      this.models.get(id)?.delete();
+      this.models.delete(id);
     }
 
     memoryStats() {
@@ -149,6 +177,8 @@
       this.layers.clear();
       for (const trainer of this.trainers.values()) trainer.delete();
       this.trainers.clear();
+      for (const model of this.models.values()) model.delete();
+      this.models.clear();
       this.engine.delete(); // joins the engine's threads
       // Idle pool workers would keep Node alive (Emscripten < 3.1.27).
       this.module.PThread?.terminateAllThreads();

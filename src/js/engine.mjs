@@ -15,6 +15,8 @@ import {
   normalizeParameters,
 } from './validate-trainer.mjs';
 import { VARIANTS } from './files.mjs';
+import { CALL, DETACH, EngineResource } from './resource.mjs';
+import { loadModel } from './model.mjs';
 import { CALLS } from './protocol.mjs';
 
 /** The most threads an engine starts (its pool is sized at load). */
@@ -73,18 +75,28 @@ export class AttentionEngine {
   // Calls on the backend, counted; for layers and trainers too.
   #caller = (method, args) => this.#call(method, args);
 
+  #platform;
+  #family;
+  #models; // Promise of the engine of the model build that runs this engine's models
+  #modelEngine; // that engine, once started
+
   // backend: { call(method, args) → Promise, dispose() }, around an EngineHost.
-  // limits: the core's, as EngineHost.limits() reads them from the bindings.
-  constructor(backend, variant, threads, training, limits) {
+  // family: the build's (files.mjs FAMILIES). limits: the core's, as
+  // EngineHost.limits() reads them from the bindings. platform: what the
+  // entry point gives loadModel: openModels() → Promise of an engine of the
+  // model build like this one; readFolder(path) (Node) → a folder's files.
+  constructor(backend, variant, threads, family, limits, platform = {}) {
     if (limits.trainer) Object.freeze(limits.trainer);
     this.#backend = backend;
     this.#limits = Object.freeze(limits);
+    this.#platform = platform;
+    this.#family = family;
     /** The build in use: "threaded-simd", "simd" or "scalar". */
     this.variant = variant;
     /** Threads that share each call. */
     this.threads = threads;
     /** Whether the build includes the trainer (createAttention({ training: true })). */
-    this.training = training;
+    this.training = family === 'train';
     /** The largest sizes a call may have (defined in the C++ core): { maxElements, trainer? }. */
     this.limits = limits;
     Object.freeze(this);
@@ -168,9 +180,48 @@ export class AttentionEngine {
     return trainer;
   }
 
+  /**
+   * Loads a Hugging Face checkpoint (BERT, RoBERTa, GPT-2: config.json,
+   * model.safetensors or its shards, tokenizer.json or vocab.txt) from a
+   * folder path (Node) or its files, and resolves to a model whose run()
+   * gives every layer's hidden states and every head's attention. The models
+   * run in the build with the Transformer blocks (dist/mha-model-*), loaded
+   * with the first model on the same variant and threads.
+   */
+  async loadModel(source, options) {
+    this.#live();
+    if (this.#family === 'model') return this.#loadModel(source, options, this.#platform.readFolder);
+    if (!this.#models) {
+      this.#models = this.#platform.openModels
+        ? this.#platform.openModels()
+        : Promise.reject(new Error('mha-wasm: this engine cannot load models'));
+      this.#models.then(
+        (engine) => (this.#modelEngine = engine),
+        () => (this.#models = undefined), // a failed start is tried again next time
+      );
+    }
+    const models = await this.#models;
+    this.#live();
+    return models.#loadModel(source, options, this.#platform.readFolder);
+  }
+
+  async #loadModel(source, options, readFolder) {
+    this.#live();
+    let model;
+    const onDispose = () => this.#resources.delete(model);
+    model = await loadModel(this.#caller, source, options, { readFolder, onDispose });
+    if (!this.#backend) throw new Error('mha-wasm: this engine was disposed while the model loaded');
+    this.#resources.add(model);
+    return model;
+  }
+
   /** { heapBytes, inUseBytes, scratchBytes } of the engine's wasm memory. */
   async memoryStats() {
-    return this.#call(CALLS.memoryStats, []);
+    const stats = await this.#call(CALLS.memoryStats, []);
+    // The model build's memory, once a model was loaded.
+    const models = await this.#models?.catch(() => undefined);
+    if (models && models !== this) stats.models = await models.memoryStats();
+    return stats;
   }
 
   /**
@@ -180,64 +231,15 @@ export class AttentionEngine {
    */
   dispose() {
     if (!this.#backend) return;
+    // The model build's engine and its models: at once if it has started, else when it does.
+    if (this.#modelEngine) this.#modelEngine.dispose();
+    else this.#models?.then((models) => models.dispose()).catch(() => {});
+    this.#models = this.#modelEngine = undefined;
     for (const resource of this.#resources) resource[DETACH]();
     this.#resources.clear();
     if (this.#pending === 0) this.#backend.dispose();
     else this.#idle = this.#backend;
     this.#backend = undefined;
-  }
-}
-
-// Module-private keys of EngineResource, so that layers and trainers show
-// only their documented methods.
-const CALL = Symbol('call');
-const DETACH = Symbol('detach');
-
-// What layers and trainers share: an object in the engine's memory, filed
-// under `id` by the EngineHost, freed by `disposeCall`, and unusable once it
-// or its engine is disposed (onDispose tells the engine it is gone). Its
-// calls go through `call(method, args)`, the engine's.
-class EngineResource {
-  #call;
-  #id;
-  #what;
-  #disposeCall;
-  #onDispose;
-
-  constructor(call, id, what, disposeCall, onDispose) {
-    this.#call = call;
-    this.#id = id;
-    this.#what = what;
-    this.#disposeCall = disposeCall;
-    this.#onDispose = onDispose;
-  }
-
-  // call(method, [id, ...args()]) while the resource lives. It is asked
-  // again after `args` has read the caller's arguments, whose getters may have
-  // disposed it.
-  [CALL](method, args = () => []) {
-    this.#live();
-    const checked = args();
-    this.#live();
-    return this.#call(method, [this.#id, ...checked]);
-  }
-
-  #live() {
-    if (!this.#call) throw new Error(`mha-wasm: this ${this.#what} was disposed (or its engine was)`);
-  }
-
-  /** Frees it in the engine's memory. Idempotent; later calls reject. */
-  dispose() {
-    if (!this.#call) return;
-    // Rejects only when the engine is being disposed too, which frees everything.
-    this.#call(this.#disposeCall, [this.#id]).catch(() => {});
-    this.#onDispose();
-    this[DETACH]();
-  }
-
-  // Forgets the engine (it is going away and frees everything).
-  [DETACH]() {
-    this.#call = undefined;
   }
 }
 

@@ -1,7 +1,8 @@
 // The files of each build in dist/. CMakeLists.txt names its targets
-// mha-<variant> and mha-train-<variant>; variantFiles() is that rule in JS.
-// inferenceUrls() (here) and trainUrls() (train-files.mjs, reached only from
-// the 'mha-wasm/train' entry) spell every file out again as
+// mha-<variant>, mha-train-<variant> and mha-model-<variant>; variantFiles()
+// is that rule in JS. inferenceUrls() (here), trainUrls() (train-files.mjs,
+// reached only from the 'mha-wasm/train' entry) and modelUrls()
+// (model-files.mjs, imported only when a model is loaded) spell every file out again as
 // `new URL('literal', import.meta.url)`, because that literal form is what
 // bundlers (webpack, Vite, Rollup's import-meta-assets) find, copy and
 // rewrite; a bundle emits the trainer's builds only if it imports
@@ -13,9 +14,12 @@
 /** Builds, from most to least capable. */
 export const VARIANTS = ['threaded-simd', 'simd', 'scalar'];
 
-/** The files of one variant, as named in dist/; with `training`, the build that includes the trainer. */
-export function variantFiles(variant, training = false) {
-  const base = `mha-${training ? 'train-' : ''}${variant}`;
+/** The families of builds: attention alone, with the trainer, with the Transformer models. */
+export const FAMILIES = ['inference', 'train', 'model'];
+
+/** The files of one variant of a family (FAMILIES), as named in dist/. */
+export function variantFiles(variant, family = 'inference') {
+  const base = `mha-${family === 'inference' ? '' : `${family}-`}${variant}`;
   return {
     glue: `${base}.js`,
     wasm: `${base}.wasm`,

@@ -174,9 +174,69 @@ export interface AttentionEngine {
    * same model, bitwise, for any thread count.
    */
   createTrainer(options: TrainerOptions): Promise<AttentionTrainer>;
+  /**
+   * Loads a Hugging Face checkpoint (BERT, RoBERTa or GPT-2: config.json, model.safetensors or its
+   * shards, tokenizer.json or vocab.txt) from a folder path (Node) or its files. Runs in the build with
+   * the Transformer blocks (dist/mha-model-*), started with the first model on the same variant and threads.
+   */
+  loadModel(source: ModelSource, options?: LoadModelOptions): Promise<TransformerModel>;
   /** The engine's wasm memory: the heap, what is allocated in it, and what the engine keeps between calls. */
-  memoryStats(): Promise<MemoryStats>;
-  /** Frees the engine's memory and its layers, and ends its workers. Idempotent; calls afterwards reject. */
+  memoryStats(): Promise<MemoryStats & { models?: MemoryStats }>;
+  /** Frees the engine's memory, its layers, trainers and models, and ends its workers. Idempotent; calls afterwards reject. */
+  dispose(): void;
+}
+
+/** A model folder: its path (Node), or its files. */
+export type ModelSource = string | FileList | File[] | { [fileName: string]: ArrayBuffer | Uint8Array | Blob };
+
+export interface LoadModelOptions {
+  /** Called as the weights stream into the engine. */
+  onProgress?: (progress: { loadedBytes: number; totalBytes: number; file: string }) => void;
+}
+
+export interface ModelConfig {
+  modelType: 'bert' | 'roberta' | 'gpt2';
+  numLayers: number;
+  numHeads: number;
+  hiddenSize: number;
+  vocabSize: number;
+  /** config.json's max_position_embeddings (n_positions for GPT-2). */
+  maxPositions: number;
+  /** The longest input in tokens (RoBERTa's first position ids are taken). */
+  maxLength: number;
+}
+
+/** Text (tokenized by the folder's tokenizer), a sentence pair, or token ids. */
+export type ModelInput =
+  | string
+  | { text: string; textPair?: string }
+  | { inputIds: Int32Array | number[]; tokenTypeIds?: Int32Array | number[] };
+
+export interface ModelRunOptions {
+  /** Every layer's attention weights (default true). */
+  returnAttention?: boolean;
+  /** Hugging Face's output_hidden_states (default false). */
+  returnHiddenStates?: boolean;
+}
+
+export interface ModelResult {
+  /** [L]. */
+  inputIds: Int32Array;
+  /** [L] readable pieces: "[CLS]", "毒", "##s", " snake"; byte pieces of one character as "毒₁", "毒₂", "毒₃". */
+  tokens: string[];
+  /** [L, hiddenSize]. */
+  lastHiddenState: Float32Array;
+  /** [numLayers, numHeads, L, L], rows are queries. */
+  attention?: Float32Array;
+  /** [numLayers + 1, L, hiddenSize]: BERT, the embeddings' output then each layer's; GPT-2, each block's input then ln_f of the last. */
+  hiddenStates?: Float32Array;
+}
+
+export interface TransformerModel {
+  readonly config: ModelConfig;
+  /** One sequence through every layer. */
+  run(input: ModelInput, options?: ModelRunOptions): Promise<ModelResult>;
+  /** Frees the model's memory. Idempotent; calls afterwards reject. */
   dispose(): void;
 }
 

@@ -6,7 +6,10 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { AttentionEngine, checkOptions, MAX_THREADS } from './engine.mjs';
+import { opendir, open, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { inferenceUrls, variantFiles } from './files.mjs';
+import { modelUrls } from './model-files.mjs';
 import { trainUrls } from './train-files.mjs';
 import { loadHost } from './node-host.mjs';
 import { MESSAGES } from './protocol.mjs';
@@ -76,6 +79,45 @@ function startWorker(plan, wasmBinary) {
   });
 }
 
+// The files of a model folder, read when asked: { [fileName]: { name, size, read(begin, end) } }.
+async function readFolder(folder) {
+  let dir;
+  try {
+    dir = await opendir(folder);
+  } catch (error) {
+    throw new Error(`source: cannot read the folder ${folder} (${error.code ?? error.message})`);
+  }
+  const files = {};
+  for await (const entry of dir) {
+    if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+    const file = path.join(folder, entry.name);
+    const info = await stat(file).catch(() => null);
+    if (!info?.isFile()) continue;
+    files[entry.name] = {
+      name: entry.name,
+      size: info.size,
+      async read(begin, end) {
+        const bytes = new Uint8Array(end - begin);
+        const handle = await open(file, 'r');
+        try {
+          let done = 0;
+          while (done < bytes.length) {
+            const { bytesRead } = await handle.read(bytes, done, bytes.length - done, begin + done);
+            if (bytesRead === 0) break;
+            done += bytesRead;
+          }
+          return done === bytes.length ? bytes : bytes.subarray(0, done);
+        } finally {
+          await handle.close();
+        }
+      },
+    };
+  }
+  return files;
+}
+
+const URLS = { inference: inferenceUrls, train: trainUrls, model: modelUrls };
+
 /**
  * Loads and instantiates the wasm engine. Defaults: variant "threaded-simd",
  * threads = os.availableParallelism() (at most 16), on the calling thread
@@ -83,27 +125,38 @@ function startWorker(plan, wasmBinary) {
  */
 export async function createAttention(options) {
   const opts = checkOptions(options);
+  return openEngine(opts, opts.training === true ? 'train' : 'inference');
+}
+
+async function openEngine(opts, family) {
   const variant = opts.variant ?? (opts.threads === 1 ? 'simd' : 'threaded-simd');
   const threads = variant === 'threaded-simd' ? (opts.threads ?? Math.min(MAX_THREADS, os.availableParallelism())) : 1;
-  const training = opts.training === true;
-  const files = variantFiles(variant, training);
-  const urls = (training ? trainUrls() : inferenceUrls())[variant];
+  const files = variantFiles(variant, family);
+  const urls = URLS[family]()[variant];
   const paths = {};
   for (const [role, fileName] of Object.entries(files)) {
     const defaultUrl = urls[role].href;
     paths[fileName] = toPath(opts.locateFile ? opts.locateFile(fileName, defaultUrl) : defaultUrl);
   }
   const plan = { variant, threads, files, paths, locateFile: Boolean(opts.locateFile) };
+  // Models run in the model build, on the same variant, threads and thread of Node.
+  const modelOptions = {
+    ...opts,
+    variant,
+    threads: variant === 'threaded-simd' ? threads : undefined,
+    wasmBinary: undefined,
+  };
+  const platform = { readFolder, openModels: () => openEngine(modelOptions, 'model') };
   if (opts.worker) {
     const { worker, threads: started, limits } = await startWorker(plan, opts.wasmBinary);
     const backend = new WorkerBackend(nodeWorkerPort(worker));
-    const engine = new AttentionEngine(backend, variant, started, training, limits);
+    const engine = new AttentionEngine(backend, variant, started, family, limits, platform);
     forgotten.register(engine, { dispose: () => worker.terminate() }, worker);
     return engine;
   }
   const host = await loadHost(plan, opts.wasmBinary);
   const backend = new DirectBackend(host);
-  const engine = new AttentionEngine(backend, variant, threads, training, host.limits());
+  const engine = new AttentionEngine(backend, variant, threads, family, host.limits(), platform);
   // An engine that becomes unreachable without dispose() is freed all the same.
   forgotten.register(engine, host, backend);
   return engine;

@@ -23,6 +23,11 @@ export const CALLS = Object.freeze({
   trainerSetParameters: 'trainerSetParameters',
   disposeTrainer: 'disposeTrainer',
   memoryStats: 'memoryStats',
+  createModel: 'createModel',
+  modelWrite: 'modelWrite',
+  modelMissing: 'modelMissing',
+  modelRun: 'modelRun',
+  disposeModel: 'disposeModel',
 });
 
 /**

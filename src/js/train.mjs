@@ -16,5 +16,5 @@ import { loadEngine } from './browser.mjs';
 export async function createAttention(options) {
   const opts = checkOptions(options);
   const training = opts.training === true;
-  return loadEngine(opts, training, training ? trainUrls : inferenceUrls);
+  return loadEngine(opts, training ? 'train' : 'inference', training ? trainUrls : inferenceUrls);
 }

@@ -9,16 +9,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import * as esbuild from 'esbuild';
-import { VARIANTS, inferenceUrls, variantFiles } from '../../src/js/files.mjs';
+import { FAMILIES, VARIANTS, inferenceUrls, variantFiles } from '../../src/js/files.mjs';
 import { trainUrls } from '../../src/js/train-files.mjs';
+import { modelUrls } from '../../src/js/model-files.mjs';
+
+const URLS = { inference: inferenceUrls, train: trainUrls, model: modelUrls };
 
 const SRC = fileURLToPath(new URL('../../src/js/', import.meta.url));
 
-for (const training of [false, true])
+for (const family of FAMILIES)
   for (const variant of VARIANTS)
-    test(`${training ? 'training' : 'inference'} build ${variant}: names, URLs and files agree`, () => {
-      const names = variantFiles(variant, training);
-      const urls = (training ? trainUrls : inferenceUrls)()[variant];
+    test(`${family} build ${variant}: names, URLs and files agree`, () => {
+      const names = variantFiles(variant, family);
+      const urls = URLS[family]()[variant];
       expect(Object.keys(urls).sort()).toEqual(Object.keys(names).sort());
       for (const [role, name] of Object.entries(names)) {
         const file = fileURLToPath(urls[role]);
@@ -59,9 +62,9 @@ test("the browser entry's bundle names no trainer build", async () => {
 test("the train entry's bundle references every file the engine loads, each a file that exists", async () => {
   const files = literalFiles((await bundle('train.mjs', 'esm')).code);
   const want = [path.join(SRC, 'engine-worker.js'), path.join(SRC, 'engine-host.js')];
-  for (const training of [false, true])
+  for (const family of FAMILIES)
     for (const variant of VARIANTS)
-      for (const name of Object.values(variantFiles(variant, training))) want.push(path.join(SRC, '../../dist', name));
+      for (const name of Object.values(variantFiles(variant, family))) want.push(path.join(SRC, '../../dist', name));
   expect(files.sort()).toEqual(want.sort());
   for (const file of files) expect(existsSync(file)).toBe(true);
 });

@@ -19,7 +19,7 @@ let engine, raw, rawEngine;
 
 beforeAll(async () => {
   engine = await createAttention({ variant: 'simd', training: true });
-  const files = variantFiles('simd', true);
+  const files = variantFiles('simd', 'train');
   const dist = (name) => fileURLToPath(new URL(`../../dist/${name}`, import.meta.url));
   raw = await require(dist(files.glue))({ wasmBinary: readFileSync(dist(files.wasm)) });
   rawEngine = new raw.Engine(1);

@@ -119,7 +119,7 @@ describe.each(VARIANTS)('%s build', (variant) => {
 });
 
 test("the engine's own checks of float options say what they got, as src/js says it", async () => {
-  const files = variantFiles('simd', true);
+  const files = variantFiles('simd', 'train');
   const dist = (name) => fileURLToPath(new URL(`../../dist/${name}`, import.meta.url));
   const raw = await require(dist(files.glue))({ wasmBinary: readFileSync(dist(files.wasm)) });
   const rawEngine = new raw.Engine(1);

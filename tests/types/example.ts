@@ -10,6 +10,8 @@ import type {
   ForwardArgs,
   LayerArgs,
   MemoryStats,
+  ModelConfig,
+  TransformerModel,
   Projections,
   CreateAttentionOptions,
   MultiHeadAttentionArgs,
@@ -225,5 +227,34 @@ export async function everyCall(): Promise<number> {
     bytes +
     gradWeights.length +
     (maybeKey?.length ?? 0)
+  );
+}
+
+// Models: a folder or its files; the config, tokens and per-layer arrays.
+export async function models(engine: AttentionEngine, files: File[]): Promise<number> {
+  const model: TransformerModel = await engine.loadModel('checkpoints/bert-base-chinese', {
+    onProgress: ({ loadedBytes, totalBytes }) => loadedBytes / totalBytes,
+  });
+  const fromFiles = await engine.loadModel(files);
+  const { modelType, numLayers, maxLength }: ModelConfig = model.config;
+  const r = await model.run('用毒毒毒蛇，毒蛇会不会被毒毒死', { returnHiddenStates: true });
+  const pair = await fromFiles.run({ text: '用毒毒毒蛇', textPair: '蛇会被毒死吗？' }, { returnAttention: false });
+  const ids = await model.run({ inputIds: [101, 102], tokenTypeIds: new Int32Array(2) });
+  // @ts-expect-error: not an input field
+  await model.run({ ids: [1] });
+  const tokens: string[] = r.tokens;
+  const attention: Float32Array | undefined = r.attention;
+  const memory = (await engine.memoryStats()).models?.inUseBytes ?? 0;
+  model.dispose();
+  return (
+    modelType.length +
+    numLayers +
+    maxLength +
+    tokens.length +
+    (attention?.length ?? 0) +
+    memory +
+    pair.lastHiddenState.length +
+    ids.inputIds.length +
+    (r.hiddenStates?.length ?? 0)
   );
 }

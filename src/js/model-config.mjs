@@ -1,0 +1,102 @@
+// A checkpoint's config.json, read into what the engine's models take
+// (src/model/model.hpp's Config) and what model.config shows. The families
+// and settings the engine supports are listed here, once; anything else is
+// refused by name.
+
+/** model_type → family of blocks: BERT and RoBERTa are post-LN encoders, GPT-2 a pre-LN causal decoder. */
+export const MODEL_TYPES = Object.freeze({ bert: 'bert', roberta: 'bert', gpt2: 'gpt2' });
+/** hidden_act / activation_function → the GELU the blocks compute (erf exact or tanh). */
+export const ACTIVATIONS = Object.freeze({
+  gelu: 'gelu',
+  gelu_new: 'gelu_new',
+  gelu_pytorch_tanh: 'gelu_new',
+});
+const POSITION_TYPES = ['absolute'];
+
+const list = (names) => names.map((n) => `"${n}"`).join(', ');
+
+function refuse(field, value, supported) {
+  throw new Error(`config.json: ${field} ${JSON.stringify(value)} is not supported; mha-wasm runs ${list(supported)}`);
+}
+
+function count(config, field, fallback) {
+  const value = config[field] ?? fallback;
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`config.json: ${field} must be a positive integer, got ${JSON.stringify(config[field])}`);
+  return value;
+}
+
+/**
+ * { engine, public }: `engine` for the bindings' Model.configure, `public`
+ * for model.config. Throws an Error naming config.json and the field.
+ */
+export function readConfig(json) {
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw new Error('config.json: expected a JSON object (the config.json of a Hugging Face model folder)');
+  const modelType = json.model_type;
+  if (!Object.hasOwn(MODEL_TYPES, modelType)) refuse('model_type', modelType, Object.keys(MODEL_TYPES));
+  const family = MODEL_TYPES[modelType];
+  let engine;
+  if (family === 'gpt2') {
+    const activation = json.activation_function ?? 'gelu_new';
+    if (!Object.hasOwn(ACTIVATIONS, activation)) refuse('activation_function', activation, Object.keys(ACTIVATIONS));
+    if (json.scale_attn_weights === false) refuse('scale_attn_weights', false, ['true']);
+    if (json.scale_attn_by_inverse_layer_idx === true) refuse('scale_attn_by_inverse_layer_idx', true, ['false']);
+    const hiddenSize = count(json, 'n_embd');
+    engine = {
+      family,
+      numLayers: count(json, 'n_layer'),
+      numHeads: count(json, 'n_head'),
+      hiddenSize,
+      intermediateSize: json.n_inner === null || json.n_inner === undefined ? 4 * hiddenSize : count(json, 'n_inner'),
+      vocabSize: count(json, 'vocab_size'),
+      maxPositions: count(json, 'n_positions', json.n_ctx),
+      typeVocabSize: 1,
+      positionOffset: 0,
+      layerNormEps: json.layer_norm_epsilon ?? 1e-5,
+      activation: ACTIVATIONS[activation],
+    };
+  } else {
+    const activation = json.hidden_act ?? 'gelu';
+    if (!Object.hasOwn(ACTIVATIONS, activation)) refuse('hidden_act', activation, Object.keys(ACTIVATIONS));
+    const position = json.position_embedding_type ?? 'absolute';
+    if (!POSITION_TYPES.includes(position)) refuse('position_embedding_type', position, POSITION_TYPES);
+    const pad = json.pad_token_id ?? (modelType === 'roberta' ? 1 : 0);
+    engine = {
+      family,
+      numLayers: count(json, 'num_hidden_layers'),
+      numHeads: count(json, 'num_attention_heads'),
+      hiddenSize: count(json, 'hidden_size'),
+      intermediateSize: count(json, 'intermediate_size'),
+      vocabSize: count(json, 'vocab_size'),
+      maxPositions: count(json, 'max_position_embeddings'),
+      typeVocabSize: count(json, 'type_vocab_size', 2),
+      // RoBERTa numbers positions from pad_token_id + 1 (a sequence without padding).
+      positionOffset: modelType === 'roberta' ? pad + 1 : 0,
+      layerNormEps: json.layer_norm_eps ?? 1e-12,
+      activation: ACTIVATIONS[activation],
+    };
+  }
+  if (typeof engine.layerNormEps !== 'number' || !(engine.layerNormEps > 0))
+    throw new Error(`config.json: the layer norm epsilon must be a number > 0, got ${engine.layerNormEps}`);
+  if (engine.hiddenSize % engine.numHeads !== 0)
+    throw new Error(
+      `config.json: the hidden size (${engine.hiddenSize}) must be a multiple of the number of heads (${engine.numHeads})`,
+    );
+  if (engine.positionOffset >= engine.maxPositions)
+    throw new Error(`config.json: pad_token_id ${engine.positionOffset - 1} leaves no position for a token`);
+  const { numLayers, numHeads, hiddenSize, vocabSize } = engine;
+  return {
+    engine,
+    public: Object.freeze({
+      modelType,
+      numLayers,
+      numHeads,
+      hiddenSize,
+      vocabSize,
+      maxPositions: engine.maxPositions,
+      // The longest input in tokens: RoBERTa's first position ids are taken.
+      maxLength: engine.maxPositions - engine.positionOffset,
+    }),
+  };
+}

@@ -1,0 +1,216 @@
+// A checkpoint's tokenizer through @huggingface/tokenizers (imported when a
+// model with a tokenizer is loaded): tokenizer.json as the Hub ships it, or,
+// for a BERT folder with only vocab.txt, the WordPiece tokenizer that
+// BertTokenizer builds from it. Also the readable pieces the page shows:
+// byte-level BPE (GPT-2, RoBERTa) stores a CJK character as pieces of its
+// UTF-8 bytes, which are shown as that character, numbered.
+
+// GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other
+// 68 are shifted to U+0100…; the inverse turns a byte-level piece into bytes.
+const BYTE_OF_CHAR = (() => {
+  const map = new Map();
+  let shifted = 0;
+  for (let b = 0; b < 256; b++) {
+    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+    map.set(String.fromCodePoint(printable ? b : 256 + shifted++), b);
+  }
+  return map;
+})();
+const SUBSCRIPTS = '₀₁₂₃₄₅₆₇₈₉';
+const subscript = (n) => [...String(n)].map((d) => SUBSCRIPTS[d]).join('');
+let strict; // made when first needed: the module also loads where TextDecoder is not (a bundle's first run)
+
+function decodes(bytes) {
+  try {
+    strict ??= new TextDecoder('utf-8', { fatal: true });
+    return strict.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a tokenizer.json uses byte-level pieces (its pre-tokenizer or decoder is ByteLevel). */
+function isByteLevel(json) {
+  const has = (part) =>
+    part?.type === 'ByteLevel' ||
+    (Array.isArray(part?.pretokenizers ?? part?.decoders) && (part.pretokenizers ?? part.decoders).some(has));
+  return has(json.pre_tokenizer) || has(json.decoder);
+}
+
+/**
+ * Readable pieces of byte-level tokens (tests/fixtures/models/README.md has
+ * the rule): a piece whose bytes are whole UTF-8 characters shows them
+ * ("Ġsnake" → " snake"). A run of pieces that are not is decoded as one byte
+ * string, left to right: a complete UTF-8 sequence is a character, any other
+ * byte shows as <0xHH>; each piece shows the characters it overlaps, plain if
+ * wholly inside it, else with the piece's place in that character ("毒₁",
+ * "毒₂", "毒₃"). `special`: pieces shown as they are (added tokens such as <s>).
+ */
+export function readableBytePieces(pieces, special = new Set()) {
+  const bytesOf = (piece) => {
+    if (special.has(piece)) return undefined;
+    const out = [];
+    for (const ch of piece) {
+      const b = BYTE_OF_CHAR.get(ch);
+      if (b === undefined) return undefined;
+      out.push(b);
+    }
+    return Uint8Array.from(out);
+  };
+  const bytes = pieces.map(bytesOf);
+  const whole = bytes.map((b) => b && decodes(b));
+  const shown = pieces.map((piece, i) => (bytes[i] ? whole[i] : piece));
+  for (let i = 0; i < pieces.length;) {
+    if (!bytes[i] || whole[i] !== undefined) {
+      i++;
+      continue;
+    }
+    let end = i;
+    while (end < pieces.length && bytes[end] && whole[end] === undefined) end++;
+    // The run's bytes, and the piece each byte came from.
+    const run = [];
+    const owner = [];
+    for (let k = i; k < end; k++)
+      for (const b of bytes[k]) {
+        run.push(b);
+        owner.push(k);
+      }
+    const units = []; // { text, first, last } byte ranges [first, last]
+    for (let p = 0; p < run.length;) {
+      const lead = run[p];
+      const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+      const text = p + size <= run.length ? decodes(Uint8Array.from(run.slice(p, p + size))) : undefined;
+      if (text !== undefined && text !== '\uFFFD') {
+        units.push({ text, first: p, last: p + size - 1 });
+        p += size;
+      } else {
+        units.push({ text: `<0x${lead.toString(16).toUpperCase().padStart(2, '0')}>`, first: p, last: p });
+        p++;
+      }
+    }
+    for (let k = i; k < end; k++) shown[k] = '';
+    for (const unit of units) {
+      const from = owner[unit.first];
+      const to = owner[unit.last];
+      for (let k = from; k <= to; k++) shown[k] += from === to ? unit.text : `${unit.text}${subscript(k - from + 1)}`;
+    }
+    i = end;
+  }
+  return shown;
+}
+
+// The tokenizer.json that BertTokenizer amounts to, from vocab.txt (one token
+// per line, the line number is its id) and tokenizer_config.json.
+function wordPieceJson(vocabText, config) {
+  const vocab = {};
+  vocabText.split(/\r?\n/).forEach((token, id) => {
+    if (token !== '' && !Object.hasOwn(vocab, token)) vocab[token] = id;
+  });
+  const special = (name, fallback) => {
+    const value = config[name] ?? fallback;
+    return typeof value === 'object' ? value.content : value;
+  };
+  const [cls, sep, unk, pad, mask] = [
+    special('cls_token', '[CLS]'),
+    special('sep_token', '[SEP]'),
+    special('unk_token', '[UNK]'),
+    special('pad_token', '[PAD]'),
+    special('mask_token', '[MASK]'),
+  ];
+  for (const token of [cls, sep, unk])
+    if (!Object.hasOwn(vocab, token)) throw new Error(`vocab.txt: no ${token} token, which BERT's tokenizer needs`);
+  const lowercase = config.do_lower_case ?? true;
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [cls, sep, unk, pad, mask]
+      .filter((t) => Object.hasOwn(vocab, t))
+      .map((content) => ({
+        id: vocab[content],
+        content,
+        single_word: false,
+        lstrip: false,
+        rstrip: false,
+        normalized: false,
+        special: true,
+      })),
+    normalizer: {
+      type: 'BertNormalizer',
+      clean_text: true,
+      handle_chinese_chars: config.tokenize_chinese_chars ?? true,
+      strip_accents: config.strip_accents ?? null,
+      lowercase,
+    },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [
+        { SpecialToken: { id: cls, type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: sep, type_id: 0 } },
+      ],
+      pair: [
+        { SpecialToken: { id: cls, type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: sep, type_id: 0 } },
+        { Sequence: { id: 'B', type_id: 1 } },
+        { SpecialToken: { id: sep, type_id: 1 } },
+      ],
+      special_tokens: Object.fromEntries([cls, sep].map((t) => [t, { id: t, ids: [vocab[t]], tokens: [t] }])),
+    },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: {
+      type: 'WordPiece',
+      unk_token: unk,
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab,
+    },
+  };
+}
+
+/**
+ * The folder's tokenizer, or null when it has neither tokenizer.json nor
+ * vocab.txt: { encode(text, textPair) → { ids, typeIds }, pieces(ids) → readable strings }.
+ * `files`: { 'tokenizer.json'?, 'tokenizer_config.json'?, 'vocab.txt'? } as texts.
+ */
+export async function createTokenizer(files) {
+  let json;
+  if (files['tokenizer.json'] !== undefined) {
+    try {
+      json = JSON.parse(files['tokenizer.json']);
+    } catch (error) {
+      throw new Error(`tokenizer.json: not valid JSON (${error.message})`);
+    }
+  }
+  let config = {};
+  if (files['tokenizer_config.json'] !== undefined) {
+    try {
+      config = JSON.parse(files['tokenizer_config.json']);
+    } catch (error) {
+      throw new Error(`tokenizer_config.json: not valid JSON (${error.message})`);
+    }
+  }
+  if (!json && files['vocab.txt'] !== undefined) json = wordPieceJson(files['vocab.txt'], config);
+  if (!json) return null;
+  const { Tokenizer } = await import('@huggingface/tokenizers');
+  let tokenizer;
+  try {
+    tokenizer = new Tokenizer(json, config);
+  } catch (error) {
+    throw new Error(`tokenizer.json: not a tokenizer this package reads (${error.message})`);
+  }
+  const byteLevel = isByteLevel(json);
+  const special = new Set((json.added_tokens ?? []).map((t) => t.content));
+  return {
+    encode(text, textPair) {
+      const encoding = tokenizer.encode(text, { text_pair: textPair ?? null, return_token_type_ids: true });
+      return { ids: encoding.ids, typeIds: encoding.token_type_ids ?? null };
+    },
+    pieces(ids) {
+      const pieces = Array.from(ids, (id) => tokenizer.id_to_token(id) ?? `[${id}]`);
+      return byteLevel ? readableBytePieces(pieces, special) : pieces;
+    },
+  };
+}

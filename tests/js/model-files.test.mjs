@@ -1,0 +1,220 @@
+// Broken checkpoints: each is refused with an Error naming the file and the
+// problem, nothing of it stays in the engine's memory, and a good load works
+// right after. The broken files are made here from the tiny bert-zh and gpt2
+// checkpoints of tests/fixtures/models.
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAttention } from '../../src/js/node.mjs';
+
+const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
+const filesOf = (name) =>
+  Object.fromEntries(
+    readdirSync(path.join(MODELS, name)).map((f) => [f, new Uint8Array(readFileSync(path.join(MODELS, name, f)))]),
+  );
+
+/** A safetensors file split into its header (parsed) and data segment. */
+function split(bytes) {
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  return { header: JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))), data: bytes.subarray(8 + n) };
+}
+
+/** The file again with `change(header)` applied (the data segment as it was). */
+function withHeader(bytes, change) {
+  const { header, data } = split(bytes);
+  change(header);
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + json.length + data.length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(json, 8);
+  out.set(data, 8 + json.length);
+  return out;
+}
+
+const QUERY = 'bert.encoder.layer.1.attention.self.query.weight';
+const KEY = 'bert.encoder.layer.1.attention.self.key.weight';
+const json = (value) => new TextEncoder().encode(JSON.stringify(value));
+const configOf = (files) => JSON.parse(new TextDecoder().decode(files['config.json']));
+
+/** [what, files of a broken folder, the error's message must match]. */
+function brokenFolders() {
+  const bert = filesOf('bert-zh');
+  const weights = bert['model.safetensors'];
+  const config = configOf(bert);
+  const gpt2 = filesOf('gpt2');
+  const cases = [
+    [
+      'a truncated file',
+      { ...bert, 'model.safetensors': weights.subarray(0, weights.length - 100) },
+      /^model\.safetensors: tensor ".*" ends at byte \d+, past the end of the file \(\d+ bytes\): the file is truncated$/,
+    ],
+    [
+      'a file shorter than its 8-byte length',
+      { ...bert, 'model.safetensors': weights.subarray(0, 5) },
+      /^model\.safetensors: 5 bytes, too short/,
+    ],
+    [
+      'a header length past the end',
+      {
+        ...bert,
+        'model.safetensors': (() => {
+          const b = weights.slice(0, 4000);
+          new DataView(b.buffer).setBigUint64(0, 9000n, true);
+          return b;
+        })(),
+      },
+      /^model\.safetensors: header length 9000 goes past the end of the file \(4000 bytes\)/,
+    ],
+    [
+      'a header that is not JSON',
+      {
+        ...bert,
+        'model.safetensors': (() => {
+          const b = weights.slice();
+          b[9] = 0x7b;
+          b[10] = 0x7b;
+          return b;
+        })(),
+      },
+      /^model\.safetensors: the header is not valid UTF-8 JSON/,
+    ],
+    [
+      'offsets out of range',
+      {
+        ...bert,
+        'model.safetensors': withHeader(weights, (h) => {
+          const [b, e] = h[QUERY].data_offsets;
+          h[QUERY].data_offsets = [b + 1e9, e + 1e9];
+        }),
+      },
+      new RegExp(
+        `^model\\.safetensors: tensor "${QUERY.replace(/\./g, '\\.')}" ends at byte \\d+, past the end of the file`,
+      ),
+    ],
+    [
+      'offsets that disagree with the shape',
+      {
+        ...bert,
+        'model.safetensors': withHeader(weights, (h) => {
+          h[QUERY].data_offsets[1] -= 4;
+        }),
+      },
+      /hold 4092 bytes, but F32 \[32,32\] needs 4096/,
+    ],
+    [
+      'overlapping tensors',
+      {
+        ...bert,
+        'model.safetensors': withHeader(weights, (h) => {
+          h[KEY].data_offsets = [...h[QUERY].data_offsets];
+        }),
+      },
+      /^model\.safetensors: tensors ".*" and ".*" overlap/,
+    ],
+    [
+      'a tensor missing',
+      {
+        ...bert,
+        'model.safetensors': withHeader(weights, (h) => delete h['bert.encoder.layer.1.output.dense.weight']),
+      },
+      /^model\.safetensors: tensor missing: encoder\.layer\.1\.output\.dense\.weight \(a bert of 2 layers, as config\.json says, needs \d+\)$/,
+    ],
+    [
+      'a used tensor stored as I64',
+      {
+        ...bert,
+        'model.safetensors': withHeader(weights, (h) => {
+          h[QUERY].dtype = 'I64';
+          h[QUERY].shape = [16, 32];
+        }),
+      },
+      /tensor "bert\.encoder\.layer\.1\.attention\.self\.query\.weight" has dtype I64; expected one of F32, F16, BF16/,
+    ],
+    [
+      'a shape that disagrees with config.json',
+      { ...bert, 'config.json': json({ ...config, intermediate_size: 48 }) },
+      /^model\.safetensors: tensor "bert\.encoder\.layer\.0\.intermediate\.dense\.weight" has shape \[64,32\], but config\.json's sizes make it \[48,32\]$/,
+    ],
+    [
+      'more layers than config.json',
+      { ...bert, 'config.json': json({ ...config, num_hidden_layers: 1 }) },
+      /tensor "bert\.encoder\.layer\.1\..*" is not part of a bert with config\.json's sizes \(1 layers/,
+    ],
+    [
+      'only pytorch_model.bin',
+      { 'config.json': bert['config.json'], 'vocab.txt': bert['vocab.txt'], 'pytorch_model.bin': new Uint8Array(10) },
+      /^no model\.safetensors in the folder \(it has pytorch_model\.bin\): mha-wasm reads safetensors only\. Download model\.safetensors/,
+    ],
+    [
+      'no config.json',
+      { 'model.safetensors': weights },
+      /^no config\.json in the folder \(it has model\.safetensors\)/,
+    ],
+    [
+      'config.json that is not JSON',
+      { ...bert, 'config.json': new Uint8Array([123, 44]) },
+      /^config\.json: not valid JSON/,
+    ],
+    [
+      'an unsupported model_type',
+      { ...bert, 'config.json': json({ ...config, model_type: 't5' }) },
+      /^config\.json: model_type "t5" is not supported; mha-wasm runs "bert", "roberta", "gpt2"$/,
+    ],
+    [
+      'relative position embeddings',
+      { ...bert, 'config.json': json({ ...config, position_embedding_type: 'relative_key' }) },
+      /^config\.json: position_embedding_type "relative_key" is not supported; mha-wasm runs "absolute"$/,
+    ],
+    [
+      'an unsupported activation',
+      { ...gpt2, 'config.json': json({ ...configOf(gpt2), activation_function: 'relu' }) },
+      /^config\.json: activation_function "relu" is not supported; mha-wasm runs "gelu", "gelu_new", "gelu_pytorch_tanh"$/,
+    ],
+    [
+      'an index naming a shard the folder lacks',
+      { ...filesOf('gpt2-sharded'), 'model-00002-of-00002.safetensors': undefined },
+      /^model\.safetensors\.index\.json lists model-00002-of-00002\.safetensors, which the folder does not have$/,
+    ],
+  ];
+  for (const [, files] of cases) for (const [k, v] of Object.entries(files)) if (v === undefined) delete files[k];
+  return cases;
+}
+
+let engine;
+beforeAll(async () => {
+  engine = await createAttention({ variant: 'simd' });
+});
+afterAll(() => engine?.dispose());
+
+test.each(brokenFolders())('%s is refused by name, and a good load works after it', async (what, files, message) => {
+  const warm = await engine.loadModel(filesOf('bert-zh'));
+  await warm.run('毒');
+  warm.dispose();
+  const before = (await engine.memoryStats()).models.inUseBytes;
+  const error = await engine.loadModel(files).catch((e) => e);
+  expect(error).toBeInstanceOf(Error);
+  expect(error.message).toMatch(message);
+  expect((await engine.memoryStats()).models.inUseBytes).toBe(before);
+  const model = await engine.loadModel(filesOf('bert-zh'));
+  expect((await model.run('用毒毒毒蛇')).tokens).toEqual(['[CLS]', '用', '毒', '毒', '毒', '蛇', '[SEP]']);
+  model.dispose();
+});
+
+test.each([
+  [undefined, TypeError, /^source: expected a model folder's files/],
+  [42, TypeError, /^source: expected a model folder's files .*got number 42$/],
+  [{ 'config.json': 'text' }, TypeError, /^source\["config\.json"\]: expected an ArrayBuffer, Uint8Array or Blob/],
+  [[new Blob(['x'])], TypeError, /^source\[0\]: expected a File \(with a name\)/],
+  ['/no/such/folder', Error, /^source: cannot read the folder \/no\/such\/folder \(ENOENT\)$/],
+])('source %p is refused', async (source, Type, message) => {
+  const error = await engine.loadModel(source).catch((e) => e);
+  expect(error).toBeInstanceOf(Type);
+  expect(error.message).toMatch(message);
+});
+
+test('loadModel options are checked', async () => {
+  await expect(engine.loadModel(filesOf('gpt2'), { onProgres: () => {} })).rejects.toThrow(
+    /unknown argument "onProgres" \(did you mean "onProgress"\?\)/,
+  );
+  await expect(engine.loadModel(filesOf('gpt2'), { onProgress: 1 })).rejects.toThrow(TypeError);
+});

@@ -1,0 +1,226 @@
+// engine.loadModel on the tiny Hugging Face checkpoints of tests/fixtures/models
+// (made by tests/tools/make_model_fixtures.py: float64 PyTorch references in
+// Hugging Face naming, tokenizer ids from its own WordPiece and byte-level BPE):
+// every build against the references, for every source form; bitwise equal
+// across thread counts; the run() contract; memory back after 50 loads.
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAttention } from '../../src/js/node.mjs';
+
+const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
+const FOLDERS = ['bert-zh', 'bert-zh-vocab', 'bert-bf16', 'roberta', 'gpt2', 'gpt2-sharded'];
+const SENTENCE = '用毒毒毒蛇，毒蛇会不会被毒毒死';
+const reference = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
+const folder = (name) => path.join(MODELS, name);
+
+/** Every file of a fixture folder as { name: Uint8Array }. */
+function filesOf(name) {
+  return Object.fromEntries(
+    readdirSync(folder(name)).map((file) => [file, new Uint8Array(readFileSync(path.join(folder(name), file)))]),
+  );
+}
+
+function expectNear(got, want, abs, rel, label) {
+  expect(got.length).toBe(want.length);
+  let worst = 0;
+  let at = -1;
+  for (let i = 0; i < want.length; i++) {
+    const excess = Math.abs(got[i] - want[i]) - (abs + rel * Math.abs(want[i]));
+    if (!(excess <= worst)) [worst, at] = [excess, i];
+  }
+  if (at >= 0) throw new Error(`${label}[${at}]: got ${got[at]}, want ${want[at]}`);
+}
+
+function expectReference(r, c, tolerance, label) {
+  expect(Array.from(r.inputIds)).toEqual(c.inputIds);
+  expect(r.tokens).toEqual(c.readable ?? c.tokens);
+  expectNear(r.attention, c.attention, tolerance.attentionAbs, 0, `${label} attention`);
+  expectNear(r.hiddenStates, c.hiddenStates, tolerance.hiddenAbs, tolerance.hiddenRel, `${label} hiddenStates`);
+  expectNear(
+    r.lastHiddenState,
+    c.lastHiddenState,
+    tolerance.hiddenAbs,
+    tolerance.hiddenRel,
+    `${label} lastHiddenState`,
+  );
+}
+
+describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
+  let engine;
+  beforeAll(async () => {
+    engine = await createAttention({ variant, ...(variant === 'threaded-simd' ? { threads: 3 } : {}) });
+  });
+  afterAll(() => engine?.dispose());
+
+  test.each(FOLDERS)('%s matches its PyTorch float64 reference in every case', async (name) => {
+    const ref = reference(name);
+    const model = await engine.loadModel(folder(name));
+    expect(model.config).toEqual({ ...ref.config, maxLength: ref.config.maxPositions - (name === 'roberta' ? 2 : 0) });
+    for (const c of ref.cases) {
+      const r = await model.run(c.input, { returnAttention: true, returnHiddenStates: true });
+      expectReference(r, c, ref.tolerance, `${name} ${c.name}`);
+    }
+    model.dispose();
+  });
+});
+
+describe('sources, tokenizers and threads', () => {
+  let one, three;
+  beforeAll(async () => {
+    [one, three] = await Promise.all([
+      createAttention({ variant: 'simd' }),
+      createAttention({ variant: 'threaded-simd', threads: 3 }),
+    ]);
+  });
+  afterAll(() => {
+    one?.dispose();
+    three?.dispose();
+  });
+
+  test('a folder, { name: Uint8Array }, { name: ArrayBuffer }, { name: Blob } and File[] load the same model', async () => {
+    const files = filesOf('gpt2-sharded');
+    const sources = [
+      folder('gpt2-sharded'),
+      files,
+      Object.fromEntries(Object.entries(files).map(([n, b]) => [n, b.slice().buffer])),
+      Object.fromEntries(Object.entries(files).map(([n, b]) => [n, new Blob([b])])),
+      Object.entries(files).map(([n, b]) => new File([b], n)),
+    ];
+    const c = reference('gpt2-sharded').cases[0];
+    const outputs = [];
+    for (const source of sources) {
+      const model = await one.loadModel(source);
+      outputs.push((await model.run(c.input)).attention);
+      model.dispose();
+    }
+    for (const out of outputs.slice(1)) expect(out).toEqual(outputs[0]);
+  });
+
+  test('the sentence is [CLS] + 15 characters + [SEP]; a pair gets token types 0 then 1', async () => {
+    const model = await one.loadModel(folder('bert-zh'));
+    const r = await model.run(SENTENCE, { returnAttention: false });
+    expect(r.tokens).toEqual(['[CLS]', ...SENTENCE, '[SEP]']);
+    expect(r.attention).toBeUndefined();
+    expect(r.hiddenStates).toBeUndefined();
+    expect(r.lastHiddenState).toHaveLength(17 * 32);
+    const pair = reference('bert-zh').cases.find((c) => c.input.textPair);
+    const withTypes = await model.run({ inputIds: pair.inputIds, tokenTypeIds: pair.tokenTypeIds });
+    const fromText = await model.run(pair.input);
+    expect(fromText.attention).toEqual(withTypes.attention);
+    const withoutTypes = await model.run({ inputIds: pair.inputIds });
+    expect(withoutTypes.attention).not.toEqual(withTypes.attention);
+  });
+
+  test('GPT-2 byte pieces of a CJK character read as that character, numbered', async () => {
+    const model = await one.loadModel(folder('gpt2'));
+    const { tokens } = await model.run('用毒');
+    expect(tokens.join('|')).toMatch(/用₁\|用₂\|用₃/);
+  });
+
+  test.each(FOLDERS)('%s: bitwise the same on 1 and 3 threads', async (name) => {
+    const [a, b] = await Promise.all([one.loadModel(folder(name)), three.loadModel(folder(name))]);
+    for (const c of reference(name).cases) {
+      const options = { returnAttention: true, returnHiddenStates: true };
+      const [x, y] = await Promise.all([a.run(c.input, options), b.run(c.input, options)]);
+      expect(Buffer.compare(Buffer.from(x.hiddenStates.buffer), Buffer.from(y.hiddenStates.buffer))).toBe(0);
+      expect(Buffer.compare(Buffer.from(x.attention.buffer), Buffer.from(y.attention.buffer))).toBe(0);
+    }
+    a.dispose();
+    b.dispose();
+  });
+
+  test('onProgress reports the bytes streamed, up to the total', async () => {
+    const seen = [];
+    const model = await one.loadModel(folder('bert-zh'), { onProgress: (p) => seen.push(p) });
+    expect(seen.length).toBeGreaterThan(0);
+    const last = seen.at(-1);
+    expect(last.loadedBytes).toBe(last.totalBytes);
+    expect(last.file).toBe('model.safetensors');
+    for (let i = 1; i < seen.length; i++) expect(seen[i].loadedBytes).toBeGreaterThanOrEqual(seen[i - 1].loadedBytes);
+    model.dispose();
+  });
+});
+
+describe('run() arguments', () => {
+  let engine, bert, noTokenizer;
+  beforeAll(async () => {
+    engine = await createAttention({ variant: 'simd' });
+    bert = await engine.loadModel(folder('bert-zh'));
+    const files = filesOf('bert-zh');
+    delete files['tokenizer.json'];
+    delete files['vocab.txt'];
+    noTokenizer = await engine.loadModel(files);
+  });
+  afterAll(() => engine?.dispose());
+
+  test('a sequence longer than the positions is a RangeError; the model goes on', async () => {
+    await expect(bert.run({ inputIds: new Array(65).fill(5) })).rejects.toThrow(
+      new RangeError('input: 65 tokens, more than the 64 this model has positions for'),
+    );
+    await expect(bert.run({ inputIds: new Array(64).fill(5) })).resolves.toBeDefined();
+  });
+
+  test.each([
+    [{ inputIds: [2, 26] }, RangeError, 'input.inputIds[1]: expected an id below the vocabulary size 26, got 26'],
+    [{ inputIds: [2, -1] }, RangeError, 'input.inputIds[1]: expected a non-negative integer id, got number -1'],
+    [{ inputIds: [2, 1.5] }, RangeError, 'input.inputIds[1]: expected a non-negative integer id, got number 1.5'],
+    [
+      { inputIds: 'abc' },
+      TypeError,
+      'input.inputIds: expected an Int32Array or an array of integers, got the string "abc"',
+    ],
+    [{ inputIds: [2, 3], tokenTypeIds: [0] }, RangeError, 'input.tokenTypeIds: expected 2 ids'],
+    [{ inputIds: [2, 3], tokenTypeIds: [0, 2] }, RangeError, 'tokenTypeIds[1]: expected 0 to 1, got 2'],
+    [{ inputIds: [] }, RangeError, 'input: no tokens'],
+    [{ text: 'a', pair: 'b' }, TypeError, 'unknown argument "pair" (did you mean "textPair"?)'],
+    [{ text: 5 }, TypeError, 'input.text: expected a string, got number 5'],
+    [42, TypeError, 'input: expected a string, { text, textPair } or { inputIds, tokenTypeIds }, got number 42'],
+  ])('%j is refused', async (input, Type, message) => {
+    const error = await bert.run(input).catch((e) => e);
+    expect(error).toBeInstanceOf(Type);
+    expect(error.message).toContain(message);
+  });
+
+  test('options are checked', async () => {
+    await expect(bert.run('毒', { returnAttentions: true })).rejects.toThrow(
+      /unknown argument "returnAttentions" \(did you mean "returnAttention"\?\)/,
+    );
+    await expect(bert.run('毒', { returnAttention: 1 })).rejects.toThrow(TypeError);
+  });
+
+  test('text needs a tokenizer; ids work without one', async () => {
+    await expect(noTokenizer.run('毒')).rejects.toThrow(/no tokenizer.json or vocab.txt/);
+    const r = await noTokenizer.run({ inputIds: [2, 17, 3] });
+    expect(r.tokens).toEqual(['2', '17', '3']);
+  });
+
+  test('a disposed model, or one of a disposed engine, refuses to run', async () => {
+    const other = await createAttention({ variant: 'simd' });
+    const model = await other.loadModel(folder('gpt2'));
+    const loaded = await other.loadModel(folder('roberta'));
+    model.dispose();
+    await expect(model.run('a')).rejects.toThrow(/this model was disposed/);
+    other.dispose();
+    await expect(loaded.run('a')).rejects.toThrow(/disposed/);
+    await expect(other.loadModel(folder('gpt2'))).rejects.toThrow(/this engine was disposed/);
+  });
+});
+
+test('50 loads and disposes give the memory back', async () => {
+  const engine = await createAttention({ variant: 'simd' });
+  const files = filesOf('bert-zh');
+  // The model build started, and the engine's attention scratch made once (it is kept between calls).
+  const first = await engine.loadModel(files);
+  await first.run(SENTENCE, { returnHiddenStates: true });
+  first.dispose();
+  const before = (await engine.memoryStats()).models.inUseBytes;
+  for (let i = 0; i < 50; i++) {
+    const model = await engine.loadModel(files);
+    await model.run(SENTENCE, { returnHiddenStates: true });
+    model.dispose();
+  }
+  const after = (await engine.memoryStats()).models.inUseBytes;
+  expect(after).toBe(before);
+  engine.dispose();
+}, 60_000);

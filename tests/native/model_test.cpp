@@ -1,0 +1,280 @@
+// The Transformer blocks (src/model/model.hpp): the tiny checkpoints of
+// tests/fixtures/models against their float64 PyTorch references (read here
+// with a safetensors reader of the test's own), results bitwise identical for
+// any thread count, and the contract's refusals.
+#include "../../src/model/model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using mha::Attention;
+using mha::model::Config;
+using mha::model::DType;
+using mha::model::Family;
+using mha::model::Model;
+using mha::model::Outputs;
+using nlohmann::json;
+
+const std::string kModels = std::string(MHA_FIXTURES_DIR) + "/models/";
+
+std::vector<unsigned char> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in) << path;
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+json read_json(const std::string& path) {
+  const std::vector<unsigned char> bytes = read_file(path);
+  return json::parse(bytes.begin(), bytes.end());
+}
+
+// The config.json fields the loader reads (src/js/model-config.mjs), as Config.
+Config config_of(const json& j) {
+  Config c;
+  const std::string type = j["model_type"];
+  if (type == "gpt2") {
+    c.family = Family::Gpt2;
+    c.numLayers = j["n_layer"];
+    c.numHeads = j["n_head"];
+    c.hiddenSize = j["n_embd"];
+    c.intermediateSize = j["n_inner"].is_null() ? 4 * c.hiddenSize : std::size_t(j["n_inner"]);
+    c.vocabSize = j["vocab_size"];
+    c.maxPositions = j["n_positions"];
+    c.layerNormEps = j["layer_norm_epsilon"];
+    c.activation = mha::model::Activation::GeluTanh;
+  } else {
+    c.numLayers = j["num_hidden_layers"];
+    c.numHeads = j["num_attention_heads"];
+    c.hiddenSize = j["hidden_size"];
+    c.intermediateSize = j["intermediate_size"];
+    c.vocabSize = j["vocab_size"];
+    c.maxPositions = j["max_position_embeddings"];
+    c.typeVocabSize = j["type_vocab_size"];
+    c.layerNormEps = j["layer_norm_eps"];
+    if (type == "roberta") c.positionOffset = std::size_t(j["pad_token_id"]) + 1;
+  }
+  return c;
+}
+
+// Hugging Face's name → the model's: prefixes off, gamma/beta renamed.
+std::string canonical(std::string name) {
+  for (const char* prefix : {"bert.", "roberta.", "transformer."})
+    if (name.rfind(prefix, 0) == 0) name = name.substr(std::strlen(prefix));
+  for (const auto& [old, now] : {std::pair<std::string, std::string>{"LayerNorm.gamma", "LayerNorm.weight"},
+                                 {"LayerNorm.beta", "LayerNorm.bias"}})
+    if (name.size() > old.size() && name.compare(name.size() - old.size(), old.size(), old) == 0)
+      name = name.substr(0, name.size() - old.size()) + now;
+  return name;
+}
+
+// Every tensor of the folder's safetensors files (one, or the shards of the index) written into `model`.
+void load(Model& model, const std::string& folder) {
+  std::vector<std::string> files;
+  std::ifstream index(folder + "model.safetensors.index.json");
+  if (index) {
+    std::set<std::string> shards;
+    const json map = read_json(folder + "model.safetensors.index.json")["weight_map"];
+    for (const auto& [name, file] : map.items()) shards.insert(std::string(file));
+    files.assign(shards.begin(), shards.end());
+  } else {
+    files.push_back("model.safetensors");
+  }
+  for (const std::string& file : files) {
+    const std::vector<unsigned char> bytes = read_file(folder + file);
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = n << 8 | bytes[i];
+    const json header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + std::ptrdiff_t(n));
+    for (const auto& [name, info] : header.items()) {
+      if (name == "__metadata__") continue;
+      const std::string want = canonical(name);
+      for (std::size_t t = 0; t < model.tensors().size(); ++t) {
+        if (model.tensors()[t].name != want) continue;
+        const std::string dtype = info["dtype"];
+        const DType type = dtype == "F32" ? DType::F32 : dtype == "F16" ? DType::F16 : DType::BF16;
+        const std::size_t begin = info["data_offsets"][0];
+        // In two chunks, the second starting mid-tensor.
+        const std::size_t count = model.tensors()[t].elements, half = count / 2, size = type == DType::F32 ? 4 : 2;
+        const unsigned char* data = bytes.data() + 8 + n + begin;
+        model.write(t, type, 0, half, data);
+        model.write(t, type, half, count - half, data + half * size);
+      }
+    }
+  }
+}
+
+struct Result {
+  std::vector<float> last, attention, hidden;
+};
+
+Result run(Model& model, Attention& attention, const std::vector<std::int32_t>& ids,
+           const std::vector<std::int32_t>& types) {
+  const Config& c = model.config();
+  const std::size_t L = ids.size();
+  Result r;
+  r.last.resize(L * c.hiddenSize);
+  r.attention.resize(c.numLayers * c.numHeads * L * L);
+  r.hidden.resize((c.numLayers + 1) * L * c.hiddenSize);
+  model.forward(attention, ids.data(), types.empty() ? nullptr : types.data(), L,
+                Outputs{r.last.data(), r.attention.data(), r.hidden.data()});
+  return r;
+}
+
+void expect_close(const std::vector<float>& got, const json& want, double abs, double rel, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double w = want[i];
+    if (!(std::abs(got[i] - w) <= abs + rel * std::abs(w)) && bad++ < 5)
+      ADD_FAILURE() << what << "[" << i << "]: got " << got[i] << ", want " << w;
+  }
+}
+
+class Checkpoint : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Checkpoint, MatchesTheFloat64Reference) {
+  const std::string folder = kModels + GetParam() + "/";
+  Model model(config_of(read_json(folder + "config.json")));
+  load(model, folder);
+  ASSERT_TRUE(model.missing().empty()) << model.missing()[0];
+  const json reference = read_json(folder + "reference.json");
+  const json& tol = reference["tolerance"];
+  Attention one(1), three(3);
+  for (const json& c : reference["cases"]) {
+    const std::vector<std::int32_t> ids = c["inputIds"];
+    const std::vector<std::int32_t> types = c.value("tokenTypeIds", std::vector<std::int32_t>());
+    const Result r = run(model, one, ids, types);
+    const std::string name = std::string(GetParam()) + " " + std::string(c["name"]);
+    expect_close(r.attention, c["attention"], tol["attentionAbs"], 0, name + " attention");
+    expect_close(r.hidden, c["hiddenStates"], tol["hiddenAbs"], tol["hiddenRel"], name + " hiddenStates");
+    expect_close(r.last, c["lastHiddenState"], tol["hiddenAbs"], tol["hiddenRel"], name + " lastHiddenState");
+    const Result r3 = run(model, three, ids, types);
+    EXPECT_EQ(std::memcmp(r.hidden.data(), r3.hidden.data(), r.hidden.size() * 4), 0) << name;
+    EXPECT_EQ(std::memcmp(r.attention.data(), r3.attention.data(), r.attention.size() * 4), 0) << name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, Checkpoint,
+                         ::testing::Values("bert-zh", "bert-zh-vocab", "bert-bf16", "roberta", "gpt2", "gpt2-sharded"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+// A model of random weights large enough that every product and the attention run on the pool.
+Model random_model(Family family, std::uint32_t seed) {
+  Config c;
+  c.family = family;
+  c.numLayers = 2;
+  c.numHeads = 4;
+  c.hiddenSize = 64;
+  c.intermediateSize = 200;  // not a multiple of the panels or the column blocks
+  c.vocabSize = 50;
+  c.maxPositions = 300;
+  c.typeVocabSize = 2;
+  c.activation = family == Family::Bert ? mha::model::Activation::GeluErf : mha::model::Activation::GeluTanh;
+  Model m(c);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 0.2f);
+  for (std::size_t t = 0; t < m.tensors().size(); ++t) {
+    std::vector<float> values(m.tensors()[t].elements);
+    for (float& v : values) v = normal(rng);
+    m.write(t, DType::F32, 0, values.size(), reinterpret_cast<const unsigned char*>(values.data()));
+  }
+  return m;
+}
+
+TEST(Model, BitwiseIdenticalForAnyThreadCount) {
+  for (Family family : {Family::Bert, Family::Gpt2}) {
+    Model m = random_model(family, 3);
+    std::vector<std::int32_t> ids(257);
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = std::int32_t(i * 7 % 50);
+    Attention one(1);
+    const Result base = run(m, one, ids, {});
+    for (std::size_t threads : {2, 3, 5}) {
+      Attention pool(threads);
+      const Result r = run(m, pool, ids, {});
+      EXPECT_EQ(std::memcmp(base.hidden.data(), r.hidden.data(), base.hidden.size() * 4), 0) << threads;
+      EXPECT_EQ(std::memcmp(base.attention.data(), r.attention.data(), base.attention.size() * 4), 0) << threads;
+    }
+    // Without the attention weights (the fused path) the hidden states are those of the same blocks.
+    std::vector<float> last(ids.size() * 64);
+    m.forward(one, ids.data(), nullptr, ids.size(), Outputs{last.data(), nullptr, nullptr});
+    for (std::size_t i = 0; i < last.size(); ++i) ASSERT_NEAR(last[i], base.last[i], 1e-4) << i;
+  }
+}
+
+TEST(Model, RefusesWhatBreaksTheContract) {
+  Model m = random_model(Family::Bert, 4);
+  Attention a(1);
+  std::vector<float> out(301 * 64);
+  const std::vector<std::int32_t> tooLong(301, 1), badId{1, 50}, negative{1, -3};
+  EXPECT_THROW(m.forward(a, tooLong.data(), nullptr, 301, Outputs{out.data()}), mha::ArgumentError);
+  try {
+    m.forward(a, badId.data(), nullptr, 2, Outputs{out.data()});
+    FAIL();
+  } catch (const mha::ArgumentError& e) {
+    EXPECT_STREQ(e.what(), "inputIds[1]: expected a token id from 0 to 49, got 50");
+  }
+  try {
+    m.forward(a, negative.data(), nullptr, 2, Outputs{out.data()});
+    FAIL();
+  } catch (const mha::ArgumentError& e) {
+    EXPECT_STREQ(e.what(), "inputIds[1]: expected a token id from 0 to 49, got -3");
+  }
+  const std::vector<std::int32_t> types{0, 2};
+  EXPECT_THROW(m.forward(a, badId.data(), types.data(), 2, Outputs{out.data()}), mha::ArgumentError);
+
+  Config c = m.config();
+  c.hiddenSize = 30;  // not a multiple of 4 heads
+  EXPECT_THROW(Model{c}, mha::ArgumentError);
+  c = m.config();
+  c.layerNormEps = 0;
+  EXPECT_THROW(Model{c}, mha::ArgumentError);
+
+  Model empty(m.config());
+  EXPECT_EQ(empty.missing().size(), empty.tensors().size());
+  const float x[4] = {1, 2, 3, 4};
+  const auto* bytes = reinterpret_cast<const unsigned char*>(x);
+  EXPECT_THROW(empty.write(0, DType::F32, 4, 4, bytes), mha::ArgumentError);  // does not continue at 0
+  EXPECT_THROW(empty.write(9999, DType::F32, 0, 1, bytes), mha::ArgumentError);
+  EXPECT_THROW(empty.forward(a, badId.data(), nullptr, 1, Outputs{out.data()}), mha::ArgumentError);  // not loaded
+}
+
+TEST(Model, ConvertsHalfAndBfloat16) {
+  // Normal, negative, subnormal, largest, −0, infinity and NaN, as IEEE 754 defines them.
+  const std::uint16_t half[9] = {0x3C00, 0xC000, 0x3555, 0x0001, 0x7BFF, 0x8000, 0x0400, 0x7C00, 0x7E00};
+  const float halfWant[8] = {1.0f,     -2.0f, 0.333251953125f, 5.9604644775390625e-8f,
+                             65504.0f, -0.0f, 6.103515625e-5f, INFINITY};
+  const std::uint16_t bf16[3] = {0x3F80, 0xC049, 0x0001};
+  const float bf16Want[3] = {1.0f, -3.140625f, 9.18354962e-41f};
+  float out[9];
+  mha::model::to_float(DType::F16, reinterpret_cast<const unsigned char*>(half), 9, out);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(out[i], halfWant[i]) << i;
+    EXPECT_EQ(std::signbit(out[i]), std::signbit(halfWant[i])) << i;
+  }
+  EXPECT_TRUE(std::isnan(out[8]));
+  mha::model::to_float(DType::BF16, reinterpret_cast<const unsigned char*>(bf16), 3, out);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(out[i], bf16Want[i]) << i;
+  // F32 from an odd address (unpadded safetensors headers).
+  unsigned char bytes[9] = {0};
+  const float value = -1.5f;
+  std::memcpy(bytes + 1, &value, 4);
+  mha::model::to_float(DType::F32, bytes + 1, 1, out);
+  EXPECT_EQ(out[0], -1.5f);
+}
+
+}  // namespace
