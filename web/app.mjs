@@ -23,6 +23,7 @@ import { HeadView } from './views/head-view.mjs';
 import { PipelineView } from './views/pipeline.mjs';
 import { NeuronView } from './views/neuron-view.mjs';
 import { TrainView } from './views/train.mjs';
+import { RealModelView } from './views/real-model.mjs';
 import { engineText, showStatus } from './views/status.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -116,6 +117,12 @@ function createViews() {
       showTrained();
     },
   });
+  // A Hugging Face checkpoint the reader loads: the page's engine loads it (the model build, on first use).
+  views.real = new RealModelView($('real-model'), {
+    head: state.realHead,
+    order: state.realOrder,
+    onChange: (patch) => setState(patch, []),
+  });
   $('overlay').addEventListener('change', (e) => setState({ overlay: e.target.checked }, ['grid']));
   $('current-head').addEventListener('change', (e) =>
     setState({ head: e.target.value }, ['grid', 'pipeline', 'neuron']),
@@ -178,6 +185,7 @@ async function changeLanguage(lang) {
   showLinkProblems();
   showTrained();
   views.train.relabel();
+  views.real.relabel();
   writeUrl();
   if (engine) $('status').textContent = engineText(engine);
   await compute();
@@ -323,6 +331,7 @@ async function main() {
   $('status').removeAttribute('data-i18n');
   $('status').textContent = engineText(engine);
   views.train.enable(async () => (await import('../src/js/train.mjs')).createAttention({ training: true }));
+  views.real.enable(engine);
   await compute();
   document.body.dataset.ready = 'true';
 }

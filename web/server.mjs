@@ -2,7 +2,9 @@
 // package's runtime files at their repository paths, /src/js/ and /dist/, so
 // that the relative URLs inside src/js/browser.mjs (../../dist/mha-simd.js and
 // the others) resolve as they do in the published package, plus d3's dist/
-// folder at /vendor/d3/. Nothing else of the repository is reachable (no
+// folder at /vendor/d3/ and @huggingface/tokenizers' dist/ folder at
+// /vendor/tokenizers/ (the page's import map resolves the package's bare
+// import('@huggingface/tokenizers') there). Nothing else of the repository is reachable (no
 // /tests, no other /node_modules, no /.git, no /package.json).
 //
 // The static file layer is written here rather than taken from a package so
@@ -12,7 +14,8 @@
 //
 // Usage: node web/server.mjs    PORT=0 picks a free port; default 8080.
 import { createServer } from 'node:http';
-import { constants, existsSync, realpathSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { open, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream';
@@ -27,6 +30,9 @@ const FOLDERS = {
   // d3's prebuilt bundles, for the page's views (web/lib/d3.mjs): same origin,
   // so the page works offline and under COEP; only this one folder of node_modules.
   '/vendor/d3/': here('node_modules/d3/dist'),
+  // The tokenizers of Hugging Face checkpoints, which src/js imports by its bare
+  // name when the real-model view loads one; index.html's import map points here.
+  '/vendor/tokenizers/': here('node_modules/@huggingface/tokenizers/dist'),
   '/': here('web'),
 };
 
@@ -58,10 +64,12 @@ const ISOLATION_HEADERS = {
 // the engine compile its .wasm; no JavaScript eval is allowed. style-src has
 // no 'unsafe-inline': the page sets styles through the CSSOM only. img-src
 // data: is the favicon (index.html), blob: the SVG drawn into a canvas for the
-// PNG export (lib/download.mjs).
+// PNG export (lib/download.mjs). The one inline script, index.html's import
+// map, is allowed by its hash, computed here from the file at start-up.
+export const IMPORT_MAP_HASH = importMapHash(readFileSync(new URL('./index.html', import.meta.url), 'utf8'));
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
-  "script-src 'self' 'wasm-unsafe-eval'",
+  `script-src 'self' 'wasm-unsafe-eval' '${IMPORT_MAP_HASH}'`,
   "worker-src 'self'",
   "style-src 'self'",
   "img-src 'self' data: blob:",
@@ -71,6 +79,16 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/**
+ * The CSP source of the import map in a page's HTML: 'sha256-…' of the exact
+ * text between <script type="importmap"> and </script> (what the browser hashes).
+ */
+export function importMapHash(html) {
+  const match = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html);
+  if (!match) throw new Error('web/index.html: no <script type="importmap"> (the page needs it for the tokenizers)');
+  return `sha256-${createHash('sha256').update(match[1], 'utf8').digest('base64')}`;
+}
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,

@@ -5,6 +5,7 @@
 import { DEFAULT_SHARPNESS, MAX_SHARPNESS } from './model/designed-heads.mjs';
 import { DEFAULT_FREE, MAX_HEADS, D_MODEL_CHOICES, MAX_TEXT, MAX_SEED, fitHeads } from './model/free-mode.mjs';
 import { DEFAULT_OPTIONS as TRAIN_DEFAULTS, STEP_CHOICES, MAX_SEEDS } from './model/train-options.mjs';
+import { ORDERS as REAL_ORDERS } from './model/real-model-scores.mjs';
 import { LANGUAGES } from './lib/i18n.mjs';
 
 export const MODES = Object.freeze(['encoder', 'decoder', 'cross', 'free']);
@@ -34,6 +35,10 @@ export const DEFAULTS = Object.freeze({
   causal: DEFAULT_FREE.causal,
   /** The "Train it yourself" experiment's options (a link sets them; it does not start training). */
   train: TRAIN_DEFAULTS,
+  /** The real-model view's chosen head, { layer, head }; null = the head that scores highest on "same token". */
+  realHead: null,
+  /** The real-model view's order of thumbnails: 'grid' (layer × head) or a score (model/real-model-scores.mjs). */
+  realOrder: 'grid',
 });
 
 // URL parameter ↔ state field, with a parser (string → value or undefined) and a formatter.
@@ -74,6 +79,17 @@ const FIELDS = [
   ['causal', 'causal', bit, (v) => (v ? '1' : '0')],
   // seeds × steps, then the optional settings: "5x3000", "3x1500-4-mlp".
   ['train', 'train', parseTrain, (v) => `${v.seeds}x${v.steps}${v.fourHeads ? '-4' : ''}${v.mlp ? '-mlp' : ''}`],
+  // The real model's head, "l3h11": it applies once a model is loaded (a link cannot carry the model itself).
+  [
+    'rhead',
+    'realHead',
+    (s) =>
+      /^l\d{1,2}h\d{1,2}$/.test(s)
+        ? { layer: Number(s.slice(1, s.indexOf('h'))), head: Number(s.split('h')[1]) }
+        : undefined,
+    (v) => `l${v.layer}h${v.head}`,
+  ],
+  ['rorder', 'realOrder', oneOf(REAL_ORDERS), String],
 ];
 
 function parseTrain(s) {

@@ -217,6 +217,7 @@ export class AttentionEngine {
 
   /** { heapBytes, inUseBytes, scratchBytes } of the engine's wasm memory. */
   async memoryStats() {
+    if (!this.#models) return this.#call(CALLS.memoryStats, []);
     const stats = await this.#call(CALLS.memoryStats, []);
     // The model build's memory, once a model was loaded.
     const models = await this.#models?.catch(() => undefined);

@@ -12,7 +12,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTENT_SECURITY_POLICY, HEADERS_TIMEOUT_MS, startServer } from '../../web/server.mjs';
+import { createHash } from 'node:crypto';
+import {
+  CONTENT_SECURITY_POLICY,
+  HEADERS_TIMEOUT_MS,
+  IMPORT_MAP_HASH,
+  importMapHash,
+  startServer,
+} from '../../web/server.mjs';
 
 const distDir = fileURLToPath(new URL('../../dist/', import.meta.url));
 // What a response must never contain: package.json's own text.
@@ -109,6 +116,8 @@ test('encoded, doubly encoded and overlong-UTF-8 traversals, backslashes, absolu
     '/dist//../package.json',
     '/vendor/d3/../../../package.json',
     '/vendor/d3/%2e%2e/%2e%2e/%2e%2e/package.json',
+    '/vendor/tokenizers/../package.json',
+    '/vendor/tokenizers/%2e%2e/%2e%2e/%2e%2e/%2e%2e/package.json',
     '/dist/?../../package.json',
     'http://127.0.0.1/../package.json',
     `http://127.0.0.1:${port}/%2e%2e/package.json`,
@@ -361,6 +370,7 @@ test('MIME types, ETag revalidation (304) and Last-Modified', async () => {
     ['/dist/mha-simd.js', 'text/javascript; charset=utf-8'],
     ['/dist/mha-simd.wasm', 'application/wasm'],
     ['/vendor/d3/d3.min.js', 'text/javascript; charset=utf-8'],
+    ['/vendor/tokenizers/tokenizers.min.mjs', 'text/javascript; charset=utf-8'],
   ]) {
     const res = await get(path, 'HEAD');
     expect([path, res.status, res.headers['content-type']]).toEqual([path, 200, type]);
@@ -396,6 +406,18 @@ test('every response, 404 and 405 included, carries the CSP and the framing and 
   }
   expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self' 'wasm-unsafe-eval'");
   expect(CONTENT_SECURITY_POLICY).toContain("frame-ancestors 'none'");
+});
+
+test("the page's one inline script, its import map, is allowed by its hash and by nothing broader", async () => {
+  const html = (await get('/')).body;
+  const text = Buffer.from(/<script type="importmap">([\s\S]*?)<\/script>/.exec(html)[1], 'latin1').toString('utf8');
+  const hash = `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
+  expect(importMapHash(html)).toBe(hash);
+  expect(IMPORT_MAP_HASH).toBe(hash);
+  const scriptSrc = CONTENT_SECURITY_POLICY.split('; ').find((d) => d.startsWith('script-src '));
+  expect(scriptSrc).toBe(`script-src 'self' 'wasm-unsafe-eval' '${hash}'`);
+  expect(JSON.parse(text).imports['@huggingface/tokenizers']).toBe('./vendor/tokenizers/tokenizers.min.mjs');
+  expect(() => importMapHash('<html></html>')).toThrow(/importmap/);
 });
 
 test(

@@ -1,0 +1,283 @@
+// The real-model view (真实模型) in headless Chromium: a tiny random BERT
+// checkpoint (tests/fixtures/models/bert-zh) given to the page's file picker
+// is loaded by the engine in the page; every layer × head gets a canvas
+// thumbnail; the big heatmap of the chosen head holds, bit for bit, the
+// attention that Node's model.run gives for the same folder and sentence;
+// the tokens are [CLS], the 15 characters and [SEP]; a broken folder shows
+// an error and a good load works after it; at 390 px the page does not
+// scroll sideways; a 12 × 12 model's 144 thumbnails draw without freezing
+// the page; a GPT-2 folder (byte pieces, causal) is drawn with its masked
+// cells exactly 0. Screenshots go to test-output/.
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { createAttention } from '../../src/js/node.mjs';
+import { setUp, openPage, readHeatmaps } from './page-helpers.mjs';
+import { SENTENCE } from '../../web/sentence.mjs';
+
+const FOLDER = 'tests/fixtures/models/bert-zh';
+const FILES = readdirSync(FOLDER)
+  .filter((name) => name !== 'reference.json')
+  .map((name) => path.join(FOLDER, name));
+
+let env, engine, model, reference;
+beforeAll(async () => {
+  env = await setUp({ locale: 'zh-CN' });
+  engine = await createAttention({ variant: 'simd' });
+  model = await engine.loadModel(FOLDER);
+  reference = await model.run(SENTENCE);
+}, 60_000);
+afterAll(async () => {
+  engine?.dispose();
+  await env?.close();
+});
+
+/**
+ * A random BERT of 12 layers × 12 heads (hidden 48, the fixture's vocabulary
+ * and tokenizer) as files for setInputFiles: the tensors of the fixture's
+ * layer 0 repeated, seeded values.
+ */
+function twelveByTwelve() {
+  const source = readFileSync(path.join(FOLDER, 'model.safetensors'));
+  const header = JSON.parse(source.subarray(8, 8 + Number(source.readBigUInt64LE(0))).toString());
+  const hidden = 48;
+  const wanted = Object.entries(header).filter(
+    ([name, t]) => t.dtype === 'F32' && (name.startsWith('bert.embeddings.') || name.includes('.layer.0.')),
+  );
+  let seed = 1;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 0.8;
+  const tensors = [];
+  for (const [name, t] of wanted)
+    for (let layer = 0; layer < (name.includes('.layer.0.') ? 12 : 1); layer++) {
+      const shape = t.shape.map((n) => (n === 32 ? hidden : n));
+      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+      const norm = name.includes('LayerNorm');
+      for (let i = 0; i < values.length; i++) values[i] = norm ? (name.endsWith('weight') ? 1 : 0) : random();
+      tensors.push([name.replace('.layer.0.', `.layer.${layer}.`), shape, values]);
+    }
+  const json = {};
+  let offset = 0;
+  for (const [name, shape, values] of tensors) {
+    json[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + values.byteLength] };
+    offset += values.byteLength;
+  }
+  const text = Buffer.from(JSON.stringify(json));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(text.length));
+  const weights = Buffer.concat([length, text, ...tensors.map(([, , v]) => Buffer.from(v.buffer))]);
+  const config = JSON.parse(readFileSync(path.join(FOLDER, 'config.json'), 'utf8'));
+  Object.assign(config, { hidden_size: hidden, num_attention_heads: 12, num_hidden_layers: 12 });
+  const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });
+  return [
+    file('config.json', Buffer.from(JSON.stringify(config))),
+    file('model.safetensors', weights),
+    file('tokenizer.json', readFileSync(path.join(FOLDER, 'tokenizer.json'))),
+    file('tokenizer_config.json', readFileSync(path.join(FOLDER, 'tokenizer_config.json'))),
+  ];
+}
+
+/** Gives the page files through the plain multi-file picker and waits until the view is drawn (or an error shows). */
+async function load(page, files) {
+  await page.setInputFiles('#real-files', files);
+  await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
+}
+
+/** Drops files on the view as a drag from the desktop would (a DataTransfer of Files), and waits as load() does. */
+async function drop(page, files) {
+  const named = files.map((file) => ({ name: path.basename(file), bytes: readFileSync(file).toString('base64') }));
+  await page.evaluate((list) => {
+    const transfer = new DataTransfer();
+    for (const { name, bytes } of list)
+      transfer.items.add(new File([Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0))], name));
+    const target = document.querySelector('#real-model .real-drop');
+    for (const type of ['dragover', 'drop'])
+      target.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, named);
+  await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
+}
+
+/** The big heatmap's weights against the Node run's, for the head it shows: the mismatches (none expected). */
+async function compareHeatmap(page) {
+  const maps = await readHeatmaps(page, '#real-model .real-heatmap');
+  const names = Object.keys(maps);
+  expect(names).toHaveLength(1);
+  const [, layer, head] = /^layer-(\d+)-head-(\d+)$/.exec(names[0]).map(Number);
+  const L = reference.tokens.length;
+  const { numHeads } = model.config;
+  const cells = maps[names[0]];
+  expect(cells).toHaveLength(L * L);
+  const mismatches = cells.filter(
+    ([q, k, w]) => !Object.is(w, reference.attention[((layer * numHeads + head) * L + q) * L + k]),
+  );
+  return { layer, head, mismatches };
+}
+
+test('a checkpoint from the file picker: every head as a thumbnail, the chosen one bit for bit as in Node', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await page.locator('#real-model').scrollIntoViewIfNeeded();
+    expect(await page.textContent('#real-model .real-private')).toContain('文件不会离开你的电脑');
+    await load(page, FILES);
+    expect(await page.isHidden('#real-error')).toBe(true);
+    const { numLayers, numHeads } = model.config;
+    expect([numLayers, numHeads]).toEqual([2, 4]);
+    expect(await page.locator('#real-model .real-grid canvas').count()).toBe(numLayers * numHeads);
+    // The canvases hold pixels (one per query–key cell), not a blank.
+    const painted = await page.$$eval('#real-model .real-grid canvas', (canvases) =>
+      canvases.map((c) => {
+        const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+        return [c.width, c.height, data.some((v, i) => i % 4 !== 3 && v < 200)];
+      }),
+    );
+    expect(painted).toEqual(Array(numLayers * numHeads).fill([17, 17, true]));
+
+    const tokens = await page.$$eval('#real-model .real-token-list li', (items) => items.map((li) => li.textContent));
+    expect(tokens).toEqual(['[CLS]', ...SENTENCE, '[SEP]']);
+    expect(reference.tokens).toEqual(tokens);
+
+    // The head chosen first, then another one clicked: the engine's weights, unrounded, as Node computes them.
+    const first = await compareHeatmap(page);
+    expect(first.mismatches).toEqual([]);
+    const other = first.layer === 1 && first.head === 2 ? [0, 1] : [1, 2];
+    await page.click(`#real-model .thumb[data-layer="${other[0]}"][data-head="${other[1]}"]`);
+    await page.waitForSelector(`#real-model .heatmap[data-head="layer-${other[0]}-head-${other[1]}"]`);
+    const second = await compareHeatmap(page);
+    expect([second.layer, second.head, second.mismatches]).toEqual([...other, []]);
+    expect(page.url()).toContain(`rhead=l${other[0]}h${other[1]}`);
+
+    // Where each 毒 looks: six rows, each with its top key's weight, the highest of its row.
+    const where = await page.$$eval('#real-model .real-where-table tbody tr', (rows) =>
+      rows.map((r) => [Number(r.dataset.q), Number(r.querySelector('td').dataset.weight)]),
+    );
+    expect(where.map(([q]) => q)).toEqual([2, 3, 4, 7, 13, 14]);
+    const L = reference.tokens.length;
+    for (const [q, w] of where) {
+      const start = ((other[0] * numHeads + other[1]) * L + q) * L;
+      expect(w).toBe(Math.max(...reference.attention.subarray(start, start + L)));
+    }
+    // Sorted by a score: the thumbnails in that order, the first the highest, its value on its label.
+    await page.selectOption('#real-order', 'same');
+    const labels = await page.$$eval('#real-model .real-grid .thumb-label', (spans) => spans.map((s) => s.textContent));
+    const values = labels.map((s) => Number(s.split('·').pop()));
+    expect(values).toEqual([...values].sort((a, b) => b - a));
+    expect(page.url()).toContain('rorder=same');
+    // The status says how long the forward pass took, on which build and threads.
+    expect(await page.textContent('#real-forward')).toMatch(/前向计算 17 个词元用时 [\d.]+ 毫秒 · 引擎：threaded-simd/);
+    expect(await page.textContent('#real-status')).toContain('2 层 × 4 头');
+    await page.selectOption('#real-order', 'grid');
+    // The sticky toolbar would cover the top of the section in its picture (set through the CSSOM: the CSP has no inline styles).
+    await page.evaluate(() => (document.querySelector('.toolbar').style.position = 'static'));
+    await page.locator('#real-model').screenshot({ path: 'test-output/real-model-view.png' });
+    // In English: every text of the view written again, the same head still open.
+    await page.check('input[name="lang"][value="en"]');
+    await page.waitForFunction(() => document.querySelector('#real-model-title').textContent === 'Real model');
+    expect(await page.textContent('#real-forward')).toMatch(/^Forward pass over 17 tokens in [\d.]+ ms/);
+    expect(await page.textContent('#real-model .real-private')).toMatch(/never leave your computer/);
+    expect(await page.textContent('#real-model .heatmap figcaption')).toMatch(/^layer \d · head \d/);
+    expect((await compareHeatmap(page)).mismatches).toEqual([]);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('a broken folder shows an error in the view; a good folder loads after it', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    const config = readFileSync(path.join(FOLDER, 'config.json'));
+    const weights = readFileSync(path.join(FOLDER, 'model.safetensors'));
+    const tokenizer = readFileSync(path.join(FOLDER, 'tokenizer.json'));
+    const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });
+    // Only PyTorch's format: the engine names the file it cannot read.
+    await load(page, [file('config.json', config), file('pytorch_model.bin', Buffer.alloc(64))]);
+    expect(await page.getAttribute('#real-error', 'role')).toBe('alert');
+    expect(await page.textContent('#real-error')).toMatch(/pytorch_model\.bin/);
+    // Weights cut short.
+    await load(page, [
+      file('config.json', config),
+      file('tokenizer.json', tokenizer),
+      file('model.safetensors', weights.subarray(0, weights.length >> 1)),
+    ]);
+    expect(await page.isVisible('#real-error')).toBe(true);
+    expect(await page.textContent('#real-error')).toMatch(/model\.safetensors/);
+    expect(await page.locator('#real-model .real-grid canvas').count()).toBe(0);
+    // The page is still usable: the good folder loads and is drawn.
+    await load(page, FILES);
+    expect(await page.isHidden('#real-error')).toBe(true);
+    expect(await page.locator('#real-model .real-grid canvas').count()).toBe(8);
+    expect((await compareHeatmap(page)).mismatches).toEqual([]);
+    // Another sentence, typed: run again on the same model.
+    await page.fill('#real-text', '毒蛇');
+    await page.click('#real-run button[type="submit"]');
+    await page.waitForFunction(() => document.querySelectorAll('#real-model .real-token-list li').length === 4);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('390 px, files dropped: the page never scrolls sideways; the thumbnails scroll inside their box', async () => {
+  const { page, problems } = await openPage(env, '', { width: 390 });
+  try {
+    await page.locator('#real-model').scrollIntoViewIfNeeded();
+    await drop(page, FILES);
+    expect(await page.isHidden('#real-error')).toBe(true);
+    expect((await compareHeatmap(page)).mismatches).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    const box = await page.$eval('#real-model .real-grid-box', (b) => {
+      const r = b.getBoundingClientRect();
+      return { right: r.right, overflow: getComputedStyle(b).overflowX };
+    });
+    expect(box.right).toBeLessThanOrEqual(390);
+    expect(box.overflow).toBe('auto');
+    await page.selectOption('#real-order', 'far');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await page.locator('#real-model').screenshot({ path: 'test-output/real-model-view-390.png' });
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('12 layers × 12 heads: 144 thumbnails drawn without a long freeze of the page', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await page.evaluate(() => {
+      window.longTasks = [];
+      new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({
+        type: 'longtask',
+      });
+    });
+    await page.locator('#real-model').scrollIntoViewIfNeeded();
+    await load(page, twelveByTwelve());
+    expect(await page.isHidden('#real-error')).toBe(true);
+    expect(await page.locator('#real-model .real-grid canvas').count()).toBe(144);
+    expect(await page.textContent('#real-status')).toContain('12 层 × 12 头');
+    // Loading, running and drawing 144 heads: no task long enough to freeze the page (about 160 ms here at most).
+    const longest = Math.max(0, ...(await page.evaluate(() => window.longTasks)));
+    expect(longest).toBeLessThan(400);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('GPT-2 (byte-level pieces, causal): the masked cells are hatched and exactly 0; the focus is still 毒', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    const folder = 'tests/fixtures/models/gpt2';
+    const files = readdirSync(folder)
+      .filter((name) => name !== 'reference.json')
+      .map((name) => path.join(folder, name));
+    await load(page, files);
+    expect(await page.isHidden('#real-error')).toBe(true);
+    const masked = await page.$$eval('#real-model .real-heatmap [data-masked]', (cells) =>
+      cells.map((c) => Number(c.dataset.weight)),
+    );
+    expect(masked.length).toBeGreaterThan(0);
+    expect(masked.every((w) => w === 0)).toBe(true);
+    expect(await page.inputValue('#real-focus')).toBe('毒');
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);

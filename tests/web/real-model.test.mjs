@@ -1,0 +1,190 @@
+// The real-model view's pure parts: the head scores (model/real-model-scores.mjs)
+// on small made-up attention, the checkpoint's files among what was dropped
+// (model/real-model-files.mjs), and the thumbnails' pixels (lib/attention-image.mjs).
+import {
+  SCORES,
+  allHeadScores,
+  baseText,
+  focusRows,
+  headScores,
+  headWeights,
+  isSpecial,
+  median,
+  occurrences,
+  rankHeads,
+  repeatedTokens,
+  scoreSummary,
+  topKeys,
+  uniformScores,
+} from '../../web/model/real-model-scores.mjs';
+import { formatBytes, pickModelFiles, totalBytes } from '../../web/model/real-model-files.mjs';
+import { LEVELS, colourTable, weightPixels } from '../../web/lib/attention-image.mjs';
+import { DEFAULTS, formatState, readLink } from '../../web/state.mjs';
+
+const SENTENCE = ['[CLS]', ...'用毒毒毒蛇，毒蛇会不会被毒毒死', '[SEP]'];
+const close = (a, b) => expect(Math.abs(a - b)).toBeLessThan(1e-12);
+
+/** An L × L block whose row i puts all its weight on key pick(i). */
+const oneHot = (L, pick) => {
+  const w = new Float32Array(L * L);
+  for (let i = 0; i < L; i++) w[i * L + pick(i)] = 1;
+  return w;
+};
+
+test('special tokens and byte pieces', () => {
+  for (const s of ['[CLS]', '[SEP]', '<s>', '</s>', '<|endoftext|>', '[PAD]']) expect(isSpecial(s)).toBe(true);
+  for (const s of ['毒', 'CLS', '[cls]', '##s', ' snake']) expect(isSpecial(s)).toBe(false);
+  expect(baseText('毒₁')).toBe('毒');
+  expect(baseText('毒₁₂')).toBe('毒');
+  expect(baseText(' snake')).toBe(' snake');
+  // The three pieces of one 毒 are one occurrence; the next 毒 is another.
+  expect(occurrences(['<s>', '毒₁', '毒₂', '毒₃', '毒₁', '毒₂', '蛇']).map((o) => o.occurrence)).toEqual([
+    0, 1, 1, 1, 2, 2, 3,
+  ]);
+  expect(occurrences(['毒', '毒']).map((o) => o.occurrence)).toEqual([0, 1]);
+});
+
+test('the repeated tokens of the sentence: the six 毒 first, then 蛇 and 会; special tokens never', () => {
+  const repeated = repeatedTokens(SENTENCE);
+  expect(repeated.map((r) => [r.text, r.count])).toEqual([
+    ['毒', 6],
+    ['蛇', 2],
+    ['会', 2],
+  ]);
+  expect(repeated[0].positions).toEqual([2, 3, 4, 7, 13, 14]);
+  expect(repeatedTokens(['[CLS]', '[CLS]', 'a', 'b'])).toEqual([]);
+  // Byte pieces: one 毒 in three pieces is not a repetition; two are.
+  expect(repeatedTokens(['毒₁', '毒₂', '毒₃'])).toEqual([]);
+  expect(repeatedTokens(['毒₁', '毒₂', '毒₁', '毒₂'])[0]).toEqual({ text: '毒', positions: [0, 1, 2, 3], count: 2 });
+  expect(focusRows(SENTENCE, '毒')).toEqual([2, 3, 4, 7, 13, 14]);
+  expect(focusRows(SENTENCE, '')).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+});
+
+test('head scores: a previous-token head, a same-token head, a [CLS] head, a self head', () => {
+  const L = SENTENCE.length;
+  const rows = focusRows(SENTENCE, '毒');
+  const previous = headScores(
+    oneHot(L, (i) => Math.max(0, i - 1)),
+    SENTENCE,
+    rows,
+  );
+  expect(previous).toEqual({ neighbour: 1, same: 3 / 6, far: 0, special: 0, self: 0 });
+  const toCls = headScores(
+    oneHot(L, () => 0),
+    SENTENCE,
+    rows,
+  );
+  // 毒2 and 毒3 are 2 and 3 places from [CLS]: not far.
+  expect(toCls).toEqual({ neighbour: 0, same: 0, far: 4 / 6, special: 1, self: 0 });
+  // Each 毒 looks at the 毒 six places on (or back): all of it to another 毒, far.
+  const partner = { 2: 7, 3: 13, 4: 14, 7: 2, 13: 3, 14: 4 };
+  const same = headScores(
+    oneHot(L, (i) => partner[i] ?? i),
+    SENTENCE,
+    rows,
+  );
+  expect(same).toEqual({ neighbour: 0, same: 1, far: 1, special: 0, self: 0 });
+  expect(
+    headScores(
+      oneHot(L, (i) => i),
+      SENTENCE,
+      rows,
+    ),
+  ).toEqual({ neighbour: 0, same: 0, far: 0, special: 0, self: 1 });
+  expect(Object.keys(same)).toEqual(SCORES);
+});
+
+test('uniform rows: the baseline to read the heads against (causal: keys up to the query)', () => {
+  const rows = focusRows(SENTENCE, '毒');
+  const L = SENTENCE.length;
+  const base = uniformScores(SENTENCE, rows);
+  close(base.special, 2 / L);
+  close(base.self, 1 / L);
+  close(base.same, 5 / L);
+  // Rows 2, 3, 4, 7, 13, 14: neighbours 2 each; far keys (|i−j| ≥ 4): 11+10+10+10+10+11 = 62.
+  close(base.neighbour, 2 / L);
+  close(base.far, 62 / 6 / L);
+  const causal = uniformScores(['a', 'b', 'a'], [0, 2], true);
+  close(causal.same, (0 + 1 / 3) / 2);
+  close(causal.neighbour, (0 + 1 / 3) / 2);
+});
+
+test('every head of a model, ranked by a score, with its top keys and a summary', () => {
+  const tokens = ['[CLS]', 'a', 'b', 'a', '[SEP]'];
+  const L = tokens.length;
+  const heads = [
+    oneHot(L, (i) => i),
+    oneHot(L, (i) => (i === 1 ? 3 : i === 3 ? 1 : i)),
+    oneHot(L, () => 0),
+    oneHot(L, (i) => Math.min(L - 1, i + 1)),
+  ];
+  const attention = new Float32Array(4 * L * L);
+  heads.forEach((w, i) => attention.set(w, i * L * L));
+  expect(headWeights(attention, { numHeads: 2, length: L }, 1, 0)).toEqual(heads[2]);
+  const rows = focusRows(tokens, 'a');
+  const all = allHeadScores({ attention, tokens, numLayers: 2, numHeads: 2 }, rows);
+  expect(all.map((h) => [h.layer, h.head])).toEqual([
+    [0, 0],
+    [0, 1],
+    [1, 0],
+    [1, 1],
+  ]);
+  expect(all[1].scores.same).toBe(1);
+  expect(rankHeads(all, 'same').map((h) => `${h.layer}.${h.head}`)).toEqual(['0.1', '0.0', '1.0', '1.1']);
+  expect(rankHeads(all, 'special')[0]).toBe(all[2]);
+  const summary = scoreSummary(all, 'same', uniformScores(tokens, rows));
+  expect(summary).toMatchObject({ best: all[1], median: 0, aboveHalf: 1, count: 4, aboveTwice: 1 });
+  close(summary.baseline, 1 / 5);
+  expect(topKeys(new Float32Array([0.1, 0.5, 0.2, 0.2]), 2, 1, 2)).toEqual([
+    { k: 0, weight: new Float32Array([0.2])[0] },
+    { k: 1, weight: new Float32Array([0.2])[0] },
+  ]);
+  expect(topKeys(new Float32Array([0.1, 0.5, 0.2, 0.2]), 2, 0, 1)).toEqual([{ k: 1, weight: 0.5 }]);
+  expect(median([3, 1, 2])).toBe(2);
+  expect(median([4, 1, 2, 3])).toBe(2.5);
+  expect(median([])).toBe(0);
+});
+
+test('the checkpoint among the files: the folder with config.json nearest the top, hidden files left out', () => {
+  const files = [
+    'bert/.git/config.json',
+    'bert/onnx/config.json',
+    'bert/onnx/model.onnx',
+    'bert/config.json',
+    'bert/model.safetensors',
+    'bert/vocab.txt',
+    'bert/.gitattributes',
+  ].map((path, i) => ({ path, size: i + 1 }));
+  const picked = pickModelFiles(files);
+  expect(picked.folder).toBe('bert');
+  expect(picked.files.map((f) => f.path)).toEqual(['bert/config.json', 'bert/model.safetensors', 'bert/vocab.txt']);
+  expect(totalBytes(picked.files)).toBe(4 + 5 + 6);
+  // Loose files (a plain multi-file picker) are one folder, ''.
+  expect(pickModelFiles([{ path: 'config.json' }, { path: 'model.safetensors' }]).files).toHaveLength(2);
+  // No config.json: the top folder's files, so that the engine names what is missing.
+  expect(pickModelFiles([{ path: 'x/pytorch_model.bin' }, { path: 'x/y/z.txt' }])).toEqual({
+    folder: 'x',
+    files: [{ path: 'x/pytorch_model.bin' }],
+  });
+  expect(pickModelFiles([])).toEqual({ folder: '', files: [] });
+  expect([812, 3400, 418_900_000, 1_320_000_000].map(formatBytes)).toEqual(['812 B', '3.4 KB', '418.9 MB', '1.32 GB']);
+});
+
+test('thumbnail pixels: one RGBA pixel per weight, from the colour table', () => {
+  const table = colourTable(
+    (t) => t,
+    (t) => ({ r: 255 * t, g: 0, b: 255 - 255 * t }),
+  );
+  expect(table.length).toBe(LEVELS * 3);
+  const pixels = weightPixels(new Float32Array([0, 1, 0.5, Number.NaN]), 2, table);
+  expect([...pixels]).toEqual([0, 0, 255, 255, 255, 0, 0, 255, 128, 0, 127, 255, 0, 0, 255, 255]);
+});
+
+test('the link keeps the chosen head and the order (the model itself it cannot carry)', () => {
+  const state = { ...DEFAULTS, realHead: { layer: 11, head: 3 }, realOrder: 'same' };
+  expect(formatState(state)).toBe('?rhead=l11h3&rorder=same');
+  expect(readLink('?rhead=l11h3&rorder=same').state).toEqual(state);
+  const { state: bad, problems } = readLink('?rhead=l1&rorder=size');
+  expect([bad.realHead, bad.realOrder]).toEqual([null, 'grid']);
+  expect(problems.map((p) => p.param)).toEqual(['rhead', 'rorder']);
+});

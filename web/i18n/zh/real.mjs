@@ -1,0 +1,99 @@
+// 中文：“真实模型”一节（views/real-model.mjs）：载入 Hugging Face 检查点，看它每层每头的注意力。
+const code = (text) => `<span translate="no">${text}</span>`;
+
+export default {
+  'real.title': '真实模型',
+  'real.evidence.label': '插图与证据',
+  'real.evidence':
+    '<strong>上面的头是插图，这一节是证据。</strong>编码器、解码器和交叉注意力的头都是手工设计的，用来说明多头能做什么；' +
+    '这里显示的是你载入的检查点在这句话上真正算出的注意力。载入<em>训练好</em>的模型（例如 ' +
+    code('bert-base-chinese') +
+    '），就能拿它检验上文的说法：有没有哪个头把“毒”和另一个“毒”连起来，或者看它的邻居。' +
+    '得分只描述这个模型在这句话上的注意力，一句话上的高分不能证明一个头的“功能”。',
+  'real.explain':
+    '把从 ' +
+    code('Hugging Face') +
+    ' 下载的模型文件夹拖到下面（或者用按钮选择）：需要 ' +
+    code('config.json') +
+    '、' +
+    code('model.safetensors') +
+    '（或分片及其索引），以及 ' +
+    code('tokenizer.json') +
+    ' 或 ' +
+    code('vocab.txt') +
+    '。支持 ' +
+    code('BERT') +
+    '、' +
+    code('RoBERTa') +
+    ' 和 ' +
+    code('GPT-2') +
+    ' 结构，例如 ' +
+    code('bert-base-chinese') +
+    '、' +
+    code('bert-base-uncased') +
+    '、' +
+    code('roberta-base') +
+    '、' +
+    code('gpt2') +
+    '。每一层的每个头都画成一张小图；点一张小图，下面就放大显示那个头。',
+  'real.drop': '拖入模型文件夹',
+  'real.dropHere': '把模型文件夹（或其中的文件）拖到这里',
+  'real.pickFolder': '选择文件夹……',
+  'real.pickFiles': '选择文件……',
+  'real.private': '文件不会离开你的电脑：本页在浏览器里读取它们，由 WebAssembly 引擎在本地计算，什么都不上传。',
+  'real.waiting': '等待引擎……',
+  'real.none': '还没有载入模型。',
+  'real.reading': ({ count }) => `正在读取 ${count} 个文件……`,
+  'real.progress': '正在读取 {file}：{loaded} / {total}',
+  'real.progress.label': '载入进度',
+  'real.loaded':
+    '已载入：{type}，{layers} 层 × {heads} 头，隐藏维度 {hidden}，词表 {vocab}（{files} 个文件，{bytes}，用时 {ms} 毫秒）。',
+  'real.forward': '前向计算 {tokens} 个词元用时 {ms} 毫秒 · 引擎：{variant}（{build}），{threads}',
+  'real.error.load': '载入失败：{message}',
+  'real.error.run': '计算失败：{message}',
+  'real.error.noFiles': '没有收到文件：请拖入模型文件夹，或用按钮选择。',
+  'real.sentence': '句子',
+  'real.run': '计算',
+  'real.tokens': ({ n }) => `${n} 个词元（模型的分词）：`,
+  'real.order': '排列',
+  'real.order.grid': '按层和头',
+  'real.order.by': '按“{score}”从高到低',
+  'real.focus': '焦点词元',
+  'real.focus.all': '所有词元',
+  'real.focus.token': '“{token}”（{count} 次）',
+  'real.score.neighbour': '邻居',
+  'real.score.same': '相同的词元',
+  'real.score.far': '远处',
+  'real.score.special': '特殊词元',
+  'real.score.self': '自己',
+  'real.score.help':
+    '每个得分是焦点词元的各行权重之和的平均（0 到 1）：邻居 = 键与查询相距 1；相同的词元 = 同一词元在别处的出现；' +
+    '远处 = 相距 4 或更多；特殊词元 = {special}；自己 = 查询本身。',
+  'real.layer': '层 {layer}',
+  'real.head': '头 {head}',
+  'real.layerHead': '层 {layer} · 头 {head}',
+  'real.grid.label': '每层每头的注意力缩略图',
+  'real.grid.caption':
+    '{layers} 层 × {heads} 头，每张图的行是查询、列是键，颜色越深权重越大。点一张图放大它（方向键移动）。',
+  'real.thumb.title': '层 {layer} · 头 {head}：{score} {value}',
+  'real.summary': ({ score, layer, head, value, median, count, baseline, above }) =>
+    `“${score}”得分：最高的是层 ${layer} · 头 ${head}（${value}）；${count} 个头的中位数是 ${median}。` +
+    `把权重平均分给所有键的一行会得到 ${baseline}，有 ${above} 个头超过它的两倍。`,
+  'real.summary.noBaseline': ({ score, layer, head, value, median, count }) =>
+    `“${score}”得分：最高的是层 ${layer} · 头 ${head}（${value}）；${count} 个头的中位数是 ${median}。` +
+    '这句话里没有这样的键，所以没有可比的均匀基线。',
+  'real.selected': '所选的头',
+  'real.heatmap.desc': '层 {layer} · 头 {head}：行是查询，列是键；权重是引擎算出的原值。',
+  'real.selected.scores': '这个头的得分',
+  'real.where': '每个“{token}”看向哪里',
+  'real.where.all': '每个词元看向哪里',
+  'real.where.caption': '所选头里每个焦点词元权重最高的三个键',
+  'real.where.query': '查询',
+  'real.where.top': ({ n }) => `第 ${n} 高的键`,
+  'real.scores.caption': '所选头的得分，与把权重平均分给所有键的一行比较',
+  'real.scores.score': '得分',
+  'real.scores.head': '这个头',
+  'real.scores.uniform': '平均分配',
+  'real.special.none': '（这句话里没有）',
+  'real.order.label': '排列和焦点',
+};

@@ -1,0 +1,183 @@
+// The real-model view's numbers (views/real-model.mjs): where the heads of a
+// loaded checkpoint look on a sentence, measured from the engine's attention
+// [numLayers, numHeads, L, L] (rows are queries). Pure: no DOM, no engine.
+//
+// The scores ask of one head what the article asks of its designed heads,
+// for the focus rows (by default every occurrence of the token the sentence
+// repeats most: the six 毒): how much of each row's weight goes to its
+// neighbours (|i−j| = 1), to the other occurrences of the same token, to far
+// tokens (|i−j| ≥ 4), to the special tokens ([CLS], [SEP], <s> …) and to
+// itself; each is the mean over the focus rows of a sum of weights, so 0…1.
+
+/** The scores, in the order of the view's sort menu. */
+export const SCORES = Object.freeze(['neighbour', 'same', 'far', 'special', 'self']);
+
+/** The orders of the view's thumbnails: layer × head, or by a score, highest first. */
+export const ORDERS = Object.freeze(['grid', ...SCORES]);
+
+/** The distance from which a key is "far". */
+export const FAR = 4;
+
+const SPECIAL = /^(?:\[(?:CLS|SEP|PAD|MASK|UNK)\]|<\/?s>|<pad>|<unk>|<mask>|<\|endoftext\|>)$/;
+const SUBSCRIPTS = /[\u2080-\u2089]+$/;
+
+/** True for a tokenizer's special token ([CLS], [SEP], <s>, </s>, <|endoftext|> …). */
+export const isSpecial = (token) => SPECIAL.test(token);
+
+/** A token without the subscript that numbers the byte pieces of one character (GPT-2's "毒₁" → "毒"). */
+export const baseText = (token) => token.replace(SUBSCRIPTS, '');
+
+/** True for the first (or only) piece of a character: "毒", "毒₁", not "毒₂". */
+const startsOccurrence = (token) => {
+  const m = SUBSCRIPTS.exec(token);
+  return !m || m[0] === '\u2081';
+};
+
+/**
+ * For each position: its base text and its occurrence number (the byte
+ * pieces of one character share one occurrence; every other token is one).
+ */
+export function occurrences(tokens) {
+  let n = -1;
+  return tokens.map((token, i) => {
+    const base = baseText(token);
+    if (i === 0 || startsOccurrence(token) || baseText(tokens[i - 1]) !== base) n++;
+    return { base, occurrence: n };
+  });
+}
+
+/**
+ * The tokens a sentence repeats (ignoring special tokens and blanks), most
+ * frequent first (ties: the earlier first): [{ text, positions }], where
+ * text is the base text and positions every position of it (all pieces).
+ */
+export function repeatedTokens(tokens) {
+  const occ = occurrences(tokens);
+  const groups = new Map();
+  occ.forEach(({ base, occurrence }, i) => {
+    if (isSpecial(tokens[i]) || !base.trim()) return;
+    if (!groups.has(base)) groups.set(base, { text: base, positions: [], occurrences: new Set() });
+    const g = groups.get(base);
+    g.positions.push(i);
+    g.occurrences.add(occurrence);
+  });
+  return [...groups.values()]
+    .filter((g) => g.occurrences.size >= 2)
+    .map((g) => ({ text: g.text, positions: g.positions, count: g.occurrences.size }))
+    .sort((a, b) => b.count - a.count || a.positions[0] - b.positions[0]);
+}
+
+/** The focus rows: every position of `text` (base text), or every non-special position when text is ''. */
+export function focusRows(tokens, text) {
+  const rows = [];
+  tokens.forEach((token, i) => {
+    if (isSpecial(token)) return;
+    if (text === '' || baseText(token) === text) rows.push(i);
+  });
+  return rows;
+}
+
+/**
+ * The scores of one head: weights is its [L, L] block (row-major), rows the
+ * focus rows. Each score is the mean over the rows of a sum of weights.
+ * @returns {{ neighbour: number, same: number, far: number, special: number, self: number }}
+ */
+export function headScores(weights, tokens, rows) {
+  const L = tokens.length;
+  const occ = occurrences(tokens);
+  const special = tokens.map(isSpecial);
+  const sums = { neighbour: 0, same: 0, far: 0, special: 0, self: 0 };
+  for (const i of rows) {
+    const row = i * L;
+    for (let j = 0; j < L; j++) {
+      const w = weights[row + j];
+      const d = Math.abs(i - j);
+      if (d === 1) sums.neighbour += w;
+      if (d >= FAR) sums.far += w;
+      if (d === 0) sums.self += w;
+      if (special[j]) sums.special += w;
+      else if (occ[j].base === occ[i].base && occ[j].occurrence !== occ[i].occurrence) sums.same += w;
+    }
+  }
+  const n = rows.length || 1;
+  return Object.fromEntries(SCORES.map((s) => [s, sums[s] / n]));
+}
+
+/** One head's [L, L] block of the attention [numLayers, numHeads, L, L]. */
+export function headWeights(attention, { numHeads, length }, layer, head) {
+  const block = length * length;
+  const start = (layer * numHeads + head) * block;
+  return attention.subarray(start, start + block);
+}
+
+/**
+ * Every head's scores: [{ layer, head, scores }] in layer-major order.
+ * @param {{ attention: Float32Array, tokens: string[], numLayers: number, numHeads: number }} run
+ */
+export function allHeadScores({ attention, tokens, numLayers, numHeads }, rows) {
+  const out = [];
+  const dims = { numHeads, length: tokens.length };
+  for (let layer = 0; layer < numLayers; layer++)
+    for (let head = 0; head < numHeads; head++)
+      out.push({ layer, head, scores: headScores(headWeights(attention, dims, layer, head), tokens, rows) });
+  return out;
+}
+
+/**
+ * The same scores for rows that spread their weight evenly over the keys they
+ * may see (every key, or keys j ≤ i when causal): what a head that looks
+ * nowhere in particular would score, to read the real heads against.
+ */
+export function uniformScores(tokens, rows, causal = false) {
+  const L = tokens.length;
+  const weights = new Float64Array(L * L);
+  for (let i = 0; i < L; i++) {
+    const seen = causal ? i + 1 : L;
+    for (let j = 0; j < seen; j++) weights[i * L + j] = 1 / seen;
+  }
+  return headScores(weights, tokens, rows);
+}
+
+/** The heads sorted by one score, highest first (ties: layer-major order). */
+export function rankHeads(heads, score) {
+  return heads
+    .map((h, order) => ({ h, order }))
+    .sort((a, b) => b.h.scores[score] - a.h.scores[score] || a.order - b.order)
+    .map(({ h }) => h);
+}
+
+/** The top k keys of row q: [{ k, weight }], highest weight first (ties: the earlier key). */
+export function topKeys(weights, length, q, count = 3) {
+  const row = [];
+  for (let k = 0; k < length; k++) row.push({ k, weight: weights[q * length + k] });
+  row.sort((a, b) => b.weight - a.weight || a.k - b.k);
+  return row.slice(0, count);
+}
+
+/** The median of numbers (0 for none). */
+export function median(values) {
+  if (!values.length) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * What the view's text says about one score, from the numbers only: the
+ * highest head, the median over heads, how many heads exceed twice the
+ * uniform baseline (and 0.5).
+ */
+export function scoreSummary(heads, score, baseline) {
+  const ranked = rankHeads(heads, score);
+  const values = heads.map((h) => h.scores[score]);
+  const base = baseline[score];
+  return {
+    score,
+    best: ranked[0] ?? null,
+    median: median(values),
+    baseline: base,
+    aboveTwice: base > 0 ? values.filter((v) => v > 2 * base).length : null,
+    aboveHalf: values.filter((v) => v > 0.5).length,
+    count: values.length,
+  };
+}
