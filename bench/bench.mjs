@@ -16,6 +16,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../src/js/node.mjs';
 import { CONFIGS, headsOf, makeInputs, time } from './inputs.mjs';
+import { modelBench } from './model.mjs';
 
 // --profile: the per-stage breakdown instead (bench/profile.mjs).
 if (process.argv.includes('--profile')) {
@@ -149,6 +150,8 @@ const training = JSON.parse(
     .split('\n')
     .pop(),
 );
+// A bert-base-shaped checkpoint against onnxruntime-web (bench/model.mjs).
+const model = await modelBench({ quick });
 
 // ---- report ----
 const byRunner = (name, threads) => runs.find((r) => r.runner === name && r.threads === threads);
@@ -242,6 +245,7 @@ const size = (name) => `${fmt(readFileSync(here(`../dist/mha-${name}.wasm`)).len
 lines.push(
   `.wasm sizes: ${['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${size(v)}`).join(', ')}; with the trainer: ${['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${size(`train-${v}`)}`).join(', ')}`,
 );
+lines.push('', model.report);
 console.log(lines.join('\n'));
 
 mkdirSync('bench-output', { recursive: true });
@@ -260,6 +264,7 @@ writeFileSync(
       longSequence: long,
       workerHop: hop,
       training,
+      model: model.result,
     },
     null,
     2,
