@@ -1,0 +1,157 @@
+// A BERT checkpoint in the Hugging Face layout, made at bench time (issue 12):
+// config.json and model.safetensors with bert-base-chinese's tensor names and
+// shapes, seeded random weights scaled like BERT's initialization (N(0, 0.02²)
+// matrices, LayerNorm weights ≈ 1, small biases). Written tensor by tensor, so
+// at most one tensor (the word embeddings, 62 MiB) is held at a time. Also a
+// safetensors reader for the ONNX export and the float64 reference.
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { mulberry32 } from '../web/model/random.mjs';
+
+/** bert-base-chinese's shape. */
+export const BERT_BASE = {
+  architectures: ['BertModel'],
+  model_type: 'bert',
+  hidden_size: 768,
+  num_hidden_layers: 12,
+  num_attention_heads: 12,
+  intermediate_size: 3072,
+  vocab_size: 21128,
+  max_position_embeddings: 512,
+  type_vocab_size: 2,
+  layer_norm_eps: 1e-12,
+  hidden_act: 'gelu',
+  pad_token_id: 0,
+  position_embedding_type: 'absolute',
+  initializer_range: 0.02,
+  torch_dtype: 'float32',
+};
+
+/** [name, shape, kind] in bert-base-chinese's order; kind picks the initialization. */
+export function bertTensors(config) {
+  const D = config.hidden_size,
+    F = config.intermediate_size;
+  const t = [
+    ['bert.embeddings.word_embeddings.weight', [config.vocab_size, D], 'embedding'],
+    ['bert.embeddings.position_embeddings.weight', [config.max_position_embeddings, D], 'embedding'],
+    ['bert.embeddings.token_type_embeddings.weight', [config.type_vocab_size, D], 'embedding'],
+    ['bert.embeddings.LayerNorm.weight', [D], 'lnWeight'],
+    ['bert.embeddings.LayerNorm.bias', [D], 'bias'],
+  ];
+  for (let i = 0; i < config.num_hidden_layers; i++) {
+    const p = `bert.encoder.layer.${i}.`;
+    for (const m of ['query', 'key', 'value'])
+      t.push(
+        [`${p}attention.self.${m}.weight`, [D, D], m === 'value' ? 'linear' : 'linearQK'],
+        [`${p}attention.self.${m}.bias`, [D], 'bias'],
+      );
+    t.push(
+      [`${p}attention.output.dense.weight`, [D, D], 'linear'],
+      [`${p}attention.output.dense.bias`, [D], 'bias'],
+      [`${p}attention.output.LayerNorm.weight`, [D], 'lnWeight'],
+      [`${p}attention.output.LayerNorm.bias`, [D], 'bias'],
+      [`${p}intermediate.dense.weight`, [F, D], 'linear'],
+      [`${p}intermediate.dense.bias`, [F], 'bias'],
+      [`${p}output.dense.weight`, [D, F], 'linear'],
+      [`${p}output.dense.bias`, [D], 'bias'],
+      [`${p}output.LayerNorm.weight`, [D], 'lnWeight'],
+      [`${p}output.LayerNorm.bias`, [D], 'bias'],
+    );
+  }
+  return t;
+}
+
+/** Standard normals two at a time (both halves of Box–Muller) from mulberry32. */
+function normals(seed) {
+  const random = mulberry32(seed);
+  let spare = null;
+  return () => {
+    if (spare !== null) {
+      const s = spare;
+      spare = null;
+      return s;
+    }
+    const r = Math.sqrt(-2 * Math.log(1 - random()));
+    const a = 2 * Math.PI * random();
+    spare = r * Math.sin(a);
+    return r * Math.cos(a);
+  };
+}
+
+// Standard deviations: BERT's 0.02 for matrices and embeddings; 0.04 for the
+// query and key projections so that the untrained heads are not all flat.
+const STD = { embedding: 0.02, linear: 0.02, linearQK: 0.04, bias: 0.02, lnWeight: 0.05 };
+
+/**
+ * Writes config.json and model.safetensors into `dir`; returns
+ * { bytes, ms, path }. The same seed gives the same bytes.
+ */
+export function writeCheckpoint(dir, config = BERT_BASE, { seed = 12 } = {}) {
+  const t0 = performance.now();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+  const tensors = bertTensors(config);
+  const header = { __metadata__: { format: 'pt' } };
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const file = path.join(dir, 'model.safetensors');
+  const fd = openSync(file, 'w');
+  try {
+    const prefix = Buffer.alloc(8);
+    prefix.writeBigUInt64LE(BigInt(json.length));
+    writeSync(fd, prefix);
+    writeSync(fd, Buffer.from(json, 'utf8'));
+    const normal = normals(seed);
+    for (const [, shape, kind] of tensors) {
+      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+      const std = STD[kind];
+      const mean = kind === 'lnWeight' ? 1 : 0;
+      for (let i = 0; i < values.length; i++) values[i] = mean + std * normal();
+      writeSync(fd, new Uint8Array(values.buffer));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { path: file, bytes: 8 + json.length + offset, ms: performance.now() - t0 };
+}
+
+/**
+ * A safetensors file (F32 only) read whole: { names, shape(name), tensor(name) }
+ * with tensor() a Float32Array view on the file's bytes.
+ */
+export function readSafetensors(file) {
+  const buf = readFileSync(file);
+  const n = Number(buf.readBigUInt64LE(0));
+  const header = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
+  const base = 8 + n;
+  const names = Object.keys(header).filter((k) => k !== '__metadata__');
+  return {
+    names,
+    shape: (name) => header[name].shape,
+    tensor(name) {
+      const h = header[name];
+      if (!h) throw new Error(`no tensor ${name} in ${file}`);
+      if (h.dtype !== 'F32') throw new Error(`${name}: ${h.dtype}, only F32 is read here`);
+      const [b, e] = h.data_offsets;
+      const start = buf.byteOffset + base + b;
+      if (start % 4 === 0) return new Float32Array(buf.buffer, start, (e - b) / 4);
+      return new Float32Array(buf.buffer.slice(start, start + e - b));
+    },
+  };
+}
+
+/** Seeded token ids for a sequence of L: [CLS] … [SEP] with ids drawn from the vocabulary. */
+export function makeInputIds(L, vocabSize, seed = 17) {
+  const random = mulberry32(seed * 1009 + L);
+  const ids = new Int32Array(L);
+  for (let i = 0; i < L; i++) ids[i] = 5 + Math.floor(random() * (vocabSize - 5));
+  ids[0] = Math.min(101, vocabSize - 1);
+  ids[L - 1] = Math.min(102, vocabSize - 1);
+  return ids;
+}

@@ -1,0 +1,223 @@
+// Issue 12's benchmark: a bert-base-shaped checkpoint (random weights, made
+// here in a temp folder: config.json + a 407 MB model.safetensors) at
+// L = 17, 128 and 512, mha-wasm's loadModel()/run() on 1 and 2 threads
+// against onnxruntime-web on an ONNX export of the same weights
+// (bench/peers/onnx-bert.mjs). Outputs are compared before timing (mha-wasm
+// against onnxruntime-web, then every timed process against mha-wasm's
+// single-thread outputs); each runner × thread count runs in its own process
+// (bench/model-run.mjs). Also: the load time of the checkpoint in Node and
+// each process's peak memory.
+// Usage: node bench/model.mjs [--quick]; npm run bench runs it too (bench.mjs
+// imports modelBench) and keeps the result under "model" in bench.json.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BERT_BASE, writeCheckpoint } from './model-checkpoint.mjs';
+
+const here = (file) => fileURLToPath(new URL(file, import.meta.url));
+
+function step(args) {
+  const out = execFileSync(process.execPath, [here('./model-run.mjs'), ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+function cpuModel() {
+  try {
+    const line = execFileSync('lscpu', { encoding: 'utf8' })
+      .split('\n')
+      .find((l) => l.startsWith('Model name:'));
+    if (line) return line.slice('Model name:'.length).trim();
+  } catch {
+    // no lscpu: os.cpus() below
+  }
+  return os.cpus()[0]?.model ?? 'unknown';
+}
+
+const RUNNERS = [
+  ['mha-wasm', 1],
+  ['mha-wasm', 2],
+  ['onnx-bert', 1],
+  ['onnx-bert', 2],
+];
+
+/** Runs the whole benchmark (config: another shape, for trying it out small); resolves { result (for bench.json), report (the printed table) }. */
+export async function modelBench({ quick = false, config = BERT_BASE, log = (s) => process.stderr.write(s) } = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mha-bert-'));
+  const result = {
+    date: new Date().toISOString(),
+    cpu: cpuModel(),
+    cores: os.availableParallelism(),
+    node: process.version,
+    quick,
+    config,
+  };
+  try {
+    log(`model: writing a bert-base-shaped checkpoint in ${dir}…\n`);
+    result.checkpoint = writeCheckpoint(dir, config);
+    delete result.checkpoint.path;
+    log('model: exporting it to ONNX…\n');
+    result.onnxExport = step(['export', dir]);
+    log('model: comparing mha-wasm and onnxruntime-web outputs…\n');
+    try {
+      result.check = step(['check', dir]);
+    } catch (error) {
+      result.check = { failed: String(error.message).split('\n')[0], rows: [] };
+    }
+    result.runs = [];
+    for (const [name, threads] of RUNNERS) {
+      log(`model: ${name} on ${threads} thread(s)…\n`);
+      try {
+        result.runs.push(step(['time', name, String(threads), dir, ...(quick ? ['--quick'] : [])]));
+      } catch (error) {
+        result.runs.push({
+          runner: name === 'onnx-bert' ? 'onnxruntime-web' : name,
+          threads,
+          failed: String(error.message).split('\n')[0],
+        });
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { result, report: report(result) };
+}
+
+function report(r) {
+  const fmt = (x, d = 0) => (x === undefined || x === null || !Number.isFinite(x) ? '—' : x.toFixed(d));
+  const ms = (x) => (x === undefined ? '—' : x >= 100 ? fmt(x, 0) : fmt(x, 1));
+  const mib = (b) => `${fmt(b / 2 ** 20, 0)} MiB`;
+  const run = (name, threads) =>
+    r.runs.find((x) => (x.runner === name || x.runner?.startsWith(name)) && x.threads === threads);
+  const ours = [run('mha-wasm', 1), run('mha-wasm', 2)];
+  const peer = [run('onnxruntime-web', 1), run('onnxruntime-web', 2)];
+  const lines = [];
+  const c = r.config;
+  lines.push(
+    `BERT-base shape (${c.num_hidden_layers} layers, hidden ${c.hidden_size}, ${c.num_attention_heads} heads, FFN ${c.intermediate_size}, vocab ${c.vocab_size}), random weights, ` +
+      `model.safetensors ${fmt(r.checkpoint.bytes / 1e6, 1)} MB (written in ${fmt(r.checkpoint.ms)} ms), ONNX ${fmt(r.onnxExport.bytes / 1e6, 1)} MB; ` +
+      `${r.cpu} ×${r.cores}, Node ${r.node}${r.quick ? ', --quick' : ''}`,
+  );
+  lines.push(
+    `outputs before timing, ${r.check.against ?? 'check'}: max |Δ| last_hidden_state (tolerance ${r.check.tolerance?.hidden ?? '—'}) / attention (${r.check.tolerance?.attention ?? '—'})`,
+  );
+  if (r.check.failed) lines.push(`  !! check failed: ${r.check.failed}`);
+  for (const row of r.check.rows)
+    lines.push(
+      `  L=${String(row.L).padEnd(4)} ${row.hidden.toExponential(1)} / ${row.attention.toExponential(1)}${row.ok ? '' : '   !! BEYOND TOLERANCE'}`,
+    );
+  const header = `${'L'.padEnd(5)} ${'mha ×1'.padStart(8)} ${'mha ×2'.padStart(8)} ${'ort ×1'.padStart(8)} ${'ratio'.padStart(6)} ${'ort ×2'.padStart(8)} ${'ratio'.padStart(6)}`;
+  for (const [key, title] of [
+    [
+      'withAttention',
+      `ms per run, median, with the ${c.num_hidden_layers} layers’ attention returned (ratio = onnxruntime-web ÷ mha-wasm, same threads)`,
+    ],
+    [
+      'hiddenOnly',
+      'ms per run, median, last_hidden_state only (onnxruntime-web: the faster of the same graph fetching only it and a graph with com.microsoft.MultiHeadAttention, *)',
+    ],
+  ]) {
+    lines.push(title);
+    lines.push(header);
+    for (const L of [17, 128, 512]) {
+      const cell = (x) => x?.rows?.find((y) => y.L === L);
+      // Without the attention, onnxruntime-web's time is the faster of its two graphs (* = the fused one).
+      const fusedWins = (x) =>
+        key === 'hiddenOnly' &&
+        cell(x)?.hiddenOnlyFused &&
+        !(cell(x)?.hiddenOnly?.medianMs < cell(x).hiddenOnlyFused.medianMs);
+      const t = (x) => (fusedWins(x) ? cell(x).hiddenOnlyFused : cell(x)?.[key])?.medianMs;
+      const ratio = (p, o) => (t(p) && t(o) ? `${fmt(t(p) / t(o), 2)}×` : cell(p)?.failed ? 'FAIL' : '');
+      const peerMs = (x) => `${ms(t(x))}${fusedWins(x) ? '*' : ''}`;
+      lines.push(
+        [
+          String(L).padEnd(5),
+          ms(t(ours[0])).padStart(8),
+          ms(t(ours[1])).padStart(8),
+          peerMs(peer[0]).padStart(8),
+          ratio(peer[0], ours[0]).padStart(6),
+          peerMs(peer[1]).padStart(8),
+          ratio(peer[1], ours[1]).padStart(6),
+        ].join(' '),
+      );
+    }
+  }
+  lines.push('load (median of 3), peak RSS of the process (after the loads / at the end), wasm heap:');
+  for (const x of [...ours, ...peer]) {
+    if (!x) continue;
+    const what = x.runner === 'mha-wasm' ? 'loadModel(folder)' : 'read model.onnx + InferenceSession.create';
+    lines.push(
+      x.failed
+        ? `  ${x.runner} ×${x.threads}: FAILED ${x.failed}`
+        : `  ${`${x.runner} ×${x.threads}`.padEnd(20)} ${what}: ${ms(x.load.medianMs)} ms (${x.load.allMs.map((v) => ms(v)).join(', ')}); ` +
+            `RSS ${mib(x.afterLoad.maxRssBytes)} / ${mib(x.maxRssBytes)}` +
+            (x.heapBytes ? `; wasm heap ${mib(x.heapBytes)}` : '') +
+            (x.fused ? `; fused graph load ${ms(x.fused.loadMs)} ms` : '') +
+            (x.loadAverage ? `; load average ${fmt(x.loadAverage[0], 1)}` : ''),
+    );
+  }
+  // Issue 12's aims: ahead of onnxruntime-web at every length on both thread
+  // counts (with the attention returned), and the checkpoint loaded in under 2 s.
+  const behind = [];
+  for (const [i, o] of ours.entries())
+    for (const row of o?.rows ?? []) {
+      const p = peer[i]?.rows?.find((y) => y.L === row.L);
+      for (const key of ['withAttention', 'hiddenOnly']) {
+        const theirs = Math.min(
+          p?.[key]?.medianMs ?? Infinity,
+          key === 'hiddenOnly' ? (p?.hiddenOnlyFused?.medianMs ?? Infinity) : Infinity,
+        );
+        if (row[key] && theirs <= row[key].medianMs)
+          behind.push(
+            `L=${row.L} ×${i + 1} ${key === 'hiddenOnly' ? 'hidden only' : 'with attention'} (${fmt(theirs / row[key].medianMs, 2)}×)`,
+          );
+      }
+    }
+  const slowLoads = ours
+    .filter((o) => o?.load && !(o.load.medianMs < 2000))
+    .map((o) => `×${o.threads} ${ms(o.load.medianMs)} ms`);
+  lines.push(`aim, ahead of onnxruntime-web everywhere: ${behind.length ? `not met at ${behind.join(', ')}` : 'met'}`);
+  lines.push(
+    `aim, load under 2 s in Node: ${slowLoads.length ? `not met (${slowLoads.join(', ')})` : ours.some((o) => o?.load) ? 'met' : '—'}`,
+  );
+  lines.push(
+    `ONNX export (read safetensors, transpose, encode): ${ms(r.onnxExport.buildMs)} ms, write ${ms(r.onnxExport.writeMs)} ms`,
+  );
+  for (const x of r.runs)
+    for (const row of x.rows ?? []) {
+      if (row.failed) lines.push(`!! ${x.runner} ×${x.threads} L=${row.L}: ${row.failed}`);
+      if (row.fusedFailed) lines.push(`!! ${x.runner} ×${x.threads} L=${row.L}: ${row.fusedFailed}`);
+    }
+  return lines.join('\n');
+}
+
+/** False if any comparison was beyond tolerance or any step failed. */
+export function allChecked(result) {
+  return (
+    !result.check.failed &&
+    result.check.rows.length > 0 &&
+    result.check.rows.every((row) => row.ok) &&
+    result.runs.every((x) => !x.failed && x.rows.every((row) => !row.failed && !row.fusedFailed))
+  );
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { result, report: text } = await modelBench({ quick: process.argv.includes('--quick') });
+  console.log(text);
+  // Into bench-output/bench.json next to npm run bench's sections, keeping them.
+  mkdirSync('bench-output', { recursive: true });
+  const file = 'bench-output/bench.json';
+  const json = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  json.model = result;
+  writeFileSync(file, JSON.stringify(json, null, 2));
+  console.log(`wrote the "model" section of ${file}`);
+  if (!allChecked(result)) {
+    console.error('!! model bench: an output check failed or a step did not run (see above)');
+    process.exitCode = 1;
+  }
+}
