@@ -11,19 +11,14 @@
 // layer's attention probabilities attention_i [1, H, L, L]. The `fused` form
 // (last_hidden_state only) runs each layer's attention as onnxruntime's
 // com.microsoft.MultiHeadAttention instead, its fastest form without the weights.
-// The helpers in onnxruntime.mjs are not exported and write floatData arrays;
-// the weights here (400 MB) go in as rawData bytes, so they are built anew.
-import { createRequire } from 'node:module';
+// The weights (400 MB) go in as rawData bytes rather than floatData arrays.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readSafetensors } from '../model-checkpoint.mjs';
-
-const require = createRequire(import.meta.url);
-const { onnx } = require('onnx-proto');
+import { node, onnx, onnxRuntime } from './onnx-common.mjs';
 
 const FLOAT = onnx.TensorProto.DataType.FLOAT;
 const INT64 = onnx.TensorProto.DataType.INT64;
-const A = onnx.AttributeProto.AttributeType;
 
 const bytesOf = (f32) => new Uint8Array(f32.buffer, f32.byteOffset, f32.byteLength);
 
@@ -37,23 +32,6 @@ function int64Tensor(name, values) {
 
 function scalar(name, value) {
   return onnx.TensorProto.create({ name, dims: [], dataType: FLOAT, rawData: bytesOf(Float32Array.of(value)) });
-}
-
-function attribute(name, value) {
-  if (Array.isArray(value)) return onnx.AttributeProto.create({ name, ints: value, type: A.INTS });
-  if (Number.isInteger(value)) return onnx.AttributeProto.create({ name, i: value, type: A.INT });
-  return onnx.AttributeProto.create({ name, f: value, type: A.FLOAT });
-}
-
-function node(opType, input, output, attributes = {}, domain = '') {
-  return onnx.NodeProto.create({
-    opType,
-    input,
-    output,
-    domain,
-    name: output[0],
-    attribute: Object.entries(attributes).map(([k, v]) => attribute(k, v)),
-  });
 }
 
 function valueInfo(name, elemType, dims) {
@@ -229,13 +207,10 @@ export function buildBertOnnx(folder, { gelu = 'contrib', fused = false } = {}) 
  * last_hidden_state is fetched (the graph is the same).
  */
 export async function createPeer({ threads }) {
-  const ort = require('onnxruntime-web');
-  ort.env.wasm.numThreads = threads;
-  ort.env.wasm.simd = true;
-  ort.env.logLevel = 'error';
+  const { ort, version } = onnxRuntime(threads);
   return {
     name: 'onnxruntime-web',
-    version: ort.env.versions?.web ?? ort.env.versions?.common ?? 'unknown',
+    version,
     async load(modelBytes) {
       const t0 = performance.now();
       const session = await ort.InferenceSession.create(modelBytes, {

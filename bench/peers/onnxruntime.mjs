@@ -3,11 +3,8 @@
 // MatMul → Reshape → Transpose per projection, MatMul, Mul(1/√dK), [Add(causal
 // mask)], Softmax, MatMul, Transpose → Reshape → MatMul(wO). The weights are
 // initializers, resident in the session like an mha-wasm layer's.
-import { createRequire } from 'node:module';
 import { headsOf } from '../inputs.mjs';
-
-const require = createRequire(import.meta.url);
-const { onnx } = require('onnx-proto');
+import { node, onnx, onnxRuntime } from './onnx-common.mjs';
 
 const FLOAT = onnx.TensorProto.DataType.FLOAT;
 const INT64 = onnx.TensorProto.DataType.INT64;
@@ -19,15 +16,6 @@ function tensor(name, dims, values, dataType = FLOAT) {
     dataType,
     ...(dataType === FLOAT ? { floatData: Array.from(values) } : { int64Data: values.map(Number) }),
   });
-}
-
-function node(opType, inputs, outputs, attributes = {}) {
-  const attribute = Object.entries(attributes).map(([name, value]) =>
-    Array.isArray(value)
-      ? onnx.AttributeProto.create({ name, ints: value, type: onnx.AttributeProto.AttributeType.INTS })
-      : onnx.AttributeProto.create({ name, i: value, type: onnx.AttributeProto.AttributeType.INT }),
-  );
-  return onnx.NodeProto.create({ opType, input: inputs, output: outputs, attribute });
 }
 
 function valueInfo(name, dims) {
@@ -109,11 +97,13 @@ function encodeModel(config, nodes, initializer, opsetImport) {
 
 function buildContribModel(config, inputs) {
   const { numHeads: H } = headsOf(config);
-  const mha = node('MultiHeadAttention', ['Q', 'K', 'V'], ['concat'], {
-    num_heads: H,
-    ...(config.causal ? { unidirectional: 1 } : {}),
-  });
-  mha.domain = 'com.microsoft';
+  const mha = node(
+    'MultiHeadAttention',
+    ['Q', 'K', 'V'],
+    ['concat'],
+    { num_heads: H, ...(config.causal ? { unidirectional: 1 } : {}) },
+    'com.microsoft',
+  );
   const nodes = [
     node('MatMul', ['query', 'wQ'], ['Q']),
     node('MatMul', ['query', 'wK'], ['K']),
@@ -128,13 +118,10 @@ function buildContribModel(config, inputs) {
 }
 
 export async function createPeer({ threads }) {
-  const ort = require('onnxruntime-web');
-  ort.env.wasm.numThreads = threads;
-  ort.env.wasm.simd = true;
-  ort.env.logLevel = 'error';
+  const { ort, version } = onnxRuntime(threads);
   return {
     name: 'onnxruntime-web',
-    version: ort.env.versions?.web ?? ort.env.versions?.common ?? 'unknown',
+    version,
     async prepare(config, inputs, form = 'standard') {
       const t0 = performance.now();
       const session = await ort.InferenceSession.create(buildModel(config, inputs, form), {

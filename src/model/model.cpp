@@ -244,8 +244,8 @@ void Model::dense(Attention& attention, std::size_t M, const float* A, std::size
 void Model::forward(Attention& attention, const std::int32_t* ids, const std::int32_t* types, std::size_t L,
                     const Outputs& out) {
   const Config& c = config_;
-  if (!missing().empty())
-    (Message() << "model: " << missing().size() << " tensors not loaded, the first " << missing()[0].c_str()).raise();
+  if (const std::vector<std::string> absent = missing(); !absent.empty())
+    (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
   if (L < 1 || L > max_length()) {
     Message m;
     m << "inputIds: expected 1 to " << max_length() << " tokens (max_position_embeddings " << c.maxPositions;
