@@ -46,24 +46,31 @@ class Stage {
 #define MHA_STAGE(name) static_cast<void>(0)
 #endif
 
-// softmax(row·scale) over n entries in place: -inf (masked) entries become
-// exactly 0; a NaN or +inf logit makes every unmasked entry NaN. Returns false when
-// no entry is usable (the row is then all zeros).
-bool softmax(const Kernels& k, float* row, std::size_t n, float scale) {
+// softmax over n scores in base-2 units (2^x / Σ 2^x) in place: -inf
+// (masked) entries become exactly 0; a NaN or +inf score makes every unmasked
+// entry NaN. Returns false when no entry is usable (the row is then all zeros).
+bool softmax(const Kernels& k, float* row, std::size_t n) {
   const float max = k.row_max(row, n);
   if (max == kNegInf) {
     std::fill(row, row + n, 0.0f);
     return false;
   }
   if (max != max || max == -kNegInf) {
-    // A NaN logit, or +inf (whose exp((x − max)) would be inf − inf): every
+    // A NaN score, or +inf (whose 2^(x − max) would be 2^(inf − inf)): every
     // usable entry is NaN, as IEEE arithmetic makes it; masked ones stay 0.
     const float nan = std::numeric_limits<float>::quiet_NaN();
     for (std::size_t j = 0; j < n; ++j) row[j] = row[j] == kNegInf ? 0.0f : nan;
     return true;
   }
-  k.scale(row, n, 1.0f / k.exp_sum(row, n, max, scale));
+  k.scale(row, n, 1.0f / k.exp2_sum(row, n, max));
   return true;
+}
+
+// Floats of one worker's scratch in attend(): its query block scaled, and for
+// the fused path one tile of scores, the running head output, max and sum of
+// its query rows.
+std::size_t per_worker_floats(const Dims& d, bool fused) {
+  return kQueryBlock * (d.dK + (fused ? kKeyTile + d.dV + 2 : 0));
 }
 
 // Floats of Attention::forward's scratch (the layout is spelled out there).
@@ -74,7 +81,7 @@ double scratch_floats(const Dims& d, bool fused, double workers) {
   const double hk = H * double(d.dK), hv = H * double(d.dV);
   const double packedK = double(panels(d.seqLenK) * kPanel) * double(d.dK);
   const double packedV = Lk * double(panels(d.dV) * kPanel);
-  const double tiles = fused ? workers * double(kQueryBlock) * double(kKeyTile + d.dV + 2) : 0.0;
+  const double tiles = workers * double(per_worker_floats(d, fused));
   return B * Lq * (hk + hv) + B * Lk * (hk + hv) + B * H * (packedK + packedV) + tiles;
 }
 
@@ -274,10 +281,10 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
   const std::size_t dK = d.dK, dV = d.dV, hv = H * dV;
   const bool fused = attention == nullptr;
   const std::size_t workers = parallel ? pool_.size() : 1;
-  // Scratch: per (batch, head) K_hᵀ and V_h packed; per worker, for the fused
-  // path, one tile of scores, the running head output, max and sum of its query rows.
+  // Scratch: per (batch, head) K_hᵀ and V_h packed; per worker, what
+  // per_worker_floats() lists.
   const std::size_t pk = packed_size(dK, Lk), pv = packed_size(Lk, dV);
-  const std::size_t perWorker = fused ? kQueryBlock * (kKeyTile + dV + 2) : 0;
+  const std::size_t perWorker = per_worker_floats(d, fused);
   attendScratch_.resize(checked_scratch(double(B * H) * double(pk + pv) + double(workers) * double(perWorker)));
   float* const packedK = attendScratch_.data();
   float* const packedV = packedK + B * H * pk;
@@ -297,9 +304,12 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
   }
 
   // 3. Per (batch, head, block of query rows): head_h = softmax(Q_h K_hᵀ/√dK + mask) V_h,
-  //    written into its dV columns of the concatenation.
+  //    written into its dV columns of the concatenation. The scale and log2(e)
+  //    are folded into the block's query rows, so the scores come out in
+  //    base-2 units and the softmax is 2^(s − max) with nothing to multiply.
   const std::size_t queryBlocks = blocks(Lq, kQueryBlock);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dK));
+  const float log2e = 1.44269504088896341f;
+  const float queryScale = log2e / std::sqrt(static_cast<float>(dK));
   run_tasks(pool_, parallel, B * H * queryBlocks, [&](std::size_t t, std::size_t worker) {
     const std::size_t b = t / (H * queryBlocks), h = (t / queryBlocks) % H;
     // Causal blocks grow with the row index: hand out the largest first, so
@@ -307,28 +317,54 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
     const std::size_t block = causal ? queryBlocks - 1 - t % queryBlocks : t % queryBlocks;
     const std::size_t i0 = block * kQueryBlock, rows = std::min(kQueryBlock, Lq - i0);
     const std::uint8_t* padding = keyPaddingMask ? keyPaddingMask + b * Lk : nullptr;
-    const float* q = Q + (b * Lq + i0) * ldq + h * dK;
     const float* pK = packedK + (b * H + h) * pk;
     const float* pV = packedV + (b * H + h) * pv;
     float* headOut = heads + (b * Lq + i0) * hv + h * dV;
+    float* const q = work + worker * perWorker;
+    {
+      MHA_STAGE(scores);
+      const float* from = Q + (b * Lq + i0) * ldq + h * dK;
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < dK; ++c) q[r * dK + c] = from[r * ldq + c] * queryScale;
+    }
     // Causal: no row of this block sees a key at or past i0 + rows, so those
     // keys are never computed (a loop bound, as in llm.c).
     const std::size_t limit = causal ? std::min(Lk, i0 + rows) : Lk;
     auto visible = [&](std::size_t i) { return causal ? std::min(i + 1, Lk) : Lk; };
+    // product(r, g, n) for groups of rows of keys [t0, t0 + kt): the whole
+    // block at once where every row sees every key, else (the causal
+    // diagonal) groups of the kernel's mr rows, each over the keys its last
+    // row sees, so the masked triangle is skipped but for what falls inside a
+    // group. Each element is still summed in one fixed order (kernels.hpp).
+    auto byVisibleKeys = [&](std::size_t t0, std::size_t kt, const auto& product) {
+      if (visible(i0) >= t0 + kt) return product(std::size_t{0}, rows, kt);
+      for (std::size_t r = 0; r < rows; r += kern.mr) {
+        const std::size_t g = std::min(kern.mr, rows - r), seen = visible(i0 + r + g - 1);
+        if (seen > t0) product(r, g, std::min(kt, seen - t0));
+      }
+    };
 
     if (!fused) {
       // The weights are wanted: they go straight into the caller's buffer.
       float* p = attention + ((b * H + h) * Lq + i0) * Lk;
       {
         MHA_STAGE(scores);
-        kern.gemm(rows, scores ? Lk : limit, dK, q, ldq, pK, dK * kPanel, nullptr, false, p, Lk);
+        // With the scores returned, every pair is computed (masked ones too).
+        const auto product = [&](std::size_t r, std::size_t g, std::size_t n) {
+          kern.gemm(g, n, dK, q + r * dK, dK, pK, dK * kPanel, nullptr, false, p + r * Lk, Lk);
+        };
+        if (scores)
+          product(0, rows, Lk);
+        else
+          byVisibleKeys(0, limit, product);
       }
       bool keyless[kQueryBlock] = {};
       {
         MHA_STAGE(softmax);
         if (scores) {
+          // Back from base-2 units: QKᵀ/√dK.
           float* rowScores = scores + ((b * H + h) * Lq + i0) * Lk;
-          for (std::size_t e = 0; e < rows * Lk; ++e) rowScores[e] = p[e] * scale;
+          for (std::size_t e = 0; e < rows * Lk; ++e) rowScores[e] = p[e] / log2e;
         }
         for (std::size_t r = 0; r < rows; ++r) {
           float* row = p + r * Lk;
@@ -336,13 +372,15 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
           if (padding)
             for (std::size_t j = 0; j < n; ++j)
               if (padding[j]) row[j] = kNegInf;
-          keyless[r] = !softmax(kern, row, n, scale);
+          keyless[r] = !softmax(kern, row, n);
           std::fill(row + n, row + Lk, 0.0f);
         }
       }
       {
         MHA_STAGE(weighted);
-        kern.gemm(rows, dV, limit, p, Lk, pV, Lk * kPanel, nullptr, false, headOut, hv);
+        byVisibleKeys(0, limit, [&](std::size_t r, std::size_t g, std::size_t n) {
+          kern.gemm(g, dV, n, p + r * Lk, Lk, pV, Lk * kPanel, nullptr, false, headOut + r * hv, hv);
+        });
       }
       // A row with no usable key outputs exactly 0, even where an ignored
       // key's value is not finite (0·NaN would be NaN), as in the fused path.
@@ -353,7 +391,7 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
 
     // Fused: key tiles with an online softmax (running max m and sum l per
     // row, rescaling the running output when the max grows).
-    float* S = work + worker * perWorker;
+    float* S = q + kQueryBlock * dK;
     float* acc = S + kQueryBlock * kKeyTile;
     float* m = acc + kQueryBlock * dV;
     float* l = m + kQueryBlock;
@@ -364,7 +402,9 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
       const std::size_t kt = std::min(kKeyTile, limit - t0);
       {
         MHA_STAGE(scores);
-        kern.gemm(rows, kt, dK, q, ldq, pK + t0 * dK, dK * kPanel, nullptr, false, S, kKeyTile);
+        byVisibleKeys(t0, kt, [&](std::size_t r, std::size_t g, std::size_t n) {
+          kern.gemm(g, n, dK, q + r * dK, dK, pK + t0 * dK, dK * kPanel, nullptr, false, S + r * kKeyTile, kKeyTile);
+        });
       }
       {
         MHA_STAGE(softmax);
@@ -378,21 +418,23 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
           const float max = std::max(m[r], tileMax);
           const bool poisoned = tileMax != tileMax || tileMax == -kNegInf;
           if (l[r] != l[r] || poisoned || max == kNegInf) {
-            // NaN or +inf logits make the row NaN (as in the unfused softmax); a
+            // NaN or +inf scores make the row NaN (as in the unfused softmax); a
             // tile with no usable key adds nothing.
             if (poisoned) l[r] = std::numeric_limits<float>::quiet_NaN();
             std::fill(row, row + kt, 0.0f);
             continue;
           }
-          const float correction = m[r] == kNegInf ? 0.0f : std::exp((m[r] - max) * scale);
-          l[r] = l[r] * correction + kern.exp_sum(row, n, max, scale);
+          const float correction = m[r] == kNegInf ? 0.0f : std::exp2(m[r] - max);
+          l[r] = l[r] * correction + kern.exp2_sum(row, n, max);
           std::fill(row + n, row + kt, 0.0f);
           if (correction != 1.0f) kern.scale(acc + r * dV, dV, correction);
           m[r] = max;
         }
       }
       MHA_STAGE(weighted);
-      kern.gemm(rows, dV, kt, S, kKeyTile, pV + t0 * kPanel, Lk * kPanel, nullptr, true, acc, dV);
+      byVisibleKeys(t0, kt, [&](std::size_t r, std::size_t g, std::size_t n) {
+        kern.gemm(g, dV, n, S + r * kKeyTile, kKeyTile, pV + t0 * kPanel, Lk * kPanel, nullptr, true, acc + r * dV, dV);
+      });
     }
     MHA_STAGE(softmax);
     for (std::size_t r = 0; r < rows; ++r) {

@@ -32,9 +32,11 @@ using GemmFn = void (*)(std::size_t M, std::size_t N, std::size_t K, const float
 // max(x[0..n)): NaN if any x is NaN; -inf if n == 0 or every x is -inf.
 using RowMaxFn = float (*)(const float* x, std::size_t n) noexcept;
 
-// x[j] = exp((x[j] - max)·scale) in place (masked -inf entries become exactly
-// 0); returns the sum of the new x. max is finite and scale > 0.
-using ExpSumFn = float (*)(float* x, std::size_t n, float max, float scale) noexcept;
+// x[j] = 2^(x[j] − max) in place, for scores in base-2 units (the caller
+// folds log2(e) into the query); masked −inf entries become exactly 0, as
+// may anything below float32's normal range (2^−126). Returns the sum of the new x.
+// max is finite and ≥ every x[j].
+using Exp2SumFn = float (*)(float* x, std::size_t n, float max) noexcept;
 
 // x[j] *= factor.
 using ScaleFn = void (*)(float* x, std::size_t n, float factor) noexcept;
@@ -51,7 +53,7 @@ struct Kernels {
   std::size_t mr, nr;
   GemmFn gemm;
   RowMaxFn row_max;
-  ExpSumFn exp_sum;
+  Exp2SumFn exp2_sum;
   ScaleFn scale;
   PeakFn peak;
   std::size_t peak_flops_per_iteration;

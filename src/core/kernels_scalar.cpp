@@ -45,9 +45,9 @@ float row_max_scalar(const float* x, std::size_t n) noexcept {
   return max;
 }
 
-float exp_sum_scalar(float* x, std::size_t n, float max, float scale) noexcept {
+float exp2_sum_scalar(float* x, std::size_t n, float max) noexcept {
   float sum = 0.0f;
-  for (std::size_t j = 0; j < n; ++j) sum += (x[j] = std::exp((x[j] - max) * scale));
+  for (std::size_t j = 0; j < n; ++j) sum += (x[j] = std::exp2(x[j] - max));
   return sum;
 }
 
@@ -68,7 +68,7 @@ float peak_scalar(std::size_t iterations, float seed) noexcept {
 }  // namespace
 
 const Kernels& scalar_kernels() noexcept {
-  static const Kernels k{"scalar",     1,           kPanel, f32_gemm_1x8_scalar, row_max_scalar, exp_sum_scalar,
+  static const Kernels k{"scalar",     1,           kPanel, f32_gemm_1x8_scalar, row_max_scalar, exp2_sum_scalar,
                          scale_scalar, peak_scalar, 16};
   return k;
 }

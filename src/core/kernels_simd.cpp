@@ -118,39 +118,48 @@ float row_max_simd(const float* x, std::size_t n) noexcept {
   return max;
 }
 
-// exp(x) for x ≤ 0, the only arguments a max-subtracted softmax has (Cephes'
-// expf: 2^n · e^r with |r| ≤ ln2/2 and a degree-6 polynomial, ~1 ulp). It
-// skips the overflow handling of a general exp; below −87 (and for −inf, a
-// masked key) the result is exactly 0.
-inline Vec exp_nonpositive(const Vec& x) noexcept {
-  using Int = xsimd::batch<std::int32_t>;
-  const Vec xc = xsimd::max(x, Vec(-87.0f));
-  const Vec n = xsimd::round(xc * Vec(1.44269504088896341f));
-  Vec r = xsimd::fma(n, Vec(-0.693359375f), xc);
-  r = xsimd::fma(n, Vec(2.12194440e-4f), r);
-  Vec p(1.9875691500e-4f);
-  p = xsimd::fma(p, r, Vec(1.3981999507e-3f));
-  p = xsimd::fma(p, r, Vec(8.3334519073e-3f));
-  p = xsimd::fma(p, r, Vec(4.1665795894e-2f));
-  p = xsimd::fma(p, r, Vec(1.6666665459e-1f));
-  p = xsimd::fma(p, r, Vec(5.0000001201e-1f));
-  p = xsimd::fma(p * r, r, r + Vec(1.0f));
-  const Vec pow2n = xsimd::bitwise_cast<float>((xsimd::batch_cast<std::int32_t>(n) + Int(127)) << 23);
-  return xsimd::select(x < Vec(-87.0f), Vec(0.0f), p * pow2n);
+// 2^t for t ≤ 0, the only arguments a max-subtracted softmax has: t = n + r
+// with n an integer and |r| ≤ 1/2, 2^r by a degree-6 polynomial (relative
+// minimax fit, ≤ 1e-7 in float32 arithmetic) and 2^n built in the exponent
+// bits. n comes from the round-to-nearest of adding 1.5·2^23 (+127, the
+// exponent's bias): no float-to-int conversion, which WebAssembly SIMD makes
+// saturating and slow. t is clamped at −127, whose 2^n has exponent bits 0:
+// the result is exactly 0 for t ≤ −126.5 and for −inf (a masked key).
+inline Vec exp2_nonpositive(const Vec& t) noexcept {
+  constexpr float kRound = 12582912.0f + 127.0f;  // 1.5·2^23 + bias
+  const Vec tc = xsimd::max(t, Vec(-127.0f));
+  const Vec shifted = tc + Vec(kRound);  // bits: 0x4B400000 + 127 + n
+  const Vec r = tc - (shifted - Vec(kRound));
+  Vec p(1.5345800784416497e-4f);
+  p = xsimd::fma(p, r, Vec(1.3399932067841291e-3f));
+  p = xsimd::fma(p, r, Vec(9.618489071726799e-3f));
+  p = xsimd::fma(p, r, Vec(5.550328642129898e-2f));
+  p = xsimd::fma(p, r, Vec(2.4022646248340607e-1f));
+  p = xsimd::fma(p, r, Vec(6.931471824645996e-1f));
+  p = xsimd::fma(p, r, Vec(1.0f));
+  const Vec pow2n = xsimd::bitwise_cast<float>(xsimd::bitwise_cast<std::int32_t>(shifted) << 23);
+  return p * pow2n;
 }
 
-float exp_sum_simd(float* x, std::size_t n, float max, float scale) noexcept {
-  const Vec vm(max), vs(scale);
+float exp2_sum_simd(float* x, std::size_t n, float max) noexcept {
+  const Vec vm(max);
   Vec vsum(0.0f);
   std::size_t j = 0;
   for (; j + W <= n; j += W) {
-    const Vec e = exp_nonpositive((Vec::load_unaligned(x + j) - vm) * vs);
+    const Vec e = exp2_nonpositive(Vec::load_unaligned(x + j) - vm);
     e.store_unaligned(x + j);
     vsum += e;
   }
-  float sum = xsimd::reduce_add(vsum);
-  for (; j < n; ++j) sum += (x[j] = std::exp((x[j] - max) * scale));
-  return sum;
+  if (j < n) {
+    // The last 1–3 entries as one vector, padded with −inf (whose 2^ is 0).
+    alignas(16) float tail[W];
+    for (std::size_t c = 0; c < W; ++c) tail[c] = j + c < n ? x[j + c] : -std::numeric_limits<float>::infinity();
+    const Vec e = exp2_nonpositive(Vec::load_aligned(tail) - vm);
+    e.store_aligned(tail);
+    vsum += e;
+    for (std::size_t c = 0; j + c < n; ++c) x[j + c] = tail[c];
+  }
+  return xsimd::reduce_add(vsum);
 }
 
 void scale_simd(float* x, std::size_t n, float factor) noexcept {
@@ -174,7 +183,7 @@ float peak_simd(std::size_t iterations, float seed) noexcept {
 }  // namespace
 
 const Kernels& simd_kernels() noexcept {
-  static const Kernels k{"simd",     MR,        kPanel, f32_gemm_4x8_xsimd, row_max_simd, exp_sum_simd,
+  static const Kernels k{"simd",     MR,        kPanel, f32_gemm_4x8_xsimd, row_max_simd, exp2_sum_simd,
                          scale_simd, peak_simd, 24 * W};
   return k;
 }

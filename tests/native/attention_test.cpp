@@ -127,41 +127,50 @@ TEST(Threads, ReusedEngineGivesTheSameResultEveryCall) {
   EXPECT_THROW(engine.forward(other, weights, in, {output.data(), nullptr}), mha::ArgumentError);
 }
 
-// softmax(row·scale) through the kernels, as attention.cpp composes it.
-void kernel_softmax(const mha::Kernels& k, std::vector<float>& row, float scale) {
+// softmax of base-2 scores (2^x / Σ 2^x) through the kernels, as attention.cpp composes it.
+void kernel_softmax(const mha::Kernels& k, std::vector<float>& row) {
   const float max = k.row_max(row.data(), row.size());
-  k.scale(row.data(), row.size(), 1.0f / k.exp_sum(row.data(), row.size(), max, scale));
+  k.scale(row.data(), row.size(), 1.0f / k.exp2_sum(row.data(), row.size(), max));
 }
 
-TEST(Softmax, LogitsOf1e4StayFiniteAndCorrect) {
+TEST(Softmax, ScoresOf1e4StayFiniteAndCorrect) {
   for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
     std::vector<float> row = {1e4f, 1e4f - 1, -1e4f, 1e4f - 2, 0, 1e4f, 5e3f, 1e4f - 0.5f, -INFINITY};
     std::vector<double> want(row.size());
     double sum = 0;
-    for (std::size_t j = 0; j < row.size(); ++j) sum += (want[j] = std::exp(double(row[j]) - 1e4));
-    kernel_softmax(*k, row, 1.0f);
+    for (std::size_t j = 0; j < row.size(); ++j) sum += (want[j] = std::exp2(double(row[j]) - 1e4));
+    kernel_softmax(*k, row);
     for (std::size_t j = 0; j < row.size(); ++j) EXPECT_NEAR(row[j], want[j] / sum, 1e-6) << k->name << " " << j;
     EXPECT_EQ(row.back(), 0.0f);
   }
 }
 
-TEST(Softmax, ExpSumMatchesStdExpOverTheWholeRange) {
-  // Every exponent from 0 down past the float32 underflow, and -inf (masked).
+TEST(Softmax, Exp2SumMatchesStdExp2OverTheWholeRange) {
+  // Every exponent from 0 down past the float32 underflow, and -inf (masked);
+  // every length from 1 to 9 (the SIMD kernel's tails).
   std::vector<float> x;
-  for (float v = 0.0f; v > -110.0f; v -= 0.0173f) x.push_back(v);
+  for (float v = 0.0f; v > -160.0f; v -= 0.0173f) x.push_back(v);
   x.push_back(-INFINITY);
   for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()}) {
     std::vector<float> y(x);
-    double sum = 0, want = 0;
-    sum = k->exp_sum(y.data(), y.size(), 0.0f, 1.0f);
+    double want = 0;
+    const float sum = k->exp2_sum(y.data(), y.size(), 0.0f);
     for (std::size_t j = 0; j < x.size(); ++j) {
-      const double e = std::exp(double(x[j]));
+      const double e = std::exp2(double(x[j]));
       want += e;
-      // Relative 2e-7 where float32 is normal; below exp(-87) ≈ 1.6e-38 the SIMD exp flushes to 0.
-      EXPECT_NEAR(y[j], e, 2e-7 * e + 2e-38) << k->name << " exp(" << x[j] << ")";
+      // Relative 2e-7 where float32 is normal; below 2^-126.5 the SIMD kernel flushes to 0.
+      EXPECT_NEAR(y[j], e, 2e-7 * e + 1e-38) << k->name << " 2^" << x[j];
     }
     EXPECT_EQ(y.back(), 0.0f) << k->name;
-    EXPECT_NEAR(sum, want, 1e-5 * want) << k->name;  // a float32 sum of ~6,400 terms
+    EXPECT_NEAR(sum, want, 1e-5 * want) << k->name;  // a float32 sum of ~9,000 terms
+    for (std::size_t n = 1; n <= 9; ++n) {
+      std::vector<float> part(x.begin() + 40, x.begin() + 40 + n), got(part);
+      double partWant = 0;
+      for (float v : part) partWant += std::exp2(double(v) - double(part[0]));
+      EXPECT_NEAR(k->exp2_sum(got.data(), n, part[0]), partWant, 1e-6 * partWant) << k->name << " n " << n;
+      for (std::size_t j = 0; j < n; ++j)
+        EXPECT_NEAR(got[j], std::exp2(double(part[j]) - double(part[0])), 2e-7) << k->name << " n " << n;
+    }
   }
 }
 
