@@ -3,7 +3,8 @@
 // inside the engine by the bench build, which compiles them with MHA_PROFILE),
 // the JS ↔ wasm crossing (the public API's resident-layer call minus the
 // engine's own time), and the whole call's rate beside the 512³ GEMM's.
-// FLOPs as the speed issue counts them: 8·L·d² + 4·L²·d (causal: half the L² part).
+// FLOPs as the speed issue counts them: 8·L·d² + 4·L²·d (causal: half the L² part;
+// numHeads·dK in place of d where the heads are narrower, as in the demo).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -27,7 +28,8 @@ const engine = await createAttention({ variant: 'simd' });
 const rows = [];
 for (const config of CONFIGS) {
   const { L, dModel: d, numHeads, causal = false } = config;
-  const profiled = new bench.ProfiledForward(L, d, numHeads, causal);
+  const { dK } = headsOf(config);
+  const profiled = new bench.ProfiledForward(L, d, numHeads, dK, causal);
   for (let warm = 0; warm < 3; warm++) profiled.run(false);
   const runs = [];
   const totals = [];
@@ -45,13 +47,14 @@ for (const config of CONFIGS) {
   const api = await time(() => layer.forward({ query, seqLenQ: L, causal }), { samples: L >= 2048 ? 5 : 15 });
   layer.dispose();
   const half = causal ? 0.5 : 1;
+  const hk = numHeads * dK; // = d but for the demo's heads
   const flops = {
-    projections: 6 * L * d * d,
-    scores: 2 * L * L * d * half,
-    weighted: 2 * L * L * d * half,
-    output: 2 * L * d * d,
+    projections: 6 * L * d * hk,
+    scores: 2 * L * L * hk * half,
+    weighted: 2 * L * L * hk * half,
+    output: 2 * L * hk * d,
   };
-  const all = 8 * L * d * d + 4 * L * L * d * half;
+  const all = 8 * L * d * hk + 4 * L * L * hk * half;
   rows.push({ config: config.name, stage, apiMs: api.medianMs, flops, gflops: all / stage.total / 1e6 });
 }
 engine.dispose();

@@ -32,12 +32,12 @@ class KernelBenchmark {
 // with deterministic inputs; run() returns each stage's milliseconds.
 class ProfiledForward {
  public:
-  ProfiledForward(unsigned L, unsigned dModel, unsigned numHeads, bool causal)
-      : dims_{1, L, L, dModel, numHeads, dModel / numHeads, dModel / numHeads},
+  ProfiledForward(unsigned L, unsigned dModel, unsigned numHeads, unsigned dK, bool causal)
+      : dims_{1, L, L, dModel, numHeads, dK, dK},
         query_(std::size_t(L) * dModel),
         output_(query_.size()),
         causal_(causal) {
-    std::vector<float> w(std::size_t(dModel) * dModel);
+    std::vector<float> w(std::size_t(dModel) * numHeads * dK);
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 23) * 0.002f - 0.02f;
     for (std::size_t i = 0; i < query_.size(); ++i) query_[i] = static_cast<float>(i % 19) * 0.05f - 0.45f;
     mha::Inputs weights;
@@ -81,7 +81,7 @@ class ProfiledForward {
 
 EMSCRIPTEN_BINDINGS(mha_bench) {
   emscripten::class_<ProfiledForward>("ProfiledForward")
-      .constructor<unsigned, unsigned, unsigned, bool>()
+      .constructor<unsigned, unsigned, unsigned, unsigned, bool>()
       .function("run", &ProfiledForward::run);
   emscripten::class_<KernelBenchmark>("KernelBenchmark")
       .constructor<unsigned, unsigned, unsigned>()

@@ -25,14 +25,26 @@ class Layer {
     });
   }
 
-  // Positional and plain-typed, so a small call costs little more than its copies.
-  val forward(unsigned batch, unsigned seqLenQ, unsigned seqLenK, bool causal, bool wantAttention, bool wantProjections,
-              bool wantScores, const val& query, const val& key, const val& value, const val& mask) {
+  // A call in two steps (Engine::stage): positional and plain-typed, so that a
+  // small call costs little more than its two copies, which JS makes.
+  val stage(unsigned batch, unsigned seqLenQ, unsigned seqLenK, bool causal, bool wantAttention, bool wantProjections,
+            bool wantScores, bool hasKey, bool hasValue, bool hasMask) {
     return guarded([&] {
-      const Dims d{batch, seqLenQ, seqLenK, weights_.dModel, weights_.numHeads, weights_.dK, weights_.dV};
-      const Activations a{d, causal, wantAttention, wantProjections, wantScores, query, key, value, mask};
-      return engine_.run(a, &weights_, nullptr);
+      Activations a;
+      a.dims = {batch, seqLenQ, seqLenK, weights_.dModel, weights_.numHeads, weights_.dK, weights_.dV};
+      a.causal = causal;
+      a.wantAttention = wantAttention;
+      a.wantProjections = wantProjections;
+      a.wantScores = wantScores;
+      a.hasKey = hasKey;
+      a.hasValue = hasValue;
+      a.hasMask = hasMask;
+      return engine_.stage(a);
     });
+  }
+
+  val run() {
+    return guarded([&] { return engine_.runStaged(weights_); });
   }
 
   double bytes() const { return static_cast<double>(weights_.bytes()); }
@@ -61,10 +73,12 @@ EMSCRIPTEN_BINDINGS(mha_engine) {
       .function("multiHeadAttentionBackward", &Engine::multiHeadAttentionBackward)
       .function("memoryStats", &Engine::memoryStats)
       .function("kernels", &Engine::kernels)
-      .function("threads", &Engine::threads);
+      .function("threads", &Engine::threads)
+      .function("releaseBuffers", &Engine::releaseBuffers);
   emscripten::class_<Layer>("Layer")
       .constructor<Engine&>()
       .function("assign", &Layer::assign)
-      .function("forward", &Layer::forward)
+      .function("stage", &Layer::stage)
+      .function("run", &Layer::run)
       .function("bytes", &Layer::bytes);
 }

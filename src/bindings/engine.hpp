@@ -33,10 +33,13 @@ struct WeightBuffers {
   std::vector<std::vector<float>*> all() { return {&wQ, &wK, &wV, &wO, &bQ, &bK, &bV, &bO}; }
 };
 
-// The activations of one call, as the JS side passes them.
+// The activations of one call, as the JS side passes them: the arrays
+// themselves (one-shot calls), or only which of them are given (a layer's
+// staged call, whose arrays JS writes into the engine's buffers).
 struct Activations {
   Dims dims;
   bool causal = false, wantAttention = false, wantProjections = false, wantScores = false;
+  bool hasKey = false, hasValue = false, hasMask = false;
   val query = val::undefined(), key = val::undefined(), value = val::undefined(), mask = val::undefined();
 
   // From a normalized call object (validate.mjs); the return* flags only when `withFlags`.
@@ -54,6 +57,10 @@ struct Activations {
     a.key = args["key"];
     a.value = args["value"];
     a.mask = args["keyPaddingMask"];
+    const auto given = [](const val& v) { return !v.isUndefined() && !v.isNull(); };
+    a.hasKey = given(a.key);
+    a.hasValue = given(a.value);
+    a.hasMask = given(a.mask);
     return a;
   }
 };
@@ -64,56 +71,61 @@ class Engine {
 
   // One call with its weights (packed for this call only).
   val multiHeadAttention(const val& args) {
-    return guarded([&] { return run(Activations::from(args, true), nullptr, &args); });
+    return guarded([&] {
+      const Activations a = Activations::from(args, true);
+      const Sizes s = prepare(a, true);
+      Inputs in = copyActivations(a, s);
+      weightBuffers_.copy(args, s, in);
+      val result = compute(a, s, nullptr, in, false);
+      trimBuffers();
+      return result;
+    });
   }
 
-  // `weights` packed beforehand (a Layer), or null with `weightArgs` to copy.
-  val run(const Activations& a, const PackedWeights* weights, const val* weightArgs) {
-    const Dims& d = a.dims;
-    // The scores come with the weights' path: the weights are computed (into
-    // weights_) even when only the scores are returned.
-    const bool computeAttention = a.wantAttention || a.wantScores;
-    const Sizes s = sizes_of(d, computeAttention);
-    check_fits(a, s, weights == nullptr);
-    Inputs in = copyActivations(a, s);
-    if (weightArgs) weightBuffers_.copy(*weightArgs, s, in);
-
-    output_.resize(s.output);
-    weights_.resize(computeAttention ? s.attention : 0);
-    Outputs out{output_.data(), computeAttention ? weights_.data() : nullptr};
-    if (a.wantScores) {
-      scores_.resize(s.attention);
-      out.scores = scores_.data();
+  // A layer's call in two steps, so that its arrays cross with one copy each,
+  // made by JS (engine-host.js): stage() checks the call and sizes the input
+  // buffers, returning views of them ({ query, key?, value?, keyPaddingMask? })
+  // for JS to fill; runStaged() computes and returns views of the results,
+  // which JS copies out before it calls releaseBuffers().
+  val stage(const Activations& a) {
+    staged_ = false;
+    const Sizes s = prepare(a, false);
+    query_.resize(s.query);
+    val views = val::object();
+    views.set("query", view(query_.data(), s.query));
+    if (a.hasKey) {
+      key_.resize(s.key);
+      views.set("key", view(key_.data(), s.key));
     }
-    const std::size_t nq = d.batch * d.seqLenQ * d.numHeads * d.dK, nk = d.batch * d.seqLenK * d.numHeads * d.dK;
-    const std::size_t nv = d.batch * d.seqLenK * d.numHeads * d.dV, nc = d.batch * d.seqLenQ * d.numHeads * d.dV;
-    if (a.wantProjections) {
-      projections_.resize(nq + nk + nv + nc);
-      out.Q = projections_.data();
-      out.K = out.Q + nq;
-      out.V = out.K + nk;
-      out.concat = out.V + nv;
+    if (a.hasValue) {
+      value_.resize(s.value);
+      views.set("value", view(value_.data(), s.value));
     }
-    if (weights)
-      attention_.forward(d, *weights, in, out);
-    else
-      attention_.forward(d, in, out);
-
-    val result = val::object();
-    result.set("output", copy_out(output_.data(), s.output));
-    if (a.wantAttention) result.set("attention", copy_out(weights_.data(), s.attention));
-    if (a.wantScores) result.set("scores", copy_out(scores_.data(), s.attention));
-    if (a.wantProjections) {
-      val projections = val::object();
-      projections.set("Q", copy_out(out.Q, nq));
-      projections.set("K", copy_out(out.K, nk));
-      projections.set("V", copy_out(out.V, nv));
-      projections.set("concat", copy_out(out.concat, nc));
-      result.set("projections", projections);
+    if (a.hasMask) {
+      mask_.resize(s.keyPaddingMask);
+      views.set("keyPaddingMask", view(mask_.data(), s.keyPaddingMask));
     }
-    trimBuffers();
-    return result;
+    stagedCall_ = a;
+    staged_ = true;
+    return views;
   }
+
+  val runStaged(const PackedWeights& weights) {
+    if (!staged_) throw ArgumentError("forward: no call staged");
+    staged_ = false;
+    const Activations& a = stagedCall_;
+    const Sizes s = sizes_of(a.dims, a.wantAttention || a.wantScores);
+    Inputs in;
+    in.query = query_.data();
+    in.key = a.hasKey ? key_.data() : nullptr;
+    in.value = a.hasValue ? value_.data() : nullptr;
+    in.keyPaddingMask = a.hasMask ? mask_.data() : nullptr;
+    in.causal = a.causal;
+    return compute(a, s, &weights, in, true);
+  }
+
+  // Gives back the buffers above kKeepBytes (after JS has copied a staged call's results).
+  void releaseBuffers() { trimBuffers(); }
 
   // Gradients of sum(gradOutput ⊙ output) for every input, weight and given
   // bias of the same call (the forward is recomputed, nothing is kept).
@@ -124,7 +136,7 @@ class Engine {
       // The recomputed forward keeps the attention weights: counted as wanted.
       a.wantAttention = true;
       const Sizes s = sizes_of(d, true);
-      const bool self = (a.key.isUndefined() || a.key.isNull()) && (a.value.isUndefined() || a.value.isNull());
+      const bool self = !a.hasKey && !a.hasValue;
       const double gradients = double(s.query) + double(s.key) + double(s.value) + double(s.wQ) + double(s.wK) +
                                double(s.wV) + double(s.wO) + double(s.bQ + s.bK + s.bV + s.bO);
       check_fits(a, s, true, gradients + double(s.output) + backward_.scratch_bytes_for(d, self) / 4);
@@ -199,6 +211,64 @@ class Engine {
   Attention& attention() { return attention_; }
 
  private:
+  // The checks of a call before anything is allocated: its sizes, and that
+  // its buffers fit the memory (with the weights' copies for a one-shot call).
+  Sizes prepare(const Activations& a, bool oneShot) {
+    const Sizes s = sizes_of(a.dims, a.wantAttention || a.wantScores);
+    check_fits(a, s, oneShot);
+    return s;
+  }
+
+  template <typename T>
+  static val view(const T* data, std::size_t count) {
+    return val(emscripten::typed_memory_view(count, data));
+  }
+
+  // Runs the forward pass on `in` (with `weights` packed beforehand, or the
+  // ones `in` points to) and returns its results, each a copy or (`views`) a
+  // view of the engine's buffer.
+  val compute(const Activations& a, const Sizes& s, const PackedWeights* weights, const Inputs& in, bool views) {
+    const auto wrap = [views](const float* p, std::size_t n) { return views ? view(p, n) : copy_out(p, n); };
+    const Dims& d = a.dims;
+    // The scores come with the weights' path: the weights are computed (into
+    // weights_) even when only the scores are returned.
+    const bool computeAttention = a.wantAttention || a.wantScores;
+    output_.resize(s.output);
+    weights_.resize(computeAttention ? s.attention : 0);
+    Outputs out{output_.data(), computeAttention ? weights_.data() : nullptr};
+    if (a.wantScores) {
+      scores_.resize(s.attention);
+      out.scores = scores_.data();
+    }
+    const std::size_t nq = d.batch * d.seqLenQ * d.numHeads * d.dK, nk = d.batch * d.seqLenK * d.numHeads * d.dK;
+    const std::size_t nv = d.batch * d.seqLenK * d.numHeads * d.dV, nc = d.batch * d.seqLenQ * d.numHeads * d.dV;
+    if (a.wantProjections) {
+      projections_.resize(nq + nk + nv + nc);
+      out.Q = projections_.data();
+      out.K = out.Q + nq;
+      out.V = out.K + nk;
+      out.concat = out.V + nv;
+    }
+    if (weights)
+      attention_.forward(d, *weights, in, out);
+    else
+      attention_.forward(d, in, out);
+
+    val result = val::object();
+    result.set("output", wrap(output_.data(), s.output));
+    if (a.wantAttention) result.set("attention", wrap(weights_.data(), s.attention));
+    if (a.wantScores) result.set("scores", wrap(scores_.data(), s.attention));
+    if (a.wantProjections) {
+      val projections = val::object();
+      projections.set("Q", wrap(out.Q, nq));
+      projections.set("K", wrap(out.K, nk));
+      projections.set("V", wrap(out.V, nv));
+      projections.set("concat", wrap(out.concat, nc));
+      result.set("projections", projections);
+    }
+    return result;
+  }
+
   // Copies the activations and masks of a call into wasm memory.
   Inputs copyActivations(const Activations& a, const Sizes& s) {
     Inputs in;
@@ -217,8 +287,7 @@ class Engine {
   void check_fits(const Activations& a, const Sizes& s, bool oneShot, double extraFloats = 0) {
     const Dims& d = a.dims;
     const double floats =
-        double(s.query) + (a.key.isUndefined() || a.key.isNull() ? 0.0 : double(s.key)) +
-        (a.value.isUndefined() || a.value.isNull() ? 0.0 : double(s.value)) + double(s.output) +
+        double(s.query) + (a.hasKey ? double(s.key) : 0.0) + (a.hasValue ? double(s.value) : 0.0) + double(s.output) +
         (a.wantAttention || a.wantScores ? double(s.attention) : 0.0) + (a.wantScores ? double(s.attention) : 0.0) +
         (oneShot ? double(s.wQ + s.wK + s.wV + s.wO + s.bQ + s.bK + s.bV + s.bO) : 0.0) +
         (a.wantProjections ? double(d.batch) * d.numHeads * ((d.seqLenQ + d.seqLenK) * (d.dK + d.dV)) : 0.0);
@@ -267,6 +336,9 @@ class Engine {
   WeightBuffers weightBuffers_;
   std::vector<float> weights_, projections_, scores_;
   std::vector<std::uint8_t> mask_;
+  // A layer's call between stage() and runStaged().
+  Activations stagedCall_;
+  bool staged_ = false;
   Attention attention_;
   AttentionBackward backward_;
 };

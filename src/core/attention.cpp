@@ -414,7 +414,11 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
           if (padding)
             for (std::size_t j = 0; j < n; ++j)
               if (padding[t0 + j]) row[j] = kNegInf;
-          const float tileMax = kern.row_max(row, n);
+          // Padded with -inf to whole panels (2^-inf is exactly 0), so the
+          // kernels never run a scalar tail.
+          const std::size_t padded = std::min(kKeyTile, panels(n) * kPanel);
+          std::fill(row + n, row + padded, kNegInf);
+          const float tileMax = kern.row_max(row, padded);
           const float max = std::max(m[r], tileMax);
           const bool poisoned = tileMax != tileMax || tileMax == -kNegInf;
           if (l[r] != l[r] || poisoned || max == kNegInf) {
@@ -424,10 +428,12 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
             std::fill(row, row + kt, 0.0f);
             continue;
           }
-          const float correction = m[r] == kNegInf ? 0.0f : std::exp2(m[r] - max);
-          l[r] = l[r] * correction + kern.exp2_sum(row, n, max);
-          std::fill(row + n, row + kt, 0.0f);
-          if (correction != 1.0f) kern.scale(acc + r * dV, dV, correction);
+          // Before the first usable key the running output is still all zeros.
+          const bool first = m[r] == kNegInf;
+          const float correction = first ? 0.0f : std::exp2(m[r] - max);
+          l[r] = l[r] * correction + kern.exp2_sum(row, padded, max);
+          if (padded < kt) std::fill(row + padded, row + kt, 0.0f);
+          if (!first && correction != 1.0f) kern.scale(acc + r * dV, dV, correction);
           m[r] = max;
         }
       }

@@ -81,11 +81,15 @@
       return adopt(this, this.module.Layer, (layer) => layer.assign(weights), this.layers);
     }
 
+    // A layer's call crosses with one copy each way, made here: the engine
+    // sizes its input buffers and returns views of them (stage), the call's
+    // arrays are copied in, and the results come back as views of the
+    // engine's buffers (run), copied out before anything else runs in the
+    // module; then the engine gives back what it should not keep.
     forward(id, call) {
-      const layer = this.layers.get(id);
-      if (!layer) throw new Error('mha-wasm: this layer was disposed');
-      return checked(
-        layer.forward(
+      const layer = live(this.layers, id, 'layer');
+      const inputs = checked(
+        layer.stage(
           call.batch,
           call.seqLenQ,
           call.seqLenK,
@@ -93,12 +97,24 @@
           call.returnAttention,
           call.returnProjections,
           call.returnScores,
-          call.query,
-          call.key ?? null,
-          call.value ?? null,
-          call.keyPaddingMask ?? null,
+          !!call.key,
+          !!call.value,
+          !!call.keyPaddingMask,
         ),
       );
+      for (const name of ['query', 'key', 'value', 'keyPaddingMask']) if (call[name]) inputs[name].set(call[name]);
+      try {
+        const views = checked(layer.run());
+        const result = { output: views.output.slice() };
+        for (const name of ['attention', 'scores']) if (views[name]) result[name] = views[name].slice();
+        if (views.projections) {
+          const { Q, K, V, concat } = views.projections;
+          result.projections = { Q: Q.slice(), K: K.slice(), V: V.slice(), concat: concat.slice() };
+        }
+        return result;
+      } finally {
+        this.engine.releaseBuffers();
+      }
     }
 
     disposeLayer(id) {
