@@ -105,7 +105,9 @@
       for (const name of ['query', 'key', 'value', 'keyPaddingMask']) if (call[name]) inputs[name].set(call[name]);
       try {
         const views = checked(layer.run());
-        const result = { output: views.output.slice() };
+        // Into the caller's array (call.output, a plain view of it) when given.
+        const result = { output: call.output ? call.output : views.output.slice() };
+        if (call.output) call.output.set(views.output);
         for (const name of ['attention', 'scores']) if (views[name]) result[name] = views[name].slice();
         if (views.projections) {
           const { Q, K, V, concat } = views.projections;

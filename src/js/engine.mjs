@@ -153,7 +153,9 @@ export class AttentionEngine {
     this.#live();
     const weights = normalizeLayerArguments(args, this.#limits);
     const id = await this.#call(CALLS.createLayer, [weights]);
-    const layer = new AttentionLayer(this.#caller, id, weights, this.#limits, () => this.#resources.delete(layer));
+    const layer = new AttentionLayer(this.#caller, id, weights, this.#limits, this.#backend.inThread === true, () =>
+      this.#resources.delete(layer),
+    );
     this.#resources.add(layer);
     return layer;
   }
@@ -246,10 +248,13 @@ export class AttentionEngine {
 
 export class AttentionLayer extends EngineResource {
   #limits;
+  #inThread;
 
-  constructor(call, id, { dModel, numHeads, dK, dV }, limits, onDispose) {
+  // inThread: the engine runs in this thread (it can write into the caller's output array itself).
+  constructor(call, id, { dModel, numHeads, dK, dV }, limits, inThread, onDispose) {
     super(call, id, 'layer', CALLS.disposeLayer, onDispose);
     this.#limits = limits;
+    this.#inThread = inThread;
     this.dModel = dModel;
     this.numHeads = numHeads;
     this.dK = dK;
@@ -259,10 +264,26 @@ export class AttentionLayer extends EngineResource {
 
   /**
    * The layer's multi-head attention on new activations: { query, key, value,
-   * batch, seqLenQ, seqLenK, causal, keyPaddingMask, returnAttention, returnProjections }.
+   * batch, seqLenQ, seqLenK, causal, keyPaddingMask, returnAttention,
+   * returnProjections, returnScores, output }. With `output` (a Float32Array
+   * [batch, seqLenQ, dModel]) the result is written into it, and it is
+   * result.output: no array is allocated for it.
    */
   async forward(args) {
-    return this[CALL](CALLS.forward, () => [normalizeForwardArguments(args, this, this.#limits)]);
+    let target, given;
+    const result = await this[CALL](CALLS.forward, () => {
+      const [call, output] = normalizeForwardArguments(args, this, this.#limits);
+      target = call.output;
+      given = output;
+      // A Worker's engine cannot reach the caller's memory: its result is copied in below.
+      if (!this.#inThread) delete call.output;
+      return [call];
+    });
+    if (given) {
+      if (!this.#inThread) target.set(result.output);
+      result.output = given;
+    }
+    return result;
   }
 }
 

@@ -281,7 +281,13 @@ export type ForwardArgs = Pick<
   | 'returnAttention'
   | 'returnProjections'
   | 'returnScores'
->;
+> & {
+  /**
+   * Where to write the result: a Float32Array [batch, seqLenQ, dModel], returned as
+   * result.output (no array is allocated for it). It may be the query's own memory.
+   */
+  output?: Float32Array;
+};
 
 export interface AttentionLayer {
   readonly dModel: number;

@@ -24,6 +24,7 @@ function toPath(url) {
 class DirectBackend {
   constructor(host) {
     this.host = host;
+    this.inThread = true; // the host may write into the caller's arrays
   }
 
   async call(method, args) {

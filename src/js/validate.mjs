@@ -11,7 +11,17 @@ const FLAGS = ['causal', 'returnAttention', 'returnProjections', 'returnScores']
 const KNOWN = new Set([...DIMS, ...ARRAYS, ...FLAGS, 'keyPaddingMask']);
 const LAYER_KNOWN = new Set(['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO']);
 const BACKWARD_KNOWN = new Set([...DIMS, ...ARRAYS, 'causal', 'keyPaddingMask', 'gradOutput']);
-const FORWARD_KNOWN = new Set(['batch', 'seqLenQ', 'seqLenK', 'query', 'key', 'value', 'keyPaddingMask', ...FLAGS]);
+const FORWARD_KNOWN = new Set([
+  'batch',
+  'seqLenQ',
+  'seqLenK',
+  'query',
+  'key',
+  'value',
+  'keyPaddingMask',
+  'output',
+  ...FLAGS,
+]);
 
 // dModel, numHeads, dK, dV: the shape of a layer's heads.
 function checkHeads(args, limits) {
@@ -145,8 +155,17 @@ export function normalizeLayerArguments(args, limits) {
   return { ...heads, ...checkWeights(args, heads, limits) };
 }
 
-/** Checks the arguments of layer.forward, for a layer whose heads have the shape `heads`. */
+/**
+ * Checks the arguments of layer.forward, for a layer whose heads have the
+ * shape `heads`. Returns [call, output]: the normalized call (call.output a
+ * plain view of the caller's `output` array, when one is given, to write the
+ * result into) and that array itself, to return as result.output.
+ */
 export function normalizeForwardArguments(args, heads, limits) {
   args = checkObject(args, FORWARD_KNOWN, 'forward');
-  return checkActivations(args, heads, limits);
+  const call = checkActivations(args, heads, limits);
+  const { batch, seqLenQ } = call;
+  const shape = `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${heads.dModel}]`;
+  call.output = typedArray(args, 'output', Float32Array, call.query.length, shape, true);
+  return [call, call.output && args.output];
 }

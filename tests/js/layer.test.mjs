@@ -105,3 +105,53 @@ test('memoryStats: a layer holds its packed weights until disposed; big calls gi
   expect(end.inUseBytes - before.inUseBytes).toBeLessThan(8 << 20);
   engine.dispose();
 });
+
+describe('output: the result written into the caller’s array', () => {
+  const { args, want, tolerance } = loadFixture('tiny_self_bias'); // batch 2, L 4, dModel 8
+  const activations = pick(args, ACTIVATIONS);
+
+  test.each([
+    ['in this thread', { variant: 'simd' }],
+    ['in a worker_threads Worker', { variant: 'simd', worker: true }],
+  ])('%s: result.output is the given array, with the reference values, and nothing else moves', async (_, options) => {
+    const engine = await createAttention(options);
+    try {
+      const layer = await engine.createLayer(pick(args, WEIGHTS));
+      const allocated = await layer.forward({ ...activations, returnAttention: true });
+      // A view into the middle of a larger buffer: only its own elements are written.
+      const buffer = new Float32Array(args.query.length + 6).fill(-7);
+      const output = buffer.subarray(3, 3 + args.query.length);
+      for (let round = 0; round < 3; round++) {
+        const got = await layer.forward({ ...activations, returnAttention: true, output });
+        expect(got.output).toBe(output);
+        expectClose(got.output, want.output, tolerance, `round ${round} output`);
+        expectSameBits(got.output, allocated.output, 'written vs allocated');
+        expectSameBits(got.attention, allocated.attention, 'attention alongside');
+      }
+      expect([...buffer.subarray(0, 3), ...buffer.subarray(3 + args.query.length)]).toEqual(Array(6).fill(-7));
+      // The query's own memory as the output: read in before the result is written.
+      const query = Float32Array.from(args.query);
+      const fused = await layer.forward(activations);
+      const inPlace = await layer.forward({ ...activations, query, output: query });
+      expect(inPlace.output).toBe(query);
+      expectSameBits(query, fused.output, 'query overwritten by its own result');
+    } finally {
+      engine.dispose();
+    }
+  });
+
+  test('a wrong output is refused by name, and the layer stays usable', async () => {
+    const layer = await engines.simd.createLayer(pick(args, WEIGHTS));
+    const n = args.query.length;
+    await expect(layer.forward({ ...activations, output: new Float32Array(n - 1) })).rejects.toThrow(
+      new RangeError(`output: expected ${n} elements [batch=2, seqLenQ=4, dModel=8], got ${n - 1}`),
+    );
+    await expect(layer.forward({ ...activations, output: new Float64Array(n) })).rejects.toThrow(TypeError);
+    await expect(layer.forward({ ...activations, output: [...want.output] })).rejects.toThrow(
+      /^output: expected a Float32Array of 64 elements/,
+    );
+    const { output } = await layer.forward(activations);
+    expectClose(output, want.output, tolerance, 'after the refusals');
+    layer.dispose();
+  });
+});

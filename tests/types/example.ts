@@ -155,6 +155,10 @@ export async function everyCall(): Promise<number> {
   const heads: number = layer.numHeads + layer.dK + layer.dV + layer.dModel;
   // @ts-expect-error weights belong to createLayer, not forward
   await layer.forward({ ...forwardArgs, wQ: f(64) });
+  const into = f(B * L * D);
+  const written: Float32Array = (await layer.forward({ ...forwardArgs, output: into })).output;
+  // @ts-expect-error output is a Float32Array
+  await layer.forward({ ...forwardArgs, output: new Float64Array(B * L * D) });
   layer.dispose();
   // The backward pass takes no return* flags: they are left out of its arguments.
   const { returnAttention: _ra, returnProjections: _rp, returnScores: _rs, ...backwardArgs } = args;
@@ -223,6 +227,7 @@ export async function everyCall(): Promise<number> {
     minimal.output.length +
     concatWidth +
     layerWeights.length +
+    written.length +
     heads +
     bytes +
     gradWeights.length +
