@@ -62,29 +62,60 @@ inline void trim(FloatBuffer& b) {
   if (b.capacity() * sizeof(float) > kKeepBytes) b.release();
 }
 
-// Runs `body` and returns its result; a C++ error comes back as a JS
-// RangeError *value* (EngineHost throws it on the JS side). Nothing is thrown
-// through the Embind invoker: a JS exception unwinding wasm frames would skip
-// the invoker's release of its argument handles, and every refused call would
-// keep its arguments (and their buffers) alive for good. The message is kept
-// in a fixed buffer: a failed allocation must not need another one.
-template <typename Body>
-[[nodiscard]] val guarded(const Body& body) {
+// Where guarded() and guarded_status() keep the message of the error they
+// caught: a fixed buffer, so that a failed allocation needs no other one.
+inline char* error_message() {
   static thread_local char message[1024];
-  // (Not snprintf: it would pull printf's formatting code into the .wasm.)
+  return message;
+}
+
+// Keeps the message of the error being handled (in a catch block) in error_message().
+inline void keep_error() {
   const auto keep = [](const char* text) {
+    // (Not snprintf: it would pull printf's formatting code into the .wasm.)
+    char* message = error_message();
     std::size_t n = 0;
-    for (; text[n] && n + 1 < sizeof message; ++n) message[n] = text[n];
+    for (; text[n] && n + 1 < 1024; ++n) message[n] = text[n];
     message[n] = '\0';
   };
   try {
-    return body();
+    throw;
   } catch (const std::bad_alloc&) {
     keep("out of memory: the arrays of this call do not fit the WebAssembly memory");
   } catch (const std::exception& e) {
     keep(e.what());
   }
-  return range_error(message);
 }
+
+// Runs `body` and returns its result; a C++ error comes back as a JS
+// RangeError *value* (EngineHost throws it on the JS side). Nothing is thrown
+// through the Embind invoker: a JS exception unwinding wasm frames would skip
+// the invoker's release of its argument handles, and every refused call would
+// keep its arguments (and their buffers) alive for good.
+template <typename Body>
+[[nodiscard]] val guarded(const Body& body) {
+  try {
+    return body();
+  } catch (const std::exception&) {
+    keep_error();
+  }
+  return range_error(error_message());
+}
+
+// The same for a call with plain arguments and no result: 0 when `body`
+// succeeded, else 1, with the error for last_error().
+template <typename Body>
+[[nodiscard]] int guarded_status(const Body& body) {
+  try {
+    body();
+    return 0;
+  } catch (const std::exception&) {
+    keep_error();
+  }
+  return 1;
+}
+
+// The error a guarded_status() call returned 1 for, as a JS RangeError.
+inline val last_error() { return range_error(error_message()); }
 
 }  // namespace mha::bindings

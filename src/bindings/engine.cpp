@@ -25,11 +25,12 @@ class Layer {
     });
   }
 
-  // A call in two steps (Engine::stage): positional and plain-typed, so that a
-  // small call costs little more than its two copies, which JS makes.
-  val stage(unsigned batch, unsigned seqLenQ, unsigned seqLenK, bool causal, bool wantAttention, bool wantProjections,
+  // A call in two steps (Engine::stage): plain arguments and a status (0, or
+  // 1 with the error in lastError()), so that a small call costs little more
+  // than its two copies, which JS makes.
+  int stage(unsigned batch, unsigned seqLenQ, unsigned seqLenK, bool causal, bool wantAttention, bool wantProjections,
             bool wantScores, bool hasKey, bool hasValue, bool hasMask) {
-    return guarded([&] {
+    return guarded_status([&] {
       Activations a;
       a.dims = {batch, seqLenQ, seqLenK, weights_.dModel, weights_.numHeads, weights_.dK, weights_.dV};
       a.causal = causal;
@@ -39,12 +40,12 @@ class Layer {
       a.hasKey = hasKey;
       a.hasValue = hasValue;
       a.hasMask = hasMask;
-      return engine_.stage(a);
+      engine_.stage(a);
     });
   }
 
-  val run() {
-    return guarded([&] { return engine_.runStaged(weights_); });
+  int run() {
+    return guarded_status([&] { engine_.runStaged(weights_); });
   }
 
   double bytes() const { return static_cast<double>(weights_.bytes()); }
@@ -53,6 +54,13 @@ class Layer {
   Engine& engine_;
   PackedWeights weights_;
 };
+
+// The names of Engine::ioRecord()'s slots, in order.
+val ioSlots() {
+  val names = val::array();
+  for (const char* name : Engine::kIoSlotNames) names.call<void>("push", std::string(name));
+  return names;
+}
 
 // The limits src/js checks first (common.hpp is where they are defined).
 val limits() {
@@ -67,6 +75,8 @@ val limits() {
 EMSCRIPTEN_BINDINGS(mha_engine) {
   using namespace mha::bindings;
   emscripten::function("limits", &limits);
+  emscripten::function("ioSlots", &ioSlots);
+  emscripten::function("lastError", &last_error);
   emscripten::class_<Engine>("Engine")
       .constructor<unsigned>()
       .function("multiHeadAttention", &Engine::multiHeadAttention)
@@ -74,7 +84,9 @@ EMSCRIPTEN_BINDINGS(mha_engine) {
       .function("memoryStats", &Engine::memoryStats)
       .function("kernels", &Engine::kernels)
       .function("threads", &Engine::threads)
-      .function("releaseBuffers", &Engine::releaseBuffers);
+      .function("releaseBuffers", &Engine::releaseBuffers)
+      .function("ioRecord", &Engine::ioRecord)
+      .function("memoryView", &Engine::memoryView);
   emscripten::class_<Layer>("Layer")
       .constructor<Engine&>()
       .function("assign", &Layer::assign)

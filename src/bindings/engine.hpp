@@ -6,7 +6,9 @@
 #include <emscripten/heap.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -76,41 +78,40 @@ class Engine {
       const Sizes s = prepare(a, true);
       Inputs in = copyActivations(a, s);
       weightBuffers_.copy(args, s, in);
-      val result = compute(a, s, nullptr, in, false);
+      val result = copies(compute(a, s, nullptr, in));
       trimBuffers();
       return result;
     });
   }
 
-  // A layer's call in two steps, so that its arrays cross with one copy each,
-  // made by JS (engine-host.js): stage() checks the call and sizes the input
-  // buffers, returning views of them ({ query, key?, value?, keyPaddingMask? })
-  // for JS to fill; runStaged() computes and returns views of the results,
-  // which JS copies out before it calls releaseBuffers().
-  val stage(const Activations& a) {
+  // A layer's call in two steps, so that its arrays cross with one copy each
+  // way, made by JS (engine-host.js) straight into and out of the wasm
+  // memory: stage() checks the call and sizes the input buffers, runStaged()
+  // computes; after each, io_ says where the arrays are. JS copies the
+  // results out before it calls releaseBuffers().
+  void stage(const Activations& a) {
     staged_ = false;
+    std::fill(std::begin(io_), std::end(io_), 0u);
     const Sizes s = prepare(a, false);
     query_.resize(s.query);
-    val views = val::object();
-    views.set("query", view(query_.data(), s.query));
+    record(kQuerySlot, query_.data(), s.query);
     if (a.hasKey) {
       key_.resize(s.key);
-      views.set("key", view(key_.data(), s.key));
+      record(kKeySlot, key_.data(), s.key);
     }
     if (a.hasValue) {
       value_.resize(s.value);
-      views.set("value", view(value_.data(), s.value));
+      record(kValueSlot, value_.data(), s.value);
     }
     if (a.hasMask) {
       mask_.resize(s.keyPaddingMask);
-      views.set("keyPaddingMask", view(mask_.data(), s.keyPaddingMask));
+      record(kMaskSlot, mask_.data(), s.keyPaddingMask);
     }
     stagedCall_ = a;
     staged_ = true;
-    return views;
   }
 
-  val runStaged(const PackedWeights& weights) {
+  void runStaged(const PackedWeights& weights) {
     if (!staged_) throw ArgumentError("forward: no call staged");
     staged_ = false;
     const Activations& a = stagedCall_;
@@ -121,7 +122,33 @@ class Engine {
     in.value = a.hasValue ? value_.data() : nullptr;
     in.keyPaddingMask = a.hasMask ? mask_.data() : nullptr;
     in.causal = a.causal;
-    return compute(a, s, &weights, in, true);
+    const Results r = compute(a, s, &weights, in);
+    for (unsigned slot = kOutputSlot; slot < kSlotCount; ++slot) record(slot, r.data[slot], r.count[slot]);
+  }
+
+  // The slots of io_, in order (JS reads their names once, from ioSlots()).
+  enum IoSlot : unsigned {
+    kQuerySlot,
+    kKeySlot,
+    kValueSlot,
+    kMaskSlot,
+    kOutputSlot,
+    kAttentionSlot,
+    kScoresSlot,
+    kQSlot,
+    kKSlot,
+    kVSlot,
+    kConcatSlot,
+    kSlotCount
+  };
+  static constexpr const char* kIoSlotNames[kSlotCount] = {
+      "query", "key", "value", "keyPaddingMask", "output", "attention", "scores", "Q", "K", "V", "concat"};
+  // The byte address of io_: per slot, the address of its array and its
+  // element count (0 and 0 for an array the call does not have).
+  unsigned ioRecord() const { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(io_)); }
+  // The whole wasm memory as a Uint8Array, for JS to see memory grown by another thread.
+  val memoryView() const {
+    return val(emscripten::typed_memory_view(emscripten_get_heap_size(), static_cast<const unsigned char*>(nullptr)));
   }
 
   // Gives back the buffers above kKeepBytes (after JS has copied a staged call's results).
@@ -219,16 +246,15 @@ class Engine {
     return s;
   }
 
-  template <typename T>
-  static val view(const T* data, std::size_t count) {
-    return val(emscripten::typed_memory_view(count, data));
-  }
+  // A forward pass's arrays, by IoSlot (the inputs' slots unused).
+  struct Results {
+    const float* data[kSlotCount] = {};
+    std::size_t count[kSlotCount] = {};
+  };
 
   // Runs the forward pass on `in` (with `weights` packed beforehand, or the
-  // ones `in` points to) and returns its results, each a copy or (`views`) a
-  // view of the engine's buffer.
-  val compute(const Activations& a, const Sizes& s, const PackedWeights* weights, const Inputs& in, bool views) {
-    const auto wrap = [views](const float* p, std::size_t n) { return views ? view(p, n) : copy_out(p, n); };
+  // ones `in` points to) into the engine's buffers.
+  Results compute(const Activations& a, const Sizes& s, const PackedWeights* weights, const Inputs& in) {
     const Dims& d = a.dims;
     // The scores come with the weights' path: the weights are computed (into
     // weights_) even when only the scores are returned.
@@ -254,19 +280,40 @@ class Engine {
     else
       attention_.forward(d, in, out);
 
+    Results r;
+    const auto put = [&](IoSlot slot, const float* data, std::size_t count, bool wanted) {
+      if (!wanted) return;
+      r.data[slot] = data;
+      r.count[slot] = count;
+    };
+    put(kOutputSlot, out.output, s.output, true);
+    put(kAttentionSlot, out.attention, s.attention, a.wantAttention);
+    put(kScoresSlot, out.scores, s.attention, a.wantScores);
+    put(kQSlot, out.Q, nq, a.wantProjections);
+    put(kKSlot, out.K, nk, a.wantProjections);
+    put(kVSlot, out.V, nv, a.wantProjections);
+    put(kConcatSlot, out.concat, nc, a.wantProjections);
+    return r;
+  }
+
+  // Results as JS arrays (copies): { output, attention?, scores?, projections?: { Q, K, V, concat } }.
+  static val copies(const Results& r) {
     val result = val::object();
-    result.set("output", wrap(output_.data(), s.output));
-    if (a.wantAttention) result.set("attention", wrap(weights_.data(), s.attention));
-    if (a.wantScores) result.set("scores", wrap(scores_.data(), s.attention));
-    if (a.wantProjections) {
+    for (unsigned slot = kOutputSlot; slot < kQSlot; ++slot)
+      if (r.data[slot]) result.set(kIoSlotNames[slot], copy_out(r.data[slot], r.count[slot]));
+    if (r.data[kQSlot]) {
       val projections = val::object();
-      projections.set("Q", wrap(out.Q, nq));
-      projections.set("K", wrap(out.K, nk));
-      projections.set("V", wrap(out.V, nv));
-      projections.set("concat", wrap(out.concat, nc));
+      for (unsigned slot = kQSlot; slot < kSlotCount; ++slot)
+        projections.set(kIoSlotNames[slot], copy_out(r.data[slot], r.count[slot]));
       result.set("projections", projections);
     }
     return result;
+  }
+
+  template <typename T>
+  void record(unsigned slot, const T* data, std::size_t count) {
+    io_[2 * slot] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data));
+    io_[2 * slot + 1] = static_cast<std::uint32_t>(count);
   }
 
   // Copies the activations and masks of a call into wasm memory.
@@ -336,9 +383,10 @@ class Engine {
   WeightBuffers weightBuffers_;
   std::vector<float> weights_, projections_, scores_;
   std::vector<std::uint8_t> mask_;
-  // A layer's call between stage() and runStaged().
+  // A layer's call between stage() and runStaged(), and where its arrays are.
   Activations stagedCall_;
   bool staged_ = false;
+  std::uint32_t io_[2 * kSlotCount] = {};
   Attention attention_;
   AttentionBackward backward_;
 };

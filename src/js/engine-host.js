@@ -81,14 +81,15 @@
       return adopt(this, this.module.Layer, (layer) => layer.assign(weights), this.layers);
     }
 
-    // A layer's call crosses with one copy each way, made here: the engine
-    // sizes its input buffers and returns views of them (stage), the call's
-    // arrays are copied in, and the results come back as views of the
-    // engine's buffers (run), copied out before anything else runs in the
-    // module; then the engine gives back what it should not keep.
+    // A layer's call crosses with one copy each way, made here straight into
+    // and out of the wasm memory: the engine checks the call and sizes its
+    // input buffers (stage), the call's arrays are copied in, the engine
+    // computes (run), and the results are copied out (into call.output, a
+    // plain view of the caller's array, when given) before anything else runs
+    // in the module; then the engine gives back what it should not keep.
     forward(id, call) {
       const layer = live(this.layers, id, 'layer');
-      const inputs = checked(
+      this.#status(
         layer.stage(
           call.batch,
           call.seqLenQ,
@@ -102,21 +103,49 @@
           !!call.keyPaddingMask,
         ),
       );
-      for (const name of ['query', 'key', 'value', 'keyPaddingMask']) if (call[name]) inputs[name].set(call[name]);
+      const inputs = this.#arrays();
+      for (const name of ['query', 'key', 'value']) if (call[name]) inputs[name].set(call[name]);
+      if (call.keyPaddingMask) inputs.keyPaddingMask.set(call.keyPaddingMask);
       try {
-        const views = checked(layer.run());
-        // Into the caller's array (call.output, a plain view of it) when given.
-        const result = { output: call.output ? call.output : views.output.slice() };
+        this.#status(layer.run());
+        const views = this.#arrays();
+        const result = { output: call.output ?? views.output.slice() };
         if (call.output) call.output.set(views.output);
         for (const name of ['attention', 'scores']) if (views[name]) result[name] = views[name].slice();
-        if (views.projections) {
-          const { Q, K, V, concat } = views.projections;
+        if (views.Q) {
+          const { Q, K, V, concat } = views;
           result.projections = { Q: Q.slice(), K: K.slice(), V: V.slice(), concat: concat.slice() };
         }
         return result;
       } finally {
         this.engine.releaseBuffers();
       }
+    }
+
+    // A guarded call's status: 1 is an error, thrown here.
+    #status(status) {
+      if (status !== 0) throw this.module.lastError();
+    }
+
+    // The arrays of the staged call, as views of the wasm memory: { name: Float32Array
+    // (Uint8Array for keyPaddingMask) } for each slot of the engine's record that is in use.
+    #arrays() {
+      // Where the staged call's arrays are listed (Engine::ioRecord): slot names, and the record's index in HEAPU32.
+      this.io ??= { names: this.module.ioSlots(), at: this.engine.ioRecord() >>> 2 };
+      const { names, at } = this.io;
+      let u32 = this.module.HEAPU32;
+      const arrays = {};
+      for (let i = 0; i < names.length; i++) {
+        const address = u32[at + 2 * i];
+        if (address === 0) continue;
+        const count = u32[at + 2 * i + 1];
+        const Type = names[i] === 'keyPaddingMask' ? Uint8Array : Float32Array;
+        // Memory grown by another of the module's threads: seen through a fresh view.
+        if (address + count * Type.BYTES_PER_ELEMENT > u32.buffer.byteLength)
+          u32 = new Uint32Array(this.engine.memoryView().buffer);
+        arrays[names[i]] = new Type(u32.buffer, address, count);
+      }
+      return arrays;
     }
 
     disposeLayer(id) {
