@@ -71,16 +71,17 @@ class Engine {
  public:
   explicit Engine(unsigned threads) : attention_(threads), backward_(attention_) {}
 
-  // One call with its weights (packed for this call only).
-  val multiHeadAttention(const val& args) {
-    return guarded([&] {
+  // One call with its weights (packed for this call only): its arrays are
+  // copied in from `args`; its results stay in the engine's buffers, listed
+  // in io_ as a layer's are (runStaged), for JS to copy out.
+  int multiHeadAttention(const val& args) {
+    return guarded_status([&] {
+      std::fill(std::begin(io_), std::end(io_), 0u);
       const Activations a = Activations::from(args, true);
       const Sizes s = prepare(a, true);
       Inputs in = copyActivations(a, s);
       weightBuffers_.copy(args, s, in);
-      val result = copies(compute(a, s, nullptr, in));
-      trimBuffers();
-      return result;
+      recordResults(compute(a, s, nullptr, in));
     });
   }
 
@@ -88,7 +89,7 @@ class Engine {
   // way, made by JS (engine-host.js) straight into and out of the wasm
   // memory: stage() checks the call and sizes the input buffers, runStaged()
   // computes; after each, io_ says where the arrays are. JS copies the
-  // results out before it calls releaseBuffers().
+  // results out before it calls releaseBuffers(), after one-shot calls too.
   void stage(const Activations& a) {
     staged_ = false;
     std::fill(std::begin(io_), std::end(io_), 0u);
@@ -122,8 +123,7 @@ class Engine {
     in.value = a.hasValue ? value_.data() : nullptr;
     in.keyPaddingMask = a.hasMask ? mask_.data() : nullptr;
     in.causal = a.causal;
-    const Results r = compute(a, s, &weights, in);
-    for (unsigned slot = kOutputSlot; slot < kSlotCount; ++slot) record(slot, r.data[slot], r.count[slot]);
+    recordResults(compute(a, s, &weights, in));
   }
 
   // The slots of io_, in order (JS reads their names once, from ioSlots()).
@@ -296,18 +296,8 @@ class Engine {
     return r;
   }
 
-  // Results as JS arrays (copies): { output, attention?, scores?, projections?: { Q, K, V, concat } }.
-  static val copies(const Results& r) {
-    val result = val::object();
-    for (unsigned slot = kOutputSlot; slot < kQSlot; ++slot)
-      if (r.data[slot]) result.set(kIoSlotNames[slot], copy_out(r.data[slot], r.count[slot]));
-    if (r.data[kQSlot]) {
-      val projections = val::object();
-      for (unsigned slot = kQSlot; slot < kSlotCount; ++slot)
-        projections.set(kIoSlotNames[slot], copy_out(r.data[slot], r.count[slot]));
-      result.set("projections", projections);
-    }
-    return result;
+  void recordResults(const Results& r) {
+    for (unsigned slot = kOutputSlot; slot < kSlotCount; ++slot) record(slot, r.data[slot], r.count[slot]);
   }
 
   template <typename T>

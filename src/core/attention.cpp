@@ -8,6 +8,7 @@
 #endif
 
 #include "pack.hpp"
+#include "softmax.hpp"
 
 namespace mha {
 namespace {
@@ -45,26 +46,6 @@ class Stage {
 #else
 #define MHA_STAGE(name) static_cast<void>(0)
 #endif
-
-// softmax over n scores in base-2 units (2^x / Σ 2^x) in place: -inf
-// (masked) entries become exactly 0; a NaN or +inf score makes every unmasked
-// entry NaN. Returns false when no entry is usable (the row is then all zeros).
-bool softmax(const Kernels& k, float* row, std::size_t n) {
-  const float max = k.row_max(row, n);
-  if (max == kNegInf) {
-    std::fill(row, row + n, 0.0f);
-    return false;
-  }
-  if (max != max || max == -kNegInf) {
-    // A NaN score, or +inf (whose 2^(x − max) would be 2^(inf − inf)): every
-    // usable entry is NaN, as IEEE arithmetic makes it; masked ones stay 0.
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    for (std::size_t j = 0; j < n; ++j) row[j] = row[j] == kNegInf ? 0.0f : nan;
-    return true;
-  }
-  k.scale(row, n, 1.0f / k.exp2_sum(row, n, max));
-  return true;
-}
 
 // Floats of one worker's scratch in attend(): its query block scaled, and for
 // the fused path one tile of scores, the running head output, max and sum of
@@ -323,9 +304,7 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
     float* const q = work + worker * perWorker;
     {
       MHA_STAGE(scores);
-      const float* from = Q + (b * Lq + i0) * ldq + h * dK;
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t c = 0; c < dK; ++c) q[r * dK + c] = from[r * ldq + c] * queryScale;
+      scaled_copy(rows, dK, Q + (b * Lq + i0) * ldq + h * dK, ldq, queryScale, q);
     }
     // Causal: no row of this block sees a key at or past i0 + rows, so those
     // keys are never computed (a loop bound, as in llm.c).
@@ -372,7 +351,7 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
           if (padding)
             for (std::size_t j = 0; j < n; ++j)
               if (padding[j]) row[j] = kNegInf;
-          keyless[r] = !softmax(kern, row, n);
+          keyless[r] = !softmax_row(kern, row, n);
           std::fill(row + n, row + Lk, 0.0f);
         }
       }
@@ -389,15 +368,12 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
       return;
     }
 
-    // Fused: key tiles with an online softmax (running max m and sum l per
-    // row, rescaling the running output when the max grows).
+    // Fused: key tiles with an online softmax (softmax.hpp).
     float* S = q + kQueryBlock * dK;
     float* acc = S + kQueryBlock * kKeyTile;
     float* m = acc + kQueryBlock * dV;
-    float* l = m + kQueryBlock;
-    std::fill(acc, acc + rows * dV, 0.0f);
-    std::fill(m, m + rows, kNegInf);
-    std::fill(l, l + rows, 0.0f);
+    const OnlineSoftmax online{m, m + kQueryBlock, acc, dV};
+    online.start(rows);
     for (std::size_t t0 = 0; t0 < limit; t0 += kKeyTile) {
       const std::size_t kt = std::min(kKeyTile, limit - t0);
       {
@@ -408,34 +384,12 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
       }
       {
         MHA_STAGE(softmax);
+        std::size_t seen[kQueryBlock];
         for (std::size_t r = 0; r < rows; ++r) {
-          float* row = S + r * kKeyTile;
-          const std::size_t seen = visible(i0 + r), n = seen > t0 ? std::min(kt, seen - t0) : 0;
-          if (padding)
-            for (std::size_t j = 0; j < n; ++j)
-              if (padding[t0 + j]) row[j] = kNegInf;
-          // Padded with -inf to whole panels (2^-inf is exactly 0), so the
-          // kernels never run a scalar tail.
-          const std::size_t padded = std::min(kKeyTile, panels(n) * kPanel);
-          std::fill(row + n, row + padded, kNegInf);
-          const float tileMax = kern.row_max(row, padded);
-          const float max = std::max(m[r], tileMax);
-          const bool poisoned = tileMax != tileMax || tileMax == -kNegInf;
-          if (l[r] != l[r] || poisoned || max == kNegInf) {
-            // NaN or +inf scores make the row NaN (as in the unfused softmax); a
-            // tile with no usable key adds nothing.
-            if (poisoned) l[r] = std::numeric_limits<float>::quiet_NaN();
-            std::fill(row, row + kt, 0.0f);
-            continue;
-          }
-          // Before the first usable key the running output is still all zeros.
-          const bool first = m[r] == kNegInf;
-          const float correction = first ? 0.0f : std::exp2(m[r] - max);
-          l[r] = l[r] * correction + kern.exp2_sum(row, padded, max);
-          if (padded < kt) std::fill(row + padded, row + kt, 0.0f);
-          if (!first && correction != 1.0f) kern.scale(acc + r * dV, dV, correction);
-          m[r] = max;
+          const std::size_t keys = visible(i0 + r);
+          seen[r] = keys > t0 ? std::min(kt, keys - t0) : 0;
         }
+        online.tile(kern, S, kKeyTile, rows, kt, seen, padding ? padding + t0 : nullptr);
       }
       MHA_STAGE(weighted);
       byVisibleKeys(t0, kt, [&](std::size_t r, std::size_t g, std::size_t n) {
@@ -443,15 +397,7 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
       });
     }
     MHA_STAGE(softmax);
-    for (std::size_t r = 0; r < rows; ++r) {
-      float* o = headOut + r * hv;
-      if (l[r] != l[r] || l[r] == 0.0f) {
-        std::fill(o, o + dV, l[r]);  // NaN row, or no usable key: exactly 0
-        continue;
-      }
-      const float inv = 1.0f / l[r];
-      for (std::size_t c = 0; c < dV; ++c) o[c] = acc[r * dV + c] * inv;
-    }
+    online.finish(rows, headOut, hv);
   });
 }
 

@@ -70,7 +70,12 @@
     }
 
     multiHeadAttention(call) {
-      return checked(this.engine.multiHeadAttention(call));
+      try {
+        this.#status(this.engine.multiHeadAttention(call));
+        return this.#results();
+      } finally {
+        this.engine.releaseBuffers();
+      }
     }
 
     multiHeadAttentionBackward(call) {
@@ -108,18 +113,25 @@
       if (call.keyPaddingMask) inputs.keyPaddingMask.set(call.keyPaddingMask);
       try {
         this.#status(layer.run());
-        const views = this.#arrays();
-        const result = { output: call.output ?? views.output.slice() };
-        if (call.output) call.output.set(views.output);
-        for (const name of ['attention', 'scores']) if (views[name]) result[name] = views[name].slice();
-        if (views.Q) {
-          const { Q, K, V, concat } = views;
-          result.projections = { Q: Q.slice(), K: K.slice(), V: V.slice(), concat: concat.slice() };
-        }
-        return result;
+        return this.#results(call.output);
       } finally {
         this.engine.releaseBuffers();
       }
+    }
+
+    // The results of the call just run, copied out of the engine's buffers:
+    // { output, attention?, scores?, projections?: { Q, K, V, concat } }, the
+    // output into `output` (a plain view of the caller's array) when given.
+    #results(output) {
+      const views = this.#arrays();
+      const result = { output: output ?? views.output.slice() };
+      if (output) output.set(views.output);
+      for (const name of ['attention', 'scores']) if (views[name]) result[name] = views[name].slice();
+      if (views.Q) {
+        const { Q, K, V, concat } = views;
+        result.projections = { Q: Q.slice(), K: K.slice(), V: V.slice(), concat: concat.slice() };
+      }
+      return result;
     }
 
     // A guarded call's status: 1 is an error, thrown here.

@@ -4,7 +4,7 @@
 // file must be in dist/ after a build. The trainer's builds must be reachable
 // only from the 'mha-wasm/train' entry, so that bundles of apps that never
 // train leave them out.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
@@ -29,6 +29,14 @@ for (const family of FAMILIES)
         expect(existsSync(file)).toBe(true);
       }
     });
+
+// What a page or an npm user downloads for attention stays small: every
+// inference .wasm within 150 KB (150,000 bytes), whatever the issue of the
+// day adds to the engine (the trainer and the models have builds of their own).
+test.each(VARIANTS)('inference build %s: the .wasm is at most 150,000 bytes', (variant) => {
+  const { size } = statSync(fileURLToPath(inferenceUrls()[variant].wasm));
+  expect(size).toBeLessThanOrEqual(150_000);
+});
 
 // An entry as a bundler sees it: esbuild's bundle of it (minified, so
 // comments are gone), with the modules it took in.
