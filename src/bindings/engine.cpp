@@ -31,7 +31,7 @@ class Layer {
   int stage(unsigned batch, unsigned seqLenQ, unsigned seqLenK, bool causal, bool wantAttention, bool wantProjections,
             bool wantScores, bool hasKey, bool hasValue, bool hasMask) {
     return guarded_status([&] {
-      Activations a;
+      Call a;
       a.dims = {batch, seqLenQ, seqLenK, weights_.dModel, weights_.numHeads, weights_.dK, weights_.dV};
       a.causal = causal;
       a.wantAttention = wantAttention;

@@ -35,13 +35,16 @@ struct WeightBuffers {
   std::vector<std::vector<float>*> all() { return {&wQ, &wK, &wV, &wO, &bQ, &bK, &bV, &bO}; }
 };
 
-// The activations of one call, as the JS side passes them: the arrays
-// themselves (one-shot calls), or only which of them are given (a layer's
-// staged call, whose arrays JS writes into the engine's buffers).
-struct Activations {
+// The shape of one call and what it asks for: which inputs it has, which
+// results it wants. Plain data: a layer's staged call is only this.
+struct Call {
   Dims dims;
   bool causal = false, wantAttention = false, wantProjections = false, wantScores = false;
   bool hasKey = false, hasValue = false, hasMask = false;
+};
+
+// A one-shot call's activations as the JS side passes them: the Call and the arrays.
+struct Activations : Call {
   val query = val::undefined(), key = val::undefined(), value = val::undefined(), mask = val::undefined();
 
   // From a normalized call object (validate.mjs); the return* flags only when `withFlags`.
@@ -90,7 +93,7 @@ class Engine {
   // memory: stage() checks the call and sizes the input buffers, runStaged()
   // computes; after each, io_ says where the arrays are. JS copies the
   // results out before it calls releaseBuffers(), after one-shot calls too.
-  void stage(const Activations& a) {
+  void stage(const Call& a) {
     staged_ = false;
     std::fill(std::begin(io_), std::end(io_), 0u);
     const Sizes s = prepare(a, false);
@@ -115,7 +118,7 @@ class Engine {
   void runStaged(const PackedWeights& weights) {
     if (!staged_) throw ArgumentError("forward: no call staged");
     staged_ = false;
-    const Activations& a = stagedCall_;
+    const Call& a = stagedCall_;
     const Sizes s = sizes_of(a.dims, a.wantAttention || a.wantScores);
     Inputs in;
     in.query = query_.data();
@@ -240,7 +243,7 @@ class Engine {
  private:
   // The checks of a call before anything is allocated: its sizes, and that
   // its buffers fit the memory (with the weights' copies for a one-shot call).
-  Sizes prepare(const Activations& a, bool oneShot) {
+  Sizes prepare(const Call& a, bool oneShot) {
     const Sizes s = sizes_of(a.dims, a.wantAttention || a.wantScores);
     check_fits(a, s, oneShot);
     return s;
@@ -254,7 +257,7 @@ class Engine {
 
   // Runs the forward pass on `in` (with `weights` packed beforehand, or the
   // ones `in` points to) into the engine's buffers.
-  Results compute(const Activations& a, const Sizes& s, const PackedWeights* weights, const Inputs& in) {
+  Results compute(const Call& a, const Sizes& s, const PackedWeights* weights, const Inputs& in) {
     const Dims& d = a.dims;
     // The scores come with the weights' path: the weights are computed (into
     // weights_) even when only the scores are returned.
@@ -321,7 +324,7 @@ class Engine {
   // Refuses, before allocating anything, a call whose buffers cannot fit the
   // wasm memory's limit, so that it fails cleanly instead of half-way.
   // `extraFloats`: what the caller needs beyond a forward call's buffers.
-  void check_fits(const Activations& a, const Sizes& s, bool oneShot, double extraFloats = 0) {
+  void check_fits(const Call& a, const Sizes& s, bool oneShot, double extraFloats = 0) {
     const Dims& d = a.dims;
     const double floats =
         double(s.query) + (a.hasKey ? double(s.key) : 0.0) + (a.hasValue ? double(s.value) : 0.0) + double(s.output) +
@@ -374,7 +377,7 @@ class Engine {
   std::vector<float> weights_, projections_, scores_;
   std::vector<std::uint8_t> mask_;
   // A layer's call between stage() and runStaged(), and where its arrays are.
-  Activations stagedCall_;
+  Call stagedCall_;
   bool staged_ = false;
   std::uint32_t io_[2 * kSlotCount] = {};
   Attention attention_;

@@ -97,20 +97,24 @@ function isDetached(buffer) {
   }
 }
 
+// args[name] as a plain Type view of exactly `count` elements. `shape`
+// describes it in errors: a string, or a function that makes one (so that a
+// call that passes does not build the text).
 export function typedArray(args, name, Type, count, shape, optional) {
   const v = args[name];
+  const text = () => (typeof shape === 'function' ? shape() : shape);
   if (v === undefined || v === null) {
     if (optional) return undefined;
-    throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${shape}, got ${describe(v)}`);
+    throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${text()}, got ${describe(v)}`);
   }
   // The [[TypedArrayName]] slot, read through the intrinsic getter: undefined
   // for anything that is not a real typed array (a Proxy included), from any realm.
   if (tagOf.call(v) !== Type.name)
-    throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${shape}, got ${describe(v)}`);
+    throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${text()}, got ${describe(v)}`);
   const length = lengthOf.call(v);
   if (length !== count) {
     const detached = length === 0 && isDetached(bufferOf.call(v)) ? ' (its buffer is detached)' : '';
-    throw new RangeError(`${name}: expected ${count} elements ${shape}, got ${length}${detached}`);
+    throw new RangeError(`${name}: expected ${count} elements ${text()}, got ${length}${detached}`);
   }
   // A new plain view of exactly the checked elements is what reaches the
   // bindings, never the caller's object: its own properties (a `length`

@@ -63,14 +63,15 @@ function checkActivations(args, { dModel, numHeads }, limits) {
   const seqLenQ = dimension(args, 'seqLenQ', limits);
   const seqLenK = dimension(args, 'seqLenK', limits, seqLenQ);
   const F = Float32Array;
+  // Shapes as functions: their text is made only for an error message.
   const query = typedArray(
     args,
     'query',
     F,
     count(limits, 'query', batch, seqLenQ, dModel),
-    `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${dModel}]`,
+    () => `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${dModel}]`,
   );
-  const kvShape = `[batch=${batch}, seqLenK=${seqLenK}, dModel=${dModel}]`;
+  const kvShape = () => `[batch=${batch}, seqLenK=${seqLenK}, dModel=${dModel}]`;
   const kvCount = count(limits, 'key', batch, seqLenK, dModel);
   // key and value: both left out (or both the query) is self-attention, the
   // query copied into wasm once; value left out is the key (as in
@@ -79,7 +80,7 @@ function checkActivations(args, { dModel, numHeads }, limits) {
   const sources = { key: given('key'), value: given('value') ?? given('key') };
   if (sources.key === undefined && sources.value !== undefined)
     throw new TypeError(
-      `key: expected a Float32Array of ${kvCount} elements ${kvShape} when value is given, got ${describe(args.key)}`,
+      `key: expected a Float32Array of ${kvCount} elements ${kvShape()} when value is given, got ${describe(args.key)}`,
     );
   const self = sources.key === args.query && sources.value === args.query;
   const key = self ? undefined : typedArray(sources, 'key', F, kvCount, kvShape, seqLenK === seqLenQ);
@@ -96,7 +97,7 @@ function checkActivations(args, { dModel, numHeads }, limits) {
       'keyPaddingMask',
       Uint8Array,
       count(limits, 'keyPaddingMask', batch, seqLenK),
-      `[batch=${batch}, seqLenK=${seqLenK}]`,
+      () => `[batch=${batch}, seqLenK=${seqLenK}]`,
       true,
     ),
     causal: flag(args, 'causal'),
@@ -165,7 +166,7 @@ export function normalizeForwardArguments(args, heads, limits) {
   args = checkObject(args, FORWARD_KNOWN, 'forward');
   const call = checkActivations(args, heads, limits);
   const { batch, seqLenQ } = call;
-  const shape = `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${heads.dModel}]`;
+  const shape = () => `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${heads.dModel}]`;
   call.output = typedArray(args, 'output', Float32Array, call.query.length, shape, true);
   return [call, call.output && args.output];
 }
