@@ -209,6 +209,19 @@ for (const config of CONFIGS) {
   );
 }
 lines.push('');
+lines.push(
+  "mha-wasm with layer.forward({ output }), the result written into an array of the caller's (no allocation):",
+);
+for (const config of CONFIGS) {
+  const [o1, o2] = ours.map((r) => r?.results.find((x) => x.config === config.name));
+  const ort = [1, 2].map((t) => byRunner('onnxruntime-web', t)?.results?.find((x) => x.config === config.name));
+  const cell = (o, p) =>
+    o?.intoOutput?.medianMs
+      ? `${ms(o.intoOutput)}${p?.medianMs ? ` (${fmt(p.medianMs / o.intoOutput.medianMs)}× ort)` : ''}`
+      : '—';
+  if (o1) lines.push(`  ${config.name.padEnd(24)} ×1 ${cell(o1, ort[0]).padEnd(22)} ×2 ${cell(o2, ort[1])}`);
+}
+lines.push('');
 for (const config of CONFIGS) {
   const [o1, o2] = ours.map((r) => r?.results.find((x) => x.config === config.name));
   if (o1?.medianMs && o2?.medianMs) lines.push(`2 threads over 1, ${config.name}: ${fmt(o1.medianMs / o2.medianMs)}×`);

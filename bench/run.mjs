@@ -48,6 +48,14 @@ for (const config of CONFIGS) {
       Object.assign(row, await time(prepared.run, { samples: slow ? 5 : quick ? 7 : 15, warmupMs: slow ? 0 : 300 }));
       row.gflops = flopsOf(config) / row.medianMs / 1e6;
       slowest = Math.max(slowest, row.medianMs);
+      if (prepared.runInto) {
+        // mha-wasm's layer.forward({ output }): checked, then timed the same way.
+        const intoError = maxRelativeError(await prepared.runInto(), want);
+        row.intoOutput =
+          intoError <= 1e-3
+            ? await time(prepared.runInto, { samples: slow ? 5 : quick ? 7 : 15, warmupMs: slow ? 0 : 300 })
+            : { failed: `output differs by ${intoError}` };
+      }
     }
     if (peer.engine) row.heapBytes = (await peer.engine.memoryStats()).heapBytes;
     prepared.dispose();

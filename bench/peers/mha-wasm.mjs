@@ -20,9 +20,12 @@ export async function createPeer({ threads }) {
       });
       const createMs = performance.now() - t0;
       const call = { query: inputs.query, seqLenQ: config.L, causal: !!config.causal };
+      const into = { ...call, output: new Float32Array(inputs.query.length) };
       return {
         createMs,
         run: async () => (await layer.forward(call)).output,
+        // The same call writing into an array of the caller's (no allocation per call).
+        runInto: async () => (await layer.forward(into)).output,
         dispose: () => layer.dispose(),
       };
     },
