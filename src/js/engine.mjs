@@ -267,7 +267,8 @@ export class AttentionLayer extends EngineResource {
    * batch, seqLenQ, seqLenK, causal, keyPaddingMask, returnAttention,
    * returnProjections, returnScores, output }. With `output` (a Float32Array
    * [batch, seqLenQ, dModel]) the result is written into it, and it is
-   * result.output: no array is allocated for it.
+   * result.output: an engine on this thread allocates no array for it (one in
+   * a Worker copies its result into it).
    */
   async forward(args) {
     let target, given;

@@ -284,7 +284,8 @@ export type ForwardArgs = Pick<
 > & {
   /**
    * Where to write the result: a Float32Array [batch, seqLenQ, dModel], returned as
-   * result.output (no array is allocated for it). It may be the query's own memory.
+   * result.output. An engine on the calling thread allocates no array for it (one in a
+   * Worker copies its result into it). It may be the query's own memory.
    */
   output?: Float32Array;
 };
