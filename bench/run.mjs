@@ -45,16 +45,15 @@ for (const config of CONFIGS) {
       row.failed = `output differs from mha-wasm by ${error} (relative)`;
     } else {
       const slow = config.L >= 2048 || runnerName === 'plain-js';
-      Object.assign(row, await time(prepared.run, { samples: slow ? 5 : quick ? 7 : 15, warmupMs: slow ? 0 : 300 }));
+      const timing = { samples: slow ? 5 : quick ? 7 : 15, warmupMs: slow ? 0 : 300 };
+      Object.assign(row, await time(prepared.run, timing));
       row.gflops = flopsOf(config) / row.medianMs / 1e6;
       slowest = Math.max(slowest, row.medianMs);
       if (prepared.runInto) {
         // mha-wasm's layer.forward({ output }): checked, then timed the same way.
         const intoError = maxRelativeError(await prepared.runInto(), want);
         row.intoOutput =
-          intoError <= 1e-3
-            ? await time(prepared.runInto, { samples: slow ? 5 : quick ? 7 : 15, warmupMs: slow ? 0 : 300 })
-            : { failed: `output differs by ${intoError}` };
+          intoError <= 1e-3 ? await time(prepared.runInto, timing) : { failed: `output differs by ${intoError}` };
       }
     }
     if (peer.engine) row.heapBytes = (await peer.engine.memoryStats()).heapBytes;

@@ -31,16 +31,8 @@ class Layer {
   int stage(unsigned batch, unsigned seqLenQ, unsigned seqLenK, bool causal, bool wantAttention, bool wantProjections,
             bool wantScores, bool hasKey, bool hasValue, bool hasMask) {
     return guarded_status([&] {
-      Call a;
-      a.dims = {batch, seqLenQ, seqLenK, weights_.dModel, weights_.numHeads, weights_.dK, weights_.dV};
-      a.causal = causal;
-      a.wantAttention = wantAttention;
-      a.wantProjections = wantProjections;
-      a.wantScores = wantScores;
-      a.hasKey = hasKey;
-      a.hasValue = hasValue;
-      a.hasMask = hasMask;
-      engine_.stage(a);
+      const Dims d{batch, seqLenQ, seqLenK, weights_.dModel, weights_.numHeads, weights_.dK, weights_.dV};
+      engine_.stage({d, causal, wantAttention, wantProjections, wantScores, hasKey, hasValue, hasMask});
     });
   }
 

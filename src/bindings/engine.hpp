@@ -112,6 +112,7 @@ class Engine {
       record(kMaskSlot, mask_.data(), s.keyPaddingMask);
     }
     stagedCall_ = a;
+    stagedSizes_ = s;
     staged_ = true;
   }
 
@@ -119,7 +120,7 @@ class Engine {
     if (!staged_) throw ArgumentError("forward: no call staged");
     staged_ = false;
     const Call& a = stagedCall_;
-    const Sizes s = sizes_of(a.dims, a.wantAttention || a.wantScores);
+    const Sizes& s = stagedSizes_;
     Inputs in;
     in.query = query_.data();
     in.key = a.hasKey ? key_.data() : nullptr;
@@ -378,6 +379,7 @@ class Engine {
   std::vector<std::uint8_t> mask_;
   // A layer's call between stage() and runStaged(), and where its arrays are.
   Call stagedCall_;
+  Sizes stagedSizes_{};
   bool staged_ = false;
   std::uint32_t io_[2 * kSlotCount] = {};
   Attention attention_;

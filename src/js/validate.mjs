@@ -23,6 +23,10 @@ const FORWARD_KNOWN = new Set([
   ...FLAGS,
 ]);
 
+// The shape of query, output and gradOutput [batch, seqLenQ, dModel], as
+// checks describe it (a function: the text is made only for an error).
+const sequenceShape = (batch, seqLenQ, dModel) => () => `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${dModel}]`;
+
 // dModel, numHeads, dK, dV: the shape of a layer's heads.
 function checkHeads(args, limits) {
   const dModel = dimension(args, 'dModel', limits);
@@ -69,7 +73,7 @@ function checkActivations(args, { dModel, numHeads }, limits) {
     'query',
     F,
     count(limits, 'query', batch, seqLenQ, dModel),
-    () => `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${dModel}]`,
+    sequenceShape(batch, seqLenQ, dModel),
   );
   const kvShape = () => `[batch=${batch}, seqLenK=${seqLenK}, dModel=${dModel}]`;
   const kvCount = count(limits, 'key', batch, seqLenK, dModel);
@@ -144,7 +148,7 @@ export function normalizeBackwardArguments(args, limits) {
     'gradOutput',
     Float32Array,
     count(limits, 'gradOutput', batch, seqLenQ, heads.dModel),
-    `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${heads.dModel}]`,
+    sequenceShape(batch, seqLenQ, heads.dModel),
   );
   return { ...heads, ...activations, ...checkWeights(args, heads, limits), gradOutput };
 }
@@ -166,7 +170,7 @@ export function normalizeForwardArguments(args, heads, limits) {
   args = checkObject(args, FORWARD_KNOWN, 'forward');
   const call = checkActivations(args, heads, limits);
   const { batch, seqLenQ } = call;
-  const shape = () => `[batch=${batch}, seqLenQ=${seqLenQ}, dModel=${heads.dModel}]`;
+  const shape = sequenceShape(batch, seqLenQ, heads.dModel);
   call.output = typedArray(args, 'output', Float32Array, call.query.length, shape, true);
   return [call, call.output && args.output];
 }
