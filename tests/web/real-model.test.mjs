@@ -14,9 +14,11 @@ import {
   rankHeads,
   repeatedTokens,
   scoreSummary,
+  tokenRecords,
   topKeys,
   uniformScores,
 } from '../../web/model/real-model-scores.mjs';
+import { tokenLanguage } from '../../web/model/tokenize.mjs';
 import { formatBytes, pickModelFiles, totalBytes } from '../../web/model/real-model-files.mjs';
 import { LEVELS, colourTable, weightPixels } from '../../web/lib/attention-image.mjs';
 import { DEFAULTS, formatState, readLink } from '../../web/state.mjs';
@@ -42,6 +44,20 @@ test('special tokens and byte pieces', () => {
     0, 1, 1, 1, 2, 2, 3,
   ]);
   expect(occurrences(['毒', '毒']).map((o) => o.occurrence)).toEqual([0, 1]);
+});
+
+test("the heatmap's token records: a piece's language is its character's, special tokens and words have none", () => {
+  const records = tokenRecords(['[CLS]', '毒₁', '毒₂', ' snake', '<0xE7>']);
+  expect(records.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]);
+  expect(records.map((r) => r.text)).toEqual(['[CLS]', '毒₁', '毒₂', ' snake', '<0xE7>']);
+  expect(tokenLanguage('毒')).toBeTruthy();
+  expect(records.map((r) => r.lang)).toEqual([
+    undefined,
+    tokenLanguage('毒'),
+    tokenLanguage('毒'),
+    undefined,
+    undefined,
+  ]);
 });
 
 test('the repeated tokens of the sentence: the six 毒 first, then 蛇 and 会; special tokens never', () => {

@@ -9,6 +9,8 @@
 // tokens (|i−j| ≥ 4), to the special tokens ([CLS], [SEP], <s> …) and to
 // itself; each is the mean over the focus rows of a sum of weights, so 0…1.
 
+import { tokenLanguage } from './tokenize.mjs';
+
 /** The scores, in the order of the view's sort menu. */
 export const SCORES = Object.freeze(['neighbour', 'same', 'far', 'special', 'self']);
 
@@ -180,4 +182,17 @@ export function scoreSummary(heads, score, baseline) {
     aboveHalf: values.filter((v) => v > 0.5).length,
     count: values.length,
   };
+}
+
+/** The page's token records ({ text, index, lang }) for the heatmap, from the model's readable pieces. */
+export function tokenRecords(tokens) {
+  return tokens.map((text, index) => {
+    let lang;
+    try {
+      lang = tokenLanguage(baseText(text));
+    } catch {
+      lang = undefined;
+    }
+    return { text, index, lang, title: '' };
+  });
 }

@@ -1,92 +1,34 @@
 // "Real model" (真实模型): a Hugging Face checkpoint that the reader drops or
 // picks, loaded by the engine (engine.loadModel, in its Worker; the files are
 // read in the browser and never leave it), run on the sentence, and shown as
-// bertviz's model view: every layer × head as a thumbnail, drawn as ImageData
-// into a <canvas> (lib/attention-image.mjs), so a 12 × 12 model's 144 heads
-// draw at once; hover a thumbnail to preview it, click (or Enter) to choose
-// it, and the chosen head opens in the page's heatmap (views/heatmap.mjs)
-// with the model's own tokens. The scores (model/real-model-scores.mjs) sort
-// the heads and say, from the numbers only, where the focus token (the six
-// 毒) looks. Its choices (head, order) are reported to the page's URL state.
-import d3 from '../lib/d3.mjs';
+// bertviz's model view: every layer × head as a thumbnail (views/model-grid.mjs);
+// the chosen head opens large with the model's own tokens (views/model-head.mjs).
+// The scores (model/real-model-scores.mjs) sort the heads and say, from the
+// numbers only, where the focus token (the six 毒) looks. Its choices (head,
+// order) are reported to the page's URL state.
 import { OKABE_ITO } from '../lib/palette.mjs';
-import { weightRamp } from '../lib/scales.mjs';
-import { colourTable, weightPixels } from '../lib/attention-image.mjs';
-import { captionedTable, el } from '../lib/dom.mjs';
-import { roving } from '../lib/roving.mjs';
+import { el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
+import { carriesFiles, droppedFiles, inputFiles } from '../lib/dropped-files.mjs';
 import { tokenName } from '../lib/tokens.mjs';
-import { tokenLanguage } from '../model/tokenize.mjs';
 import { SENTENCE } from '../sentence.mjs';
 import { formatBytes, pickModelFiles, totalBytes } from '../model/real-model-files.mjs';
 import {
   ORDERS,
-  SCORES,
   allHeadScores,
-  baseText,
   focusRows,
-  headWeights,
   isSpecial,
   rankHeads,
   repeatedTokens,
-  scoreSummary,
-  topKeys,
+  tokenRecords,
   uniformScores,
 } from '../model/real-model-scores.mjs';
-import { Heatmap } from './heatmap.mjs';
+import { ModelGrid, summaryItems } from './model-grid.mjs';
+import { ModelHead } from './model-head.mjs';
 
 /** The longest sentence the text box takes (the model's positions are checked by the engine). */
 export const MAX_TEXT = 200;
-/** Folders deeper than this inside a dropped folder are not read (a dropped parent of many models). */
-const MAX_DEPTH = 4;
 const COLOR = OKABE_ITO.blue;
-const PREVIEW_MS = 90;
-
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
-const fixed = (x) => x.toFixed(3);
-
-/** The page's token records ({ text, index, lang }) for the heatmap, from the model's readable pieces. */
-function tokenRecords(tokens) {
-  return tokens.map((text, index) => {
-    let lang;
-    try {
-      lang = tokenLanguage(baseText(text));
-    } catch {
-      lang = undefined;
-    }
-    return { text, index, lang, title: '' };
-  });
-}
-
-/** A file entry's File, whatever the browser's callback style. */
-const fileOf = (entry) => new Promise((resolve, reject) => entry.file(resolve, reject));
-const readBatch = (reader) => new Promise((resolve, reject) => reader.readEntries(resolve, reject));
-
-/** Every file under a dropped entry: [{ path, size, file }], hidden files and folders left out. */
-async function walk(entry, prefix, out, depth = 0) {
-  if (entry.name.startsWith('.')) return;
-  if (entry.isFile) {
-    const file = await fileOf(entry);
-    out.push({ path: `${prefix}${file.name}`, size: file.size, file });
-  } else if (entry.isDirectory && depth < MAX_DEPTH) {
-    const reader = entry.createReader();
-    for (let batch = await readBatch(reader); batch.length; batch = await readBatch(reader))
-      for (const child of batch) await walk(child, `${prefix}${entry.name}/`, out, depth + 1);
-  }
-}
-
-/** The files of a drop: folders walked (webkitGetAsEntry), else the plain file list. */
-async function droppedFiles(transfer) {
-  // The entries must be taken while the drop event runs; reading them may wait.
-  const entries = [...(transfer.items ?? [])]
-    .filter((item) => item.kind === 'file')
-    .map((item) => item.webkitGetAsEntry?.())
-    .filter(Boolean);
-  if (!entries.length) return [...transfer.files].map((file) => ({ path: file.name, size: file.size, file }));
-  const out = [];
-  for (const entry of entries) await walk(entry, '', out);
-  return out;
-}
 
 export class RealModelView {
   #engine = null;
@@ -97,12 +39,9 @@ export class RealModelView {
   #focus = null;
   #heads = [];
   #baseline = null;
-  #canvases = new Map();
-  #heatmap = null;
-  #shown = '';
-  #previewTimer = 0;
-  #table = null;
-  #refreshRoving = () => {};
+  /** The thumbnails (views/model-grid.mjs) and the chosen head, large (views/model-head.mjs). */
+  #grid;
+  #head;
   /** The status line's message and parameters, so that a change of language can write it again. */
   #status = ['real.waiting', {}];
   #loadedNote = null;
@@ -148,6 +87,19 @@ export class RealModelView {
     const { el: e } = this;
     e.text.maxLength = MAX_TEXT;
     e.text.value = SENTENCE;
+    this.#grid = new ModelGrid(
+      { grid: e.grid, caption: e.gridCaption },
+      {
+        color: COLOR,
+        onPreview: (h) => this.#showHead(h),
+        onLeave: () => this.#showHead(this.selected),
+        onChoose: (h) => this.#choose(h),
+      },
+    );
+    this.#head = new ModelHead(
+      { heatmap: e.heatmap, scores: e.scores, whereTitle: e.whereTitle, where: e.where },
+      COLOR,
+    );
     this.#setInputs(false);
     this.#writeStatus();
     this.#listen();
@@ -157,17 +109,12 @@ export class RealModelView {
     const { el: e } = this;
     for (const input of [e.folder, e.files])
       input.addEventListener('change', () => {
-        const entries = [...input.files].map((file) => ({
-          path: file.webkitRelativePath || file.name,
-          size: file.size,
-          file,
-        }));
+        const entries = inputFiles(input);
         input.value = '';
         this.#load(entries);
       });
-    const hasFiles = (event) => [...(event.dataTransfer?.types ?? [])].includes('Files');
     this.section.addEventListener('dragover', (event) => {
-      if (!hasFiles(event)) return;
+      if (!carriesFiles(event)) return;
       event.preventDefault();
       event.dataTransfer.dropEffect = this.#engine && !this.#busy ? 'copy' : 'none';
       e.drop.classList.add('over');
@@ -176,7 +123,7 @@ export class RealModelView {
       if (!this.section.contains(event.relatedTarget)) e.drop.classList.remove('over');
     });
     this.section.addEventListener('drop', (event) => {
-      if (!hasFiles(event)) return;
+      if (!carriesFiles(event)) return;
       event.preventDefault();
       e.drop.classList.remove('over');
       if (!this.#engine || this.#busy) return;
@@ -192,7 +139,7 @@ export class RealModelView {
     e.order.addEventListener('change', () => {
       this.order = e.order.value;
       this.onChange({ realOrder: this.order });
-      this.#drawSummary();
+      e.summary.replaceChildren(...summaryItems(this.#heads, this.#baseline, this.order));
       this.#arrangeGrid();
     });
     e.focus.addEventListener('change', () => {
@@ -200,28 +147,6 @@ export class RealModelView {
       this.#score();
       this.#drawAll();
     });
-    // Hover previews a head, leaving the grid shows the chosen one again; click or Enter chooses.
-    e.grid.addEventListener('pointerover', (event) => {
-      const button = event.target.closest?.('.thumb');
-      if (!button) return;
-      clearTimeout(this.#previewTimer);
-      this.#previewTimer = setTimeout(() => this.#showHead(this.#headOf(button)), PREVIEW_MS);
-    });
-    e.grid.addEventListener('pointerleave', () => {
-      clearTimeout(this.#previewTimer);
-      this.#showHead(this.selected);
-    });
-    e.grid.addEventListener('click', (event) => {
-      const button = event.target.closest?.('.thumb');
-      if (!button) return;
-      clearTimeout(this.#previewTimer);
-      this.#choose(this.#headOf(button));
-    });
-    this.#refreshRoving = roving(e.grid, '.thumb', { preferred: '.thumb[aria-pressed="true"]' });
-  }
-
-  #headOf(button) {
-    return { layer: Number(button.dataset.layer), head: Number(button.dataset.head) };
   }
 
   /** The engine is ready: loading is possible from now on. */
@@ -237,7 +162,7 @@ export class RealModelView {
     this.#writeStatus();
     if (this.#loadedNote) this.#writeForward();
     if (this.#run) {
-      this.#shown = '';
+      this.#head.forget();
       this.#drawAll();
     }
   }
@@ -340,14 +265,11 @@ export class RealModelView {
   #clear() {
     this.#run = null;
     this.#loadedNote = null;
-    this.#canvases.clear();
-    this.#heatmap = null;
-    this.#shown = '';
+    this.#grid.clear();
+    this.#head.clear();
     this.el.body.hidden = true;
     this.el.tokens.replaceChildren();
     this.el.forward.textContent = '';
-    this.el.grid.replaceChildren();
-    this.el.heatmap.replaceChildren();
     delete this.section.dataset.ready;
   }
 
@@ -385,8 +307,8 @@ export class RealModelView {
       if (!selected || selected.layer >= numLayers || selected.head >= numHeads)
         this.selected = { ...rankHeads(this.#heads, 'same')[0] };
       this.selected = { layer: this.selected.layer, head: this.selected.head };
-      this.#shown = '';
-      this.#canvases.clear();
+      this.#head.forget();
+      this.#grid.clear();
       e.body.hidden = false;
       await this.#drawAll();
       this.section.dataset.ready = 'true';
@@ -422,8 +344,10 @@ export class RealModelView {
     if (!this.#run) return;
     this.#drawTokens();
     this.#drawControls();
-    this.#drawSummary();
-    await this.#drawGrid();
+    this.el.summary.replaceChildren(...summaryItems(this.#heads, this.#baseline, this.order));
+    const run = this.#run;
+    if (!(await this.#grid.draw(run, () => run === this.#run))) return;
+    this.#arrangeGrid();
     this.#showHead(this.selected);
   }
 
@@ -459,182 +383,21 @@ export class RealModelView {
     });
   }
 
-  /** One line per score, from the numbers: the highest head, the median, the baseline and how many exceed it. */
-  #drawSummary() {
-    const items = SCORES.map((score) => {
-      const s = scoreSummary(this.#heads, score, this.#baseline);
-      const params = {
-        score: t(`real.score.${score}`),
-        layer: s.best.layer,
-        head: s.best.head,
-        value: fixed(s.best.scores[score]),
-        median: fixed(s.median),
-        count: s.count,
-        baseline: fixed(s.baseline),
-        above: s.aboveTwice,
-      };
-      const li = el('li', {
-        textContent: t(s.aboveTwice === null ? 'real.summary.noBaseline' : 'real.summary', params),
-      });
-      li.dataset.score = score;
-      li.classList.toggle('current', score === this.order);
-      return li;
-    });
-    this.el.summary.replaceChildren(...items);
-  }
-
-  /** The thumbnails: a canvas per head, its weights as ImageData (one pixel per cell), built a layer per task. */
-  async #drawGrid() {
-    const run = this.#run;
-    const L = run.tokens.length;
-    const table = (this.#table ??= colourTable(weightRamp(COLOR), (c) => d3.rgb(c)));
-    const dims = { numHeads: run.numHeads, length: L };
-    for (let layer = 0; layer < run.numLayers; layer++) {
-      for (let head = 0; head < run.numHeads; head++) {
-        const key = `${layer}.${head}`;
-        let button = this.#canvases.get(key);
-        if (!button) {
-          const canvas = el('canvas', { width: L, height: L });
-          button = el(
-            'button',
-            { type: 'button', className: 'thumb' },
-            canvas,
-            el('span', { className: 'thumb-label' }),
-          );
-          button.dataset.layer = layer;
-          button.dataset.head = head;
-          this.#canvases.set(key, button);
-        }
-        const canvas = button.querySelector('canvas');
-        const pixels = weightPixels(headWeights(run.attention, dims, layer, head), L, table);
-        canvas.getContext('2d').putImageData(new ImageData(pixels, L, L), 0, 0);
-      }
-      if (run.numLayers * run.numHeads * L * L > 200_000) await nextTask();
-      if (run !== this.#run) return;
-    }
-    this.#arrangeGrid();
-  }
-
-  /** Places the thumbnails in the current order, with their labels and titles. */
+  /** Places the thumbnails in the current order. */
   #arrangeGrid() {
-    const run = this.#run;
-    if (!run) return;
-    const { el: e } = this;
-    const sorted = this.order !== 'grid';
-    const score = sorted ? this.order : 'same';
-    const byKey = new Map(this.#heads.map((h) => [`${h.layer}.${h.head}`, h]));
-    const label = (h) =>
-      t('real.thumb.title', {
-        layer: h.layer,
-        head: h.head,
-        score: t(`real.score.${score}`),
-        value: fixed(h.scores[score]),
-      });
-    const children = [];
-    const place = (h) => {
-      const button = this.#canvases.get(`${h.layer}.${h.head}`);
-      button.title = label(h);
-      button.setAttribute('aria-label', label(h));
-      button.querySelector('.thumb-label').textContent = sorted
-        ? `${t('real.layerHead', { layer: h.layer, head: h.head })} · ${fixed(h.scores[score])}`
-        : '';
-      children.push(button);
-    };
-    e.grid.classList.toggle('sorted', sorted);
-    e.grid.style.setProperty('--heads', String(run.numHeads));
-    if (sorted) rankHeads(this.#heads, score).forEach(place);
-    else {
-      children.push(el('span', { className: 'corner' }));
-      for (let head = 0; head < run.numHeads; head++)
-        children.push(el('span', { className: 'col-head', textContent: t('real.head', { head }) }));
-      for (let layer = 0; layer < run.numLayers; layer++) {
-        children.push(el('span', { className: 'row-head', textContent: t('real.layer', { layer }) }));
-        for (let head = 0; head < run.numHeads; head++) place(byKey.get(`${layer}.${head}`));
-      }
-    }
-    e.grid.replaceChildren(...children);
-    e.gridCaption.textContent = t('real.grid.caption', { layers: run.numLayers, heads: run.numHeads });
-    this.#markChosen();
-  }
-
-  #markChosen() {
-    for (const [key, button] of this.#canvases)
-      button.setAttribute('aria-pressed', String(key === `${this.selected?.layer}.${this.selected?.head}`));
-    this.#refreshRoving();
+    if (this.#run) this.#grid.arrange(this.#run, this.#heads, this.order, this.selected);
   }
 
   #choose(head) {
     this.selected = head;
     this.onChange({ realHead: head });
-    this.#markChosen();
+    this.#grid.markChosen(head);
     this.#showHead(head);
   }
 
   /** Opens a head large: the heatmap with the model's tokens, its scores, and where each focus token looks. */
   #showHead(head) {
-    const run = this.#run;
-    if (!run || !head) return;
-    const key = `${head.layer}.${head.head}`;
-    if (key === this.#shown) return;
-    this.#shown = key;
-    const L = run.tokens.length;
-    const weights = headWeights(run.attention, { numHeads: run.numHeads, length: L }, head.layer, head.head);
-    const title = t('real.layerHead', head);
-    this.#heatmap = new Heatmap({
-      name: `layer-${head.layer}-head-${head.head}`,
-      title,
-      description: t('real.heatmap.desc', head),
-      color: COLOR,
-      queryTokens: run.records,
-      keyTokens: run.records,
-      onSelect: (q) => this.#heatmap.markRow(q),
-    });
-    this.#heatmap.update(weights, { causal: run.causal });
-    this.el.heatmap.replaceChildren(this.#heatmap.element);
-    this.#drawScores(head);
-    this.#drawWhere(weights);
-  }
-
-  #drawScores(head) {
-    const scores = this.#heads.find((h) => h.layer === head.layer && h.head === head.head).scores;
-    const table = el('table', { className: 'real-scores-table' });
-    const header = table.createTHead().insertRow();
-    for (const key of ['real.scores.score', 'real.scores.head', 'real.scores.uniform'])
-      header.append(el('th', { scope: 'col', textContent: t(key) }));
-    const body = table.createTBody();
-    for (const score of SCORES) {
-      const row = body.insertRow();
-      row.dataset.score = score;
-      row.append(el('th', { scope: 'row', textContent: t(`real.score.${score}`) }));
-      row.insertCell().textContent = fixed(scores[score]);
-      row.insertCell().textContent = fixed(this.#baseline[score]);
-    }
-    this.el.scores.replaceChildren(captionedTable(t('real.scores.caption'), table));
-  }
-
-  /** Each focus row's three keys of highest weight in the chosen head. */
-  #drawWhere(weights) {
-    const run = this.#run;
-    const focus = this.#focus;
-    this.el.whereTitle.textContent = focus ? t('real.where', { token: focus }) : t('real.where.all');
-    const table = el('table', { className: 'real-where-table' });
-    const header = table.createTHead().insertRow();
-    header.append(el('th', { scope: 'col', textContent: t('real.where.query') }));
-    for (let n = 1; n <= 3; n++) header.append(el('th', { scope: 'col', textContent: t('real.where.top', { n }) }));
-    const body = table.createTBody();
-    const L = run.tokens.length;
-    for (const q of focusRows(run.tokens, focus)) {
-      const row = body.insertRow();
-      row.dataset.q = q;
-      row.append(el('th', { scope: 'row', translate: false, textContent: tokenName(run.records[q]) }));
-      for (const { k, weight } of topKeys(weights, L, q)) {
-        const cell = row.insertCell();
-        cell.translate = false;
-        cell.dataset.k = k;
-        cell.dataset.weight = String(weight);
-        cell.textContent = `${tokenName(run.records[k])} · ${fixed(weight)}`;
-      }
-    }
-    this.el.where.replaceChildren(captionedTable(t('real.where.caption'), table));
+    if (!this.#run || !head) return;
+    this.#head.show(this.#run, head, { heads: this.#heads, baseline: this.#baseline, focus: this.#focus });
   }
 }

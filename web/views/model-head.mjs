@@ -1,0 +1,101 @@
+// The real-model view's chosen head, large: its heatmap with the model's own
+// tokens (views/heatmap.mjs), its scores beside the even-spread baseline, and
+// the three keys each focus token weighs most (model/real-model-scores.mjs).
+import { captionedTable, el } from '../lib/dom.mjs';
+import { t } from '../lib/i18n.mjs';
+import { tokenName } from '../lib/tokens.mjs';
+import { SCORES, focusRows, headWeights, topKeys } from '../model/real-model-scores.mjs';
+import { Heatmap } from './heatmap.mjs';
+
+const fixed = (x) => x.toFixed(3);
+
+export class ModelHead {
+  #shown = '';
+
+  /**
+   * @param {{ heatmap: HTMLElement, scores: HTMLElement, whereTitle: HTMLElement, where: HTMLElement }} elements
+   * @param {string} color the heatmap's colour
+   */
+  constructor(elements, color) {
+    this.el = elements;
+    this.color = color;
+  }
+
+  /** The next show() draws even the head already shown (new numbers or a new language). */
+  forget() {
+    this.#shown = '';
+  }
+
+  clear() {
+    this.forget();
+    this.el.heatmap.replaceChildren();
+  }
+
+  /**
+   * Opens a head.
+   * @param {{ tokens: string[], records: object[], attention: Float32Array, numHeads: number, causal: boolean }} run
+   * @param {{ layer: number, head: number }} head
+   * @param {{ heads: object[], baseline: object, focus: string }} scored every head's scores, the baseline, the focus token
+   */
+  show(run, head, { heads, baseline, focus }) {
+    const key = `${head.layer}.${head.head}`;
+    if (key === this.#shown) return;
+    this.#shown = key;
+    const L = run.tokens.length;
+    const weights = headWeights(run.attention, { numHeads: run.numHeads, length: L }, head.layer, head.head);
+    const heatmap = new Heatmap({
+      name: `layer-${head.layer}-head-${head.head}`,
+      title: t('real.layerHead', head),
+      description: t('real.heatmap.desc', head),
+      color: this.color,
+      queryTokens: run.records,
+      keyTokens: run.records,
+      onSelect: (q) => heatmap.markRow(q),
+    });
+    heatmap.update(weights, { causal: run.causal });
+    this.el.heatmap.replaceChildren(heatmap.element);
+    const scores = heads.find((h) => h.layer === head.layer && h.head === head.head).scores;
+    this.#drawScores(scores, baseline);
+    this.#drawWhere(run, weights, focus);
+  }
+
+  #drawScores(scores, baseline) {
+    const table = el('table', { className: 'real-scores-table' });
+    const header = table.createTHead().insertRow();
+    for (const key of ['real.scores.score', 'real.scores.head', 'real.scores.uniform'])
+      header.append(el('th', { scope: 'col', textContent: t(key) }));
+    const body = table.createTBody();
+    for (const score of SCORES) {
+      const row = body.insertRow();
+      row.dataset.score = score;
+      row.append(el('th', { scope: 'row', textContent: t(`real.score.${score}`) }));
+      row.insertCell().textContent = fixed(scores[score]);
+      row.insertCell().textContent = fixed(baseline[score]);
+    }
+    this.el.scores.replaceChildren(captionedTable(t('real.scores.caption'), table));
+  }
+
+  /** Each focus row's three keys of highest weight in the head. */
+  #drawWhere(run, weights, focus) {
+    this.el.whereTitle.textContent = focus ? t('real.where', { token: focus }) : t('real.where.all');
+    const table = el('table', { className: 'real-where-table' });
+    const header = table.createTHead().insertRow();
+    header.append(el('th', { scope: 'col', textContent: t('real.where.query') }));
+    for (let n = 1; n <= 3; n++) header.append(el('th', { scope: 'col', textContent: t('real.where.top', { n }) }));
+    const body = table.createTBody();
+    const L = run.tokens.length;
+    for (const q of focusRows(run.tokens, focus)) {
+      const row = body.insertRow();
+      row.dataset.q = q;
+      row.append(el('th', { scope: 'row', translate: false, textContent: tokenName(run.records[q]) }));
+      for (const { k, weight } of topKeys(weights, L, q)) {
+        const cell = row.insertCell();
+        cell.translate = false;
+        cell.dataset.k = k;
+        cell.dataset.weight = String(weight);
+        cell.textContent = `${tokenName(run.records[k])} · ${fixed(weight)}`;
+      }
+    }
+    this.el.where.replaceChildren(captionedTable(t('real.where.caption'), table));
+  }
+}
