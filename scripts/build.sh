@@ -9,15 +9,15 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # NODE_PATH (Debian keeps it in /usr/share/nodejs); harmless for newer ones.
 if [ -d /usr/share/nodejs ]; then export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"; fi
 
-# configure (re-runs a failed CMake configure) and xsimd_found
+# configure (re-runs a failed or changed CMake configure), xsimd_found and xsimd_define
 source scripts/configure.sh
 xsimd_found || exit 1
-xsimd=${XSIMD_INCLUDE_DIR:+-DXSIMD_INCLUDE_DIR=$XSIMD_INCLUDE_DIR}
+xsimd=$(xsimd_define)
 
-configure build/wasm emcmake cmake -S . -DCMAKE_BUILD_TYPE=Release $xsimd
+configure build/wasm emcmake cmake -S . -DCMAKE_BUILD_TYPE=Release "$xsimd"
 cmake --build build/wasm -j "$jobs"
 
 if [ "${MHA_SKIP_NATIVE:-0}" != 1 ]; then
-  configure build/native cmake -S . -DCMAKE_BUILD_TYPE=Release $xsimd
+  configure build/native cmake -S . -DCMAKE_BUILD_TYPE=Release "$xsimd"
   cmake --build build/native -j "$jobs"
 fi

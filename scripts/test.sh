@@ -11,10 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 fuzz_seconds=${MHA_FUZZ_SECONDS:-15}
-xsimd=${XSIMD_INCLUDE_DIR:+-DXSIMD_INCLUDE_DIR=$XSIMD_INCLUDE_DIR}
 
-# configure (re-runs a failed CMake configure)
+# configure (re-runs a failed or changed CMake configure) and xsimd_define
 source scripts/configure.sh
+xsimd=$(xsimd_define)
 
 echo "== lint (ESLint, Prettier, clang-format) =="
 npm run --silent lint
@@ -39,7 +39,7 @@ else
   echo "== native core under AddressSanitizer + UndefinedBehaviorSanitizer (CTest, build/asan) =="
   cxx=${CXX:-c++}
   if links "$cxx" "-fsanitize=address,undefined" 'int main() { return 0; }'; then
-    configure build/asan cmake -S . -DMHA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $xsimd
+    configure build/asan cmake -S . -DMHA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "$xsimd"
     cmake --build build/asan -j "$jobs"
     UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure -j 2
   else
@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }'
     echo "skipped (MHA_FUZZ_SECONDS=0)"
   elif [ -n "$clangxx" ] && links "$clangxx" "-fsanitize=fuzzer,address,undefined" "$fuzz_probe"; then
     configure build/fuzz cmake -S . -DCMAKE_CXX_COMPILER="$clangxx" -DMHA_FUZZ=ON -DBUILD_TESTING=OFF \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo $xsimd
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo "$xsimd"
     cmake --build build/fuzz -j "$jobs" --target mha_attention_fuzz mha_trainer_fuzz
     # attention_fuzz: the core's forward; trainer_fuzz: the trainer on 1 and 3
     # threads. Each keeps its corpus, which grows from run to run on a
