@@ -1,6 +1,6 @@
 // Embind registration of the Transformer models (src/model), only in the
-// model builds (mha-model-*): Model, which src/js/model-loader.mjs fills
-// tensor by tensor from a checkpoint and src/js/model.mjs runs.
+// model builds (mha-model-*): Model, which src/js/model.mjs fills tensor by
+// tensor from a checkpoint (loadModel) and runs (TransformerModel).
 #include "../model/model.hpp"
 
 #include <emscripten/heap.h>

@@ -10,8 +10,8 @@
 // lists every tensor a checkpoint must hold (Hugging Face's names without the
 // bert./roberta./transformer. prefix, shapes as stored), and write() puts one
 // where the blocks read it, converting F16/BF16 and packing the weight
-// matrices for the GEMM once. A loader (src/js/model-loader.mjs) only streams
-// bytes. No Emscripten, no JS: this builds natively and to WebAssembly.
+// matrices for the GEMM once. The loader (loadModel in src/js/model.mjs) only
+// streams bytes. No Emscripten, no JS: this builds natively and to WebAssembly.
 #pragma once
 
 #include <cstddef>

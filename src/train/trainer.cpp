@@ -82,6 +82,12 @@ std::vector<Tensor> parameter_layout(const TrainerConfig& c) {
   return layout;
 }
 
+// Floats of every parameter of `layout`: where its last tensor ends.
+static std::size_t parameter_count(const std::vector<Tensor>& layout) {
+  const Tensor& last = layout.back();
+  return last.offset + last.rows * last.cols;
+}
+
 Parameters point_parameters(const std::vector<Tensor>& layout, float* base) {
   Parameters p{};
   for (const Tensor& t : layout) p.*(t.field) = base + t.offset;
@@ -105,7 +111,7 @@ double Trainer::bytes_to_create(const TrainerConfig& c, std::size_t threads) {
   if (!finite_positive(c.epsilon)) refuse("epsilon", "> 0", c.epsilon);
 
   const std::vector<Tensor> layout = parameter_layout(c);
-  const double P = double(layout.back().offset) + double(layout.back().rows) * double(layout.back().cols);
+  const double P = double(parameter_count(layout));
   // params, grads, m, v; the positions; each thread's workspace starts empty.
   return 4 * (4 * P + double(c.maxLength) * double(c.dModel)) + double(threads) * sizeof(Workspace);
 }
@@ -114,7 +120,7 @@ Trainer::Trainer(const TrainerConfig& c, Attention& engine) : config_(c), engine
   bytes_to_create(c, engine.threads());  // (its checks of the config)
   const std::size_t D = c.dModel;
   tensors_ = parameter_layout(c);
-  const std::size_t total = tensors_.back().offset + tensors_.back().rows * tensors_.back().cols;
+  const std::size_t total = parameter_count(tensors_);
   params_.assign(total, 0.0f);
   grads_.assign(total, 0.0f);
   m_.assign(total, 0.0f);
