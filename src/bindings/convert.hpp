@@ -5,6 +5,7 @@
 #pragma once
 
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 
 #include <cstddef>
@@ -24,6 +25,22 @@ constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
 
 // args[name] as a dimension in [1, kMaxElements].
 std::size_t dim(const val& args, const char* name);
+
+// check_memory's refusal, out of line: "<who> needs N bytes of WebAssembly
+// memory, more than the M bytes available (limit L); <advice>", unless the
+// memory's limit less what is in use (and not `held` by the caller) leaves `bytes`.
+void check_available(double bytes, double held, const char* who, const char* advice);
+
+// Refuses, before anything is allocated, a call that needs `bytes` of wasm
+// memory when the memory cannot give them (its limit, less what is in use
+// that the caller will not free or reuse: held() bytes), so that it fails
+// cleanly instead of half-way. held() and mallinfo (which walks the heap) are
+// asked only when the heap cannot simply grow by `bytes`.
+template <typename Held>
+void check_memory(double bytes, const Held& held, const char* who, const char* advice) {
+  if (bytes > double(emscripten_get_heap_max()) - double(emscripten_get_heap_size()))
+    check_available(bytes, double(held()), who, advice);
+}
 
 // Copies src (a typed array of exactly `count` elements) into `buffer`;
 // returns null when src is absent and optional.

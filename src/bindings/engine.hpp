@@ -334,20 +334,10 @@ class Engine {
         (a.wantProjections ? double(d.batch) * d.numHeads * ((d.seqLenQ + d.seqLenK) * (d.dK + d.dV)) : 0.0);
     const double needed = 4 * (floats + extraFloats) + double(s.keyPaddingMask) +
                           attention_.scratch_bytes_for(d, a.wantAttention || a.wantScores, oneShot);
-    const double limit = double(emscripten_get_heap_max());
-    // Fast path: what the heap can still grow by is surely available.
-    if (needed <= limit - double(emscripten_get_heap_size())) return;
     // What this engine already holds is reused or freed first; the rest of the
-    // heap's allocations (layers, other engines' leftovers) stay. (mallinfo
-    // walks the heap, so it is only asked when the fast path cannot decide.)
-    const double held = double(keptBytes());
-    const double available = limit - (double(mallinfo().uordblks) - held);
-    if (needed > available)
-      throw ArgumentError("this call needs " + decimal(static_cast<unsigned long long>(needed)) +
-                          " bytes of WebAssembly memory, more than the " +
-                          decimal(static_cast<unsigned long long>(available)) + " bytes available (limit " +
-                          decimal(static_cast<unsigned long long>(limit)) +
-                          "); use shorter sequences or a smaller batch");
+    // heap's allocations (layers, other engines' leftovers) stay.
+    check_memory(
+        needed, [this] { return keptBytes(); }, "this call", "use shorter sequences or a smaller batch");
   }
 
   // Every float buffer the engine keeps between calls.

@@ -3,9 +3,6 @@
 // tensor from a checkpoint (loadModel) and runs (TransformerModel).
 #include "../model/model.hpp"
 
-#include <emscripten/heap.h>
-#include <malloc.h>
-
 #include <memory>
 
 #include "engine.hpp"
@@ -138,19 +135,11 @@ class Model {
                   double(c.numLayers) * (4 * D * D + 2 * D * I + 9 * D + I));
   }
 
-  // Refuses what the wasm memory cannot give (its limit, less what is in use
-  // that this model will not free), as the engine's calls are refused.
+  // check_memory (convert.hpp) with what this model holds and will free.
   void check_fits(double bytes) const {
-    const double limit = double(emscripten_get_heap_max());
-    if (bytes <= limit - double(emscripten_get_heap_size())) return;
-    const double held = model_ ? double(model_->bytes()) : 0.0;
-    const double available = limit - (double(mallinfo().uordblks) - held);
-    if (bytes > available)
-      (Message() << "model: needs " << static_cast<unsigned long long>(bytes)
-                 << " bytes of WebAssembly memory, more than the " << static_cast<unsigned long long>(available)
-                 << " bytes available (limit " << static_cast<unsigned long long>(limit)
-                 << "); dispose other models or use a smaller one, or a shorter input")
-          .raise();
+    check_memory(
+        bytes, [this] { return model_ ? model_->bytes() : 0; },
+        "model:", "dispose other models or use a smaller one, or a shorter input");
   }
 
   Engine& engine_;

@@ -2,9 +2,6 @@
 // training builds (mha-train-*): Trainer, and its limits (trainerLimits()).
 #include "../train/trainer.hpp"
 
-#include <emscripten/heap.h>
-#include <malloc.h>
-
 #include <memory>
 
 #include "engine.hpp"
@@ -33,7 +30,7 @@ class Trainer {
       c.beta2 = args["beta2"].as<float>();
       c.epsilon = args["epsilon"].as<float>();
       c.seed = args["seed"].as<unsigned>();
-      check_fits(mha::Trainer::bytes_to_create(c, engine_.attention().threads()), "createTrainer",
+      check_fits(mha::Trainer::bytes_to_create(c, engine_.attention().threads()), "createTrainer: this call",
                  "use a smaller vocabSize, dModel, mlpHidden or numTags");
       trainer_.reset();
       trainer_ = std::make_unique<mha::Trainer>(c, engine_.attention());
@@ -45,7 +42,7 @@ class Trainer {
     return guarded([&] {
       mha::Trainer& t = live();
       const std::size_t count = dim(args, "count");
-      check_fits(input_bytes(count) + t.bytes_for(mha::Trainer::Call::setData, count), "setData",
+      check_fits(input_bytes(count) + t.bytes_for(mha::Trainer::Call::setData, count), "setData: this call",
                  "use fewer sentences or a smaller maxLength");
       Buffers b;
       t.set_data(sentences(args, b, true));
@@ -58,7 +55,8 @@ class Trainer {
     return guarded([&] {
       mha::Trainer& t = live();
       t.check_train(steps, batchSize);
-      check_fits(4.0 * steps + t.bytes_for(mha::Trainer::Call::train, batchSize), "train", "use a smaller batchSize");
+      check_fits(4.0 * steps + t.bytes_for(mha::Trainer::Call::train, batchSize), "train: this call",
+                 "use a smaller batchSize");
       std::vector<float> losses(steps);
       for (auto& loss : losses) loss = t.step(batchSize);
       return copy_out(losses.data(), losses.size());
@@ -80,7 +78,7 @@ class Trainer {
                                              : 0;
       check_fits(input_bytes(count) + 4.0 * (double(slots) + double(probabilityCount) + double(attentionCount)) +
                      t.bytes_for(mha::Trainer::Call::evaluate, count, wantAttention),
-                 "evaluate", "evaluate fewer sentences at a time");
+                 "evaluate: this call", "evaluate fewer sentences at a time");
       Buffers b;
       const Sentences s = sentences(args, b, false);
       std::vector<float> probabilities(probabilityCount), attention(attentionCount);
@@ -165,20 +163,10 @@ class Trainer {
     return 4 * double(count) * (2 * double(trainer_->config().maxLength) + 1);
   }
 
-  // Refuses, before anything is allocated, a call that needs `bytes` when the
-  // wasm memory cannot give them (its limit, less what is in use that the
-  // trainer will not reuse), as the engine's calls are refused (engine.hpp).
-  void check_fits(double bytes, const char* call, const char* advice) const {
-    const double limit = double(emscripten_get_heap_max());
-    // Fast path: what the heap can still grow by is surely available.
-    if (bytes <= limit - double(emscripten_get_heap_size())) return;
-    const double held = trainer_ ? double(trainer_->held_bytes()) : 0.0;
-    const double available = limit - (double(mallinfo().uordblks) - held);
-    if (bytes > available)
-      (Message() << call << ": this call needs " << static_cast<unsigned long long>(bytes)
-                 << " bytes of WebAssembly memory, more than the " << static_cast<unsigned long long>(available)
-                 << " bytes available (limit " << static_cast<unsigned long long>(limit) << "); " << advice)
-          .raise();
+  // check_memory (convert.hpp) with what the trainer holds and will reuse.
+  void check_fits(double bytes, const char* who, const char* advice) const {
+    check_memory(
+        bytes, [this] { return trainer_ ? trainer_->held_bytes() : 0; }, who, advice);
   }
 
   Engine& engine_;
