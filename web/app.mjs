@@ -326,7 +326,8 @@ async function main() {
   if (typeof WebAssembly !== 'object') throw new Error(t('error.noWasm'));
   // Imported here rather than at the top, so that a missing or broken engine
   // file is reported on the page instead of silently stopping this module.
-  const { createAttention } = await import('../src/js/browser.mjs');
+  // The 'mha-wasm/model' entry: its engine also loads checkpoints (Real model).
+  const { createAttention } = await import('../src/js/model-entry.mjs');
   engine = await createAttention();
   $('status').removeAttribute('data-i18n');
   $('status').textContent = engineText(engine);

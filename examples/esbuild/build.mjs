@@ -3,8 +3,9 @@
 // beside index.html, and copies there, under mha-wasm/, the files the engine
 // loads at run time, which esbuild does not copy (so main.js passes
 // locateFile): the engine's worker scripts (src/js/engine-worker.js,
-// engine-host.js), the inference builds (dist/mha-*.js, .wasm), and the
-// trainer's builds (dist/mha-train-*) only if the app imports 'mha-wasm/train'.
+// engine-host.js), the attention builds (dist/mha-*.js, .wasm), the
+// trainer's builds (dist/mha-train-*) only if the app imports 'mha-wasm/train',
+// and the models' builds (dist/mha-model-*) only if it imports 'mha-wasm/model'.
 // Serve outDir with the COOP and COEP headers for the threaded build.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,10 +32,15 @@ const { metafile } = await esbuild.build({
 
 // The package's folder: 'mha-wasm/package.json' is in its "exports".
 const pkg = path.dirname(createRequire(import.meta.url).resolve('mha-wasm/package.json'));
-const trains = Object.keys(metafile.inputs).some((input) => input.endsWith('src/js/train.mjs'));
+const imports = (file) => Object.keys(metafile.inputs).some((input) => input.endsWith(file));
+const wanted = { 'mha-train-': imports('src/js/train.mjs'), 'mha-model-': imports('src/js/model-entry.mjs') };
 const files = [
   ...readdirSync(path.join(pkg, 'dist'))
-    .filter((name) => /^mha-.*\.(js|wasm)$/.test(name) && (trains || !name.startsWith('mha-train-')))
+    .filter(
+      (name) =>
+        /^mha-.*\.(js|wasm)$/.test(name) &&
+        Object.entries(wanted).every(([prefix, wants]) => wants || !name.startsWith(prefix)),
+    )
     .map((name) => path.join(pkg, 'dist', name)),
   path.join(pkg, 'src/js/engine-worker.js'),
   path.join(pkg, 'src/js/engine-host.js'),

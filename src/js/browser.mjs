@@ -2,9 +2,10 @@
 // (engine-worker.js); this side checks arguments, picks the build, and turns
 // messages back into Promises. Threads need a cross-origin-isolated page
 // (COOP + COEP headers); without it the single-thread SIMD build is used.
-// The builds with the trainer are not reachable from here: 'mha-wasm/train'
-// (train.mjs) adds them, so that a bundle of an app that never trains does not
-// carry them.
+// The builds with the trainer and with the Transformer models are not
+// reachable from here: 'mha-wasm/train' (train.mjs) and 'mha-wasm/model'
+// (model-entry.mjs) add them, so that a bundle of an app that only computes
+// attention carries only the attention builds.
 import { AttentionEngine, checkOptions, moduleOptions, MAX_THREADS } from './engine.mjs';
 import { inferenceUrls, variantFiles } from './files.mjs';
 import { CALLS, MESSAGES } from './protocol.mjs';
@@ -162,10 +163,12 @@ function startWorker(workerUrl, init) {
 
 /**
  * Loads the engine from the builds `buildUrls()` lists (files.mjs's
- * inferenceUrls, or train-files.mjs's trainUrls for 'mha-wasm/train'). Not
- * part of the API: createAttention here and in train.mjs.
+ * inferenceUrls, or train-files.mjs's trainUrls for 'mha-wasm/train'); with
+ * `modelUrls` (model-files.mjs, from 'mha-wasm/model'), its loadModel() starts
+ * the model build. Not part of the API: createAttention here, in train.mjs and
+ * in model-entry.mjs.
  */
-export async function loadEngine(opts, family, buildUrls) {
+export async function loadEngine(opts, family, buildUrls, modelUrls) {
   const variant = chooseVariant(opts);
   const threads =
     variant === 'threaded-simd' ? (opts.threads ?? Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1)) : 1;
@@ -192,10 +195,14 @@ export async function loadEngine(opts, family, buildUrls) {
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,
   });
-  // Models run in the model build (model-files.mjs, a chunk of its own in a
-  // bundle), on the same variant and threads, in a Worker of their own.
+  // Models run in the model build, on the same variant and threads, in a
+  // Worker of their own.
   const openModels = async () => {
-    const { modelUrls } = await import('./model-files.mjs');
+    if (!modelUrls)
+      throw new TypeError(
+        "loadModel: 'mha-wasm' loads only the attention builds; for models, " +
+          "import { createAttention } from 'mha-wasm/model' (the same engine, with loadModel)",
+      );
     return loadEngine({ ...opts, variant, threads: started, wasmBinary: undefined }, 'model', modelUrls);
   };
   return new AttentionEngine(new WorkerBackend(webWorkerPort(worker)), variant, started, family, limits, {
@@ -203,17 +210,23 @@ export async function loadEngine(opts, family, buildUrls) {
   });
 }
 
+/** Refuses `training: true` in an entry (`entry`) that loads no trainer build. Not part of the API. */
+export function refuseTraining(opts, entry) {
+  if (opts.training === true)
+    throw new TypeError(
+      `training: '${entry}' loads only the builds without the trainer; for createTrainer(), ` +
+        "import { createAttention } from 'mha-wasm/train' and call createAttention({ training: true })",
+    );
+}
+
 /**
  * Loads the wasm engine into a dedicated Worker. Default variant: "threaded-simd"
- * in a cross-origin-isolated page, else "simd", else "scalar". The inference
- * builds only: `training: true` needs createAttention from 'mha-wasm/train'.
+ * in a cross-origin-isolated page, else "simd", else "scalar". The attention
+ * builds only: `training: true` needs createAttention from 'mha-wasm/train',
+ * engine.loadModel() createAttention from 'mha-wasm/model'.
  */
 export async function createAttention(options) {
   const opts = checkOptions(options);
-  if (opts.training === true)
-    throw new TypeError(
-      "training: 'mha-wasm' loads only the builds without the trainer; for createTrainer(), " +
-        "import { createAttention } from 'mha-wasm/train' and call createAttention({ training: true })",
-    );
+  refuseTraining(opts, 'mha-wasm');
   return loadEngine(opts, 'inference', inferenceUrls);
 }

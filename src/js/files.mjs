@@ -2,11 +2,11 @@
 // mha-<variant>, mha-train-<variant> and mha-model-<variant>; variantFiles()
 // is that rule in JS. inferenceUrls() (here), trainUrls() (train-files.mjs,
 // reached only from the 'mha-wasm/train' entry) and modelUrls()
-// (model-files.mjs, imported only when a model is loaded) spell every file out again as
+// (model-files.mjs, reached only from 'mha-wasm/model') spell every file out again as
 // `new URL('literal', import.meta.url)`, because that literal form is what
 // bundlers (webpack, Vite, Rollup's import-meta-assets) find, copy and
-// rewrite; a bundle emits the trainer's builds only if it imports
-// train-files.mjs. The URLs are made when called, never at load: in a bundle
+// rewrite; a bundle emits the trainer's or the models' builds only if it
+// imports train-files.mjs or model-files.mjs. The URLs are made when called, never at load: in a bundle
 // without import.meta (esbuild's iife) `new URL(…, undefined)` throws, and the
 // caller then needs locateFile instead. tests/js/files.test.mjs checks that
 // names and URLs say the same and that every file is in dist/.

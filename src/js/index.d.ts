@@ -178,6 +178,8 @@ export interface AttentionEngine {
    * Loads a Hugging Face checkpoint (BERT, RoBERTa or GPT-2: config.json, model.safetensors or its
    * shards, tokenizer.json or vocab.txt) from a folder path (Node) or its files. Runs in the build with
    * the Transformer blocks (dist/mha-model-*), started with the first model on the same variant and threads.
+   * In browsers and bundlers, the engine must come from 'mha-wasm/model' (so that an app that only computes
+   * attention does not carry the model builds); in Node, from any entry.
    */
   loadModel(source: ModelSource, options?: LoadModelOptions): Promise<TransformerModel>;
   /** The engine's wasm memory: the heap, what is allocated in it, and what the engine keeps between calls. */

@@ -1,7 +1,7 @@
 // The builds with the Transformer models (dist/mha-model-*), as files.mjs
-// spells the inference builds. engine.loadModel() imports this module when it
-// is first called, so a bundle puts these URLs in a chunk of their own and a
-// page downloads the model build only when it loads a model.
+// spells the inference builds. Reached only from the 'mha-wasm/model' entry
+// (model-entry.mjs) and from Node's entry, so a bundle emits these builds only
+// when the app imports 'mha-wasm/model'.
 
 /** The URL of every file of the builds with the models: modelUrls()[variant][role]. Throws without import.meta.url. */
 export function modelUrls() {

@@ -1,8 +1,8 @@
 // The recipes of examples/ (webpack 5, esbuild esm and iife, Rollup, Vite),
 // built the way their comments say, by each bundler's own CLI or script in a
 // child process (bundlers do not run inside Jest's VM), into a folder under
-// test-output/. That folder is inside this repository, so 'mha-wasm' and
-// 'mha-wasm/train' resolve as in an app that installed the package: through
+// test-output/. That folder is inside this repository, so 'mha-wasm',
+// 'mha-wasm/train' and 'mha-wasm/model' resolve as in an app that installed the package: through
 // package.json's "exports" (self-reference). Used by bundlers.test.mjs and
 // csp.test.mjs.
 import { spawn } from 'node:child_process';
@@ -60,6 +60,24 @@ window.mhaTrain = async (f) => {
   }
 };
 `,
+  // Imports 'mha-wasm/model'; window.mhaModel(base, names, text) loads the
+  // checkpoint whose files are at base + name and runs it on text.
+  model: (locate) => `import { createAttention } from 'mha-wasm/model';
+window.mhaModel = async (base, names, text) => {
+  const engine = await createAttention(${locate ? '{ locateFile: (fileName) => `mha-wasm/${fileName}` }' : ''});
+  try {
+    const files = await Promise.all(
+      names.map(async (name) => new File([await (await fetch(base + name)).arrayBuffer()], name)),
+    );
+    const model = await engine.loadModel(files);
+    const r = await model.run(text, { returnAttention: true });
+    return { variant: engine.variant, threads: engine.threads, tokens: r.tokens, inputIds: [...r.inputIds],
+      lastHiddenState: [...r.lastHiddenState], attention: [...r.attention] };
+  } finally {
+    engine.dispose();
+  }
+};
+`,
   // Every file from another origin (a CDN): the page's ?files= is where they are.
   cdn: () => `import { createAttention } from 'mha-wasm';
 import { runExample } from ${SHARED_APP};
@@ -108,9 +126,9 @@ export async function buildRecipe(name, work, { app } = {}) {
       ...(entry ? ['--input', entry] : []),
     ]);
   else if (name === 'vite') {
-    // The example's config; for the training app, a config of its own whose
+    // The example's config; for the other apps, a config of their own whose
     // root is that app (the example's 'mha-wasm' alias would not let
-    // 'mha-wasm/train' through).
+    // 'mha-wasm/train' or 'mha-wasm/model' through).
     let config = example('vite/vite.config.mjs');
     if (entry) {
       config = path.join(path.dirname(entry), 'vite.config.mjs');
@@ -164,6 +182,13 @@ export async function serve(root, headers = {}) {
 /** What every example app computes (examples/shared/app.mjs), by the float64 reference. */
 export function exampleReference() {
   return referenceAttention(exampleCall());
+}
+
+/** A model fixture's folder (tests/fixtures/models), its files' names and its PyTorch reference. */
+export function modelFixture(name = 'bert-zh') {
+  const folder = path.join(REPO, 'tests/fixtures/models', name);
+  const names = readdirSync(folder).filter((file) => file !== 'reference.json');
+  return { folder, names, reference: JSON.parse(readFileSync(path.join(folder, 'reference.json'), 'utf8')) };
 }
 
 /** A trainer fixture (tests/fixtures/train), from PyTorch in float64. */

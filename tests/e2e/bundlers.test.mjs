@@ -2,17 +2,38 @@
 // esm and iife, Rollup, Vite): each is built (bundlers-recipes.mjs) and loaded
 // in headless Chromium from a static server, cross-origin isolated (the
 // threaded build, on >= 2 threads) and not (the single-thread simd build);
-// each gets the float64 reference's result. A bundle of an app that never
-// trains carries no trainer build; an app that imports 'mha-wasm/train' gets
-// them, and its trainer matches PyTorch. With locateFile, every file (the
-// engine's Worker scripts included) may come from another origin (a CDN).
-import { rmSync } from 'node:fs';
+// each gets the float64 reference's result. A bundle of an app that only
+// computes attention carries no trainer or model build; an app that imports
+// 'mha-wasm/train' gets the trainer's, and its trainer matches PyTorch; one
+// that imports 'mha-wasm/model' gets the models', and a checkpoint's run
+// matches PyTorch. With locateFile, every file (the engine's Worker scripts
+// included) may come from another origin (a CDN). What each bundle emits, and
+// the build and threads each page got, go to test-output/bundlers-report.json.
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { compareClose } from '../js/helpers/compare.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
-import { buildRecipe, emitted, exampleReference, serve, trainFixture, workFolder } from './bundlers-recipes.mjs';
+import {
+  REPO,
+  buildRecipe,
+  emitted,
+  exampleReference,
+  modelFixture,
+  serve,
+  trainFixture,
+  workFolder,
+} from './bundlers-recipes.mjs';
 
 const RECIPES = ['webpack', 'esbuild-esm', 'esbuild-iife', 'rollup', 'vite'];
+const APPS = ['train', 'model'];
 const TOLERANCE = { abs: 1e-5, rel: 1e-4 };
+const REPORT = path.join(REPO, 'test-output', 'bundlers-report.json');
+const report = {}; // recipe → { [app]: { bytes, files }, pages: { [mode]: { variant, threads } } }
+
+const sizes = (dir) => {
+  const files = emitted(dir);
+  return { bytes: files.reduce((sum, f) => sum + f.bytes, 0), files: files.length };
+};
 
 async function expectReference(page, problems, variant) {
   await page.waitForFunction(() => window.mhaResult, null, { timeout: 15_000 });
@@ -25,6 +46,7 @@ async function expectReference(page, problems, variant) {
   expect(compareClose(result.output, want.output, TOLERANCE)).toBeNull();
   expect(compareClose(result.attention, want.attention, TOLERANCE)).toBeNull();
   expect(problems).toEqual([]);
+  return result;
 }
 
 let work, server, cdn, browser;
@@ -33,7 +55,10 @@ const outputs = {}; // `${recipe}` and `${recipe}-${app}`: the build folders
 beforeAll(async () => {
   work = workFolder('bundlers-');
   // Two at a time: the machine may have two cores.
-  const jobs = [...RECIPES.flatMap((recipe) => [[recipe], [recipe, 'train']]), ['esbuild-esm', 'cdn']];
+  const jobs = [
+    ...RECIPES.flatMap((recipe) => [[recipe], ...APPS.map((app) => [recipe, app])]),
+    ['esbuild-esm', 'cdn'],
+  ];
   const next = async () => {
     for (let job = jobs.shift(); job; job = jobs.shift()) {
       const [recipe, app] = job;
@@ -41,6 +66,7 @@ beforeAll(async () => {
     }
   };
   await Promise.all([next(), next()]);
+  cpSync(modelFixture().folder, path.join(work, 'models', 'bert-zh'), { recursive: true });
   server = await serve(work);
   // Another origin, with the headers a CDN needs for a cross-origin-isolated page.
   cdn = await serve(work, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' });
@@ -52,17 +78,23 @@ afterAll(async () => {
   await server?.close();
   await cdn?.close();
   if (work) rmSync(work, { recursive: true, force: true });
+  writeFileSync(REPORT, `${JSON.stringify(report, null, 2)}\n`);
 });
 
 describe.each(RECIPES)('%s', (recipe) => {
-  test('emits the inference builds and the engine scripts, and no trainer build unless the app trains', () => {
-    const files = emitted(outputs[recipe]).map(({ file }) => file);
-    for (const variant of ['threaded-simd', 'simd', 'scalar'])
-      expect(files.some((f) => new RegExp(`mha-${variant}[^/]*\\.wasm$`).test(f))).toBe(true);
-    expect(files.filter((f) => /mha-train-/.test(f))).toEqual([]);
-    const withTrainer = emitted(outputs[`${recipe}-train`]).map(({ file }) => file);
-    for (const variant of ['threaded-simd', 'simd', 'scalar'])
-      expect(withTrainer.some((f) => new RegExp(`mha-train-${variant}[^/]*\\.wasm$`).test(f))).toBe(true);
+  test("emits the attention builds, and the trainer's or the models' only for an app that imports their entry", () => {
+    const names = (app) => emitted(outputs[app ? `${recipe}-${app}` : recipe]).map(({ file }) => file);
+    const builds = (files, family) =>
+      ['threaded-simd', 'simd', 'scalar'].filter((variant) =>
+        files.some((f) => new RegExp(`mha-${family}${variant}[^/]*\\.wasm$`).test(f)),
+      );
+    for (const app of [undefined, ...APPS]) {
+      const files = names(app);
+      expect(builds(files, '')).toEqual(['threaded-simd', 'simd', 'scalar']);
+      for (const family of APPS)
+        expect(builds(files, `${family}-`)).toEqual(app === family ? ['threaded-simd', 'simd', 'scalar'] : []);
+      report[recipe] = { ...report[recipe], [app ?? 'attention']: sizes(outputs[app ? `${recipe}-${app}` : recipe]) };
+    }
   });
 
   test.each([
@@ -71,7 +103,8 @@ describe.each(RECIPES)('%s', (recipe) => {
   ])('%s page: runs %s and gets the reference result', async (mode, variant) => {
     const { page, problems } = await openPage(browser.context, `${server.url}${mode}/${recipe}/index.html`);
     try {
-      await expectReference(page, problems, variant);
+      const { threads } = await expectReference(page, problems, variant);
+      report[recipe] = { ...report[recipe], pages: { ...report[recipe]?.pages, [mode]: { variant, threads } } };
     } finally {
       await page.close();
     }
@@ -85,6 +118,33 @@ describe.each(RECIPES)('%s', (recipe) => {
       const result = await page.evaluate((fixture) => window.mhaTrain(fixture), f);
       expect(result).toMatchObject({ variant: 'threaded-simd', training: true });
       expect(compareClose(result.losses, f.losses, { abs: 1e-6, rel: 1e-5 })).toBeNull();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("an app that imports 'mha-wasm/model' loads a checkpoint, plain page (simd), as PyTorch runs it", async () => {
+    const { names, reference } = modelFixture();
+    const c = reference.cases.find((x) => x.name === 'sentence');
+    const { page, problems } = await openPage(browser.context, `${server.url}plain/${recipe}-model/index.html`);
+    try {
+      await page.waitForFunction(() => window.mhaModel, null, { timeout: 15_000 });
+      const result = await page.evaluate(
+        ([base, files, text]) => window.mhaModel(base, files, text),
+        [`${server.url}plain/models/bert-zh/`, names, c.input],
+      );
+      expect(result).toMatchObject({
+        variant: 'simd',
+        threads: 1,
+        tokens: c.readable ?? c.tokens,
+        inputIds: c.inputIds,
+      });
+      const { tolerance } = reference;
+      expect(compareClose(result.attention, c.attention, { abs: tolerance.attentionAbs, rel: 0 })).toBeNull();
+      expect(
+        compareClose(result.lastHiddenState, c.lastHiddenState, { abs: tolerance.hiddenAbs, rel: tolerance.hiddenRel }),
+      ).toBeNull();
       expect(problems).toEqual([]);
     } finally {
       await page.close();

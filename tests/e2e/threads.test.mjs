@@ -101,6 +101,23 @@ test('page without isolation headers: falls back to simd, reference results; thr
   });
   expect(error).toMatch(/^RangeError: variant: "threaded-simd" needs a cross-origin-isolated page/);
   expect(error).toMatch(/Cross-Origin-Embedder-Policy: require-corp/);
+  // The 'mha-wasm' entry carries no model build: loadModel says which entry does.
+  const modelError = await page.evaluate(async () => {
+    const { createAttention } = await import('/src/js/browser.mjs');
+    const engine = await createAttention();
+    try {
+      await engine.loadModel([new File(['{}'], 'config.json')]);
+      return 'no error';
+    } catch (e) {
+      return `${e.name}: ${e.message}`;
+    } finally {
+      engine.dispose();
+    }
+  });
+  expect(modelError).toBe(
+    "TypeError: loadModel: 'mha-wasm' loads only the attention builds; for models, " +
+      "import { createAttention } from 'mha-wasm/model' (the same engine, with loadModel)",
+  );
   expect(problems).toEqual([]);
   await page.close();
 }, 120_000);

@@ -57,27 +57,31 @@ async function bundle(entry, format) {
 const literalFiles = (code) =>
   [...code.matchAll(/new URL\("([^"]+)",import\.meta\.url\)/g)].map((m) => path.join(SRC, m[1]));
 
-test("the browser entry's bundle names no trainer build", async () => {
-  const { code, modules } = await bundle('browser.mjs', 'esm');
-  expect(modules).not.toContain('train-files.mjs');
-  expect(code).not.toMatch(/mha-train-/);
-  const files = literalFiles(code);
-  for (const variant of VARIANTS)
-    for (const name of Object.values(variantFiles(variant)))
-      expect(files).toContain(path.join(SRC, '../../dist', name));
-});
+// Each entry and the families of builds its bundle carries: the attention
+// builds always, the trainer's and the models' only through their subpaths.
+const ENTRIES = [
+  ['browser.mjs', ['inference']],
+  ['train.mjs', ['inference', 'train']],
+  ['model-entry.mjs', ['inference', 'model']],
+];
 
-test("the train entry's bundle references every file the engine loads, each a file that exists", async () => {
-  const files = literalFiles((await bundle('train.mjs', 'esm')).code);
-  const want = [path.join(SRC, 'engine-worker.js'), path.join(SRC, 'engine-host.js')];
-  for (const family of FAMILIES)
-    for (const variant of VARIANTS)
-      for (const name of Object.values(variantFiles(variant, family))) want.push(path.join(SRC, '../../dist', name));
-  expect(files.sort()).toEqual(want.sort());
-  for (const file of files) expect(existsSync(file)).toBe(true);
-});
+test.each(ENTRIES)(
+  "%s: the bundle references every file of its families' builds and the engine's scripts, no other, each existing",
+  async (entry, families) => {
+    const { code } = await bundle(entry, 'esm');
+    const files = literalFiles(code);
+    const want = [path.join(SRC, 'engine-worker.js'), path.join(SRC, 'engine-host.js')];
+    for (const family of families)
+      for (const variant of VARIANTS)
+        for (const name of Object.values(variantFiles(variant, family))) want.push(path.join(SRC, '../../dist', name));
+    expect(files.sort()).toEqual(want.sort());
+    for (const file of files) expect(existsSync(file)).toBe(true);
+    for (const family of FAMILIES.filter((f) => f !== 'inference' && !families.includes(f)))
+      expect(code).not.toMatch(new RegExp(`mha-${family}-`));
+  },
+);
 
-describe.each(['browser.mjs', 'train.mjs'])('%s bundled without import.meta (esbuild iife)', (entry) => {
+describe.each(ENTRIES.map(([entry]) => entry))('%s bundled without import.meta (esbuild iife)', (entry) => {
   let mha;
   beforeAll(async () => {
     const { code } = await bundle(entry, 'iife');
@@ -113,11 +117,14 @@ describe.each(['browser.mjs', 'train.mjs'])('%s bundled without import.meta (esb
   });
 });
 
-test("the browser entry refuses training: true and points at 'mha-wasm/train'", async () => {
-  const { createAttention } = await import('../../src/js/browser.mjs');
+test.each([
+  ['browser.mjs', 'mha-wasm'],
+  ['model-entry.mjs', 'mha-wasm/model'],
+])("%s refuses training: true and points at 'mha-wasm/train'", async (entry, name) => {
+  const { createAttention } = await import(`../../src/js/${entry}`);
   await expect(createAttention({ training: true })).rejects.toThrow(
     new TypeError(
-      "training: 'mha-wasm' loads only the builds without the trainer; for createTrainer(), " +
+      `training: '${name}' loads only the builds without the trainer; for createTrainer(), ` +
         "import { createAttention } from 'mha-wasm/train' and call createAttention({ training: true })",
     ),
   );

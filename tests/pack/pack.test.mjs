@@ -71,6 +71,20 @@ const require = createRequire(import.meta.url);
 const RESOLVED = import.meta.resolve('mha-wasm/train');
 ${trainBody(f)}`;
 
+// The 'mha-wasm/model' subpath: a tiny checkpoint (tests/fixtures/models, from PyTorch) loaded from its folder.
+const MODEL_FOLDER = fileURLToPath(new URL('../fixtures/models/bert-zh', import.meta.url));
+const MODEL_ESM = (folder) => `import { createAttention } from 'mha-wasm/model';
+import { readFileSync } from 'node:fs';
+const ref = JSON.parse(readFileSync(${JSON.stringify(`${folder}/reference.json`)}, 'utf8'));
+const c = ref.cases.find((x) => x.name === 'sentence');
+const engine = await createAttention({ variant: 'simd' });
+const model = await engine.loadModel(${JSON.stringify(folder)});
+const r = await model.run(c.input);
+engine.dispose();
+console.log(JSON.stringify({ resolved: import.meta.resolve('mha-wasm/model'), tokens: r.tokens, want: c.tokens,
+  got: Array.from(r.lastHiddenState), wantHidden: c.lastHiddenState, tolerance: ref.tolerance }));
+`;
+
 describe('[slow] npm pack, install, require and import', () => {
   let work;
   let app;
@@ -96,13 +110,14 @@ describe('[slow] npm pack, install, require and import', () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  test('the tarball holds the builds (with and without the trainer), the JS sources and the README, and nothing else', async () => {
-    for (const variant of ['simd', 'scalar', 'threaded-simd', 'train-simd', 'train-scalar', 'train-threaded-simd']) {
-      expect(files).toContain(`dist/mha-${variant}.js`);
-      expect(files).toContain(`dist/mha-${variant}.wasm`);
+  test('the tarball holds the builds (attention, trainer, models), the JS sources and the README, and nothing else', async () => {
+    for (const family of ['', 'train-', 'model-']) {
+      for (const variant of ['simd', 'scalar', 'threaded-simd']) {
+        expect(files).toContain(`dist/mha-${family}${variant}.js`);
+        expect(files).toContain(`dist/mha-${family}${variant}.wasm`);
+      }
+      expect(files).toContain(`dist/mha-${family}threaded-simd.worker.js`);
     }
-    expect(files).toContain('dist/mha-threaded-simd.worker.js');
-    expect(files).toContain('dist/mha-train-threaded-simd.worker.js');
     const jsSources = (await readdir(join(repo, 'src/js'))).map((f) => `src/js/${f}`);
     expect(files).toEqual(expect.arrayContaining([...jsSources, 'package.json']));
     if ((await readdir(repo)).includes('README.md')) expect(files).toContain('README.md');
@@ -124,6 +139,31 @@ describe('[slow] npm pack, install, require and import', () => {
       .map((t) => t.replace(/#.*$/, ''));
     expect(targets.length).toBeGreaterThan(2);
     expect(targets.filter((t) => !files.includes(t))).toEqual([]);
+  });
+
+  test("every path the README names in code is in the tarball; the repository's own files are links to them", async () => {
+    const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+    // `dist/mha-train-*`, `src/js/index.d.ts`, `dist/`: a file, a pattern or a folder of the tarball.
+    const named = [
+      ...readme.matchAll(/`((?:src|dist|docs|tests|bench|bench-output|examples|web|scripts)\/[^`\s]*)`/g),
+    ].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(2);
+    const matches = (pattern) => {
+      const re = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}`);
+      return files.some((f) => re.test(f));
+    };
+    expect(named.filter((p) => !matches(p))).toEqual([]);
+    // Links into the repository go to its "repository" URL and name a file or folder it has.
+    const { repository } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+    const tree = `${repository.url.replace(/^git\+/, '').replace(/\.git$/, '')}/tree/main/`;
+    const host = new URL(tree).origin;
+    const links = [...readme.matchAll(/\]\((https?:[^)\s]+)\)/g)].map((m) => m[1]).filter((u) => u.startsWith(host));
+    const inRepo = (await run('git', ['ls-files'], { cwd: repo })).stdout.split('\n');
+    for (const link of links.filter((u) => u.includes('/mha-wasm/mha-wasm'))) {
+      expect(link.startsWith(tree)).toBe(true);
+      const rel = link.slice(tree.length);
+      expect(inRepo.some((f) => f === rel || f.startsWith(`${rel}/`))).toBe(true);
+    }
   });
 
   test.each([
@@ -172,4 +212,17 @@ describe('[slow] npm pack, install, require and import', () => {
     },
     60_000,
   );
+
+  test("ES module import of 'mha-wasm/model' loads a checkpoint folder as PyTorch runs it", async () => {
+    await writeFile(join(app, 'model.mjs'), MODEL_ESM(MODEL_FOLDER));
+    const { stdout } = await run(process.execPath, ['model.mjs'], {
+      cwd: app,
+      env: { ...process.env, NODE_OPTIONS: '' },
+      timeout: 60_000,
+    });
+    const { resolved, tokens, want, got, wantHidden, tolerance } = JSON.parse(stdout);
+    expect(resolved).toContain(`${app}/node_modules/mha-wasm/src/js/`.replace(/^\//, ''));
+    expect(tokens).toEqual(want);
+    expectClose(got, wantHidden, { abs: tolerance.hiddenAbs, rel: tolerance.hiddenRel }, 'lastHiddenState');
+  }, 60_000);
 });

@@ -3,6 +3,7 @@
 // declarations must reject: if a declaration drifts, tsc fails.
 import { createAttention } from 'mha-wasm';
 import { createAttention as createWithTrainer } from 'mha-wasm/train';
+import { createAttention as createWithModels } from 'mha-wasm/model';
 import type {
   AttentionEngine,
   AttentionGradients,
@@ -234,6 +235,9 @@ export async function everyCall(): Promise<number> {
     (maybeKey?.length ?? 0)
   );
 }
+
+// In browsers, the engine whose loadModel() loads checkpoints comes from 'mha-wasm/model'.
+export const withModels: Promise<AttentionEngine> = createWithModels({ variant: 'simd' });
 
 // Models: a folder or its files; the config, tokens and per-layer arrays.
 export async function models(engine: AttentionEngine, files: File[]): Promise<number> {

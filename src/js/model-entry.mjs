@@ -1,0 +1,21 @@
+// The 'mha-wasm/model' entry in browsers and bundlers: createAttention as in
+// 'mha-wasm', whose engine's loadModel() also starts the builds with the
+// Transformer models (dist/mha-model-*) when the first model is loaded. Those
+// builds' URLs are only in this module's graph (model-files.mjs), so a bundle
+// emits them only when the app imports this entry, and a page downloads them
+// only when it loads a model. In Node, 'mha-wasm/model' is node.mjs, whose
+// engines load models from either entry.
+import { checkOptions } from './engine.mjs';
+import { inferenceUrls } from './files.mjs';
+import { modelUrls } from './model-files.mjs';
+import { loadEngine, refuseTraining } from './browser.mjs';
+
+/**
+ * Loads the wasm engine into a dedicated Worker, as createAttention of
+ * 'mha-wasm' does; its loadModel() loads Hugging Face checkpoints.
+ */
+export async function createAttention(options) {
+  const opts = checkOptions(options);
+  refuseTraining(opts, 'mha-wasm/model');
+  return loadEngine(opts, 'inference', inferenceUrls, modelUrls);
+}
