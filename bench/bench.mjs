@@ -8,23 +8,57 @@
 // Last, training (bench/train.mjs): steps per second of the page's tagger
 // against the same model in tfjs-backend-wasm with its autograd.
 // Prints a table; writes everything to bench-output/bench.json.
-// Usage: npm run bench [-- --quick | -- --profile]
+// Usage: npm run bench [-- --quick | --profile | --sizes | --help]
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { FAMILIES, VARIANTS, variantFiles } from '../src/js/files.mjs';
 import { createAttention } from '../src/js/node.mjs';
 import { CONFIGS, headsOf, makeInputs, time } from './inputs.mjs';
 import { modelBench } from './model.mjs';
 
+const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --sizes | --help]   (npm run bench -- <flag>)
+  (none)     every runner and thread count, the kernels, start-up, a long sequence, the worker hop,
+             training and the bert-base-shaped model (about 16 minutes); writes bench-output/bench.json
+  --quick    the same, shorter
+  --profile  where a forward call's time goes, stage by stage (bench/profile.mjs)
+  --sizes    the .wasm size of every build in dist/, and nothing else
+  --help     this text
+One part alone: node bench/run.mjs <mha-wasm|onnxruntime|tfjs|plain-js> <threads> [--quick],
+  node bench/train.mjs [--quick], node bench/model.mjs [--quick]`;
+const here = (file) => fileURLToPath(new URL(file, import.meta.url));
+
+/** The .wasm size in bytes of every build, by family and variant (files.mjs names them); null if not built. */
+function wasmSizes() {
+  const size = (file) => (existsSync(here(`../dist/${file}`)) ? statSync(here(`../dist/${file}`)).size : null);
+  return Object.fromEntries(
+    FAMILIES.map((family) => [
+      family,
+      Object.fromEntries(VARIANTS.map((variant) => [variant, size(variantFiles(variant, family).wasm)])),
+    ]),
+  );
+}
+const sizesLine = (sizes) =>
+  `.wasm sizes in bytes: ${FAMILIES.map(
+    (family) => `${family} ${VARIANTS.map((v) => `${v} ${sizes[family][v] ?? 'not built'}`).join(', ')}`,
+  ).join('; ')}`;
+
+if (process.argv.includes('--help')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (process.argv.includes('--sizes')) {
+  console.log(sizesLine(wasmSizes()));
+  process.exit(0);
+}
 // --profile: the per-stage breakdown instead (bench/profile.mjs).
 if (process.argv.includes('--profile')) {
   await import('./profile.mjs');
   process.exit(0);
 }
 const quick = process.argv.includes('--quick');
-const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 const node = (args) =>
   execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
 const runner = (name, threads) =>
@@ -254,10 +288,8 @@ for (const r of training.rows) {
       `ratio ${fmt(r.ratioX1, 1)}× / ${fmt(r.ratioX2, 1)}×  1,500 steps: ${fmt(r.mhaX2.msFor1500Steps, 0)} ms (×2)  same loss: ${r.lossCheck.relativeDifference.toExponential(1)}`,
   );
 }
-const size = (name) => `${fmt(readFileSync(here(`../dist/mha-${name}.wasm`)).length / 1024, 0)} KiB`;
-lines.push(
-  `.wasm sizes: ${['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${size(v)}`).join(', ')}; with the trainer: ${['threaded-simd', 'simd', 'scalar'].map((v) => `${v} ${size(`train-${v}`)}`).join(', ')}`,
-);
+const sizes = wasmSizes();
+lines.push(sizesLine(sizes));
 lines.push('', model.report);
 console.log(lines.join('\n'));
 
@@ -278,6 +310,7 @@ writeFileSync(
       workerHop: hop,
       training,
       model: model.result,
+      wasmSizes: sizes,
     },
     null,
     2,

@@ -1,7 +1,7 @@
 // The benchmark's work, shared by every runner so that all of them compute
 // the same numbers: seeded self-attention inputs (mulberry32), scaled like a
 // trained layer's, and the FLOP count used for GFLOP/s.
-import { mulberry32 } from '../web/model/random.mjs';
+import { mulberry32 } from '../tests/js/helpers/random.mjs';
 
 /** (seqLen, dModel, numHeads[, dK], causal): the demo sentence up to long sequences. */
 export const CONFIGS = [

@@ -1,12 +1,13 @@
-// A BERT checkpoint in the Hugging Face layout, made at bench time (issue 12):
+// A BERT checkpoint in the Hugging Face layout, made at bench time:
 // config.json and model.safetensors with bert-base-chinese's tensor names and
 // shapes, seeded random weights scaled like BERT's initialization (N(0, 0.02²)
-// matrices, LayerNorm weights ≈ 1, small biases). Written tensor by tensor, so
+// matrices, LayerNorm weights ≈ 1, small biases; mulberry32 and Box–Muller from
+// the test helpers). Written tensor by tensor, so
 // at most one tensor (the word embeddings, 62 MiB) is held at a time. Also a
 // safetensors reader for the ONNX export and the float64 reference.
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { mulberry32 } from '../web/model/random.mjs';
+import { gaussian, mulberry32 } from '../tests/js/helpers/random.mjs';
 
 /** bert-base-chinese's shape. */
 export const BERT_BASE = {
@@ -61,23 +62,6 @@ export function bertTensors(config) {
   return t;
 }
 
-/** Standard normals two at a time (both halves of Box–Muller) from mulberry32. */
-function normals(seed) {
-  const random = mulberry32(seed);
-  let spare = null;
-  return () => {
-    if (spare !== null) {
-      const s = spare;
-      spare = null;
-      return s;
-    }
-    const r = Math.sqrt(-2 * Math.log(1 - random()));
-    const a = 2 * Math.PI * random();
-    spare = r * Math.sin(a);
-    return r * Math.cos(a);
-  };
-}
-
 // Standard deviations: BERT's 0.02 for matrices and embeddings; 0.04 for the
 // query and key projections so that the untrained heads are not all flat.
 const STD = { embedding: 0.02, linear: 0.02, linearQK: 0.04, bias: 0.02, lnWeight: 0.05 };
@@ -107,7 +91,7 @@ export function writeCheckpoint(dir, config = BERT_BASE, { seed = 12 } = {}) {
     prefix.writeBigUInt64LE(BigInt(json.length));
     writeSync(fd, prefix);
     writeSync(fd, Buffer.from(json, 'utf8'));
-    const normal = normals(seed);
+    const normal = gaussian(mulberry32(seed));
     for (const [, shape, kind] of tensors) {
       const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
       const std = STD[kind];

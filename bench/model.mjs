@@ -1,4 +1,4 @@
-// Issue 12's benchmark: a bert-base-shaped checkpoint (random weights, made
+// The model benchmark: a bert-base-shaped checkpoint (random weights, made
 // here in a temp folder: config.json + a 407 MB model.safetensors) at
 // L = 17, 128 and 512, mha-wasm's loadModel()/run() on 1 and 2 threads
 // against onnxruntime-web on an ONNX export of the same weights
@@ -161,7 +161,7 @@ function report(r) {
             (x.loadAverage ? `; load average ${fmt(x.loadAverage[0], 1)}` : ''),
     );
   }
-  // Issue 12's aims: ahead of onnxruntime-web at every length on both thread
+  // The aims: ahead of onnxruntime-web at every length on both thread
   // counts (with the attention returned), and the checkpoint loaded in under 2 s.
   const behind = [];
   for (const [i, o] of ours.entries())

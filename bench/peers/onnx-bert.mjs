@@ -1,5 +1,5 @@
 // onnxruntime-web (wasm backend, SIMD + threads) on an ONNX export of a BERT
-// checkpoint (issue 12): the graph a PyTorch export of BertModel gives, built
+// checkpoint: the graph a PyTorch export of BertModel gives, built
 // here with onnx-proto from the safetensors file. Standard opset-17 ops:
 // Gather ×3 → Add → LayerNormalization, then per layer MatMul+Add Q, K, V
 // (weights transposed to [in, out], as the exporter writes them) → Reshape →

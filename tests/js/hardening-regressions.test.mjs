@@ -19,9 +19,9 @@ beforeAll(async () => {
 });
 afterAll(() => engine.dispose());
 
-// Was: src/bindings/bindings.cpp guarded() threw the RangeError from JS while its
-// `std::string error` was alive; a JS exception runs no C++ destructor, so every
-// call refused by the size check (or out of memory) leaked its message, 168 bytes.
+// A JS exception runs no C++ destructor: an error thrown to JS while a C++ string
+// held its message would leak that message (168 bytes) on every call refused by
+// the size check (or out of memory); guarded() returns the RangeError instead.
 test('a call refused as too large for the memory leaks nothing', async () => {
   const w = new Float32Array(16 * 16);
   const refused = {

@@ -1,4 +1,4 @@
-// engine.createTrainer (issue 7): a few Adam steps against PyTorch in float64
+// engine.createTrainer: a few Adam steps against PyTorch in float64
 // (tests/fixtures/train, from tests/tools/make_trainer_fixtures.py) on every
 // build, determinism across thread counts, the H=1 vs H=2 experiment of the
 // page on fixed seeds, and the argument errors.
