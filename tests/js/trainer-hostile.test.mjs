@@ -1,9 +1,9 @@
 // Hostile trainer calls on every build (threaded-simd on 2 threads): sizes
 // whose products pass 32 bits (wasm32's size_t) or the wasm memory, a call of
-// days of work, float options a float cannot hold. Each is a RangeError that
-// names the arguments (and the elements or bytes needed); the engine stays
-// usable, the process alive, and the wasm heap's in-use bytes come back to
-// where they were.
+// days of work, float options a float cannot hold, a data set past the wasm
+// memory. Each is a RangeError that names the arguments (and the elements or
+// bytes needed); the engine stays usable, the process alive, and the wasm
+// heap's in-use bytes come back to where they were.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -113,6 +113,31 @@ describe.each(VARIANTS)('%s build', (variant) => {
         `${name}: expected a finite number ${name === 'beta2' ? '≥ 0 and < 1' : '> 0'} as a 32-bit float, got ${value} (${float} as a float)`,
       );
 
+    await normalCycle(engine);
+    expect((await engine.memoryStats()).inUseBytes).toBe(before);
+  }, 60_000);
+
+  test('setData past the wasm memory is a RangeError that says how many bytes, and what to change', async () => {
+    const engine = engines[variant];
+    await normalCycle(engine);
+    const before = (await engine.memoryStats()).inUseBytes;
+    // 140,000 one-token sentences of maxLength 1024: 1.1 GB of tokens and
+    // tags in JS (within src/js's limits), more than 2 GB in the engine.
+    const trainer = await engine.createTrainer({ vocabSize: 4, numTags: 2, maxLength: 1024 });
+    const sentence = { tokens: [1], tags: [0] };
+    const sentences = Array.from({ length: 140_000 }, () => sentence);
+    const message = await refusal(trainer.setData({ sentences }));
+    const [, needs, available] =
+      /^setData: this call needs (\d+) bytes of WebAssembly memory, more than the (\d+) bytes available \(limit 2147483648\); use fewer sentences or a smaller maxLength$/.exec(
+        message,
+      ) ?? [message];
+    // At least the tokens and tags themselves, 8 bytes a slot.
+    expect(Number(needs)).toBeGreaterThanOrEqual(8 * 140_000 * 1024);
+    expect(Number(needs)).toBeGreaterThan(Number(available));
+    // The trainer goes on: fewer sentences are taken and trained on.
+    await trainer.setData({ sentences: sentences.slice(0, 8) });
+    expect((await trainer.train({ steps: 1, batchSize: 8 })).losses).toHaveLength(1);
+    trainer.dispose();
     await normalCycle(engine);
     expect((await engine.memoryStats()).inUseBytes).toBe(before);
   }, 60_000);
