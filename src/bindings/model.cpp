@@ -16,8 +16,9 @@ class Model {
  public:
   explicit Model(Engine& engine) : engine_(engine) {}
 
-  // Separate from the constructor, as Layer::assign. Returns the tensors the
-  // checkpoint must hold: [{ name, shape }] in the model's order.
+  // Separate from the constructor, as Layer::assign. Returns { tensors,
+  // maxLength }: the tensors the checkpoint must hold, [{ name, shape }] in
+  // the model's order, and the longest input in tokens (Model::max_length).
   val configure(const val& args) {
     return guarded([&] {
       model::Config c;
@@ -35,7 +36,7 @@ class Model {
       c.layerNormEps = args["layerNormEps"].as<float>();
       c.activation =
           args["activation"].as<std::string>() == "gelu_new" ? model::Activation::GeluTanh : model::Activation::GeluErf;
-      check_fits(parameter_bytes(c));
+      check_fits(model::Model::bytes_for(c));
       model_.reset();
       model_ = std::make_unique<model::Model>(c);
       val tensors = val::array();
@@ -47,7 +48,10 @@ class Model {
         entry.set("shape", shape);
         tensors.call<void>("push", entry);
       }
-      return tensors;
+      val result = val::object();
+      result.set("tensors", tensors);
+      result.set("maxLength", static_cast<double>(model_->max_length()));
+      return result;
     });
   }
 
@@ -60,7 +64,7 @@ class Model {
                                 : dtype == "F16"  ? model::DType::F16
                                 : dtype == "BF16" ? model::DType::BF16
                                                   : throw ArgumentError("dtype: expected F32, F16 or BF16");
-      const std::size_t size = type == model::DType::F32 ? 4 : 2;
+      const std::size_t size = model::bytes_of(type);
       const std::size_t length = bytes["length"].as<std::size_t>();
       if (length % size != 0) throw ArgumentError("bytes: not a whole number of elements");
       chunk_.resize(length);
@@ -86,9 +90,7 @@ class Model {
       model::Model& m = live();
       const model::Config& c = m.config();
       const std::size_t L = ids["length"].as<std::size_t>();
-      if (L < 1 || L > m.max_length())
-        (Message() << "inputIds: expected 1 to " << m.max_length() << " tokens (the model's positions), got " << L)
-            .raise();
+      m.check_length(L);
       copy_ids(ids, ids_, L, "inputIds");
       const bool typed = !types.isNull() && !types.isUndefined();
       if (typed) copy_ids(types, types_, L, "tokenTypeIds");
@@ -129,12 +131,6 @@ class Model {
     val(emscripten::typed_memory_view(count, buffer.data())).call<void>("set", src);
   }
 
-  static double parameter_bytes(const model::Config& c) {
-    const double D = double(c.hiddenSize), I = double(c.intermediateSize);
-    return 4.0 * (double(c.vocabSize + c.maxPositions + c.typeVocabSize) * D +
-                  double(c.numLayers) * (4 * D * D + 2 * D * I + 9 * D + I));
-  }
-
   // check_memory (convert.hpp) with what this model holds and will free.
   void check_fits(double bytes) const {
     check_memory(
@@ -149,11 +145,26 @@ class Model {
   FloatBuffer out_;
 };
 
+// The limits src/js checks config.json against first (ModelLimits is where they are defined).
+val modelLimits() {
+  using L = model::ModelLimits;
+  val table = val::object();
+  table.set("numLayers", static_cast<double>(L::numLayers));
+  table.set("numHeads", static_cast<double>(L::numHeads));
+  table.set("hiddenSize", static_cast<double>(L::hiddenSize));
+  table.set("intermediateSize", static_cast<double>(L::intermediateSize));
+  table.set("vocabSize", static_cast<double>(L::vocabSize));
+  table.set("maxPositions", static_cast<double>(L::maxPositions));
+  table.set("typeVocabSize", static_cast<double>(L::typeVocabSize));
+  return table;
+}
+
 }  // namespace
 }  // namespace mha::bindings
 
 EMSCRIPTEN_BINDINGS(mha_model) {
   using namespace mha::bindings;
+  emscripten::function("modelLimits", &modelLimits);
   emscripten::class_<Model>("Model")
       .constructor<Engine&>()
       .function("configure", &Model::configure)

@@ -58,10 +58,11 @@
       return this[method](...args);
     }
 
-    /** The core's limits (defined in C++, read through the bindings): { maxElements, trainer? }. */
+    /** The core's limits (defined in C++, read through the bindings): { maxElements, trainer?, model? }. */
     limits() {
       const limits = this.module.limits();
       if (this.module.trainerLimits) limits.trainer = this.module.trainerLimits();
+      if (this.module.modelLimits) limits.model = this.module.modelLimits();
       return limits;
     }
 
@@ -198,13 +199,14 @@
       this.trainers.delete(id);
     }
 
-    // { id, tensors }: tensors [{ name, shape }] are what the checkpoint must
-    // hold (the model's layout, src/model/model.cpp).
+    // { id, tensors, maxLength }: tensors [{ name, shape }] are what the
+    // checkpoint must hold (the model's layout, src/model/model.cpp), maxLength
+    // the longest input in tokens (Model::max_length).
     createModel(config) {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
-      let tensors;
-      const id = adopt(this, this.module.Model, (model) => (tensors = model.configure(config)), this.models);
-      return { id, tensors };
+      let configured;
+      const id = adopt(this, this.module.Model, (model) => (configured = model.configure(config)), this.models);
+      return { id, tensors: configured.tensors, maxLength: configured.maxLength };
     }
 
     modelWrite(id, index, dtype, first, bytes) {

@@ -87,6 +87,7 @@ export class AttentionEngine {
   // model build like this one; readFolder(path) (Node) → a folder's files.
   constructor(backend, variant, threads, family, limits, platform = {}) {
     if (limits.trainer) Object.freeze(limits.trainer);
+    if (limits.model) Object.freeze(limits.model);
     this.#backend = backend;
     this.#limits = Object.freeze(limits);
     this.#platform = platform;
@@ -97,7 +98,7 @@ export class AttentionEngine {
     this.threads = threads;
     /** Whether the build includes the trainer (createAttention({ training: true })). */
     this.training = family === 'train';
-    /** The largest sizes a call may have (defined in the C++ core): { maxElements, trainer? }. */
+    /** The largest sizes a call may have (defined in the C++ core): { maxElements, trainer?, model? (model builds) }. */
     this.limits = limits;
     Object.freeze(this);
   }
@@ -211,7 +212,7 @@ export class AttentionEngine {
     this.#live();
     let model;
     const onDispose = () => this.#resources.delete(model);
-    model = await loadModel(this.#caller, source, options, { readFolder, onDispose });
+    model = await loadModel(this.#caller, source, options, { readFolder, onDispose, limits: this.#limits.model });
     if (!this.#backend) throw new Error('mha-wasm: this engine was disposed while the model loaded');
     this.#resources.add(model);
     return model;

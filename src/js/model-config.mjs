@@ -1,7 +1,10 @@
 // A checkpoint's config.json, read into what the engine's models take
 // (src/model/model.hpp's Config) and what model.config shows. The families
 // and settings the engine supports are listed here, once; anything else is
-// refused by name.
+// refused by name. The sizes' limits are the C++ model's (ModelLimits, read
+// through the bindings as engine limits.model), and the rules between sizes
+// are the ones its constructor checks, said here in config.json's words
+// (tests/js/limits.test.mjs holds both sides to the same boundaries).
 
 /** model_type → family of blocks: BERT and RoBERTa are post-LN encoders, GPT-2 a pre-LN causal decoder. */
 export const MODEL_TYPES = Object.freeze({ bert: 'bert', roberta: 'bert', gpt2: 'gpt2' });
@@ -12,6 +15,26 @@ export const ACTIVATIONS = Object.freeze({
   gelu_pytorch_tanh: 'gelu_new',
 });
 const POSITION_TYPES = ['absolute'];
+/** config.json's field of each size of a model, by family. */
+const FIELDS = {
+  bert: {
+    numLayers: 'num_hidden_layers',
+    numHeads: 'num_attention_heads',
+    hiddenSize: 'hidden_size',
+    intermediateSize: 'intermediate_size',
+    vocabSize: 'vocab_size',
+    maxPositions: 'max_position_embeddings',
+    typeVocabSize: 'type_vocab_size',
+  },
+  gpt2: {
+    numLayers: 'n_layer',
+    numHeads: 'n_head',
+    hiddenSize: 'n_embd',
+    intermediateSize: 'n_inner',
+    vocabSize: 'vocab_size',
+    maxPositions: 'n_positions',
+  },
+};
 
 const list = (names) => names.map((n) => `"${n}"`).join(', ');
 
@@ -28,9 +51,11 @@ function count(config, field, fallback) {
 
 /**
  * { engine, public }: `engine` for the bindings' Model.configure, `public`
- * for model.config. Throws an Error naming config.json and the field.
+ * for model.config (without maxLength, which the configured model reports).
+ * `limits`: the largest sizes (the model build's limits.model). Throws an
+ * Error naming config.json and the field.
  */
-export function readConfig(json) {
+export function readConfig(json, limits = {}) {
   if (!json || typeof json !== 'object' || Array.isArray(json))
     throw new Error('config.json: expected a JSON object (the config.json of a Hugging Face model folder)');
   const modelType = json.model_type;
@@ -77,14 +102,22 @@ export function readConfig(json) {
       activation: ACTIVATIONS[activation],
     };
   }
-  if (typeof engine.layerNormEps !== 'number' || !(engine.layerNormEps > 0))
-    throw new Error(`config.json: the layer norm epsilon must be a number > 0, got ${engine.layerNormEps}`);
+  for (const [name, field] of Object.entries(FIELDS[family]))
+    if (engine[name] > limits[name])
+      throw new Error(`config.json: ${field} must be at most ${limits[name]}, got ${engine[name]}`);
+  // In the order of the C++ model's checks (src/model/model.cpp, Model::Model).
+  if (engine.positionOffset >= engine.maxPositions)
+    throw new Error(`config.json: pad_token_id ${engine.positionOffset - 1} leaves no position for a token`);
   if (engine.hiddenSize % engine.numHeads !== 0)
     throw new Error(
       `config.json: the hidden size (${engine.hiddenSize}) must be a multiple of the number of heads (${engine.numHeads})`,
     );
-  if (engine.positionOffset >= engine.maxPositions)
-    throw new Error(`config.json: pad_token_id ${engine.positionOffset - 1} leaves no position for a token`);
+  // The blocks hold it as a float32, where 1e-46 is 0 and 1e39 is Infinity.
+  const epsilon = typeof engine.layerNormEps === 'number' ? Math.fround(engine.layerNormEps) : NaN;
+  if (!(epsilon > 0 && epsilon < Infinity))
+    throw new Error(
+      `config.json: the layer norm epsilon must be a number > 0 and finite as a float32, got ${engine.layerNormEps}`,
+    );
   const { numLayers, numHeads, hiddenSize, vocabSize } = engine;
   return {
     engine,
@@ -95,8 +128,6 @@ export function readConfig(json) {
       hiddenSize,
       vocabSize,
       maxPositions: engine.maxPositions,
-      // The longest input in tokens: RoBERTa's first position ids are taken.
-      maxLength: engine.maxPositions - engine.positionOffset,
     }),
   };
 }

@@ -7,7 +7,7 @@ import { readConfig } from './model-config.mjs';
 import { createTokenizer } from './model-tokenizer.mjs';
 import { CALLS } from './protocol.mjs';
 import { CALL, EngineResource } from './resource.mjs';
-import { FLOAT_DTYPES, readHeader } from './safetensors.mjs';
+import { DTYPE_BYTES, FLOAT_DTYPES, readHeader } from './safetensors.mjs';
 
 /** Bytes of weights per call into the engine while loading. */
 const CHUNK_BYTES = 8 << 20;
@@ -128,16 +128,17 @@ async function weightFiles(files) {
 
 /**
  * Loads a checkpoint into the model build's engine (`call` is its calls) and
- * resolves to a TransformerModel. `readFolder`: Node's reader of folder paths.
+ * resolves to a TransformerModel. `readFolder`: Node's reader of folder paths;
+ * `limits`: the model build's limits.model.
  */
-export async function loadModel(call, source, options, { readFolder, onDispose }) {
+export async function loadModel(call, source, options, { readFolder, onDispose, limits }) {
   const { onProgress } = checkLoadOptions(options);
   const files = await openSource(source, readFolder);
   if (!files['config.json'])
     throw new Error(
       `no config.json in the folder (it has ${Object.keys(files).join(', ') || 'no files'}): download config.json with the weights`,
     );
-  const config = readConfig(await json(files['config.json']));
+  const config = readConfig(await json(files['config.json']), limits);
   const texts = {};
   for (const name of ['tokenizer.json', 'tokenizer_config.json', 'vocab.txt'])
     if (files[name]) texts[name] = await text(files[name]);
@@ -145,7 +146,9 @@ export async function loadModel(call, source, options, { readFolder, onDispose }
   const sources = await weightFiles(files);
   const headers = await Promise.all(sources.map((file) => readHeader(file)));
 
-  const { id, tensors } = await call(CALLS.createModel, [config.engine]);
+  const { id, tensors, maxLength } = await call(CALLS.createModel, [config.engine]);
+  // The longest input in tokens, as the model reports it (Model::max_length).
+  config.public = Object.freeze({ ...config.public, maxLength });
   try {
     const wanted = new Map(tensors.map((t, index) => [t.name, { ...t, index }]));
     const found = new Map(); // name → { file, tensor }
@@ -183,7 +186,7 @@ export async function loadModel(call, source, options, { readFolder, onDispose }
     let loadedBytes = 0;
     for (let f = 0; f < sources.length; f++)
       for (const tensor of plan[f]) {
-        const size = tensor.dtype === 'F32' ? 4 : 2;
+        const size = DTYPE_BYTES[tensor.dtype];
         for (let at = tensor.begin; at < tensor.end;) {
           const end = Math.min(tensor.end, at + CHUNK_BYTES);
           const bytes = await sources[f].read(at, end);

@@ -77,14 +77,15 @@ void layer_norm(float* x, const float* add, std::size_t rows, std::size_t D, con
 
 }  // namespace
 
-Model::Model(const Config& c) : config_(c) {
-  check_dim(c.numLayers, "numLayers", 1u << 10);
-  check_dim(c.numHeads, "numHeads", 1u << 10);
-  check_dim(c.hiddenSize, "hiddenSize", 1u << 16);
-  check_dim(c.intermediateSize, "intermediateSize", 1u << 18);
-  check_dim(c.vocabSize, "vocabSize", 1u << 24);
-  check_dim(c.maxPositions, "maxPositions", 1u << 16);
-  if (c.family == Family::Bert) check_dim(c.typeVocabSize, "typeVocabSize", 1u << 10);
+Model::Model(const Config& c, bool allocate) : config_(c) {
+  using Limits = ModelLimits;
+  check_dim(c.numLayers, "numLayers", Limits::numLayers);
+  check_dim(c.numHeads, "numHeads", Limits::numHeads);
+  check_dim(c.hiddenSize, "hiddenSize", Limits::hiddenSize);
+  check_dim(c.intermediateSize, "intermediateSize", Limits::intermediateSize);
+  check_dim(c.vocabSize, "vocabSize", Limits::vocabSize);
+  check_dim(c.maxPositions, "maxPositions", Limits::maxPositions);
+  if (c.family == Family::Bert) check_dim(c.typeVocabSize, "typeVocabSize", Limits::typeVocabSize);
   if (c.positionOffset >= c.maxPositions)
     (Message() << "positionOffset: expected less than maxPositions (" << c.maxPositions << "), got "
                << c.positionOffset)
@@ -94,11 +95,28 @@ Model::Model(const Config& c) : config_(c) {
   if (!(c.layerNormEps > 0.0f) || !std::isfinite(c.layerNormEps))
     (Message() << "layerNormEps: expected a finite number > 0, got ").real(c.layerNormEps).raise();
   layout();
+  if (allocate)
+    for (Slot& s : slots_) s.data.resize(s.size);
+}
+
+double Model::bytes_for(const Config& config) {
+  const Model laidOut(config, false);
+  double floats = 0;
+  for (const Slot& s : laidOut.slots_) floats += double(s.size);
+  return floats * sizeof(float);
+}
+
+void Model::check_length(std::size_t L) const {
+  if (L >= 1 && L <= max_length()) return;
+  Message m;
+  m << "inputIds: expected 1 to " << max_length() << " tokens (max_position_embeddings " << config_.maxPositions;
+  if (config_.positionOffset) m << ", less the " << config_.positionOffset << " position ids before the first";
+  (m << "), got " << L).raise();
 }
 
 Model::Slot& Model::plain(std::size_t n) {
   Slot& s = slots_.emplace_back();
-  s.data.resize(n);
+  s.size = n;
   s.missing = n;
   return s;
 }
@@ -109,7 +127,7 @@ Model::Slot& Model::packed(bool packNK, std::size_t K, std::size_t N) {
   s.packNK = packNK;
   s.K = K;
   s.N = N;
-  s.data.resize(checked_product({panels(N) * kPanel, K}, "a packed weight matrix"));
+  s.size = checked_product({panels(N) * kPanel, K}, "a packed weight matrix");
   s.missing = K * N;
   return s;
 }
@@ -246,12 +264,7 @@ void Model::forward(Attention& attention, const std::int32_t* ids, const std::in
   const Config& c = config_;
   if (const std::vector<std::string> absent = missing(); !absent.empty())
     (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
-  if (L < 1 || L > max_length()) {
-    Message m;
-    m << "inputIds: expected 1 to " << max_length() << " tokens (max_position_embeddings " << c.maxPositions;
-    if (c.positionOffset) m << ", less the " << c.positionOffset << " position ids before the first";
-    (m << "), got " << L).raise();
-  }
+  check_length(L);
   const std::size_t D = c.hiddenSize, I = c.intermediateSize, H = c.numHeads, dK = D / H;
   for (std::size_t i = 0; i < L; ++i) {
     if (ids[i] < 0 || std::size_t(ids[i]) >= c.vocabSize)

@@ -28,6 +28,21 @@ enum class Family { Bert, Gpt2 };             // RoBERTa is a Bert with position
 enum class Activation { GeluErf, GeluTanh };  // Hugging Face's "gelu" and "gelu_new"
 enum class DType { F32, F16, BF16 };          // as safetensors names them
 
+// Bytes of one element of `dtype`.
+constexpr std::size_t bytes_of(DType dtype) noexcept { return dtype == DType::F32 ? 4 : 2; }
+
+// The largest value of each size of a Config. src/js reads them through the
+// bindings (modelLimits()) and checks config.json against them first.
+struct ModelLimits {
+  static constexpr std::size_t numLayers = std::size_t{1} << 10;
+  static constexpr std::size_t numHeads = std::size_t{1} << 10;
+  static constexpr std::size_t hiddenSize = std::size_t{1} << 16;
+  static constexpr std::size_t intermediateSize = std::size_t{1} << 18;
+  static constexpr std::size_t vocabSize = std::size_t{1} << 24;
+  static constexpr std::size_t maxPositions = std::size_t{1} << 16;
+  static constexpr std::size_t typeVocabSize = std::size_t{1} << 10;
+};
+
 struct Config {
   Family family = Family::Bert;
   std::size_t numLayers = 0, numHeads = 0, hiddenSize = 0, intermediateSize = 0;
@@ -56,7 +71,10 @@ struct Outputs {
 class Model {
  public:
   // Checks the config (ArgumentError naming the field) and allocates every parameter.
-  explicit Model(const Config& config);
+  explicit Model(const Config& config) : Model(config, true) {}
+  // Bytes of the parameters a Model of `config` allocates (their layout, as
+  // layout() lays them out), with the constructor's checks; allocates none.
+  static double bytes_for(const Config& config);
 
   const Config& config() const noexcept { return config_; }
   const std::vector<Tensor>& tensors() const noexcept { return tensors_; }
@@ -72,6 +90,9 @@ class Model {
 
   // The longest sequence the position embeddings allow.
   std::size_t max_length() const noexcept { return config_.maxPositions - config_.positionOffset; }
+  // ArgumentError naming inputIds unless 1 ≤ L ≤ max_length(): the one check
+  // of a sequence's length (the bindings ask it before sizing their buffers).
+  void check_length(std::size_t L) const;
 
   // One sequence of L tokens (types: null = all 0). hiddenStates follows
   // Hugging Face's output_hidden_states: BERT, the embeddings' output then
@@ -92,6 +113,7 @@ class Model {
   // product) in `staging` until the last is complete.
   struct Slot {
     std::vector<float> data;
+    std::size_t size = 0;  // floats of `data`, allocated or not
     bool packed = false, packNK = false;
     std::size_t K = 0, N = 0;
     std::size_t missing = 0;  // elements not written yet
@@ -107,6 +129,7 @@ class Model {
     const Slot *qkv, *qkvBias, *out, *outBias, *ln1Gain, *ln1Bias, *fc1, *fc1Bias, *fc2, *fc2Bias, *ln2Gain, *ln2Bias;
   };
 
+  Model(const Config& config, bool allocate);
   Slot& plain(std::size_t n);
   Slot& packed(bool packNK, std::size_t K, std::size_t N);
   const Slot* tensor(std::string name, std::vector<std::size_t> shape, Slot& slot, std::size_t offset = 0);
