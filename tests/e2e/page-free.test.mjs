@@ -81,6 +81,35 @@ test('d_model stays put when heads are added: d_k = d_v = d_model / heads', asyn
   await page.close();
 }, 90_000);
 
+test('heads and d_model recompute at once, as the sharpness does, without Compute; the link follows', async () => {
+  const text = 'one head is not enough';
+  const { page, problems } = await openPage(env, `?mode=free&text=${encodeURIComponent(text)}`);
+  await page.waitForFunction(() => document.querySelectorAll('#heads-grid .heatmap').length === 5);
+  // Compute is never pressed: the form is never submitted.
+  await page.evaluate(() => {
+    window.submits = 0;
+    document.getElementById('free').addEventListener('submit', () => window.submits++);
+  });
+  await page.selectOption('#free-heads', '2');
+  await page.waitForFunction(() => document.querySelectorAll('#heads-grid .heatmap').length === 3);
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('heads') === '2');
+  expect(await page.textContent('#free-dk')).toBe('d_k = d_v = 32/2 = 16');
+  await expectEngineWeights(page, { text, dModel: 32, numHeads: 2 });
+  // d_model: 12 keeps 2 heads (they divide it), each 6 wide.
+  await page.selectOption('#free-dmodel', '12');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('dmodel') === '12');
+  expect(new URL(page.url()).searchParams.get('heads')).toBe('2');
+  await reveal(page, '#pipeline');
+  await page.waitForFunction(
+    () => document.querySelector('#pipeline .stages button[data-stage="q"] .shape')?.textContent === '5×6',
+  );
+  await expectEngineWeights(page, { text, dModel: 12, numHeads: 2 });
+  expect(await page.evaluate(() => window.submits)).toBe(0);
+  expect(await page.inputValue('#free-text')).toBe(text);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
+
 test('joined emoji, a heart with its selector and W_O are one token each; none is blank', async () => {
   const { page, problems } = await openPage(env, '?mode=free');
   const text = '👩‍👩‍👧 loves ❤️ and W_O!';

@@ -7,6 +7,7 @@
 // brings it back. The Chinese page's screenshot goes to test-output/.
 import { setUp, openPage, revealAll, readerText } from './page-helpers.mjs';
 import { ENGLISH } from '../../web/sentence.mjs';
+import { DEFAULT_FREE } from '../../web/model/free-mode.mjs';
 
 // Code names and the names of technologies, which Chinese text keeps as they are.
 const CODE = [
@@ -44,10 +45,13 @@ const TOKEN_RE = new RegExp(
   `(?:${[...new Set(ENGLISH.map((t) => t.text))].map((w) => w.replace('?', '\\?')).join('|')}) \\d+`,
   'g',
 );
-/** The English words left in a text once code names, token names, file names and links are taken out. */
+// Free mode's default sentence is the reader's data, not interface: its words are taken out of free mode's text.
+const FREE_DATA_RE = new RegExp(`\\b(?:${[...new Set(DEFAULT_FREE.text.match(/[A-Za-z]+/g))].join('|')})\\b`, 'g');
+/** The English words left in a text once code names, token names, file names, link parameters are taken out. */
 const englishIn = (text) =>
   text
     .replace(/[\w/-]+\.(?:mjs|png|svg|csv|json)\b/g, '')
+    .replace(/\b[a-z]+=\S*?(?=[\s、，。]|$)/g, '')
     .replace(TOKEN_RE, '')
     .replace(CODE_RE, '')
     .match(/[A-Za-z]{2,}/g) ?? [];
@@ -77,6 +81,33 @@ async function textOfEveryMode(page) {
   return texts;
 }
 
+/**
+ * Free mode's reader text in each state that writes text of its own: a run of
+ * the default sentence (its words taken out), the empty sentence's message,
+ * and the note of a link with a value the page cannot use.
+ */
+async function textOfFreeMode(env) {
+  const texts = [];
+  const states = [
+    ['?mode=free', '#heads-grid .heatmap [data-weight]'],
+    ['?mode=free&text=', '#empty:not([hidden])'],
+    ['?mode=free&heads=0', '#link-note:not([hidden])'],
+  ];
+  for (const [query, shown] of states) {
+    const { page, problems } = await openPage(env, query, { ready: false });
+    await page.waitForSelector(shown);
+    await page.waitForSelector('body[data-ready]');
+    await revealAll(page);
+    texts.push(...(await readerText(page)).map((text) => text.replace(FREE_DATA_RE, '')));
+    if (query.endsWith('text=')) expect(await page.textContent('#empty')).toMatch(/^请输入一个句子/);
+    if (query.endsWith('heads=0'))
+      expect(await page.textContent('#link-note')).toMatch(/^这个链接里的 heads=0 无法使用/);
+    expect(problems).toEqual([]);
+    await page.close();
+  }
+  return texts;
+}
+
 test('a browser that prefers Chinese gets the Chinese page: no English left but code names', async () => {
   const { page, problems } = await openPage(zh);
   expect(await page.evaluate(() => [document.documentElement.lang, navigator.language])).toEqual(['zh-Hans', 'zh-CN']);
@@ -89,14 +120,72 @@ test('a browser that prefers Chinese gets the Chinese page: no English left but 
     expect(terms.find(([text]) => text === term)?.[1]).toBeTruthy();
   expect(terms.find(([text]) => text.includes('单头注意力不是不行，而是不够好'))[1]).toBe('#train');
 
-  const texts = await textOfEveryMode(page);
+  const texts = [...(await textOfEveryMode(page)), ...(await textOfFreeMode(zh))];
   const leftovers = [...new Set(texts.flatMap((text) => englishIn(text).map((w) => `${w} ← ${text.slice(0, 80)}`)))];
   expect(leftovers).toEqual([]);
   expect(texts.filter((text) => KEY_LIKE.test(text))).toEqual([]);
   expect(texts.join('').length).toBeGreaterThan(5000);
   expect(problems).toEqual([]);
   await page.close();
-}, 90_000);
+}, 120_000);
+
+test('the caveat where the designed heads appear: visible, links to the training and the real model, ✎ blocks', async () => {
+  const { page, problems } = await openPage(zh);
+  for (const mode of ['encoder', 'decoder', 'cross']) {
+    if (mode !== 'encoder') {
+      await page.check(`input[name="mode"][value="${mode}"]`);
+      await page.waitForFunction((m) => document.body.dataset.mode === m, mode);
+    }
+    const caveat = page.locator('#heads aside.caveat');
+    expect(await caveat.isVisible()).toBe(true);
+    // Before the heatmaps: where the heads first appear.
+    expect(
+      await page.evaluate(() =>
+        Boolean(
+          document.querySelector('#heads aside.caveat').compareDocumentPosition(document.getElementById('heads-grid')) &
+          Node.DOCUMENT_POSITION_FOLLOWING,
+        ),
+      ),
+    ).toBe(true);
+    const links = await caveat.evaluate((aside) =>
+      [...aside.querySelectorAll('a')]
+        .filter((a) => a.checkVisibility())
+        .map((a) => [a.getAttribute('href'), a.textContent]),
+    );
+    expect(links.map(([href]) => href)).toEqual(expect.arrayContaining(['#train', '#real-model']));
+    expect(links.find(([href]) => href === '#real-model')[1]).toBe('真实模型显示了什么');
+    for (const [href] of links) expect(await page.locator(href).count()).toBe(1);
+    // The X blocks: the hand-annotated ones marked ✎, the text's own (character, position) not.
+    const blocks = await caveat.evaluate((aside) =>
+      [...aside.querySelectorAll('.x-blocks li')].map((li) => [li.className, li.textContent]),
+    );
+    const annotated = blocks.filter(([c]) => c === 'annotated').map(([, text]) => text);
+    const surface = blocks.filter(([c]) => c === 'surface').map(([, text]) => text);
+    expect(annotated.length).toBeGreaterThan(0);
+    expect(annotated.every((text) => text.startsWith('✎ '))).toBe(true);
+    expect(surface.some((text) => text.startsWith('✎'))).toBe(false);
+    if (mode === 'encoder') {
+      expect(annotated.map((text) => text.split(' · ')[0])).toEqual(
+        expect.arrayContaining(['✎ 词', '✎ 角色', '✎ 中心词', '✎ 回指']),
+      );
+      expect(surface.map((text) => text.split(' · ')[0])).toEqual(expect.arrayContaining(['字', '位置']));
+    }
+  }
+  // The link to the real model goes there.
+  await page.check('input[name="mode"][value="encoder"]');
+  await page.click('#heads aside.caveat a[href="#real-model"]');
+  await page.waitForFunction(() => location.hash === '#real-model');
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
+
+test('an unexpected error: its message as the engine wrote it, inside translated text', async () => {
+  const { page } = await openPage(zh);
+  await page.evaluate(() => setTimeout(() => Promise.reject(new RangeError('offset is out of bounds'))));
+  await page.waitForSelector('#error:not([hidden])');
+  expect(await page.textContent('#error')).toBe('已停止：RangeError: offset is out of bounds');
+  await page.close();
+}, 60_000);
 
 test('a browser that prefers English gets the English page; no key is missing', async () => {
   const { page, problems } = await openPage(en);

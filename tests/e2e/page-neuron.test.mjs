@@ -119,6 +119,12 @@ test('a heatmap cell takes its pair to the neuron view; the key chooser and the 
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('pair') === 'q7k5');
   expect(await page.evaluate(() => document.activeElement.classList.contains('neuron-row'))).toBe(true);
+  // Home and End: the row's ends (lib/roving.mjs's keys).
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('pair') === 'q7k14');
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('pair') === 'q7k0');
+  expect(await page.evaluate(() => document.activeElement.classList.contains('neuron-row'))).toBe(true);
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);

@@ -165,6 +165,14 @@ test('each widget is one Tab stop, with the arrow keys inside', async () => {
   expect(
     await page.evaluate(() => [document.activeElement.dataset.side, document.activeElement.dataset.index]),
   ).toEqual(['key', '1']);
+  await page.keyboard.press('End');
+  expect(
+    await page.evaluate(() => [document.activeElement.dataset.side, document.activeElement.dataset.index]),
+  ).toEqual(['key', '14']);
+  await page.keyboard.press('Home');
+  expect(
+    await page.evaluate(() => [document.activeElement.dataset.side, document.activeElement.dataset.index]),
+  ).toEqual(['key', '0']);
   expect(problems).toEqual([]);
   await page.close();
 }, 90_000);

@@ -85,6 +85,10 @@ test('a short run draws growing curves and a changing learned heatmap, and ends 
   );
   // The heatmap is drawn from step 0 and changes as it learns.
   expect(seen.weights.length).toBeGreaterThanOrEqual(2);
+  // The charts' "no training yet" is gone, and so is the learned heads' "no run yet".
+  expect(await page.isHidden('.train-loss text.placeholder')).toBe(true);
+  expect(await page.isHidden('.train-accuracy text.placeholder')).toBe(true);
+  expect(await page.textContent('.train-heads-caption')).not.toMatch(/^No run yet/);
   const done = [
     /^Done: 2 runs × 500 steps in [\d.]+ s, evaluations included · /,
     /[\d,]+ steps\/s of training on threaded-simd with \d+ threads?: one run of 500 steps takes [\d.]+ s$/,
@@ -150,6 +154,48 @@ test('a short run draws growing curves and a changing learned heatmap, and ends 
   expect(problems).toEqual([]);
   await page.close();
 }, 90_000);
+
+test('before any training: no empty chooser, one layout checked, the empty charts say why they are empty', async () => {
+  const { page, problems } = await open();
+  // Every visible <select> of the section has options and a value; the choosers offer the runs Train will make.
+  const selects = await page.$$eval('#train select', (all) =>
+    all.filter((s) => s.checkVisibility()).map((s) => [s.id, s.options.length > 0, s.value !== '']),
+  );
+  expect(selects.filter(([, options, value]) => !options || !value)).toEqual([]);
+  expect(selects.map(([id]) => id)).toEqual(['train-steps', 'train-setting', 'train-seed']);
+  expect(await page.$$eval('#train-setting option', (o) => o.map((x) => [x.value, x.textContent]))).toEqual([
+    ['h1', '1 head'],
+    ['h2', '2 heads'],
+  ]);
+  expect(await page.$$eval('#train-seed option', (o) => o.map((x) => x.value))).toEqual(['1', '2', '3', '4', '5']);
+  expect(await page.$$eval('.train-legend li', (l) => l.map((x) => x.textContent))).toEqual(['1 head', '2 heads']);
+  // The learned heads' head view: one layout radio checked from the start.
+  expect(await page.$$eval('.train-head-view input[name="layout"]:checked', (r) => r.map((x) => x.value))).toEqual([
+    'rows',
+  ]);
+  expect(await page.textContent('.train-heads-caption')).toMatch(/^No run yet/);
+  // The empty charts say so in visible text, not only in their aria-label.
+  for (const chart of ['.train-loss', '.train-accuracy']) {
+    const placeholder = page.locator(`${chart} svg text.placeholder`);
+    expect(await placeholder.isVisible()).toBe(true);
+    expect(await placeholder.textContent()).toBe('No training yet: press Train above.');
+  }
+  // Until Train, the choosers follow the controls.
+  await page.check('#train-four');
+  await page.fill('#train-seeds', '2');
+  await page.check('#train-mlp');
+  expect(await page.$$eval('#train-setting option', (o) => o.map((x) => x.value))).toEqual([
+    'h1',
+    'h2',
+    'h4',
+    'h1-mlp',
+    'h2-mlp',
+    'h4-mlp',
+  ]);
+  expect(await page.$$eval('#train-seed option', (o) => o.map((x) => x.value))).toEqual(['1', '2']);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
 
 test('Stop stops a long run; the text says it has nothing to report yet', async () => {
   const { page, problems } = await open();

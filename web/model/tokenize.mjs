@@ -77,6 +77,3 @@ export function tokenLanguage(token) {
   if (!isCjk(token)) return undefined;
   return SCRIPT_LANG.find(([re]) => re.test(token))[1];
 }
-
-/** True if the token is one CJK character (drawn upright in the views). */
-export const isCjkToken = isCjk;

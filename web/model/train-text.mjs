@@ -1,22 +1,22 @@
 // What the experiment's runs showed, in the page's language, written from
 // the numbers only: which setting is ahead, by how much, whether the seeds
 // overlap, whether the MLP narrows the gap, and how the claim fares. Pure.
-import { percent, thousands } from '../lib/format.mjs';
+import { percent, thousands, fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
 import { meanAndSd } from './train-stats.mjs';
 import { settingLabel } from './train-options.mjs';
 
 /** Differences of means under half a tenth of a point (the text's precision) count as none. */
 const LEVEL = 0.0005;
-const points = (x) => t('text.points', { x: Math.abs(100 * x).toFixed(1) });
-const weight = (x) => x.toFixed(2);
-const seedList = (s) => s.accuracies.map((a, i) => `${s.seeds[i]}: ${(100 * a).toFixed(1)}`).join(', ');
+const points = (x) => t('text.points', { x: fixed(Math.abs(100 * x), 1) });
+const weight = (x) => fixed(x, 2);
+const seedList = (s) => s.accuracies.map((a, i) => `${s.seeds[i]}: ${fixed(100 * a, 1)}`).join(', ');
 const label = (s) => settingLabel(s.setting);
 
 /** Accuracies as "93.2 ± 5.2 %" (mean ± sample SD) or, for one value, "93.2 %". */
 export function percentMeanSd(values) {
   const { mean, sd } = meanAndSd(values);
-  return values.length > 1 ? `${(100 * mean).toFixed(1)} ± ${(100 * sd).toFixed(1)} %` : percent(mean);
+  return values.length > 1 ? `${fixed(100 * mean, 1)} ± ${fixed(100 * sd, 1)} %` : percent(mean);
 }
 
 function accuracyText(s) {

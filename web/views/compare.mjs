@@ -5,11 +5,12 @@
 import { headColor } from '../lib/palette.mjs';
 import { captionedTable, el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
+import { fixed } from '../lib/format.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { headTitle } from '../model/head-names.mjs';
 import { compareRows } from '../model/head-comparison.mjs';
 
-const bits = (h) => t('compare.bits', { h: h.toFixed(2) });
+const bits = (h) => t('compare.bits', { h: fixed(h, 2) });
 const keysText = (run, keys) => (keys.length ? keys.map((k) => tokenName(run.keyTokens[k])).join(t('list.join')) : '—');
 
 export class CompareView {
@@ -75,7 +76,7 @@ export class CompareView {
             keysText(run, p.tops),
             el('span', {
               className: 'muted',
-              textContent: t('compare.singleWeight', { w: p.singleWeight.toFixed(2) }),
+              textContent: t('compare.singleWeight', { w: fixed(p.singleWeight, 2) }),
             }),
           );
         tr.append(td);

@@ -2,11 +2,13 @@
 // sharpness slider, and free mode's form (sentence, d_model, heads, seed,
 // causal). d_model is the user's and stays put; the heads' menu offers the
 // counts that divide it, and the form shows d_k = d_v = d_model / heads as
-// they change. It reports what the user asks for; app.mjs decides what to
-// recompute. The controls' limits come from the modules that define them.
+// they change; a change of either recomputes at once, as the slider does. It
+// reports what the user asks for; app.mjs decides what to recompute. The
+// controls' limits come from the modules that define them.
 import { MAX_SHARPNESS } from '../model/designed-heads.mjs';
 import { D_MODEL_CHOICES, MAX_TOKENS, MAX_TEXT, MAX_SEED, headChoices, fitHeads } from '../model/free-mode.mjs';
 import { language, t } from '../lib/i18n.mjs';
+import { fixed } from '../lib/format.mjs';
 
 export class Controls {
   /**
@@ -29,19 +31,32 @@ export class Controls {
     $('free-text').maxLength = MAX_TEXT;
     $('free-seed').max = String(MAX_SEED);
     $('free-dmodel').replaceChildren(...D_MODEL_CHOICES.map((d) => new Option(String(d))));
-    $('free-dmodel').addEventListener('change', () => this.#fillHeads());
-    $('free-heads').addEventListener('change', () => this.#showWidth());
+    // d_model and heads recompute at once, as the sharpness does; the sentence and the seed wait for Compute.
+    $('free-dmodel').addEventListener('change', () => {
+      this.#fillHeads();
+      onFree(this.#free());
+    });
+    $('free-heads').addEventListener('change', () => {
+      this.#showWidth();
+      onFree(this.#free());
+    });
     $('free').addEventListener('submit', (e) => {
       e.preventDefault();
-      const seed = Number($('free-seed').value);
-      onFree({
-        text: $('free-text').value,
-        dModel: Number($('free-dmodel').value),
-        numHeads: Number($('free-heads').value),
-        seed: Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED ? seed : 0,
-        causal: $('free-causal').checked,
-      });
+      onFree(this.#free());
     });
+  }
+
+  /** What free mode's form asks for (a seed out of range: 0). */
+  #free() {
+    const { $ } = this;
+    const seed = Number($('free-seed').value);
+    return {
+      text: $('free-text').value,
+      dModel: Number($('free-dmodel').value),
+      numHeads: Number($('free-heads').value),
+      seed: Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED ? seed : 0,
+      causal: $('free-causal').checked,
+    };
   }
 
   /** The heads' menu for the chosen d_model, keeping the count if it still divides it (else the nearest below). */
@@ -70,7 +85,7 @@ export class Controls {
     $('free').hidden = !free;
     $('sharpness-box').hidden = free;
     $('sharpness').value = String(state.sharpness);
-    $('sharpness-value').textContent = state.sharpness.toFixed(1);
+    $('sharpness-value').textContent = fixed(state.sharpness, 1);
     // Free mode's fields follow the state unless the user is editing them.
     if (!$('free').contains(this.doc.activeElement)) {
       $('free-text').value = state.text;

@@ -1,7 +1,8 @@
 // A line chart of one quantity over training steps: one thin line per seed,
 // a thick line for the mean of the seeds, one colour per setting (its MLP
 // variant dashed). Every path carries data-setting, data-seed ("mean" for the
-// mean) and data-points.
+// mean) and data-points. Before its first data, it says that nothing has been
+// trained yet.
 import d3 from '../lib/d3.mjs';
 import { UI, settingColor } from '../lib/palette.mjs';
 import { UI_FONTS } from '../lib/tokens.mjs';
@@ -53,6 +54,15 @@ export class CurveChart {
       .attr('fill', UI.muted)
       .attr('class', 'y-label');
     this.lines = svg.append('g').attr('class', 'curves').attr('fill', 'none');
+    // Until the first report, the empty chart says why it is empty.
+    this.placeholder = svg
+      .append('text')
+      .attr('class', 'placeholder')
+      .attr('x', (WIDTH + MARGIN.left - MARGIN.right) / 2)
+      .attr('y', (HEIGHT - MARGIN.bottom + MARGIN.top) / 2)
+      .attr('text-anchor', 'middle')
+      .attr('font-size', 13)
+      .attr('fill', UI.muted);
     this.relabel();
   }
 
@@ -62,6 +72,7 @@ export class CurveChart {
     this.caption.text(t(...this.captionKey));
     this.svg.select('.x-label').text(t('chart.x'));
     this.svg.select('.y-label').text(t(this.yLabelKey));
+    this.placeholder.text(t('chart.placeholder'));
     if (this.series) this.update(this.steps, this.series);
     else this.svg.attr('aria-label', t('chart.empty', { label: this.label }));
   }
@@ -72,6 +83,7 @@ export class CurveChart {
    */
   update(steps, series) {
     Object.assign(this, { steps, series });
+    this.placeholder.attr('display', 'none');
     const values = series.flatMap((s) => s.seeds.flatMap((l) => l.points.map((p) => p.value)));
     const x = d3.scaleLinear([0, steps], [MARGIN.left, WIDTH - MARGIN.right]);
     const [low, high] = values.length ? d3.extent(values) : [0, 1];

@@ -3,6 +3,7 @@
 // readers, copying, and anyone who prefers numbers to shades.
 import { tokenName } from '../lib/tokens.mjs';
 import { t } from '../lib/i18n.mjs';
+import { fixed } from '../lib/format.mjs';
 import { captionedTable } from '../lib/dom.mjs';
 
 function header(token, scope) {
@@ -34,7 +35,7 @@ export function weightsTable({ caption, queryTokens, keyTokens, weights, causal 
     keyTokens.forEach((_, k) => {
       const cell = row.insertCell();
       const w = weights[q * keyTokens.length + k];
-      cell.textContent = causal && k > q ? t('table.masked') : w.toFixed(3);
+      cell.textContent = causal && k > q ? t('table.masked') : fixed(w);
     });
   });
   return captionedTable(caption, table);

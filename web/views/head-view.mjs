@@ -14,7 +14,7 @@ import { HoverLock } from '../lib/hover-lock.mjs';
 import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
 import { downloadPng, downloadSvg } from '../lib/download.mjs';
 import { language, t, translateDom } from '../lib/i18n.mjs';
-import { roving } from '../lib/roving.mjs';
+import { nextIndex, roving } from '../lib/roving.mjs';
 import { allHeads } from '../model/compute.mjs';
 import { headTitle } from '../model/head-names.mjs';
 
@@ -25,8 +25,8 @@ const MIN_WEIGHT = 0.01; // lighter lines are invisible anyway; leaving them out
 const TITLE_H = 22; // the title above the drawing
 const LEGEND_H = 22; // a row of the heads' legend below it
 
-/** The bar of controls and the drawing area every head view has. */
-function appendControls(container, exportLabel) {
+/** The bar of controls and the drawing area every head view has; the layout's radio for `layout` checked. */
+function appendControls(container, exportLabel, layout) {
   const bar = document.createElement('div');
   bar.className = 'bar';
   bar.innerHTML = `
@@ -41,6 +41,7 @@ function appendControls(container, exportLabel) {
       <button type="button" class="export-png">PNG</button>
     </span>`;
   translateDom(bar);
+  bar.querySelector(`input[name="layout"][value="${layout}"]`).checked = true;
   const box = document.createElement('div');
   box.className = 'head-view-svg';
   container.append(bar, box);
@@ -56,12 +57,13 @@ export class HeadView {
    * @param {HTMLElement} container the view appends its controls (head toggles, layout, export) and its drawing to it
    * @param {{ onLock: (token: object | null) => void, onLines: (names: string[]) => void,
    *   onLayout: (layout: string) => void }} handlers
-   * @param {{ exportLabel?: string }} options the message key of the export buttons' group's name
+   * @param {{ exportLabel?: string, layout?: 'columns' | 'rows' }} options exportLabel: the message key of the
+   *   export buttons' group's name; layout: the layout checked until the first update
    */
-  constructor(container, handlers, { exportLabel = 'headView.export' } = {}) {
+  constructor(container, handlers, { exportLabel = 'headView.export', layout = 'columns' } = {}) {
     this.container = container;
     this.handlers = handlers;
-    appendControls(container, exportLabel);
+    appendControls(container, exportLabel, layout);
     this.toggles = container.querySelector('.head-toggles');
     this.refreshToggles = roving(this.toggles, 'input', { orientation: 'both' });
     this.box = container.querySelector('.head-view-svg');
@@ -253,20 +255,23 @@ export class HeadView {
     });
   }
 
-  /** Moves the focus from token by an arrow key (Home, End: the side's ends); true if the key was one. */
+  /**
+   * Moves the focus from token by a key: along its side as lib/roving.mjs's
+   * nextIndex does (the arrows along the side, Home, End), or across to the
+   * other side's token at the same place; true if the key was one of these.
+   */
   #move({ side, index }, key) {
     const { columns } = this.geometry;
-    const [back, forward, across] = columns
-      ? ['ArrowUp', 'ArrowDown', ['ArrowLeft', 'ArrowRight']]
-      : ['ArrowLeft', 'ArrowRight', ['ArrowUp', 'ArrowDown']];
+    const across = columns ? ['ArrowLeft', 'ArrowRight'] : ['ArrowUp', 'ArrowDown'];
     const other = side === 'query' ? 'key' : 'query';
     const count = (s) => this.svg.querySelectorAll(`.token[data-side="${s}"]`).length;
-    let target = null;
-    if (key === back) target = { side, index: Math.max(0, index - 1) };
-    else if (key === forward) target = { side, index: Math.min(count(side) - 1, index + 1) };
-    else if (key === 'Home') target = { side, index: 0 };
-    else if (key === 'End') target = { side, index: count(side) - 1 };
-    else if (across.includes(key)) target = { side: other, index: Math.min(count(other) - 1, index) };
+    const along = nextIndex(key, index, count(side), columns ? 'vertical' : 'horizontal');
+    const target =
+      along !== null
+        ? { side, index: along }
+        : across.includes(key)
+          ? { side: other, index: Math.min(count(other) - 1, index) }
+          : null;
     if (!target) return false;
     const node = this.svg.querySelector(`.token[data-side="${target.side}"][data-index="${target.index}"]`);
     for (const n of this.svg.querySelectorAll('.token')) n.setAttribute('tabindex', n === node ? '0' : '-1');

@@ -3,7 +3,7 @@
 // role) and in a head view of their own, with the run's result for each 毒.
 // Its lock, lines and layout are its own state, not the page's URL.
 import { headColor } from '../lib/palette.mjs';
-import { thousands } from '../lib/format.mjs';
+import { thousands, fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
 import { toggledLock } from '../lib/hover-lock.mjs';
 import { tokenName } from '../lib/tokens.mjs';
@@ -29,6 +29,8 @@ const exampleTokens = () =>
 export class LearnedHeads {
   #maps = [];
   #mapsKey = '';
+  /** Whether a run has been shown (until then the caption says there is none yet). */
+  #shown = false;
   /** As the page's head view's state, but for the chosen run. */
   #headState = { lock: null, lines: null, layout: 'rows' };
 
@@ -45,18 +47,21 @@ export class LearnedHeads {
         onLines: (lines) => this.#setHeadState({ lines }),
         onLayout: (layout) => this.#setHeadState({ layout }),
       },
-      { exportLabel: 'headView.exportLearned' },
+      { exportLabel: 'headView.exportLearned', layout: this.#headState.layout },
     );
+    this.relabel();
   }
 
   /** The heatmaps are built again on the next update, in the page's (new) language. */
   relabel() {
     this.#mapsKey = '';
+    if (!this.#shown) this.caption.textContent = t('train.heads.none');
   }
 
   /** A run's heads on the example sentence, as heatmaps and in the head view (nothing before its first evaluation). */
   update(run) {
     if (!run?.example) return;
+    this.#shown = true;
     const key = `${run.setting.key}/${run.seed}`;
     if (key !== this.#mapsKey) {
       this.#mapsKey = key;
@@ -86,7 +91,7 @@ export class LearnedHeads {
       const looks = run.neighbours?.[h];
       map.element.querySelector('figcaption').textContent =
         t('train.heads.learned', { step: thousands(run.step) }) +
-        (looks ? t('train.heads.looks', { left: looks.left.toFixed(2), right: looks.right.toFixed(2) }) : '');
+        (looks ? t('train.heads.looks', { left: fixed(looks.left, 2), right: fixed(looks.right, 2) }) : '');
     });
     const du = run.example.du.map((d) =>
       t('train.heads.du', {

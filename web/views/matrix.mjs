@@ -14,14 +14,14 @@ import { appendHatch } from '../lib/hatch.mjs';
 import { GridCursor } from '../lib/grid-cursor.mjs';
 import { UI_FONTS, labelEm, shortLabel, styleTokenText } from '../lib/tokens.mjs';
 import { t } from '../lib/i18n.mjs';
+import { precise } from '../lib/format.mjs';
 
 const LABEL_FONT = 9;
 const LEGEND_H = 34;
 const LEGEND_W = 120;
 let instances = 0;
 
-const format = (v) => (v === -Infinity ? t('matrix.masked') : Number.isInteger(v) ? String(v) : v.toPrecision(5));
-const short = (v) => (Number.isInteger(v) ? String(v) : v.toPrecision(3));
+const format = (v) => (v === -Infinity ? t('matrix.masked') : precise(v));
 
 /**
  * @param {{ title: string, values: ArrayLike<number>, rows: number, cols: number,
@@ -168,7 +168,7 @@ function legend(layer, { x, y, id, color, weights, maxAbs, defs }) {
       .attr('x', (i * LEGEND_W) / 2)
       .attr('y', 19)
       .attr('text-anchor', 'middle')
-      .text(short(v)),
+      .text(precise(v, 3)),
   );
   g.append('text')
     .attr('x', LEGEND_W + 8)

@@ -9,8 +9,10 @@ import { UI, headColor } from '../lib/palette.mjs';
 import { divergingScale, weightRamp } from '../lib/scales.mjs';
 import { SVG_NS, captionedTable, el } from '../lib/dom.mjs';
 import { GridCursor } from '../lib/grid-cursor.mjs';
+import { nextIndex } from '../lib/roving.mjs';
 import { stickLabels } from '../lib/sticky.mjs';
 import { t } from '../lib/i18n.mjs';
+import { precise } from '../lib/format.mjs';
 import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
 import { headTitle } from '../model/head-names.mjs';
 import { featureLabel } from '../model/feature-labels.mjs';
@@ -18,7 +20,6 @@ import { neuronHead, neuronPair, pairFor } from '../model/neuron.mjs';
 
 const CELL = 18;
 const COLUMN_FONT = 9;
-const fmt = (v) => (Number.isInteger(v) ? String(v) : v.toPrecision(5));
 
 export class NeuronView {
   /**
@@ -79,16 +80,25 @@ export class NeuronView {
       steps.append(li);
     };
     const nonzero = n.product.filter((v) => v !== 0).length;
-    step('dot', n.dot, t('neuron.dot', { dot: fmt(n.dot), nonzero: t('neuron.nonzero', { n: nonzero, dK: n.dK }) }));
+    step(
+      'dot',
+      n.dot,
+      t('neuron.dot', { dot: precise(n.dot), nonzero: t('neuron.nonzero', { n: nonzero, dK: n.dK }) }),
+    );
     if (n.masked) step('score', -Infinity, t('neuron.maskedScore'));
     else
       step(
         'score',
         n.score,
-        t('neuron.score', { dot: fmt(n.dot), dK: n.dK, score: fmt(n.score), engineScore: fmt(n.engineScore) }),
+        t('neuron.score', {
+          dot: precise(n.dot),
+          dK: n.dK,
+          score: precise(n.score),
+          engineScore: precise(n.engineScore),
+        }),
       );
     steps.lastChild.dataset.engineScore = String(n.engineScore);
-    step('weight', n.weight, t('neuron.weight', { weight: fmt(n.weight) }));
+    step('weight', n.weight, t('neuron.weight', { weight: precise(n.weight) }));
     steps.lastChild.dataset.softmax = String(n.softmaxWeight);
 
     const strip = this.#rowStrip(run, h, q, k, headColor(head.name, h));
@@ -180,7 +190,7 @@ export class NeuronView {
           .attr('y', top - 1);
         const label = [n.qLabels[i], n.kLabels[i]].filter(Boolean).map(featureLabel).join(' · ');
         this.readout.textContent = ['q', 'k', 'q⊙k']
-          .map((name, r) => t('neuron.readout', { row: name, i, label, value: fmt(rows[r].values[i]) }))
+          .map((name, r) => t('neuron.readout', { row: name, i, label, value: precise(rows[r].values[i]) }))
           .join(' · ');
       },
     });
@@ -238,11 +248,12 @@ export class NeuronView {
     const node = svg.node();
     const choose = (j) => this.onPair({ q, k: j });
     node.addEventListener('click', ({ target }) => target.dataset?.k !== undefined && choose(Number(target.dataset.k)));
+    // The strip is one Tab stop; the arrow keys, Home and End move the chosen key (lib/roving.mjs).
     node.addEventListener('keydown', (e) => {
-      const j = e.key === 'ArrowRight' ? k + 1 : e.key === 'ArrowLeft' ? k - 1 : null;
+      const j = nextIndex(e.key, k, cols, 'horizontal');
       if (j === null) return;
       e.preventDefault();
-      if (j >= 0 && j < cols) {
+      if (j !== k) {
         this.refocusStrip = true;
         choose(j);
       }
@@ -254,8 +265,8 @@ export class NeuronView {
     const j = k;
     const readout = t('neuron.rowReadout', {
       token: tokenName(run.keyTokens[j]),
-      score: run.causal && j > q ? '−∞' : fmt(run.scores[h * run.rows * cols + q * cols + j]),
-      weight: fmt(run.heads[h].weights[q * cols + j]),
+      score: run.causal && j > q ? '−∞' : precise(run.scores[h * run.rows * cols + q * cols + j]),
+      weight: precise(run.heads[h].weights[q * cols + j]),
     });
     return el('div', { className: 'neuron-scroll' }, node, el('p', { className: 'readout', textContent: readout }));
   }
@@ -274,9 +285,9 @@ export class NeuronView {
         el('th', { scope: 'row', textContent: String(i) }),
         el('td', { textContent: featureLabel(n.qLabels[i]) || '—' }),
         el('td', { textContent: featureLabel(n.kLabels[i]) || '—' }),
-        el('td', { textContent: fmt(n.q[i]) }),
-        el('td', { textContent: fmt(n.k[i]) }),
-        el('td', { textContent: fmt(p) }),
+        el('td', { textContent: precise(n.q[i]) }),
+        el('td', { textContent: precise(n.k[i]) }),
+        el('td', { textContent: precise(p) }),
       );
     });
     details.append(captionedTable(t('neuron.tableCaption'), table));

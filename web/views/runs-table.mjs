@@ -3,7 +3,7 @@
 // example sentence, and where its heads look.
 import d3 from '../lib/d3.mjs';
 import { settingColor } from '../lib/palette.mjs';
-import { percent } from '../lib/format.mjs';
+import { percent, fixed } from '../lib/format.mjs';
 import { captionedTable } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
 import { settingLabel } from '../model/train-options.mjs';
@@ -15,7 +15,7 @@ import { percentMeanSd } from '../model/train-text.mjs';
 /** Each head's mean weight on a 毒's left / right neighbour: "0.31 / 0.40", or "h0 … · h1 …" for several heads. */
 const neighboursText = (neighbours) =>
   neighbours
-    .map((h, i) => `${neighbours.length > 1 ? `h${i} ` : ''}${h.left.toFixed(2)} / ${h.right.toFixed(2)}`)
+    .map((h, i) => `${neighbours.length > 1 ? `h${i} ` : ''}${fixed(h.left, 2)} / ${fixed(h.right, 2)}`)
     .join(' · ');
 
 /**

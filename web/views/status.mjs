@@ -2,6 +2,7 @@
 // the page is cross-origin isolated (what threads need), and how long the last
 // computation took.
 import { language, t } from '../lib/i18n.mjs';
+import { fixed } from '../lib/format.mjs';
 
 export function engineText(engine) {
   const isolated = globalThis.crossOriginIsolated === true;
@@ -24,7 +25,7 @@ export function showStatus(element, engine, run) {
   element.textContent = t('status.last', {
     engine: engineText(engine),
     calls: t('status.calls', { n: run.engineCalls }),
-    ms: run.elapsedMs.toFixed(2),
+    ms: fixed(run.elapsedMs, 2),
     time,
   });
 }

@@ -7,7 +7,7 @@
 // it reports.
 import d3 from '../lib/d3.mjs';
 import { settingColor } from '../lib/palette.mjs';
-import { percent, thousands } from '../lib/format.mjs';
+import { percent, thousands, fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
 import {
   DEFAULT_OPTIONS,
@@ -80,7 +80,12 @@ export class TrainView {
     el.steps.value = String(options.steps);
     el.fourHeads.checked = options.fourHeads;
     el.mlp.checked = options.mlp;
-    el.form.addEventListener('change', () => onOptions?.(this.#options()));
+    el.form.addEventListener('change', () => {
+      const chosen = this.#options();
+      onOptions?.(chosen);
+      // Until an experiment reports, the run choosers and the legend follow the controls.
+      if (!this.#progress && !this.#controller) this.#fillChoosers(settingsFor(chosen), chosen.seeds);
+    });
     el.start.disabled = true;
     el.form.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -96,7 +101,7 @@ export class TrainView {
         caption: ['chart.loss.caption', { chunk: CHUNK_STEPS }],
         yLabel: 'chart.loss.y',
         log: true,
-        format: (v) => v.toFixed(3),
+        format: fixed,
       }),
       accuracy: new CurveChart($('.train-accuracy'), {
         label: 'chart.accuracy.label',
@@ -105,6 +110,8 @@ export class TrainView {
         format: percent,
       }),
     };
+    // Before any training, the choosers already offer the runs that Train will make (none is empty).
+    this.#fillChoosers(settingsFor(options), options.seeds);
     this.learned = new LearnedHeads(
       { form: $('.train-head-view'), heads: $('.train-heads'), caption: $('.train-heads-caption') },
       { onChange: () => this.#schedule() },
@@ -217,8 +224,14 @@ export class TrainView {
     await this.#running;
   }
 
-  /** New choosers and an empty legend for a new experiment. */
+  /** New choosers and legend, and no text yet, for a new experiment. */
   #prepare(settings, seeds) {
+    this.#fillChoosers(settings, seeds);
+    this.el.text.replaceChildren();
+  }
+
+  /** The run choosers (setting, seed) and the charts' legend for these settings and seeds, keeping the choice. */
+  #fillChoosers(settings, seeds) {
     const { el } = this;
     this.#settings = settings;
     const keep = el.setting.value;
@@ -247,7 +260,6 @@ export class TrainView {
         li.append('span').text((s) => settingLabel(s));
         return li;
       });
-    el.text.replaceChildren();
   }
 
   /** Redraws on the next frame; progress reports that come faster are folded into it. */
@@ -292,12 +304,12 @@ export class TrainView {
           variant: engine.variant,
           threads: t('status.threads', { n: engine.threads }),
           steps: thousands(steps),
-          seconds: (steps / progress.stepsPerSecond).toFixed(1),
+          seconds: fixed(steps / progress.stepsPerSecond, 1),
         })
       : '';
     const running = this.#controller !== null;
     const step = thousands(runs.at(-1).step);
-    const seconds = ((this.#finishedAt - this.#startedAt) / 1000).toFixed(1);
+    const seconds = fixed((this.#finishedAt - this.#startedAt) / 1000, 1);
     const [key, params] = running
       ? ['train.running', { runs: runs.length, step, steps: thousands(steps) }]
       : progress.done

@@ -64,7 +64,11 @@ export default {
     '<strong>Designed, too.</strong> The English X holds a hand-written lexicon (which Chinese characters each ' +
     'English word can translate, ✎ below); the clause boundaries that the order head uses are written into its ' +
     '<span translate="no">wQ</span> and <span translate="no">wK</span>. The alignment head’s top keys are checked ' +
-    'against a token-by-token alignment annotation: “by venom” is 毒12, “with venom” is 毒1.',
+    'against a token-by-token alignment annotation: “by venom” is 毒12, “with venom” is 毒1. The evidence about how ' +
+    'many heads a task needs is in <a href="#train">Train it yourself</a>.',
+  'caveat.real':
+    'And <a href="#real-model">what a real model shows</a>: load a trained checkpoint in that section to see the ' +
+    'attention it really computes on this sentence, with no annotated column in its input.',
   'heads.explain.encoder':
     '<a href="#formula">Encoder self-attention</a>: rows are queries (the token that looks), columns are keys (the ' +
     'tokens it can look at); a darker cell is more weight, and each row sums to 1. <strong>role</strong>, ' +

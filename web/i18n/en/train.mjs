@@ -17,6 +17,7 @@ export default {
   'train.stoppedAt': 'Stopped at step {step} of {steps}',
   'train.text.pending': 'What the runs showed appears here when they finish.',
   'train.text.stopped': 'Stopped before the end: no result to report. Train again to finish a run.',
+  'train.heads.none': 'No run yet: once Train has run, each run’s learned heads show here.',
   'train.heads.learned': 'Learned, at step {step}.',
   'train.heads.looks': ' Over the test set’s 毒: {left} on the left neighbour, {right} on the right.',
   'train.heads.caption':
@@ -40,6 +41,7 @@ export default {
   'chart.accuracy.y': '毒 right',
   'chart.x': 'training step',
   'chart.empty': '{label}: no training yet',
+  'chart.placeholder': 'No training yet: press Train above.',
   'chart.aria': '{label}, latest mean per setting: {means}. The table below lists every run.',
   'chart.mean': 'mean of the seeds',
   'chart.seed': 'seed {seed}',

@@ -56,7 +56,11 @@ export default {
     '每个头比较其中两项。一个任务需要几个头，证据在<a href="#train">亲手训练</a>。',
   'caveat.cross':
     `<strong>同样是设计的。</strong>英文的 X 带有人工写的词表（每个英文词可以译成哪些汉字，下面标 ✎）；语序头用到的分句边界写在它的 ${code('wQ')} 和 ${code('wK')} 里。` +
-    `对齐头的最高键与逐词对齐标注核对：“${en('by venom')}”是毒12，“${en('with venom')}”是毒1。`,
+    `对齐头的最高键与逐词对齐标注核对：“${en('by venom')}”是毒12，“${en('with venom')}”是毒1。` +
+    '一个任务需要几个头，证据在<a href="#train">亲手训练</a>。',
+  'caveat.real':
+    '另外，<a href="#real-model">真实模型显示了什么</a>：在那一节载入一个训练好的检查点，就能看到它在这句话上真正算出的注意力，' +
+    '它的输入里没有任何人工标注的列。',
   'heads.explain.encoder':
     '<a href="#formula">编码器自注意力</a>：行是查询（发出注意的字），列是键（它可以看的字）；格子越深权重越大，每行之和为 1。' +
     '<strong>角色头</strong>、<strong>依存头</strong>和<strong>远距离头</strong>是同一次调用里的三个头。圆圈标出标注答案：' +

@@ -11,6 +11,7 @@ export default {
   'train.stoppedAt': '停在第 {step} 步，共 {steps} 步',
   'train.text.pending': '运行结束后，这里会写出结果说明了什么。',
   'train.text.stopped': '没跑完就停止了：没有结果可报告。再训练一次，让运行跑完。',
+  'train.heads.none': '还没有运行：按“训练”之后，这里显示每次运行学到的头。',
   'train.heads.learned': '学到的，第 {step} 步。',
   'train.heads.looks': '在测试集的“毒”上：左邻 {left}，右邻 {right}。',
   'train.heads.caption':
@@ -33,6 +34,7 @@ export default {
   'chart.accuracy.y': '“毒”正确率',
   'chart.x': '训练步数',
   'chart.empty': '{label}：尚未训练',
+  'chart.placeholder': '尚未训练：按上面的“训练”开始。',
   'chart.aria': '{label}，各设置最新的平均值：{means}。下面的表格列出每次运行。',
   'chart.mean': '各种子的平均',
   'chart.seed': '种子 {seed}',
