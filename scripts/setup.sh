@@ -23,9 +23,12 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # CJK glyphs for the page's screenshots (test-output/, docs/).
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need_apt+=(fonts-noto-cjk)
 # Native tests of the core (CTest): GoogleTest, and nlohmann-json to read the fixtures.
-# The fuzz target (tests/fuzz) is built with clang 14 (Emscripten's own dependency)
-# and links libFuzzer and the sanitizer runtimes from libclang-rt-14-dev.
-for pkg in libgtest-dev nlohmann-json3-dev clang-14 libclang-rt-14-dev; do
+# The fuzz targets (tests/fuzz) are built with clang 14 (Emscripten's own dependency)
+# and link libFuzzer and the sanitizer runtimes from libclang-rt-14-dev; the
+# sanitizer build of the core (build/asan) uses g++ 12's, libasan8 and libubsan1
+# (g++ pulls them in; named here so that a missing one is installed). Under CI
+# scripts/test.sh fails without them instead of skipping.
+for pkg in libgtest-dev nlohmann-json3-dev clang-14 libclang-rt-14-dev libasan8 libubsan1; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 # clang-format (14 on Debian 12) checks the C++ layout (`npm run lint`, .clang-format).

@@ -7,6 +7,9 @@
 # Exits non-zero on any failure.
 #   MHA_FUZZ_SECONDS   length of each fuzzer's smoke run (default 15; 0 skips them)
 #   MHA_SANITIZERS=0   skips the sanitizer build and the fuzz run
+#   CI                 when set (CI=true bash .ci/run), a missing sanitizer or
+#                      libFuzzer toolchain fails the run instead of skipping;
+#                      the MHA_* opt-outs above still skip, with a warning
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -22,6 +25,26 @@ npm run --silent lint
 echo "== native core (CTest) =="
 ctest --test-dir build/native --output-on-failure -j 2
 
+# CI: any value but empty, 0 or false (CI providers set CI=true).
+case "${CI:-}" in '' | 0 | false) ci=false ;; *) ci=true ;; esac
+skipped=()
+# A part of the run that cannot run here: under CI a failure, else a skip.
+missing() {
+  if [ "$ci" = true ]; then
+    echo "FAILED: $1 (CI is set: the sanitizers and libFuzzer are required; scripts/setup.sh installs them)" >&2
+    exit 1
+  fi
+  echo "skipped: $1"
+  skipped+=("$1")
+}
+# A part of the run skipped on purpose (MHA_*): said loudly, and again at the end.
+opted_out() {
+  echo "################################################################" >&2
+  echo "# WARNING: $1" >&2
+  echo "################################################################" >&2
+  skipped+=("$1")
+}
+
 # Whether `compiler flags...` links a trivial program: the toolchain is present.
 links() {
   local dir
@@ -34,7 +57,8 @@ links() {
 }
 
 if [ "${MHA_SANITIZERS:-1}" = 0 ]; then
-  echo "== sanitizers and fuzzing: skipped (MHA_SANITIZERS=0) =="
+  echo "== sanitizers and fuzzing =="
+  opted_out "sanitizers and fuzzing skipped (MHA_SANITIZERS=0)"
 else
   echo "== native core under AddressSanitizer + UndefinedBehaviorSanitizer (CTest, build/asan) =="
   cxx=${CXX:-c++}
@@ -43,7 +67,7 @@ else
     cmake --build build/asan -j "$jobs"
     UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure -j 2
   else
-    echo "skipped: $cxx cannot link -fsanitize=address,undefined (install its sanitizer runtimes)"
+    missing "the sanitizer build: $cxx cannot link -fsanitize=address,undefined (install its sanitizer runtimes)"
   fi
 
   echo "== fuzzing the core and the trainer: libFuzzer + ASan + UBSan, ${fuzz_seconds} s each (build/fuzz) =="
@@ -52,7 +76,7 @@ else
 #include <cstddef>
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }'
   if [ "$fuzz_seconds" = 0 ]; then
-    echo "skipped (MHA_FUZZ_SECONDS=0)"
+    opted_out "fuzzing skipped (MHA_FUZZ_SECONDS=0)"
   elif [ -n "$clangxx" ] && links "$clangxx" "-fsanitize=fuzzer,address,undefined" "$fuzz_probe"; then
     configure build/fuzz cmake -S . -DCMAKE_CXX_COMPILER="$clangxx" -DMHA_FUZZ=ON -DBUILD_TESTING=OFF \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo "$xsimd"
@@ -78,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }'
         "corpus $(ls "$corpus" | wc -l) inputs"
     done
   else
-    echo "skipped: no clang++ that links -fsanitize=fuzzer (Debian: apt-get install clang-14 libclang-rt-14-dev)"
+    missing "fuzzing: no clang++ that links -fsanitize=fuzzer (Debian: apt-get install clang-14 libclang-rt-14-dev)"
   fi
 fi
 
@@ -88,3 +112,8 @@ npx --no-install tsc --noEmit -p tests/types
 echo "== Jest =="
 NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning ${NODE_OPTIONS:-}" \
   npx --no-install jest "$@"
+
+if [ ${#skipped[@]} -gt 0 ]; then
+  echo "== not run ==" >&2
+  printf '  %s\n' "${skipped[@]}" >&2
+fi
