@@ -94,11 +94,15 @@ function createViews() {
       ]),
   });
   views.compare = new CompareView($('compare'));
-  views.headView = new HeadView($('head-view'), {
-    onLock: (lock) => setState({ lock }, ['grid', 'headView']),
-    onLines: (lines) => setState({ lines }, ['headView']),
-    onLayout: (layout) => setState({ layout }, ['headView']),
-  });
+  views.headView = new HeadView(
+    $('head-view'),
+    {
+      onLock: (lock) => setState({ lock }, ['grid', 'headView']),
+      onLines: (lines) => setState({ lines }, ['headView']),
+      onLayout: (layout) => setState({ layout }, ['headView']),
+    },
+    { layout: state.layout },
+  );
   views.pipeline = new PipelineView($('pipeline'), {
     onStage: (stage) => setState({ stage }, ['pipeline']),
     onHead: (head) => setState({ head }, ['grid', 'bar', 'pipeline', 'neuron']),

@@ -3,7 +3,7 @@
 import { D_MODEL as X_WIDTH } from './model/features.mjs';
 import { D_MODEL as TRAIN_WIDTH, MLP_HIDDEN } from './model/train-options.mjs';
 import { PILOT } from './model/pilot.mjs';
-import { percent, thousands } from './lib/format.mjs';
+import { fixed, percent, thousands } from './lib/format.mjs';
 
 export function pageParams() {
   const { oneHead, twoHeads, mlp } = PILOT;
@@ -17,12 +17,12 @@ export function pageParams() {
     pilotSteps: thousands(PILOT.steps),
     pilotBatch: PILOT.batch,
     pilotWidth: PILOT.dModel,
-    pilotOne: `${(100 * oneHead.mean).toFixed(1)} ± ${(100 * oneHead.sd).toFixed(1)} %`,
+    pilotOne: `${fixed(100 * oneHead.mean, 1)} ± ${fixed(100 * oneHead.sd, 1)} %`,
     pilotTwo: percent(twoHeads.mean),
     pilotAllOne: PILOT.allRight.oneHead,
     pilotAllTwo: PILOT.allRight.twoHeads,
-    pilotLeft: PILOT.neighbours.left.toFixed(2),
-    pilotRight: PILOT.neighbours.right.toFixed(2),
+    pilotLeft: fixed(PILOT.neighbours.left, 2),
+    pilotRight: fixed(PILOT.neighbours.right, 2),
     pilotMlpOne: percent(mlp.oneHead),
     pilotMlpTwo: percent(mlp.twoHeads),
   };

@@ -6,6 +6,7 @@
 // move between its terms, lib/roving.mjs).
 import { roving } from '../lib/roving.mjs';
 import { language, t } from '../lib/i18n.mjs';
+import { precise } from '../lib/format.mjs';
 
 const term = (stage, html) => `<button type="button" data-stage="${stage}" translate="no">${html}</button>`;
 
@@ -30,7 +31,7 @@ function markup(run) {
       ${term('output', `MultiHead(${xq})`)} = ${term('concat', 'Concat(head<sub>1</sub>, …, head<sub>H</sub>)')} ·
       ${term('wo', 'W<sub>O</sub>')}</p>
     <p class="formula-dims" translate="no">H = ${numHeads} · d<sub>model</sub> = ${dModel} · d<sub>k</sub> = ${dK} · d<sub>v</sub> = ${dV} ·
-      √d<sub>k</sub> = ${Math.sqrt(dK).toPrecision(4)}</p>`;
+      √d<sub>k</sub> = ${precise(Math.sqrt(dK), 4)}</p>`;
 }
 
 export class FormulaBar {

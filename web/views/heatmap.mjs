@@ -17,6 +17,7 @@ import { GridCursor } from '../lib/grid-cursor.mjs';
 import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
 import { appendLabelLayers, stickLabels } from '../lib/sticky.mjs';
 import { t } from '../lib/i18n.mjs';
+import { precise } from '../lib/format.mjs';
 import { weightsTable } from './data-table.mjs';
 
 const CELL = 22;
@@ -242,7 +243,7 @@ export class Heatmap {
       title: this.title,
       query: tokenName(this.queryTokens[q]),
       key: tokenName(this.keyTokens[k]),
-      value: masked ? t('heatmap.maskedValue') : w.toPrecision(5),
+      value: masked ? t('heatmap.maskedValue') : precise(w),
     });
   }
 

@@ -11,6 +11,7 @@ import { colourTable, weightPixels } from '../lib/attention-image.mjs';
 import { el } from '../lib/dom.mjs';
 import { roving } from '../lib/roving.mjs';
 import { t } from '../lib/i18n.mjs';
+import { fixed } from '../lib/format.mjs';
 import { SCORES, headWeights, rankHeads, scoreSummary } from '../model/real-model-scores.mjs';
 
 const PREVIEW_MS = 90;
@@ -23,7 +24,6 @@ const headOf = (button) => ({ layer: Number(button.dataset.layer), head: Number(
 
 /** One line per score, from the numbers: the highest head, the median, the baseline and how many exceed it. */
 export function summaryItems(heads, baseline, order) {
-  const fixed = (x) => x.toFixed(3);
   return SCORES.map((score) => {
     const s = scoreSummary(heads, score, baseline);
     const params = {
@@ -132,7 +132,6 @@ export class ModelGrid {
   arrange(run, heads, order, selected) {
     const sorted = order !== 'grid';
     const score = sorted ? order : 'same';
-    const fixed = (x) => x.toFixed(3);
     const label = (h) =>
       t('real.thumb.title', {
         layer: h.layer,

@@ -3,11 +3,10 @@
 // the three keys each focus token weighs most (model/real-model-scores.mjs).
 import { captionedTable, el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
+import { fixed } from '../lib/format.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { SCORES, focusRows, headWeights, topKeys } from '../model/real-model-scores.mjs';
 import { Heatmap } from './heatmap.mjs';
-
-const fixed = (x) => x.toFixed(3);
 
 export class ModelHead {
   #shown = '';
