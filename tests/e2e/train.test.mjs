@@ -89,6 +89,7 @@ test('a short run draws growing curves and a changing learned heatmap, and ends 
   expect(await page.isHidden('.train-loss text.placeholder')).toBe(true);
   expect(await page.isHidden('.train-accuracy text.placeholder')).toBe(true);
   expect(await page.textContent('.train-heads-caption')).not.toMatch(/^No run yet/);
+  expect(await page.isVisible('.train-head-view .head-toggles')).toBe(true);
   const done = [
     /^Done: 2 runs × 500 steps in [\d.]+ s, evaluations included · /,
     /[\d,]+ steps\/s of training on threaded-simd with \d+ threads?: one run of 500 steps takes [\d.]+ s$/,
@@ -174,6 +175,7 @@ test('before any training: no empty chooser, one layout checked, the empty chart
     'rows',
   ]);
   expect(await page.textContent('.train-heads-caption')).toMatch(/^No run yet/);
+  expect(await page.isHidden('.train-head-view .head-toggles')).toBe(true); // no empty group of head toggles
   // The empty charts say so in visible text, not only in their aria-label.
   for (const chart of ['.train-loss', '.train-accuracy']) {
     const placeholder = page.locator(`${chart} svg text.placeholder`);
