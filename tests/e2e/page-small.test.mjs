@@ -64,6 +64,19 @@ test.each([
       expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
       expect(await cutText(page)).toEqual([]);
     }
+    // Each English token of the translation keeps its position on its line ("?" and its 14 never part), at
+    // whatever width the line breaks.
+    const split = await page.$eval('#sentence .english', (p) => {
+      const out = new Set();
+      for (let width = 120; width <= 360; width += 3) {
+        p.style.width = `${width}px`;
+        for (const s of p.querySelectorAll('.en-token'))
+          if (new Set([...s.getClientRects()].map((r) => Math.round(r.top))).size > 1) out.add(s.textContent);
+      }
+      p.style.width = '';
+      return [...out];
+    });
+    expect(split).toEqual([]);
     if (lang === 'zh') {
       await page.check('input[name="mode"][value="encoder"]');
       await page.waitForFunction(() => document.body.dataset.mode === 'encoder');
