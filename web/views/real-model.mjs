@@ -8,6 +8,7 @@
 // order) are reported to the page's URL state.
 import { OKABE_ITO } from '../lib/palette.mjs';
 import { el } from '../lib/dom.mjs';
+import { fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
 import { carriesFiles, droppedFiles, inputFiles } from '../lib/dropped-files.mjs';
 import { tokenName } from '../lib/tokens.mjs';
@@ -324,7 +325,7 @@ export class RealModelView {
     const engine = this.#engine;
     this.el.forward.textContent = t('real.forward', {
       tokens: this.#loadedNote.tokens,
-      ms: this.#loadedNote.ms.toFixed(1),
+      ms: fixed(this.#loadedNote.ms, 1),
       variant: engine.variant,
       build: t(`status.build.${engine.variant}`),
       threads: t('status.threads', { n: engine.threads }),
