@@ -194,6 +194,7 @@ export async function loadEngine(opts, family, buildUrls, modelUrls) {
     threads,
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,
+    build: { simd: variant !== 'scalar', wasm: names.wasm },
   });
   // Models run in the model build, on the same variant and threads, in a
   // Worker of their own.

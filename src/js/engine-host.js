@@ -41,9 +41,20 @@
 
   class EngineHost {
     // calls: the method names a backend may call (CALLS of protocol.mjs).
-    constructor(module, threads, calls) {
+    // build: { simd, wasm }: whether the variant asked for has SIMD kernels, and
+    // its .wasm file's name; a module of another build (the caller's
+    // wasmBinary) is refused here, before any call reaches it.
+    constructor(module, threads, calls, build) {
       this.module = module;
       this.engine = new module.Engine(threads);
+      const simd = this.engine.kernels() === 'simd';
+      if (build && simd !== build.simd) {
+        this.engine.delete();
+        throw new TypeError(
+          `wasmBinary: expected the bytes of ${build.wasm}, got those of a build ${simd ? 'with' : 'without'} ` +
+            `SIMD kernels (${simd ? 'mha-simd.wasm?' : 'mha-scalar.wasm?'})`,
+        );
+      }
       this.layers = new Map();
       this.trainers = new Map();
       this.models = new Map();

@@ -29,7 +29,7 @@ function describeError(error) {
   return { name: error?.name ?? 'Error', message: String(error?.message ?? error) };
 }
 
-async function init({ urls, threads, poolSize, wasmBinary, calls }) {
+async function init({ urls, threads, poolSize, wasmBinary, calls, build }) {
   try {
     for (const url of [urls.host, urls.glue]) {
       try {
@@ -56,7 +56,12 @@ async function init({ urls, threads, poolSize, wasmBinary, calls }) {
       },
       wasmBinary,
     });
-    host = new MhaEngineHost(module, threads, calls);
+    try {
+      host = new MhaEngineHost(module, threads, calls, build);
+    } catch (error) {
+      module.PThread?.terminateAllThreads();
+      throw error;
+    }
     self.postMessage({ type: messages.ready, threads: host.threads(), limits: host.limits() });
   } catch (error) {
     self.postMessage({ type: messages.failed, error: describeError(error) });

@@ -49,7 +49,13 @@ export async function loadHost({ variant, threads, files, paths, locateFile }, w
       `mha-wasm: could not start the ${variant} build (is wasmBinary the bytes of ${files.wasm}?): ${cause}`,
     );
   }
-  const host = new EngineHost(module, threads, Object.values(CALLS));
+  let host;
+  try {
+    host = new EngineHost(module, threads, Object.values(CALLS), { simd: variant !== 'scalar', wasm: files.wasm });
+  } catch (error) {
+    module.PThread?.terminateAllThreads();
+    throw error;
+  }
   // The pool's threads (worker_threads, started by the engine above) must not
   // keep Node alive: a call runs synchronously on the thread that made it,
   // which waits for them itself, so between calls they have nothing to report.

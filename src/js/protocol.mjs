@@ -32,7 +32,7 @@ export const CALLS = Object.freeze({
 
 /**
  * Messages between the page and the engine worker:
- *   init { urls, threads, poolSize, wasmBinary, calls } → ready { limits } | failed { error }
+ *   init { urls, threads, poolSize, wasmBinary, calls, build } → ready { limits } | failed { error }
  *   call { id, method, args } → result { id, result } | result { id, error }
  */
 export const MESSAGES = Object.freeze({

@@ -199,9 +199,13 @@ test('a start-up that fails rejects clearly and leaves nothing that keeps Node a
       { variant: 'threaded-simd', threads: 2, locateFile: (f, d) => (f.endsWith('.worker.js') ? '/nonexistent/x.worker.js' : d) },
       { variant: 'scalar', wasmBinary: new Uint8Array(8) },
       { variant: 'scalar', wasmBinary: readFileSync(dist('mha-threaded-simd.wasm')) },
+      // Builds alike but for their kernels: told apart once the module runs.
+      { variant: 'scalar', wasmBinary: readFileSync(dist('mha-simd.wasm')) },
+      { variant: 'simd', wasmBinary: readFileSync(dist('mha-scalar.wasm')) },
       // In a worker_threads Worker: the same refusals, and the Worker ended.
       { worker: true, variant: 'simd', wasmBinary: new Uint8Array(8) },
       { worker: true, variant: 'scalar', wasmBinary: readFileSync(dist('mha-threaded-simd.wasm')) },
+      { worker: true, variant: 'scalar', wasmBinary: readFileSync(dist('mha-simd.wasm')) },
       { worker: true, variant: 'threaded-simd', threads: 2, wasmBinary: readFileSync(dist('mha-simd.wasm')) },
       { worker: true, variant: 'threaded-simd', threads: 2, locateFile: (f, d) => (f.endsWith('.worker.js') ? '/nonexistent/x.worker.js' : d) },
     ];
@@ -226,10 +230,13 @@ test('a start-up that fails rejects clearly and leaves nothing that keeps Node a
     expect.stringMatching(
       /^Error: mha-wasm: could not start the scalar build \(is wasmBinary the bytes of mha-scalar\.wasm\?\): .*LinkError/,
     ),
+    'TypeError: wasmBinary: expected the bytes of mha-scalar.wasm, got those of a build with SIMD kernels (mha-simd.wasm?)',
+    'TypeError: wasmBinary: expected the bytes of mha-simd.wasm, got those of a build without SIMD kernels (mha-scalar.wasm?)',
     'TypeError: wasmBinary: expected the bytes of mha-simd.wasm, got 8 bytes that are not a WebAssembly module',
     expect.stringMatching(
       /^Error: mha-wasm: could not start the scalar build \(is wasmBinary the bytes of mha-scalar\.wasm\?\): .*LinkError/,
     ),
+    'TypeError: wasmBinary: expected the bytes of mha-scalar.wasm, got those of a build with SIMD kernels (mha-simd.wasm?)',
     expect.stringMatching(
       /^Error: mha-wasm: could not start the threaded-simd build \(is wasmBinary the bytes of mha-threaded-simd\.wasm\?\): .*LinkError/,
     ),
