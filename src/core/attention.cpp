@@ -3,18 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#if MHA_PROFILE
-#include <chrono>
-#endif
 
 #include "pack.hpp"
 #include "softmax.hpp"
+#include "stage.hpp"
+#include "tiles.hpp"
 
 namespace mha {
 namespace {
 
-// Task sizes (common.hpp has the projections' kRowBlock): they decide how
-// work is shared, never a result.
+// Task sizes (tiles.hpp cuts the projections): they decide how work is
+// shared, never a result.
 constexpr std::size_t kQueryBlock = 32;  // query rows of an attention task
 // Keys per tile of the fused attention (online softmax): a tile's scores stay
 // in L1 and the Lq × Lk matrix never exists. A multiple of kPanel.
@@ -23,29 +22,6 @@ static_assert(kKeyTile % kPanel == 0, "key tiles start on a panel");
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 const float* or_null(const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
-
-// Adds the time from its construction to its end to one ForwardProfile
-// field; nothing at all without MHA_PROFILE.
-#if MHA_PROFILE
-class Stage {
- public:
-  Stage(ForwardProfile* profile, double ForwardProfile::*field) : profile_(profile), field_(field) {
-    if (profile_) start_ = std::chrono::steady_clock::now();
-  }
-  ~Stage() {
-    if (profile_)
-      profile_->*field_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  ForwardProfile* profile_;
-  double ForwardProfile::*field_;
-  std::chrono::steady_clock::time_point start_;
-};
-#define MHA_STAGE(name) const Stage stage_##name(profile, &ForwardProfile::name)
-#else
-#define MHA_STAGE(name) static_cast<void>(0)
-#endif
 
 // Floats of one worker's scratch in attend(): its query block scaled, and for
 // the fused path one tile of scores, the running head output, max and sum of
@@ -125,13 +101,12 @@ void PackedWeights::assign(const Dims& d, const Inputs& in, ThreadPool* pool) {
   };
   const Matrix matrices[] = {{wQ, in.wQ, D, hk}, {wK, in.wK, D, hk}, {wV, in.wV, D, hv}, {wO, in.wO, hv, D}};
   for (const Matrix& m : matrices) m.packed.resize(packed_size(m.K, m.N));
-  // Tasks of kPanelsPerTask panels; packing is a copy, so any split is exact.
-  constexpr std::size_t kPanelsPerTask = 8;
+  // Tasks of kColumnTile columns; packing is a copy, so any split is exact.
+  constexpr std::size_t kPanelsPerTask = kColumnTile / kPanel;
   std::size_t taskStart[5] = {0};
-  for (std::size_t i = 0; i < 4; ++i) taskStart[i + 1] = taskStart[i] + blocks(panels(matrices[i].N), kPanelsPerTask);
+  for (std::size_t i = 0; i < 4; ++i) taskStart[i + 1] = taskStart[i] + blocks(matrices[i].N, kColumnTile);
   const auto task = [&](std::size_t t, std::size_t) {
-    std::size_t i = 0;
-    while (t >= taskStart[i + 1]) ++i;
+    const std::size_t i = product_of(taskStart, t);
     const Matrix& m = matrices[i];
     const std::size_t first = (t - taskStart[i]) * kPanelsPerTask;
     pack_kn_panels(m.K, m.N, m.source, m.N, m.packed.data(), first, std::min(first + kPanelsPerTask, panels(m.N)));
@@ -211,26 +186,28 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
   float* const heads = V + nv;
 
   // 1. Projections over the whole sequence (every head sees every token), all
-  //    batch items as one tall matrix, in row blocks.
+  //    batch items as one tall matrix, in tiles of whole rows (tiles.hpp).
   struct Product {
     const float *A, *W, *bias;
     float* C;
-    std::size_t M, N;
+    std::size_t N;
+    Tiles tiles;
   };
-  const Product projections[] = {{in.query, w.wQ.data(), or_null(w.bQ), Q, B * Lq, hk},
-                                 {in.key, w.wK.data(), or_null(w.bK), K, B * Lk, hk},
-                                 {in.value, w.wV.data(), or_null(w.bV), V, B * Lk, hv}};
-  const std::size_t qBlocks = blocks(B * Lq, kRowBlock), kBlocks = blocks(B * Lk, kRowBlock);
+  const Product projections[] = {{in.query, w.wQ.data(), or_null(w.bQ), Q, hk, {B * Lq, hk, hk}},
+                                 {in.key, w.wK.data(), or_null(w.bK), K, hk, {B * Lk, hk, hk}},
+                                 {in.value, w.wV.data(), or_null(w.bV), V, hv, {B * Lk, hv, hv}}};
+  std::size_t start[4] = {0};
+  for (std::size_t i = 0; i < 3; ++i) start[i + 1] = start[i] + projections[i].tiles.count();
 #if MHA_PROFILE
   ForwardProfile* const profile = this->profile;
 #endif
   {
     MHA_STAGE(projections);
-    run_tasks(pool_, parallel, qBlocks + 2 * kBlocks, [&](std::size_t t, std::size_t) {
-      const Product& p = t < qBlocks ? projections[0] : t < qBlocks + kBlocks ? projections[1] : projections[2];
-      const std::size_t row = (t < qBlocks ? t : (t - qBlocks) % kBlocks) * kRowBlock;
-      const std::size_t rows = std::min(kRowBlock, p.M - row);
-      kern.gemm(rows, p.N, D, p.A + row * D, D, p.W, D * kPanel, p.bias, false, p.C + row * p.N, p.N);
+    run_tasks(pool_, parallel, start[3], [&](std::size_t t, std::size_t) {
+      const std::size_t i = product_of(start, t);
+      const Product& p = projections[i];
+      const Tile tile = p.tiles[t - start[i]];
+      kern.gemm(tile.rows, p.N, D, p.A + tile.row * D, D, p.W, D * kPanel, p.bias, false, p.C + tile.row * p.N, p.N);
     });
   }
 
@@ -240,10 +217,11 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
   // 4. output = concat(heads)·wO + bO.
   {
     MHA_STAGE(output);
-    run_tasks(pool_, parallel, qBlocks, [&](std::size_t t, std::size_t) {
-      const std::size_t row = t * kRowBlock, rows = std::min(kRowBlock, B * Lq - row);
-      kern.gemm(rows, D, hv, heads + row * hv, hv, w.wO.data(), hv * kPanel, or_null(w.bO), false, out.output + row * D,
-                D);
+    const Tiles tiles(B * Lq, D, D);
+    run_tasks(pool_, parallel, tiles.count(), [&](std::size_t t, std::size_t) {
+      const Tile tile = tiles[t];
+      kern.gemm(tile.rows, D, hv, heads + tile.row * hv, hv, w.wO.data(), hv * kPanel, or_null(w.bO), false,
+                out.output + tile.row * D, D);
     });
   }
 

@@ -7,15 +7,10 @@
 #include <utility>
 
 #include "pack.hpp"
+#include "tiles.hpp"
 
 namespace mha {
 namespace {
-
-// Tiles of the products are kRowBlock rows (common.hpp) × kPanelsPerTile
-// panels. They decide how work is shared, never a result: the gemm kernels
-// sum every output element in the same order whatever tile it falls in
-// (kernels.hpp), and no tile splits a sum.
-constexpr std::size_t kPanelsPerTile = 8;
 
 // dst [cols, rows] = src [rows, cols]ᵀ. The kernels take A row-major only, and
 // the reductions over rows (queryᵀ·dQ, Pᵀ·dO) need it as the left-hand side.
@@ -50,13 +45,12 @@ struct ColumnSum {
   float* out;
 };
 
-// Runs every product, in tiles of kRowBlock rows × kPanelsPerTile panels, and
-// every column sum, as one set of tasks.
+// Runs every product, in tiles (tiles.hpp), and every column sum, as one set
+// of tasks.
 void run(ThreadPool& pool, bool parallel, const Kernels& kern, const std::vector<Product>& products,
          const std::vector<ColumnSum>& sums) {
   std::vector<std::size_t> start{0};
-  for (const Product& p : products)
-    start.push_back(start.back() + blocks(p.M, kRowBlock) * blocks(panels(p.N), kPanelsPerTile));
+  for (const Product& p : products) start.push_back(start.back() + Tiles(p.M, p.N).count());
   const std::size_t tiles = start.back();
   run_tasks(pool, parallel, tiles + sums.size(), [&](std::size_t t, std::size_t) {
     if (t >= tiles) {
@@ -66,16 +60,13 @@ void run(ThreadPool& pool, bool parallel, const Kernels& kern, const std::vector
         for (std::size_t c = 0; c < s.cols; ++c) s.out[c] += s.G[r * s.ld + c];
       return;
     }
-    const std::size_t i = std::size_t(std::upper_bound(start.begin(), start.end(), t) - start.begin()) - 1;
+    const std::size_t i = product_of(start.data(), t);
     const Product& p = products[i];
-    const std::size_t colBlocks = blocks(panels(p.N), kPanelsPerTile), local = t - start[i];
-    const std::size_t row = local / colBlocks * kRowBlock, rows = std::min(kRowBlock, p.M - row);
-    const std::size_t panel = local % colBlocks * kPanelsPerTile, col = panel * kPanel;
-    const std::size_t cols = std::min(kPanelsPerTile * kPanel, p.N - col);
+    const Tile tile = Tiles(p.M, p.N)[t - start[i]];
     for (std::size_t j = 0; j < p.count; ++j) {
       const Term& term = p.terms[j];
-      kern.gemm(rows, cols, term.K, term.A + row * term.lda, term.lda, term.B + panel * kPanel * term.K,
-                term.K * kPanel, nullptr, j > 0, p.C + row * p.ldc + col, p.ldc);
+      kern.gemm(tile.rows, tile.columns, term.K, term.A + tile.row * term.lda, term.lda, term.B + tile.column * term.K,
+                term.K * kPanel, nullptr, j > 0, p.C + tile.row * p.ldc + tile.column, p.ldc);
     }
   });
 }

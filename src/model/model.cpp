@@ -5,16 +5,11 @@
 #include <cstring>
 
 #include "../core/pack.hpp"
+#include "../core/tiles.hpp"
 #include "activations.hpp"
 
 namespace mha::model {
 namespace {
-
-// Columns of a product's task: with kRowBlock rows, a short sequence (17
-// tokens) still gives every thread work. Decides how work is shared, never a
-// result (each C element is summed in one order, kernels.hpp).
-constexpr std::size_t kColumnBlock = 8 * kPanel;
-static_assert(kColumnBlock % kPanel == 0, "column blocks start on a panel");
 
 float half_to_float(std::uint16_t h) noexcept {
   const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
@@ -240,22 +235,21 @@ std::size_t Model::bytes() const noexcept {
   return n * sizeof(float);
 }
 
-// C [M, N] = A [M, K]·W + bias (then GELU when `gelu`), in tasks of kRowBlock
-// rows × kColumnBlock columns.
+// C [M, N] = A [M, K]·W + bias (then GELU when `gelu`), in tiles (tiles.hpp).
 void Model::dense(Attention& attention, std::size_t M, const float* A, std::size_t lda, const Slot& W, const Slot* bias,
                   float* C, std::size_t ldc, bool gelu) {
   const Kernels& kern = attention.kernels();
-  const std::size_t K = W.K, N = W.N, rowBlocks = blocks(M, kRowBlock), columnBlocks = blocks(N, kColumnBlock);
+  const std::size_t K = W.K, N = W.N;
+  const Tiles tiles(M, N);
   const auto activation = config_.activation == Activation::GeluErf ? gelu_erf : gelu_tanh;
   const bool parallel = 2.0 * double(M) * double(N) * double(K) >= kParallelFlops;
-  run_tasks(attention.pool(), parallel, rowBlocks * columnBlocks, [&](std::size_t t, std::size_t) {
-    const std::size_t row = (t / columnBlocks) * kRowBlock, rows = std::min(kRowBlock, M - row);
-    const std::size_t column = (t % columnBlocks) * kColumnBlock, columns = std::min(kColumnBlock, N - column);
-    float* c = C + row * ldc + column;
-    kern.gemm(rows, columns, K, A + row * lda, lda, W.data.data() + column * K, K * kPanel,
-              bias ? bias->data.data() + column : nullptr, false, c, ldc);
+  run_tasks(attention.pool(), parallel, tiles.count(), [&](std::size_t t, std::size_t) {
+    const Tile tile = tiles[t];
+    float* c = C + tile.row * ldc + tile.column;
+    kern.gemm(tile.rows, tile.columns, K, A + tile.row * lda, lda, W.data.data() + tile.column * K, K * kPanel,
+              bias ? bias->data.data() + tile.column : nullptr, false, c, ldc);
     if (gelu)
-      for (std::size_t r = 0; r < rows; ++r) activation(c + r * ldc, columns);
+      for (std::size_t r = 0; r < tile.rows; ++r) activation(c + r * ldc, tile.columns);
   });
 }
 
