@@ -47,7 +47,7 @@
     constructor(module, threads, calls, build) {
       this.module = module;
       this.engine = new module.Engine(threads);
-      const simd = this.engine.kernels() === 'simd';
+      const simd = build && this.engine.kernels() === 'simd';
       if (build && simd !== build.simd) {
         this.engine.delete();
         throw new TypeError(
