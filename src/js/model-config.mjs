@@ -15,24 +15,27 @@ export const ACTIVATIONS = Object.freeze({
   gelu_pytorch_tanh: 'gelu_new',
 });
 const POSITION_TYPES = ['absolute'];
-/** config.json's field of each size of a model, by family. */
+/**
+ * config.json's field of each size of a model, by family, and where a field
+ * may be left out, its value then (from the sizes read before it and the json).
+ */
 const FIELDS = {
   bert: {
-    numLayers: 'num_hidden_layers',
-    numHeads: 'num_attention_heads',
-    hiddenSize: 'hidden_size',
-    intermediateSize: 'intermediate_size',
-    vocabSize: 'vocab_size',
-    maxPositions: 'max_position_embeddings',
-    typeVocabSize: 'type_vocab_size',
+    numLayers: ['num_hidden_layers'],
+    numHeads: ['num_attention_heads'],
+    hiddenSize: ['hidden_size'],
+    intermediateSize: ['intermediate_size'],
+    vocabSize: ['vocab_size'],
+    maxPositions: ['max_position_embeddings'],
+    typeVocabSize: ['type_vocab_size', () => 2],
   },
   gpt2: {
-    numLayers: 'n_layer',
-    numHeads: 'n_head',
-    hiddenSize: 'n_embd',
-    intermediateSize: 'n_inner',
-    vocabSize: 'vocab_size',
-    maxPositions: 'n_positions',
+    numLayers: ['n_layer'],
+    numHeads: ['n_head'],
+    hiddenSize: ['n_embd'],
+    intermediateSize: ['n_inner', (sizes) => 4 * sizes.hiddenSize],
+    vocabSize: ['vocab_size'],
+    maxPositions: ['n_positions', (sizes, json) => json.n_ctx],
   },
 };
 
@@ -42,11 +45,19 @@ function refuse(field, value, supported) {
   throw new Error(`config.json: ${field} ${JSON.stringify(value)} is not supported; mha-wasm runs ${list(supported)}`);
 }
 
-function count(config, field, fallback) {
-  const value = config[field] ?? fallback;
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`config.json: ${field} must be a positive integer, got ${JSON.stringify(config[field])}`);
-  return value;
+/** The family's sizes (FIELDS), each a positive integer, at most its limit if `limits` has one. */
+function readSizes(json, family, limits) {
+  const sizes = {};
+  for (const [name, [field, fallback]] of Object.entries(FIELDS[family])) {
+    const value = json[field] ?? fallback?.(sizes, json);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`config.json: ${field} must be a positive integer, got ${JSON.stringify(json[field])}`);
+    sizes[name] = value;
+  }
+  for (const [name, [field]] of Object.entries(FIELDS[family]))
+    if (sizes[name] > limits[name])
+      throw new Error(`config.json: ${field} must be at most ${limits[name]}, got ${sizes[name]}`);
+  return sizes;
 }
 
 /**
@@ -67,15 +78,9 @@ export function readConfig(json, limits = {}) {
     if (!Object.hasOwn(ACTIVATIONS, activation)) refuse('activation_function', activation, Object.keys(ACTIVATIONS));
     if (json.scale_attn_weights === false) refuse('scale_attn_weights', false, ['true']);
     if (json.scale_attn_by_inverse_layer_idx === true) refuse('scale_attn_by_inverse_layer_idx', true, ['false']);
-    const hiddenSize = count(json, 'n_embd');
     engine = {
       family,
-      numLayers: count(json, 'n_layer'),
-      numHeads: count(json, 'n_head'),
-      hiddenSize,
-      intermediateSize: json.n_inner === null || json.n_inner === undefined ? 4 * hiddenSize : count(json, 'n_inner'),
-      vocabSize: count(json, 'vocab_size'),
-      maxPositions: count(json, 'n_positions', json.n_ctx),
+      ...readSizes(json, family, limits),
       typeVocabSize: 1,
       positionOffset: 0,
       layerNormEps: json.layer_norm_epsilon ?? 1e-5,
@@ -89,22 +94,13 @@ export function readConfig(json, limits = {}) {
     const pad = json.pad_token_id ?? (modelType === 'roberta' ? 1 : 0);
     engine = {
       family,
-      numLayers: count(json, 'num_hidden_layers'),
-      numHeads: count(json, 'num_attention_heads'),
-      hiddenSize: count(json, 'hidden_size'),
-      intermediateSize: count(json, 'intermediate_size'),
-      vocabSize: count(json, 'vocab_size'),
-      maxPositions: count(json, 'max_position_embeddings'),
-      typeVocabSize: count(json, 'type_vocab_size', 2),
+      ...readSizes(json, family, limits),
       // RoBERTa numbers positions from pad_token_id + 1 (a sequence without padding).
       positionOffset: modelType === 'roberta' ? pad + 1 : 0,
       layerNormEps: json.layer_norm_eps ?? 1e-12,
       activation: ACTIVATIONS[activation],
     };
   }
-  for (const [name, field] of Object.entries(FIELDS[family]))
-    if (engine[name] > limits[name])
-      throw new Error(`config.json: ${field} must be at most ${limits[name]}, got ${engine[name]}`);
   // In the order of the C++ model's checks (src/model/model.cpp, Model::Model).
   if (engine.positionOffset >= engine.maxPositions)
     throw new Error(`config.json: pad_token_id ${engine.positionOffset - 1} leaves no position for a token`);
