@@ -85,6 +85,18 @@ console.log(JSON.stringify({ resolved: import.meta.resolve('mha-wasm/model'), to
   got: Array.from(r.lastHiddenState), wantHidden: c.lastHiddenState, tolerance: ref.tolerance }));
 `;
 
+/** Folders (relative to the repository) of the packages a user's install of mha-wasm brings, from package-lock.json. */
+function runtimeDependencies() {
+  const lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8'));
+  const declared = Object.keys(JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).dependencies ?? {});
+  const folders = Object.entries(lock.packages)
+    .filter(([path, entry]) => path !== '' && !entry.dev && !entry.devOptional && !entry.link)
+    .map(([path]) => path);
+  // Every declared dependency is among them, or the lock file is stale.
+  for (const name of declared) expect(folders).toContain(`node_modules/${name}`);
+  return folders;
+}
+
 describe('[slow] npm pack, install, require and import', () => {
   let work;
   let app;
@@ -103,7 +115,38 @@ describe('[slow] npm pack, install, require and import', () => {
       join(app, 'package.json'),
       JSON.stringify({ name: 'pack-test-app', version: '1.0.0', private: true }),
     );
-    await run('npm', ['install', '--no-audit', '--no-fund', '--offline', join(work, packed.filename)], { cwd: app });
+    // The package's dependencies come as tarballs packed from this repository's
+    // node_modules (the versions package-lock.json pins), installed beside it
+    // with --offline and an empty cache of the test's own: npm then resolves
+    // mha-wasm's dependency ranges against them and asks no registry, so the
+    // test passes on a machine that has never installed anything (a warm
+    // ~/.npm was once all that made it pass).
+    const dependencies = [];
+    for (const folder of runtimeDependencies()) {
+      const { stdout: out } = await run(
+        'npm',
+        ['pack', '--ignore-scripts', '--json', '--pack-destination', work, folder],
+        {
+          cwd: repo,
+        },
+      );
+      dependencies.push(join(work, JSON.parse(out)[0].filename));
+    }
+    const cache = join(work, 'empty-npm-cache');
+    await run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--offline',
+        '--cache',
+        cache,
+        join(work, packed.filename),
+        ...dependencies,
+      ],
+      { cwd: app, env: { ...process.env, npm_config_cache: cache } },
+    );
   }, 90_000);
 
   afterAll(async () => {
