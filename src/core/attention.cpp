@@ -26,8 +26,8 @@ const float* or_null(const std::vector<float>& v) { return v.empty() ? nullptr :
 // Floats of one worker's scratch in attend(): its query block scaled, and for
 // the fused path one tile of scores, the running head output, max and sum of
 // its query rows.
-std::size_t per_worker_floats(const Dims& d, bool fused) {
-  return kQueryBlock * (d.dK + (fused ? kKeyTile + d.dV + 2 : 0));
+std::size_t per_worker_floats(std::size_t dK, std::size_t dV, bool fused) {
+  return kQueryBlock * (dK + (fused ? kKeyTile + dV + 2 : 0));
 }
 
 // Floats of Attention::forward's scratch (the layout is spelled out there).
@@ -38,7 +38,7 @@ double scratch_floats(const Dims& d, bool fused, double workers) {
   const double hk = H * double(d.dK), hv = H * double(d.dV);
   const double packedK = double(panels(d.seqLenK) * kPanel) * double(d.dK);
   const double packedV = Lk * double(panels(d.dV) * kPanel);
-  const double tiles = workers * double(per_worker_floats(d, fused));
+  const double tiles = workers * double(per_worker_floats(d.dK, d.dV, fused));
   return B * Lq * (hk + hv) + B * Lk * (hk + hv) + B * H * (packedK + packedV) + tiles;
 }
 
@@ -158,10 +158,10 @@ void Attention::forward(const Dims& d, const Inputs& in, const Outputs& out) {
 void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& given, const Outputs& out) {
   sizes_of(d, out.attention != nullptr);
   if (w.dModel != d.dModel || w.numHeads != d.numHeads || w.dK != d.dK || w.dV != d.dV)
-    throw ArgumentError("weights: packed for dModel " + decimal(w.dModel) + ", numHeads " + decimal(w.numHeads) +
-                        ", dK " + decimal(w.dK) + ", dV " + decimal(w.dV) + "; the call has dModel " +
-                        decimal(d.dModel) + ", numHeads " + decimal(d.numHeads) + ", dK " + decimal(d.dK) + ", dV " +
-                        decimal(d.dV));
+    (Message() << "weights: packed for dModel " << w.dModel << ", numHeads " << w.numHeads << ", dK " << w.dK << ", dV "
+               << w.dV << "; the call has dModel " << d.dModel << ", numHeads " << d.numHeads << ", dK " << d.dK
+               << ", dV " << d.dV)
+        .raise();
   if (!given.query || !out.output) throw ArgumentError("multi_head_attention: query and output are required");
   Inputs in = given;
   default_key_value(d, in);
@@ -212,7 +212,26 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
   }
 
   // 2–3. The heads, into their columns of the concatenation.
-  attend(d, Q, hk, K, hk, V, hv, in.causal, in.keyPaddingMask, heads, out.attention, out.scores, parallel);
+  AttendArgs args;
+  args.batch = B;
+  args.seqLenQ = Lq;
+  args.seqLenK = Lk;
+  args.numHeads = H;
+  args.dK = dK;
+  args.dV = dV;
+  args.query = Q;
+  args.ldq = hk;
+  args.key = K;
+  args.ldk = hk;
+  args.value = V;
+  args.ldv = hv;
+  args.causal = in.causal;
+  args.keyPaddingMask = in.keyPaddingMask;
+  args.heads = heads;
+  args.attention = out.attention;
+  args.scores = out.scores;
+  args.parallel = parallel;
+  run_attend(args, nullptr);  // sizes_of() checked the call
 
   // 4. output = concat(heads)·wO + bO.
   {
@@ -232,35 +251,95 @@ void Attention::forward(const Dims& d, const PackedWeights& w, const Inputs& giv
   if (out.concat) std::copy(heads, heads + nh, out.concat);
 }
 
-void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const float* K, std::size_t ldk, const float* V,
-                       std::size_t ldv, bool causal, const std::uint8_t* keyPaddingMask, float* heads, float* attention,
-                       float* scores, bool parallel) {
+void Attention::check(const AttendArgs& a, std::size_t numKVHeads, std::size_t length) {
+  check_dim(a.batch, "batch", kMaxElements);
+  check_dim(a.seqLenQ, "seqLenQ", kMaxElements);
+  check_dim(a.seqLenK, "seqLenK", kMaxElements);
+  check_dim(a.numHeads, "numHeads", kMaxElements);
+  check_dim(a.dK, "dK", kMaxElements);
+  check_dim(a.dV, "dV", kMaxElements);
+  const std::size_t kvHeads = a.numKVHeads ? a.numKVHeads : a.numHeads;
+  if (a.numHeads == 0 || kvHeads == 0 || a.numHeads % kvHeads != 0)
+    (Message() << "numKVHeads: expected a divisor of numHeads (" << a.numHeads << "), got " << kvHeads).raise();
+  if (kvHeads != numKVHeads)
+    (Message() << "numKVHeads: the keys and values have " << numKVHeads << " heads, the call " << kvHeads).raise();
+  if (a.seqLenK != length)
+    (Message() << "seqLenK: the keys and values hold " << length << " positions, the call says " << a.seqLenK).raise();
+  if (!a.query || !a.heads) throw ArgumentError("attend: query and heads are required");
+  if (a.scores && !a.attention) throw ArgumentError("scores: need the attention output as well");
+}
+
+void Attention::attend(const AttendArgs& a) {
+  check(a, a.numKVHeads ? a.numKVHeads : a.numHeads, a.seqLenK);
+  if (!a.key || !a.value) throw ArgumentError("attend: key and value are required");
+  run_attend(a, nullptr);
+  switch_off_heads(a);
+}
+
+void Attention::attend(const AttendArgs& a, const KVCache& cache) {
+  check(a, cache.numKVHeads(), cache.length());
+  if (a.batch != cache.batch() || a.dK != cache.dK() || a.dV != cache.dV())
+    (Message() << "kv cache: holds batch " << cache.batch() << ", dK " << cache.dK() << ", dV " << cache.dV()
+               << "; the call has batch " << a.batch << ", dK " << a.dK << ", dV " << a.dV)
+        .raise();
+  run_attend(a, &cache);
+  switch_off_heads(a);
+}
+
+void Attention::switch_off_heads(const AttendArgs& a) {
+  // A head switched off contributes nothing, as a 0 in Hugging Face's
+  // head_mask multiplies its weights. (Computed, then zeroed: forward() has
+  // no head mask, and the builds of the attention alone carry none of this.)
+  if (!a.headMask) return;
+  const std::size_t B = a.batch, Lq = a.seqLenQ, Lk = a.seqLenK, H = a.numHeads, dV = a.dV;
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h) {
+      if (a.headMask[h]) continue;
+      for (std::size_t i = 0; i < Lq; ++i) std::fill_n(a.heads + (b * Lq + i) * H * dV + h * dV, dV, 0.0f);
+      for (float* m : {a.attention, a.scores})
+        if (m) std::fill_n(m + (b * H + h) * Lq * Lk, Lq * Lk, 0.0f);
+    }
+}
+
+void Attention::run_attend(const AttendArgs& a, const KVCache* cache) {
   const Kernels& kern = kernels_;
-  const std::size_t B = d.batch, Lq = d.seqLenQ, Lk = d.seqLenK, H = d.numHeads;
-  const std::size_t dK = d.dK, dV = d.dV, hv = H * dV;
+  const std::size_t B = a.batch, Lq = a.seqLenQ, Lk = a.seqLenK, H = a.numHeads;
+  const std::size_t G = a.numKVHeads ? a.numKVHeads : H, headsPerGroup = H / G;
+  const std::size_t dK = a.dK, dV = a.dV, hv = H * dV, ldq = a.ldq;
+  const float* const Q = a.query;
+  float* const heads = a.heads;
+  float* const attention = a.attention;
+  float* const scores = a.scores;
+  const std::uint8_t* const keyPaddingMask = a.keyPaddingMask;
+  const bool causal = a.causal;
+  const std::size_t offset = a.causal ? a.causalOffset : 0;
   const bool fused = attention == nullptr;
-  const std::size_t workers = parallel ? pool_.size() : 1;
-  // Scratch: per (batch, head) K_hᵀ and V_h packed; per worker, what
-  // per_worker_floats() lists.
-  const std::size_t pk = packed_size(dK, Lk), pv = packed_size(Lk, dV);
-  const std::size_t perWorker = per_worker_floats(d, fused);
-  attendScratch_.resize(checked_scratch(double(B * H) * double(pk + pv) + double(workers) * double(perWorker)));
+  const std::size_t workers = a.parallel ? pool_.size() : 1;
+  // Scratch: without a cache, per (batch, key/value head) K_gᵀ and V_g
+  // packed as a KV cache of exactly Lk positions would hold them; per worker,
+  // what per_worker_floats() lists.
+  const std::size_t pk = cache ? 0 : packed_size(dK, Lk), pv = cache ? 0 : packed_size(Lk, dV);
+  const std::size_t perWorker = per_worker_floats(dK, dV, fused);
+  attendScratch_.resize(checked_scratch(double(B * G) * double(pk + pv) + double(workers) * double(perWorker)));
   float* const packedK = attendScratch_.data();
-  float* const packedV = packedK + B * H * pk;
-  float* const work = packedV + B * H * pv;
+  float* const packedV = packedK + B * G * pk;
+  float* const work = packedV + B * G * pv;
 #if MHA_PROFILE
   ForwardProfile* const profile = this->profile;
 #endif
 
-  // 2. Per (batch, head): K_hᵀ and V_h packed, the right-hand sides of QKᵀ and A·V.
-  {
+  // 2. Per (batch, key/value head): K_gᵀ and V_g packed, the right-hand sides
+  //    of QKᵀ and A·V (a cache holds them packed already).
+  if (!cache) {
     MHA_STAGE(packing);
-    run_tasks(pool_, parallel, B * H, [&](std::size_t t, std::size_t) {
-      const std::size_t b = t / H, h = t % H;
-      pack_nk(dK, Lk, K + b * Lk * ldk + h * dK, ldk, packedK + t * pk);
-      pack_kn(Lk, dV, V + b * Lk * ldv + h * dV, ldv, packedV + t * pv);
+    run_tasks(pool_, a.parallel, B * G, [&](std::size_t t, std::size_t) {
+      const std::size_t b = t / G, g = t % G;
+      pack_nk(dK, Lk, a.key + b * Lk * a.ldk + g * dK, a.ldk, packedK + t * pk);
+      pack_kn(Lk, dV, a.value + b * Lk * a.ldv + g * dV, a.ldv, packedV + t * pv);
     });
   }
+  const PackedKeyValues kv = cache ? cache->view() : PackedKeyValues{packedK, packedV, pk, pv, Lk * kPanel, Lk};
+  const std::size_t vStride = kv.valuePanelStride;
 
   // 3. Per (batch, head, block of query rows): head_h = softmax(Q_h K_hᵀ/√dK + mask) V_h,
   //    written into its dV columns of the concatenation. The scale and log2(e)
@@ -269,25 +348,26 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
   const std::size_t queryBlocks = blocks(Lq, kQueryBlock);
   const float log2e = 1.44269504088896341f;
   const float queryScale = log2e / std::sqrt(static_cast<float>(dK));
-  run_tasks(pool_, parallel, B * H * queryBlocks, [&](std::size_t t, std::size_t worker) {
+  run_tasks(pool_, a.parallel, B * H * queryBlocks, [&](std::size_t t, std::size_t worker) {
     const std::size_t b = t / (H * queryBlocks), h = (t / queryBlocks) % H;
     // Causal blocks grow with the row index: hand out the largest first, so
     // the last tasks to finish are small ones and no thread waits long.
     const std::size_t block = causal ? queryBlocks - 1 - t % queryBlocks : t % queryBlocks;
     const std::size_t i0 = block * kQueryBlock, rows = std::min(kQueryBlock, Lq - i0);
     const std::uint8_t* padding = keyPaddingMask ? keyPaddingMask + b * Lk : nullptr;
-    const float* pK = packedK + (b * H + h) * pk;
-    const float* pV = packedV + (b * H + h) * pv;
+    const std::size_t group = b * G + h / headsPerGroup;
+    const float* pK = kv.keys + group * kv.keyStride;
+    const float* pV = kv.values + group * kv.valueStride;
     float* headOut = heads + (b * Lq + i0) * hv + h * dV;
     float* const q = work + worker * perWorker;
     {
       MHA_STAGE(scores);
       scaled_copy(rows, dK, Q + (b * Lq + i0) * ldq + h * dK, ldq, queryScale, q);
     }
-    // Causal: no row of this block sees a key at or past i0 + rows, so those
-    // keys are never computed (a loop bound, as in llm.c).
-    const std::size_t limit = causal ? std::min(Lk, i0 + rows) : Lk;
-    auto visible = [&](std::size_t i) { return causal ? std::min(i + 1, Lk) : Lk; };
+    // Causal: no row of this block sees a key at or past offset + i0 + rows,
+    // so those keys are never computed (a loop bound, as in llm.c).
+    const std::size_t limit = causal ? std::min(Lk, offset + i0 + rows) : Lk;
+    auto visible = [&](std::size_t i) { return causal ? std::min(offset + i + 1, Lk) : Lk; };
     // product(r, g, n) for groups of rows of keys [t0, t0 + kt): the whole
     // block at once where every row sees every key, else (the causal
     // diagonal) groups of the kernel's mr rows, each over the keys its last
@@ -336,7 +416,7 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
       {
         MHA_STAGE(weighted);
         byVisibleKeys(0, limit, [&](std::size_t r, std::size_t g, std::size_t n) {
-          kern.gemm(g, dV, n, p + r * Lk, Lk, pV, Lk * kPanel, nullptr, false, headOut + r * hv, hv);
+          kern.gemm(g, dV, n, p + r * Lk, Lk, pV, vStride, nullptr, false, headOut + r * hv, hv);
         });
       }
       // A row with no usable key outputs exactly 0, even where an ignored
@@ -371,7 +451,7 @@ void Attention::attend(const Dims& d, const float* Q, std::size_t ldq, const flo
       }
       MHA_STAGE(weighted);
       byVisibleKeys(t0, kt, [&](std::size_t r, std::size_t g, std::size_t n) {
-        kern.gemm(g, dV, n, S + r * kKeyTile, kKeyTile, pV + t0 * kPanel, Lk * kPanel, nullptr, true, acc + r * dV, dV);
+        kern.gemm(g, dV, n, S + r * kKeyTile, kKeyTile, pV + t0 * kPanel, vStride, nullptr, true, acc + r * dV, dV);
       });
     }
     MHA_STAGE(softmax);

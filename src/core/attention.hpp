@@ -15,6 +15,7 @@
 
 #include "common.hpp"
 #include "kernels.hpp"
+#include "kv_cache.hpp"
 #include "thread_pool.hpp"
 
 namespace mha {
@@ -82,6 +83,38 @@ struct PackedWeights {
   std::size_t bytes() const noexcept;
 };
 
+// One attention over projections computed elsewhere: head h of the query is
+// columns [h·dK, h·dK + dK) of `query` ([batch·seqLenQ rows], leading
+// dimension ldq); its keys and values are those of key/value head
+// h / (numHeads / numKVHeads) (grouped-query attention; numKVHeads =
+// numHeads is plain multi-head attention), columns [g·dK, …) of `key` and
+// [g·dV, …) of `value` ([batch·seqLenK rows]). Writes concat_h(head_h) into
+// `heads` [batch·seqLenQ, numHeads·dV] and, when not null, the weights into
+// `attention` [batch, numHeads, seqLenQ, seqLenK] and the scaled scores into
+// `scores` (same shape; needs attention), as forward() does.
+struct AttendArgs {
+  std::size_t batch = 1, seqLenQ = 0, seqLenK = 0, numHeads = 0;
+  std::size_t numKVHeads = 0;  // 0: numHeads
+  std::size_t dK = 0, dV = 0;
+  const float* query = nullptr;
+  std::size_t ldq = 0;
+  const float* key = nullptr;
+  std::size_t ldk = 0;
+  const float* value = nullptr;
+  std::size_t ldv = 0;
+  // Query i sees key j only if j <= causalOffset + i: 0 is the top-left
+  // aligned mask of a whole sequence; a decoder's step over a cache of n
+  // earlier positions has offset n.
+  bool causal = false;
+  std::size_t causalOffset = 0;
+  const std::uint8_t* keyPaddingMask = nullptr;  // [batch, seqLenK], 1 = ignore that key; or null
+  const std::uint8_t* headMask = nullptr;        // [numHeads], 0 = that head is off (its output and weights 0); or null
+  float* heads = nullptr;
+  float* attention = nullptr;
+  float* scores = nullptr;
+  bool parallel = false;  // on the pool's threads (the result is the same)
+};
+
 // Milliseconds spent in each stage of forward(), for the benchmark's
 // breakdown (bench/profile.mjs). Filled only in builds with MHA_PROFILE (the
 // bench build) and on one thread: the fused attention's stages are summed
@@ -111,15 +144,15 @@ class Attention {
   void forward(const Dims& dims, const PackedWeights& weights, const Inputs& in, const Outputs& out);
 
   // Steps 2–3 of forward() on projections computed elsewhere (the
-  // Transformer blocks of src/model compute Q, K and V in one product):
-  // head h of Q is columns [h·dK, h·dK + dK) of [B·Lq rows, leading dimension
-  // ldq], K and V likewise (ldk, ldv, seqLenK rows per batch item); writes
-  // concat_h(head_h) into heads [B·Lq, numHeads·dV] and, when not null, the
-  // weights into attention and the scaled scores into scores, as forward()
-  // does. `parallel`: on the pool's threads (the result is the same).
-  void attend(const Dims& dims, const float* Q, std::size_t ldq, const float* K, std::size_t ldk, const float* V,
-              std::size_t ldv, bool causal, const std::uint8_t* keyPaddingMask, float* heads, float* attention,
-              float* scores, bool parallel);
+  // Transformer blocks of src/model compute Q, K and V in one product), for
+  // every kind of attention a model has (AttendArgs); keys and values packed
+  // for this call.
+  void attend(const AttendArgs& args);
+  // The same with the keys and values of a KV cache (kv_cache.hpp): a
+  // decoder's step, or cross-attention over an encoder's keys. seqLenK must
+  // be cache.length(), and numKVHeads, dK, dV and batch the cache's; the key
+  // and value fields of args are not read.
+  void attend(const AttendArgs& args, const KVCache& cache);
 
   std::size_t threads() const noexcept { return pool_.size(); }
   const Kernels& kernels() const noexcept { return kernels_; }
@@ -146,6 +179,14 @@ class Attention {
   FloatBuffer scratch_;        // forward(): Q, K, V and the heads
   FloatBuffer attendScratch_;  // attend(): packed K_hᵀ and V_h, the fused path's tiles
   PackedWeights oneShot_;
+
+  // Checks args against the keys and values given (their length and heads).
+  static void check(const AttendArgs& args, std::size_t numKVHeads, std::size_t length);
+  // Zeroes the output and weights of the heads args.headMask switches off.
+  static void switch_off_heads(const AttendArgs& args);
+  // Steps 2–3 on checked arguments: keys and values packed for the call,
+  // or read from `cache`.
+  void run_attend(const AttendArgs& args, const KVCache* cache);
 };
 
 }  // namespace mha

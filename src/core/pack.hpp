@@ -27,4 +27,18 @@ void pack_kn(std::size_t K, std::size_t N, const float* B, std::size_t ldb, floa
 // [K, N]: for QKᵀ, T is K_h, so each panel holds kPanel keys.
 void pack_nk(std::size_t K, std::size_t N, const float* T, std::size_t ldt, float* packed) noexcept;
 
+// The same layouts, written a few rows at a time into a packed matrix that
+// has room for more (a KV cache, kv_cache.hpp), so appending positions packs
+// only the new ones and never moves the old.
+//
+// Columns [first, first + count) of pack_nk's form of B [K, ·]: T [count, K]
+// (leading dimension ldt) holds them as rows, keys for QKᵀ.
+void pack_nk_columns(std::size_t K, std::size_t first, std::size_t count, const float* T, std::size_t ldt,
+                     float* packed) noexcept;
+// Rows [first, first + count) of pack_kn's form of B [·, N] whose panels are
+// panelStride floats apart (kPanel times the rows it has room for): B [count,
+// N] (leading dimension ldb) holds them, values for A·V.
+void pack_kn_rows(std::size_t N, std::size_t first, std::size_t count, const float* B, std::size_t ldb,
+                  std::size_t panelStride, float* packed) noexcept;
+
 }  // namespace mha

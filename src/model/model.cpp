@@ -298,8 +298,17 @@ void Model::forward(Attention& attention, const std::int32_t* ids, const std::in
   const bool bert = c.family == Family::Bert;
   if (bert) layer_norm(x, nullptr, L, D, lnGain_->data.data(), lnBias_->data.data(), c.layerNormEps, x);
 
-  const Dims dims{1, L, L, D, H, dK, dK};
-  const bool parallelAttention = 4.0 * double(L) * double(L) * double(D) >= kParallelFlops;
+  AttendArgs attend;
+  attend.seqLenQ = attend.seqLenK = L;
+  attend.numHeads = H;
+  attend.dK = attend.dV = dK;
+  attend.query = qkv;
+  attend.key = qkv + D;
+  attend.value = qkv + 2 * D;
+  attend.ldq = attend.ldk = attend.ldv = 3 * D;
+  attend.causal = !bert;
+  attend.heads = heads;
+  attend.parallel = 4.0 * double(L) * double(L) * double(D) >= kParallelFlops;
   for (std::size_t l = 0; l < c.numLayers; ++l) {
     const Block& b = blocks_[l];
     keep(l, x);
@@ -310,8 +319,8 @@ void Model::forward(Attention& attention, const std::int32_t* ids, const std::in
       attentionInput = a;
     }
     dense(attention, L, attentionInput, D, *b.qkv, b.qkvBias, qkv, 3 * D, false);
-    attention.attend(dims, qkv, 3 * D, qkv + D, 3 * D, qkv + 2 * D, 3 * D, !bert, nullptr, heads, weights, nullptr,
-                     parallelAttention);
+    attend.attention = weights;
+    attention.attend(attend);
     dense(attention, L, heads, D, *b.out, b.outBias, a, D, false);
     if (bert) {
       layer_norm(x, a, L, D, b.ln1Gain->data.data(), b.ln1Bias->data.data(), c.layerNormEps, x);

@@ -1,0 +1,79 @@
+#include "kv_cache.hpp"
+
+#include <algorithm>
+
+#include "pack.hpp"
+
+namespace mha {
+
+double KVCache::floats_for(std::size_t batch, std::size_t numKVHeads, std::size_t dK, std::size_t dV,
+                           std::size_t capacity) noexcept {
+  const double perHead =
+      double(panels(capacity)) * kPanel * double(dK) + double(panels(dV)) * kPanel * double(capacity);
+  return double(batch) * double(numKVHeads) * perHead;
+}
+
+void KVCache::configure(std::size_t batch, std::size_t numKVHeads, std::size_t dK, std::size_t dV,
+                        std::size_t capacity) {
+  check_dim(batch, "batch", kMaxElements);
+  check_dim(numKVHeads, "numKVHeads", kMaxElements);
+  check_dim(dK, "dK", kMaxElements);
+  check_dim(dV, "dV", kMaxElements);
+  check_dim(capacity, "capacity", kMaxElements);
+  checked_scratch(floats_for(batch, numKVHeads, dK, dV, capacity), 1);
+  const std::size_t keyStride = packed_size(dK, capacity), valueStride = packed_size(capacity, dV);
+  const std::size_t heads = batch * numKVHeads;
+  keys_.resize(heads * keyStride);
+  values_.resize(heads * valueStride);
+  std::fill(keys_.data(), keys_.data() + keys_.size(), 0.0f);
+  std::fill(values_.data(), values_.data() + values_.size(), 0.0f);
+  batch_ = batch;
+  numKVHeads_ = numKVHeads;
+  dK_ = dK;
+  dV_ = dV;
+  capacity_ = capacity;
+  keyStride_ = keyStride;
+  valueStride_ = valueStride;
+  length_ = 0;
+}
+
+void KVCache::append(std::size_t count, const float* K, std::size_t ldk, const float* V, std::size_t ldv) {
+  if (capacity_ == 0) throw ArgumentError("kv cache: not configured");
+  if (count > capacity_ - length_)
+    (Message() << "kv cache: " << count << " new positions do not fit: it holds " << length_ << " of " << capacity_)
+        .raise();
+  if (count == 0) return;
+  if (!K || !V) throw ArgumentError("kv cache: keys and values are required");
+  for (std::size_t b = 0; b < batch_; ++b)
+    for (std::size_t g = 0; g < numKVHeads_; ++g) {
+      const std::size_t head = b * numKVHeads_ + g;
+      pack_nk_columns(dK_, length_, count, K + b * count * ldk + g * dK_, ldk, keys_.data() + head * keyStride_);
+      pack_kn_rows(dV_, length_, count, V + b * count * ldv + g * dV_, ldv, capacity_ * kPanel,
+                   values_.data() + head * valueStride_);
+    }
+  length_ += count;
+}
+
+void KVCache::truncate(std::size_t length) {
+  if (length > length_)
+    (Message() << "kv cache: cannot truncate to " << length << " positions: it holds " << length_).raise();
+  // Zero what is given back, so that a panel's unused columns stay zero.
+  const std::size_t removed = length_ - length;
+  if (removed > 0)
+    for (std::size_t head = 0; head < batch_ * numKVHeads_; ++head) {
+      float* keys = keys_.data() + head * keyStride_;
+      for (std::size_t j = length; j < length_; ++j)
+        for (std::size_t k = 0; k < dK_; ++k) keys[(j / kPanel) * kPanel * dK_ + k * kPanel + j % kPanel] = 0.0f;
+      float* values = values_.data() + head * valueStride_;
+      for (std::size_t p = 0; p < panels(dV_); ++p)
+        std::fill(values + p * capacity_ * kPanel + length * kPanel, values + p * capacity_ * kPanel + length_ * kPanel,
+                  0.0f);
+    }
+  length_ = length;
+}
+
+PackedKeyValues KVCache::view() const noexcept {
+  return {keys_.data(), values_.data(), keyStride_, valueStride_, capacity_ * kPanel, length_};
+}
+
+}  // namespace mha
