@@ -16,7 +16,7 @@ import {
 } from './validate-trainer.mjs';
 import { VARIANTS } from './files.mjs';
 import { CALL, DETACH, EngineResource } from './resource.mjs';
-import { loadModel } from './model.mjs';
+import { loadModel } from './models/load.mjs';
 import { CALLS } from './protocol.mjs';
 
 /** The most threads an engine starts (its pool is sized at load). */
