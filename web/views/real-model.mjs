@@ -13,7 +13,8 @@ import { t } from '../lib/i18n.mjs';
 import { carriesFiles, droppedFiles, inputFiles } from '../lib/dropped-files.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { SENTENCE } from '../sentence.mjs';
-import { formatBytes, pickModelFiles, totalBytes } from '../model/real-model-files.mjs';
+import { pickCheckpointFiles } from '../../src/js/models/checkpoint-files.mjs';
+import { formatBytes, totalBytes } from '../model/real-model-files.mjs';
 import {
   ORDERS,
   allHeadScores,
@@ -197,7 +198,7 @@ export class RealModelView {
       this.#showError('real.error.load', new Error(t('real.error.noFiles')));
       return;
     }
-    const { files } = pickModelFiles(entries);
+    const { files } = pickCheckpointFiles(entries);
     this.#busy = true;
     this.#setInputs(false);
     this.#clear();

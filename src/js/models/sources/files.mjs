@@ -1,11 +1,14 @@
 // The files of a model source, as the loader reads them: { [fileName]: { name,
-// size, read(begin, end) } }, read(begin, end) resolving to a Uint8Array of
-// those bytes that the loader owns (a fresh array, never a view of the
-// caller's memory: the loader hands it to the engine's Worker, transferred).
-// Sources here: what a browser gives (a FileList, File[]) and bytes in memory
-// ({ fileName: ArrayBuffer | Uint8Array | Blob }); Node's folder path is read
-// by sources/folder.mjs, which node.mjs passes in as `readFolder`.
+// size, read(begin, end) } }, those of the checkpoint among what was given
+// (checkpoint-files.mjs, the rule the page applies too). read(begin, end)
+// resolves to a Uint8Array of those bytes that the loader owns (a fresh
+// array, never a view of the caller's memory: the loader hands it to the
+// engine's Worker, transferred). Sources here: what a browser gives (a
+// FileList, File[]) and bytes in memory ({ fileName: ArrayBuffer |
+// Uint8Array | Blob }); Node's folder path is read by sources/folder.mjs,
+// which node.mjs passes in as `readFolder`.
 import { describe } from '../../checks.mjs';
+import { fileNameOf, pickCheckpointFiles } from '../checkpoint-files.mjs';
 
 const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
 
@@ -23,14 +26,19 @@ function bytesFile(name, bytes) {
   return { name, size: view.byteLength, read: async (begin, end) => view.slice(begin, end) };
 }
 
-const baseName = (path) => path.split(/[\\/]/).pop();
-
 /**
  * { [fileName]: { name, size, read(begin, end) } } of a source: a FileList,
  * File[], an object of name → ArrayBuffer | Uint8Array | Blob, or (with
- * `readFolder`, Node's) a folder path.
+ * `readFolder`, Node's) a folder path; of those, the checkpoint's files
+ * (pickCheckpointFiles).
  */
 export async function openSource(source, readFolder) {
+  const { files } = pickCheckpointFiles(await sourceFiles(source, readFolder));
+  return Object.fromEntries(files.map(({ path, file }) => [fileNameOf(path), file]));
+}
+
+// Every file of a source, as [{ path, file }].
+async function sourceFiles(source, readFolder) {
   if (typeof source === 'string') {
     if (!readFolder)
       throw new TypeError(
@@ -38,38 +46,26 @@ export async function openSource(source, readFolder) {
       );
     return readFolder(source);
   }
-  const files = {};
-  const depth = {};
-  const add = (path, file) => {
-    const name = baseName(path);
-    const d = path.split(/[\\/]/).length;
-    if (files[name] && depth[name] <= d) return; // a file of a subfolder (onnx/…) does not replace the folder's own
-    files[name] = file;
-    depth[name] = d;
-  };
   const list =
     Array.isArray(source) || (typeof FileList === 'function' && source instanceof FileList) ? Array.from(source) : null;
-  if (list) {
-    list.forEach((file, i) => {
+  if (list)
+    return list.map((file, i) => {
       if (!isBlob(file) || typeof file.name !== 'string')
         throw new TypeError(`source[${i}]: expected a File (with a name), got ${describe(file)}`);
-      add(file.webkitRelativePath || file.name, blobFile(file.name, file));
+      return { path: file.webkitRelativePath || file.name, file: blobFile(file.name, file) };
     });
-  } else if (source && typeof source === 'object' && !ArrayBuffer.isView(source) && !isBlob(source)) {
-    for (const [name, value] of Object.entries(source)) {
-      if (isBlob(value)) add(name, blobFile(baseName(name), value));
-      else if (value instanceof ArrayBuffer || value instanceof Uint8Array) add(name, bytesFile(baseName(name), value));
-      else
-        throw new TypeError(
-          `source["${name}"]: expected an ArrayBuffer, Uint8Array or Blob with the file's bytes, got ${describe(value)}`,
-        );
-    }
-  } else {
-    throw new TypeError(
-      `source: expected a model folder's files (a folder path in Node, a FileList, File[] or { fileName: ArrayBuffer | Uint8Array | Blob }), got ${describe(source)}`,
-    );
-  }
-  return files;
+  if (source && typeof source === 'object' && !ArrayBuffer.isView(source) && !isBlob(source))
+    return Object.entries(source).map(([path, value]) => {
+      if (isBlob(value)) return { path, file: blobFile(fileNameOf(path), value) };
+      if (value instanceof ArrayBuffer || value instanceof Uint8Array)
+        return { path, file: bytesFile(fileNameOf(path), value) };
+      throw new TypeError(
+        `source["${path}"]: expected an ArrayBuffer, Uint8Array or Blob with the file's bytes, got ${describe(value)}`,
+      );
+    });
+  throw new TypeError(
+    `source: expected a model folder's files (a folder path in Node, a FileList, File[] or { fileName: ArrayBuffer | Uint8Array | Blob }), got ${describe(source)}`,
+  );
 }
 
 /** A file's bytes as UTF-8 text. */
