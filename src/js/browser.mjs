@@ -63,7 +63,7 @@ function chooseVariant(opts) {
 // The Web Worker as WorkerBackend takes it.
 function webWorkerPort(worker) {
   return {
-    post: (message) => worker.postMessage(message),
+    post: (message, transfer) => worker.postMessage(message, transfer),
     listen(onMessage, onError) {
       worker.onmessage = ({ data }) => onMessage(data);
       worker.onerror = (event) => onError(event.message);

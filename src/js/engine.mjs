@@ -72,15 +72,16 @@ export class AttentionEngine {
   #resources = new Set(); // layers and trainers: both live in the engine's memory
   #pending = 0; // calls sent to the backend and not yet settled
   #idle; // a backend disposed during calls, released when the last one settles
-  // Calls on the backend, counted; for layers and trainers too.
-  #caller = (method, args) => this.#call(method, args);
+  // Calls on the backend, counted; for layers, trainers and models too.
+  #caller = (method, args, transfer) => this.#call(method, args, transfer);
 
   #platform;
   #family;
   #models; // Promise of the engine of the model build that runs this engine's models
   #modelEngine; // that engine, once started
 
-  // backend: { call(method, args) → Promise, dispose() }, around an EngineHost.
+  // backend: { call(method, args, transfer?) → Promise, dispose() }, around an
+  // EngineHost (transfer: buffers a Worker's backend may move, not copy).
   // family: the build's (files.mjs FAMILIES). limits: the core's, as
   // EngineHost.limits() reads them from the bindings. platform: what the
   // entry point gives loadModel: openModels() → Promise of an engine of the
@@ -111,11 +112,11 @@ export class AttentionEngine {
   // Sends a call whose arguments are already checked. The engine is asked
   // again: reading the arguments runs the caller's getters, which may have
   // disposed it.
-  async #call(method, args) {
+  async #call(method, args, transfer) {
     const backend = this.#live();
     this.#pending++;
     try {
-      return await backend.call(method, args);
+      return await backend.call(method, args, transfer);
     } finally {
       if (--this.#pending === 0 && this.#idle) {
         this.#idle.dispose();

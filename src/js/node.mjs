@@ -43,7 +43,7 @@ const forgotten = new FinalizationRegistry((held) => held.dispose());
 // only while a call is pending.
 function nodeWorkerPort(worker) {
   return {
-    post: (message) => worker.postMessage(message),
+    post: (message, transfer) => worker.postMessage(message, transfer),
     listen(onMessage, onError) {
       worker.on('message', onMessage);
       worker.on('error', (error) => onError(error.message));

@@ -93,12 +93,16 @@ export async function loadModel(call, source, options, { readFolder, onDispose, 
         const size = DTYPE_BYTES[tensor.dtype];
         for (let at = tensor.begin; at < tensor.end;) {
           const end = Math.min(tensor.end, at + CHUNK_BYTES);
-          const bytes = await sources[f].read(at, end);
-          if (bytes.byteLength !== end - at)
-            throw new Error(
-              `${sources[f].name}: ended at byte ${at + bytes.byteLength} while reading "${tensor.name}"`,
-            );
-          await call(CALLS.modelWrite, [id, tensor.index, tensor.dtype, (at - tensor.begin) / size, bytes]);
+          const read = await sources[f].read(at, end);
+          if (read.byteLength !== end - at)
+            throw new Error(`${sources[f].name}: ended at byte ${at + read.byteLength} while reading "${tensor.name}"`);
+          // Transferred to the engine's Worker, not copied (the loader owns what read() gives).
+          const bytes = ownBuffer(read);
+          await call(
+            CALLS.modelWrite,
+            [id, tensor.index, tensor.dtype, (at - tensor.begin) / size, bytes],
+            [bytes.buffer],
+          );
           loadedBytes += end - at;
           at = end;
           onProgress?.({ loadedBytes, totalBytes, file: sources[f].name });
@@ -111,6 +115,14 @@ export async function loadModel(call, source, options, { readFolder, onDispose, 
     throw error;
   }
   return new TransformerModel(call, id, config, tokenizer, onDispose);
+}
+
+// The chunk as the whole of an ArrayBuffer, which can be transferred: a
+// source's read() gives one already (sources/files.mjs); any other view is
+// copied once to exactly its bytes, so that no chunk carries (or detaches)
+// a larger buffer.
+function ownBuffer(bytes) {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
 function checkLoadOptions(options) {

@@ -21,8 +21,11 @@ function blobFile(name, blob) {
 }
 
 function bytesFile(name, bytes) {
-  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  // A copy of the range (not a view): a view would carry the whole buffer to a Worker.
+  // A plain Uint8Array over the bytes, whose slice() copies the range: Node's
+  // Buffer is a Uint8Array whose slice() is a view of the caller's memory.
+  const view = ArrayBuffer.isView(bytes)
+    ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    : new Uint8Array(bytes);
   return { name, size: view.byteLength, read: async (begin, end) => view.slice(begin, end) };
 }
 
