@@ -59,7 +59,7 @@ export class TransformerModel extends EngineResource {
           );
         const encoding = this.#tokenizer.encode(text, textPair);
         inputIds = Int32Array.from(encoding.ids);
-        if (encoding.typeIds && this.#config.engine.family === 'bert') typeIds = Int32Array.from(encoding.typeIds);
+        if (encoding.typeIds && this.#config.architecture === 'bert') typeIds = Int32Array.from(encoding.typeIds);
       } else if (input && typeof input === 'object' && 'inputIds' in input) {
         rejectUnknown(input, INPUT_KEYS, 'run input');
         inputIds = ids(input.inputIds, 'input.inputIds');
