@@ -2,10 +2,11 @@
 // (engine-worker.js); this side checks arguments, picks the build, and turns
 // messages back into Promises. Threads need a cross-origin-isolated page
 // (COOP + COEP headers); without it the single-thread SIMD build is used.
-// The builds with the trainer and with the Transformer models are not
-// reachable from here: 'mha-wasm/train' (train.mjs) and 'mha-wasm/model'
-// (model-entry.mjs) add them, so that a bundle of an app that only computes
-// attention carries only the attention builds.
+// The builds with the trainer and with the Transformer models, and the JS
+// that runs them (attention-trainer.mjs, models/), are not reachable from
+// here: 'mha-wasm/train' (train.mjs) and 'mha-wasm/model' (model-entry.mjs)
+// add them, so that a bundle of an app that only computes attention carries
+// only the attention builds and code.
 import { AttentionEngine, checkOptions, moduleOptions, MAX_THREADS } from './engine.mjs';
 import { inferenceUrls, variantFiles } from './files.mjs';
 import { CALLS, MESSAGES } from './protocol.mjs';
@@ -63,7 +64,7 @@ function chooseVariant(opts) {
 // The Web Worker as WorkerBackend takes it.
 function webWorkerPort(worker) {
   return {
-    post: (message) => worker.postMessage(message),
+    post: (message, transfer) => worker.postMessage(message, transfer),
     listen(onMessage, onError) {
       worker.onmessage = ({ data }) => onMessage(data);
       worker.onerror = (event) => onError(event.message);
@@ -163,12 +164,14 @@ function startWorker(workerUrl, init) {
 
 /**
  * Loads the engine from the builds `buildUrls()` lists (files.mjs's
- * inferenceUrls, or train-files.mjs's trainUrls for 'mha-wasm/train'); with
- * `modelUrls` (model-files.mjs, from 'mha-wasm/model'), its loadModel() starts
- * the model build. Not part of the API: createAttention here, in train.mjs and
- * in model-entry.mjs.
+ * inferenceUrls, or train-files.mjs's trainUrls for 'mha-wasm/train'). What
+ * an entry adds: `createTrainer` (attention-trainer.mjs, from
+ * 'mha-wasm/train'); `models`: { urls, loadModel } (model-files.mjs's
+ * modelUrls and models/load.mjs, from 'mha-wasm/model'), with which its
+ * loadModel() starts the model build. Not part of the API: createAttention
+ * here, in train.mjs and in model-entry.mjs.
  */
-export async function loadEngine(opts, family, buildUrls, modelUrls) {
+export async function loadEngine(opts, family, buildUrls, { createTrainer, models } = {}) {
   const variant = chooseVariant(opts);
   const threads =
     variant === 'threaded-simd' ? (opts.threads ?? Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1)) : 1;
@@ -199,15 +202,17 @@ export async function loadEngine(opts, family, buildUrls, modelUrls) {
   // Models run in the model build, on the same variant and threads, in a
   // Worker of their own.
   const openModels = async () => {
-    if (!modelUrls)
+    if (!models)
       throw new TypeError(
         "loadModel: 'mha-wasm' loads only the attention builds; for models, " +
           "import { createAttention } from 'mha-wasm/model' (the same engine, with loadModel)",
       );
-    return loadEngine({ ...opts, variant, threads: started, wasmBinary: undefined }, 'model', modelUrls);
+    return loadEngine({ ...opts, variant, threads: started, wasmBinary: undefined }, 'model', models.urls, { models });
   };
   return new AttentionEngine(new WorkerBackend(webWorkerPort(worker)), variant, started, family, limits, {
     openModels,
+    createTrainer,
+    loadModel: models?.loadModel,
   });
 }
 

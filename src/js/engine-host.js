@@ -17,8 +17,9 @@
     return result;
   }
 
-  // An Embind object on the host's engine (a Layer, a Trainer), set up by
-  // `setup` (and deleted if that throws), filed in `map` under a new id.
+  // An Embind object on the host's engine (a Layer, a Trainer, a Model), set
+  // up by `setup` (and deleted if that throws), filed in `map` under a new id.
+  // One counter for all three, so that an id never names two objects.
   function adopt(host, Type, setup, map) {
     const object = new Type(host.engine);
     try {
@@ -27,7 +28,7 @@
       object.delete();
       throw error;
     }
-    const id = host.nextLayer++;
+    const id = host.nextResource++;
     map.set(id, object);
     return id;
   }
@@ -58,7 +59,7 @@
       this.layers = new Map();
       this.trainers = new Map();
       this.models = new Map();
-      this.nextLayer = 1; // ids of layers, trainers and models
+      this.nextResource = 1; // the next id of a layer, trainer or model (adopt)
       this.calls = new Set(calls);
     }
 

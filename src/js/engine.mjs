@@ -1,6 +1,10 @@
 // The public engine, shared by the Node and browser entry points: checks the
 // arguments once (validate.mjs) and hands them to a backend — the Embind
 // module itself in Node, a dedicated Worker in browsers (engine-worker.js).
+// The trainer (attention-trainer.mjs, with its checks) and the models' loader
+// (models/) are not imported here: the entries that offer them pass them in
+// (train.mjs, model-entry.mjs, node.mjs), so that a bundle of an app that only
+// computes attention carries neither.
 import { rejectUnknown, describe } from './checks.mjs';
 import {
   normalizeArguments,
@@ -8,15 +12,8 @@ import {
   normalizeLayerArguments,
   normalizeForwardArguments,
 } from './validate.mjs';
-import {
-  normalizeTrainerOptions,
-  normalizeSentences,
-  normalizeTrainArguments,
-  normalizeParameters,
-} from './validate-trainer.mjs';
 import { VARIANTS } from './files.mjs';
 import { CALL, DETACH, EngineResource } from './resource.mjs';
-import { loadModel } from './model.mjs';
 import { CALLS } from './protocol.mjs';
 
 /** The most threads an engine starts (its pool is sized at load). */
@@ -72,19 +69,22 @@ export class AttentionEngine {
   #resources = new Set(); // layers and trainers: both live in the engine's memory
   #pending = 0; // calls sent to the backend and not yet settled
   #idle; // a backend disposed during calls, released when the last one settles
-  // Calls on the backend, counted; for layers and trainers too.
-  #caller = (method, args) => this.#call(method, args);
+  // Calls on the backend, counted; for layers, trainers and models too.
+  #caller = (method, args, transfer) => this.#call(method, args, transfer);
 
   #platform;
   #family;
   #models; // Promise of the engine of the model build that runs this engine's models
   #modelEngine; // that engine, once started
 
-  // backend: { call(method, args) → Promise, dispose() }, around an EngineHost.
+  // backend: { call(method, args, transfer?) → Promise, dispose() }, around an
+  // EngineHost (transfer: buffers a Worker's backend may move, not copy).
   // family: the build's (files.mjs FAMILIES). limits: the core's, as
   // EngineHost.limits() reads them from the bindings. platform: what the
-  // entry point gives loadModel: openModels() → Promise of an engine of the
-  // model build like this one; readFolder(path) (Node) → a folder's files.
+  // entry point gives: openModels() → Promise of an engine of the model build
+  // like this one; loadModel (models/load.mjs) for that engine's models;
+  // readFolder(path) (Node) → a folder's files; createTrainer
+  // (attention-trainer.mjs) for an engine of the trainer's build.
   constructor(backend, variant, threads, family, limits, platform = {}) {
     if (limits.trainer) Object.freeze(limits.trainer);
     if (limits.model) Object.freeze(limits.model);
@@ -111,11 +111,11 @@ export class AttentionEngine {
   // Sends a call whose arguments are already checked. The engine is asked
   // again: reading the arguments runs the caller's getters, which may have
   // disposed it.
-  async #call(method, args) {
+  async #call(method, args, transfer) {
     const backend = this.#live();
     this.#pending++;
     try {
-      return await backend.call(method, args);
+      return await backend.call(method, args, transfer);
     } finally {
       if (--this.#pending === 0 && this.#idle) {
         this.#idle.dispose();
@@ -174,11 +174,9 @@ export class AttentionEngine {
       throw new Error(
         'mha-wasm: createTrainer needs the build with the trainer; create the engine with createAttention({ training: true })',
       );
-    const config = normalizeTrainerOptions(options, this.#limits.trainer);
-    const { id, shapes } = await this.#call(CALLS.createTrainer, [config]);
-    const trainer = new AttentionTrainer(this.#caller, id, config, shapes, this.#limits, () =>
-      this.#resources.delete(trainer),
-    );
+    let trainer;
+    const onDispose = () => this.#resources.delete(trainer);
+    trainer = await this.#platform.createTrainer(this.#caller, options, this.#limits, onDispose);
     this.#resources.add(trainer);
     return trainer;
   }
@@ -212,7 +210,11 @@ export class AttentionEngine {
     this.#live();
     let model;
     const onDispose = () => this.#resources.delete(model);
-    model = await loadModel(this.#caller, source, options, { readFolder, onDispose, limits: this.#limits.model });
+    model = await this.#platform.loadModel(this.#caller, source, options, {
+      readFolder,
+      onDispose,
+      limits: this.#limits.model,
+    });
     if (!this.#backend) throw new Error('mha-wasm: this engine was disposed while the model loaded');
     this.#resources.add(model);
     return model;
@@ -286,68 +288,5 @@ export class AttentionLayer extends EngineResource {
       result.output = given;
     }
     return result;
-  }
-}
-
-export class AttentionTrainer extends EngineResource {
-  #shapes;
-  #limits;
-
-  constructor(call, id, config, shapes, limits, onDispose) {
-    super(call, id, 'trainer', CALLS.disposeTrainer, onDispose);
-    this.#shapes = shapes;
-    this.#limits = limits;
-    /** The options the trainer was made with, defaults filled in. */
-    this.config = Object.freeze({ ...config });
-    Object.freeze(this);
-  }
-
-  /**
-   * The training set: { sentences: [{ tokens, tags }] }, ids as Arrays or
-   * Int32Arrays, a tag per token (-1 = no loss there). Copied into the engine;
-   * training batches are drawn from it in a seeded shuffle.
-   */
-  async setData(args) {
-    await this[CALL](CALLS.trainerSetData, () => [
-      normalizeSentences(args, this.config, 'setData', true, this.#limits),
-    ]);
-  }
-
-  /**
-   * { steps, batchSize = 32 }: that many Adam steps. Resolves to { losses,
-   * step }: each batch's mean loss (before its step) and the steps taken so far.
-   */
-  async train(args) {
-    return this[CALL](CALLS.trainerTrain, () => {
-      const { steps, batchSize } = normalizeTrainArguments(args, this.#limits.trainer, this.config);
-      return [steps, batchSize];
-    });
-  }
-
-  /**
-   * The model on { sentences: [{ tokens, tags? }], returnAttention }. Resolves
-   * to { loss, predictions, probabilities, attention? }: predictions Int32Array
-   * [count, maxLength] (-1 past a sentence's end), probabilities Float32Array
-   * [count, maxLength, numTags], attention Float32Array [count, numHeads,
-   * maxLength, maxLength]; loss is the mean over tagged tokens (0 without tags).
-   */
-  async evaluate(args) {
-    return this[CALL](CALLS.trainerEvaluate, () => [
-      normalizeSentences(args, this.config, 'evaluate', false, this.#limits),
-    ]);
-  }
-
-  /** Every parameter, copied: { embedding, wQ, bQ, wK, bK, wV, bV, wO, bO, (w1, b1, w2, b2,) wC, bC }. */
-  async parameters() {
-    return this[CALL](CALLS.trainerParameters);
-  }
-
-  /**
-   * Replaces some or all parameters ({ name: Float32Array }, shapes as
-   * parameters() gives them) and starts the optimizer afresh (Adam's moments
-   * and the step count back to 0).
-   */
-  async setParameters(values) {
-    await this[CALL](CALLS.trainerSetParameters, () => [normalizeParameters(values, this.#shapes)]);
   }
 }

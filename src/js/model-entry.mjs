@@ -1,13 +1,15 @@
 // The 'mha-wasm/model' entry in browsers and bundlers: createAttention as in
 // 'mha-wasm', whose engine's loadModel() also starts the builds with the
 // Transformer models (dist/mha-model-*) when the first model is loaded. Those
-// builds' URLs are only in this module's graph (model-files.mjs), so a bundle
-// emits them only when the app imports this entry, and a page downloads them
+// builds' URLs (model-files.mjs) and the models' loader (models/, with the
+// tokenizers it imports) are only in this module's graph, so a bundle carries
+// them only when the app imports this entry, and a page downloads the builds
 // only when it loads a model. In Node, 'mha-wasm/model' is node.mjs, whose
 // engines load models from either entry.
 import { checkOptions } from './engine.mjs';
 import { inferenceUrls } from './files.mjs';
 import { modelUrls } from './model-files.mjs';
+import { loadModel } from './models/load.mjs';
 import { loadEngine, refuseTraining } from './browser.mjs';
 
 /**
@@ -17,5 +19,5 @@ import { loadEngine, refuseTraining } from './browser.mjs';
 export async function createAttention(options) {
   const opts = checkOptions(options);
   refuseTraining(opts, 'mha-wasm/model');
-  return loadEngine(opts, 'inference', inferenceUrls, modelUrls);
+  return loadEngine(opts, 'inference', inferenceUrls, { models: { urls: modelUrls, loadModel } });
 }

@@ -6,10 +6,11 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { AttentionEngine, checkOptions, MAX_THREADS } from './engine.mjs';
-import { opendir, open, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { inferenceUrls, variantFiles } from './files.mjs';
 import { modelUrls } from './model-files.mjs';
+import { loadModel } from './models/load.mjs';
+import { readFolder } from './models/sources/folder.mjs';
+import { createTrainer } from './attention-trainer.mjs';
 import { trainUrls } from './train-files.mjs';
 import { loadHost } from './node-host.mjs';
 import { MESSAGES } from './protocol.mjs';
@@ -44,7 +45,7 @@ const forgotten = new FinalizationRegistry((held) => held.dispose());
 // only while a call is pending.
 function nodeWorkerPort(worker) {
   return {
-    post: (message) => worker.postMessage(message),
+    post: (message, transfer) => worker.postMessage(message, transfer),
     listen(onMessage, onError) {
       worker.on('message', onMessage);
       worker.on('error', (error) => onError(error.message));
@@ -80,43 +81,6 @@ function startWorker(plan, wasmBinary) {
   });
 }
 
-// The files of a model folder, read when asked: { [fileName]: { name, size, read(begin, end) } }.
-async function readFolder(folder) {
-  let dir;
-  try {
-    dir = await opendir(folder);
-  } catch (error) {
-    throw new Error(`source: cannot read the folder ${folder} (${error.code ?? error.message})`);
-  }
-  const files = {};
-  for await (const entry of dir) {
-    if (!entry.isFile() && !entry.isSymbolicLink()) continue;
-    const file = path.join(folder, entry.name);
-    const info = await stat(file).catch(() => null);
-    if (!info?.isFile()) continue;
-    files[entry.name] = {
-      name: entry.name,
-      size: info.size,
-      async read(begin, end) {
-        const bytes = new Uint8Array(end - begin);
-        const handle = await open(file, 'r');
-        try {
-          let done = 0;
-          while (done < bytes.length) {
-            const { bytesRead } = await handle.read(bytes, done, bytes.length - done, begin + done);
-            if (bytesRead === 0) break;
-            done += bytesRead;
-          }
-          return done === bytes.length ? bytes : bytes.subarray(0, done);
-        } finally {
-          await handle.close();
-        }
-      },
-    };
-  }
-  return files;
-}
-
 const URLS = { inference: inferenceUrls, train: trainUrls, model: modelUrls };
 
 /**
@@ -147,7 +111,7 @@ async function openEngine(opts, family) {
     threads: variant === 'threaded-simd' ? threads : undefined,
     wasmBinary: undefined,
   };
-  const platform = { readFolder, openModels: () => openEngine(modelOptions, 'model') };
+  const platform = { readFolder, loadModel, createTrainer, openModels: () => openEngine(modelOptions, 'model') };
   if (opts.worker) {
     const { worker, threads: started, limits } = await startWorker(plan, opts.wasmBinary);
     const backend = new WorkerBackend(nodeWorkerPort(worker));

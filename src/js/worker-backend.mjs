@@ -17,7 +17,7 @@ export class WorkerBackend {
   #nextId = 0;
 
   /**
-   * port: { post(message), listen(onMessage, onError), terminate(), busy?(isBusy) }:
+   * port: { post(message, transfer), listen(onMessage, onError), terminate(), busy?(isBusy) }:
    * the Worker as its platform has it; busy(true) while a call is pending
    * (Node: keep the process alive for it), busy(false) when none is.
    */
@@ -37,12 +37,17 @@ export class WorkerBackend {
     port.busy?.(false);
   }
 
-  call(method, args) {
+  /**
+   * Posts a call. `transfer`: ArrayBuffers of `args` that move to the worker
+   * instead of being copied (detached here); only buffers the package itself
+   * made for this call (the loader's weight chunks), never a caller's.
+   */
+  call(method, args, transfer = []) {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#port.busy?.(true);
-      this.#port.post({ type: MESSAGES.call, id, method, args });
+      this.#port.post({ type: MESSAGES.call, id, method, args }, transfer);
     });
   }
 

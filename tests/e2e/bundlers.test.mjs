@@ -3,15 +3,18 @@
 // in headless Chromium from a static server, cross-origin isolated (the
 // threaded build, on >= 2 threads) and not (the single-thread simd build);
 // each gets the float64 reference's result. A bundle of an app that only
-// computes attention carries no trainer or model build; an app that imports
-// 'mha-wasm/train' gets the trainer's, and its trainer matches PyTorch; one
-// that imports 'mha-wasm/model' gets the models', and a checkpoint's run
-// matches PyTorch. With locateFile, every file (the engine's Worker scripts
-// included) may come from another origin (a CDN). What each bundle emits, and
-// the build and threads each page got, go to test-output/bundlers-report.json.
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+// computes attention carries no trainer or model build, and none of their JS
+// (the models' loader, the tokenizers, the trainer's checks); an app that
+// imports 'mha-wasm/train' gets the trainer's, and its trainer matches
+// PyTorch; one that imports 'mha-wasm/model' gets the models', and a
+// checkpoint's run matches PyTorch. With locateFile, every file (the
+// engine's Worker scripts included) may come from another origin (a CDN).
+// What each bundle emits (its bytes, its JS's bytes), and the build and
+// threads each page got, go to test-output/bundlers-report.json.
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { compareClose } from '../js/helpers/compare.mjs';
+import { ENTRY_CODE, markersIn } from '../js/helpers/entry-code.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
 import {
   REPO,
@@ -28,12 +31,25 @@ const RECIPES = ['webpack', 'esbuild-esm', 'esbuild-iife', 'rollup', 'vite'];
 const APPS = ['train', 'model'];
 const TOLERANCE = { abs: 1e-5, rel: 1e-4 };
 const REPORT = path.join(REPO, 'test-output', 'bundlers-report.json');
-const report = {}; // recipe → { [app]: { bytes, files }, pages: { [mode]: { variant, threads } } }
+// recipe → { [app]: { bytes, files, jsBytes }, pages: { [mode]: { variant, threads } } }
+const report = {};
 
+// Every file a build emitted, and of them the JavaScript (the app's bundle and
+// chunks, the engine's scripts, the builds' glue).
 const sizes = (dir) => {
   const files = emitted(dir);
-  return { bytes: files.reduce((sum, f) => sum + f.bytes, 0), files: files.length };
+  const js = files.filter((f) => /\.m?js$/.test(f.file));
+  return {
+    bytes: files.reduce((sum, f) => sum + f.bytes, 0),
+    files: files.length,
+    jsBytes: js.reduce((sum, f) => sum + f.bytes, 0),
+  };
 };
+const emittedJs = (dir) =>
+  emitted(dir)
+    .filter((f) => /\.m?js$/.test(f.file))
+    .map((f) => readFileSync(path.join(dir, f.file), 'utf8'))
+    .join('\n');
 
 async function expectReference(page, problems, variant) {
   await page.waitForFunction(() => window.mhaResult, null, { timeout: 15_000 });
@@ -94,6 +110,19 @@ describe.each(RECIPES)('%s', (recipe) => {
       for (const family of APPS)
         expect(builds(files, `${family}-`)).toEqual(app === family ? ['threaded-simd', 'simd', 'scalar'] : []);
       report[recipe] = { ...report[recipe], [app ?? 'attention']: sizes(outputs[app ? `${recipe}-${app}` : recipe]) };
+    }
+  });
+
+  test("an app's JS carries the trainer's code only through 'mha-wasm/train', the models' only through 'mha-wasm/model'", () => {
+    for (const app of [undefined, ...APPS]) {
+      const code = emittedJs(outputs[app ? `${recipe}-${app}` : recipe]);
+      // Every marker where the app imports its entry (so this bundler keeps it), none elsewhere.
+      for (const family of APPS)
+        expect([app ?? 'attention', family, markersIn(code, family)]).toEqual([
+          app ?? 'attention',
+          family,
+          app === family ? ENTRY_CODE[family].markers : [],
+        ]);
     }
   });
 

@@ -1,9 +1,10 @@
 // The builds' file names: CMakeLists.txt's targets, variantFiles() (the rule
 // in JS) and the URLs that inferenceUrls() (files.mjs) and trainUrls()
 // (train-files.mjs) spell out as literals for bundlers must agree, and every
-// file must be in dist/ after a build. The trainer's builds must be reachable
-// only from the 'mha-wasm/train' entry, so that bundles of apps that never
-// train leave them out.
+// file must be in dist/ after a build. The trainer's builds and code must be
+// reachable only from the 'mha-wasm/train' entry, the models' only from
+// 'mha-wasm/model', so that bundles of apps that never train or load a model
+// leave them out.
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,7 @@ import * as esbuild from 'esbuild';
 import { FAMILIES, VARIANTS, inferenceUrls, variantFiles } from '../../src/js/files.mjs';
 import { trainUrls } from '../../src/js/train-files.mjs';
 import { modelUrls } from '../../src/js/model-files.mjs';
+import { ENTRY_CODE, markersIn } from './helpers/entry-code.mjs';
 
 const URLS = { inference: inferenceUrls, train: trainUrls, model: modelUrls };
 
@@ -51,7 +53,7 @@ async function bundle(entry, format) {
     metafile: true,
     logLevel: 'silent',
   });
-  return { code: outputFiles[0].text, modules: Object.keys(metafile.inputs).map((input) => path.basename(input)) };
+  return { code: outputFiles[0].text, modules: Object.keys(metafile.inputs) };
 }
 // The files a bundle references as new URL('…', import.meta.url), as paths.
 const literalFiles = (code) =>
@@ -78,6 +80,25 @@ test.each(ENTRIES)(
     for (const file of files) expect(existsSync(file)).toBe(true);
     for (const family of FAMILIES.filter((f) => f !== 'inference' && !families.includes(f)))
       expect(code).not.toMatch(new RegExp(`mha-${family}-`));
+  },
+);
+
+test.each(ENTRIES)(
+  "%s: the bundle carries the trainer's and the models' JS only when its entry offers them",
+  async (entry, families) => {
+    const { code, modules } = await bundle(entry, 'esm');
+    for (const family of ['train', 'model']) {
+      const { modules: own, markers } = ENTRY_CODE[family];
+      const taken = modules.filter((m) => own.some((pattern) => pattern.test(m)));
+      if (families.includes(family)) {
+        // Each module and marker where it belongs, so that their absence elsewhere means something.
+        for (const pattern of own) expect(taken.some((m) => pattern.test(m))).toBe(true);
+        expect(markersIn(code, family)).toEqual(markers);
+      } else {
+        expect(taken).toEqual([]);
+        expect(markersIn(code, family)).toEqual([]);
+      }
+    }
   },
 );
 

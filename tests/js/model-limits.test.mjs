@@ -1,7 +1,7 @@
 // The model's limits and rules are defined once, in C++ (ModelLimits and
 // Model::max_length in src/model/model.hpp, the config rules in
 // src/model/model.cpp); src/js reads them from the model build's bindings and
-// checks them first (readConfig in src/js/model-config.mjs, model.run). Here
+// checks them first (readConfig in src/js/models/config.mjs, model.run). Here
 // both sides meet every boundary (limit − 1, limit, limit + 1): through the
 // public API and straight on the Embind module, and each side must refuse
 // where the other does, naming the same field.
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { variantFiles } from '../../src/js/files.mjs';
-import { readConfig } from '../../src/js/model-config.mjs';
+import { readConfig } from '../../src/js/models/config.mjs';
 
 const require = createRequire(import.meta.url);
 

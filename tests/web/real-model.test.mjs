@@ -1,6 +1,7 @@
 // The real-model view's pure parts: the head scores (model/real-model-scores.mjs)
-// on small made-up attention, the checkpoint's files among what was dropped
-// (model/real-model-files.mjs), and the thumbnails' pixels (lib/attention-image.mjs).
+// on small made-up attention, the sizes it writes (model/real-model-files.mjs;
+// which files are the checkpoint is tests/js/checkpoint-files.test.mjs's), and
+// the thumbnails' pixels (lib/attention-image.mjs).
 import {
   SCORES,
   allHeadScores,
@@ -19,7 +20,7 @@ import {
   uniformScores,
 } from '../../web/model/real-model-scores.mjs';
 import { tokenLanguage } from '../../web/model/tokenize.mjs';
-import { formatBytes, pickModelFiles, totalBytes } from '../../web/model/real-model-files.mjs';
+import { formatBytes, totalBytes } from '../../web/model/real-model-files.mjs';
 import { LEVELS, colourTable, weightPixels } from '../../web/lib/attention-image.mjs';
 import { DEFAULTS, formatState, readLink } from '../../web/state.mjs';
 
@@ -161,28 +162,9 @@ test('every head of a model, ranked by a score, with its top keys and a summary'
   expect(median([])).toBe(0);
 });
 
-test('the checkpoint among the files: the folder with config.json nearest the top, hidden files left out', () => {
-  const files = [
-    'bert/.git/config.json',
-    'bert/onnx/config.json',
-    'bert/onnx/model.onnx',
-    'bert/config.json',
-    'bert/model.safetensors',
-    'bert/vocab.txt',
-    'bert/.gitattributes',
-  ].map((path, i) => ({ path, size: i + 1 }));
-  const picked = pickModelFiles(files);
-  expect(picked.folder).toBe('bert');
-  expect(picked.files.map((f) => f.path)).toEqual(['bert/config.json', 'bert/model.safetensors', 'bert/vocab.txt']);
-  expect(totalBytes(picked.files)).toBe(4 + 5 + 6);
-  // Loose files (a plain multi-file picker) are one folder, ''.
-  expect(pickModelFiles([{ path: 'config.json' }, { path: 'model.safetensors' }]).files).toHaveLength(2);
-  // No config.json: the top folder's files, so that the engine names what is missing.
-  expect(pickModelFiles([{ path: 'x/pytorch_model.bin' }, { path: 'x/y/z.txt' }])).toEqual({
-    folder: 'x',
-    files: [{ path: 'x/pytorch_model.bin' }],
-  });
-  expect(pickModelFiles([])).toEqual({ folder: '', files: [] });
+test("the files' total size, and bytes as the view writes them", () => {
+  expect(totalBytes([{ size: 4 }, { size: 5 }, {}, { size: 6 }])).toBe(4 + 5 + 6);
+  expect(totalBytes([])).toBe(0);
   expect([812, 3400, 418_900_000, 1_320_000_000].map(formatBytes)).toEqual(['812 B', '3.4 KB', '418.9 MB', '1.32 GB']);
 });
 

@@ -5,20 +5,19 @@
 // the chosen head opens large with the model's own tokens (views/model-head.mjs).
 // The scores (model/real-model-scores.mjs) sort the heads and say, from the
 // numbers only, where the focus token (the six 毒) looks. Its choices (head,
-// order) are reported to the page's URL state.
+// order) are reported to the page's URL state. The pickers, the drop zone
+// and the progress bar are views/model-files-input.mjs; the tokens and menus
+// around the heads, views/real-model-controls.mjs.
 import { OKABE_ITO } from '../lib/palette.mjs';
-import { el } from '../lib/dom.mjs';
 import { fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
-import { carriesFiles, droppedFiles, inputFiles } from '../lib/dropped-files.mjs';
-import { tokenName } from '../lib/tokens.mjs';
 import { SENTENCE } from '../sentence.mjs';
-import { formatBytes, pickModelFiles, totalBytes } from '../model/real-model-files.mjs';
+import { pickCheckpointFiles } from '../../src/js/models/checkpoint-files.mjs';
+import { formatBytes, totalBytes } from '../model/real-model-files.mjs';
 import {
   ORDERS,
   allHeadScores,
   focusRows,
-  isSpecial,
   rankHeads,
   repeatedTokens,
   tokenRecords,
@@ -26,6 +25,8 @@ import {
 } from '../model/real-model-scores.mjs';
 import { ModelGrid, summaryItems } from './model-grid.mjs';
 import { ModelHead } from './model-head.mjs';
+import { ModelFilesInput } from './model-files-input.mjs';
+import { fillControls, tokenList } from './real-model-controls.mjs';
 
 /** The longest sentence the text box takes (the model's positions are checked by the engine). */
 export const MAX_TEXT = 200;
@@ -43,6 +44,8 @@ export class RealModelView {
   /** The thumbnails (views/model-grid.mjs) and the chosen head, large (views/model-head.mjs). */
   #grid;
   #head;
+  /** The pickers, drop zone and progress bar (views/model-files-input.mjs). */
+  #input;
   /** The status line's message and parameters, so that a change of language can write it again. */
   #status = ['real.waiting', {}];
   #loadedNote = null;
@@ -60,12 +63,6 @@ export class RealModelView {
     this.selected = head;
     this.order = ORDERS.includes(order) ? order : 'grid';
     this.el = {
-      drop: $('.real-drop'),
-      folder: $('#real-folder'),
-      files: $('#real-files'),
-      progressBox: $('.real-progress'),
-      progress: $('#real-progress'),
-      progressText: $('#real-progress-text'),
       status: $('#real-status'),
       forward: $('#real-forward'),
       error: $('#real-error'),
@@ -101,6 +98,11 @@ export class RealModelView {
       { heatmap: e.heatmap, scores: e.scores, whereTitle: e.whereTitle, where: e.where },
       COLOR,
     );
+    this.#input = new ModelFilesInput(section, {
+      canLoad: () => Boolean(this.#engine) && !this.#busy,
+      onEntries: (entries) => this.#load(entries),
+      onError: (error) => this.#showError('real.error.load', error),
+    });
     this.#setInputs(false);
     this.#writeStatus();
     this.#listen();
@@ -108,31 +110,6 @@ export class RealModelView {
 
   #listen() {
     const { el: e } = this;
-    for (const input of [e.folder, e.files])
-      input.addEventListener('change', () => {
-        const entries = inputFiles(input);
-        input.value = '';
-        this.#load(entries);
-      });
-    this.section.addEventListener('dragover', (event) => {
-      if (!carriesFiles(event)) return;
-      event.preventDefault();
-      event.dataTransfer.dropEffect = this.#engine && !this.#busy ? 'copy' : 'none';
-      e.drop.classList.add('over');
-    });
-    this.section.addEventListener('dragleave', (event) => {
-      if (!this.section.contains(event.relatedTarget)) e.drop.classList.remove('over');
-    });
-    this.section.addEventListener('drop', (event) => {
-      if (!carriesFiles(event)) return;
-      event.preventDefault();
-      e.drop.classList.remove('over');
-      if (!this.#engine || this.#busy) return;
-      droppedFiles(event.dataTransfer).then(
-        (entries) => this.#load(entries),
-        (error) => this.#showError('real.error.load', error),
-      );
-    });
     e.form.addEventListener('submit', (event) => {
       event.preventDefault();
       this.#compute();
@@ -170,9 +147,7 @@ export class RealModelView {
 
   #setInputs(enabled) {
     const { el: e } = this;
-    e.folder.disabled = !enabled;
-    e.files.disabled = !enabled;
-    e.drop.classList.toggle('disabled', !enabled);
+    this.#input.setEnabled(enabled);
     e.text.disabled = !enabled || !this.#model;
     e.submit.disabled = !enabled || !this.#model;
   }
@@ -197,42 +172,22 @@ export class RealModelView {
       this.#showError('real.error.load', new Error(t('real.error.noFiles')));
       return;
     }
-    const { files } = pickModelFiles(entries);
+    const { files } = pickCheckpointFiles(entries);
     this.#busy = true;
     this.#setInputs(false);
     this.#clear();
     const old = this.#model;
     this.#model = null;
     old?.dispose();
-    e.progress.value = 0;
-    e.progress.max = 1;
-    e.progressText.textContent = '';
-    e.progressBox.hidden = false;
+    const onProgress = this.#input.startProgress();
     this.#status = ['real.reading', { count: files.length }];
     this.#writeStatus();
-    let frame = 0;
-    let last = null;
-    const onProgress = (p) => {
-      last = p;
-      if (frame) return;
-      frame = requestAnimationFrame(() => {
-        frame = 0;
-        e.progress.max = last.totalBytes || 1;
-        e.progress.value = last.loadedBytes;
-        e.progressText.textContent = t('real.progress', {
-          file: last.file,
-          loaded: formatBytes(last.loadedBytes),
-          total: formatBytes(last.totalBytes),
-        });
-      });
-    };
     const start = performance.now();
     try {
       const model = await this.#engine.loadModel(
         files.map((f) => f.file),
         { onProgress },
       );
-      cancelAnimationFrame(frame);
       this.#model = model;
       const { modelType, numLayers, numHeads, hiddenSize, vocabSize } = model.config;
       this.#status = [
@@ -248,13 +203,11 @@ export class RealModelView {
           ms: Math.round(performance.now() - start),
         },
       ];
-      e.progress.value = e.progress.max;
     } catch (error) {
-      cancelAnimationFrame(frame);
       this.#status = ['real.none', {}];
       this.#showError('real.error.load', error);
     } finally {
-      e.progressBox.hidden = true;
+      this.#input.endProgress(Boolean(this.#model));
       this.#busy = false;
       this.#writeStatus();
       this.#setInputs(true);
@@ -343,45 +296,13 @@ export class RealModelView {
 
   async #drawAll() {
     if (!this.#run) return;
-    this.#drawTokens();
-    this.#drawControls();
+    this.el.tokens.replaceChildren(...tokenList(this.#run));
+    fillControls(this.el, this.#run, { order: this.order, focus: this.#focus });
     this.el.summary.replaceChildren(...summaryItems(this.#heads, this.#baseline, this.order));
     const run = this.#run;
     if (!(await this.#grid.draw(run, () => run === this.#run))) return;
     this.#arrangeGrid();
     this.#showHead(this.selected);
-  }
-
-  #drawTokens() {
-    const run = this.#run;
-    const list = el('ol', { className: 'real-token-list' });
-    for (const token of run.records) {
-      const item = el('li', { translate: false, title: tokenName(token) }, token.text.replace(/ /g, '␣'));
-      if (token.lang) item.lang = token.lang;
-      if (isSpecial(token.text)) item.className = 'special';
-      list.append(item);
-    }
-    this.el.tokens.replaceChildren(el('p', { textContent: t('real.tokens', { n: run.tokens.length }) }), list);
-  }
-
-  #drawControls() {
-    const { el: e } = this;
-    e.order.replaceChildren(
-      ...ORDERS.map(
-        (o) => new Option(o === 'grid' ? t('real.order.grid') : t('real.order.by', { score: t(`real.score.${o}`) }), o),
-      ),
-    );
-    e.order.value = this.order;
-    const repeated = repeatedTokens(this.#run.tokens);
-    e.focus.replaceChildren(
-      ...repeated.map((r) => new Option(t('real.focus.token', { token: r.text, count: r.count }), r.text)),
-      new Option(t('real.focus.all'), ''),
-    );
-    e.focus.value = this.#focus;
-    const special = [...new Set(this.#run.tokens.filter(isSpecial))];
-    e.help.textContent = t('real.score.help', {
-      special: special.length ? special.join(t('list.join')) : t('real.special.none'),
-    });
   }
 
   /** Places the thumbnails in the current order. */

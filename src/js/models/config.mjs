@@ -1,12 +1,12 @@
 // A checkpoint's config.json, read into what the engine's models take
-// (src/model/model.hpp's Config) and what model.config shows. The families
-// and settings the engine supports are listed here, once; anything else is
+// (src/model/model.hpp's Config) and what model.config shows. The
+// architectures and settings the engine supports are listed here, once; anything else is
 // refused by name. The sizes' limits are the C++ model's (ModelLimits, read
 // through the bindings as engine limits.model), and the rules between sizes
 // are the ones its constructor checks, said here in config.json's words
 // (tests/js/limits.test.mjs holds both sides to the same boundaries).
 
-/** model_type → family of blocks: BERT and RoBERTa are post-LN encoders, GPT-2 a pre-LN causal decoder. */
+/** model_type → architecture of the blocks: BERT and RoBERTa are post-LN encoders, GPT-2 a pre-LN causal decoder. */
 export const MODEL_TYPES = Object.freeze({ bert: 'bert', roberta: 'bert', gpt2: 'gpt2' });
 /** hidden_act / activation_function → the GELU the blocks compute (erf exact or tanh). */
 export const ACTIVATIONS = Object.freeze({
@@ -16,7 +16,7 @@ export const ACTIVATIONS = Object.freeze({
 });
 const POSITION_TYPES = ['absolute'];
 /**
- * config.json's field of each size of a model, by family, and where a field
+ * config.json's field of each size of a model, by architecture, and where a field
  * may be left out, its value then (from the sizes read before it and the json).
  */
 const FIELDS = {
@@ -45,24 +45,26 @@ function refuse(field, value, supported) {
   throw new Error(`config.json: ${field} ${JSON.stringify(value)} is not supported; mha-wasm runs ${list(supported)}`);
 }
 
-/** The family's sizes (FIELDS), each a positive integer, at most its limit if `limits` has one. */
-function readSizes(json, family, limits) {
+/** The architecture's sizes (FIELDS), each a positive integer, at most its limit if `limits` has one. */
+function readSizes(json, architecture, limits) {
   const sizes = {};
-  for (const [name, [field, fallback]] of Object.entries(FIELDS[family])) {
+  for (const [name, [field, fallback]] of Object.entries(FIELDS[architecture])) {
     const value = json[field] ?? fallback?.(sizes, json);
     if (!Number.isInteger(value) || value < 1)
       throw new Error(`config.json: ${field} must be a positive integer, got ${JSON.stringify(json[field])}`);
     sizes[name] = value;
   }
-  for (const [name, [field]] of Object.entries(FIELDS[family]))
+  for (const [name, [field]] of Object.entries(FIELDS[architecture]))
     if (sizes[name] > limits[name])
       throw new Error(`config.json: ${field} must be at most ${limits[name]}, got ${sizes[name]}`);
   return sizes;
 }
 
 /**
- * { engine, public }: `engine` for the bindings' Model.configure, `public`
- * for model.config (without maxLength, which the configured model reports).
+ * { architecture, engine, public }: `architecture` ('bert' or 'gpt2', of
+ * MODEL_TYPES), `engine` for the bindings' Model.configure (which names the
+ * architecture `family`), `public` for model.config (without maxLength,
+ * which the configured model reports).
  * `limits`: the largest sizes (the model build's limits.model). Throws an
  * Error naming config.json and the field.
  */
@@ -71,16 +73,16 @@ export function readConfig(json, limits = {}) {
     throw new Error('config.json: expected a JSON object (the config.json of a Hugging Face model folder)');
   const modelType = json.model_type;
   if (!Object.hasOwn(MODEL_TYPES, modelType)) refuse('model_type', modelType, Object.keys(MODEL_TYPES));
-  const family = MODEL_TYPES[modelType];
+  const architecture = MODEL_TYPES[modelType];
   let engine;
-  if (family === 'gpt2') {
+  if (architecture === 'gpt2') {
     const activation = json.activation_function ?? 'gelu_new';
     if (!Object.hasOwn(ACTIVATIONS, activation)) refuse('activation_function', activation, Object.keys(ACTIVATIONS));
     if (json.scale_attn_weights === false) refuse('scale_attn_weights', false, ['true']);
     if (json.scale_attn_by_inverse_layer_idx === true) refuse('scale_attn_by_inverse_layer_idx', true, ['false']);
     engine = {
-      family,
-      ...readSizes(json, family, limits),
+      family: architecture,
+      ...readSizes(json, architecture, limits),
       typeVocabSize: 1,
       positionOffset: 0,
       layerNormEps: json.layer_norm_epsilon ?? 1e-5,
@@ -93,8 +95,8 @@ export function readConfig(json, limits = {}) {
     if (!POSITION_TYPES.includes(position)) refuse('position_embedding_type', position, POSITION_TYPES);
     const pad = json.pad_token_id ?? (modelType === 'roberta' ? 1 : 0);
     engine = {
-      family,
-      ...readSizes(json, family, limits),
+      family: architecture,
+      ...readSizes(json, architecture, limits),
       // RoBERTa numbers positions from pad_token_id + 1 (a sequence without padding).
       positionOffset: modelType === 'roberta' ? pad + 1 : 0,
       layerNormEps: json.layer_norm_eps ?? 1e-12,
@@ -116,6 +118,7 @@ export function readConfig(json, limits = {}) {
     );
   const { numLayers, numHeads, hiddenSize, vocabSize } = engine;
   return {
+    architecture,
     engine,
     public: Object.freeze({
       modelType,

@@ -1,0 +1,138 @@
+// Transformer models from Hugging Face checkpoints (engine.loadModel): the
+// road from a source to a model, each step in a module of its own — the
+// source's files (sources/), config.json (config.mjs), the tokenizer
+// (tokenizers/), the weights' format (formats/) — and here what joins them:
+// the checkpoint's tensors matched to the engine model's list, then streamed
+// into the engine's memory tensor by tensor (the model build's Model packs
+// each as it arrives: no second copy of the file is ever held).
+import { describe, rejectUnknown } from '../checks.mjs';
+import { CALLS } from '../protocol.mjs';
+import { readConfig } from './config.mjs';
+import { DTYPE_BYTES, FLOAT_DTYPES, readHeader, weightFiles } from './formats/safetensors.mjs';
+import { openSource, readJson, readText } from './sources/files.mjs';
+import { createTokenizer } from './tokenizers/tokenizer.mjs';
+import { TransformerModel } from './transformer-model.mjs';
+
+/** Bytes of weights per call into the engine while loading. */
+const CHUNK_BYTES = 8 << 20;
+// Tensors of checkpoints that the blocks do not use: task heads, pooler,
+// GPT-2's mask buffers, position id buffers.
+const UNUSED = /^(cls|lm_head|pooler|classifier|qa_outputs|score)\.|(^|\.)attn\.(masked_)?bias$|(^|\.)position_ids$/;
+// Tensors of the backbone: one of these that the config does not explain means config.json is not this model's.
+const BACKBONE = /^(embeddings|encoder|wte|wpe|h|ln_f)\./;
+const PREFIXES = ['bert.', 'roberta.', 'transformer.'];
+
+/** A Hugging Face tensor name as the engine's model lists it: prefix off, gamma/beta renamed. */
+export function canonicalName(name) {
+  for (const prefix of PREFIXES) if (name.startsWith(prefix)) name = name.slice(prefix.length);
+  return name.replace(/LayerNorm\.gamma$/, 'LayerNorm.weight').replace(/LayerNorm\.beta$/, 'LayerNorm.bias');
+}
+
+// ---- Loading ----------------------------------------------------------------
+
+/**
+ * Loads a checkpoint into the model build's engine (`call` is its calls) and
+ * resolves to a TransformerModel. `readFolder`: Node's reader of folder paths;
+ * `limits`: the model build's limits.model.
+ */
+export async function loadModel(call, source, options, { readFolder, onDispose, limits }) {
+  const { onProgress } = checkLoadOptions(options);
+  const files = await openSource(source, readFolder);
+  if (!files['config.json'])
+    throw new Error(
+      `no config.json in the folder (it has ${Object.keys(files).join(', ') || 'no files'}): download config.json with the weights`,
+    );
+  const config = readConfig(await readJson(files['config.json']), limits);
+  const texts = {};
+  for (const name of ['tokenizer.json', 'tokenizer_config.json', 'vocab.txt'])
+    if (files[name]) texts[name] = await readText(files[name]);
+  const tokenizer = await createTokenizer(texts);
+  const sources = await weightFiles(files);
+  const headers = await Promise.all(sources.map((file) => readHeader(file)));
+
+  const { id, tensors, maxLength } = await call(CALLS.createModel, [config.engine]);
+  // The longest input in tokens, as the model reports it (Model::max_length).
+  config.public = Object.freeze({ ...config.public, maxLength });
+  try {
+    const wanted = new Map(tensors.map((t, index) => [t.name, { ...t, index }]));
+    const found = new Map(); // name → { file, tensor }
+    const plan = sources.map(() => []);
+    headers.forEach((header, f) => {
+      for (const tensor of header) {
+        const name = canonicalName(tensor.name);
+        const want = wanted.get(name);
+        const where = `${sources[f].name}: tensor "${tensor.name}"`;
+        if (!want) {
+          if (BACKBONE.test(name) && !UNUSED.test(name))
+            throw new Error(
+              `${where} is not part of a ${config.public.modelType} with config.json's sizes ` +
+                `(${config.public.numLayers} layers, hidden size ${config.public.hiddenSize}); is config.json this model's?`,
+            );
+          continue;
+        }
+        if (found.has(name)) throw new Error(`${where} is in the checkpoint twice (also in ${found.get(name).file})`);
+        if (!FLOAT_DTYPES.includes(tensor.dtype))
+          throw new Error(`${where} has dtype ${tensor.dtype}; expected one of ${FLOAT_DTYPES.join(', ')}`);
+        if (tensor.shape.length !== want.shape.length || tensor.shape.some((n, i) => n !== want.shape[i]))
+          throw new Error(`${where} has shape [${tensor.shape}], but config.json's sizes make it [${want.shape}]`);
+        found.set(name, { file: sources[f].name });
+        plan[f].push({ ...tensor, index: want.index });
+      }
+    });
+    const absent = tensors.filter((t) => !found.has(t.name)).map((t) => t.name);
+    if (absent.length)
+      throw new Error(
+        `${sources.map((s) => s.name).join(', ')}: ${absent.length === 1 ? 'tensor' : `${absent.length} tensors`} missing: ` +
+          `${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', …' : ''} (a ${config.public.modelType} of ` +
+          `${config.public.numLayers} layers, as config.json says, needs ${tensors.length})`,
+      );
+    const totalBytes = plan.flat().reduce((sum, t) => sum + t.end - t.begin, 0);
+    let loadedBytes = 0;
+    for (let f = 0; f < sources.length; f++)
+      for (const tensor of plan[f]) {
+        const size = DTYPE_BYTES[tensor.dtype];
+        for (let at = tensor.begin; at < tensor.end;) {
+          const end = Math.min(tensor.end, at + CHUNK_BYTES);
+          const read = await sources[f].read(at, end);
+          if (read.byteLength !== end - at)
+            throw new Error(`${sources[f].name}: ended at byte ${at + read.byteLength} while reading "${tensor.name}"`);
+          // Transferred to the engine's Worker, not copied (the loader owns what read() gives).
+          const bytes = ownBuffer(read);
+          await call(
+            CALLS.modelWrite,
+            [id, tensor.index, tensor.dtype, (at - tensor.begin) / size, bytes],
+            [bytes.buffer],
+          );
+          loadedBytes += end - at;
+          at = end;
+          onProgress?.({ loadedBytes, totalBytes, file: sources[f].name });
+        }
+      }
+    const missing = await call(CALLS.modelMissing, [id]);
+    if (missing.length) throw new Error(`tensors not loaded: ${missing.join(', ')}`);
+  } catch (error) {
+    call(CALLS.disposeModel, [id]).catch(() => {});
+    throw error;
+  }
+  return new TransformerModel(call, id, config, tokenizer, onDispose);
+}
+
+// The chunk as the whole of an ArrayBuffer, which can be transferred: a
+// source's read() gives one already (sources/files.mjs); any other view is
+// copied once to exactly its bytes, so that no chunk carries (or detaches)
+// a larger buffer.
+function ownBuffer(bytes) {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+}
+
+function checkLoadOptions(options) {
+  if (options === undefined) return {};
+  if (!options || typeof options !== 'object')
+    throw new TypeError(`loadModel options: expected { onProgress }, got ${describe(options)}`);
+  rejectUnknown(options, new Set(['onProgress']), 'loadModel');
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
+    throw new TypeError(
+      `onProgress: expected a function ({ loadedBytes, totalBytes, file }) => void, got ${describe(options.onProgress)}`,
+    );
+  return options;
+}

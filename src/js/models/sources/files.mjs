@@ -1,0 +1,86 @@
+// The files of a model source, as the loader reads them: { [fileName]: { name,
+// size, read(begin, end) } }, those of the checkpoint among what was given
+// (checkpoint-files.mjs, the rule the page applies too). read(begin, end)
+// resolves to a Uint8Array of those bytes that the loader owns (a fresh
+// array, never a view of the caller's memory: the loader hands it to the
+// engine's Worker, transferred). Sources here: what a browser gives (a
+// FileList, File[]) and bytes in memory ({ fileName: ArrayBuffer |
+// Uint8Array | Blob }); Node's folder path is read by sources/folder.mjs,
+// which node.mjs passes in as `readFolder`.
+import { describe } from '../../checks.mjs';
+import { fileNameOf, pickCheckpointFiles } from '../checkpoint-files.mjs';
+
+const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
+
+function blobFile(name, blob) {
+  return {
+    name,
+    size: blob.size,
+    read: async (begin, end) => new Uint8Array(await blob.slice(begin, end).arrayBuffer()),
+  };
+}
+
+function bytesFile(name, bytes) {
+  // A plain Uint8Array over the bytes, whose slice() copies the range: Node's
+  // Buffer is a Uint8Array whose slice() is a view of the caller's memory.
+  const view = ArrayBuffer.isView(bytes)
+    ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    : new Uint8Array(bytes);
+  return { name, size: view.byteLength, read: async (begin, end) => view.slice(begin, end) };
+}
+
+/**
+ * { [fileName]: { name, size, read(begin, end) } } of a source: a FileList,
+ * File[], an object of name → ArrayBuffer | Uint8Array | Blob, or (with
+ * `readFolder`, Node's) a folder path; of those, the checkpoint's files
+ * (pickCheckpointFiles).
+ */
+export async function openSource(source, readFolder) {
+  const { files } = pickCheckpointFiles(await sourceFiles(source, readFolder));
+  return Object.fromEntries(files.map(({ path, file }) => [fileNameOf(path), file]));
+}
+
+// Every file of a source, as [{ path, file }].
+async function sourceFiles(source, readFolder) {
+  if (typeof source === 'string') {
+    if (!readFolder)
+      throw new TypeError(
+        'source: a folder path works in Node only; in browsers pass the files (a FileList from <input type=file webkitdirectory>, File[] or { fileName: Blob })',
+      );
+    return readFolder(source);
+  }
+  const list =
+    Array.isArray(source) || (typeof FileList === 'function' && source instanceof FileList) ? Array.from(source) : null;
+  if (list)
+    return list.map((file, i) => {
+      if (!isBlob(file) || typeof file.name !== 'string')
+        throw new TypeError(`source[${i}]: expected a File (with a name), got ${describe(file)}`);
+      return { path: file.webkitRelativePath || file.name, file: blobFile(file.name, file) };
+    });
+  if (source && typeof source === 'object' && !ArrayBuffer.isView(source) && !isBlob(source))
+    return Object.entries(source).map(([path, value]) => {
+      if (isBlob(value)) return { path, file: blobFile(fileNameOf(path), value) };
+      if (value instanceof ArrayBuffer || value instanceof Uint8Array)
+        return { path, file: bytesFile(fileNameOf(path), value) };
+      throw new TypeError(
+        `source["${path}"]: expected an ArrayBuffer, Uint8Array or Blob with the file's bytes, got ${describe(value)}`,
+      );
+    });
+  throw new TypeError(
+    `source: expected a model folder's files (a folder path in Node, a FileList, File[] or { fileName: ArrayBuffer | Uint8Array | Blob }), got ${describe(source)}`,
+  );
+}
+
+/** A file's bytes as UTF-8 text. */
+export async function readText(file) {
+  return new TextDecoder().decode(await file.read(0, file.size));
+}
+
+/** A file's JSON; an Error naming the file when it is not JSON. */
+export async function readJson(file) {
+  try {
+    return JSON.parse(await readText(file));
+  } catch (error) {
+    throw new Error(`${file.name}: not valid JSON (${error.message})`);
+  }
+}

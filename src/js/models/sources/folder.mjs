@@ -1,0 +1,46 @@
+// A model folder in Node (engine.loadModel(path)): its files, each read when
+// asked, into a fresh array per read (see sources/files.mjs for what read()
+// promises). node.mjs passes this to the loader as `readFolder`, so that no
+// browser bundle reaches node:fs.
+import { opendir, open, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+/** The files of a model folder, read when asked: [{ path, file: { name, size, read(begin, end) } }]. */
+export async function readFolder(folder) {
+  let dir;
+  try {
+    dir = await opendir(folder);
+  } catch (error) {
+    throw new Error(`source: cannot read the folder ${folder} (${error.code ?? error.message})`);
+  }
+  const files = [];
+  for await (const entry of dir) {
+    if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+    const file = path.join(folder, entry.name);
+    const info = await stat(file).catch(() => null);
+    if (!info?.isFile()) continue;
+    files.push({
+      path: entry.name,
+      file: {
+        name: entry.name,
+        size: info.size,
+        async read(begin, end) {
+          const bytes = new Uint8Array(end - begin);
+          const handle = await open(file, 'r');
+          try {
+            let done = 0;
+            while (done < bytes.length) {
+              const { bytesRead } = await handle.read(bytes, done, bytes.length - done, begin + done);
+              if (bytesRead === 0) break;
+              done += bytesRead;
+            }
+            return done === bytes.length ? bytes : bytes.subarray(0, done);
+          } finally {
+            await handle.close();
+          }
+        },
+      },
+    });
+  }
+  return files;
+}

@@ -1,0 +1,26 @@
+// Code that only the trainer's and the models' entries may bring into a
+// bundle ('mha-wasm/train', 'mha-wasm/model'): the modules it is in, and
+// strings of its code that survive every bundler's minifying (messages and
+// names in string literals, not comments), so that a bundle's text can be
+// searched for it. Used by tests/js/files.test.mjs (esbuild on the entries)
+// and tests/e2e/bundlers.test.mjs (the example recipes' emitted files).
+export const ENTRY_CODE = {
+  train: {
+    modules: [/src\/js\/attention-trainer\.mjs$/, /src\/js\/validate-trainer\.mjs$/],
+    markers: ['tags (one per token), got'], // validate-trainer.mjs
+  },
+  model: {
+    modules: [/src\/js\/models\//, /@huggingface\/tokenizers\//],
+    markers: [
+      'is in the checkpoint twice', // models/load.mjs
+      'this model has positions for', // models/transformer-model.mjs
+      'is not supported; mha-wasm runs', // models/config.mjs
+      'too short for a safetensors file', // models/formats/safetensors.mjs
+      'BertPreTokenizer', // models/tokenizers/tokenizer.mjs, and the tokenizers package
+      'Unterminated character class', // @huggingface/tokenizers
+    ],
+  },
+};
+
+/** The markers of `family` ('train' or 'model') found in `code`. */
+export const markersIn = (code, family) => ENTRY_CODE[family].markers.filter((marker) => code.includes(marker));
