@@ -4,7 +4,7 @@
 // 'mha-wasm'` — in plain `node` child processes, outside Jest and outside this
 // repository. About 10 s; skip it with `npx jest tests/js`.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,7 +74,7 @@ ${trainBody(f)}`;
 // The 'mha-wasm/model' subpath: a tiny checkpoint (tests/fixtures/models, from PyTorch) loaded from its folder.
 const MODEL_FOLDER = fileURLToPath(new URL('../fixtures/models/bert-zh', import.meta.url));
 const MODEL_ESM = (folder) => `import { createAttention } from 'mha-wasm/model';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 const ref = JSON.parse(readFileSync(${JSON.stringify(`${folder}/reference.json`)}, 'utf8'));
 const c = ref.cases.find((x) => x.name === 'sentence');
 const engine = await createAttention({ variant: 'simd' });
@@ -161,12 +161,14 @@ describe('[slow] npm pack, install, require and import', () => {
       }
       expect(files).toContain(`dist/mha-${family}threaded-simd.worker.js`);
     }
-    const jsSources = (await readdir(join(repo, 'src/js'))).map((f) => `src/js/${f}`);
+    const jsSources = (await readdir(join(repo, 'src/js'), { recursive: true }))
+      .filter((f) => statSync(join(repo, 'src/js', f)).isFile())
+      .map((f) => `src/js/${f}`);
     expect(files).toEqual(expect.arrayContaining([...jsSources, 'package.json']));
     if ((await readdir(repo)).includes('README.md')) expect(files).toContain('README.md');
     const unexpected = files.filter(
       (f) =>
-        !/^(dist\/mha-[\w-]+(\.worker)?\.(js|wasm)|src\/js\/[\w-]+\.(mjs|cjs|js|d\.ts)|docs\/[\w-]+\.(png|md)|(README|ARCHITECTURE|CONTRIBUTING)\.md|package\.json|LICENSE)$/.test(
+        !/^(dist\/mha-[\w-]+(\.worker)?\.(js|wasm)|src\/js\/(?:[\w-]+\/)*[\w-]+\.(mjs|cjs|js|d\.ts)|docs\/[\w-]+\.(png|md)|(README|ARCHITECTURE|CONTRIBUTING)\.md|package\.json|LICENSE)$/.test(
           f,
         ),
     );

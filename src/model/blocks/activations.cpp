@@ -1,0 +1,55 @@
+#include "activations.hpp"
+
+#include <cmath>
+#if MHA_WITH_SIMD
+#include <xsimd/xsimd.hpp>
+#endif
+
+namespace mha::model {
+namespace {
+
+constexpr float kInvSqrt2 = 0.70710678118654752f, kSqrt2OverPi = 0.79788456080286536f, kCubic = 0.044715f;
+
+#if MHA_WITH_SIMD
+using Vec = xsimd::batch<float>;
+constexpr std::size_t W = Vec::size;
+
+// f over x in vectors; the tail through the same f on a padded copy, so every
+// element is computed the same way wherever it falls.
+template <typename F>
+void map(float* x, std::size_t n, const F& f) noexcept {
+  std::size_t j = 0;
+  for (; j + W <= n; j += W) f(Vec::load_unaligned(x + j)).store_unaligned(x + j);
+  if (j < n) {
+    alignas(64) float tail[W] = {};
+    for (std::size_t c = 0; c < n - j; ++c) tail[c] = x[j + c];
+    f(Vec::load_aligned(tail)).store_aligned(tail);
+    for (std::size_t c = 0; c < n - j; ++c) x[j + c] = tail[c];
+  }
+}
+#endif
+
+}  // namespace
+
+void gelu_erf(float* x, std::size_t n) noexcept {
+#if MHA_WITH_SIMD
+  map(x, n, [](const Vec& v) { return Vec(0.5f) * v * (Vec(1.0f) + xsimd::erf(v * Vec(kInvSqrt2))); });
+#else
+  for (std::size_t j = 0; j < n; ++j) x[j] = 0.5f * x[j] * (1.0f + std::erf(x[j] * kInvSqrt2));
+#endif
+}
+
+void gelu_tanh(float* x, std::size_t n) noexcept {
+#if MHA_WITH_SIMD
+  map(x, n, [](const Vec& v) {
+    return Vec(0.5f) * v * (Vec(1.0f) + xsimd::tanh(Vec(kSqrt2OverPi) * (v + Vec(kCubic) * v * v * v)));
+  });
+#else
+  for (std::size_t j = 0; j < n; ++j) {
+    const float v = x[j];
+    x[j] = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + kCubic * v * v * v)));
+  }
+#endif
+}
+
+}  // namespace mha::model

@@ -1,0 +1,16 @@
+// GELU for the Transformer blocks, vectorized where the build has SIMD
+// (xsimd's erf and tanh; WASM SIMD128 under em++). Only the model builds
+// compile it, so the attention builds stay small.
+#pragma once
+
+#include <cstddef>
+
+namespace mha::model {
+
+// x[j] = gelu(x[j]) in place. Exact: x/2·(1 + erf(x/√2)), Hugging Face's
+// "gelu"; tanh: x/2·(1 + tanh(√(2/π)·(x + 0.044715x³))), its "gelu_new".
+// Each element's result does not depend on n or on where it lies in x.
+void gelu_erf(float* x, std::size_t n) noexcept;
+void gelu_tanh(float* x, std::size_t n) noexcept;
+
+}  // namespace mha::model
