@@ -1,6 +1,6 @@
 // Embind registration of the Transformer models (src/model), only in the
-// model builds (mha-model-*): Model, which src/js/model.mjs fills tensor by
-// tensor from a checkpoint (loadModel) and runs (TransformerModel).
+// model builds (mha-model-*): Model, which src/js/models/load.mjs fills tensor
+// by tensor from a checkpoint (loadModel) and runs (transformer-model.mjs).
 #include "../model/model.hpp"
 
 #include <memory>
@@ -10,48 +10,108 @@
 namespace mha::bindings {
 namespace {
 
+// config.json as a JS object, field by field (model/config.hpp reads it).
+class JsConfig final : public model::ConfigSource {
+ public:
+  explicit JsConfig(const val& object) : object_(object) {}
+  Type type(const char* field) const override {
+    const val v = object_[field];
+    if (v.isUndefined()) return Type::Absent;
+    if (v.isNull()) return Type::Null;
+    const std::string t = v.typeOf().as<std::string>();
+    return t == "number" ? Type::Number : t == "string" ? Type::String : t == "boolean" ? Type::Boolean : Type::Other;
+  }
+  double number(const char* field) const override { return object_[field].as<double>(); }
+  bool boolean(const char* field) const override { return object_[field].as<bool>(); }
+  std::string string(const char* field) const override { return object_[field].as<std::string>(); }
+  std::string json(const char* field) const override {
+    const val text = val::global("JSON").call<val>("stringify", object_[field]);
+    return text.isUndefined() ? "undefined" : text.as<std::string>();
+  }
+
+ private:
+  const val& object_;
+};
+
+val strings(const std::vector<const char*>& list) {
+  val array = val::array();
+  for (const char* s : list) array.call<void>("push", std::string(s));
+  return array;
+}
+
+// What JS needs to load and run a model, from its layout: { tensors
+// ([{ name, shape }] in the model's order), prefixes (of a checkpoint's names
+// that tensors leave out), maxLength, config (model.config's fields),
+// architecture ({ name, kind, causal, tokenTypes }) }.
+val description(const model::Model& model) {
+  const model::Config& c = model.config();
+  const model::Architecture& a = model.architecture();
+  val tensors = val::array();
+  for (const model::Tensor& t : model.tensors()) {
+    val entry = val::object();
+    entry.set("name", t.name);
+    val shape = val::array();
+    for (std::size_t n : t.shape) shape.call<void>("push", static_cast<double>(n));
+    entry.set("shape", shape);
+    tensors.call<void>("push", entry);
+  }
+  val config = val::object();
+  config.set("modelType", c.modelType);
+  config.set("numLayers", static_cast<double>(c.numLayers));
+  config.set("numHeads", static_cast<double>(c.numHeads));
+  config.set("hiddenSize", static_cast<double>(c.hiddenSize));
+  config.set("vocabSize", static_cast<double>(c.vocabSize));
+  config.set("maxPositions", static_cast<double>(c.maxPositions));
+  val architecture = val::object();
+  architecture.set("name", std::string(a.name));
+  architecture.set("kind", std::string(model::kind_name(a.kind)));
+  architecture.set("causal", a.causal);
+  architecture.set("tokenTypes", a.tokenTypes);
+  val result = val::object();
+  result.set("tensors", tensors);
+  result.set("prefixes", strings(a.prefixes));
+  result.set("maxLength", static_cast<double>(model.max_length()));
+  result.set("config", config);
+  result.set("architecture", architecture);
+  return result;
+}
+
+// config.json (as JSON.parse returns it) read and checked by the model's
+// reader, then `use`d; a config.json that breaks a rule is a JS Error naming
+// the file and the field (a bad file), any other refusal a RangeError.
+template <typename Use>
+val with_config(const val& json, const Use& use) {
+  try {
+    const model::Config config = model::read_config(JsConfig(json));
+    return guarded([&] { return use(config); });
+  } catch (const model::ConfigError& e) {
+    return val::global("Error").new_(std::string(e.what()));
+  } catch (const std::exception&) {
+    keep_error();
+    return range_error(error_message());
+  }
+}
+
+// A model's description (above) from its config.json alone, allocating no
+// parameter: the loader matches a checkpoint's tensors against it first.
+val describeModel(const val& json) {
+  return with_config(json, [](const model::Config& config) { return description(model::Model::laid_out(config)); });
+}
+
 // Like a Layer, a Model runs on the engine it was made with and must not
 // outlive it (src/js disposes an engine's models first).
 class Model {
  public:
   explicit Model(Engine& engine) : engine_(engine) {}
 
-  // Separate from the constructor, as Layer::assign. Returns { tensors,
-  // maxLength }: the tensors the checkpoint must hold, [{ name, shape }] in
-  // the model's order, and the longest input in tokens (Model::max_length).
-  val configure(const val& args) {
-    return guarded([&] {
-      model::Config c;
-      const std::string family = args["family"].as<std::string>();
-      if (family != "bert" && family != "gpt2") throw ArgumentError("family: expected \"bert\" or \"gpt2\"");
-      c.family = family == "bert" ? model::Family::Bert : model::Family::Gpt2;
-      c.numLayers = dim(args, "numLayers");
-      c.numHeads = dim(args, "numHeads");
-      c.hiddenSize = dim(args, "hiddenSize");
-      c.intermediateSize = dim(args, "intermediateSize");
-      c.vocabSize = dim(args, "vocabSize");
-      c.maxPositions = dim(args, "maxPositions");
-      c.typeVocabSize = c.family == model::Family::Bert ? dim(args, "typeVocabSize") : 0;
-      c.positionOffset = args["positionOffset"].as<unsigned>();
-      c.layerNormEps = args["layerNormEps"].as<float>();
-      c.activation =
-          args["activation"].as<std::string>() == "gelu_new" ? model::Activation::GeluTanh : model::Activation::GeluErf;
-      check_fits(model::Model::bytes_for(c));
+  // Separate from the constructor, as Layer::assign: the model of `json`
+  // (config.json), its parameters allocated; returns its description.
+  val configure(const val& json) {
+    return with_config(json, [&](const model::Config& config) {
+      check_fits(model::Model::bytes_for(config));
       model_.reset();
-      model_ = std::make_unique<model::Model>(c);
-      val tensors = val::array();
-      for (const model::Tensor& t : model_->tensors()) {
-        val entry = val::object();
-        entry.set("name", t.name);
-        val shape = val::array();
-        for (std::size_t n : t.shape) shape.call<void>("push", static_cast<double>(n));
-        entry.set("shape", shape);
-        tensors.call<void>("push", entry);
-      }
-      val result = val::object();
-      result.set("tensors", tensors);
-      result.set("maxLength", static_cast<double>(model_->max_length()));
-      return result;
+      model_ = std::make_unique<model::Model>(config);
+      return description(*model_);
     });
   }
 
@@ -86,25 +146,56 @@ class Model {
 
   // { lastHiddenState, attention?, hiddenStates? } for one sequence.
   val run(const val& ids, const val& types, bool wantAttention, bool wantHidden) {
+    return call(Mode::Run, ids, types, wantAttention, wantHidden);
+  }
+  // A decoder's calls with state (model::Model::prefill, step, reset):
+  // results as run's, attention [numLayers, numHeads, L, past + L].
+  val prefill(const val& ids, bool wantAttention, bool wantHidden) {
+    return call(Mode::Prefill, ids, val::null(), wantAttention, wantHidden);
+  }
+  val step(const val& ids, bool wantAttention, bool wantHidden) {
+    return call(Mode::Step, ids, val::null(), wantAttention, wantHidden);
+  }
+  val reset() {
+    return guarded([&] {
+      live().reset();
+      return val::undefined();
+    });
+  }
+  // The positions a decoder has seen (0 for an encoder).
+  double past() const { return model_ ? static_cast<double>(model_->past()) : 0.0; }
+
+  double bytes() const { return model_ ? static_cast<double>(model_->bytes()) : 0.0; }
+
+ private:
+  enum class Mode { Run, Prefill, Step };
+
+  val call(Mode mode, const val& ids, const val& types, bool wantAttention, bool wantHidden) {
     return guarded([&] {
       model::Model& m = live();
       const model::Config& c = m.config();
+      if (mode != Mode::Run) m.check_decoder();
+      const std::size_t past = mode == Mode::Step ? m.past() : 0;
       const std::size_t L = ids["length"].as<std::size_t>();
-      m.check_length(L);
+      m.check_length(L, past);
       copy_ids(ids, ids_, L, "inputIds");
       const bool typed = !types.isNull() && !types.isUndefined();
       if (typed) copy_ids(types, types_, L, "tokenTypeIds");
-      const std::size_t D = c.hiddenSize;
-      const std::size_t nh = L * D,
-                        na = wantAttention ? checked_product({c.numLayers, c.numHeads, L, L}, "attention") : 0;
+      const std::size_t D = c.hiddenSize, H = c.numHeads, Lk = past + L;
+      const std::size_t nh = L * D, na = wantAttention ? checked_product({c.numLayers, H, L, Lk}, "attention") : 0;
       const std::size_t ns = wantHidden ? checked_product({c.numLayers + 1, L, D}, "hiddenStates") : 0;
-      check_fits(4.0 * (double(nh) + double(na) + double(ns) + double(L) * double(6 * D + c.intermediateSize)) +
-                 engine_.attention().scratch_bytes_for({1, L, L, D, c.numHeads, D / c.numHeads, D / c.numHeads},
-                                                       wantAttention, false));
+      const double caches = mode == Mode::Run ? 0.0 : m.cache_floats();
+      check_fits(4.0 * (double(nh) + double(na) + double(ns) + m.scratch_floats(L) + caches) +
+                 engine_.attention().scratch_bytes_for({1, L, Lk, D, H, D / H, D / H}, wantAttention, false));
       out_.resize(nh + na + ns);
       model::Outputs o{out_.data(), wantAttention ? out_.data() + nh : nullptr,
                        wantHidden ? out_.data() + nh + na : nullptr};
-      m.forward(engine_.attention(), ids_.data(), typed ? types_.data() : nullptr, L, o);
+      if (mode == Mode::Run)
+        m.forward(engine_.attention(), ids_.data(), typed ? types_.data() : nullptr, L, o);
+      else if (mode == Mode::Prefill)
+        m.prefill(engine_.attention(), ids_.data(), L, o);
+      else
+        m.step(engine_.attention(), ids_.data(), L, o);
       val result = val::object();
       result.set("lastHiddenState", copy_out(o.lastHiddenState, nh));
       if (wantAttention) result.set("attention", copy_out(o.attention, na));
@@ -116,9 +207,6 @@ class Model {
     });
   }
 
-  double bytes() const { return model_ ? static_cast<double>(model_->bytes()) : 0.0; }
-
- private:
   model::Model& live() {
     if (!model_) throw ArgumentError("model: not configured");
     return *model_;
@@ -165,11 +253,16 @@ val modelLimits() {
 EMSCRIPTEN_BINDINGS(mha_model) {
   using namespace mha::bindings;
   emscripten::function("modelLimits", &modelLimits);
+  emscripten::function("describeModel", &describeModel);
   emscripten::class_<Model>("Model")
       .constructor<Engine&>()
       .function("configure", &Model::configure)
       .function("write", &Model::write)
       .function("missing", &Model::missing)
       .function("run", &Model::run)
+      .function("prefill", &Model::prefill)
+      .function("step", &Model::step)
+      .function("reset", &Model::reset)
+      .function("past", &Model::past)
       .function("bytes", &Model::bytes);
 }

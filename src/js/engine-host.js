@@ -10,10 +10,11 @@
   if (typeof module === 'object' && module.exports) module.exports = factory();
   else root.MhaEngineHost = factory();
 })(typeof self !== 'undefined' ? self : this, function () {
-  // The bindings return a C++ error as a RangeError value instead of throwing
-  // it through wasm (src/bindings/convert.hpp, guarded()): thrown here.
+  // The bindings return a C++ error as an error value instead of throwing it
+  // through wasm (src/bindings/convert.hpp, guarded()): a RangeError for a
+  // bad argument, an Error for a bad file (a config.json); thrown here.
   function checked(result) {
-    if (result instanceof RangeError) throw result;
+    if (result instanceof Error) throw result;
     return result;
   }
 
@@ -214,11 +215,19 @@
     // { id, tensors, maxLength }: tensors [{ name, shape }] are what the
     // checkpoint must hold (the model's layout, src/model/model.cpp), maxLength
     // the longest input in tokens (Model::max_length).
+    // config.json (parsed) → the model's description, allocating nothing
+    // (src/bindings/model.cpp, describeModel).
+    describeModel(config) {
+      if (!this.module.describeModel)
+        throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
+      return checked(this.module.describeModel(config));
+    }
+
     createModel(config) {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
       let configured;
       const id = adopt(this, this.module.Model, (model) => (configured = model.configure(config)), this.models);
-      return { id, tensors: configured.tensors, maxLength: configured.maxLength };
+      return { id, ...configured };
     }
 
     modelWrite(id, index, dtype, first, bytes) {
@@ -231,6 +240,23 @@
 
     modelRun(id, inputIds, tokenTypeIds, returnAttention, returnHiddenStates) {
       return checked(live(this.models, id, 'model').run(inputIds, tokenTypeIds, returnAttention, returnHiddenStates));
+    }
+
+    // A decoder's calls with state: results as modelRun's, with `past`, the
+    // positions the model had seen before the call (none before a prefill).
+    modelPrefill(id, inputIds, returnAttention, returnHiddenStates) {
+      const model = live(this.models, id, 'model');
+      return { ...checked(model.prefill(inputIds, returnAttention, returnHiddenStates)), past: 0 };
+    }
+
+    modelStep(id, inputIds, returnAttention, returnHiddenStates) {
+      const model = live(this.models, id, 'model');
+      const past = model.past();
+      return { ...checked(model.step(inputIds, returnAttention, returnHiddenStates)), past };
+    }
+
+    modelReset(id) {
+      checked(live(this.models, id, 'model').reset());
     }
 
     disposeModel(id) {

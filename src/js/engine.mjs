@@ -210,11 +210,7 @@ export class AttentionEngine {
     this.#live();
     let model;
     const onDispose = () => this.#resources.delete(model);
-    model = await this.#platform.loadModel(this.#caller, source, options, {
-      readFolder,
-      onDispose,
-      limits: this.#limits.model,
-    });
+    model = await this.#platform.loadModel(this.#caller, source, options, { readFolder, onDispose });
     if (!this.#backend) throw new Error('mha-wasm: this engine was disposed while the model loaded');
     this.#resources.add(model);
     return model;

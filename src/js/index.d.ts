@@ -197,13 +197,18 @@ export interface LoadModelOptions {
 }
 
 export interface ModelConfig {
-  modelType: 'bert' | 'roberta' | 'gpt2';
+  /** config.json's model_type, one the engine's architectures run ('bert', 'roberta', 'gpt2'). */
+  modelType: string;
   numLayers: number;
   numHeads: number;
   hiddenSize: number;
   vocabSize: number;
   /** config.json's max_position_embeddings (n_positions for GPT-2). */
   maxPositions: number;
+  /** What the architecture is: BERT and RoBERTa encode, GPT-2 decodes. */
+  kind: 'encoder' | 'decoder' | 'encoder-decoder';
+  /** Whether its self-attention sees only earlier positions (each attention row i is 0 past key i). */
+  causal: boolean;
   /** The longest input in tokens (RoBERTa's first position ids are taken). */
   maxLength: number;
 }
@@ -234,10 +239,33 @@ export interface ModelResult {
   hiddenStates?: Float32Array;
 }
 
+/** What a decoder's prefill and step take: one text (a step's gets no special tokens) or ids. */
+export type StepInput = string | { inputIds: Int32Array | number[] };
+
+/** A decoder's prefill or step: its L new tokens after `past`, attention [numLayers, numHeads, L, past + L]. */
+export interface StepResult extends ModelResult {
+  /** The positions the model had seen before these tokens (0 for a prefill). */
+  past: number;
+}
+
 export interface TransformerModel {
   readonly config: ModelConfig;
   /** One sequence through every layer. */
   run(input: ModelInput, options?: ModelRunOptions): Promise<ModelResult>;
+  /**
+   * A decoder's first call with state (kind 'decoder'; an encoder's is a TypeError): the sequence
+   * through every layer, each layer's keys and values kept for the steps after it.
+   */
+  prefill(input: StepInput, options?: ModelRunOptions): Promise<StepResult>;
+  /**
+   * A decoder's next tokens after the positions it has seen, through its KV cache: bit for bit the
+   * rows of run() over the whole sequence.
+   */
+  step(input: StepInput, options?: ModelRunOptions): Promise<StepResult>;
+  /** Forgets what a decoder has seen. */
+  reset(): Promise<void>;
+  /** The positions a decoder has seen through prefill() and step(). */
+  readonly past: number;
   /** Frees the model's memory. Idempotent; calls afterwards reject. */
   dispose(): void;
 }

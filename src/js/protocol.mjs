@@ -23,10 +23,14 @@ export const CALLS = Object.freeze({
   trainerSetParameters: 'trainerSetParameters',
   disposeTrainer: 'disposeTrainer',
   memoryStats: 'memoryStats',
+  describeModel: 'describeModel',
   createModel: 'createModel',
   modelWrite: 'modelWrite',
   modelMissing: 'modelMissing',
   modelRun: 'modelRun',
+  modelPrefill: 'modelPrefill',
+  modelStep: 'modelStep',
+  modelReset: 'modelReset',
   disposeModel: 'disposeModel',
 });
 

@@ -1,17 +1,17 @@
-// The model's limits and rules are defined once, in C++ (ModelLimits and
-// Model::max_length in src/model/model.hpp, the config rules in
-// src/model/model.cpp); src/js reads them from the model build's bindings and
-// checks them first (readConfig in src/js/models/config.mjs, model.run). Here
-// both sides meet every boundary (limit − 1, limit, limit + 1): through the
-// public API and straight on the Embind module, and each side must refuse
-// where the other does, naming the same field.
+// The model's limits and rules are defined once, in C++: ModelLimits
+// (src/model/config.hpp), the rules of config.json's fields (ConfigReader,
+// src/model/config.cpp, and each architecture's fields in src/model/arch/),
+// Model::max_length. JS checks none of config.json itself; it reads the
+// model's length limit from the bindings and checks it first in model.run.
+// Here every boundary (limit − 1, limit, limit + 1) is met straight on the
+// Embind module (describeModel) and through the public API (loadModel),
+// with the message each gives.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { variantFiles } from '../../src/js/files.mjs';
-import { readConfig } from '../../src/js/models/config.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -30,27 +30,21 @@ describe('the model limits and rules', () => {
     modelEngine?.dispose();
   });
 
-  // The C++ model configured straight on the raw module: its { tensors,
-  // maxLength }, or its refusal (a RangeError value, convert.hpp guarded()).
+  // The C++ model configured straight on the raw module from a config.json
+  // object: its description, or its refusal (an Error value for a bad
+  // config.json, a RangeError for any other; convert.hpp guarded()).
   // `use(model)` runs on the configured model before it is deleted.
   function rawConfigure(config, use = (model, configured) => configured) {
     const model = new rawModels.Model(rawModelEngine);
     try {
       const configured = model.configure(config);
-      return configured instanceof RangeError ? configured : use(model, configured);
+      return configured instanceof Error ? configured : use(model, configured);
     } finally {
       model.delete();
     }
   }
-  const refusal = (result) => (result instanceof RangeError ? result.message : null);
-  const jsRefusal = (run) => {
-    try {
-      run();
-      return null;
-    } catch (error) {
-      return error.message;
-    }
-  };
+  const refusal = (result) => (result instanceof Error ? result.message : null);
+  const configOf = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'config.json'), 'utf8'));
 
   test('the model build reports the limits its C++ model defines', () => {
     expect(rawModels.modelLimits()).toEqual({
@@ -64,8 +58,9 @@ describe('the model limits and rules', () => {
     });
   });
 
-  // maxLength is the C++ model's (Model::max_length, reported by configure);
-  // JS checks it first, C++ (Model::check_length) in the bindings and in forward.
+  // maxLength is the C++ model's (Model::max_length, reported by describeModel
+  // and configure); JS checks it first, C++ (Model::check_length) in the
+  // bindings and in forward.
   describe.each([
     ['bert-zh', 64],
     ['roberta', 64],
@@ -74,13 +69,14 @@ describe('the model limits and rules', () => {
     let model, config;
     beforeAll(async () => {
       model = await modelEngine.loadModel(path.join(MODELS, name));
-      config = readConfig(JSON.parse(readFileSync(path.join(MODELS, name, 'config.json'), 'utf8'))).engine;
+      config = configOf(name);
     });
     afterAll(() => model?.dispose());
 
     test('JS reads what the C++ model reports', () => {
       expect(model.config.maxLength).toBe(maxLength);
       expect(rawConfigure(config).maxLength).toBe(maxLength);
+      expect(rawModels.describeModel(config).maxLength).toBe(maxLength);
     });
     for (const offset of [-1, 0, 1])
       test(`at maxLength ${offset >= 0 ? '+' : '−'} ${Math.abs(offset)} tokens: JS and C++ refuse alike`, async () => {
@@ -122,16 +118,20 @@ describe('the model limits and rules', () => {
   ];
   for (const [name, field, hiddenFollows] of SIZES)
     for (const offset of [-1, 0, 1])
-      test(`${name} at its limit ${offset >= 0 ? '+' : '−'} ${Math.abs(offset)}: JS and C++ refuse alike`, () => {
+      test(`${name} at its limit ${offset >= 0 ? '+' : '−'} ${Math.abs(offset)}: refused past it, in config.json's words`, () => {
         const limits = rawModels.modelLimits();
         const n = limits[name] + offset;
         const json = bert({ [field]: n, ...(hiddenFollows ? { hidden_size: n } : {}) });
-        const js = jsRefusal(() => readConfig(json, limits));
-        const cpp = refusal(rawConfigure(readConfig(json).engine));
-        expect({
-          js: js === `config.json: ${field} must be at most ${limits[name]}, got ${n}`,
-          cpp: cpp === `${name}: expected an integer from 1 to ${limits[name]}, got ${n}`,
-        }).toEqual({ js: offset > 0, cpp: offset > 0 });
+        const described = rawModels.describeModel(json);
+        const message = described instanceof Error ? described.message : 'accepted';
+        if (offset > 0) {
+          expect(message).toBe(`config.json: ${field} must be at most ${limits[name]}, got ${n}`);
+          // A bad file is an Error, not a RangeError (a bad argument).
+          expect(described).not.toBeInstanceOf(RangeError);
+        } else {
+          // Within the limit (a hidden size of 65536 still makes a product too large to hold).
+          expect(message).not.toMatch(/must be at most/);
+        }
       });
 
   test("loadModel checks config.json against the model build's limits before the weights", async () => {
@@ -141,18 +141,20 @@ describe('the model limits and rules', () => {
     );
   });
 
-  // The rules between sizes, in the JS's words and the C++'s, at their boundaries.
+  // The rules between fields, at their boundaries: [what, changes, the refusal or null].
   const RULES = [
     // RoBERTa's positions start at pad_token_id + 1, which must leave one.
     ...[6, 7, 8].map((pad) => [
       `pad_token_id ${pad} of 8 positions`,
       { model_type: 'roberta', max_position_embeddings: 8, pad_token_id: pad },
-      pad + 1 >= 8,
+      pad + 1 >= 8 ? `config.json: pad_token_id ${pad} leaves no position for a token` : null,
     ]),
     ...[7, 8, 9].map((hidden) => [
       `hidden_size ${hidden} over 4 heads`,
       { hidden_size: hidden, num_attention_heads: 4 },
-      hidden % 4 !== 0,
+      hidden % 4 !== 0
+        ? `config.json: the hidden size (${hidden}) must be a multiple of the number of heads (4)`
+        : null,
     ]),
     // layer_norm_eps as the blocks hold it, a float32.
     ...[
@@ -162,29 +164,100 @@ describe('the model limits and rules', () => {
       [1.401298464324817e-45, false], // the least float32 above 0
       [1e-12, false],
       [3.4028234663852886e38, false], // the largest float32
-      [3.5e38, true], // Infinity as a float32
+      [3.4028235677973366e38, true], // halfway to the next power of two: Infinity as a float32
+      [3.5e38, true],
       [1e39, true],
-    ].map(([eps, refused]) => [`layer_norm_eps ${eps}`, { layer_norm_eps: eps }, refused]),
+      ['1e-12', true], // a string is not a number
+    ].map(([eps, refused]) => [
+      `layer_norm_eps ${JSON.stringify(eps)}`,
+      { layer_norm_eps: eps },
+      refused
+        ? `config.json: the layer norm epsilon must be a number > 0 and finite as a float32, got ${JSON.stringify(eps)}`
+        : null,
+    ]),
   ];
-  test.each(RULES)('%s: JS and C++ refuse alike', (_, changes, refused) => {
-    const json = bert(changes);
-    const js = jsRefusal(() => readConfig(json, rawModels.modelLimits()));
-    // The C++ model's config as JS makes it, with the rules' values as given.
-    const valid = readConfig(
-      bert({ ...changes, pad_token_id: 0, hidden_size: 4, num_attention_heads: 1, layer_norm_eps: 1 }),
-    );
-    const engineConfig = {
-      ...valid.engine,
-      positionOffset: json.model_type === 'roberta' ? json.pad_token_id + 1 : 0,
-      hiddenSize: json.hidden_size,
-      numHeads: json.num_attention_heads,
-      layerNormEps: json.layer_norm_eps ?? 1e-12,
-    };
-    const cpp = refusal(rawConfigure(engineConfig));
-    expect({ js: js !== null, cpp: cpp !== null }).toEqual({ js: refused, cpp: refused });
-    if (refused) {
-      expect(js).toMatch(/^config\.json: (pad_token_id|the hidden size|the layer norm epsilon)/);
-      expect(cpp).toMatch(/^(positionOffset|hiddenSize|layerNormEps): expected/);
-    }
+  test.each(RULES)('%s', (_, changes, message) => {
+    const described = rawModels.describeModel(bert(changes));
+    expect(described instanceof Error ? described.message : null).toBe(message);
+  });
+
+  // Each field's type and presence, and the settings an architecture refuses by name.
+  const FIELDS = [
+    ['no model_type', { model_type: undefined }, 'config.json: model_type undefined is not supported; mha-wasm runs'],
+    [
+      'an unknown model_type',
+      { model_type: 'albert' },
+      'config.json: model_type "albert" is not supported; mha-wasm runs "bert", "roberta", "gpt2"',
+    ],
+    ['a model_type that is no string', { model_type: 7 }, 'config.json: model_type 7 is not supported'],
+    [
+      'a size left out',
+      { num_hidden_layers: undefined },
+      'config.json: num_hidden_layers must be a positive integer, got undefined',
+    ],
+    ['a size of null', { vocab_size: null }, 'config.json: vocab_size must be a positive integer, got null'],
+    ['a fractional size', { hidden_size: 2.5 }, 'config.json: hidden_size must be a positive integer, got 2.5'],
+    [
+      'a size in a string',
+      { intermediate_size: '4' },
+      'config.json: intermediate_size must be a positive integer, got "4"',
+    ],
+    [
+      'a size of 0',
+      { max_position_embeddings: 0 },
+      'config.json: max_position_embeddings must be a positive integer, got 0',
+    ],
+    ['type_vocab_size left out (2)', { type_vocab_size: undefined }, null],
+    [
+      'an unknown activation',
+      { hidden_act: 'relu' },
+      'config.json: hidden_act "relu" is not supported; mha-wasm runs "gelu", "gelu_new", "gelu_pytorch_tanh"',
+    ],
+    [
+      'relative positions',
+      { position_embedding_type: 'relative_key' },
+      'config.json: position_embedding_type "relative_key" is not supported; mha-wasm runs "absolute"',
+    ],
+    [
+      'a fractional pad_token_id',
+      { model_type: 'roberta', pad_token_id: 1.5 },
+      'config.json: pad_token_id must be a non-negative integer, got 1.5',
+    ],
+    [
+      'a GPT-2 without scaled attention',
+      { model_type: 'gpt2', n_layer: 1, n_head: 1, n_embd: 4, n_positions: 4, scale_attn_weights: false },
+      'config.json: scale_attn_weights false is not supported; mha-wasm runs "true"',
+    ],
+    [
+      'a GPT-2 scaled by the layer index',
+      { model_type: 'gpt2', n_layer: 1, n_head: 1, n_embd: 4, n_positions: 4, scale_attn_by_inverse_layer_idx: true },
+      'config.json: scale_attn_by_inverse_layer_idx true is not supported; mha-wasm runs "false"',
+    ],
+    ['a GPT-2 with n_ctx for n_positions', { model_type: 'gpt2', n_layer: 1, n_head: 1, n_embd: 4, n_ctx: 4 }, null],
+    [
+      'a GPT-2 with neither',
+      { model_type: 'gpt2', n_layer: 1, n_head: 1, n_embd: 4 },
+      'config.json: n_positions must be a positive integer, got undefined',
+    ],
+  ];
+  test.each(FIELDS)('%s', (_, changes, message) => {
+    const described = rawModels.describeModel(bert(changes));
+    const got = described instanceof Error ? described.message : null;
+    if (message === null) expect(got).toBeNull();
+    else expect(got?.startsWith(message) ? message : got).toBe(message);
+  });
+
+  test('a config.json read by describeModel allocates nothing; configure allocates its parameters', () => {
+    const big = bert({ vocab_size: 1 << 18, hidden_size: 64 }); // 64 MiB of token embeddings
+    const before = rawModelEngine.memoryStats();
+    const described = rawModels.describeModel(big);
+    const after = rawModelEngine.memoryStats();
+    expect(described.tensors[0]).toEqual({ name: 'embeddings.word_embeddings.weight', shape: [1 << 18, 64] });
+    expect(described.architecture).toEqual({ name: 'bert', kind: 'encoder', causal: false, tokenTypes: true });
+    expect(described.prefixes).toEqual(['bert.', 'roberta.']);
+    expect(after.heapBytes).toBe(before.heapBytes);
+    expect(Math.abs(after.inUseBytes - before.inUseBytes)).toBeLessThan(1 << 16);
+    const grown = rawConfigure(big, () => rawModelEngine.memoryStats().inUseBytes - before.inUseBytes);
+    expect(grown).toBeGreaterThanOrEqual(64 << 20);
   });
 });

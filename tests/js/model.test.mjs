@@ -3,13 +3,16 @@
 // Hugging Face naming, tokenizer ids from its own WordPiece and byte-level BPE):
 // every build against the references, for every source form; bitwise equal
 // across thread counts; the run() contract; memory back after 50 loads.
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
-const FOLDERS = ['bert-zh', 'bert-zh-vocab', 'bert-bf16', 'roberta', 'gpt2', 'gpt2-sharded'];
+// Every fixture folder with a reference: a new architecture's folder is tested by being there.
+const FOLDERS = readdirSync(MODELS)
+  .filter((name) => existsSync(path.join(MODELS, name, 'reference.json')))
+  .sort();
 const SENTENCE = '用毒毒毒蛇，毒蛇会不会被毒毒死';
 const reference = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
 const folder = (name) => path.join(MODELS, name);
@@ -56,7 +59,14 @@ describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
   test.each(FOLDERS)('%s matches its PyTorch float64 reference in every case', async (name) => {
     const ref = reference(name);
     const model = await engine.loadModel(folder(name));
-    expect(model.config).toEqual({ ...ref.config, maxLength: ref.config.maxPositions - (name === 'roberta' ? 2 : 0) });
+    // BERT and RoBERTa encode (every token sees every other); GPT-2 decodes, causally.
+    const decoder = ref.config.modelType === 'gpt2';
+    expect(model.config).toEqual({
+      ...ref.config,
+      kind: decoder ? 'decoder' : 'encoder',
+      causal: decoder,
+      maxLength: ref.config.maxPositions - (name === 'roberta' ? 2 : 0),
+    });
     for (const c of ref.cases) {
       const r = await model.run(c.input, { returnAttention: true, returnHiddenStates: true });
       expectReference(r, c, ref.tolerance, `${name} ${c.name}`);

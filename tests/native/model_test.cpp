@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -21,7 +23,6 @@ namespace {
 using mha::Attention;
 using mha::model::Config;
 using mha::model::DType;
-using mha::model::Family;
 using mha::model::Model;
 using mha::model::Outputs;
 using nlohmann::json;
@@ -39,37 +40,33 @@ json read_json(const std::string& path) {
   return json::parse(bytes.begin(), bytes.end());
 }
 
-// The config.json fields the loader reads (src/js/model-config.mjs), as Config.
-Config config_of(const json& j) {
-  Config c;
-  const std::string type = j["model_type"];
-  if (type == "gpt2") {
-    c.family = Family::Gpt2;
-    c.numLayers = j["n_layer"];
-    c.numHeads = j["n_head"];
-    c.hiddenSize = j["n_embd"];
-    c.intermediateSize = j["n_inner"].is_null() ? 4 * c.hiddenSize : std::size_t(j["n_inner"]);
-    c.vocabSize = j["vocab_size"];
-    c.maxPositions = j["n_positions"];
-    c.layerNormEps = j["layer_norm_epsilon"];
-    c.activation = mha::model::Activation::GeluTanh;
-  } else {
-    c.numLayers = j["num_hidden_layers"];
-    c.numHeads = j["num_attention_heads"];
-    c.hiddenSize = j["hidden_size"];
-    c.intermediateSize = j["intermediate_size"];
-    c.vocabSize = j["vocab_size"];
-    c.maxPositions = j["max_position_embeddings"];
-    c.typeVocabSize = j["type_vocab_size"];
-    c.layerNormEps = j["layer_norm_eps"];
-    if (type == "roberta") c.positionOffset = std::size_t(j["pad_token_id"]) + 1;
+// config.json as nlohmann::json, for the model's own reader (model/config.hpp).
+class JsonConfig final : public mha::model::ConfigSource {
+ public:
+  explicit JsonConfig(const nlohmann::json& j) : j_(j) {}
+  Type type(const char* field) const override {
+    if (!j_.contains(field)) return Type::Absent;
+    const nlohmann::json& v = j_[field];
+    return v.is_null()      ? Type::Null
+           : v.is_boolean() ? Type::Boolean
+           : v.is_number()  ? Type::Number
+           : v.is_string()  ? Type::String
+                            : Type::Other;
   }
-  return c;
-}
+  double number(const char* field) const override { return j_[field].get<double>(); }
+  bool boolean(const char* field) const override { return j_[field].get<bool>(); }
+  std::string string(const char* field) const override { return j_[field].get<std::string>(); }
+  std::string json(const char* field) const override { return j_.contains(field) ? j_[field].dump() : "undefined"; }
 
-// Hugging Face's name → the model's: prefixes off, gamma/beta renamed.
-std::string canonical(std::string name) {
-  for (const char* prefix : {"bert.", "roberta.", "transformer."})
+ private:
+  const nlohmann::json& j_;
+};
+
+Config config_of(const json& j) { return mha::model::read_config(JsonConfig(j)); }
+
+// Hugging Face's name → the model's: the architecture's prefixes off, gamma/beta renamed.
+std::string canonical(std::string name, const mha::model::Architecture& a) {
+  for (const char* prefix : a.prefixes)
     if (name.rfind(prefix, 0) == 0) name = name.substr(std::strlen(prefix));
   for (const auto& [old, now] : {std::pair<std::string, std::string>{"LayerNorm.gamma", "LayerNorm.weight"},
                                  {"LayerNorm.beta", "LayerNorm.bias"}})
@@ -97,7 +94,7 @@ void load(Model& model, const std::string& folder) {
     const json header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + std::ptrdiff_t(n));
     for (const auto& [name, info] : header.items()) {
       if (name == "__metadata__") continue;
-      const std::string want = canonical(name);
+      const std::string want = canonical(name, model.architecture());
       for (std::size_t t = 0; t < model.tensors().size(); ++t) {
         if (model.tensors()[t].name != want) continue;
         const std::string dtype = info["dtype"];
@@ -140,7 +137,7 @@ void expect_close(const std::vector<float>& got, const json& want, double abs, d
   }
 }
 
-class Checkpoint : public ::testing::TestWithParam<const char*> {};
+class Checkpoint : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Checkpoint, MatchesTheFloat64Reference) {
   const std::string folder = kModels + GetParam() + "/";
@@ -164,27 +161,35 @@ TEST_P(Checkpoint, MatchesTheFloat64Reference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, Checkpoint,
-                         ::testing::Values("bert-zh", "bert-zh-vocab", "bert-bf16", "roberta", "gpt2", "gpt2-sharded"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+// Every fixture folder with a reference: a new architecture's folder is tested by being there.
+std::vector<std::string> fixture_folders() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(kModels))
+    if (std::filesystem::exists(e.path() / "reference.json")) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, Checkpoint, ::testing::ValuesIn(fixture_folders()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+});
 
 // A model of random weights large enough that every product and the attention run on the pool.
-Model random_model(Family family, std::uint32_t seed) {
+Model random_model(const char* modelType, std::uint32_t seed) {
   Config c;
-  c.family = family;
+  c.architecture = mha::model::find_architecture(modelType);
+  c.modelType = modelType;
   c.numLayers = 2;
   c.numHeads = 4;
   c.hiddenSize = 64;
   c.intermediateSize = 200;  // not a multiple of the panels or the column blocks
   c.vocabSize = 50;
   c.maxPositions = 300;
-  c.typeVocabSize = 2;
-  c.activation = family == Family::Bert ? mha::model::Activation::GeluErf : mha::model::Activation::GeluTanh;
+  c.typeVocabSize = c.architecture->tokenTypes ? 2 : 1;
+  c.activation = c.architecture->causal ? mha::model::Activation::GeluTanh : mha::model::Activation::GeluErf;
   Model m(c);
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 0.2f);
@@ -197,8 +202,8 @@ Model random_model(Family family, std::uint32_t seed) {
 }
 
 TEST(Model, BitwiseIdenticalForAnyThreadCount) {
-  for (Family family : {Family::Bert, Family::Gpt2}) {
-    Model m = random_model(family, 3);
+  for (const char* type : {"bert", "gpt2"}) {
+    Model m = random_model(type, 3);
     std::vector<std::int32_t> ids(257);
     for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = std::int32_t(i * 7 % 50);
     Attention one(1);
@@ -217,7 +222,7 @@ TEST(Model, BitwiseIdenticalForAnyThreadCount) {
 }
 
 TEST(Model, RefusesWhatBreaksTheContract) {
-  Model m = random_model(Family::Bert, 4);
+  Model m = random_model("bert", 4);
   Attention a(1);
   std::vector<float> out(301 * 64);
   const std::vector<std::int32_t> tooLong(301, 1), badId{1, 50}, negative{1, -3};
@@ -275,6 +280,120 @@ TEST(Model, ConvertsHalfAndBfloat16) {
   std::memcpy(bytes + 1, &value, 4);
   mha::model::to_float(DType::F32, bytes + 1, 1, out);
   EXPECT_EQ(out[0], -1.5f);
+}
+
+TEST(Config, ReadByTheArchitectureOfItsModelType) {
+  const Config bert = config_of(json::parse(R"({"model_type": "roberta", "num_hidden_layers": 2,
+    "num_attention_heads": 4, "hidden_size": 64, "intermediate_size": 100, "vocab_size": 50,
+    "max_position_embeddings": 40, "type_vocab_size": 1, "pad_token_id": 1, "hidden_act": "gelu_new"})"));
+  EXPECT_STREQ(bert.architecture->name, "bert");
+  EXPECT_EQ(bert.positionOffset, 2u);
+  EXPECT_EQ(bert.typeVocabSize, 1u);
+  EXPECT_EQ(bert.activation, mha::model::Activation::GeluTanh);
+  EXPECT_EQ(bert.layerNormEps, 1e-12f);
+  const Config gpt2 =
+      config_of(json::parse(R"({"model_type": "gpt2", "n_layer": 1, "n_head": 2, "n_embd": 8, "n_ctx": 16,
+                                "vocab_size": 10, "n_inner": null})"));
+  EXPECT_STREQ(gpt2.architecture->name, "gpt2");
+  EXPECT_EQ(gpt2.intermediateSize, 32u);  // n_inner null: 4·n_embd
+  EXPECT_EQ(gpt2.maxPositions, 16u);      // n_ctx for n_positions
+  EXPECT_EQ(gpt2.layerNormEps, 1e-5f);
+  EXPECT_TRUE(gpt2.architecture->causal);
+  EXPECT_EQ(gpt2.architecture->kind, mha::model::Kind::Decoder);
+  EXPECT_EQ(mha::model::find_architecture("albert"), nullptr);
+}
+
+TEST(Config, RefusalsNameConfigJsonAndTheField) {
+  const auto refusal = [](const char* text) -> std::string {
+    try {
+      config_of(json::parse(text));
+    } catch (const mha::model::ConfigError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(refusal(R"({"model_type": "t5"})"),
+            "config.json: model_type \"t5\" is not supported; mha-wasm runs \"bert\", \"roberta\", \"gpt2\"");
+  EXPECT_EQ(refusal(R"({"model_type": "gpt2", "n_layer": 1.5})"),
+            "config.json: n_layer must be a positive integer, got 1.5");
+  EXPECT_EQ(refusal(R"({"model_type": "gpt2", "n_layer": 2000, "n_head": 1, "n_embd": 4, "n_positions": 8,
+                        "vocab_size": 2})"),
+            "config.json: n_layer must be at most 1024, got 2000");
+  EXPECT_EQ(refusal(R"({"model_type": "bert", "hidden_act": "relu"})"),
+            "config.json: hidden_act \"relu\" is not supported; mha-wasm runs \"gelu\", \"gelu_new\", "
+            "\"gelu_pytorch_tanh\"");
+  EXPECT_EQ(refusal(R"({"model_type": "gpt2", "n_layer": 1, "n_head": 3, "n_embd": 8, "n_positions": 8,
+                        "vocab_size": 2})"),
+            "config.json: the hidden size (8) must be a multiple of the number of heads (3)");
+  EXPECT_EQ(refusal(R"({"model_type": "gpt2", "n_layer": 1, "n_head": 1, "n_embd": 8, "n_positions": 8,
+                        "vocab_size": 2, "layer_norm_epsilon": 1e39})"),
+            "config.json: the layer norm epsilon must be a number > 0 and finite as a float32, got 1e+39");
+}
+
+TEST(Model, ADecodersStepsAreTheRowsOfTheWholeSequenceBitForBit) {
+  Model m = random_model("gpt2", 5);
+  const std::size_t D = 64, H = 4, layers = 2, n = 140;  // past a key tile (128) and several query blocks
+  std::vector<std::int32_t> ids(n);
+  for (std::size_t i = 0; i < n; ++i) ids[i] = std::int32_t((i * 13 + 5) % 50);
+  for (std::size_t threads : {1, 3}) {
+    Attention attention(threads);
+    const Result whole = run(m, attention, ids, {});
+    // A prefill of 60, then steps of one token and of five.
+    std::size_t done = 0;
+    for (std::size_t count : {std::size_t{60}, std::size_t{1}, std::size_t{5}, std::size_t{1}, std::size_t{73}}) {
+      Result r;
+      r.last.resize(count * D);
+      r.attention.resize(layers * H * count * (done + count));
+      r.hidden.resize((layers + 1) * count * D);
+      const Outputs o{r.last.data(), r.attention.data(), r.hidden.data()};
+      if (done == 0)
+        m.prefill(attention, ids.data(), count, o);
+      else
+        m.step(attention, ids.data() + done, count, o);
+      EXPECT_EQ(m.past(), done + count);
+      EXPECT_EQ(std::memcmp(r.last.data(), whole.last.data() + done * D, count * D * 4), 0) << done;
+      for (std::size_t l = 0; l <= layers; ++l)
+        EXPECT_EQ(std::memcmp(r.hidden.data() + l * count * D, whole.hidden.data() + (l * n + done) * D, count * D * 4),
+                  0)
+            << "hidden state " << l << " at " << done;
+      // Attention rows: the step's keys are the first done + count of the whole row (the rest is masked, 0).
+      for (std::size_t lh = 0; lh < layers * H; ++lh)
+        for (std::size_t i = 0; i < count; ++i) {
+          const float* got = r.attention.data() + (lh * count + i) * (done + count);
+          const float* want = whole.attention.data() + (lh * n + done + i) * n;
+          ASSERT_EQ(std::memcmp(got, want, (done + count) * 4), 0) << lh << " row " << done + i;
+        }
+      done += count;
+    }
+    // Past the positions left: refused, and the past stays as it was.
+    std::vector<float> out(D);
+    try {
+      m.step(attention, ids.data(), 161, Outputs{out.data()});
+      FAIL();
+    } catch (const mha::ArgumentError& e) {
+      EXPECT_STREQ(e.what(),
+                   "inputIds: expected 1 to 160 tokens after the 140 the model has seen (max_position_embeddings "
+                   "300), got 161");
+    }
+    EXPECT_EQ(m.past(), n);
+    m.reset();
+    EXPECT_EQ(m.past(), 0u);
+  }
+}
+
+TEST(Model, AnEncoderHasNoSteps) {
+  Model m = random_model("bert", 6);
+  Attention attention(1);
+  const std::int32_t ids[2] = {1, 2};
+  std::vector<float> out(2 * 64);
+  try {
+    m.step(attention, ids, 2, Outputs{out.data()});
+    FAIL();
+  } catch (const mha::ArgumentError& e) {
+    EXPECT_STREQ(e.what(), "model: a bert is an encoder; prefill and step are a decoder's (run it whole with run)");
+  }
+  EXPECT_THROW(m.prefill(attention, ids, 2, Outputs{out.data()}), mha::ArgumentError);
+  EXPECT_EQ(m.past(), 0u);
 }
 
 }  // namespace

@@ -249,6 +249,15 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
   const r = await model.run('用毒毒毒蛇，毒蛇会不会被毒毒死', { returnHiddenStates: true });
   const pair = await fromFiles.run({ text: '用毒毒毒蛇', textPair: '蛇会被毒死吗？' }, { returnAttention: false });
   const ids = await model.run({ inputIds: [101, 102], tokenTypeIds: new Int32Array(2) });
+  if (model.config.kind === 'decoder' && model.config.causal) {
+    const first = await model.prefill('the snake', { returnAttention: true });
+    const next = await model.step({ inputIds: [262] });
+    const pastBefore: number = next.past + first.past + model.past;
+    await model.reset();
+    // @ts-expect-error a step takes no text pair
+    await model.step({ text: 'a', textPair: 'b' });
+    void pastBefore;
+  }
   // @ts-expect-error: not an input field
   await model.run({ ids: [1] });
   const tokens: string[] = r.tokens;

@@ -240,14 +240,14 @@ export class RealModelView {
       const result = await model.run(e.text.value, { returnAttention: true });
       const ms = performance.now() - start;
       if (model !== this.#model) return; // another model was loaded meanwhile
-      const { numLayers, numHeads, modelType } = model.config;
+      const { numLayers, numHeads, causal } = model.config;
       this.#run = {
         tokens: result.tokens,
         records: tokenRecords(result.tokens),
         attention: result.attention,
         numLayers,
         numHeads,
-        causal: modelType === 'gpt2',
+        causal,
         ms,
       };
       e.error.hidden = true;

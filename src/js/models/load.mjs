@@ -1,13 +1,14 @@
 // Transformer models from Hugging Face checkpoints (engine.loadModel): the
 // road from a source to a model, each step in a module of its own — the
-// source's files (sources/), config.json (config.mjs), the tokenizer
-// (tokenizers/), the weights' format (formats/) — and here what joins them:
-// the checkpoint's tensors matched to the engine model's list, then streamed
-// into the engine's memory tensor by tensor (the model build's Model packs
-// each as it arrives: no second copy of the file is ever held).
+// source's files (sources/), the tokenizer (tokenizers/), the weights' format
+// (formats/) — and here what joins them: config.json read by the model build
+// itself (describeModel: the C++ architecture reads and checks its fields,
+// src/model/arch/), the checkpoint's tensors matched to the list it lays out
+// before anything is allocated, then streamed into the engine's memory
+// tensor by tensor (the model build's Model packs each as it arrives: no
+// second copy of the file is ever held).
 import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
-import { readConfig } from './config.mjs';
 import { DTYPE_BYTES, FLOAT_DTYPES, readHeader, weightFiles } from './formats/safetensors.mjs';
 import { openSource, readJson, readText } from './sources/files.mjs';
 import { createTokenizer } from './tokenizers/tokenizer.mjs';
@@ -20,11 +21,15 @@ const CHUNK_BYTES = 8 << 20;
 const UNUSED = /^(cls|lm_head|pooler|classifier|qa_outputs|score)\.|(^|\.)attn\.(masked_)?bias$|(^|\.)position_ids$/;
 // Tensors of the backbone: one of these that the config does not explain means config.json is not this model's.
 const BACKBONE = /^(embeddings|encoder|wte|wpe|h|ln_f)\./;
-const PREFIXES = ['bert.', 'roberta.', 'transformer.'];
 
-/** A Hugging Face tensor name as the engine's model lists it: prefix off, gamma/beta renamed. */
-export function canonicalName(name) {
-  for (const prefix of PREFIXES) if (name.startsWith(prefix)) name = name.slice(prefix.length);
+/**
+ * A Hugging Face tensor name as the engine's model lists it: the first of the
+ * architecture's `prefixes` it starts with off ("bert." of a BertForMaskedLM
+ * file), gamma/beta renamed.
+ */
+export function canonicalName(name, prefixes) {
+  const prefix = prefixes.find((p) => name.startsWith(p));
+  if (prefix) name = name.slice(prefix.length);
   return name.replace(/LayerNorm\.gamma$/, 'LayerNorm.weight').replace(/LayerNorm\.beta$/, 'LayerNorm.bias');
 }
 
@@ -32,60 +37,40 @@ export function canonicalName(name) {
 
 /**
  * Loads a checkpoint into the model build's engine (`call` is its calls) and
- * resolves to a TransformerModel. `readFolder`: Node's reader of folder paths;
- * `limits`: the model build's limits.model.
+ * resolves to a TransformerModel. `readFolder`: Node's reader of folder paths.
  */
-export async function loadModel(call, source, options, { readFolder, onDispose, limits }) {
+export async function loadModel(call, source, options, { readFolder, onDispose }) {
   const { onProgress } = checkLoadOptions(options);
   const files = await openSource(source, readFolder);
   if (!files['config.json'])
     throw new Error(
       `no config.json in the folder (it has ${Object.keys(files).join(', ') || 'no files'}): download config.json with the weights`,
     );
-  const config = readConfig(await readJson(files['config.json']), limits);
+  const json = await readJson(files['config.json']);
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw new Error('config.json: expected a JSON object (the config.json of a Hugging Face model folder)');
+  // Read and checked by the model build (an Error naming config.json's field).
+  const layout = await call(CALLS.describeModel, [json]);
   const texts = {};
   for (const name of ['tokenizer.json', 'tokenizer_config.json', 'vocab.txt'])
     if (files[name]) texts[name] = await readText(files[name]);
   const tokenizer = await createTokenizer(texts);
   const sources = await weightFiles(files);
   const headers = await Promise.all(sources.map((file) => readHeader(file)));
+  const plan = planLoad(layout, sources, headers);
 
-  const { id, tensors, maxLength } = await call(CALLS.createModel, [config.engine]);
-  // The longest input in tokens, as the model reports it (Model::max_length).
-  config.public = Object.freeze({ ...config.public, maxLength });
+  const { id } = await call(CALLS.createModel, [json]);
+  const config = {
+    tokenTypes: layout.architecture.tokenTypes,
+    public: Object.freeze({
+      ...layout.config,
+      kind: layout.architecture.kind,
+      causal: layout.architecture.causal,
+      // The longest input in tokens, as the model reports it (Model::max_length).
+      maxLength: layout.maxLength,
+    }),
+  };
   try {
-    const wanted = new Map(tensors.map((t, index) => [t.name, { ...t, index }]));
-    const found = new Map(); // name → { file, tensor }
-    const plan = sources.map(() => []);
-    headers.forEach((header, f) => {
-      for (const tensor of header) {
-        const name = canonicalName(tensor.name);
-        const want = wanted.get(name);
-        const where = `${sources[f].name}: tensor "${tensor.name}"`;
-        if (!want) {
-          if (BACKBONE.test(name) && !UNUSED.test(name))
-            throw new Error(
-              `${where} is not part of a ${config.public.modelType} with config.json's sizes ` +
-                `(${config.public.numLayers} layers, hidden size ${config.public.hiddenSize}); is config.json this model's?`,
-            );
-          continue;
-        }
-        if (found.has(name)) throw new Error(`${where} is in the checkpoint twice (also in ${found.get(name).file})`);
-        if (!FLOAT_DTYPES.includes(tensor.dtype))
-          throw new Error(`${where} has dtype ${tensor.dtype}; expected one of ${FLOAT_DTYPES.join(', ')}`);
-        if (tensor.shape.length !== want.shape.length || tensor.shape.some((n, i) => n !== want.shape[i]))
-          throw new Error(`${where} has shape [${tensor.shape}], but config.json's sizes make it [${want.shape}]`);
-        found.set(name, { file: sources[f].name });
-        plan[f].push({ ...tensor, index: want.index });
-      }
-    });
-    const absent = tensors.filter((t) => !found.has(t.name)).map((t) => t.name);
-    if (absent.length)
-      throw new Error(
-        `${sources.map((s) => s.name).join(', ')}: ${absent.length === 1 ? 'tensor' : `${absent.length} tensors`} missing: ` +
-          `${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', …' : ''} (a ${config.public.modelType} of ` +
-          `${config.public.numLayers} layers, as config.json says, needs ${tensors.length})`,
-      );
     const totalBytes = plan.flat().reduce((sum, t) => sum + t.end - t.begin, 0);
     let loadedBytes = 0;
     for (let f = 0; f < sources.length; f++)
@@ -115,6 +100,48 @@ export async function loadModel(call, source, options, { readFolder, onDispose, 
     throw error;
   }
   return new TransformerModel(call, id, config, tokenizer, onDispose);
+}
+
+/**
+ * Which tensor of which file fills which of the model's tensors (`layout`,
+ * from describeModel): per file, its header entries with the model's index.
+ * Throws an Error naming the file and tensor for one the model does not
+ * explain, a duplicate, a dtype or shape it cannot take, or a missing one.
+ */
+function planLoad(layout, sources, headers) {
+  const wanted = new Map(layout.tensors.map((t, index) => [t.name, { ...t, index }]));
+  const found = new Map(); // name → { file, tensor }
+  const plan = sources.map(() => []);
+  headers.forEach((header, f) => {
+    for (const tensor of header) {
+      const name = canonicalName(tensor.name, layout.prefixes);
+      const want = wanted.get(name);
+      const where = `${sources[f].name}: tensor "${tensor.name}"`;
+      if (!want) {
+        if (BACKBONE.test(name) && !UNUSED.test(name))
+          throw new Error(
+            `${where} is not part of a ${layout.config.modelType} with config.json's sizes ` +
+              `(${layout.config.numLayers} layers, hidden size ${layout.config.hiddenSize}); is config.json this model's?`,
+          );
+        continue;
+      }
+      if (found.has(name)) throw new Error(`${where} is in the checkpoint twice (also in ${found.get(name).file})`);
+      if (!FLOAT_DTYPES.includes(tensor.dtype))
+        throw new Error(`${where} has dtype ${tensor.dtype}; expected one of ${FLOAT_DTYPES.join(', ')}`);
+      if (tensor.shape.length !== want.shape.length || tensor.shape.some((n, i) => n !== want.shape[i]))
+        throw new Error(`${where} has shape [${tensor.shape}], but config.json's sizes make it [${want.shape}]`);
+      found.set(name, { file: sources[f].name });
+      plan[f].push({ ...tensor, index: want.index });
+    }
+  });
+  const absent = layout.tensors.filter((t) => !found.has(t.name)).map((t) => t.name);
+  if (absent.length)
+    throw new Error(
+      `${sources.map((s) => s.name).join(', ')}: ${absent.length === 1 ? 'tensor' : `${absent.length} tensors`} missing: ` +
+        `${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', …' : ''} (a ${layout.config.modelType} of ` +
+        `${layout.config.numLayers} layers, as config.json says, needs ${layout.tensors.length})`,
+    );
+  return plan;
 }
 
 // The chunk as the whole of an ArrayBuffer, which can be transferred: a

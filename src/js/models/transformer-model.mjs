@@ -7,6 +7,8 @@ import { CALL, EngineResource } from '../resource.mjs';
 
 const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates']);
 const INPUT_KEYS = new Set(['text', 'textPair', 'inputIds', 'tokenTypeIds']);
+// A decoder's calls with state take one text or ids (no pair, no token types).
+const STEP_KEYS = new Set(['inputIds']);
 
 function ids(value, name, length) {
   if (!(value instanceof Int32Array) && !Array.isArray(value))
@@ -26,12 +28,13 @@ function ids(value, name, length) {
 export class TransformerModel extends EngineResource {
   #tokenizer;
   #config;
+  #past = 0;
 
   constructor(call, id, config, tokenizer, onDispose) {
     super(call, id, 'model', CALLS.disposeModel, onDispose);
     this.#tokenizer = tokenizer;
     this.#config = config;
-    /** { modelType, numLayers, numHeads, hiddenSize, vocabSize, maxPositions, maxLength (the longest input, in tokens) }. */
+    /** { modelType, numLayers, numHeads, hiddenSize, vocabSize, maxPositions, kind, causal, maxLength (the longest input, in tokens) }. */
     this.config = config.public;
     Object.freeze(this);
   }
@@ -42,56 +45,119 @@ export class TransformerModel extends EngineResource {
    * lastHiddenState, attention?, hiddenStates? } (see index.d.ts).
    */
   async run(input, options) {
-    let tokens;
-    let inputIds;
+    let read;
     const result = await this[CALL](CALLS.modelRun, () => {
-      const { returnAttention = true, returnHiddenStates = false } = checkRunOptions(options);
-      let typeIds = null;
-      if (typeof input === 'string' || (input && typeof input === 'object' && 'text' in input)) {
-        const [text, textPair] = typeof input === 'string' ? [input, undefined] : [input.text, input.textPair];
-        if (typeof input !== 'string') rejectUnknown(input, INPUT_KEYS, 'run input');
-        if (typeof text !== 'string') throw new TypeError(`input.text: expected a string, got ${describe(text)}`);
-        if (textPair !== undefined && typeof textPair !== 'string')
-          throw new TypeError(`input.textPair: expected a string, got ${describe(textPair)}`);
-        if (!this.#tokenizer)
-          throw new TypeError(
-            'input: this model folder has no tokenizer.json or vocab.txt, so it cannot read text; pass { inputIds }',
-          );
-        const encoding = this.#tokenizer.encode(text, textPair);
-        inputIds = Int32Array.from(encoding.ids);
-        if (encoding.typeIds && this.#config.architecture === 'bert') typeIds = Int32Array.from(encoding.typeIds);
-      } else if (input && typeof input === 'object' && 'inputIds' in input) {
-        rejectUnknown(input, INPUT_KEYS, 'run input');
-        inputIds = ids(input.inputIds, 'input.inputIds');
-        if (input.tokenTypeIds !== undefined) typeIds = ids(input.tokenTypeIds, 'input.tokenTypeIds', inputIds.length);
-      } else {
-        throw new TypeError(
-          `input: expected a string, { text, textPair } or { inputIds, tokenTypeIds }, got ${describe(input)}`,
-        );
-      }
-      const max = this.config.maxLength;
-      if (inputIds.length === 0)
-        throw new RangeError('input: no tokens (an empty text gives none with this tokenizer)');
-      if (inputIds.length > max)
-        throw new RangeError(`input: ${inputIds.length} tokens, more than the ${max} this model has positions for`);
-      const vocab = this.config.vocabSize;
-      const bad = inputIds.findIndex((v) => v >= vocab);
-      if (bad >= 0)
-        throw new RangeError(
-          `input.inputIds[${bad}]: expected an id below the vocabulary size ${vocab}, got ${inputIds[bad]}`,
-        );
-      tokens = this.#tokenizer ? this.#tokenizer.pieces(inputIds) : Array.from(inputIds, String);
-      return [inputIds, typeIds, returnAttention, returnHiddenStates];
+      const { returnAttention = true, returnHiddenStates = false } = checkRunOptions(options, 'run');
+      read = this.#read(input, 'run', true, 0);
+      return [read.inputIds, read.typeIds, returnAttention, returnHiddenStates];
     });
-    return { inputIds, tokens, ...result };
+    return { inputIds: read.inputIds, tokens: read.tokens, ...result };
+  }
+
+  /**
+   * A decoder's first call with state: the sequence (a string or
+   * { inputIds }) through every layer, each layer's keys and values kept for
+   * the steps after it (what came before is forgotten). Resolves as run()
+   * does, with past: 0.
+   */
+  async prefill(input, options) {
+    return this.#stateful(CALLS.modelPrefill, input, options, 'prefill');
+  }
+
+  /**
+   * A decoder's next tokens (a string or { inputIds }) after the `past`
+   * positions it has seen: only they are computed, each attending to the
+   * past and to itself. Resolves to run()'s result for them, attention
+   * [numLayers, numHeads, L, past + L], with `past` the positions before
+   * them; bit for bit the rows of run() over the whole sequence.
+   */
+  async step(input, options) {
+    return this.#stateful(CALLS.modelStep, input, options, 'step');
+  }
+
+  /** Forgets what a decoder has seen (past becomes 0). */
+  async reset() {
+    await this[CALL](CALLS.modelReset);
+    this.#past = 0;
+  }
+
+  /** The positions a decoder has seen through prefill() and step() (0 for an encoder). */
+  get past() {
+    return this.#past;
+  }
+
+  async #stateful(method, input, options, what) {
+    if (this.config.kind !== 'decoder')
+      throw new TypeError(
+        `${what}: a ${this.config.modelType} is an ${this.config.kind}, with no state between calls; ` +
+          "prefill and step are a decoder's (use run)",
+      );
+    let read;
+    const result = await this[CALL](method, () => {
+      const { returnAttention = true, returnHiddenStates = false } = checkRunOptions(options, what);
+      read = this.#read(input, what, false, what === 'step' ? this.#past : 0);
+      return [read.inputIds, returnAttention, returnHiddenStates];
+    });
+    this.#past = result.past + read.inputIds.length;
+    return { inputIds: read.inputIds, tokens: read.tokens, ...result };
+  }
+
+  // { inputIds, typeIds, tokens } of an input of `what` (run, prefill, step):
+  // text through the tokenizer (a text pair and token types only when
+  // `pairs`), or ids; L within the positions left after `past`.
+  #read(input, what, pairs, past) {
+    let inputIds;
+    let typeIds = null;
+    const keys = pairs ? INPUT_KEYS : STEP_KEYS;
+    if (typeof input === 'string' || (pairs && input && typeof input === 'object' && 'text' in input)) {
+      const [text, textPair] = typeof input === 'string' ? [input, undefined] : [input.text, input.textPair];
+      if (typeof input !== 'string') rejectUnknown(input, keys, `${what} input`);
+      if (typeof text !== 'string') throw new TypeError(`input.text: expected a string, got ${describe(text)}`);
+      if (textPair !== undefined && typeof textPair !== 'string')
+        throw new TypeError(`input.textPair: expected a string, got ${describe(textPair)}`);
+      if (!this.#tokenizer)
+        throw new TypeError(
+          'input: this model folder has no tokenizer.json or vocab.txt, so it cannot read text; pass { inputIds }',
+        );
+      // A step continues a text: no [CLS]/<s> of a new sequence in the middle of it.
+      const encoding = this.#tokenizer.encode(text, textPair, { addSpecialTokens: what !== 'step' });
+      inputIds = Int32Array.from(encoding.ids);
+      if (encoding.typeIds && this.#config.tokenTypes) typeIds = Int32Array.from(encoding.typeIds);
+    } else if (input && typeof input === 'object' && 'inputIds' in input) {
+      rejectUnknown(input, keys, `${what} input`);
+      inputIds = ids(input.inputIds, 'input.inputIds');
+      if (input.tokenTypeIds !== undefined) typeIds = ids(input.tokenTypeIds, 'input.tokenTypeIds', inputIds.length);
+    } else {
+      throw new TypeError(
+        pairs
+          ? `input: expected a string, { text, textPair } or { inputIds, tokenTypeIds }, got ${describe(input)}`
+          : `input: expected a string or { inputIds }, got ${describe(input)}`,
+      );
+    }
+    const max = this.config.maxLength - past;
+    if (inputIds.length === 0) throw new RangeError('input: no tokens (an empty text gives none with this tokenizer)');
+    if (inputIds.length > max)
+      throw new RangeError(
+        past
+          ? `input: ${inputIds.length} tokens, more than the ${max} positions left after the ${past} the model has seen`
+          : `input: ${inputIds.length} tokens, more than the ${max} this model has positions for`,
+      );
+    const vocab = this.config.vocabSize;
+    const bad = inputIds.findIndex((v) => v >= vocab);
+    if (bad >= 0)
+      throw new RangeError(
+        `input.inputIds[${bad}]: expected an id below the vocabulary size ${vocab}, got ${inputIds[bad]}`,
+      );
+    const tokens = this.#tokenizer ? this.#tokenizer.pieces(inputIds) : Array.from(inputIds, String);
+    return { inputIds, typeIds, tokens };
   }
 }
 
-function checkRunOptions(options) {
+function checkRunOptions(options, what) {
   if (options === undefined) return {};
   if (!options || typeof options !== 'object')
-    throw new TypeError(`run options: expected { returnAttention, returnHiddenStates }, got ${describe(options)}`);
-  rejectUnknown(options, RUN_OPTIONS, 'run');
+    throw new TypeError(`${what} options: expected { returnAttention, returnHiddenStates }, got ${describe(options)}`);
+  rejectUnknown(options, RUN_OPTIONS, what);
   for (const name of RUN_OPTIONS)
     if (options[name] !== undefined && typeof options[name] !== 'boolean')
       throw new TypeError(`${name}: expected a boolean, got ${describe(options[name])}`);

@@ -172,7 +172,7 @@ function wordPieceJson(vocabText, config) {
 
 /**
  * The folder's tokenizer, or null when it has neither tokenizer.json nor
- * vocab.txt: { encode(text, textPair) → { ids, typeIds }, pieces(ids) → readable strings }.
+ * vocab.txt: { encode(text, textPair, { addSpecialTokens }) → { ids, typeIds }, pieces(ids) → readable strings }.
  * `files`: { 'tokenizer.json'?, 'tokenizer_config.json'?, 'vocab.txt'? } as texts.
  */
 export async function createTokenizer(files) {
@@ -204,8 +204,13 @@ export async function createTokenizer(files) {
   const byteLevel = isByteLevel(json);
   const special = new Set((json.added_tokens ?? []).map((t) => t.content));
   return {
-    encode(text, textPair) {
-      const encoding = tokenizer.encode(text, { text_pair: textPair ?? null, return_token_type_ids: true });
+    // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
+    encode(text, textPair, { addSpecialTokens = true } = {}) {
+      const encoding = tokenizer.encode(text, {
+        text_pair: textPair ?? null,
+        add_special_tokens: addSpecialTokens,
+        return_token_type_ids: true,
+      });
       return { ids: encoding.ids, typeIds: encoding.token_type_ids ?? null };
     },
     pieces(ids) {

@@ -1,0 +1,82 @@
+// What an architecture is, for the files of this folder: one file each
+// (bert.cpp, gpt2.cpp), holding everything about it: the config.json fields it
+// reads with their defaults (read_config), its tensors with Hugging Face's
+// names, shapes and roles (build, into Weights), and its forward as numbered
+// passes over the shared blocks (../blocks/) and the core's attention. The
+// registry (registry.cpp) is the only list of them; nothing outside this
+// folder names one. Adding one: ARCHITECTURE.md, "How to add an architecture".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../../core/attention.hpp"
+#include "../../core/kv_cache.hpp"
+#include "../config.hpp"
+#include "../weights.hpp"
+
+namespace mha::model {
+
+// Of the L tokens of a call: Lk is L, or with a cache the positions it holds
+// after them (the earlier ones and these).
+struct Outputs {
+  float* lastHiddenState = nullptr;  // [L, hiddenSize]
+  float* attention = nullptr;        // [numLayers, numHeads, L, Lk] (rows are queries), or null
+  float* hiddenStates = nullptr;     // [numLayers + 1, L, hiddenSize], or null (see Model::forward)
+};
+
+// One sequence, checked by Model::forward: ids below vocabSize, types below
+// typeVocabSize (null: all 0), 1 ≤ length ≤ Model::max_length().
+struct Sequence {
+  const std::int32_t* ids = nullptr;
+  const std::int32_t* types = nullptr;
+  std::size_t length = 0;
+};
+
+// A decoder's state between calls: per layer, the keys and values of the
+// positions it has seen (kv_cache.hpp), so that a step computes only its new
+// tokens. State of the model, not of a call (Model::prefill, step, reset).
+using LayerCaches = std::vector<KVCache>;
+
+// An architecture's parameters (pointers into Weights) and its forward.
+class Network {
+ public:
+  virtual ~Network() = default;
+  // Floats of scratch forward() needs for `length` tokens.
+  virtual double scratch_floats(std::size_t length) const = 0;
+  // The tokens of `in`; with `caches` (a decoder's, one per layer, configured
+  // by Model) after the positions they hold, which the call appends to:
+  // positions and the causal mask continue from there.
+  virtual void forward(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
+                       LayerCaches* caches) const = 0;
+};
+
+// The kinds of model (transformers.js groups architectures the same way):
+// what a caller can ask of one.
+enum class Kind { Encoder, Decoder, EncoderDecoder };
+const char* kind_name(Kind kind) noexcept;  // "encoder", "decoder", "encoder-decoder"
+
+struct Architecture {
+  const char* name;                     // its file: arch/<name>.cpp
+  std::vector<const char*> modelTypes;  // the config.json model_type values it runs
+  Kind kind;
+  bool causal;      // its self-attention sees only earlier positions
+  bool tokenTypes;  // it has token type embeddings (a text pair's second text)
+  // Prefixes of a checkpoint's tensor names that build()'s names leave out
+  // ("bert." of BertForMaskedLM's file), tried in order.
+  std::vector<const char*> prefixes;
+  // Reads its fields of config.json into `config` (sizes by reader.size()).
+  void (*read_config)(ConfigReader& reader, Config& config);
+  // Lays out its tensors in `weights` and returns its forward.
+  std::unique_ptr<Network> (*build)(const Config& config, Weights& weights);
+};
+
+// The registry (registry.cpp).
+const std::vector<const Architecture*>& architectures();
+const Architecture* find_architecture(const std::string& modelType);  // null: none runs it
+std::vector<const char*> model_types();                               // every model_type, in the registry's order
+
+}  // namespace mha::model

@@ -1,0 +1,133 @@
+// BERT and RoBERTa (model_type "bert", "roberta"): post-LN encoders.
+//
+//   x = LN(word + position + type)
+//   per layer:  a = LN₁(x + O·MHA(x));  x = LN₂(a + W₂·gelu(W₁·a))
+//
+// RoBERTa is BERT's blocks with positions numbered from pad_token_id + 1.
+#include <algorithm>
+
+#include "../blocks/embeddings.hpp"
+#include "../blocks/linear.hpp"
+#include "../blocks/norm.hpp"
+#include "../blocks/self_attention.hpp"
+#include "architecture.hpp"
+
+namespace mha::model {
+namespace {
+
+// config.json's hidden_act values, in Activation's order.
+const std::vector<const char*> kActivations = {"gelu", "gelu_new", "gelu_pytorch_tanh"};
+
+void read_config(ConfigReader& r, Config& c) {
+  using L = ModelLimits;
+  c.activation = r.choice("hidden_act", "gelu", kActivations) == 0 ? Activation::GeluErf : Activation::GeluTanh;
+  r.choice("position_embedding_type", "absolute", {"absolute"});
+  const bool roberta = c.modelType == "roberta";
+  const std::size_t pad = r.id("pad_token_id", roberta ? 1 : 0);
+  c.numLayers = r.size("num_hidden_layers", L::numLayers);
+  c.numHeads = r.size("num_attention_heads", L::numHeads);
+  c.hiddenSize = r.size("hidden_size", L::hiddenSize);
+  c.intermediateSize = r.size("intermediate_size", L::intermediateSize);
+  c.vocabSize = r.size("vocab_size", L::vocabSize);
+  c.maxPositions = r.size("max_position_embeddings", L::maxPositions);
+  c.typeVocabSize = r.size("type_vocab_size", L::typeVocabSize, 2);
+  r.finish();
+  // RoBERTa numbers positions from pad_token_id + 1 (a sequence without padding).
+  c.positionOffset = roberta ? pad + 1 : 0;
+  if (c.positionOffset >= c.maxPositions) r.fail("pad_token_id " + decimal(pad) + " leaves no position for a token");
+  c.layerNormEps = r.epsilon("layer_norm_eps", 1e-12, "layer norm epsilon");
+}
+
+class Bert final : public Network {
+ public:
+  Bert(const Config& c, Weights& w) : c_(c) {
+    const std::size_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize, P = c.maxPositions;
+    checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
+    checked_product({D, I}, "the MLP's weights: hiddenSize×intermediateSize");
+    word_ = w.tensor("embeddings.word_embeddings.weight", {V, D}, w.plain(V * D));
+    position_ = w.tensor("embeddings.position_embeddings.weight", {P, D}, w.plain(P * D));
+    type_ = w.tensor("embeddings.token_type_embeddings.weight", {c.typeVocabSize, D}, w.plain(c.typeVocabSize * D));
+    lnGain_ = w.vector("embeddings.LayerNorm.weight", D);
+    lnBias_ = w.vector("embeddings.LayerNorm.bias", D);
+    for (std::size_t l = 0; l < c.numLayers; ++l) {
+      const std::string p = "encoder.layer." + decimal(l) + ".";
+      Layer b{};
+      // nn.Linear keeps [out, in]: query, key and value are the rows of one [3D, D] = (W_QKV)ᵀ.
+      Slot& qkv = w.packed(true, D, 3 * D);
+      Slot& qkvBias = w.plain(3 * D);
+      const char* parts[] = {"query", "key", "value"};
+      for (std::size_t i = 0; i < 3; ++i) {
+        b.qkv = w.tensor(p + "attention.self." + parts[i] + ".weight", {D, D}, qkv, i * D * D);
+        b.qkvBias = w.tensor(p + "attention.self." + parts[i] + ".bias", {D}, qkvBias, i * D);
+      }
+      b.out = w.tensor(p + "attention.output.dense.weight", {D, D}, w.packed(true, D, D));
+      b.outBias = w.vector(p + "attention.output.dense.bias", D);
+      b.ln1Gain = w.vector(p + "attention.output.LayerNorm.weight", D);
+      b.ln1Bias = w.vector(p + "attention.output.LayerNorm.bias", D);
+      b.fc1 = w.tensor(p + "intermediate.dense.weight", {I, D}, w.packed(true, D, I));
+      b.fc1Bias = w.vector(p + "intermediate.dense.bias", I);
+      b.fc2 = w.tensor(p + "output.dense.weight", {D, I}, w.packed(true, I, D));
+      b.fc2Bias = w.vector(p + "output.dense.bias", D);
+      b.ln2Gain = w.vector(p + "output.LayerNorm.weight", D);
+      b.ln2Bias = w.vector(p + "output.LayerNorm.bias", D);
+      layers_.push_back(b);
+    }
+  }
+
+  double scratch_floats(std::size_t L) const override {
+    return double(L) * double(6 * c_.hiddenSize + c_.intermediateSize);
+  }
+
+  // hiddenStates: the embeddings' output, then each layer's.
+  // (An encoder keeps no state: Model never passes it caches.)
+  void forward(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
+               LayerCaches*) const override {
+    const std::size_t L = in.length, D = c_.hiddenSize, I = c_.intermediateSize, H = c_.numHeads;
+    const float eps = c_.layerNormEps;
+    // Scratch: x [L, D] (the residual stream), a [L, D], qkv [L, 3D], heads [L, D], inner [L, I].
+    float* const x = scratch;
+    float* const a = x + L * D;
+    float* const qkv = a + L * D;
+    float* const heads = qkv + 3 * L * D;
+    float* const inner = heads + L * D;
+    const auto keep = [&](std::size_t index, const float* from) {
+      if (out.hiddenStates) std::copy(from, from + L * D, out.hiddenStates + index * L * D);
+    };
+    // 1. Embeddings, normalized.
+    embed(*word_, *position_, type_, in.ids, in.types, L, c_.positionOffset, D, x);
+    layer_norm(x, nullptr, L, D, lnGain_->floats(), lnBias_->floats(), eps, x);
+    for (std::size_t l = 0; l < c_.numLayers; ++l) {
+      const Layer& b = layers_[l];
+      keep(l, x);
+      // 2. Attention of every head over the whole sequence, then O, then LN₁ of the residual sum.
+      linear(attention, L, x, D, *b.qkv, b.qkvBias, qkv, 3 * D, Epilogue::None);
+      self_attention(attention, L, qkv, D, H, false, heads, out.attention ? out.attention + l * H * L * L : nullptr);
+      linear(attention, L, heads, D, *b.out, b.outBias, a, D, Epilogue::None);
+      layer_norm(x, a, L, D, b.ln1Gain->floats(), b.ln1Bias->floats(), eps, x);
+      // 3. The MLP, then LN₂ of the residual sum.
+      linear(attention, L, x, D, *b.fc1, b.fc1Bias, inner, I, gelu_of(c_.activation));
+      linear(attention, L, inner, I, *b.fc2, b.fc2Bias, a, D, Epilogue::None);
+      layer_norm(x, a, L, D, b.ln2Gain->floats(), b.ln2Bias->floats(), eps, x);
+    }
+    keep(c_.numLayers, x);
+    std::copy(x, x + L * D, out.lastHiddenState);
+  }
+
+ private:
+  struct Layer {
+    const Slot *qkv, *qkvBias, *out, *outBias, *ln1Gain, *ln1Bias, *fc1, *fc1Bias, *fc2, *fc2Bias, *ln2Gain, *ln2Bias;
+  };
+  Config c_;
+  const Slot *word_ = nullptr, *position_ = nullptr, *type_ = nullptr, *lnGain_ = nullptr, *lnBias_ = nullptr;
+  std::vector<Layer> layers_;
+};
+
+std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_unique<Bert>(c, w); }
+
+}  // namespace
+
+extern const Architecture kBert;
+const Architecture kBert = {"bert", {"bert", "roberta"},   Kind::Encoder, false,
+                            true,   {"bert.", "roberta."}, read_config,   build};
+
+}  // namespace mha::model

@@ -1,0 +1,130 @@
+// GPT-2 (model_type "gpt2"): a pre-LN causal decoder.
+//
+//   x = wte + wpe
+//   per block:  x += c_proj(MHA(ln_1 x)) (causal);  x += mlp(ln_2 x)
+//   out = ln_f(x)
+#include <algorithm>
+
+#include "../blocks/embeddings.hpp"
+#include "../blocks/linear.hpp"
+#include "../blocks/norm.hpp"
+#include "../blocks/self_attention.hpp"
+#include "architecture.hpp"
+
+namespace mha::model {
+namespace {
+
+// config.json's activation_function values, in Activation's order.
+const std::vector<const char*> kActivations = {"gelu", "gelu_new", "gelu_pytorch_tanh"};
+
+void read_config(ConfigReader& r, Config& c) {
+  using L = ModelLimits;
+  c.activation =
+      r.choice("activation_function", "gelu_new", kActivations) == 0 ? Activation::GeluErf : Activation::GeluTanh;
+  r.refuse_boolean("scale_attn_weights", false);
+  r.refuse_boolean("scale_attn_by_inverse_layer_idx", true);
+  c.numLayers = r.size("n_layer", L::numLayers);
+  c.numHeads = r.size("n_head", L::numHeads);
+  c.hiddenSize = r.size("n_embd", L::hiddenSize);
+  // n_inner null means 4·n_embd; a file without n_positions says n_ctx.
+  c.intermediateSize = r.size("n_inner", L::intermediateSize, 4 * std::min(c.hiddenSize, L::hiddenSize));
+  c.vocabSize = r.size("vocab_size", L::vocabSize);
+  c.maxPositions = r.size("n_positions", L::maxPositions, 0, "n_ctx");
+  c.typeVocabSize = 1;
+  c.layerNormEps = r.epsilon("layer_norm_epsilon", 1e-5, "layer norm epsilon");
+}
+
+class Gpt2 final : public Network {
+ public:
+  Gpt2(const Config& c, Weights& w) : c_(c) {
+    const std::size_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize, P = c.maxPositions;
+    checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
+    checked_product({D, I}, "the MLP's weights: hiddenSize×intermediateSize");
+    word_ = w.tensor("wte.weight", {V, D}, w.plain(V * D));
+    position_ = w.tensor("wpe.weight", {P, D}, w.plain(P * D));
+    for (std::size_t l = 0; l < c.numLayers; ++l) {
+      const std::string p = "h." + decimal(l) + ".";
+      Layer b{};
+      // Conv1D keeps [in, out]: c_attn's columns are Q, then K, then V.
+      b.ln1Gain = w.vector(p + "ln_1.weight", D);
+      b.ln1Bias = w.vector(p + "ln_1.bias", D);
+      b.qkv = w.tensor(p + "attn.c_attn.weight", {D, 3 * D}, w.packed(false, D, 3 * D));
+      b.qkvBias = w.vector(p + "attn.c_attn.bias", 3 * D);
+      b.out = w.tensor(p + "attn.c_proj.weight", {D, D}, w.packed(false, D, D));
+      b.outBias = w.vector(p + "attn.c_proj.bias", D);
+      b.ln2Gain = w.vector(p + "ln_2.weight", D);
+      b.ln2Bias = w.vector(p + "ln_2.bias", D);
+      b.fc1 = w.tensor(p + "mlp.c_fc.weight", {D, I}, w.packed(false, D, I));
+      b.fc1Bias = w.vector(p + "mlp.c_fc.bias", I);
+      b.fc2 = w.tensor(p + "mlp.c_proj.weight", {I, D}, w.packed(false, I, D));
+      b.fc2Bias = w.vector(p + "mlp.c_proj.bias", D);
+      layers_.push_back(b);
+    }
+    lnGain_ = w.vector("ln_f.weight", D);
+    lnBias_ = w.vector("ln_f.bias", D);
+  }
+
+  double scratch_floats(std::size_t L) const override {
+    return double(L) * double(6 * c_.hiddenSize + c_.intermediateSize);
+  }
+
+  // hiddenStates: each block's input, then ln_f of the last block's output.
+  // With caches, the tokens follow the `past` positions they hold.
+  void forward(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
+               LayerCaches* caches) const override {
+    const std::size_t L = in.length, D = c_.hiddenSize, I = c_.intermediateSize, H = c_.numHeads;
+    const std::size_t past = caches ? (*caches)[0].length() : 0, Lk = past + L;
+    const float eps = c_.layerNormEps;
+    // Scratch: x [L, D] (the residual stream), a [L, D], qkv [L, 3D], heads [L, D], inner [L, I].
+    float* const x = scratch;
+    float* const a = x + L * D;
+    float* const qkv = a + L * D;
+    float* const heads = qkv + 3 * L * D;
+    float* const inner = heads + L * D;
+    const auto keep = [&](std::size_t index, const float* from) {
+      if (out.hiddenStates) std::copy(from, from + L * D, out.hiddenStates + index * L * D);
+    };
+    // 1. Token and position embeddings.
+    embed(*word_, *position_, nullptr, in.ids, nullptr, L, past, D, x);
+    for (std::size_t l = 0; l < c_.numLayers; ++l) {
+      const Layer& b = layers_[l];
+      keep(l, x);
+      // 2. x += c_proj(causal attention of every head over ln_1 x).
+      layer_norm(x, nullptr, L, D, b.ln1Gain->floats(), b.ln1Bias->floats(), eps, a);
+      linear(attention, L, a, D, *b.qkv, b.qkvBias, qkv, 3 * D, Epilogue::None);
+      float* const weights = out.attention ? out.attention + l * H * L * Lk : nullptr;
+      if (caches)
+        cached_self_attention(attention, L, qkv, D, H, (*caches)[l], heads, weights);
+      else
+        self_attention(attention, L, qkv, D, H, true, heads, weights);
+      linear(attention, L, heads, D, *b.out, b.outBias, a, D, Epilogue::None);
+      for (std::size_t e = 0; e < L * D; ++e) x[e] += a[e];
+      // 3. x += mlp(ln_2 x).
+      layer_norm(x, nullptr, L, D, b.ln2Gain->floats(), b.ln2Bias->floats(), eps, a);
+      linear(attention, L, a, D, *b.fc1, b.fc1Bias, inner, I, gelu_of(c_.activation));
+      linear(attention, L, inner, I, *b.fc2, b.fc2Bias, a, D, Epilogue::None);
+      for (std::size_t e = 0; e < L * D; ++e) x[e] += a[e];
+    }
+    // 4. ln_f.
+    layer_norm(x, nullptr, L, D, lnGain_->floats(), lnBias_->floats(), eps, x);
+    keep(c_.numLayers, x);
+    std::copy(x, x + L * D, out.lastHiddenState);
+  }
+
+ private:
+  struct Layer {
+    const Slot *ln1Gain, *ln1Bias, *qkv, *qkvBias, *out, *outBias, *ln2Gain, *ln2Bias, *fc1, *fc1Bias, *fc2, *fc2Bias;
+  };
+  Config c_;
+  const Slot *word_ = nullptr, *position_ = nullptr, *lnGain_ = nullptr, *lnBias_ = nullptr;
+  std::vector<Layer> layers_;
+};
+
+std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_unique<Gpt2>(c, w); }
+
+}  // namespace
+
+extern const Architecture kGpt2;
+const Architecture kGpt2 = {"gpt2", {"gpt2"}, Kind::Decoder, true, false, {"transformer."}, read_config, build};
+
+}  // namespace mha::model

@@ -1,0 +1,40 @@
+// The one list of architectures. Adding one: its file in this folder and
+// one line here (ARCHITECTURE.md, "How to add an architecture").
+#include "architecture.hpp"
+
+namespace mha::model {
+
+extern const Architecture kBert;
+extern const Architecture kGpt2;
+
+const std::vector<const Architecture*>& architectures() {
+  static const std::vector<const Architecture*> list = {
+      &kBert,
+      &kGpt2,
+  };
+  return list;
+}
+
+const Architecture* find_architecture(const std::string& modelType) {
+  for (const Architecture* a : architectures())
+    for (const char* type : a->modelTypes)
+      if (modelType == type) return a;
+  return nullptr;
+}
+
+std::vector<const char*> model_types() {
+  std::vector<const char*> types;
+  for (const Architecture* a : architectures()) types.insert(types.end(), a->modelTypes.begin(), a->modelTypes.end());
+  return types;
+}
+
+const char* kind_name(Kind kind) noexcept {
+  switch (kind) {
+    case Kind::Encoder: return "encoder";
+    case Kind::Decoder: return "decoder";
+    case Kind::EncoderDecoder: return "encoder-decoder";
+  }
+  return "";
+}
+
+}  // namespace mha::model

@@ -1,0 +1,15 @@
+// The input embeddings: x[i] = word[id_i] + position[offset + i] (+ type[t_i]).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../weights.hpp"
+
+namespace mha::model {
+
+// x [L, D]; type null: the architecture has none; types null: all 0.
+void embed(const Slot& word, const Slot& position, const Slot* type, const std::int32_t* ids, const std::int32_t* types,
+           std::size_t L, std::size_t positionOffset, std::size_t D, float* x) noexcept;
+
+}  // namespace mha::model

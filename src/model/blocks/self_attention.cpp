@@ -1,0 +1,42 @@
+#include "self_attention.hpp"
+
+namespace mha::model {
+
+void self_attention(Attention& attention, std::size_t L, const float* qkv, std::size_t D, std::size_t H, bool causal,
+                    float* heads, float* weights) {
+  AttendArgs a;
+  a.seqLenQ = a.seqLenK = L;
+  a.numHeads = H;
+  a.dK = a.dV = D / H;
+  a.query = qkv;
+  a.key = qkv + D;
+  a.value = qkv + 2 * D;
+  a.ldq = a.ldk = a.ldv = 3 * D;
+  a.causal = causal;
+  a.heads = heads;
+  a.attention = weights;
+  a.parallel = 4.0 * double(L) * double(L) * double(D) >= kParallelFlops;
+  attention.attend(a);
+}
+
+void cached_self_attention(Attention& attention, std::size_t L, const float* qkv, std::size_t D, std::size_t H,
+                           KVCache& cache, float* heads, float* weights) {
+  const std::size_t past = cache.length();
+  cache.append(L, qkv + D, 3 * D, qkv + 2 * D, 3 * D);
+  AttendArgs a;
+  a.seqLenQ = L;
+  a.seqLenK = cache.length();
+  a.numHeads = H;
+  a.numKVHeads = cache.numKVHeads();
+  a.dK = a.dV = D / H;
+  a.query = qkv;
+  a.ldq = 3 * D;
+  a.causal = true;
+  a.causalOffset = past;
+  a.heads = heads;
+  a.attention = weights;
+  a.parallel = 4.0 * double(L) * double(a.seqLenK) * double(D) >= kParallelFlops;
+  attention.attend(a, cache);
+}
+
+}  // namespace mha::model

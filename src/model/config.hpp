@@ -1,0 +1,107 @@
+// A model's configuration, read from its config.json once, here in C++: the
+// architecture files (arch/) say which fields they read, with their defaults;
+// ConfigReader holds the rules every field obeys and words each refusal in
+// config.json's own terms ("config.json: n_layer must be a positive
+// integer, got 2.5"), so the loader in JS checks nothing of it itself. The
+// bindings read a JS object, the native tests a parsed JSON file, both
+// through ConfigSource. No Emscripten, no JS.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mha::model {
+
+struct Architecture;
+
+enum class Activation { GeluErf, GeluTanh };  // Hugging Face's "gelu" and "gelu_new"
+enum class DType { F32, F16, BF16 };          // as safetensors names them
+
+// Bytes of one element of `dtype`.
+constexpr std::size_t bytes_of(DType dtype) noexcept { return dtype == DType::F32 ? 4 : 2; }
+
+// The largest value of each size of a Config. Exported as modelLimits().
+struct ModelLimits {
+  static constexpr std::size_t numLayers = std::size_t{1} << 10;
+  static constexpr std::size_t numHeads = std::size_t{1} << 10;
+  static constexpr std::size_t hiddenSize = std::size_t{1} << 16;
+  static constexpr std::size_t intermediateSize = std::size_t{1} << 18;
+  static constexpr std::size_t vocabSize = std::size_t{1} << 24;
+  static constexpr std::size_t maxPositions = std::size_t{1} << 16;
+  static constexpr std::size_t typeVocabSize = std::size_t{1} << 10;
+};
+
+struct Config {
+  const Architecture* architecture = nullptr;  // from the registry (arch/registry.cpp)
+  std::string modelType;                       // config.json's model_type
+  std::size_t numLayers = 0, numHeads = 0, hiddenSize = 0, intermediateSize = 0;
+  std::size_t vocabSize = 0, maxPositions = 0;
+  std::size_t typeVocabSize = 1;   // token types the embeddings have (1: none to choose)
+  std::size_t positionOffset = 0;  // the first position id: RoBERTa's pad_token_id + 1, else 0
+  float layerNormEps = 1e-12f;
+  Activation activation = Activation::GeluErf;
+};
+
+// A config.json file that breaks a rule: its message names the file and the
+// field. The bindings turn it into a JS Error (a bad file), not a RangeError
+// (a bad argument).
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What a config.json holds, field by field.
+class ConfigSource {
+ public:
+  enum class Type { Absent, Null, Boolean, Number, String, Other };
+  virtual ~ConfigSource() = default;
+  virtual Type type(const char* field) const = 0;
+  virtual double number(const char* field) const = 0;       // when type() is Number
+  virtual bool boolean(const char* field) const = 0;        // when Boolean
+  virtual std::string string(const char* field) const = 0;  // when String
+  // The field as JSON.stringify writes it ("undefined" when absent), for messages.
+  virtual std::string json(const char* field) const = 0;
+};
+
+// The rules of config.json's fields, one place for all architectures.
+class ConfigReader {
+ public:
+  explicit ConfigReader(const ConfigSource& source) : source_(source) {}
+
+  // A positive integer from `field`, or when it is absent or null from
+  // `fallbackField` (if given) or else `fallback` (0: required). Its limit is
+  // checked by finish(), after every size is read, as one list.
+  std::size_t size(const char* field, std::size_t limit, std::size_t fallback = 0, const char* fallbackField = nullptr);
+  // A non-negative integer (an id), `fallback` when absent or null.
+  std::size_t id(const char* field, std::size_t fallback);
+  // A string among `supported` (as config.json spells them), `fallback` when
+  // absent or null; else refused with the list. Returns its index.
+  std::size_t choice(const char* field, const char* fallback, const std::vector<const char*>& supported);
+  // A number, `fallback` when absent or null; positive and finite as a float32.
+  float epsilon(const char* field, double fallback, const char* what);
+  // Refuses `field` when it holds the boolean `refused` (a setting the
+  // blocks do not implement); absent, null or the other value is fine.
+  void refuse_boolean(const char* field, bool refused);
+  // The limits of every size(), in the order they were read.
+  void finish() const;
+
+  [[noreturn]] void fail(const std::string& message) const;
+  const ConfigSource& source() const noexcept { return source_; }
+
+ private:
+  struct Limit {
+    const char* field;
+    double value;
+    std::size_t limit;
+    std::string shown;  // the value as config.json wrote it
+  };
+  const ConfigSource& source_;
+  std::vector<Limit> limits_;
+};
+
+// config.json → Config: its model_type found in the registry, then the
+// architecture's fields and the rules between them. ConfigError otherwise.
+Config read_config(const ConfigSource& source);
+
+}  // namespace mha::model

@@ -1,0 +1,75 @@
+// A checkpoint's tensors and where the blocks read them: the one mechanism
+// every architecture lays its parameters out with (arch/*.cpp say which
+// tensors, this file how they are held). A tensor is written in chunks, in
+// order, converted from F16/BF16 as it arrives; the weights of a product are
+// packed for the GEMM (pack.hpp) when the last of their tensors is complete,
+// so a checkpoint is never held twice. No Emscripten, no JS.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+
+namespace mha::model {
+
+// `count` elements of `dtype` (little-endian, any alignment) as floats.
+void to_float(DType dtype, const unsigned char* data, std::size_t count, float* out) noexcept;
+
+// One tensor a checkpoint must hold.
+struct Tensor {
+  std::string name;                // e.g. "encoder.layer.0.attention.self.query.weight"
+  std::vector<std::size_t> shape;  // as stored, e.g. [out, in] for nn.Linear, [in, out] for GPT-2's Conv1D
+  std::size_t elements = 0;
+};
+
+// Where the blocks read a parameter: `plain` floats, or a GEMM's right-hand
+// matrix [K, N] packed (pack.hpp) from its file layout, which is [N, K] for
+// nn.Linear (packNK) and [K, N] for Conv1D. A packed slot gathers its tensors
+// (BERT's query, key and value weights are one [hiddenSize, 3·hiddenSize]
+// product) in `staging` until the last is complete.
+struct Slot {
+  std::vector<float> data;
+  std::size_t size = 0;  // floats of `data`, allocated or not
+  bool packed = false, packNK = false;
+  std::size_t K = 0, N = 0;
+  std::size_t missing = 0;  // elements not written yet
+  std::vector<float> staging;
+  const float* floats() const noexcept { return data.data(); }
+};
+
+class Weights {
+ public:
+  // Laying out (an architecture's build()): a slot of n plain floats, or of
+  // a packed [K, N] matrix; then the tensors that fill it (at `offset`
+  // floats in, for a slot several tensors share).
+  Slot& plain(std::size_t n);
+  Slot& packed(bool packNK, std::size_t K, std::size_t N);
+  const Slot* tensor(std::string name, std::vector<std::size_t> shape, Slot& slot, std::size_t offset = 0);
+  // A plain vector of n floats filled by one tensor, the commonest case.
+  const Slot* vector(std::string name, std::size_t n) { return tensor(std::move(name), {n}, plain(n)); }
+  // Gives every slot its memory (after the layout; bytes_for() skips it).
+  void allocate();
+  // Floats the slots take once allocated.
+  double floats() const noexcept;
+
+  const std::vector<Tensor>& tensors() const noexcept { return tensors_; }
+  // Elements [first, first + count) of tensors()[index] (see Model::write).
+  void write(std::size_t index, DType dtype, std::size_t first, std::size_t count, const unsigned char* data);
+  std::vector<std::string> missing() const;
+  std::size_t bytes() const noexcept;
+
+ private:
+  struct Place {
+    Slot* slot = nullptr;
+    std::size_t offset = 0, written = 0;
+  };
+  std::deque<Slot> slots_;  // a deque: the architectures' pointers into it stay valid
+  std::vector<Tensor> tensors_;
+  std::vector<Place> places_;
+  bool allocated_ = false;
+};
+
+}  // namespace mha::model
