@@ -176,50 +176,40 @@ class Engine {
       weightBuffers_.copy(args, s, in);
       const float* gradOutput = copy_in(args["gradOutput"], "gradOutput", s.output, output_, false);
 
-      // One buffer for every gradient, laid out in this order.
+      // One buffer for every gradient, laid out in this order: each part
+      // names its field of Gradients (as the trainer's parameter table does).
       struct Part {
         const char* name;
+        float* Gradients::*field;
         std::size_t count;
         bool wanted;
       };
-      const Part parts[] = {{"gradQuery", s.query, true},
-                            {"gradKey", s.key, !self},
-                            {"gradValue", s.value, !self},
-                            {"gradWQ", s.wQ, true},
-                            {"gradWK", s.wK, true},
-                            {"gradWV", s.wV, true},
-                            {"gradWO", s.wO, true},
-                            {"gradBQ", s.bQ, in.bQ != nullptr},
-                            {"gradBK", s.bK, in.bK != nullptr},
-                            {"gradBV", s.bV, in.bV != nullptr},
-                            {"gradBO", s.bO, in.bO != nullptr}};
+      const Part parts[] = {{"gradQuery", &Gradients::query, s.query, true},
+                            {"gradKey", &Gradients::key, s.key, !self},
+                            {"gradValue", &Gradients::value, s.value, !self},
+                            {"gradWQ", &Gradients::wQ, s.wQ, true},
+                            {"gradWK", &Gradients::wK, s.wK, true},
+                            {"gradWV", &Gradients::wV, s.wV, true},
+                            {"gradWO", &Gradients::wO, s.wO, true},
+                            {"gradBQ", &Gradients::bQ, s.bQ, in.bQ != nullptr},
+                            {"gradBK", &Gradients::bK, s.bK, in.bK != nullptr},
+                            {"gradBV", &Gradients::bV, s.bV, in.bV != nullptr},
+                            {"gradBO", &Gradients::bO, s.bO, in.bO != nullptr}};
       std::size_t total = 0;
       for (const Part& p : parts) total += p.wanted ? p.count : 0;
       weights_.resize(total);
-      float* at[11] = {};
-      float* next = weights_.data();
-      for (std::size_t i = 0; i < 11; ++i)
-        if (parts[i].wanted) {
-          at[i] = next;
-          next += parts[i].count;
-        }
       Gradients g;
-      g.query = at[0];
-      g.key = at[1];
-      g.value = at[2];
-      g.wQ = at[3];
-      g.wK = at[4];
-      g.wV = at[5];
-      g.wO = at[6];
-      g.bQ = at[7];
-      g.bK = at[8];
-      g.bV = at[9];
-      g.bO = at[10];
+      float* next = weights_.data();
+      for (const Part& p : parts)
+        if (p.wanted) {
+          g.*p.field = next;
+          next += p.count;
+        }
       backward_.backward(d, in, gradOutput, g);
 
       val result = val::object();
-      for (std::size_t i = 0; i < 11; ++i)
-        if (at[i]) result.set(parts[i].name, copy_out(at[i], parts[i].count));
+      for (const Part& p : parts)
+        if (p.wanted) result.set(p.name, copy_out(g.*p.field, p.count));
       trimBuffers();
       if (backward_.scratch_bytes() > kKeepBytes) backward_.release();
       return result;

@@ -42,7 +42,7 @@ val strings(const std::vector<const char*>& list) {
 // What JS needs to load and run a model, from its layout: { tensors
 // ([{ name, shape }] in the model's order), prefixes (of a checkpoint's names
 // that tensors leave out), maxLength, config (model.config's fields),
-// architecture ({ name, kind, causal, tokenTypes }) }.
+// architecture ({ name, kind, causal, tokenTypes, attentionGroups }) }.
 val description(const model::Model& model) {
   const model::Config& c = model.config();
   const model::Architecture& a = model.architecture();
@@ -67,6 +67,7 @@ val description(const model::Model& model) {
   architecture.set("kind", std::string(model::kind_name(a.kind)));
   architecture.set("causal", a.causal);
   architecture.set("tokenTypes", a.tokenTypes);
+  architecture.set("attentionGroups", strings(model::attention_groups(a.kind)));
   val result = val::object();
   result.set("tensors", tensors);
   result.set("prefixes", strings(a.prefixes));
@@ -145,16 +146,16 @@ class Model {
   }
 
   // { lastHiddenState, attention?, hiddenStates? } for one sequence.
-  val run(const val& ids, const val& types, bool wantAttention, bool wantHidden) {
-    return call(Mode::Run, ids, types, wantAttention, wantHidden);
+  val run(const val& ids, const val& types, bool wantAttention, bool wantHidden, bool wantLogits) {
+    return call(Mode::Run, ids, types, wantAttention, wantHidden, wantLogits);
   }
   // A decoder's calls with state (model::Model::prefill, step, reset):
   // results as run's, attention [numLayers, numHeads, L, past + L].
-  val prefill(const val& ids, bool wantAttention, bool wantHidden) {
-    return call(Mode::Prefill, ids, val::null(), wantAttention, wantHidden);
+  val prefill(const val& ids, bool wantAttention, bool wantHidden, bool wantLogits) {
+    return call(Mode::Prefill, ids, val::null(), wantAttention, wantHidden, wantLogits);
   }
-  val step(const val& ids, bool wantAttention, bool wantHidden) {
-    return call(Mode::Step, ids, val::null(), wantAttention, wantHidden);
+  val step(const val& ids, bool wantAttention, bool wantHidden, bool wantLogits) {
+    return call(Mode::Step, ids, val::null(), wantAttention, wantHidden, wantLogits);
   }
   val reset() {
     return guarded([&] {
@@ -170,7 +171,7 @@ class Model {
  private:
   enum class Mode { Run, Prefill, Step };
 
-  val call(Mode mode, const val& ids, const val& types, bool wantAttention, bool wantHidden) {
+  val call(Mode mode, const val& ids, const val& types, bool wantAttention, bool wantHidden, bool wantLogits) {
     return guarded([&] {
       model::Model& m = live();
       const model::Config& c = m.config();
@@ -184,12 +185,16 @@ class Model {
       const std::size_t D = c.hiddenSize, H = c.numHeads, Lk = past + L;
       const std::size_t nh = L * D, na = wantAttention ? checked_product({c.numLayers, H, L, Lk}, "attention") : 0;
       const std::size_t ns = wantHidden ? checked_product({c.numLayers + 1, L, D}, "hiddenStates") : 0;
+      const std::size_t nl = wantLogits && m.has_logits() ? checked_product({L, c.vocabSize}, "logits") : 0;
       const double caches = mode == Mode::Run ? 0.0 : m.cache_floats();
-      check_fits(4.0 * (double(nh) + double(na) + double(ns) + m.scratch_floats(L) + caches) +
+      const double head = nl ? m.logits_floats() : 0.0;
+      check_fits(4.0 * (double(nh) + double(na) + double(ns) + double(nl) + m.scratch_floats(L) + caches + head) +
                  engine_.attention().scratch_bytes_for({1, L, Lk, D, H, D / H, D / H}, wantAttention, false));
-      out_.resize(nh + na + ns);
+      out_.resize(nh + na + ns + nl);
       model::Outputs o{out_.data(), wantAttention ? out_.data() + nh : nullptr,
                        wantHidden ? out_.data() + nh + na : nullptr};
+      // (A model without a head gets a pointer anyway, so that Model refuses it by name.)
+      o.logits = wantLogits ? out_.data() + nh + na + ns : nullptr;
       if (mode == Mode::Run)
         m.forward(engine_.attention(), ids_.data(), typed ? types_.data() : nullptr, L, o);
       else if (mode == Mode::Prefill)
@@ -198,8 +203,14 @@ class Model {
         m.step(engine_.attention(), ids_.data(), L, o);
       val result = val::object();
       result.set("lastHiddenState", copy_out(o.lastHiddenState, nh));
-      if (wantAttention) result.set("attention", copy_out(o.attention, na));
+      if (wantAttention) {
+        result.set("attention", copy_out(o.attention, na));
+        val shape = val::array();
+        for (std::size_t n : {c.numLayers, H, L, Lk}) shape.call<void>("push", static_cast<double>(n));
+        result.set("attentionShape", shape);
+      }
       if (wantHidden) result.set("hiddenStates", copy_out(o.hiddenStates, ns));
+      if (nl) result.set("logits", copy_out(o.logits, nl));
       trim(out_);
       if (m.scratch_bytes() > kKeepBytes) m.release();
       if (engine_.attention().scratch_bytes() > kKeepBytes) engine_.attention().release();

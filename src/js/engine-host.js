@@ -238,21 +238,22 @@
       return checked(live(this.models, id, 'model').missing());
     }
 
-    modelRun(id, inputIds, tokenTypeIds, returnAttention, returnHiddenStates) {
-      return checked(live(this.models, id, 'model').run(inputIds, tokenTypeIds, returnAttention, returnHiddenStates));
+    modelRun(id, inputIds, tokenTypeIds, returnAttention, returnHiddenStates, returnLogits) {
+      const model = live(this.models, id, 'model');
+      return checked(model.run(inputIds, tokenTypeIds, returnAttention, returnHiddenStates, returnLogits));
     }
 
     // A decoder's calls with state: results as modelRun's, with `past`, the
     // positions the model had seen before the call (none before a prefill).
-    modelPrefill(id, inputIds, returnAttention, returnHiddenStates) {
+    modelPrefill(id, inputIds, returnAttention, returnHiddenStates, returnLogits) {
       const model = live(this.models, id, 'model');
-      return { ...checked(model.prefill(inputIds, returnAttention, returnHiddenStates)), past: 0 };
+      return { ...checked(model.prefill(inputIds, returnAttention, returnHiddenStates, returnLogits)), past: 0 };
     }
 
-    modelStep(id, inputIds, returnAttention, returnHiddenStates) {
+    modelStep(id, inputIds, returnAttention, returnHiddenStates, returnLogits) {
       const model = live(this.models, id, 'model');
       const past = model.past();
-      return { ...checked(model.step(inputIds, returnAttention, returnHiddenStates)), past };
+      return { ...checked(model.step(inputIds, returnAttention, returnHiddenStates, returnLogits)), past };
     }
 
     modelReset(id) {

@@ -224,6 +224,8 @@ export interface ModelRunOptions {
   returnAttention?: boolean;
   /** Hugging Face's output_hidden_states (default false). */
   returnHiddenStates?: boolean;
+  /** The language-model head's logits (default false): GPT-2's, tied to its token embeddings; a RangeError for a model without one. */
+  returnLogits?: boolean;
 }
 
 export interface ModelResult {
@@ -237,6 +239,18 @@ export interface ModelResult {
   attention?: Float32Array;
   /** [numLayers + 1, L, hiddenSize]: BERT, the embeddings' output then each layer's; GPT-2, each block's input then ln_f of the last. */
   hiddenStates?: Float32Array;
+  /** [L, vocabSize]: the next token's logits after each position (returnLogits). */
+  logits?: Float32Array;
+  /** [L]: 1 where the token is one of the tokenizer's special tokens ([CLS], <s>, <|endoftext|> …). */
+  special: Uint8Array;
+  /** The attention by group, as transformers names them (an encoder's, a decoder's; `attention` is the same array). */
+  attentions?: { encoder?: AttentionGroup; decoder?: AttentionGroup; cross?: AttentionGroup };
+}
+
+/** One group of attention weights and its shape: [numLayers, numHeads, queries, keys]. */
+export interface AttentionGroup {
+  data: Float32Array;
+  shape: [number, number, number, number];
 }
 
 /** What a decoder's prefill and step take: one text (a step's gets no special tokens) or ids. */
@@ -250,6 +264,8 @@ export interface StepResult extends ModelResult {
 
 export interface TransformerModel {
   readonly config: ModelConfig;
+  /** The tokenizer's special tokens by id ([] for a folder without a tokenizer). */
+  readonly specialTokens: ReadonlyArray<{ readonly id: number; readonly token: string }>;
   /** One sequence through every layer. */
   run(input: ModelInput, options?: ModelRunOptions): Promise<ModelResult>;
   /**
@@ -259,7 +275,9 @@ export interface TransformerModel {
   prefill(input: StepInput, options?: ModelRunOptions): Promise<StepResult>;
   /**
    * A decoder's next tokens after the positions it has seen, through its KV cache: bit for bit the
-   * rows of run() over the whole sequence.
+   * rows of run() over the whole sequence with the same returnAttention (with the weights the softmax
+   * takes whole rows, without them tiles: the last bits differ, and a prefill's choice carries into
+   * the keys and values its steps read).
    */
   step(input: StepInput, options?: ModelRunOptions): Promise<StepResult>;
   /** Forgets what a decoder has seen. */

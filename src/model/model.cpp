@@ -70,6 +70,13 @@ void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_
   if (out.attention) checked_product({c.numLayers, c.numHeads, L, past + L}, "attention: numLayers×numHeads×L×Lk");
   if (out.hiddenStates)
     checked_product({c.numLayers + 1, L, c.hiddenSize}, "hiddenStates: (numLayers + 1)×L×hiddenSize");
+  if (out.logits) {
+    if (!network_->has_logits())
+      (Message() << "returnLogits: this " << c.modelType.c_str()
+                 << " has no language-model head the engine reads (a masked-LM head is not read yet)")
+          .raise();
+    checked_product({L, c.vocabSize}, "logits: L×vocabSize");
+  }
   scratch_.resize(checked_scratch(network_->scratch_floats(L)));
 }
 

@@ -45,7 +45,7 @@ class Model {
   // The tensors not yet written in full (empty: the model can run).
   std::vector<std::string> missing() const { return weights_.missing(); }
   // Bytes of parameters held.
-  std::size_t bytes() const noexcept { return weights_.bytes(); }
+  std::size_t bytes() const noexcept { return weights_.bytes() + network_->bytes(); }
 
   // The longest sequence the position embeddings allow.
   std::size_t max_length() const noexcept { return config_.maxPositions - config_.positionOffset; }
@@ -55,6 +55,9 @@ class Model {
   void check_length(std::size_t L, std::size_t past = 0) const;
   // Floats of scratch a forward of L tokens takes (the bindings' memory check).
   double scratch_floats(std::size_t L) const { return network_->scratch_floats(L); }
+  // Whether forward() can return logits, and the floats their head allocates at the first call.
+  bool has_logits() const { return network_->has_logits(); }
+  double logits_floats() const { return network_->logits_floats(); }
 
   // One sequence of L tokens (types: null = all 0). hiddenStates follows
   // Hugging Face's output_hidden_states (each architecture says what its

@@ -88,7 +88,7 @@ describe('the model limits and rules', () => {
         );
         // (The raw model has no weights: below the limit it is refused for them instead.)
         const cpp = rawConfigure(config, (raw) =>
-          /^inputIds: expected 1 to \d+ tokens/.test(refusal(raw.run(ids, null, false, false)) ?? ''),
+          /^inputIds: expected 1 to \d+ tokens/.test(refusal(raw.run(ids, null, false, false, false)) ?? ''),
         );
         expect({ js, cpp }).toEqual({ js: L > maxLength, cpp: L > maxLength });
       });
@@ -253,7 +253,13 @@ describe('the model limits and rules', () => {
     const described = rawModels.describeModel(big);
     const after = rawModelEngine.memoryStats();
     expect(described.tensors[0]).toEqual({ name: 'embeddings.word_embeddings.weight', shape: [1 << 18, 64] });
-    expect(described.architecture).toEqual({ name: 'bert', kind: 'encoder', causal: false, tokenTypes: true });
+    expect(described.architecture).toEqual({
+      name: 'bert',
+      kind: 'encoder',
+      causal: false,
+      tokenTypes: true,
+      attentionGroups: ['encoder'],
+    });
     expect(described.prefixes).toEqual(['bert.', 'roberta.']);
     expect(after.heapBytes).toBe(before.heapBytes);
     expect(Math.abs(after.inUseBytes - before.inUseBytes)).toBeLessThan(1 << 16);

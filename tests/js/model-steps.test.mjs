@@ -123,7 +123,7 @@ describe.each([
       /^input: expected a string or \{ inputIds \}/,
     );
     await expect(gpt2.step({ inputIds: [1], tokenTypeIds: [0] })).rejects.toThrow(/step input/);
-    await expect(gpt2.step({ inputIds: [1] }, { returnLogits: true })).rejects.toThrow(/returnLogits/);
+    await expect(gpt2.step({ inputIds: [1] }, { returnScores: true })).rejects.toThrow(/returnScores/);
     await expect(gpt2.step({ inputIds: [] })).rejects.toThrow(RangeError);
   });
 });

@@ -67,10 +67,22 @@ describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
       causal: decoder,
       maxLength: ref.config.maxPositions - (name === 'roberta' ? 2 : 0),
     });
+    // The tokenizer's special tokens are the ones the generator's tokenizer made (by id).
+    const specialIds = [...new Set(Object.values(ref.specialTokens))].sort((a, b) => a - b);
+    expect(model.specialTokens.map((t) => t.id)).toEqual(expect.arrayContaining(specialIds));
     for (const c of ref.cases) {
       const r = await model.run(c.input, { returnAttention: true, returnHiddenStates: true });
       expectReference(r, c, ref.tolerance, `${name} ${c.name}`);
+      // Which tokens are special, and the attention by group with its shape.
+      expect(Array.from(r.special)).toEqual(c.inputIds.map((id) => (specialIds.includes(id) ? 1 : 0)));
+      const L = c.inputIds.length;
+      const group = decoder ? 'decoder' : 'encoder';
+      expect(Object.keys(r.attentions)).toEqual([group]);
+      expect(r.attentions[group].shape).toEqual([ref.config.numLayers, ref.config.numHeads, L, L]);
+      expect(r.attentions[group].data).toBe(r.attention);
     }
+    const without = await model.run(ref.cases[0].input, { returnAttention: false });
+    expect(without.attentions).toBeUndefined();
     model.dispose();
   });
 });

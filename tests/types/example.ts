@@ -249,6 +249,9 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
   const r = await model.run('用毒毒毒蛇，毒蛇会不会被毒毒死', { returnHiddenStates: true });
   const pair = await fromFiles.run({ text: '用毒毒毒蛇', textPair: '蛇会被毒死吗？' }, { returnAttention: false });
   const ids = await model.run({ inputIds: [101, 102], tokenTypeIds: new Int32Array(2) });
+  const [layers, , queries, keys] = r.attentions?.encoder?.shape ?? [0, 0, 0, 0];
+  const specials: number = r.special.reduce((n, x) => n + x, 0) + model.specialTokens.length;
+  void [layers, queries, keys, specials];
   if (model.config.kind === 'decoder' && model.config.causal) {
     const first = await model.prefill('the snake', { returnAttention: true });
     const next = await model.step({ inputIds: [262] });

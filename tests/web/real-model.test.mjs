@@ -9,7 +9,6 @@ import {
   focusRows,
   headScores,
   headWeights,
-  isSpecial,
   median,
   occurrences,
   rankHeads,
@@ -25,6 +24,9 @@ import { LEVELS, colourTable, weightPixels } from '../../web/lib/attention-image
 import { DEFAULTS, formatState, readLink } from '../../web/state.mjs';
 
 const SENTENCE = ['[CLS]', ...'用毒毒毒蛇，毒蛇会不会被毒毒死', '[SEP]'];
+// Which positions are special: the model's tokenizer says so (a run's `special`), not the text.
+const specialOf = (tokens, names = ['[CLS]', '[SEP]', '<s>', '</s>']) => tokens.map((t) => (names.includes(t) ? 1 : 0));
+const SPECIAL = specialOf(SENTENCE);
 const close = (a, b) => expect(Math.abs(a - b)).toBeLessThan(1e-12);
 
 /** An L × L block whose row i puts all its weight on key pick(i). */
@@ -34,9 +36,7 @@ const oneHot = (L, pick) => {
   return w;
 };
 
-test('special tokens and byte pieces', () => {
-  for (const s of ['[CLS]', '[SEP]', '<s>', '</s>', '<|endoftext|>', '[PAD]']) expect(isSpecial(s)).toBe(true);
-  for (const s of ['毒', 'CLS', '[cls]', '##s', ' snake']) expect(isSpecial(s)).toBe(false);
+test('byte pieces', () => {
   expect(baseText('毒₁')).toBe('毒');
   expect(baseText('毒₁₂')).toBe('毒');
   expect(baseText(' snake')).toBe(' snake');
@@ -62,34 +62,42 @@ test("the heatmap's token records: a piece's language is its character's, specia
 });
 
 test('the repeated tokens of the sentence: the six 毒 first, then 蛇 and 会; special tokens never', () => {
-  const repeated = repeatedTokens(SENTENCE);
+  const repeated = repeatedTokens(SENTENCE, SPECIAL);
   expect(repeated.map((r) => [r.text, r.count])).toEqual([
     ['毒', 6],
     ['蛇', 2],
     ['会', 2],
   ]);
   expect(repeated[0].positions).toEqual([2, 3, 4, 7, 13, 14]);
-  expect(repeatedTokens(['[CLS]', '[CLS]', 'a', 'b'])).toEqual([]);
+  expect(repeatedTokens(['[CLS]', '[CLS]', 'a', 'b'], [1, 1, 0, 0])).toEqual([]);
+  // What is special is the run's word: the same texts, not special, repeat.
+  expect(repeatedTokens(['[CLS]', '[CLS]', 'a', 'b'], [0, 0, 0, 0])[0]).toMatchObject({ text: '[CLS]', count: 2 });
   // Byte pieces: one 毒 in three pieces is not a repetition; two are.
-  expect(repeatedTokens(['毒₁', '毒₂', '毒₃'])).toEqual([]);
-  expect(repeatedTokens(['毒₁', '毒₂', '毒₁', '毒₂'])[0]).toEqual({ text: '毒', positions: [0, 1, 2, 3], count: 2 });
-  expect(focusRows(SENTENCE, '毒')).toEqual([2, 3, 4, 7, 13, 14]);
-  expect(focusRows(SENTENCE, '')).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+  expect(repeatedTokens(['毒₁', '毒₂', '毒₃'], [0, 0, 0])).toEqual([]);
+  expect(repeatedTokens(['毒₁', '毒₂', '毒₁', '毒₂'], [0, 0, 0, 0])[0]).toEqual({
+    text: '毒',
+    positions: [0, 1, 2, 3],
+    count: 2,
+  });
+  expect(focusRows(SENTENCE, '毒', SPECIAL)).toEqual([2, 3, 4, 7, 13, 14]);
+  expect(focusRows(SENTENCE, '', SPECIAL)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
 });
 
 test('head scores: a previous-token head, a same-token head, a [CLS] head, a self head', () => {
   const L = SENTENCE.length;
-  const rows = focusRows(SENTENCE, '毒');
+  const rows = focusRows(SENTENCE, '毒', SPECIAL);
   const previous = headScores(
     oneHot(L, (i) => Math.max(0, i - 1)),
     SENTENCE,
     rows,
+    SPECIAL,
   );
   expect(previous).toEqual({ neighbour: 1, same: 3 / 6, far: 0, special: 0, self: 0 });
   const toCls = headScores(
     oneHot(L, () => 0),
     SENTENCE,
     rows,
+    SPECIAL,
   );
   // 毒2 and 毒3 are 2 and 3 places from [CLS]: not far.
   expect(toCls).toEqual({ neighbour: 0, same: 0, far: 4 / 6, special: 1, self: 0 });
@@ -99,6 +107,7 @@ test('head scores: a previous-token head, a same-token head, a [CLS] head, a sel
     oneHot(L, (i) => partner[i] ?? i),
     SENTENCE,
     rows,
+    SPECIAL,
   );
   expect(same).toEqual({ neighbour: 0, same: 1, far: 1, special: 0, self: 0 });
   expect(
@@ -106,22 +115,23 @@ test('head scores: a previous-token head, a same-token head, a [CLS] head, a sel
       oneHot(L, (i) => i),
       SENTENCE,
       rows,
+      SPECIAL,
     ),
   ).toEqual({ neighbour: 0, same: 0, far: 0, special: 0, self: 1 });
   expect(Object.keys(same)).toEqual(SCORES);
 });
 
 test('uniform rows: the baseline to read the heads against (causal: keys up to the query)', () => {
-  const rows = focusRows(SENTENCE, '毒');
+  const rows = focusRows(SENTENCE, '毒', SPECIAL);
   const L = SENTENCE.length;
-  const base = uniformScores(SENTENCE, rows);
+  const base = uniformScores(SENTENCE, rows, SPECIAL);
   close(base.special, 2 / L);
   close(base.self, 1 / L);
   close(base.same, 5 / L);
   // Rows 2, 3, 4, 7, 13, 14: neighbours 2 each; far keys (|i−j| ≥ 4): 11+10+10+10+10+11 = 62.
   close(base.neighbour, 2 / L);
   close(base.far, 62 / 6 / L);
-  const causal = uniformScores(['a', 'b', 'a'], [0, 2], true);
+  const causal = uniformScores(['a', 'b', 'a'], [0, 2], [0, 0, 0], true);
   close(causal.same, (0 + 1 / 3) / 2);
   close(causal.neighbour, (0 + 1 / 3) / 2);
 });
@@ -138,8 +148,9 @@ test('every head of a model, ranked by a score, with its top keys and a summary'
   const attention = new Float32Array(4 * L * L);
   heads.forEach((w, i) => attention.set(w, i * L * L));
   expect(headWeights(attention, { numHeads: 2, length: L }, 1, 0)).toEqual(heads[2]);
-  const rows = focusRows(tokens, 'a');
-  const all = allHeadScores({ attention, tokens, numLayers: 2, numHeads: 2 }, rows);
+  const special = specialOf(tokens);
+  const rows = focusRows(tokens, 'a', special);
+  const all = allHeadScores({ attention, tokens, special, numLayers: 2, numHeads: 2 }, rows);
   expect(all.map((h) => [h.layer, h.head])).toEqual([
     [0, 0],
     [0, 1],
@@ -149,7 +160,7 @@ test('every head of a model, ranked by a score, with its top keys and a summary'
   expect(all[1].scores.same).toBe(1);
   expect(rankHeads(all, 'same').map((h) => `${h.layer}.${h.head}`)).toEqual(['0.1', '0.0', '1.0', '1.1']);
   expect(rankHeads(all, 'special')[0]).toBe(all[2]);
-  const summary = scoreSummary(all, 'same', uniformScores(tokens, rows));
+  const summary = scoreSummary(all, 'same', uniformScores(tokens, rows, special));
   expect(summary).toMatchObject({ best: all[1], median: 0, aboveHalf: 1, count: 4, aboveTwice: 1 });
   close(summary.baseline, 1 / 5);
   expect(topKeys(new Float32Array([0.1, 0.5, 0.2, 0.2]), 2, 1, 2)).toEqual([

@@ -8,6 +8,9 @@
 // neighbours (|i−j| = 1), to the other occurrences of the same token, to far
 // tokens (|i−j| ≥ 4), to the special tokens ([CLS], [SEP], <s> …) and to
 // itself; each is the mean over the focus rows of a sum of weights, so 0…1.
+// Which tokens are special is the model's word (its tokenizer's list, as
+// `special` of a run's result: 1 per special position), never a guess from
+// the token's text.
 
 import { tokenLanguage } from './tokenize.mjs';
 
@@ -20,11 +23,7 @@ export const ORDERS = Object.freeze(['grid', ...SCORES]);
 /** The distance from which a key is "far". */
 export const FAR = 4;
 
-const SPECIAL = /^(?:\[(?:CLS|SEP|PAD|MASK|UNK)\]|<\/?s>|<pad>|<unk>|<mask>|<\|endoftext\|>)$/;
 const SUBSCRIPTS = /[\u2080-\u2089]+$/;
-
-/** True for a tokenizer's special token ([CLS], [SEP], <s>, </s>, <|endoftext|> …). */
-export const isSpecial = (token) => SPECIAL.test(token);
 
 /** A token without the subscript that numbers the byte pieces of one character (GPT-2's "毒₁" → "毒"). */
 export const baseText = (token) => token.replace(SUBSCRIPTS, '');
@@ -53,11 +52,11 @@ export function occurrences(tokens) {
  * frequent first (ties: the earlier first): [{ text, positions }], where
  * text is the base text and positions every position of it (all pieces).
  */
-export function repeatedTokens(tokens) {
+export function repeatedTokens(tokens, special) {
   const occ = occurrences(tokens);
   const groups = new Map();
   occ.forEach(({ base, occurrence }, i) => {
-    if (isSpecial(tokens[i]) || !base.trim()) return;
+    if (special[i] || !base.trim()) return;
     if (!groups.has(base)) groups.set(base, { text: base, positions: [], occurrences: new Set() });
     const g = groups.get(base);
     g.positions.push(i);
@@ -70,10 +69,10 @@ export function repeatedTokens(tokens) {
 }
 
 /** The focus rows: every position of `text` (base text), or every non-special position when text is ''. */
-export function focusRows(tokens, text) {
+export function focusRows(tokens, text, special) {
   const rows = [];
   tokens.forEach((token, i) => {
-    if (isSpecial(token)) return;
+    if (special[i]) return;
     if (text === '' || baseText(token) === text) rows.push(i);
   });
   return rows;
@@ -84,10 +83,9 @@ export function focusRows(tokens, text) {
  * focus rows. Each score is the mean over the rows of a sum of weights.
  * @returns {{ neighbour: number, same: number, far: number, special: number, self: number }}
  */
-export function headScores(weights, tokens, rows) {
+export function headScores(weights, tokens, rows, special) {
   const L = tokens.length;
   const occ = occurrences(tokens);
-  const special = tokens.map(isSpecial);
   const sums = { neighbour: 0, same: 0, far: 0, special: 0, self: 0 };
   for (const i of rows) {
     const row = i * L;
@@ -114,14 +112,14 @@ export function headWeights(attention, { numHeads, length }, layer, head) {
 
 /**
  * Every head's scores: [{ layer, head, scores }] in layer-major order.
- * @param {{ attention: Float32Array, tokens: string[], numLayers: number, numHeads: number }} run
+ * @param {{ attention: Float32Array, tokens: string[], special: ArrayLike<number>, numLayers: number, numHeads: number }} run
  */
-export function allHeadScores({ attention, tokens, numLayers, numHeads }, rows) {
+export function allHeadScores({ attention, tokens, special, numLayers, numHeads }, rows) {
   const out = [];
   const dims = { numHeads, length: tokens.length };
   for (let layer = 0; layer < numLayers; layer++)
     for (let head = 0; head < numHeads; head++)
-      out.push({ layer, head, scores: headScores(headWeights(attention, dims, layer, head), tokens, rows) });
+      out.push({ layer, head, scores: headScores(headWeights(attention, dims, layer, head), tokens, rows, special) });
   return out;
 }
 
@@ -130,14 +128,14 @@ export function allHeadScores({ attention, tokens, numLayers, numHeads }, rows) 
  * may see (every key, or keys j ≤ i when causal): what a head that looks
  * nowhere in particular would score, to read the real heads against.
  */
-export function uniformScores(tokens, rows, causal = false) {
+export function uniformScores(tokens, rows, special, causal = false) {
   const L = tokens.length;
   const weights = new Float64Array(L * L);
   for (let i = 0; i < L; i++) {
     const seen = causal ? i + 1 : L;
     for (let j = 0; j < seen; j++) weights[i * L + j] = 1 / seen;
   }
-  return headScores(weights, tokens, rows);
+  return headScores(weights, tokens, rows, special);
 }
 
 /** The heads sorted by one score, highest first (ties: layer-major order). */

@@ -83,7 +83,7 @@ export class ModelHead {
     for (let n = 1; n <= 3; n++) header.append(el('th', { scope: 'col', textContent: t('real.where.top', { n }) }));
     const body = table.createTBody();
     const L = run.tokens.length;
-    for (const q of focusRows(run.tokens, focus)) {
+    for (const q of focusRows(run.tokens, focus, run.special)) {
       const row = body.insertRow();
       row.dataset.q = q;
       row.append(el('th', { scope: 'row', translate: false, textContent: tokenName(run.records[q]) }));

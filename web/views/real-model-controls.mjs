@@ -4,7 +4,7 @@
 import { el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
 import { tokenName } from '../lib/tokens.mjs';
-import { ORDERS, isSpecial, repeatedTokens } from '../model/real-model-scores.mjs';
+import { ORDERS, repeatedTokens } from '../model/real-model-scores.mjs';
 
 /** The run's tokens as a list (spaces shown as ␣, special tokens marked), after a line with their count. */
 export function tokenList(run) {
@@ -12,7 +12,7 @@ export function tokenList(run) {
   for (const token of run.records) {
     const item = el('li', { translate: false, title: tokenName(token) }, token.text.replace(/ /g, '␣'));
     if (token.lang) item.lang = token.lang;
-    if (isSpecial(token.text)) item.className = 'special';
+    if (run.special[token.index]) item.className = 'special';
     list.append(item);
   }
   return [el('p', { textContent: t('real.tokens', { n: run.tokens.length }) }), list];
@@ -30,13 +30,13 @@ export function fillControls(e, run, { order, focus }) {
     ),
   );
   e.order.value = order;
-  const repeated = repeatedTokens(run.tokens);
+  const repeated = repeatedTokens(run.tokens, run.special);
   e.focus.replaceChildren(
     ...repeated.map((r) => new Option(t('real.focus.token', { token: r.text, count: r.count }), r.text)),
     new Option(t('real.focus.all'), ''),
   );
   e.focus.value = focus;
-  const special = [...new Set(run.tokens.filter(isSpecial))];
+  const special = [...new Set(run.tokens.filter((_, i) => run.special[i]))];
   e.help.textContent = t('real.score.help', {
     special: special.length ? special.join(t('list.join')) : t('real.special.none'),
   });

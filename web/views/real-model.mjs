@@ -243,6 +243,8 @@ export class RealModelView {
       const { numLayers, numHeads, causal } = model.config;
       this.#run = {
         tokens: result.tokens,
+        // Which tokens are special: the model's tokenizer says (never guessed from their text).
+        special: result.special,
         records: tokenRecords(result.tokens),
         attention: result.attention,
         numLayers,
@@ -253,7 +255,7 @@ export class RealModelView {
       e.error.hidden = true;
       this.#loadedNote = { tokens: result.tokens.length, ms };
       this.#writeForward();
-      const repeated = repeatedTokens(result.tokens);
+      const repeated = repeatedTokens(result.tokens, result.special);
       if (this.#focus === null || (this.#focus !== '' && !repeated.some((r) => r.text === this.#focus)))
         this.#focus = repeated[0]?.text ?? '';
       this.#score();
@@ -289,9 +291,9 @@ export class RealModelView {
   #score() {
     const run = this.#run;
     if (!run) return;
-    const rows = focusRows(run.tokens, this.#focus);
+    const rows = focusRows(run.tokens, this.#focus, run.special);
     this.#heads = allHeadScores(run, rows);
-    this.#baseline = uniformScores(run.tokens, rows, run.causal);
+    this.#baseline = uniformScores(run.tokens, rows, run.special, run.causal);
   }
 
   async #drawAll() {

@@ -62,6 +62,7 @@ export async function loadModel(call, source, options, { readFolder, onDispose }
   const { id } = await call(CALLS.createModel, [json]);
   const config = {
     tokenTypes: layout.architecture.tokenTypes,
+    attentionGroups: layout.architecture.attentionGroups,
     public: Object.freeze({
       ...layout.config,
       kind: layout.architecture.kind,

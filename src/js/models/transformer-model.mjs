@@ -5,7 +5,7 @@ import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
 import { CALL, EngineResource } from '../resource.mjs';
 
-const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates']);
+const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates', 'returnLogits']);
 const INPUT_KEYS = new Set(['text', 'textPair', 'inputIds', 'tokenTypeIds']);
 // A decoder's calls with state take one text or ids (no pair, no token types).
 const STEP_KEYS = new Set(['inputIds']);
@@ -36,22 +36,29 @@ export class TransformerModel extends EngineResource {
     this.#config = config;
     /** { modelType, numLayers, numHeads, hiddenSize, vocabSize, maxPositions, kind, causal, maxLength (the longest input, in tokens) }. */
     this.config = config.public;
+    /** The tokenizer's special tokens, [{ id, token }] by id ([] without a tokenizer). */
+    this.specialTokens = tokenizer?.specialTokens ?? Object.freeze([]);
     Object.freeze(this);
   }
 
   /**
    * Runs the model on one sequence: a string, { text, textPair } or
-   * { inputIds, tokenTypeIds? }. Resolves to { inputIds, tokens,
-   * lastHiddenState, attention?, hiddenStates? } (see index.d.ts).
+   * { inputIds, tokenTypeIds? }. Resolves to { inputIds, tokens, special,
+   * lastHiddenState, attention?, attentions?, hiddenStates?, logits? } (see
+   * index.d.ts).
    */
   async run(input, options) {
     let read;
     const result = await this[CALL](CALLS.modelRun, () => {
-      const { returnAttention = true, returnHiddenStates = false } = checkRunOptions(options, 'run');
+      const {
+        returnAttention = true,
+        returnHiddenStates = false,
+        returnLogits = false,
+      } = checkRunOptions(options, 'run');
       read = this.#read(input, 'run', true, 0);
-      return [read.inputIds, read.typeIds, returnAttention, returnHiddenStates];
+      return [read.inputIds, read.typeIds, returnAttention, returnHiddenStates, returnLogits];
     });
-    return { inputIds: read.inputIds, tokens: read.tokens, ...result };
+    return this.#result(read, result);
   }
 
   /**
@@ -94,12 +101,30 @@ export class TransformerModel extends EngineResource {
       );
     let read;
     const result = await this[CALL](method, () => {
-      const { returnAttention = true, returnHiddenStates = false } = checkRunOptions(options, what);
+      const {
+        returnAttention = true,
+        returnHiddenStates = false,
+        returnLogits = false,
+      } = checkRunOptions(options, what);
       read = this.#read(input, what, false, what === 'step' ? this.#past : 0);
-      return [read.inputIds, returnAttention, returnHiddenStates];
+      return [read.inputIds, returnAttention, returnHiddenStates, returnLogits];
     });
     this.#past = result.past + read.inputIds.length;
-    return { inputIds: read.inputIds, tokens: read.tokens, ...result };
+    return this.#result(read, result);
+  }
+
+  // A call's result: its tokens, which of them are special (1) by the
+  // tokenizer's list, the engine's arrays, and the attention by group
+  // (transformers' names: encoder, decoder, cross) with its shape.
+  #result(read, { attentionShape, ...result }) {
+    const specialIds = new Set(this.specialTokens.map((t) => t.id));
+    const special = Uint8Array.from(read.inputIds, (id) => (specialIds.has(id) ? 1 : 0));
+    const out = { inputIds: read.inputIds, tokens: read.tokens, special, ...result };
+    if (result.attention) {
+      const [group] = this.#config.attentionGroups;
+      out.attentions = { [group]: { data: result.attention, shape: attentionShape } };
+    }
+    return out;
   }
 
   // { inputIds, typeIds, tokens } of an input of `what` (run, prefill, step):
@@ -156,7 +181,9 @@ export class TransformerModel extends EngineResource {
 function checkRunOptions(options, what) {
   if (options === undefined) return {};
   if (!options || typeof options !== 'object')
-    throw new TypeError(`${what} options: expected { returnAttention, returnHiddenStates }, got ${describe(options)}`);
+    throw new TypeError(
+      `${what} options: expected { returnAttention, returnHiddenStates, returnLogits }, got ${describe(options)}`,
+    );
   rejectUnknown(options, RUN_OPTIONS, what);
   for (const name of RUN_OPTIONS)
     if (options[name] !== undefined && typeof options[name] !== 'boolean')

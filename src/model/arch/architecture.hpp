@@ -26,6 +26,7 @@ struct Outputs {
   float* lastHiddenState = nullptr;  // [L, hiddenSize]
   float* attention = nullptr;        // [numLayers, numHeads, L, Lk] (rows are queries), or null
   float* hiddenStates = nullptr;     // [numLayers + 1, L, hiddenSize], or null (see Model::forward)
+  float* logits = nullptr;           // [L, vocabSize] of the language-model head (Network::has_logits)
 };
 
 // One sequence, checked by Model::forward: ids below vocabSize, types below
@@ -52,12 +53,23 @@ class Network {
   // positions and the causal mask continue from there.
   virtual void forward(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
                        LayerCaches* caches) const = 0;
+  // Whether forward() can write Outputs::logits (a language-model head, such
+  // as GPT-2's tied to its token embeddings), and the floats that head still
+  // has to allocate before its first use (0 once it has).
+  virtual bool has_logits() const { return false; }
+  virtual double logits_floats() const { return 0; }
+  // Bytes it holds besides Weights (such a head once allocated).
+  virtual std::size_t bytes() const noexcept { return 0; }
 };
 
 // The kinds of model (transformers.js groups architectures the same way):
 // what a caller can ask of one.
 enum class Kind { Encoder, Decoder, EncoderDecoder };
 const char* kind_name(Kind kind) noexcept;  // "encoder", "decoder", "encoder-decoder"
+// The groups of attention weights a kind's results carry, as transformers
+// names them: an encoder's self-attention, a decoder's (causal), and
+// cross-attention (the decoder's queries over the encoder's keys).
+std::vector<const char*> attention_groups(Kind kind);
 
 struct Architecture {
   const char* name;                     // its file: arch/<name>.cpp

@@ -5,6 +5,7 @@
 //   out = ln_f(x)
 #include <algorithm>
 
+#include "../../core/pack.hpp"
 #include "../blocks/embeddings.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
@@ -109,15 +110,39 @@ class Gpt2 final : public Network {
     layer_norm(x, nullptr, L, D, lnGain_->floats(), lnBias_->floats(), eps, x);
     keep(c_.numLayers, x);
     std::copy(x, x + L * D, out.lastHiddenState);
+    // 5. The language-model head, tied to the token embeddings: logits = x·wteᵀ.
+    if (out.logits) linear(attention, L, x, D, lm_head(), nullptr, out.logits, c_.vocabSize, Epilogue::None);
+  }
+
+  bool has_logits() const override { return true; }
+  std::size_t bytes() const noexcept override { return lmHead_.data.capacity() * sizeof(float); }
+  double logits_floats() const override {
+    return lmHead_.data.empty() ? double(packed_size(c_.hiddenSize, c_.vocabSize)) : 0.0;
   }
 
  private:
   struct Layer {
     const Slot *ln1Gain, *ln1Bias, *qkv, *qkvBias, *out, *outBias, *ln2Gain, *ln2Bias, *fc1, *fc1Bias, *fc2, *fc2Bias;
   };
+  // wteᵀ packed for the GEMM when logits are first asked for (V·D floats
+  // more, which a caller that never asks does not pay).
+  const Slot& lm_head() const {
+    if (lmHead_.data.empty()) {
+      const std::size_t D = c_.hiddenSize, V = c_.vocabSize;
+      lmHead_.K = D;
+      lmHead_.N = V;
+      lmHead_.packed = lmHead_.packNK = true;
+      lmHead_.size = packed_size(D, V);
+      lmHead_.data.resize(lmHead_.size);
+      pack_nk(D, V, word_->floats(), D, lmHead_.data.data());
+    }
+    return lmHead_;
+  }
+
   Config c_;
   const Slot *word_ = nullptr, *position_ = nullptr, *lnGain_ = nullptr, *lnBias_ = nullptr;
   std::vector<Layer> layers_;
+  mutable Slot lmHead_;
 };
 
 std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_unique<Gpt2>(c, w); }

@@ -37,4 +37,13 @@ const char* kind_name(Kind kind) noexcept {
   return "";
 }
 
+std::vector<const char*> attention_groups(Kind kind) {
+  switch (kind) {
+    case Kind::Encoder: return {"encoder"};
+    case Kind::Decoder: return {"decoder"};
+    case Kind::EncoderDecoder: return {"encoder", "decoder", "cross"};
+  }
+  return {};
+}
+
 }  // namespace mha::model

@@ -172,7 +172,8 @@ function wordPieceJson(vocabText, config) {
 
 /**
  * The folder's tokenizer, or null when it has neither tokenizer.json nor
- * vocab.txt: { encode(text, textPair, { addSpecialTokens }) → { ids, typeIds }, pieces(ids) → readable strings }.
+ * vocab.txt: { encode(text, textPair, { addSpecialTokens }) → { ids, typeIds }, pieces(ids) → readable
+ * strings, specialTokens: [{ id, token }] }.
  * `files`: { 'tokenizer.json'?, 'tokenizer_config.json'?, 'vocab.txt'? } as texts.
  */
 export async function createTokenizer(files) {
@@ -203,7 +204,15 @@ export async function createTokenizer(files) {
   }
   const byteLevel = isByteLevel(json);
   const special = new Set((json.added_tokens ?? []).map((t) => t.content));
+  // The tokenizer's own special tokens ([CLS], <s>, <|endoftext|> …): its
+  // added tokens marked special, by id (valid ids only, each once).
+  const specialTokens = [];
+  for (const t of json.added_tokens ?? [])
+    if (t && t.special === true && Number.isInteger(t.id) && t.id >= 0 && typeof t.content === 'string')
+      if (!specialTokens.some((s) => s.id === t.id)) specialTokens.push(Object.freeze({ id: t.id, token: t.content }));
+  specialTokens.sort((a, b) => a.id - b.id);
   return {
+    specialTokens: Object.freeze(specialTokens),
     // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
     encode(text, textPair, { addSpecialTokens = true } = {}) {
       const encoding = tokenizer.encode(text, {
