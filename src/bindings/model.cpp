@@ -66,7 +66,8 @@ val description(const model::Model& model) {
   architecture.set("name", std::string(a.name));
   architecture.set("kind", std::string(model::kind_name(a.kind)));
   architecture.set("causal", a.causal);
-  architecture.set("tokenTypes", a.tokenTypes);
+  // Whether this model takes token types: its architecture has them, and more than one.
+  architecture.set("tokenTypes", a.tokenTypes && c.typeVocabSize > 1);
   architecture.set("attentionGroups", strings(model::attention_groups(a.kind)));
   val result = val::object();
   result.set("tensors", tensors);

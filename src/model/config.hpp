@@ -40,6 +40,9 @@ struct Config {
   std::size_t vocabSize = 0, maxPositions = 0;
   std::size_t typeVocabSize = 1;   // token types the embeddings have (1: none to choose)
   std::size_t positionOffset = 0;  // the first position id: RoBERTa's pad_token_id + 1, else 0
+  // RoBERTa's pad token, whose position is its id (kNoPad: none such).
+  static constexpr std::size_t kNoPad = std::size_t(-1);
+  std::size_t padTokenId = kNoPad;
   float layerNormEps = 1e-12f;
   Activation activation = Activation::GeluErf;
 };

@@ -127,3 +127,34 @@ describe.each([
     await expect(gpt2.step({ inputIds: [] })).rejects.toThrow(RangeError);
   });
 });
+
+// A text pair on GPT-2, whose Hub tokenizer.json has a ByteLevel post-processor
+// (the fixture's has none): transformers joins the texts, A + B, as
+// PreTrainedTokenizerFast(tokenizer_file=…)("the snake", " hello") gives
+// [257, 262, 220, 268, 78] with this vocabulary (transformers 5.12.1, checked
+// in the chroot of tests/tools/make_hf_fixtures.py). @huggingface/tokenizers
+// alone drops the second text there.
+describe.each(['none', 'ByteLevel'])('a GPT-2 text pair, post-processor %s', (processor) => {
+  let engine;
+  beforeAll(async () => {
+    engine = await createAttention({ variant: 'simd' });
+  });
+  afterAll(() => engine?.dispose());
+
+  test('joins the two texts as transformers does', async () => {
+    const folder = path.join(MODELS, 'gpt2');
+    const files = {};
+    for (const name of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'])
+      files[name] = new Uint8Array(readFileSync(path.join(folder, name)));
+    const json = JSON.parse(readFileSync(path.join(folder, 'tokenizer.json'), 'utf8'));
+    json.post_processor =
+      processor === 'none' ? null : { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
+    files['tokenizer.json'] = new TextEncoder().encode(JSON.stringify(json));
+    const model = await engine.loadModel(files);
+    const pair = await model.run({ text: 'the snake', textPair: ' hello' });
+    expect(Array.from(pair.inputIds)).toEqual([257, 262, 220, 268, 78]);
+    const whole = await model.run('the snake hello');
+    expect(Array.from(whole.inputIds)).toEqual([257, 262, 220, 268, 78]);
+    model.dispose();
+  });
+});

@@ -313,7 +313,8 @@ TEST(Config, RefusalsNameConfigJsonAndTheField) {
     return "accepted";
   };
   EXPECT_EQ(refusal(R"({"model_type": "t5"})"),
-            "config.json: model_type \"t5\" is not supported; mha-wasm runs \"bert\", \"roberta\", \"gpt2\"");
+            "config.json: model_type \"t5\" is not supported; mha-wasm runs \"bert\", \"roberta\", \"xlm-roberta\", "
+            "\"camembert\", \"gpt2\"");
   EXPECT_EQ(refusal(R"({"model_type": "gpt2", "n_layer": 1.5})"),
             "config.json: n_layer must be a positive integer, got 1.5");
   EXPECT_EQ(refusal(R"({"model_type": "gpt2", "n_layer": 2000, "n_head": 1, "n_embd": 4, "n_positions": 8,

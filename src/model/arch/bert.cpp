@@ -1,9 +1,13 @@
-// BERT and RoBERTa (model_type "bert", "roberta"): post-LN encoders.
+// BERT and the architectures of its exact shape (model_type "bert",
+// "roberta", "xlm-roberta", "camembert"): post-LN encoders.
 //
 //   x = LN(word + position + type)
 //   per layer:  a = LN₁(x + O·MHA(x));  x = LN₂(a + W₂·gelu(W₁·a))
 //
-// RoBERTa is BERT's blocks with positions numbered from pad_token_id + 1.
+// RoBERTa's design (roberta, xlm-roberta, camembert) is BERT's blocks with
+// positions as transformers' create_position_ids_from_input_ids numbers
+// them: a token's position is pad_token_id + 1 + the count of non-pad tokens
+// before it, and a <pad> token's is pad_token_id (it does not advance).
 #include <algorithm>
 
 #include "../blocks/embeddings.hpp"
@@ -22,7 +26,7 @@ void read_config(ConfigReader& r, Config& c) {
   using L = ModelLimits;
   c.activation = r.choice("hidden_act", "gelu", kActivations) == 0 ? Activation::GeluErf : Activation::GeluTanh;
   r.choice("position_embedding_type", "absolute", {"absolute"});
-  const bool roberta = c.modelType == "roberta";
+  const bool roberta = c.modelType != "bert";
   const std::size_t pad = r.id("pad_token_id", roberta ? 1 : 0);
   c.numLayers = r.size("num_hidden_layers", L::numLayers);
   c.numHeads = r.size("num_attention_heads", L::numHeads);
@@ -32,8 +36,9 @@ void read_config(ConfigReader& r, Config& c) {
   c.maxPositions = r.size("max_position_embeddings", L::maxPositions);
   c.typeVocabSize = r.size("type_vocab_size", L::typeVocabSize, 2);
   r.finish();
-  // RoBERTa numbers positions from pad_token_id + 1 (a sequence without padding).
+  // RoBERTa numbers positions from pad_token_id + 1 (see the top of this file).
   c.positionOffset = roberta ? pad + 1 : 0;
+  c.padTokenId = roberta ? pad : Config::kNoPad;
   if (c.positionOffset >= c.maxPositions) r.fail("pad_token_id " + decimal(pad) + " leaves no position for a token");
   c.layerNormEps = r.epsilon("layer_norm_eps", 1e-12, "layer norm epsilon");
 }
@@ -93,8 +98,14 @@ class Bert final : public Network {
     const auto keep = [&](std::size_t index, const float* from) {
       if (out.hiddenStates) std::copy(from, from + L * D, out.hiddenStates + index * L * D);
     };
-    // 1. Embeddings, normalized.
-    embed(*word_, *position_, type_, in.ids, in.types, L, c_.positionOffset, D, x);
+    // 1. Embeddings, normalized; RoBERTa's positions skip its <pad> tokens.
+    std::vector<std::int32_t> positions(L);
+    std::int32_t next = std::int32_t(c_.positionOffset);
+    for (std::size_t i = 0; i < L; ++i)
+      positions[i] = c_.padTokenId != Config::kNoPad && in.ids[i] == std::int32_t(c_.padTokenId)
+                         ? std::int32_t(c_.padTokenId)
+                         : next++;
+    embed(*word_, *position_, type_, in.ids, in.types, L, positions.data(), 0, D, x);
     layer_norm(x, nullptr, L, D, lnGain_->floats(), lnBias_->floats(), eps, x);
     for (std::size_t l = 0; l < c_.numLayers; ++l) {
       const Layer& b = layers_[l];
@@ -127,7 +138,9 @@ std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_u
 }  // namespace
 
 extern const Architecture kBert;
-const Architecture kBert = {"bert", {"bert", "roberta"},   Kind::Encoder, false,
-                            true,   {"bert.", "roberta."}, read_config,   build};
+const Architecture kBert = {"bert",        {"bert", "roberta", "xlm-roberta", "camembert"},
+                            Kind::Encoder, false,
+                            true,          {"bert.", "roberta."},
+                            read_config,   build};
 
 }  // namespace mha::model

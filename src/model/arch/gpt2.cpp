@@ -86,7 +86,7 @@ class Gpt2 final : public Network {
       if (out.hiddenStates) std::copy(from, from + L * D, out.hiddenStates + index * L * D);
     };
     // 1. Token and position embeddings.
-    embed(*word_, *position_, nullptr, in.ids, nullptr, L, past, D, x);
+    embed(*word_, *position_, nullptr, in.ids, nullptr, L, nullptr, past, D, x);
     for (std::size_t l = 0; l < c_.numLayers; ++l) {
       const Layer& b = layers_[l];
       keep(l, x);

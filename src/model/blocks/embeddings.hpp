@@ -1,4 +1,4 @@
-// The input embeddings: x[i] = word[id_i] + position[offset + i] (+ type[t_i]).
+// The input embeddings: x[i] = word[id_i] + position[p_i] (+ type[t_i]).
 #pragma once
 
 #include <cstddef>
@@ -8,8 +8,9 @@
 
 namespace mha::model {
 
-// x [L, D]; type null: the architecture has none; types null: all 0.
+// x [L, D]; type null: the architecture has none; types null: all 0;
+// positions: each token's, or null for first + i.
 void embed(const Slot& word, const Slot& position, const Slot* type, const std::int32_t* ids, const std::int32_t* types,
-           std::size_t L, std::size_t positionOffset, std::size_t D, float* x) noexcept;
+           std::size_t L, const std::int32_t* positions, std::size_t first, std::size_t D, float* x) noexcept;
 
 }  // namespace mha::model

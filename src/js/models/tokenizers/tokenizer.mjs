@@ -203,6 +203,7 @@ export async function createTokenizer(files) {
     throw new Error(`tokenizer.json: not a tokenizer this package reads (${error.message})`);
   }
   const byteLevel = isByteLevel(json);
+  const joinsPairs = !json.post_processor || json.post_processor.type === 'ByteLevel';
   const special = new Set((json.added_tokens ?? []).map((t) => t.content));
   // The tokenizer's own special tokens ([CLS], <s>, <|endoftext|> …): its
   // added tokens marked special, by id (valid ids only, each once).
@@ -215,11 +216,14 @@ export async function createTokenizer(files) {
     specialTokens: Object.freeze(specialTokens),
     // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
     encode(text, textPair, { addSpecialTokens = true } = {}) {
-      const encoding = tokenizer.encode(text, {
-        text_pair: textPair ?? null,
-        add_special_tokens: addSpecialTokens,
-        return_token_type_ids: true,
-      });
+      const options = { add_special_tokens: addSpecialTokens, return_token_type_ids: true };
+      if (textPair !== undefined && joinsPairs) {
+        // A post-processor that adds nothing (none, or ByteLevel: GPT-2's) joins a pair as A + B in
+        // transformers (and Rust tokenizers); @huggingface/tokenizers 0.2 drops B there instead.
+        const [a, b] = [tokenizer.encode(text, options), tokenizer.encode(textPair, options)];
+        return { ids: [...a.ids, ...b.ids], typeIds: [...a.ids.map(() => 0), ...b.ids.map(() => 1)] };
+      }
+      const encoding = tokenizer.encode(text, { ...options, text_pair: textPair ?? null });
       return { ids: encoding.ids, typeIds: encoding.token_type_ids ?? null };
     },
     pieces(ids) {

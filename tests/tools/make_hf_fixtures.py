@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Writes tests/fixtures/models/hf-<name>/: tiny checkpoints made by Hugging Face
+transformers itself (its own model classes, save_pretrained, its own fast
+tokenizers trained by the `tokenizers` library), each with a reference.json
+of the hidden states and attention weights transformers computes, for the
+architectures of BERT's exact shape that run as RoBERTa: xlm-roberta,
+camembert and roberta (a byte-level BPE tokenizer), with the inputs where
+RoBERTa differs from BERT: a text pair (transformers feeds token type 0 to
+both texts: these tokenizers return no type ids) and ids with <pad> inside
+(create_position_ids_from_input_ids: a pad token's position is padding_idx
+and does not advance the count).
+
+Runs in the Debian sid chroot of ../shared/tools/make-hf-chroot.sh (python3-
+transformers 5.x, python3-torch 2.x, python3-tokenizers), from the repository:
+
+    bash ../shared/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
+        python3 "$PWD/tests/tools/make_hf_fixtures.py"
+
+References in float64 with attn_implementation="eager" (the default attention
+returns no weights); the parameters are redrawn from a seeded generator, since
+transformers' own initialisation makes every head nearly uniform; the weights
+are saved as float32 and the reference runs on exactly those values.
+"""
+import json
+import os
+import shutil
+import sys
+
+
+import numpy as np
+import torch
+import transformers
+from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_fixtures.reference import write_reference  # noqa: E402 (the same reference.json format)
+from model_fixtures.tokenizers import readable_tokens  # noqa: E402
+
+OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "models")
+D, HEADS, INTERMEDIATE, LAYERS, MAX_POSITIONS = 32, 4, 64, 2, 40
+TOLERANCE = {"attentionAbs": 1e-5, "hiddenRel": 1e-4, "hiddenAbs": 1e-5}
+SENTENCE = "用毒毒毒蛇，毒蛇会不会被毒毒死"
+PAIR = "蛇会被毒死吗？"
+ENGLISH = "Will a venomous snake be poisoned by venom if we poison it with venom?"
+# What the tokenizers learn their pieces from: the two languages of the page.
+CORPUS = [SENTENCE, PAIR, ENGLISH, "毒蛇会被毒死", "the snake poisons the snake", "用毒 毒蛇"] * 4
+
+
+def unigram_tokenizer(specials):
+    """A SentencePiece-style Unigram tokenizer.json, laid out as XLM-R's and CamemBERT's converters lay them out.
+
+    Its pieces are written here, not trained: tokenizers' UnigramTrainer gives other pieces from run to
+    run. Every character of the corpus (score -3) and a few words (score -4, so a word beats its
+    characters), after the specials; <mask> last, as XLM-R has it."""
+    chars = sorted({ch for text in CORPUS for ch in text.replace(" ", "")})
+    words = ["▁毒蛇", "毒蛇", "毒死", "▁snake", "▁venom", "▁the", "▁poison", "会不会"]
+    vocab = [(t, 0.0) for t in specials if t != "<mask>"] + [("▁", -2.0)]
+    vocab += [(c, -3.0) for c in chars] + [(w, -4.0) for w in words] + [("<mask>", 0.0)]
+    tok = Tokenizer(models.Unigram(vocab, unk_id=[t for t, _ in vocab].index("<unk>"), byte_fallback=False))
+    # (The Hub's XLM-R and CamemBERT files have a Precompiled normalizer, sentencepiece's charsmap, where
+    # transformers' converter writes Nmt + NFKC without one; @huggingface/tokenizers 0.2 has Precompiled
+    # and NFKC but no Nmt, which only maps control characters: NFKC then the spaces.)
+    tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    tok.add_special_tokens(specials)
+    return tok
+
+
+def bpe_tokenizer(specials):
+    """A byte-level BPE tokenizer.json, as RoBERTa's."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=300, special_tokens=specials,
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    return tok
+
+
+def roberta_processing(tok, cls, sep):
+    tok.post_processor = processors.RobertaProcessing((sep, tok.token_to_id(sep)), (cls, tok.token_to_id(cls)),
+                                                      trim_offsets=False, add_prefix_space=False)
+
+
+def redraw(model, seed):
+    """Parameters of a seeded normal: heads that look somewhere, LayerNorms that are not the identity."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in sorted(model.named_parameters()):
+            noise = torch.randn(p.shape, generator=g, dtype=torch.float64)
+            if name.endswith("LayerNorm.weight"):
+                p.copy_(1 + 0.2 * noise)
+            elif name.endswith(".bias"):
+                p.copy_(0.2 * noise)
+            elif "embeddings" in name:
+                p.copy_(0.7 * noise)
+            else:  # nn.Linear [out, in]: 1.6/√in makes the scores peaky
+                p.copy_(1.6 / np.sqrt(p.shape[-1]) * noise)
+
+
+def run_case(model, tokenizer, name, inp, ids, byte_level):
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
+    hidden = torch.stack(out.hidden_states)[:, 0].numpy()
+    attention = torch.stack(out.attentions)[:, 0].numpy()
+    L = len(ids)
+    assert hidden.shape == (LAYERS + 1, L, D) and attention.shape == (LAYERS, HEADS, L, L)
+    assert np.all(np.isfinite(hidden)) and np.allclose(attention.sum(-1), 1.0, atol=1e-12)
+    peaks = (attention.max(-1) * L).max(-1)
+    assert peaks.min() > 1.25, (name, peaks)  # every head has a row that is not uniform
+    pad = model.config.pad_token_id
+    positions = transformers.models.roberta.modeling_roberta.RobertaEmbeddings.create_position_ids_from_input_ids(
+        torch.tensor([ids]), pad)[0].tolist()
+    tokens = tokenizer.convert_ids_to_tokens(ids)
+    # Byte-level pieces as the engine shows them (README.md of the folders: "readable").
+    readable = readable_tokens(tokens, set(tokenizer.all_special_tokens)) if byte_level else tokens
+    return {"name": name, "input": inp, "inputIds": ids, "tokenTypeIds": [0] * L, "positionIds": positions,
+            "tokens": tokens, "readable": readable, "lastHiddenState": out.last_hidden_state[0].numpy(),
+            "hiddenStates": hidden, "attention": attention}
+
+
+def make(folder, config_class, model_class, tokenizer, tokenizer_class, seed, byte_level=False):
+    path = os.path.join(OUT_DIR, folder)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    specials = dict(bos_token="<s>", eos_token="</s>", sep_token="</s>", cls_token="<s>", unk_token="<unk>",
+                    pad_token="<pad>", mask_token="<mask>")
+    fast = tokenizer_class(tokenizer_object=tokenizer, **specials)
+    fast.save_pretrained(path)
+    for extra in ("special_tokens_map.json", "chat_template.jinja"):
+        if os.path.exists(os.path.join(path, extra)):
+            os.remove(os.path.join(path, extra))
+    config = config_class(vocab_size=len(fast), hidden_size=D, num_hidden_layers=LAYERS, num_attention_heads=HEADS,
+                          intermediate_size=INTERMEDIATE, max_position_embeddings=MAX_POSITIONS, type_vocab_size=1,
+                          pad_token_id=fast.pad_token_id, bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id,
+                          hidden_act="gelu", attn_implementation="eager")
+    model = model_class(config, add_pooling_layer=False).to(torch.float64).eval()
+    redraw(model, seed)
+    # The file holds float32; the reference runs in float64 on exactly those values.
+    model.to(torch.float32).save_pretrained(path, safe_serialization=True)
+    model.to(torch.float64)
+    pad = fast.pad_token_id
+    sentence = fast(SENTENCE)["input_ids"]
+    pair = fast(SENTENCE, PAIR)
+    assert "token_type_ids" not in pair  # RoBERTa's tokenizers give none: the model takes zeros
+    padded = sentence[:4] + [pad, pad] + sentence[4:8]  # <pad> inside: positions stop at padding_idx
+    cases = [run_case(model, fast, "sentence", SENTENCE, sentence, byte_level),
+             run_case(model, fast, "pair", {"text": SENTENCE, "textPair": PAIR}, pair["input_ids"], byte_level),
+             run_case(model, fast, "pad_inside", {"inputIds": padded}, padded, byte_level)]
+    assert cases[2]["positionIds"][4:6] == [pad, pad], cases[2]["positionIds"]
+    summary = {"modelType": config.model_type, "numLayers": LAYERS, "numHeads": HEADS, "hiddenSize": D,
+               "vocabSize": len(fast), "maxPositions": MAX_POSITIONS, "maxLength": MAX_POSITIONS - pad - 1}
+    source = ("Hugging Face transformers %s (%s, eager attention) on torch %s, float64; tokenizer %s trained by "
+              "tokenizers; parameters redrawn from torch.Generator seed %d, saved as float32 by save_pretrained"
+              % (transformers.__version__, model_class.__name__, torch.__version__, tokenizer_class.__name__, seed))
+    write_reference(os.path.join(path, "reference.json"), source, summary,
+                    {"cls": fast.cls_token_id, "sep": fast.sep_token_id, "pad": pad, "unk": fast.unk_token_id,
+                     "mask": fast.mask_token_id}, cases)
+    print(folder, "cases", [len(c["inputIds"]) for c in cases], "files", sorted(os.listdir(path)))
+    files = ", ".join("`%s` (%d B)" % (f, os.path.getsize(os.path.join(path, f))) for f in sorted(os.listdir(path)))
+    lines = "; ".join("`%s` (L=%d) %s" % (c["name"], len(c["inputIds"]), json.dumps(c["input"], ensure_ascii=False))
+                      for c in cases)
+    return "* `%s/` (model_type `%s`, %s, seed %d): %s. Cases: %s." % (folder, config.model_type,
+                                                                      tokenizer_class.__name__, seed, files, lines)
+
+
+README = """# Checkpoints made by transformers itself
+
+Written by [tests/tools/make_hf_fixtures.py](../../tools/make_hf_fixtures.py) (do not edit): each
+folder was saved by Hugging Face transformers %s's own `save_pretrained` (model and tokenizer), and
+its `reference.json` (the format of [README.md](README.md)) holds what transformers computes for
+it, in float64 with eager attention, on torch %s. `config.maxLength` is the longest input the
+position table allows (RoBERTa's first `pad_token_id + 1` positions are taken). The cases are the
+inputs where RoBERTa's design differs from BERT's: a text `pair` (its tokenizers return no token
+type ids; the model takes zeros) and `pad_inside`, ids with `<pad>` in the middle (a pad token's
+position is `pad_token_id` and does not advance the count, `create_position_ids_from_input_ids`).
+
+%s
+"""
+
+
+def main():
+    torch.manual_seed(0)
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    xlmr = unigram_tokenizer(specials)
+    roberta_processing(xlmr, "<s>", "</s>")
+    rows = []
+    rows.append(make("hf-xlm-roberta", transformers.XLMRobertaConfig, transformers.XLMRobertaModel, xlmr,
+         transformers.XLMRobertaTokenizerFast, 21))
+    camembert = unigram_tokenizer(specials)
+    roberta_processing(camembert, "<s>", "</s>")
+    rows.append(make("hf-camembert", transformers.CamembertConfig, transformers.CamembertModel, camembert,
+         transformers.CamembertTokenizerFast, 22))
+    bpe = bpe_tokenizer(specials)
+    # RobertaProcessing's own form, as a template (transformers 5.12's RobertaTokenizer rebuilds a
+    # RobertaProcessing it is given with arguments tokenizers 0.23 no longer takes).
+    bpe.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+        special_tokens=[("<s>", bpe.token_to_id("<s>")), ("</s>", bpe.token_to_id("</s>"))])
+    rows.append(make("hf-roberta", transformers.RobertaConfig, transformers.RobertaModel, bpe,
+                     transformers.RobertaTokenizerFast, 23, byte_level=True))
+    with open(os.path.join(OUT_DIR, "TRANSFORMERS.md"), "w", encoding="utf-8") as f:
+        f.write(README % (transformers.__version__, torch.__version__, "\n".join(rows)))
+
+
+if __name__ == "__main__":
+    main()
