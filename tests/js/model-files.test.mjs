@@ -141,9 +141,14 @@ function brokenFolders() {
       /tensor "bert\.encoder\.layer\.1\..*" is not part of a bert with config\.json's sizes \(1 layers/,
     ],
     [
-      'only pytorch_model.bin',
+      'a pytorch_model.bin that is not a zip',
       { 'config.json': bert['config.json'], 'vocab.txt': bert['vocab.txt'], 'pytorch_model.bin': new Uint8Array(10) },
-      /^no model\.safetensors in the folder \(it has pytorch_model\.bin\): mha-wasm reads safetensors only\. Download model\.safetensors/,
+      /^pytorch_model\.bin: not a zip archive: not a pytorch_model\.bin written by torch\.save/,
+    ],
+    [
+      'no weights at all',
+      { 'config.json': bert['config.json'], 'vocab.txt': bert['vocab.txt'], 'model.ckpt': new Uint8Array(10) },
+      /^no model\.safetensors or pytorch_model\.bin in the folder \(it has model\.ckpt\): download the weights/,
     ],
     [
       'no config.json',
@@ -158,7 +163,7 @@ function brokenFolders() {
     [
       'an unsupported model_type',
       { ...bert, 'config.json': json({ ...config, model_type: 't5' }) },
-      /^config\.json: model_type "t5" is not supported; mha-wasm runs "bert", "roberta", "gpt2"$/,
+      /^config\.json: model_type "t5" is not supported; mha-wasm runs "bert", "roberta", "xlm-roberta", "camembert", "gpt2"$/,
     ],
     [
       'relative position embeddings',

@@ -257,9 +257,10 @@ describe('the model limits and rules', () => {
       name: 'bert',
       kind: 'encoder',
       causal: false,
-      tokenTypes: true,
+      tokenTypes: false, // type_vocab_size 1: nothing to choose, the tokenizer's type ids are not fed
       attentionGroups: ['encoder'],
     });
+    expect(rawModels.describeModel(bert({ type_vocab_size: 2 })).architecture.tokenTypes).toBe(true);
     expect(described.prefixes).toEqual(['bert.', 'roberta.']);
     expect(after.heapBytes).toBe(before.heapBytes);
     expect(Math.abs(after.inUseBytes - before.inUseBytes)).toBeLessThan(1 << 16);

@@ -161,11 +161,16 @@ TEST_P(Checkpoint, MatchesTheFloat64Reference) {
   }
 }
 
-// Every fixture folder with a reference: a new architecture's folder is tested by being there.
+// Every fixture folder with a reference and safetensors weights (this test's reader; pytorch_model.bin
+// is the JS loader's): a new architecture's folder is tested by being there.
 std::vector<std::string> fixture_folders() {
   std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(kModels))
-    if (std::filesystem::exists(e.path() / "reference.json")) names.push_back(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(kModels)) {
+    const bool safetensors = std::filesystem::exists(e.path() / "model.safetensors") ||
+                             std::filesystem::exists(e.path() / "model.safetensors.index.json");
+    if (safetensors && std::filesystem::exists(e.path() / "reference.json"))
+      names.push_back(e.path().filename().string());
+  }
   std::sort(names.begin(), names.end());
   return names;
 }

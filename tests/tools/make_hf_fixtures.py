@@ -120,7 +120,7 @@ def run_case(model, tokenizer, name, inp, ids, byte_level):
             "hiddenStates": hidden, "attention": attention}
 
 
-def make(folder, config_class, model_class, tokenizer, tokenizer_class, seed, byte_level=False):
+def make(folder, config_class, model_class, tokenizer, tokenizer_class, seed, byte_level=False, bin_copies=False):
     path = os.path.join(OUT_DIR, folder)
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
@@ -157,12 +157,108 @@ def make(folder, config_class, model_class, tokenizer, tokenizer_class, seed, by
     write_reference(os.path.join(path, "reference.json"), source, summary,
                     {"cls": fast.cls_token_id, "sep": fast.sep_token_id, "pad": pad, "unk": fast.unk_token_id,
                      "mask": fast.mask_token_id}, cases)
+    if bin_copies:
+        write_bin_copies(path, model)
     print(folder, "cases", [len(c["inputIds"]) for c in cases], "files", sorted(os.listdir(path)))
     files = ", ".join("`%s` (%d B)" % (f, os.path.getsize(os.path.join(path, f))) for f in sorted(os.listdir(path)))
     lines = "; ".join("`%s` (L=%d) %s" % (c["name"], len(c["inputIds"]), json.dumps(c["input"], ensure_ascii=False))
                       for c in cases)
     return "* `%s/` (model_type `%s`, %s, seed %d): %s. Cases: %s." % (folder, config.model_type,
                                                                       tokenizer_class.__name__, seed, files, lines)
+
+
+def write_bin_copies(path, model):
+    """<path>-bin/ and <path>-bin-sharded/: the same checkpoint as pytorch_model.bin, written by torch.save
+    (one file, and two shards with pytorch_model.bin.index.json), and the same reference."""
+    state = {k: v.to(torch.float32).contiguous() for k, v in model.state_dict().items()}
+    for suffix, shards in (("-bin", 1), ("-bin-sharded", 2)):
+        out = path + suffix
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        for name in ("config.json", "tokenizer.json", "tokenizer_config.json", "reference.json"):
+            shutil.copy(os.path.join(path, name), out)
+        names = list(state)
+        if shards == 1:
+            torch.save(state, os.path.join(out, "pytorch_model.bin"))
+            continue
+        weight_map = {}
+        for k in range(shards):
+            part = names[k * len(names) // shards:(k + 1) * len(names) // shards]
+            file = "pytorch_model-%05d-of-%05d.bin" % (k + 1, shards)
+            torch.save({n: state[n] for n in part}, os.path.join(out, file))
+            weight_map.update({n: file for n in part})
+        with open(os.path.join(out, "pytorch_model.bin.index.json"), "w") as f:
+            json.dump({"metadata": {"total_size": sum(t.numel() * 4 for t in state.values())},
+                       "weight_map": weight_map}, f, indent=2)
+            f.write("\n")
+
+
+# ---- Hostile pickles (tests/fixtures/pickles): each must be refused, and nothing in it run ----
+
+def pickle_ops(*parts):
+    return b"".join(p if isinstance(p, bytes) else p.encode("utf-8") for p in parts)
+
+
+def u(text):
+    """BINUNICODE."""
+    data = text.encode("utf-8")
+    return b"X" + len(data).to_bytes(4, "little") + data
+
+
+def state_dict_pickle(tensors):
+    """A state_dict's pickle as torch.save writes one: {name: (storage key, numel, offset, shape, stride)}."""
+    out = [b"\x80\x02", b"ccollections\nOrderedDict\n)R("]
+    for name, (key, numel, offset, shape, stride) in tensors.items():
+        ints = lambda xs: b"(" + b"".join(b"K" + bytes([x]) for x in xs) + b"t"
+        out += [u(name), b"ctorch._utils\n_rebuild_tensor_v2\n(", b"(", u("storage"), b"ctorch\nFloatStorage\n",
+                u(key), u("cpu"), b"K" + bytes([numel]), b"tQ", b"K" + bytes([offset]), ints(shape), ints(stride),
+                b"\x89ccollections\nOrderedDict\n)RtR"]
+    return b"".join(out) + b"u."
+
+
+def zip_of(members, folder="archive/"):
+    import io
+    import zipfile
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:
+        for name, data in {**members, "version": b"3\n", "byteorder": b"little"}.items():
+            z.writestr(zipfile.ZipInfo(name if name.startswith(("../", "/")) else folder + name), data)
+    return buffer.getvalue()
+
+
+def make_hostile():
+    out = os.path.join(OUT_DIR, "..", "pickles")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    good = {"w": ("0", 4, 0, [2, 2], [2, 1])}
+    record = np.arange(4, dtype="<f4").tobytes()
+    cases = {
+        # A state_dict whose one value calls os.system (posix.system, as Python pickles it on Linux).
+        "os-system": zip_of({"data.pkl": pickle_ops(b"\x80\x02cposix\nsystem\n", u("echo pwned > /tmp/pwned"),
+                                                    b"\x85R."), "data/0": record}),
+        "builtins-eval": zip_of({"data.pkl": pickle_ops(b"\x80\x02cbuiltins\neval\n", u("__import__('os')"), b"\x85R."),
+                                 "data/0": record}),
+        # 100,000 MARKs: a recursion bomb for an unpickler that nests.
+        "recursion-bomb": zip_of({"data.pkl": b"\x80\x02" + b"(" * 100000 + b".", "data/0": record}),
+        # A tensor of 4 floats whose storage claims 40.
+        "storage-past-end": zip_of({"data.pkl": state_dict_pickle({"w": ("0", 40, 0, [2, 2], [2, 1])}),
+                                    "data/0": record}),
+        # A tensor that reaches past its storage (offset 2 of 4, 4 elements).
+        "tensor-past-storage": zip_of({"data.pkl": state_dict_pickle({"w": ("0", 4, 2, [2, 2], [2, 1])}),
+                                       "data/0": record}),
+        "member-dotdot": zip_of({"data.pkl": state_dict_pickle(good), "data/0": record, "../x": b"x"}),
+        "non-contiguous": zip_of({"data.pkl": state_dict_pickle({"w": ("0", 4, 0, [2, 2], [1, 2])}), "data/0": record}),
+        # torch.save before torch 1.6: a bare pickle stream.
+        "legacy": b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.",
+        # The same crafted writer's valid file: what the others break.
+        "good": zip_of({"data.pkl": state_dict_pickle(good), "data/0": record}),
+    }
+    for name, data in cases.items():
+        with open(os.path.join(out, name + ".bin"), "wb") as f:
+            f.write(data)
+    # The crafted writer agrees with torch: torch.load reads the good one (weights_only, so nothing runs).
+    assert torch.load(os.path.join(out, "good.bin"), weights_only=True)["w"].tolist() == [[0, 1], [2, 3]]
+    print("pickles", sorted(cases))
 
 
 README = """# Checkpoints made by transformers itself
@@ -175,6 +271,13 @@ position table allows (RoBERTa's first `pad_token_id + 1` positions are taken). 
 inputs where RoBERTa's design differs from BERT's: a text `pair` (its tokenizers return no token
 type ids; the model takes zeros) and `pad_inside`, ids with `<pad>` in the middle (a pad token's
 position is `pad_token_id` and does not advance the count, `create_position_ids_from_input_ids`).
+`hf-xlm-roberta-bin/` and `hf-xlm-roberta-bin-sharded/` are `hf-xlm-roberta/` with its weights
+written by `torch.save` (one `pytorch_model.bin`, and two shards with `pytorch_model.bin.index.json`)
+instead of safetensors, and the same reference. [../pickles](../pickles) holds hostile
+`pytorch_model.bin` archives (a global that calls `os.system` or `builtins.eval`, 100,000 nested
+marks, a storage smaller than it claims, a tensor past its storage, a zip member `../x`, strides of
+a transposed tensor, the legacy non-zip format) and `good.bin`, the same writer's valid archive,
+which `torch.load(weights_only=True)` reads.
 
 %s
 """
@@ -187,7 +290,7 @@ def main():
     roberta_processing(xlmr, "<s>", "</s>")
     rows = []
     rows.append(make("hf-xlm-roberta", transformers.XLMRobertaConfig, transformers.XLMRobertaModel, xlmr,
-         transformers.XLMRobertaTokenizerFast, 21))
+         transformers.XLMRobertaTokenizerFast, 21, bin_copies=True))
     camembert = unigram_tokenizer(specials)
     roberta_processing(camembert, "<s>", "</s>")
     rows.append(make("hf-camembert", transformers.CamembertConfig, transformers.CamembertModel, camembert,
@@ -200,6 +303,7 @@ def main():
         special_tokens=[("<s>", bpe.token_to_id("<s>")), ("</s>", bpe.token_to_id("</s>"))])
     rows.append(make("hf-roberta", transformers.RobertaConfig, transformers.RobertaModel, bpe,
                      transformers.RobertaTokenizerFast, 23, byte_level=True))
+    make_hostile()
     with open(os.path.join(OUT_DIR, "TRANSFORMERS.md"), "w", encoding="utf-8") as f:
         f.write(README % (transformers.__version__, torch.__version__, "\n".join(rows)))
 

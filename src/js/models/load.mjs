@@ -9,7 +9,8 @@
 // second copy of the file is ever held).
 import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
-import { DTYPE_BYTES, FLOAT_DTYPES, readHeader, weightFiles } from './formats/safetensors.mjs';
+import { DTYPE_BYTES, FLOAT_DTYPES } from './formats/safetensors.mjs';
+import { readTensors, weightFiles } from './formats/weights.mjs';
 import { openSource, readJson, readText } from './sources/files.mjs';
 import { createTokenizer } from './tokenizers/tokenizer.mjs';
 import { TransformerModel } from './transformer-model.mjs';
@@ -56,7 +57,7 @@ export async function loadModel(call, source, options, { readFolder, onDispose }
     if (files[name]) texts[name] = await readText(files[name]);
   const tokenizer = await createTokenizer(texts);
   const sources = await weightFiles(files);
-  const headers = await Promise.all(sources.map((file) => readHeader(file)));
+  const headers = await Promise.all(sources.map((file) => readTensors(file)));
   const plan = planLoad(layout, sources, headers);
 
   const { id } = await call(CALLS.createModel, [json]);

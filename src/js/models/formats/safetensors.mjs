@@ -3,9 +3,7 @@
 // { name: { dtype, shape, data_offsets: [begin, end) }, __metadata__? },
 // then the data segment, offsets relative to its start. Headers are padded to
 // 8 bytes by new writers and not by old ones: nothing here assumes alignment.
-// Every check names the file and the problem. Also which files of a folder
-// hold the weights (weightFiles).
-import { readJson } from '../sources/files.mjs';
+// Every check names the file and the problem.
 
 /** Bytes per element of the dtypes the format defines. */
 export const DTYPE_BYTES = Object.freeze({
@@ -90,29 +88,4 @@ export async function readHeader(file) {
     if (tensors[i].begin < tensors[i - 1].end && tensors[i].end > tensors[i].begin)
       fail(`tensors "${tensors[i - 1].name}" and "${tensors[i].name}" overlap (their data_offsets share bytes)`);
   return tensors;
-}
-
-/**
- * The safetensors files of a folder's files ({ [fileName]: file }):
- * model.safetensors, or the shards its index lists. Throws an Error saying
- * what the folder lacks (and what it has instead).
- */
-export async function weightFiles(files) {
-  if (files['model.safetensors.index.json']) {
-    const index = await readJson(files['model.safetensors.index.json']);
-    if (!index.weight_map || typeof index.weight_map !== 'object')
-      throw new Error('model.safetensors.index.json: no weight_map');
-    const names = [...new Set(Object.values(index.weight_map))];
-    const absent = names.filter((n) => !files[n]);
-    if (absent.length)
-      throw new Error(`model.safetensors.index.json lists ${absent.join(', ')}, which the folder does not have`);
-    return names.map((n) => files[n]);
-  }
-  if (files['model.safetensors']) return [files['model.safetensors']];
-  const others = Object.keys(files).filter((n) => /\.(bin|h5|msgpack|ckpt|pt|pth|onnx)$/.test(n));
-  throw new Error(
-    `no model.safetensors in the folder${others.length ? ` (it has ${others.join(', ')})` : ''}: mha-wasm reads ` +
-      "safetensors only. Download model.safetensors from the model's page on the Hugging Face Hub (Files and " +
-      'versions), or convert with transformers: AutoModel.from_pretrained(folder).save_pretrained(folder, safe_serialization=True)',
-  );
 }
