@@ -42,7 +42,7 @@ val strings(const std::vector<const char*>& list) {
 // What JS needs to load and run a model, from its layout: { tensors
 // ([{ name, shape }] in the model's order), prefixes (of a checkpoint's names
 // that tensors leave out), maxLength, config (model.config's fields),
-// architecture ({ name, kind, causal, tokenTypes, attentionGroups }) }.
+// architecture ({ name, kind, causal, tokenTypes, tokenTypeEmbeddings, attentionGroups }) }.
 val description(const model::Model& model) {
   const model::Config& c = model.config();
   const model::Architecture& a = model.architecture();
@@ -68,6 +68,8 @@ val description(const model::Model& model) {
   architecture.set("causal", a.causal);
   // Whether this model takes token types: its architecture has them, and more than one.
   architecture.set("tokenTypes", a.tokenTypes && c.typeVocabSize > 1);
+  // Whether it has token type embeddings at all (caller-given type ids are refused without).
+  architecture.set("tokenTypeEmbeddings", a.tokenTypes);
   architecture.set("attentionGroups", strings(model::attention_groups(a.kind)));
   val result = val::object();
   result.set("tensors", tensors);

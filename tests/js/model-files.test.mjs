@@ -31,6 +31,30 @@ function withHeader(bytes, change) {
   return out;
 }
 
+/** The file again without tensor `name`: its bytes cut out and the later offsets moved up (still exactly tiled). */
+function without(bytes, name) {
+  const { header, data } = split(bytes);
+  const [begin, end] = header[name].data_offsets;
+  delete header[name];
+  for (const [key, info] of Object.entries(header))
+    if (key !== '__metadata__' && info.data_offsets[0] >= end)
+      info.data_offsets = info.data_offsets.map((o) => o - (end - begin));
+  const kept = new Uint8Array(data.length - (end - begin));
+  kept.set(data.subarray(0, begin));
+  kept.set(data.subarray(end), begin);
+  return withHeader(concat(header, kept), () => {});
+}
+
+/** A safetensors file of `header` and `data`. */
+function concat(header, data) {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + json.length + data.length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(json, 8);
+  out.set(data, 8 + json.length);
+  return out;
+}
+
 const QUERY = 'bert.encoder.layer.1.attention.self.query.weight';
 const KEY = 'bert.encoder.layer.1.attention.self.key.weight';
 const json = (value) => new TextEncoder().encode(JSON.stringify(value));
@@ -109,15 +133,63 @@ function brokenFolders() {
           h[KEY].data_offsets = [...h[QUERY].data_offsets];
         }),
       },
-      /^model\.safetensors: tensors ".*" and ".*" overlap/,
+      /^model\.safetensors: tensor ".*" starts at byte \d+, inside the tensor before it \(data_offsets overlap\)$/,
     ],
     [
       'a tensor missing',
       {
         ...bert,
-        'model.safetensors': withHeader(weights, (h) => delete h['bert.encoder.layer.1.output.dense.weight']),
+        'model.safetensors': without(weights, 'bert.encoder.layer.1.output.dense.weight'),
       },
       /^model\.safetensors: tensor missing: encoder\.layer\.1\.output\.dense\.weight \(a bert of 2 layers, as config\.json says, needs \d+\)$/,
+    ],
+    [
+      // A tensor's header entry gone but its bytes left: a gap no tensor holds.
+      'a gap in the data segment',
+      {
+        ...bert,
+        'model.safetensors': withHeader(weights, (h) => delete h['bert.encoder.layer.1.output.dense.weight']),
+      },
+      /^model\.safetensors: tensor ".*" starts at byte \d+, leaving bytes \d+–\d+ that no tensor holds$/,
+    ],
+    [
+      'bytes after the last tensor',
+      { ...bert, 'model.safetensors': new Uint8Array([...weights, 0, 0, 0, 0]) },
+      /^model\.safetensors: 4 bytes after the last tensor \(byte \d+ to the end\)/,
+    ],
+    [
+      // Two tensors over the same bytes with an empty one between them (it once hid the overlap).
+      'an empty tensor between two that overlap',
+      {
+        ...bert,
+        'model.safetensors': withHeader(weights, (h) => {
+          const [begin] = h[QUERY].data_offsets;
+          h['bert.empty'] = { dtype: 'F32', shape: [0], data_offsets: [begin + 4, begin + 4] };
+          h[KEY].data_offsets = [begin + 4, begin + 4 + (h[KEY].data_offsets[1] - h[KEY].data_offsets[0])];
+        }),
+      },
+      /^model\.safetensors: tensor ".*" starts at byte \d+, inside the tensor before it \(data_offsets overlap\)$/,
+    ],
+    [
+      // The header length lowered into the header's own padding: every tensor would shift by those bytes.
+      'a header length moved into its padding',
+      {
+        ...bert,
+        'model.safetensors': (() => {
+          const padded = withHeader(weights, (h) => {
+            h.__metadata__ = { format: 'pt' };
+          });
+          // Pad the JSON with spaces (legal JSON), then claim 4 bytes less of it.
+          const { header, data } = split(padded);
+          const text = new TextEncoder().encode(JSON.stringify(header) + '        ');
+          const out = new Uint8Array(8 + text.length + data.length);
+          new DataView(out.buffer).setBigUint64(0, BigInt(text.length - 4), true);
+          out.set(text, 8);
+          out.set(data, 8 + text.length);
+          return out;
+        })(),
+      },
+      /^model\.safetensors: .*(inside the tensor before it|leaving bytes|after the last tensor)/,
     ],
     [
       'a used tensor stored as I64',

@@ -258,6 +258,7 @@ describe('the model limits and rules', () => {
       kind: 'encoder',
       causal: false,
       tokenTypes: false, // type_vocab_size 1: nothing to choose, the tokenizer's type ids are not fed
+      tokenTypeEmbeddings: true,
       attentionGroups: ['encoder'],
     });
     expect(rawModels.describeModel(bert({ type_vocab_size: 2 })).architecture.tokenTypes).toBe(true);

@@ -199,10 +199,25 @@ describe('run() arguments', () => {
     [{ text: 'a', pair: 'b' }, TypeError, 'unknown argument "pair" (did you mean "textPair"?)'],
     [{ text: 5 }, TypeError, 'input.text: expected a string, got number 5'],
     [42, TypeError, 'input: expected a string, { text, textPair } or { inputIds, tokenTypeIds }, got number 42'],
+    // Mixed inputs: which would run? Once the text ran and the ids (or the pair) were ignored.
+    [{ text: '毒', inputIds: [2, 3] }, TypeError, 'input: give text or inputIds, not both'],
+    [
+      { inputIds: [2, 3], textPair: '蛇' },
+      TypeError,
+      'input.textPair: a second text goes with text, not with inputIds',
+    ],
   ])('%j is refused', async (input, Type, message) => {
     const error = await bert.run(input).catch((e) => e);
     expect(error).toBeInstanceOf(Type);
     expect(error.message).toContain(message);
+  });
+
+  test('GPT-2 refuses token type ids by name (transformers would add wte(token_type_ids); they were ignored)', async () => {
+    const gpt2 = await engine.loadModel(folder('gpt2'));
+    await expect(gpt2.run({ inputIds: [1, 2], tokenTypeIds: [0, 0] })).rejects.toThrow(
+      new TypeError('input.tokenTypeIds: a gpt2 has no token type embeddings; leave tokenTypeIds out'),
+    );
+    gpt2.dispose();
   });
 
   test('options are checked', async () => {

@@ -63,6 +63,7 @@ export async function loadModel(call, source, options, { readFolder, onDispose }
   const { id } = await call(CALLS.createModel, [json]);
   const config = {
     tokenTypes: layout.architecture.tokenTypes,
+    tokenTypeEmbeddings: layout.architecture.tokenTypeEmbeddings,
     attentionGroups: layout.architecture.attentionGroups,
     public: Object.freeze({
       ...layout.config,

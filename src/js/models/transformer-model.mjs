@@ -134,6 +134,10 @@ export class TransformerModel extends EngineResource {
     let inputIds;
     let typeIds = null;
     const keys = pairs ? INPUT_KEYS : STEP_KEYS;
+    if (input && typeof input === 'object' && 'text' in input && 'inputIds' in input)
+      throw new TypeError('input: give text or inputIds, not both (which would the model run?)');
+    if (input && typeof input === 'object' && 'inputIds' in input && 'textPair' in input)
+      throw new TypeError('input.textPair: a second text goes with text, not with inputIds');
     if (typeof input === 'string' || (pairs && input && typeof input === 'object' && 'text' in input)) {
       const [text, textPair] = typeof input === 'string' ? [input, undefined] : [input.text, input.textPair];
       if (typeof input !== 'string') rejectUnknown(input, keys, `${what} input`);
@@ -151,7 +155,14 @@ export class TransformerModel extends EngineResource {
     } else if (input && typeof input === 'object' && 'inputIds' in input) {
       rejectUnknown(input, keys, `${what} input`);
       inputIds = ids(input.inputIds, 'input.inputIds');
-      if (input.tokenTypeIds !== undefined) typeIds = ids(input.tokenTypeIds, 'input.tokenTypeIds', inputIds.length);
+      if (input.tokenTypeIds !== undefined) {
+        // transformers' GPT-2 would add wte(token_type_ids): refused rather than ignored.
+        if (!this.#config.tokenTypeEmbeddings)
+          throw new TypeError(
+            `input.tokenTypeIds: a ${this.config.modelType} has no token type embeddings; leave tokenTypeIds out`,
+          );
+        typeIds = ids(input.tokenTypeIds, 'input.tokenTypeIds', inputIds.length);
+      }
     } else {
       throw new TypeError(
         pairs

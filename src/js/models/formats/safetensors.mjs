@@ -83,9 +83,19 @@ export async function readHeader(file) {
       );
     tensors.push({ name, dtype, shape, elements, begin: dataStart + offsets[0], end: dataStart + offsets[1] });
   }
+  // As the format defines it (and its Rust reader checks): sorted by offset, the tensors tile the
+  // data segment exactly, empty ones included: no gap, no overlap, nothing after the last. A header
+  // length moved into the header's padding, say, shifts every tensor and is refused here.
   tensors.sort((a, b) => a.begin - b.begin || a.end - b.end);
-  for (let i = 1; i < tensors.length; i++)
-    if (tensors[i].begin < tensors[i - 1].end && tensors[i].end > tensors[i].begin)
-      fail(`tensors "${tensors[i - 1].name}" and "${tensors[i].name}" overlap (their data_offsets share bytes)`);
+  let at = dataStart;
+  for (const t of tensors) {
+    if (t.begin < at)
+      fail(`tensor "${t.name}" starts at byte ${t.begin}, inside the tensor before it (data_offsets overlap)`);
+    if (t.begin > at)
+      fail(`tensor "${t.name}" starts at byte ${t.begin}, leaving bytes ${at}–${t.begin} that no tensor holds`);
+    at = t.end;
+  }
+  if (at !== file.size)
+    fail(`${file.size - at} bytes after the last tensor (byte ${at} to the end): not a safetensors file as written`);
   return tensors;
 }
