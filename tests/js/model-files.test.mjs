@@ -277,6 +277,21 @@ test.each(brokenFolders())('%s is refused by name, and a good load works after i
   model.dispose();
 });
 
+test('a tiny checkpoint whose config.json claims a huge vocabulary is refused before anything is allocated', async () => {
+  // Once the model was allocated from config.json first (517 MiB here) and the heap never shrank.
+  const files = filesOf('bert-zh');
+  files['config.json'] = new TextEncoder().encode(JSON.stringify({ ...configOf(files), vocab_size: 4194304 }));
+  const warm = await engine.loadModel(filesOf('bert-zh'));
+  warm.dispose();
+  const before = (await engine.memoryStats()).models;
+  await expect(engine.loadModel(files)).rejects.toThrow(
+    /^model\.safetensors: tensor "bert\.embeddings\.word_embeddings\.weight" has shape \[26,32\], but config\.json's sizes make it \[4194304,32\]$/,
+  );
+  const after = (await engine.memoryStats()).models;
+  expect(after.heapBytes).toBe(before.heapBytes);
+  expect(after.inUseBytes).toBe(before.inUseBytes);
+});
+
 test.each([
   [undefined, TypeError, /^source: expected a model folder's files/],
   [42, TypeError, /^source: expected a model folder's files .*got number 42$/],

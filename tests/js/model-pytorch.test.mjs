@@ -75,6 +75,17 @@ test('their well-formed sibling reads: the format is what is refused, not the wr
   ]);
 });
 
+test('two tensors on one storage (tied weights) both read its bytes', async () => {
+  const file = load(PICKLES, 'tied.bin');
+  const tensors = await readPytorchTensors(file);
+  expect(tensors.map(({ name, shape }) => [name, shape]).sort()).toEqual([
+    ['tied', [4]],
+    ['w', [2, 2]],
+  ]);
+  expect(tensors[0].begin).toBe(tensors[1].begin);
+  expect(tensors[0].end).toBe(tensors[1].end);
+});
+
 test('a hostile pytorch_model.bin through loadModel: an Error naming it, and the engine goes on', async () => {
   const engine = await createAttention({ variant: 'simd' });
   const folder = path.join(MODELS, 'hf-xlm-roberta-bin');

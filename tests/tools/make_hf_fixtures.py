@@ -252,12 +252,17 @@ def make_hostile():
         "legacy": b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.",
         # The same crafted writer's valid file: what the others break.
         "good": zip_of({"data.pkl": state_dict_pickle(good), "data/0": record}),
+        # Two tensors on one storage, as tied weights are saved (the second a [4] view of the [2, 2]).
+        "tied": zip_of({"data.pkl": state_dict_pickle({"w": ("0", 4, 0, [2, 2], [2, 1]), "tied": ("0", 4, 0, [4], [1])}),
+                        "data/0": record}),
     }
     for name, data in cases.items():
         with open(os.path.join(out, name + ".bin"), "wb") as f:
             f.write(data)
     # The crafted writer agrees with torch: torch.load reads the good one (weights_only, so nothing runs).
     assert torch.load(os.path.join(out, "good.bin"), weights_only=True)["w"].tolist() == [[0, 1], [2, 3]]
+    tied = torch.load(os.path.join(out, "tied.bin"), weights_only=True)
+    assert tied["tied"].tolist() == [0, 1, 2, 3] and tied["w"].untyped_storage().data_ptr() == tied["tied"].untyped_storage().data_ptr()
     print("pickles", sorted(cases))
 
 
@@ -276,8 +281,9 @@ written by `torch.save` (one `pytorch_model.bin`, and two shards with `pytorch_m
 instead of safetensors, and the same reference. [../pickles](../pickles) holds hostile
 `pytorch_model.bin` archives (a global that calls `os.system` or `builtins.eval`, 100,000 nested
 marks, a storage smaller than it claims, a tensor past its storage, a zip member `../x`, strides of
-a transposed tensor, the legacy non-zip format) and `good.bin`, the same writer's valid archive,
-which `torch.load(weights_only=True)` reads.
+a transposed tensor, the legacy non-zip format), `good.bin`, the same writer's valid archive, and
+`tied.bin`, two tensors on one storage (tied weights), both of which `torch.load(weights_only=True)`
+reads.
 
 %s
 """
