@@ -277,6 +277,74 @@ test.each(brokenFolders())('%s is refused by name, and a good load works after i
   model.dispose();
 });
 
+// Files a stranger's folder can hold, each refused naming the file (or read as transformers reads it).
+test.each([
+  ['config.json of null', (f) => (f['config.json'] = json(null)), /^config\.json: expected a JSON object, got null$/],
+  [
+    'tokenizer.json of null',
+    (f) => (f['tokenizer.json'] = json(null)),
+    /^tokenizer\.json: expected a JSON object, got null$/,
+  ],
+  [
+    'a 65 MB tokenizer.json',
+    (f) => (f['tokenizer.json'] = new Uint8Array((64 << 20) + 1).fill(32)),
+    /^tokenizer\.json: 67108865 bytes, more than the 67108864 a checkpoint's text file has$/,
+  ],
+  [
+    'a weight_map naming __proto__ and constructor',
+    (f) => {
+      f['model.safetensors.index.json'] = json({ weight_map: { a: '__proto__', b: 'constructor' } });
+    },
+    /^model\.safetensors\.index\.json lists __proto__, constructor, which the folder does not have$/,
+  ],
+  [
+    'an index of null',
+    (f) => (f['model.safetensors.index.json'] = json(null)),
+    /^model\.safetensors\.index\.json: expected a JSON object, got null$/,
+  ],
+])('%s', async (_, change, message) => {
+  const files = filesOf('bert-zh');
+  change(files);
+  await expect(engine.loadModel(files)).rejects.toThrow(message);
+});
+
+test("a tokenizer id that is not the model's is refused naming tokenizer.json (it once ran as another row)", async () => {
+  const files = filesOf('bert-zh');
+  const tokenizer = JSON.parse(new TextDecoder().decode(files['tokenizer.json']));
+  tokenizer.added_tokens.push({
+    id: 2 ** 32 + 5,
+    content: '蟒',
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: false,
+  });
+  files['tokenizer.json'] = json(tokenizer);
+  const model = await engine.loadModel(files);
+  await expect(model.run('蟒')).rejects.toThrow(
+    /^tokenizer\.json: the tokenizer gave id 4294967301 for this text, not a token of the model \(0 to 25, config\.json's vocab_size\)$/,
+  );
+  expect((await model.run('毒')).tokens).toEqual(['[CLS]', '毒', '[SEP]']);
+  model.dispose();
+});
+
+test("vocab.txt read as transformers' load_vocab reads it: a repeated line's last id wins, a missing special falls back", async () => {
+  const files = filesOf('bert-zh-vocab');
+  const lines = new TextDecoder().decode(files['vocab.txt']).split('\n');
+  const du = lines.indexOf('毒');
+  // 毒 again at the end of the file: transformers maps 毒 to that last line.
+  files['vocab.txt'] = new TextEncoder().encode([...lines.filter((l) => l !== ''), '毒'].join('\n') + '\n');
+  files['tokenizer_config.json'] = json({ cls_token: null, do_lower_case: true });
+  const last = lines.filter((l) => l !== '').length;
+  const model = await engine.loadModel(files).catch((e) => e);
+  // The vocabulary is now one longer than config.json's: the model refuses the id, naming tokenizer.json.
+  if (model instanceof Error) throw model;
+  await expect(model.run('毒')).rejects.toThrow(new RegExp(`^vocab\\.txt: the tokenizer gave id ${last} `));
+  expect(du).toBeGreaterThan(0);
+  model.dispose();
+});
+
 test('a tiny checkpoint whose config.json claims a huge vocabulary is refused before anything is allocated', async () => {
   // Once the model was allocated from config.json first (517 MiB here) and the heap never shrank.
   const files = filesOf('bert-zh');

@@ -47,9 +47,7 @@ export async function loadModel(call, source, options, { readFolder, onDispose }
     throw new Error(
       `no config.json in the folder (it has ${Object.keys(files).join(', ') || 'no files'}): download config.json with the weights`,
     );
-  const json = await readJson(files['config.json']);
-  if (!json || typeof json !== 'object' || Array.isArray(json))
-    throw new Error('config.json: expected a JSON object (the config.json of a Hugging Face model folder)');
+  const json = await readJson(files['config.json']); // an object, or an Error naming config.json
   // Read and checked by the model build (an Error naming config.json's field).
   const layout = await call(CALLS.describeModel, [json]);
   const texts = {};

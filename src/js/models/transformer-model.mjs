@@ -150,6 +150,14 @@ export class TransformerModel extends EngineResource {
         );
       // A step continues a text: no [CLS]/<s> of a new sequence in the middle of it.
       const encoding = this.#tokenizer.encode(text, textPair, { addSpecialTokens: what !== 'step' });
+      // The tokenizer is the checkpoint's, untrusted: its ids must be the model's (an added token of id
+      // 2^32 + 5 or 5.5 would otherwise run as row 5).
+      const bad = encoding.ids.findIndex((id) => !Number.isInteger(id) || id < 0 || id >= this.config.vocabSize);
+      if (bad >= 0)
+        throw new Error(
+          `${this.#tokenizer.file}: the tokenizer gave id ${encoding.ids[bad]} for this text, not a token of the model ` +
+            `(0 to ${this.config.vocabSize - 1}, config.json's vocab_size)`,
+        );
       inputIds = Int32Array.from(encoding.ids);
       if (encoding.typeIds && this.#config.tokenTypes) typeIds = Int32Array.from(encoding.typeIds);
     } else if (input && typeof input === 'object' && 'inputIds' in input) {

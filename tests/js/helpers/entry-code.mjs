@@ -14,7 +14,6 @@ export const ENTRY_CODE = {
     markers: [
       'is in the checkpoint twice', // models/load.mjs
       'this model has positions for', // models/transformer-model.mjs
-      'of a Hugging Face model folder', // models/load.mjs (config.json not an object)
       'too short for a safetensors file', // models/formats/safetensors.mjs
       'BertPreTokenizer', // models/tokenizers/tokenizer.mjs, and the tokenizers package
       'Unterminated character class', // @huggingface/tokenizers

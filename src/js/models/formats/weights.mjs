@@ -25,7 +25,8 @@ export async function weightFiles(files) {
       const names = [...new Set(Object.values(map))];
       if (!names.every((n) => typeof n === 'string'))
         throw new Error(`${index}: a weight_map value is not a file name`);
-      const absent = names.filter((n) => !files[n]);
+      // (Own names only: a weight_map naming "constructor" or "__proto__" names no file.)
+      const absent = names.filter((n) => !Object.hasOwn(files, n));
       if (absent.length) throw new Error(`${index} lists ${absent.join(', ')}, which the folder does not have`);
       return names.map((n) => files[n]);
     }

@@ -72,15 +72,29 @@ async function sourceFiles(source, readFolder) {
 }
 
 /** A file's bytes as UTF-8 text. */
+// The largest text file of a checkpoint this reads (config.json, a tokenizer's files, an index):
+// real ones are under 20 MB; anything larger is not read whole into a string.
+export const MAX_TEXT_BYTES = 64 << 20;
+
 export async function readText(file) {
+  if (file.size > MAX_TEXT_BYTES)
+    throw new Error(`${file.name}: ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a checkpoint's text file has`);
   return new TextDecoder().decode(await file.read(0, file.size));
 }
 
 /** A file's JSON; an Error naming the file when it is not JSON. */
 export async function readJson(file) {
+  const text = await readText(file);
+  let value;
   try {
-    return JSON.parse(await readText(file));
+    value = JSON.parse(text);
   } catch (error) {
     throw new Error(`${file.name}: not valid JSON (${error.message})`);
   }
+  // Every JSON file of a checkpoint is an object; null, a number or a list is a damaged file.
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new Error(
+      `${file.name}: expected a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`,
+    );
+  return value;
 }

@@ -102,13 +102,16 @@ export function readableBytePieces(pieces, special = new Set()) {
 // The tokenizer.json that BertTokenizer amounts to, from vocab.txt (one token
 // per line, the line number is its id) and tokenizer_config.json.
 function wordPieceJson(vocabText, config) {
-  const vocab = {};
+  const vocab = Object.create(null); // a line such as __proto__ is a token like any other
+  // A line repeated: the last id wins, as transformers' load_vocab keeps it.
   vocabText.split(/\r?\n/).forEach((token, id) => {
-    if (token !== '' && !Object.hasOwn(vocab, token)) vocab[token] = id;
+    if (token !== '') vocab[token] = id;
   });
+  // A special token of tokenizer_config.json: a string or { content }, else the BERT default.
   const special = (name, fallback) => {
-    const value = config[name] ?? fallback;
-    return typeof value === 'object' ? value.content : value;
+    const value = config[name];
+    const text = value && typeof value === 'object' ? value.content : value;
+    return typeof text === 'string' ? text : fallback;
   };
   const [cls, sep, unk, pad, mask] = [
     special('cls_token', '[CLS]'),
@@ -178,21 +181,20 @@ function wordPieceJson(vocabText, config) {
  */
 export async function createTokenizer(files) {
   let json;
-  if (files['tokenizer.json'] !== undefined) {
+  const parse = (name) => {
+    let value;
     try {
-      json = JSON.parse(files['tokenizer.json']);
+      value = JSON.parse(files[name]);
     } catch (error) {
-      throw new Error(`tokenizer.json: not valid JSON (${error.message})`);
+      throw new Error(`${name}: not valid JSON (${error.message})`);
     }
-  }
-  let config = {};
-  if (files['tokenizer_config.json'] !== undefined) {
-    try {
-      config = JSON.parse(files['tokenizer_config.json']);
-    } catch (error) {
-      throw new Error(`tokenizer_config.json: not valid JSON (${error.message})`);
-    }
-  }
+    if (!value || typeof value !== 'object' || Array.isArray(value))
+      throw new Error(`${name}: expected a JSON object, got ${value === null ? 'null' : typeof value}`);
+    return value;
+  };
+  if (files['tokenizer.json'] !== undefined) json = parse('tokenizer.json');
+  const config = files['tokenizer_config.json'] !== undefined ? parse('tokenizer_config.json') : {};
+  const file = json ? 'tokenizer.json' : 'vocab.txt';
   if (!json && files['vocab.txt'] !== undefined) json = wordPieceJson(files['vocab.txt'], config);
   if (!json) return null;
   const { Tokenizer } = await import('@huggingface/tokenizers');
@@ -213,6 +215,7 @@ export async function createTokenizer(files) {
       if (!specialTokens.some((s) => s.id === t.id)) specialTokens.push(Object.freeze({ id: t.id, token: t.content }));
   specialTokens.sort((a, b) => a.id - b.id);
   return {
+    file, // the file it was made from, for messages
     specialTokens: Object.freeze(specialTokens),
     // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
     encode(text, textPair, { addSpecialTokens = true } = {}) {
