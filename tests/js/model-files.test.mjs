@@ -23,12 +23,7 @@ function split(bytes) {
 function withHeader(bytes, change) {
   const { header, data } = split(bytes);
   change(header);
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const out = new Uint8Array(8 + json.length + data.length);
-  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
-  out.set(json, 8);
-  out.set(data, 8 + json.length);
-  return out;
+  return concat(header, data);
 }
 
 /** The file again without tensor `name`: its bytes cut out and the later offsets moved up (still exactly tiled). */
@@ -42,7 +37,7 @@ function without(bytes, name) {
   const kept = new Uint8Array(data.length - (end - begin));
   kept.set(data.subarray(0, begin));
   kept.set(data.subarray(end), begin);
-  return withHeader(concat(header, kept), () => {});
+  return concat(header, kept);
 }
 
 /** A safetensors file of `header` and `data`. */

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "../blocks/embeddings.hpp"
+#include "../blocks/layer_buffers.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
 #include "../blocks/self_attention.hpp"
@@ -80,7 +81,7 @@ class Bert final : public Network {
   }
 
   double scratch_floats(std::size_t L) const override {
-    return double(L) * double(6 * c_.hiddenSize + c_.intermediateSize);
+    return LayerBuffers::floats(L, c_.hiddenSize, c_.intermediateSize);
   }
 
   // hiddenStates: the embeddings' output, then each layer's.
@@ -89,15 +90,10 @@ class Bert final : public Network {
                LayerCaches*) const override {
     const std::size_t L = in.length, D = c_.hiddenSize, I = c_.intermediateSize, H = c_.numHeads;
     const float eps = c_.layerNormEps;
-    // Scratch: x [L, D] (the residual stream), a [L, D], qkv [L, 3D], heads [L, D], inner [L, I].
-    float* const x = scratch;
-    float* const a = x + L * D;
-    float* const qkv = a + L * D;
-    float* const heads = qkv + 3 * L * D;
-    float* const inner = heads + L * D;
-    const auto keep = [&](std::size_t index, const float* from) {
-      if (out.hiddenStates) std::copy(from, from + L * D, out.hiddenStates + index * L * D);
-    };
+    const LayerBuffers buffers(scratch, L, D);
+    float *const x = buffers.x, *const a = buffers.a, *const qkv = buffers.qkv, *const heads = buffers.heads,
+                 *const inner = buffers.inner;
+    const auto keep = [&](std::size_t index, const float* from) { keep_hidden(out, index, from, L, D); };
     // 1. Embeddings, normalized; RoBERTa's positions skip its <pad> tokens.
     std::vector<std::int32_t> positions(L);
     std::int32_t next = std::int32_t(c_.positionOffset);

@@ -7,6 +7,7 @@
 
 #include "../../core/pack.hpp"
 #include "../blocks/embeddings.hpp"
+#include "../blocks/layer_buffers.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
 #include "../blocks/self_attention.hpp"
@@ -66,7 +67,7 @@ class Gpt2 final : public Network {
   }
 
   double scratch_floats(std::size_t L) const override {
-    return double(L) * double(6 * c_.hiddenSize + c_.intermediateSize);
+    return LayerBuffers::floats(L, c_.hiddenSize, c_.intermediateSize);
   }
 
   // hiddenStates: each block's input, then ln_f of the last block's output.
@@ -76,15 +77,10 @@ class Gpt2 final : public Network {
     const std::size_t L = in.length, D = c_.hiddenSize, I = c_.intermediateSize, H = c_.numHeads;
     const std::size_t past = caches ? (*caches)[0].length() : 0, Lk = past + L;
     const float eps = c_.layerNormEps;
-    // Scratch: x [L, D] (the residual stream), a [L, D], qkv [L, 3D], heads [L, D], inner [L, I].
-    float* const x = scratch;
-    float* const a = x + L * D;
-    float* const qkv = a + L * D;
-    float* const heads = qkv + 3 * L * D;
-    float* const inner = heads + L * D;
-    const auto keep = [&](std::size_t index, const float* from) {
-      if (out.hiddenStates) std::copy(from, from + L * D, out.hiddenStates + index * L * D);
-    };
+    const LayerBuffers buffers(scratch, L, D);
+    float *const x = buffers.x, *const a = buffers.a, *const qkv = buffers.qkv, *const heads = buffers.heads,
+                 *const inner = buffers.inner;
+    const auto keep = [&](std::size_t index, const float* from) { keep_hidden(out, index, from, L, D); };
     // 1. Token and position embeddings.
     embed(*word_, *position_, nullptr, in.ids, nullptr, L, nullptr, past, D, x);
     for (std::size_t l = 0; l < c_.numLayers; ++l) {
