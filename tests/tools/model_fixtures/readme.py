@@ -13,7 +13,9 @@ Tiny random checkpoints laid out like folders downloaded from the Hugging Face
 Hub, with reference outputs, for the tests of the checkpoint loader (C++ and
 JS). Written by `tests/tools/make_model_fixtures.py` (run it with Debian's
 `/usr/bin/python3` and `python3-torch`); do not edit by hand: change the
-script and run it again.
+script and run it again. The `hf-*` folders are made by Hugging Face
+transformers itself, by `tests/tools/make_hf_fixtures.py`: see
+[TRANSFORMERS.md](TRANSFORMERS.md).
 
 Every model has hidden size 32, 4 heads (dK 8), 2 layers; BERT/RoBERTa have
 intermediate size 64, GPT-2 `n_inner: null` (= 4·32 = 128). Weights are
