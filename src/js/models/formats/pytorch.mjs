@@ -366,6 +366,8 @@ function unpickle(bytes, fail) {
         if (!Array.isArray(pid) || pid.length !== 5 || pid[0] !== 'storage' || !(pid[1] instanceof Global))
           fail('data.pkl: a persistent id that is not a storage');
         const [, type, key, , numel] = pid;
+        if (type.module !== 'torch' || !Object.hasOwn(STORAGES, type.name))
+          fail(`data.pkl: a storage of type ${type.path}, which is not a tensor storage`);
         if (typeof key !== 'string' || !/^\w+$/.test(key)) fail('data.pkl: a storage key that is not a name');
         if (!Number.isSafeInteger(numel) || numel < 0) fail('data.pkl: a storage size that is not a count');
         push(new Storage(STORAGES[type.name], key, numel));
