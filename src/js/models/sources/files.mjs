@@ -20,13 +20,22 @@ function blobFile(name, blob) {
   };
 }
 
+// The intrinsic getters of every typed array: what a subclass (or a Buffer)
+// defines of its own never decides which bytes are read.
+const typedArray = Object.getPrototypeOf(Uint8Array.prototype);
+const intrinsic = (name) => Object.getOwnPropertyDescriptor(typedArray, name).get;
+const [bufferOf, offsetOf, lengthOf] = ['buffer', 'byteOffset', 'byteLength'].map(intrinsic);
+
 function bytesFile(name, bytes) {
   // A plain Uint8Array over the bytes, whose slice() copies the range: Node's
-  // Buffer is a Uint8Array whose slice() is a view of the caller's memory.
-  const view = ArrayBuffer.isView(bytes)
-    ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    : new Uint8Array(bytes);
-  return { name, size: view.byteLength, read: async (begin, end) => view.slice(begin, end) };
+  // Buffer is a Uint8Array whose slice() is a view of the caller's memory, and
+  // a subclass's getters or slice() may say anything.
+  const view =
+    bytes instanceof ArrayBuffer
+      ? new Uint8Array(bytes)
+      : new Uint8Array(bufferOf.call(bytes), offsetOf.call(bytes), lengthOf.call(bytes)); // a Uint8Array
+  const slice = Uint8Array.prototype.slice;
+  return { name, size: view.byteLength, read: async (begin, end) => slice.call(view, begin, end) };
 }
 
 /**
