@@ -259,7 +259,7 @@ void Attention::check(const AttendArgs& a, std::size_t numKVHeads, std::size_t l
   check_dim(a.dK, "dK", kMaxElements);
   check_dim(a.dV, "dV", kMaxElements);
   const std::size_t kvHeads = a.numKVHeads ? a.numKVHeads : a.numHeads;
-  if (a.numHeads == 0 || kvHeads == 0 || a.numHeads % kvHeads != 0)
+  if (a.numHeads % kvHeads != 0)
     (Message() << "numKVHeads: expected a divisor of numHeads (" << a.numHeads << "), got " << kvHeads).raise();
   if (kvHeads != numKVHeads)
     (Message() << "numKVHeads: the keys and values have " << numKVHeads << " heads, the call " << kvHeads).raise();

@@ -92,10 +92,11 @@ void ConfigReader::refuse_boolean(const char* field, bool refused) {
          (refused ? "false" : "true") + "\"");
 }
 
-void ConfigReader::finish() const {
+void ConfigReader::finish() {
   for (const Limit& l : limits_)
     if (l.value > double(l.limit))
       fail(std::string(l.field) + " must be at most " + integer_text(double(l.limit)) + ", got " + l.shown);
+  limits_.clear();  // checked: a second finish() (read_config's, after bert's own) has none left
 }
 
 Config read_config(const ConfigSource& source) {

@@ -86,8 +86,8 @@ class ConfigReader {
   // Refuses `field` when it holds the boolean `refused` (a setting the
   // blocks do not implement); absent, null or the other value is fine.
   void refuse_boolean(const char* field, bool refused);
-  // The limits of every size(), in the order they were read.
-  void finish() const;
+  // The limits of every size() read since the last finish(), in the order they were read.
+  void finish();
 
   [[noreturn]] void fail(const std::string& message) const;
   const ConfigSource& source() const noexcept { return source_; }

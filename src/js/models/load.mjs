@@ -60,9 +60,7 @@ export async function loadModel(call, source, options, { readFolder, onDispose }
 
   const { id } = await call(CALLS.createModel, [json]);
   const config = {
-    tokenTypes: layout.architecture.tokenTypes,
-    tokenTypeEmbeddings: layout.architecture.tokenTypeEmbeddings,
-    attentionGroups: layout.architecture.attentionGroups,
+    architecture: layout.architecture, // what run() needs of it: token types, attention groups
     public: Object.freeze({
       ...layout.config,
       kind: layout.architecture.kind,

@@ -27,17 +27,19 @@ function ids(value, name, length) {
 
 export class TransformerModel extends EngineResource {
   #tokenizer;
-  #config;
+  #architecture;
+  #specialIds;
   #past = 0;
 
   constructor(call, id, config, tokenizer, onDispose) {
     super(call, id, 'model', CALLS.disposeModel, onDispose);
     this.#tokenizer = tokenizer;
-    this.#config = config;
+    this.#architecture = config.architecture;
     /** { modelType, numLayers, numHeads, hiddenSize, vocabSize, maxPositions, kind, causal, maxLength (the longest input, in tokens) }. */
     this.config = config.public;
     /** The tokenizer's special tokens, [{ id, token }] by id ([] without a tokenizer). */
     this.specialTokens = tokenizer?.specialTokens ?? Object.freeze([]);
+    this.#specialIds = new Set(this.specialTokens.map((t) => t.id));
     Object.freeze(this);
   }
 
@@ -117,11 +119,10 @@ export class TransformerModel extends EngineResource {
   // tokenizer's list, the engine's arrays, and the attention by group
   // (transformers' names: encoder, decoder, cross) with its shape.
   #result(read, { attentionShape, ...result }) {
-    const specialIds = new Set(this.specialTokens.map((t) => t.id));
-    const special = Uint8Array.from(read.inputIds, (id) => (specialIds.has(id) ? 1 : 0));
+    const special = Uint8Array.from(read.inputIds, (id) => (this.#specialIds.has(id) ? 1 : 0));
     const out = { inputIds: read.inputIds, tokens: read.tokens, special, ...result };
     if (result.attention) {
-      const [group] = this.#config.attentionGroups;
+      const [group] = this.#architecture.attentionGroups;
       out.attentions = { [group]: { data: result.attention, shape: attentionShape } };
     }
     return out;
@@ -159,13 +160,13 @@ export class TransformerModel extends EngineResource {
             `(0 to ${this.config.vocabSize - 1}, config.json's vocab_size)`,
         );
       inputIds = Int32Array.from(encoding.ids);
-      if (encoding.typeIds && this.#config.tokenTypes) typeIds = Int32Array.from(encoding.typeIds);
+      if (encoding.typeIds && this.#architecture.tokenTypes) typeIds = Int32Array.from(encoding.typeIds);
     } else if (input && typeof input === 'object' && 'inputIds' in input) {
       rejectUnknown(input, keys, `${what} input`);
       inputIds = ids(input.inputIds, 'input.inputIds');
       if (input.tokenTypeIds !== undefined) {
         // transformers' GPT-2 would add wte(token_type_ids): refused rather than ignored.
-        if (!this.#config.tokenTypeEmbeddings)
+        if (!this.#architecture.tokenTypeEmbeddings)
           throw new TypeError(
             `input.tokenTypeIds: a ${this.config.modelType} has no token type embeddings; leave tokenTypeIds out`,
           );

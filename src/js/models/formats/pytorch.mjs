@@ -10,6 +10,7 @@
 // bytes' absolute offsets in the file, so the loader streams both formats
 // alike. Hand-written because no maintained JS library reads this format
 // without a Python runtime.
+import { readStoredZip } from './zip.mjs';
 
 /** The storages a state_dict's tensors use → safetensors' dtype names (only F32/F16/BF16 load). */
 const STORAGES = Object.freeze({
@@ -81,7 +82,7 @@ export async function readPytorchTensors(file) {
       );
     fail('not a zip archive: not a pytorch_model.bin written by torch.save (torch ≥ 1.6)');
   }
-  const members = await readZip(file, fail);
+  const members = await readStoredZip(file, fail);
   const names = [...members.keys()];
   const pkl = names.filter((n) => n.endsWith('/data.pkl') && n.split('/').length === 2);
   if (pkl.length !== 1) fail(`expected one <folder>/data.pkl in the archive, found ${pkl.length}`);
@@ -120,65 +121,6 @@ export async function readPytorchTensors(file) {
     tensors.push({ name, dtype: storage.dtype, shape, elements, begin, end: begin + elements * item });
   }
   return tensors.sort((a, b) => a.begin - b.begin || a.end - b.end);
-}
-
-// ---- Zip: the central directory, stored members only ----------------------
-
-async function readZip(file, fail) {
-  const tailSize = Math.min(file.size, 22 + 0xffff);
-  const tail = await file.read(file.size - tailSize, file.size);
-  const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
-  let at = -1;
-  for (let i = tail.length - 22; i >= 0; i--)
-    if (view.getUint32(i, true) === 0x06054b50) {
-      at = i;
-      break;
-    }
-  if (at < 0) fail('no zip end-of-directory record: the file is truncated or not a zip archive');
-  const count = view.getUint16(at + 10, true);
-  const dirSize = view.getUint32(at + 12, true);
-  const dirStart = view.getUint32(at + 16, true);
-  if (count === 0xffff || dirSize === 0xffffffff || dirStart === 0xffffffff)
-    fail('a ZIP64 archive (a file over 4 GB), which mha-wasm does not read yet: save it as safetensors shards');
-  if (dirStart + dirSize > file.size) fail('the zip directory goes past the end of the file: the file is truncated');
-  const dir = await file.read(dirStart, dirStart + dirSize);
-  const d = new DataView(dir.buffer, dir.byteOffset, dir.byteLength);
-  const members = new Map();
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let p = 0;
-  for (let k = 0; k < count; k++) {
-    if (p + 46 > dir.length || d.getUint32(p, true) !== 0x02014b50) fail('the zip directory is damaged');
-    const method = d.getUint16(p + 10, true);
-    const compressed = d.getUint32(p + 20, true);
-    const size = d.getUint32(p + 24, true);
-    const nameLength = d.getUint16(p + 28, true);
-    const extra = d.getUint16(p + 30, true);
-    const comment = d.getUint16(p + 32, true);
-    const local = d.getUint32(p + 42, true);
-    if (p + 46 + nameLength > dir.length) fail('the zip directory is damaged');
-    let name;
-    try {
-      name = decoder.decode(dir.subarray(p + 46, p + 46 + nameLength));
-    } catch {
-      fail('a zip member name is not UTF-8');
-    }
-    p += 46 + nameLength + extra + comment;
-    if (name.startsWith('/') || name.includes('\\') || name.split('/').some((s) => s === '..' || s === '.'))
-      fail(`zip member named "${name}": not a path inside the archive`);
-    if (members.has(name)) fail(`zip member "${name}" is in the archive twice`);
-    if (compressed === 0xffffffff || size === 0xffffffff || local === 0xffffffff)
-      fail('a ZIP64 archive (a file over 4 GB), which mha-wasm does not read yet: save it as safetensors shards');
-    if (method !== 0 || compressed !== size)
-      fail(`zip member "${name}" is compressed (method ${method}); torch.save stores its records uncompressed`);
-    if (local + 30 > file.size) fail(`zip member "${name}": its header is past the end of the file`);
-    const header = await file.read(local, local + 30);
-    const h = new DataView(header.buffer, header.byteOffset, 30);
-    if (h.getUint32(0, true) !== 0x04034b50) fail(`zip member "${name}": no local header where the directory says`);
-    const begin = local + 30 + h.getUint16(26, true) + h.getUint16(28, true);
-    if (begin + size > file.size) fail(`zip member "${name}" goes past the end of the file: the file is truncated`);
-    members.set(name, { begin, size });
-  }
-  return members;
 }
 
 // ---- Pickle: the opcodes a state_dict's pickle uses (protocols 2 and 4) -----

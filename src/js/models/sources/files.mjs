@@ -93,17 +93,23 @@ export async function readText(file) {
 
 /** A file's JSON; an Error naming the file when it is not JSON. */
 export async function readJson(file) {
-  const text = await readText(file);
+  return parseJsonObject(file.name, await readText(file));
+}
+
+/**
+ * The JSON object of the text of file `name`. Every JSON file of a checkpoint
+ * is an object: null, a number or a list is a damaged file, an Error naming it.
+ */
+export function parseJsonObject(name, text) {
   let value;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file.name}: not valid JSON (${error.message})`);
+    throw new Error(`${name}: not valid JSON (${error.message})`);
   }
-  // Every JSON file of a checkpoint is an object; null, a number or a list is a damaged file.
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw new Error(
-      `${file.name}: expected a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`,
+      `${name}: expected a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`,
     );
   return value;
 }

@@ -4,6 +4,7 @@
 // BertTokenizer builds from it. Also the readable pieces the page shows:
 // byte-level BPE (GPT-2, RoBERTa) stores a CJK character as pieces of its
 // UTF-8 bytes, which are shown as that character, numbered.
+import { parseJsonObject } from '../sources/files.mjs';
 
 // GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other
 // 68 are shifted to U+0100…; the inverse turns a byte-level piece into bytes.
@@ -181,17 +182,7 @@ function wordPieceJson(vocabText, config) {
  */
 export async function createTokenizer(files) {
   let json;
-  const parse = (name) => {
-    let value;
-    try {
-      value = JSON.parse(files[name]);
-    } catch (error) {
-      throw new Error(`${name}: not valid JSON (${error.message})`);
-    }
-    if (!value || typeof value !== 'object' || Array.isArray(value))
-      throw new Error(`${name}: expected a JSON object, got ${value === null ? 'null' : typeof value}`);
-    return value;
-  };
+  const parse = (name) => parseJsonObject(name, files[name]);
   if (files['tokenizer.json'] !== undefined) json = parse('tokenizer.json');
   const config = files['tokenizer_config.json'] !== undefined ? parse('tokenizer_config.json') : {};
   const file = json ? 'tokenizer.json' : 'vocab.txt';
