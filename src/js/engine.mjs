@@ -83,7 +83,8 @@ export class AttentionEngine {
   // EngineHost.limits() reads them from the bindings. platform: what the
   // entry point gives: openModels() → Promise of an engine of the model build
   // like this one; loadModel (models/load.mjs) for that engine's models;
-  // readFolder(path) (Node) → a folder's files; createTrainer
+  // openNamed(name, options) → the files of a Hub repo (and in Node of a
+  // folder): models/sources/hub-node.mjs, hub-browser.mjs; createTrainer
   // (attention-trainer.mjs) for an engine of the trainer's build.
   constructor(backend, variant, threads, family, limits, platform = {}) {
     if (limits.trainer) Object.freeze(limits.trainer);
@@ -191,7 +192,7 @@ export class AttentionEngine {
    */
   async loadModel(source, options) {
     this.#live();
-    if (this.#family === 'model') return this.#loadModel(source, options, this.#platform.readFolder);
+    if (this.#family === 'model') return this.#loadModel(source, options, this.#platform.openNamed);
     if (!this.#models) {
       this.#models = this.#platform.openModels
         ? this.#platform.openModels()
@@ -203,14 +204,14 @@ export class AttentionEngine {
     }
     const models = await this.#models;
     this.#live();
-    return models.#loadModel(source, options, this.#platform.readFolder);
+    return models.#loadModel(source, options, this.#platform.openNamed);
   }
 
-  async #loadModel(source, options, readFolder) {
+  async #loadModel(source, options, openNamed) {
     this.#live();
     let model;
     const onDispose = () => this.#resources.delete(model);
-    model = await this.#platform.loadModel(this.#caller, source, options, { readFolder, onDispose });
+    model = await this.#platform.loadModel(this.#caller, source, options, { openNamed, onDispose });
     if (!this.#backend) throw new Error('mha-wasm: this engine was disposed while the model loaded');
     this.#resources.add(model);
     return model;

@@ -188,12 +188,41 @@ export interface AttentionEngine {
   dispose(): void;
 }
 
-/** A model folder: its path (Node), or its files. */
-export type ModelSource = string | FileList | File[] | { [fileName: string]: ArrayBuffer | Uint8Array | Blob };
+/**
+ * A Hugging Face Hub model's name ('org/name', or a Hub page's URL), a model
+ * folder's path or file: URL (Node; a folder of that path comes first), or a
+ * folder's files.
+ */
+export type ModelSource = string | URL | FileList | File[] | { [fileName: string]: ArrayBuffer | Uint8Array | Blob };
+
+export interface LoadProgress {
+  /** 'download': a file coming from the Hub into the cache; 'load': the weights streaming into the engine. */
+  phase: 'download' | 'load';
+  /** The file the bytes are of. */
+  file: string;
+  /** Bytes so far and in all, over this phase's files. */
+  loadedBytes: number;
+  totalBytes: number;
+  /** Bytes of `file` so far and in all (downloads). */
+  fileLoadedBytes?: number;
+  fileTotalBytes?: number;
+}
 
 export interface LoadModelOptions {
-  /** Called as the weights stream into the engine. */
-  onProgress?: (progress: { loadedBytes: number; totalBytes: number; file: string }) => void;
+  /** Called as files download and as the weights stream into the engine. */
+  onProgress?: (progress: LoadProgress) => void;
+  /** Stops the download and the load (it rejects with the signal's reason); what was downloaded stays in the cache. */
+  signal?: AbortSignal;
+  /** A Hub model's branch, tag or commit (default 'main'). */
+  revision?: string;
+  /** The Hub to ask (default: $HF_ENDPOINT in Node, else https://huggingface.co). */
+  endpoint?: string;
+  /** Node: huggingface_hub's cache folder (default $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub). */
+  cacheDir?: string;
+  /** An access token for gated and private models (default: $HF_TOKEN, else the token `huggingface-cli login` saved). */
+  token?: string;
+  /** The cache only, no request (default: $HF_HUB_OFFLINE in Node). */
+  offline?: boolean;
 }
 
 export interface ModelConfig {

@@ -9,7 +9,7 @@ import { AttentionEngine, checkOptions, MAX_THREADS } from './engine.mjs';
 import { inferenceUrls, variantFiles } from './files.mjs';
 import { modelUrls } from './model-files.mjs';
 import { loadModel } from './models/load.mjs';
-import { readFolder } from './models/sources/folder.mjs';
+import { openNamed } from './models/sources/hub-node.mjs';
 import { createTrainer } from './attention-trainer.mjs';
 import { trainUrls } from './train-files.mjs';
 import { loadHost } from './node-host.mjs';
@@ -111,7 +111,7 @@ async function openEngine(opts, family) {
     threads: variant === 'threaded-simd' ? threads : undefined,
     wasmBinary: undefined,
   };
-  const platform = { readFolder, loadModel, createTrainer, openModels: () => openEngine(modelOptions, 'model') };
+  const platform = { openNamed, loadModel, createTrainer, openModels: () => openEngine(modelOptions, 'model') };
   if (opts.worker) {
     const { worker, threads: started, limits } = await startWorker(plan, opts.wasmBinary);
     const backend = new WorkerBackend(nodeWorkerPort(worker));

@@ -295,6 +295,13 @@ test.each([
     /^model\.safetensors\.index\.json lists __proto__, constructor, which the folder does not have$/,
   ],
   [
+    'a weight_map naming a path outside the folder',
+    (f) => {
+      f['model.safetensors.index.json'] = json({ weight_map: { a: '../model.safetensors' } });
+    },
+    /^model\.safetensors\.index\.json: a weight_map value is not a file name beside it: "\.\.\/model\.safetensors"$/,
+  ],
+  [
     'an index of null',
     (f) => (f['model.safetensors.index.json'] = json(null)),
     /^model\.safetensors\.index\.json: expected a JSON object, got null$/,
@@ -386,11 +393,21 @@ test('a tiny checkpoint whose config.json claims a huge vocabulary is refused be
 });
 
 test.each([
-  [undefined, TypeError, /^source: expected a model folder's files/],
-  [42, TypeError, /^source: expected a model folder's files .*got number 42$/],
+  [
+    undefined,
+    TypeError,
+    /^source: expected a Hugging Face model name \('org\/name'\), a folder, or a model folder's files/,
+  ],
+  [42, TypeError, /^source: expected a Hugging Face model name .*got number 42$/],
   [{ 'config.json': 'text' }, TypeError, /^source\["config\.json"\]: expected an ArrayBuffer, Uint8Array or Blob/],
   [[new Blob(['x'])], TypeError, /^source\[0\]: expected a File \(with a name\)/],
-  ['/no/such/folder', Error, /^source: cannot read the folder \/no\/such\/folder \(ENOENT\)$/],
+  [
+    '/no/such/folder',
+    Error,
+    /^source: no folder \/no\/such\/folder, and "\/no\/such\/folder" is not a Hugging Face model name/,
+  ],
+  ['', TypeError, /^source: expected a Hugging Face model name or a folder, got the empty string$/],
+  [new URL('ftp://example.com/x'), TypeError, /^source: expected a file: URL of a folder or a Hub model's URL/],
 ])('source %p is refused', async (source, Type, message) => {
   const error = await engine.loadModel(source).catch((e) => e);
   expect(error).toBeInstanceOf(Type);

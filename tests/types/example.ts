@@ -245,6 +245,20 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     onProgress: ({ loadedBytes, totalBytes }) => loadedBytes / totalBytes,
   });
   const fromFiles = await engine.loadModel(files);
+  const controller = new AbortController();
+  const byName = await engine.loadModel('google-bert/bert-base-chinese', {
+    revision: 'main',
+    endpoint: 'https://huggingface.co',
+    cacheDir: '/tmp/hf',
+    token: 'hf_x',
+    offline: false,
+    signal: controller.signal,
+    onProgress: ({ phase, file, fileLoadedBytes }) => (phase === 'download' ? `${file} ${fileLoadedBytes ?? 0}` : ''),
+  });
+  await engine.loadModel(new URL('https://huggingface.co/gpt2'));
+  // @ts-expect-error offline is a boolean
+  await engine.loadModel('gpt2', { offline: 'yes' });
+  void byName;
   const { modelType, numLayers, maxLength }: ModelConfig = model.config;
   const r = await model.run('用毒毒毒蛇，毒蛇会不会被毒毒死', { returnHiddenStates: true });
   const pair = await fromFiles.run({ text: '用毒毒毒蛇', textPair: '蛇会被毒死吗？' }, { returnAttention: false });

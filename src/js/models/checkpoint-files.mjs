@@ -44,3 +44,24 @@ export function pickCheckpointFiles(entries) {
   });
   return { folder, files };
 }
+
+/**
+ * The text files of a checkpoint the loader reads (models/load.mjs): its
+ * config, and the tokenizer's files (tokenizers/tokenizer.mjs takes
+ * tokenizer.json, else BERT's vocab.txt, each with tokenizer_config.json).
+ */
+export const TEXT_FILES = Object.freeze(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.txt']);
+
+/**
+ * Whether what is known of a checkpoint's files (`state(name)`: 'present',
+ * 'absent' or undefined, not known) decides every text file the loader
+ * would read: config.json there, tokenizer_config.json known, and
+ * tokenizer.json there or known absent with vocab.txt known. A cache
+ * that holds part of a repo (what one program downloaded) is complete when
+ * this and the weights' choice (formats/weights.mjs) are decided.
+ */
+export function textFilesDecided(state) {
+  if (state('config.json') !== 'present' || state('tokenizer_config.json') === undefined) return false;
+  const json = state('tokenizer.json');
+  return json === 'present' || (json === 'absent' && state('vocab.txt') !== undefined);
+}

@@ -9,6 +9,7 @@
 // second copy of the file is ever held).
 import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
+import { TEXT_FILES } from './checkpoint-files.mjs';
 import { DTYPE_BYTES, FLOAT_DTYPES } from './formats/safetensors.mjs';
 import { readTensors, weightFiles } from './formats/weights.mjs';
 import { openSource, readJson, readText } from './sources/files.mjs';
@@ -38,11 +39,14 @@ export function canonicalName(name, prefixes) {
 
 /**
  * Loads a checkpoint into the model build's engine (`call` is its calls) and
- * resolves to a TransformerModel. `readFolder`: Node's reader of folder paths.
+ * resolves to a TransformerModel. `openNamed`: the platform's opener of a
+ * name (a Hub repo; in Node, a folder too): sources/hub-node.mjs,
+ * sources/hub-browser.mjs.
  */
-export async function loadModel(call, source, options, { readFolder, onDispose }) {
-  const { onProgress } = checkLoadOptions(options);
-  const files = await openSource(source, readFolder);
+export async function loadModel(call, source, options, { openNamed, onDispose }) {
+  const opts = checkLoadOptions(options);
+  const { onProgress, signal } = opts;
+  const files = await openSource(source, openNamed, opts);
   if (!files['config.json'])
     throw new Error(
       `no config.json in the folder (it has ${Object.keys(files).join(', ') || 'no files'}): download config.json with the weights`,
@@ -51,7 +55,7 @@ export async function loadModel(call, source, options, { readFolder, onDispose }
   // Read and checked by the model build (an Error naming config.json's field).
   const layout = await call(CALLS.describeModel, [json]);
   const texts = {};
-  for (const name of ['tokenizer.json', 'tokenizer_config.json', 'vocab.txt'])
+  for (const name of TEXT_FILES.filter((n) => n !== 'config.json'))
     if (files[name]) texts[name] = await readText(files[name]);
   const tokenizer = await createTokenizer(texts);
   const sources = await weightFiles(files);
@@ -76,6 +80,7 @@ export async function loadModel(call, source, options, { readFolder, onDispose }
       for (const tensor of plan[f]) {
         const size = DTYPE_BYTES[tensor.dtype];
         for (let at = tensor.begin; at < tensor.end;) {
+          signal?.throwIfAborted();
           const end = Math.min(tensor.end, at + CHUNK_BYTES);
           const read = await sources[f].read(at, end);
           if (read.byteLength !== end - at)
@@ -89,7 +94,7 @@ export async function loadModel(call, source, options, { readFolder, onDispose }
           );
           loadedBytes += end - at;
           at = end;
-          onProgress?.({ loadedBytes, totalBytes, file: sources[f].name });
+          onProgress?.({ phase: 'load', loadedBytes, totalBytes, file: sources[f].name });
         }
       }
     const missing = await call(CALLS.modelMissing, [id]);
@@ -151,14 +156,24 @@ function ownBuffer(bytes) {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
+const LOAD_OPTIONS = new Set(['onProgress', 'signal', 'revision', 'endpoint', 'cacheDir', 'token', 'offline']);
+
+/** loadModel's options, checked here where they are the same for every source (the Hub's by sources/hub.mjs). */
 function checkLoadOptions(options) {
   if (options === undefined) return {};
   if (!options || typeof options !== 'object')
-    throw new TypeError(`loadModel options: expected { onProgress }, got ${describe(options)}`);
-  rejectUnknown(options, new Set(['onProgress']), 'loadModel');
+    throw new TypeError(
+      `loadModel options: expected { onProgress, signal, revision, endpoint, cacheDir, token, offline }, got ${describe(options)}`,
+    );
+  rejectUnknown(options, LOAD_OPTIONS, 'loadModel');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
     throw new TypeError(
-      `onProgress: expected a function ({ loadedBytes, totalBytes, file }) => void, got ${describe(options.onProgress)}`,
+      `onProgress: expected a function ({ phase, file, loadedBytes, totalBytes }) => void, got ${describe(options.onProgress)}`,
     );
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    throw new TypeError(
+      `signal: expected an AbortSignal (new AbortController().signal), got ${describe(options.signal)}`,
+    );
+  options.signal?.throwIfAborted();
   return options;
 }

@@ -5,8 +5,8 @@
 // array, never a view of the caller's memory: the loader hands it to the
 // engine's Worker, transferred). Sources here: what a browser gives (a
 // FileList, File[]) and bytes in memory ({ fileName: ArrayBuffer |
-// Uint8Array | Blob }); Node's folder path is read by sources/folder.mjs,
-// which node.mjs passes in as `readFolder`.
+// Uint8Array | Blob }); a name (a Hub repo id, or Node's folder path) is the
+// platform's `openNamed` (sources/hub-node.mjs, sources/hub-browser.mjs).
 import { describe } from '../../checks.mjs';
 import { fileNameOf, pickCheckpointFiles } from '../checkpoint-files.mjs';
 
@@ -40,23 +40,26 @@ function bytesFile(name, bytes) {
 
 /**
  * { [fileName]: { name, size, read(begin, end) } } of a source: a FileList,
- * File[], an object of name → ArrayBuffer | Uint8Array | Blob, or (with
- * `readFolder`, Node's) a folder path; of those, the checkpoint's files
+ * File[], an object of name → ArrayBuffer | Uint8Array | Blob, or a name
+ * (a string or URL: a Hub repo, or Node's folder), opened by the platform's
+ * `openNamed(source, options)`; of those, the checkpoint's files
  * (pickCheckpointFiles).
  */
-export async function openSource(source, readFolder) {
-  const { files } = pickCheckpointFiles(await sourceFiles(source, readFolder));
+export async function openSource(source, openNamed, options) {
+  const { files } = pickCheckpointFiles(await sourceFiles(source, openNamed, options));
   return Object.fromEntries(files.map(({ path, file }) => [fileNameOf(path), file]));
 }
 
 // Every file of a source, as [{ path, file }].
-async function sourceFiles(source, readFolder) {
-  if (typeof source === 'string') {
-    if (!readFolder)
+async function sourceFiles(source, openNamed, options) {
+  if (typeof source === 'string' || (typeof URL === 'function' && source instanceof URL)) {
+    if (source === '')
+      throw new TypeError('source: expected a Hugging Face model name or a folder, got the empty string');
+    if (!openNamed)
       throw new TypeError(
-        'source: a folder path works in Node only; in browsers pass the files (a FileList from <input type=file webkitdirectory>, File[] or { fileName: Blob })',
+        "source: a name works with the engine of 'mha-wasm/model' (a Hub repo id, or a folder path in Node); or pass the files",
       );
-    return readFolder(source);
+    return openNamed(source, options);
   }
   const list =
     Array.isArray(source) || (typeof FileList === 'function' && source instanceof FileList) ? Array.from(source) : null;
@@ -76,7 +79,8 @@ async function sourceFiles(source, readFolder) {
       );
     });
   throw new TypeError(
-    `source: expected a model folder's files (a folder path in Node, a FileList, File[] or { fileName: ArrayBuffer | Uint8Array | Blob }), got ${describe(source)}`,
+    "source: expected a Hugging Face model name ('org/name'), a folder, or a model folder's files " +
+      `(a folder path or file: URL in Node, a FileList, File[] or { fileName: ArrayBuffer | Uint8Array | Blob }), got ${describe(source)}`,
   );
 }
 
