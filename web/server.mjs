@@ -65,20 +65,51 @@ const ISOLATION_HEADERS = {
 // no 'unsafe-inline': the page sets styles through the CSSOM only. img-src
 // data: is the favicon (index.html), blob: the SVG drawn into a canvas for the
 // PNG export (lib/download.mjs). The one inline script, index.html's import
-// map, is allowed by its hash, computed here from the file at start-up.
+// map, is allowed by its hash, computed here from the file at start-up. The
+// one other host the page may contact is the Hugging Face Hub of the
+// real-model view, when the reader loads a model by name: connect-src lists
+// exactly the hub endpoints the server is given (MHA_HUB_ENDPOINTS) and, for
+// huggingface.co, the hosts its downloads are redirected to.
 export const IMPORT_MAP_HASH = importMapHash(readFileSync(new URL('./index.html', import.meta.url), 'utf8'));
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  `script-src 'self' 'wasm-unsafe-eval' '${IMPORT_MAP_HASH}'`,
-  "worker-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The Hub the page offers by default, and where huggingface.co sends its large files (cdn-lfs*.hf.co, cas-bridge.xethub.hf.co). */
+export const DEFAULT_HUB_ENDPOINTS = Object.freeze(['https://huggingface.co']);
+const HUB_DOWNLOAD_HOSTS = { 'https://huggingface.co': ['https://*.huggingface.co', 'https://*.hf.co'] };
+
+/** The page's Content-Security-Policy, letting it reach `hubEndpoints` (origins) and their download hosts. */
+export function contentSecurityPolicy(hubEndpoints = DEFAULT_HUB_ENDPOINTS) {
+  const hosts = hubEndpoints.flatMap((origin) => [origin, ...(HUB_DOWNLOAD_HOSTS[origin] ?? [])]);
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'wasm-unsafe-eval' '${IMPORT_MAP_HASH}'`,
+    "worker-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    ["connect-src 'self'", ...hosts].join(' '),
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
+
+/**
+ * Hub endpoints as origins ('https://hf-mirror.com'), from a list of URLs;
+ * a RangeError naming `what` for one that is not an http(s) origin.
+ */
+export function hubOrigins(urls, what = 'MHA_HUB_ENDPOINTS') {
+  return urls.map((text) => {
+    let url = null;
+    try {
+      url = new URL(text);
+    } catch {
+      // refused below
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || (url.pathname !== '/' && url.pathname !== '') || url.search)
+      throw new RangeError(`${what}: expected http(s) origins such as https://huggingface.co, got "${text}"`);
+    return url.origin;
+  });
+}
 
 /**
  * The CSP source of the import map in a page's HTML: 'sha256-…' of the exact
@@ -91,7 +122,6 @@ export function importMapHash(html) {
 }
 
 const SECURITY_HEADERS = {
-  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
@@ -242,10 +272,20 @@ async function serveFile(req, res, { handle, name, stats }) {
   }
 }
 
-async function handle(req, res, { isolate, mounts }) {
+async function handle(req, res, { isolate, mounts, csp, hubJson }) {
   if (isolate) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) res.setHeader(name, value);
+  res.setHeader('Content-Security-Policy', csp);
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
   if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, 405, { Allow: 'GET, HEAD' });
+  // The hubs this server lets the page reach (its CSP's), for the real-model view's endpoint menu.
+  if (req.url.split('?')[0] === '/hub-endpoints.json') {
+    res.writeHead(200, {
+      'Content-Type': TYPES['.json'],
+      'Content-Length': Buffer.byteLength(hubJson),
+      'Cache-Control': 'no-cache',
+    });
+    return res.end(req.method === 'HEAD' ? undefined : hubJson);
+  }
   const resolved = resolveUrl(req.url, mounts);
   if (typeof resolved === 'number') return fail(res, resolved);
   const file = await openInside(resolved.root, resolved.candidates);
@@ -264,19 +304,30 @@ function onRequest(req, res, options) {
 
 /**
  * Starts the demo server.
- * @param {{ port?: number, host?: string, isolate?: boolean, folders?: Record<string, string> }} [options]
+ * @param {{ port?: number, host?: string, isolate?: boolean, folders?: Record<string, string>, hubEndpoints?: string[] }} [options]
  *   port 0 picks a free port; isolate false leaves out the cross-origin isolation
  *   headers (to test the page as a plain static host would serve it); folders
- *   replaces the folder of a URL prefix ('/dist/' …) or adds one (for tests)
+ *   replaces the folder of a URL prefix ('/dist/' …) or adds one (for tests);
+ *   hubEndpoints: the Hugging Face Hubs (origins) the page may load models from,
+ *   the first its default (DEFAULT_HUB_ENDPOINTS; [] for none)
  * @returns {Promise<import('node:http').Server>} the server, once it is listening
  */
-export function startServer({ port = 8080, host = '127.0.0.1', isolate = true, folders = {} } = {}) {
+export function startServer({
+  port = 8080,
+  host = '127.0.0.1',
+  isolate = true,
+  folders = {},
+  hubEndpoints = DEFAULT_HUB_ENDPOINTS,
+} = {}) {
+  const origins = hubOrigins(hubEndpoints, 'hubEndpoints');
+  const csp = contentSecurityPolicy(origins);
+  const hubJson = JSON.stringify({ endpoints: origins });
   const mounts = Object.entries({ ...FOLDERS, ...folders })
     .map(([prefix, folder]) => ({ prefix, root: realpathSync(folder) }))
     .sort((a, b) => b.prefix.length - a.prefix.length);
   const server = createServer(
     { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
-    (req, res) => onRequest(req, res, { isolate, mounts }),
+    (req, res) => onRequest(req, res, { isolate, mounts, csp, hubJson }),
   );
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -298,7 +349,13 @@ function portFromEnvironment() {
 async function main() {
   if (!existsSync(new URL('../dist/mha-simd.wasm', import.meta.url)))
     console.warn('mha-wasm demo: dist/ has no wasm build yet; run `npm run build` first');
-  const server = await startServer({ port: portFromEnvironment(), host: '127.0.0.1' });
+  // MHA_HUB_ENDPOINTS: the Hubs the page may reach, space-separated ("" for none): a mirror for readers who cannot reach huggingface.co.
+  const hubEndpoints =
+    process.env.MHA_HUB_ENDPOINTS === undefined
+      ? DEFAULT_HUB_ENDPOINTS
+      : hubOrigins(process.env.MHA_HUB_ENDPOINTS.split(/\s+/).filter(Boolean));
+  const server = await startServer({ port: portFromEnvironment(), host: '127.0.0.1', hubEndpoints });
+  if (hubEndpoints.length) console.log(`mha-wasm demo: the page may load models from ${hubEndpoints.join(', ')}`);
   console.log(`mha-wasm demo: http://127.0.0.1:${server.address().port}/`);
   const stop = () => {
     server.close(() => process.exit(0));

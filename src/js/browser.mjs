@@ -166,8 +166,8 @@ function startWorker(workerUrl, init) {
  * Loads the engine from the builds `buildUrls()` lists (files.mjs's
  * inferenceUrls, or train-files.mjs's trainUrls for 'mha-wasm/train'). What
  * an entry adds: `createTrainer` (attention-trainer.mjs, from
- * 'mha-wasm/train'); `models`: { urls, loadModel } (model-files.mjs's
- * modelUrls and models/load.mjs, from 'mha-wasm/model'), with which its
+ * 'mha-wasm/train'); `models`: { urls, loadModel, openNamed } (model-files.mjs's
+ * modelUrls, models/load.mjs and models/sources/hub-browser.mjs, from 'mha-wasm/model'), with which its
  * loadModel() starts the model build. Not part of the API: createAttention
  * here, in train.mjs and in model-entry.mjs.
  */
@@ -213,6 +213,7 @@ export async function loadEngine(opts, family, buildUrls, { createTrainer, model
     openModels,
     createTrainer,
     loadModel: models?.loadModel,
+    openNamed: models?.openNamed,
   });
 }
 

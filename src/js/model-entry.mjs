@@ -10,6 +10,7 @@ import { checkOptions } from './engine.mjs';
 import { inferenceUrls } from './files.mjs';
 import { modelUrls } from './model-files.mjs';
 import { loadModel } from './models/load.mjs';
+import { openNamed } from './models/sources/hub-browser.mjs';
 import { loadEngine, refuseTraining } from './browser.mjs';
 
 /**
@@ -19,5 +20,5 @@ import { loadEngine, refuseTraining } from './browser.mjs';
 export async function createAttention(options) {
   const opts = checkOptions(options);
   refuseTraining(opts, 'mha-wasm/model');
-  return loadEngine(opts, 'inference', inferenceUrls, { models: { urls: modelUrls, loadModel } });
+  return loadEngine(opts, 'inference', inferenceUrls, { models: { urls: modelUrls, loadModel, openNamed } });
 }
