@@ -75,9 +75,17 @@ export const IMPORT_MAP_HASH = importMapHash(readFileSync(new URL('./index.html'
 export const DEFAULT_HUB_ENDPOINTS = Object.freeze(['https://huggingface.co']);
 const HUB_DOWNLOAD_HOSTS = { 'https://huggingface.co': ['https://*.huggingface.co', 'https://*.hf.co'] };
 
-/** The page's Content-Security-Policy, letting it reach `hubEndpoints` (origins) and their download hosts. */
-export function contentSecurityPolicy(hubEndpoints = DEFAULT_HUB_ENDPOINTS) {
-  const hosts = hubEndpoints.flatMap((origin) => [origin, ...(HUB_DOWNLOAD_HOSTS[origin] ?? [])]);
+/**
+ * The page's Content-Security-Policy, letting it reach `hubEndpoints` (origins), their download hosts
+ * (huggingface.co's are known), and `downloadHosts` (a mirror's, which the server is told).
+ */
+export function contentSecurityPolicy(hubEndpoints = DEFAULT_HUB_ENDPOINTS, downloadHosts = []) {
+  const hosts = [
+    ...new Set([
+      ...hubEndpoints.flatMap((origin) => [origin, ...(HUB_DOWNLOAD_HOSTS[origin] ?? [])]),
+      ...downloadHosts,
+    ]),
+  ];
   return [
     "default-src 'self'",
     `script-src 'self' 'wasm-unsafe-eval' '${IMPORT_MAP_HASH}'`,
@@ -309,7 +317,8 @@ function onRequest(req, res, options) {
  *   headers (to test the page as a plain static host would serve it); folders
  *   replaces the folder of a URL prefix ('/dist/' …) or adds one (for tests);
  *   hubEndpoints: the Hugging Face Hubs (origins) the page may load models from,
- *   the first its default (DEFAULT_HUB_ENDPOINTS; [] for none)
+ *   the first its default (DEFAULT_HUB_ENDPOINTS; [] for none); hubDownloadHosts:
+ *   the origins their files are redirected to, beyond huggingface.co's known ones
  * @returns {Promise<import('node:http').Server>} the server, once it is listening
  */
 export function startServer({
@@ -318,9 +327,10 @@ export function startServer({
   isolate = true,
   folders = {},
   hubEndpoints = DEFAULT_HUB_ENDPOINTS,
+  hubDownloadHosts = [],
 } = {}) {
   const origins = hubOrigins(hubEndpoints, 'hubEndpoints');
-  const csp = contentSecurityPolicy(origins);
+  const csp = contentSecurityPolicy(origins, hubOrigins(hubDownloadHosts, 'hubDownloadHosts'));
   const hubJson = JSON.stringify({ endpoints: origins });
   const mounts = Object.entries({ ...FOLDERS, ...folders })
     .map(([prefix, folder]) => ({ prefix, root: realpathSync(folder) }))
@@ -354,7 +364,12 @@ async function main() {
     process.env.MHA_HUB_ENDPOINTS === undefined
       ? DEFAULT_HUB_ENDPOINTS
       : hubOrigins(process.env.MHA_HUB_ENDPOINTS.split(/\s+/).filter(Boolean));
-  const server = await startServer({ port: portFromEnvironment(), host: '127.0.0.1', hubEndpoints });
+  // MHA_HUB_DOWNLOAD_HOSTS: the hosts a mirror sends its large files to (huggingface.co's are known).
+  const hubDownloadHosts = hubOrigins(
+    (process.env.MHA_HUB_DOWNLOAD_HOSTS ?? '').split(/\s+/).filter(Boolean),
+    'MHA_HUB_DOWNLOAD_HOSTS',
+  );
+  const server = await startServer({ port: portFromEnvironment(), host: '127.0.0.1', hubEndpoints, hubDownloadHosts });
   if (hubEndpoints.length) console.log(`mha-wasm demo: the page may load models from ${hubEndpoints.join(', ')}`);
   console.log(`mha-wasm demo: http://127.0.0.1:${server.address().port}/`);
   const stop = () => {

@@ -23,7 +23,7 @@ const hubRequests = () => hub.requests.filter((r) => r.method !== 'OPTIONS');
 beforeAll(async () => {
   const files = folderFiles(path.join(MODELS, 'hf-roberta'));
   hub = await new HubServer({ repos: { [ROBERTA]: { files }, [GATED]: { files, gated: true } } }).start();
-  env = await setUp({ hubEndpoints: [hub.url, hub.cdnUrl] });
+  env = await setUp({ hubEndpoints: [hub.url], hubDownloadHosts: [hub.cdnUrl] });
   // The demo page: its import map resolves the tokenizers' bare import.
   ({ page } = await openPage(env));
 }, 60_000);

@@ -10,7 +10,7 @@ import { startServer } from '../../web/server.mjs';
 import { CHROMIUM } from './chromium.mjs';
 
 /** A server and a browser whose pages speak `locale` (navigator.languages). */
-export async function setUp({ locale = 'en-US', hubEndpoints } = {}) {
+export async function setUp({ locale = 'en-US', hubEndpoints, hubDownloadHosts } = {}) {
   const profile = mkdtempSync(path.join(os.tmpdir(), 'mha-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -18,7 +18,12 @@ export async function setUp({ locale = 'en-US', hubEndpoints } = {}) {
     locale,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
   });
-  const server = await startServer({ port: 0, isolate: true, ...(hubEndpoints ? { hubEndpoints } : {}) });
+  const server = await startServer({
+    port: 0,
+    isolate: true,
+    ...(hubEndpoints ? { hubEndpoints } : {}),
+    ...(hubDownloadHosts ? { hubDownloadHosts } : {}),
+  });
   mkdirSync('test-output', { recursive: true });
   return {
     context,

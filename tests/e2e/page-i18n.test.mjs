@@ -38,6 +38,18 @@ const CODE = [
   'wK',
   'wV',
   'wO',
+  // The Hugging Face Hub and the models the real-model view suggests.
+  'Hugging Face',
+  'Hub',
+  'MHA_HUB_ENDPOINTS',
+  'BERT',
+  'RoBERTa-wwm-ext',
+  'XLM-RoBERTa',
+  'RoBERTa',
+  'GPT-2',
+  'SentencePiece',
+  'BPE',
+  'Google',
 ];
 const CODE_RE = new RegExp(`(?<![\\w-])(?:${CODE.map((c) => c.replace(/[+]/g, '\\+')).join('|')})(?![\\w-])`, 'g');
 // English tokens of the translation named in the page's text ("Will 0", "venom 13"): data, not interface.

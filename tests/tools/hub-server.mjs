@@ -15,6 +15,7 @@
 //   404 EntryNotFound; CORS as the Hub sends it (for the page's tests in Chromium).
 //
 // Faults for the tests: cut(sha256, bytes) ends the next download of that file after `bytes`;
+// corrupt(sha256) changes its first byte; throttle(sha256, ms) sends it 1 KB per `ms`;
 // fail(path, status, times) answers `status` the next `times` requests of a path. Every request
 // is logged in `requests` ({ method, path, range, authorization, port }).
 //
@@ -73,6 +74,7 @@ export class HubServer {
     this.requests = [];
     this.cuts = new Map();
     this.corrupted = new Set();
+    this.throttled = new Map();
     this.failures = new Map();
     this.blobs = new Map();
     for (const repo of this.repos.values())
@@ -108,6 +110,12 @@ export class HubServer {
   corrupt(sha256, on = true) {
     if (on) this.corrupted.add(sha256);
     else this.corrupted.delete(sha256);
+  }
+
+  /** Downloads of the file whose sha256 is `sha256` send 1 KB every `ms` milliseconds (0: at once again). */
+  throttle(sha256, ms) {
+    if (ms) this.throttled.set(sha256, ms);
+    else this.throttled.delete(sha256);
   }
 
   /** The next `times` requests of `pathname` are answered `status`. */
@@ -273,7 +281,7 @@ export class HubServer {
       this.cuts.delete(match[1]);
       return send(req, res, bytes, {}, cut);
     }
-    return send(req, res, bytes, {});
+    return send(req, res, bytes, {}, undefined, this.throttled.get(match[1]));
   }
 }
 
@@ -293,7 +301,7 @@ function redirect(res, location) {
 }
 
 // The bytes (or the Range asked for: 206, or 416 past the end); `cutAfter` bytes and the connection ends.
-function send(req, res, bytes, headers, cutAfter) {
+function send(req, res, bytes, headers, cutAfter, tickMs) {
   let begin = 0;
   let end = bytes.length;
   let status = 200;
@@ -315,6 +323,20 @@ function send(req, res, bytes, headers, cutAfter) {
     'accept-ranges': 'bytes',
   });
   if (req.method === 'HEAD') return res.end();
+  if (tickMs) {
+    let at = begin;
+    const timer = setInterval(() => {
+      if (res.destroyed || at >= end) {
+        clearInterval(timer);
+        if (!res.destroyed) res.end();
+        return;
+      }
+      res.write(bytes.subarray(at, Math.min(end, at + 1024)));
+      at += 1024;
+    }, tickMs);
+    res.on('close', () => clearInterval(timer));
+    return;
+  }
   if (cutAfter !== undefined) {
     res.write(bytes.subarray(begin, Math.min(end, begin + cutAfter)), () =>
       setTimeout(() => res.socket?.destroy(), 20),

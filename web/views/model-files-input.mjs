@@ -72,7 +72,7 @@ export class ModelFilesInput {
         const last = this.#last;
         e.progress.max = last.totalBytes || 1;
         e.progress.value = last.loadedBytes;
-        e.text.textContent = t('real.progress', {
+        e.text.textContent = t(last.phase === 'download' ? 'real.progress.download' : 'real.progress', {
           file: last.file,
           loaded: formatBytes(last.loadedBytes),
           total: formatBytes(last.totalBytes),

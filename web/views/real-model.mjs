@@ -1,6 +1,8 @@
 // "Real model" (真实模型): a Hugging Face checkpoint that the reader drops or
-// picks, loaded by the engine (engine.loadModel, in its Worker; the files are
-// read in the browser and never leave it), run on the sentence, and shown as
+// picks, or names on the Hugging Face Hub (views/model-hub-input.mjs: downloaded
+// into this browser's Cache API), loaded by the engine (engine.loadModel, in
+// its Worker; a reader's files are read in the browser and never leave it),
+// run on the sentence, and shown as
 // bertviz's model view: every layer × head as a thumbnail (views/model-grid.mjs);
 // the chosen head opens large with the model's own tokens (views/model-head.mjs).
 // The scores (model/real-model-scores.mjs) sort the heads and say, from the
@@ -26,6 +28,7 @@ import {
 import { ModelGrid, summaryItems } from './model-grid.mjs';
 import { ModelHead } from './model-head.mjs';
 import { ModelFilesInput } from './model-files-input.mjs';
+import { ModelHubInput, hubEndpoints } from './model-hub-input.mjs';
 import { fillControls, tokenList } from './real-model-controls.mjs';
 
 /** The longest sentence the text box takes (the model's positions are checked by the engine). */
@@ -46,6 +49,9 @@ export class RealModelView {
   #head;
   /** The pickers, drop zone and progress bar (views/model-files-input.mjs). */
   #input;
+  /** The name field, suggestions and Hub settings (views/model-hub-input.mjs). */
+  #hub;
+
   /** The status line's message and parameters, so that a change of language can write it again. */
   #status = ['real.waiting', {}];
   #loadedNote = null;
@@ -103,6 +109,11 @@ export class RealModelView {
       onEntries: (entries) => this.#load(entries),
       onError: (error) => this.#showError('real.error.load', error),
     });
+    this.#hub = new ModelHubInput(section, { onName: (request) => this.#loadByName(request) });
+    hubEndpoints().then((endpoints) => {
+      this.#hub.setEndpoints(endpoints);
+      this.#setInputs(Boolean(this.#engine) && !this.#busy);
+    });
     this.#setInputs(false);
     this.#writeStatus();
     this.#listen();
@@ -137,6 +148,7 @@ export class RealModelView {
 
   /** Writes every text again in the page's (new) language. */
   relabel() {
+    this.#hub.relabel();
     this.#writeStatus();
     if (this.#loadedNote) this.#writeForward();
     if (this.#run) {
@@ -148,6 +160,7 @@ export class RealModelView {
   #setInputs(enabled) {
     const { el: e } = this;
     this.#input.setEnabled(enabled);
+    this.#hub.setEnabled(enabled);
     e.text.disabled = !enabled || !this.#model;
     e.submit.disabled = !enabled || !this.#model;
   }
@@ -166,46 +179,89 @@ export class RealModelView {
   /** Loads the checkpoint among the entries ([{ path, size, file }]); the previous model is freed first. */
   async #load(entries) {
     if (this.#busy || !this.#engine) return;
-    const { el: e } = this;
-    e.error.hidden = true;
     if (!entries.length) {
       this.#showError('real.error.load', new Error(t('real.error.noFiles')));
       return;
     }
     const { files } = pickCheckpointFiles(entries);
+    await this.#loadFrom(
+      files.map((f) => f.file),
+      {},
+      ['real.reading', { count: files.length }],
+      () => ({ key: 'real.loaded', params: { files: files.length, bytes: formatBytes(totalBytes(files)) } }),
+    );
+  }
+
+  /** Downloads `repo` from the Hub (or this browser's cache) and loads it; cancel stops it. */
+  async #loadByName({ repo, endpoint, token }) {
+    if (this.#busy || !this.#engine) return;
+    const controller = new AbortController();
+    let downloaded = 0;
+    this.#hub.showCancel(() => controller.abort(new DOMException(t('real.cancelled'), 'AbortError')));
+    try {
+      await this.#loadFrom(
+        repo,
+        {
+          endpoint,
+          ...(token ? { token } : {}),
+          signal: controller.signal,
+          onDownload: (p) => (downloaded = p.totalBytes),
+        },
+        ['real.asking', { endpoint, repo }],
+        () => ({
+          key: 'real.loadedHub',
+          params: {
+            repo,
+            from: downloaded
+              ? t('real.loadedHub.downloaded', { bytes: formatBytes(downloaded) })
+              : t('real.loadedHub.cached'),
+          },
+        }),
+      );
+    } finally {
+      this.#hub.showCancel(null);
+    }
+  }
+
+  /** Frees the previous model and loads `source`; `loaded()` says what the status line writes after. */
+  async #loadFrom(source, { onDownload, ...options }, status, loaded) {
+    const { el: e } = this;
+    e.error.hidden = true;
     this.#busy = true;
     this.#setInputs(false);
     this.#clear();
     const old = this.#model;
     this.#model = null;
     old?.dispose();
-    const onProgress = this.#input.startProgress();
-    this.#status = ['real.reading', { count: files.length }];
+    const progress = this.#input.startProgress();
+    const onProgress = (p) => {
+      if (p.phase === 'download') onDownload?.(p);
+      progress(p);
+    };
+    this.#status = status;
     this.#writeStatus();
     const start = performance.now();
     try {
-      const model = await this.#engine.loadModel(
-        files.map((f) => f.file),
-        { onProgress },
-      );
+      const model = await this.#engine.loadModel(source, { ...options, onProgress });
       this.#model = model;
       const { modelType, numLayers, numHeads, hiddenSize, vocabSize } = model.config;
+      const { key, params } = loaded();
       this.#status = [
-        'real.loaded',
+        key,
         {
           type: modelType,
           layers: numLayers,
           heads: numHeads,
           hidden: hiddenSize,
           vocab: vocabSize,
-          files: files.length,
-          bytes: formatBytes(totalBytes(files)),
+          ...params,
           ms: Math.round(performance.now() - start),
         },
       ];
     } catch (error) {
       this.#status = ['real.none', {}];
-      this.#showError('real.error.load', error);
+      if (error?.name === 'AbortError') this.#status = ['real.cancelled', {}];
+      else this.#showError('real.error.load', error);
     } finally {
       this.#input.endProgress(Boolean(this.#model));
       this.#busy = false;

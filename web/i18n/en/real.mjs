@@ -13,23 +13,62 @@ export default {
     ') to check the article against it: does any head link a 毒 to another 毒, or look at its neighbours? The ' +
     'scores describe this model on this sentence only; a high score on one sentence does not prove what a head is for.',
   'real.explain':
-    'Drop a model folder downloaded from Hugging Face below (or pick it with a button): it needs ' +
+    'Type the name of a model on the Hugging Face Hub (or pick a suggestion) and the page downloads it into this ' +
+    'browser; or drop a model folder from your disk below (or pick it with a button). A model needs ' +
     code('config.json') +
     ', ' +
     code('model.safetensors') +
-    ' (or its shards and their index) and ' +
+    ' or ' +
+    code('pytorch_model.bin') +
+    ' (or their shards and index) and ' +
     code('tokenizer.json') +
     ' or ' +
     code('vocab.txt') +
-    '. BERT, RoBERTa and GPT-2 models work, such as ' +
+    '. BERT, RoBERTa, XLM-R, CamemBERT and GPT-2 models work, such as ' +
     code('bert-base-chinese') +
-    ', ' +
-    code('bert-base-uncased') +
     ', ' +
     code('roberta-base') +
     ' and ' +
     code('gpt2') +
     '. Every head of every layer is drawn as a small picture; click one to see that head large below.',
+  'real.hub.name': 'Model on the Hugging Face Hub',
+  'real.hub.placeholder': 'org/name',
+  'real.hub.load': 'Download and load',
+  'real.hub.cancel': 'Cancel',
+  'real.hub.suggestions': 'Suggested models',
+  'real.hub.settings': 'Hub and access token',
+  'real.hub.endpoint': 'Hub',
+  'real.hub.token': 'Access token (gated models only; kept in this tab, sent to the Hub only)',
+  'real.hub.hosts':
+    'Loading by name contacts {endpoint}: its file list of the model, then the files (large ones come from the ' +
+    'download hosts it sends them to). Nothing else is sent. The model stays in this browser (its storage for this ' +
+    "page), so the next visit downloads nothing. This page's server lets it reach: {allowed}; for a mirror, start " +
+    'the server with MHA_HUB_ENDPOINTS="https://…".',
+  'real.hub.none':
+    "This page's server lets it reach no Hub (MHA_HUB_ENDPOINTS is empty): load a model folder from your disk below.",
+  'real.hub.badName': '“{name}” is not a model name: write it as the model\'s Hub page does, "org/name".',
+  'real.hub.size': '{size}',
+  'real.hub.size.about': '≈ {size}',
+  'real.hub.size.unknown': '…',
+  'real.hub.size.error': 'not reachable',
+  'real.hub.size.none': 'no weights the engine reads',
+  'real.hub.sizes.from':
+    "Sizes: what loading downloads (config, tokenizer, weights), from {endpoint}'s file lists; “≈” for sharded weights.",
+  'real.hub.sizes.when':
+    'The download sizes appear when you use the field: the page then asks the Hub for the file lists.',
+  'real.hub.model.bertZh': 'BERT for Chinese, character by character (Google)',
+  'real.hub.model.robertaZh': 'Chinese RoBERTa-wwm-ext (HFL): BERT-shaped, whole-word masking',
+  'real.hub.model.xlmr': 'XLM-RoBERTa base: 100 languages, SentencePiece',
+  'real.hub.model.roberta': 'RoBERTa base, English (byte-level BPE)',
+  'real.hub.model.gpt2': 'GPT-2, the 124 M decoder: each token sees only those before it',
+  'real.asking': 'Asking {endpoint} for {repo}…',
+  'real.progress.download': 'Downloading {file}: {loaded} of {total}',
+  'real.loadedHub':
+    'Loaded {repo}: {type}, {layers} layers × {heads} heads, hidden size {hidden}, vocabulary {vocab} ' +
+    '({from}, in {ms} ms).',
+  'real.loadedHub.downloaded': 'downloaded {bytes}',
+  'real.loadedHub.cached': "from this browser's storage, nothing downloaded",
+  'real.cancelled': 'Cancelled. What was downloaded stays in this browser for next time.',
   'real.drop': 'Drop a model folder',
   'real.dropHere': 'Drop the model folder (or its files) here',
   'real.pickFolder': 'Choose a folder…',

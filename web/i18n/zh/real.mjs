@@ -11,12 +11,15 @@ export default {
     '），就能拿它检验上文的说法：有没有哪个头把“毒”和另一个“毒”连起来，或者看它的邻居。' +
     '得分只描述这个模型在这句话上的注意力，一句话上的高分不能证明一个头的“功能”。',
   'real.explain':
-    '把从 ' +
-    code('Hugging Face') +
-    ' 下载的模型文件夹拖到下面（或者用按钮选择）：需要 ' +
+    '输入 ' +
+    code('Hugging Face Hub') +
+    ' 上的模型名（或点一个推荐的模型），本页就把它下载到这个浏览器里；也可以把电脑上的模型文件夹拖到下面（或者用按钮选择）。' +
+    '模型需要 ' +
     code('config.json') +
     '、' +
     code('model.safetensors') +
+    ' 或 ' +
+    code('pytorch_model.bin') +
     '（或分片及其索引），以及 ' +
     code('tokenizer.json') +
     ' 或 ' +
@@ -25,17 +28,53 @@ export default {
     code('BERT') +
     '、' +
     code('RoBERTa') +
+    '、' +
+    code('XLM-R') +
+    '、' +
+    code('CamemBERT') +
     ' 和 ' +
     code('GPT-2') +
     ' 结构，例如 ' +
     code('bert-base-chinese') +
     '、' +
-    code('bert-base-uncased') +
-    '、' +
     code('roberta-base') +
     '、' +
     code('gpt2') +
     '。每一层的每个头都画成一张小图；点一张小图，下面就放大显示那个头。',
+  'real.hub.name': 'Hugging Face Hub 上的模型',
+  'real.hub.placeholder': '组织/名称',
+  'real.hub.load': '下载并载入',
+  'real.hub.cancel': '取消',
+  'real.hub.suggestions': '推荐的模型',
+  'real.hub.settings': 'Hub 地址与访问令牌',
+  'real.hub.endpoint': 'Hub 地址',
+  'real.hub.token': '访问令牌（只有受限模型需要；只保存在这个标签页里，只发给 Hub）',
+  'real.hub.hosts':
+    '按名称载入时，本页会联系 {endpoint}：先取模型的文件列表，再下载文件（大文件来自它转去的下载服务器）。' +
+    '不会发送其他任何东西。模型保存在这个浏览器里（本页的存储空间），下次访问不再下载。' +
+    '本页的服务器允许联系：{allowed}；要用镜像，请在启动服务器时把镜像的地址写进 MHA_HUB_ENDPOINTS。',
+  'real.hub.none': '本页的服务器不允许联系任何 Hub（MHA_HUB_ENDPOINTS 为空）：请在下面载入电脑上的模型文件夹。',
+  'real.hub.badName': '“{name}”不是模型名：请按模型在 Hub 上的页面写成“组织/名称”。',
+  'real.hub.size': '{size}',
+  'real.hub.size.about': '约 {size}',
+  'real.hub.size.unknown': '…',
+  'real.hub.size.error': '无法连接',
+  'real.hub.size.none': '没有引擎能读的权重',
+  'real.hub.sizes.from':
+    '大小：载入时要下载的文件（配置、分词器、权重），来自 {endpoint} 的文件列表；分片的权重标“约”。',
+  'real.hub.sizes.when': '用到这个输入框时才显示下载大小：那时本页才向 Hub 请求文件列表。',
+  'real.hub.model.bertZh': '中文 BERT，按字切分（Google）',
+  'real.hub.model.robertaZh': '中文 RoBERTa-wwm-ext（哈工大讯飞联合实验室）：BERT 结构，全词遮盖',
+  'real.hub.model.xlmr': 'XLM-RoBERTa 基础版：100 种语言，SentencePiece 分词',
+  'real.hub.model.roberta': 'RoBERTa 基础版，英文（字节级 BPE）',
+  'real.hub.model.gpt2': 'GPT-2（1.24 亿参数的解码器）：每个词元只看它前面的词元',
+  'real.asking': '正在向 {endpoint} 请求 {repo}……',
+  'real.progress.download': '正在下载 {file}：{loaded} / {total}',
+  'real.loadedHub':
+    '已载入 {repo}：{type}，{layers} 层 × {heads} 头，隐藏维度 {hidden}，词表 {vocab}（{from}，用时 {ms} 毫秒）。',
+  'real.loadedHub.downloaded': '下载了 {bytes}',
+  'real.loadedHub.cached': '来自这个浏览器的存储，没有下载',
+  'real.cancelled': '已取消。已下载的部分留在这个浏览器里，下次接着用。',
   'real.drop': '拖入模型文件夹',
   'real.dropHere': '把模型文件夹（或其中的文件）拖到这里',
   'real.pickFolder': '选择文件夹……',

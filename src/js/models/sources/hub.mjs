@@ -193,6 +193,28 @@ export async function listRepo(hub) {
   return { commit: info.sha, files };
 }
 
+// The shards an index of either format names, by the names save_pretrained gives them.
+const SHARD = /^(model|pytorch_model)-\d+-of-\d+\.(safetensors|bin)$/;
+
+/**
+ * What loading a repo downloads, from its file list (listRepo's `files`):
+ * { names, bytes, exact } — the files the loader reads (a sharded checkpoint's
+ * shards by their names, `exact` false: the index says for sure), or null
+ * when the repo has no weights the engine reads. For the page's suggestions.
+ */
+export function checkpointDownload(files) {
+  const choice = weightChoice((name) => (files.has(name) ? 'present' : 'absent'));
+  if (!choice || !files.has('config.json')) return null;
+  const names = TEXT_FILES.filter((n) => files.has(n));
+  if (choice.single) names.push(choice.single);
+  else {
+    const format = choice.index.startsWith('model.') ? 'model-' : 'pytorch_model-';
+    names.push(choice.index, ...[...files.keys()].filter((n) => SHARD.test(n) && n.startsWith(format)));
+  }
+  const bytes = names.reduce((sum, n) => sum + (files.get(n).size ?? 0), 0);
+  return { names, bytes, exact: Boolean(choice.single) && names.every((n) => files.get(n).size !== undefined) };
+}
+
 /** What a cache holds of a checkpoint at `commit`: the names the loader reads, when they are decided, else null. */
 async function cachedCheckpoint(store, commit) {
   const states = new Map();

@@ -1,0 +1,148 @@
+// The real-model view loading by name (views/model-hub-input.mjs) in headless
+// Chromium, against the test Hub (tests/tools/hub-server.mjs) serving the
+// tiny BERT of tests/fixtures/models/bert-zh as "google-bert/bert-base-chinese":
+// the page's CSP lets it reach exactly that Hub and its download host; the
+// suggestions show the download size computed from the Hub's file list; a
+// click downloads and loads the model, whose big heatmap holds, bit for bit,
+// Node's attention for the same folder; after a reload the model comes from
+// the browser's storage with no file requested; a slow download is cancelled
+// and the model loads afterwards; a wrong name is an error that says so.
+import { fileURLToPath } from 'node:url';
+import { createAttention } from '../../src/js/node.mjs';
+import { HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { openPage, readHeatmaps, setUp } from './page-helpers.mjs';
+import { SENTENCE } from '../../web/sentence.mjs';
+import { formatBytes } from '../../web/model/real-model-files.mjs';
+
+const FOLDER = fileURLToPath(new URL('../fixtures/models/bert-zh/', import.meta.url));
+const REPO = 'google-bert/bert-base-chinese';
+let hub, env, engine, reference;
+
+beforeAll(async () => {
+  hub = await new HubServer({ repos: { [REPO]: { files: folderFiles(FOLDER) } } }).start();
+  env = await setUp({ hubEndpoints: [hub.url], hubDownloadHosts: [hub.cdnUrl] });
+  engine = await createAttention({ variant: 'simd' });
+  reference = await (await engine.loadModel(FOLDER)).run(SENTENCE);
+}, 60_000);
+
+afterAll(async () => {
+  engine?.dispose();
+  await env?.close();
+  await hub?.stop();
+});
+
+const fileRequests = () => hub.requests.filter((r) => /\/resolve\/|^\/cdn\//.test(r.path));
+const bertButton = (page) => page.locator('.real-suggestion', { hasText: REPO });
+
+async function loadByClick(page) {
+  await bertButton(page).click();
+  await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
+  expect(await page.isHidden('#real-error')).toBe(true);
+}
+
+async function expectHeatmapAsNode(page) {
+  const maps = await readHeatmaps(page, '#real-model .real-heatmap');
+  const [name] = Object.keys(maps);
+  const [, layer, head] = /^layer-(\d+)-head-(\d+)$/.exec(name).map(Number);
+  const L = reference.tokens.length;
+  const mismatches = maps[name].filter(
+    ([q, k, w]) => !Object.is(w, reference.attention[((layer * 4 + head) * L + q) * L + k]),
+  );
+  expect(mismatches).toEqual([]);
+}
+
+test('by name: sizes from the file list, a click downloads and loads, a reload downloads nothing', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    const response = await page.request.get(env.url);
+    const connect = response
+      .headers()
+      ['content-security-policy'].split('; ')
+      .find((d) => d.startsWith('connect-src'));
+    expect(connect).toBe(`connect-src 'self' ${hub.url} ${hub.cdnUrl}`);
+    await page.locator('#real-hub').scrollIntoViewIfNeeded();
+    expect(await page.$$eval('#real-endpoint option', (o) => o.map((x) => x.value))).toEqual([hub.url]);
+    expect(await page.textContent('#real-model .real-hosts')).toContain(`Loading by name contacts ${hub.url}`);
+    // No request before the reader uses the field; then the file lists, and the sizes.
+    expect(hub.requests).toEqual([]);
+    await page.focus('#real-name');
+    const files = folderFiles(FOLDER);
+    const want = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.txt', 'model.safetensors'].reduce(
+      (sum, n) => sum + files[n].length,
+      0,
+    );
+    await page.waitForFunction(
+      ([repo, text]) =>
+        [...document.querySelectorAll('.real-suggestion')].some(
+          (b) => b.textContent.includes(repo) && b.querySelector('.real-suggestion-size').textContent === text,
+        ),
+      [REPO, formatBytes(want)],
+    );
+    // Another suggestion the test Hub does not have: "not reachable", with the Hub's answer as its title.
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('.real-suggestion-size')].some((s) => s.textContent === 'not reachable'),
+    );
+    hub.requests.length = 0;
+    await loadByClick(page);
+    expect(await page.inputValue('#real-name')).toBe(REPO);
+    expect(await page.textContent('#real-status')).toMatch(
+      new RegExp(
+        `^Loaded ${REPO}: bert, 2 layers × 4 heads, .*\\(downloaded ${formatBytes(want).replace('.', '\\.')}, in \\d+ ms\\)\\.$`,
+      ),
+    );
+    expect(fileRequests().length).toBeGreaterThan(0);
+    await expectHeatmapAsNode(page);
+    // A reload: the model from the browser's storage, no file asked for.
+    await page.reload();
+    await page.waitForSelector('body[data-ready]');
+    await page.locator('#real-hub').scrollIntoViewIfNeeded();
+    hub.requests.length = 0;
+    await loadByClick(page);
+    expect(fileRequests()).toEqual([]);
+    expect(await page.textContent('#real-status')).toContain("from this browser's storage, nothing downloaded");
+    await expectHeatmapAsNode(page);
+    // The console's only complaints: the test Hub's 401 for the suggestions it does not have.
+    expect(problems.filter((p) => !/status of 401 \(Unauthorized\)/.test(p))).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 90_000);
+
+test('a slow download is cancelled; a wrong name is an error; the model loads afterwards', async () => {
+  const { page } = await openPage(env, '', { width: 390 });
+  try {
+    await page.evaluate(() => caches.delete('mha-wasm-hub'));
+    await page.locator('#real-hub').scrollIntoViewIfNeeded();
+    const weights = hub.sha256Of(REPO, 'model.safetensors');
+    hub.throttle(weights, 50);
+    await page.fill('#real-name', REPO);
+    await page.click('#real-hub-load');
+    await page.waitForFunction(() =>
+      /Downloading model\.safetensors/.test(document.querySelector('#real-progress-text').textContent),
+    );
+    await page.click('#real-cancel');
+    await page.waitForFunction(() => /^Cancelled\./.test(document.querySelector('#real-status').textContent));
+    expect(await page.isHidden('#real-error')).toBe(true);
+    expect(await page.isHidden('#real-cancel')).toBe(true);
+    hub.throttle(weights, 0);
+    // A name the Hub does not know.
+    await page.fill('#real-name', 'google-bert/no-such-model');
+    await page.click('#real-hub-load');
+    await page.waitForSelector('#real-error:not([hidden])');
+    expect(await page.textContent('#real-error')).toContain('google-bert/no-such-model: no model of that name on');
+    // Not a name at all: the field says so, nothing is asked.
+    hub.requests.length = 0;
+    await page.fill('#real-name', 'bert base');
+    await page.click('#real-hub-load');
+    expect(await page.$eval('#real-name', (i) => i.validationMessage)).toContain('is not a model name');
+    expect(hub.requests).toEqual([]);
+    await loadByClick(page);
+    await expectHeatmapAsNode(page);
+    // At 390 px wide the page does not scroll sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await page.evaluate(() => (document.querySelector('.toolbar').style.position = 'static'));
+    await page.locator('#real-hub').screenshot({ path: 'test-output/real-model-hub-390.png' });
+  } finally {
+    await page.close();
+  }
+}, 90_000);

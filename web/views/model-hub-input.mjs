@@ -1,0 +1,186 @@
+// The real-model view's way in by name (views/real-model.mjs): a Hugging Face
+// model name, suggestions with their download sizes (computed from the
+// Hub's own file lists, fetched when the reader first uses the field), the
+// Hub to ask (those the page's server allows: /hub-endpoints.json, its CSP),
+// a token for gated models (kept in this tab only), and the note saying
+// which hosts the page contacts and why. Loading, progress and cancel are the
+// view's.
+import { t } from '../lib/i18n.mjs';
+import { formatBytes } from '../model/real-model-files.mjs';
+import { SUGGESTED_MODELS } from '../model/hub-models.mjs';
+import { checkpointDownload, listRepo, parseRepoId, DEFAULT_ENDPOINT } from '../../src/js/models/sources/hub.mjs';
+
+/** The Hubs the page's server lets it reach (web/server.mjs); a static host without the file: huggingface.co. */
+export async function hubEndpoints() {
+  try {
+    const response = await fetch('hub-endpoints.json', { cache: 'no-cache' });
+    if (!response.ok) return [DEFAULT_ENDPOINT];
+    const { endpoints } = await response.json();
+    return Array.isArray(endpoints) && endpoints.every((e) => typeof e === 'string') ? endpoints : [DEFAULT_ENDPOINT];
+  } catch {
+    return [DEFAULT_ENDPOINT];
+  }
+}
+
+export class ModelHubInput {
+  #endpoints = [];
+  /** endpoint → Map(repo → { bytes, exact } | { error }) of the suggestions' sizes, once asked. */
+  #sizes = new Map();
+  #onName;
+  /** The suggestions' buttons and their size labels, in SUGGESTED_MODELS' order. */
+  #buttons = [];
+
+  /**
+   * @param {HTMLElement} section the #real-model section
+   * @param {{ onName: (request: { repo: string, endpoint: string, token?: string }) => void }} options
+   */
+  constructor(section, { onName }) {
+    const $ = (selector) => section.querySelector(selector);
+    this.#onName = onName;
+    this.el = {
+      form: $('#real-hub'),
+      name: $('#real-name'),
+      load: $('#real-hub-load'),
+      cancel: $('#real-cancel'),
+      suggestions: $('.real-suggestions'),
+      sizes: $('.real-sizes'),
+      endpoint: $('#real-endpoint'),
+      token: $('#real-token'),
+      hosts: $('.real-hosts'),
+    };
+    const { el: e } = this;
+    e.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.#submit(e.name.value.trim());
+    });
+    // The Hub is asked for the suggestions' sizes only once the reader uses the field.
+    e.form.addEventListener('focusin', () => this.#askSizes());
+    e.endpoint.addEventListener('change', () => {
+      this.#writeHosts();
+      this.#drawSuggestions();
+      this.#askSizes();
+    });
+  }
+
+  /** Shows the form for `endpoints` (none: the page's server allows no Hub, and the form says so). */
+  setEndpoints(endpoints) {
+    this.#endpoints = endpoints;
+    const { el: e } = this;
+    e.endpoint.replaceChildren(
+      ...endpoints.map((url) => Object.assign(document.createElement('option'), { value: url, textContent: url })),
+    );
+    this.el.form.hidden = false;
+    this.relabel();
+  }
+
+  get endpoint() {
+    return this.el.endpoint.value;
+  }
+
+  setEnabled(enabled) {
+    const { el: e } = this;
+    e.name.disabled = e.load.disabled = !enabled || !this.#endpoints.length;
+    for (const button of e.suggestions.querySelectorAll('button')) button.disabled = e.load.disabled;
+  }
+
+  /** Shows the cancel button while a load by name runs; `onCancel` is called when it is pressed. */
+  showCancel(onCancel) {
+    const { cancel } = this.el;
+    cancel.hidden = !onCancel;
+    cancel.onclick = onCancel ? () => onCancel() : null;
+  }
+
+  relabel() {
+    this.#writeHosts();
+    this.#drawSuggestions();
+  }
+
+  #submit(text) {
+    const repo = parseRepoId(text);
+    if (!repo) {
+      this.el.name.setCustomValidity(t('real.hub.badName', { name: text }));
+      this.el.name.reportValidity();
+      return;
+    }
+    this.el.name.setCustomValidity('');
+    const token = this.el.token.value.trim();
+    this.#onName({ repo, endpoint: this.endpoint, ...(token ? { token } : {}) });
+  }
+
+  #writeHosts() {
+    const { el: e } = this;
+    if (!this.#endpoints.length) {
+      e.hosts.textContent = t('real.hub.none');
+      return;
+    }
+    // The hosts as code, never translated: the message around them is.
+    const values = { '{endpoint}': this.endpoint, '{allowed}': this.#endpoints.join(', ') };
+    const text = t('real.hub.hosts', { endpoint: '{endpoint}', allowed: '{allowed}' });
+    e.hosts.replaceChildren(
+      ...text
+        .split(/(\{endpoint\}|\{allowed\})/)
+        .map((part) =>
+          Object.hasOwn(values, part)
+            ? Object.assign(document.createElement('span'), { translate: false, textContent: values[part] })
+            : part,
+        ),
+    );
+  }
+
+  // The buttons are made once and written again in place: a redraw under the pointer would swallow a click.
+  #drawSuggestions() {
+    const { el: e } = this;
+    if (!this.#buttons.length)
+      for (const { repo } of SUGGESTED_MODELS) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'real-suggestion';
+        const name = Object.assign(document.createElement('span'), { textContent: repo, translate: false });
+        name.className = 'real-suggestion-name';
+        const size = document.createElement('span');
+        size.className = 'real-suggestion-size';
+        button.append(name, ' ', size);
+        button.addEventListener('click', () => {
+          e.name.value = repo;
+          this.#submit(repo);
+        });
+        const li = document.createElement('li');
+        li.append(button);
+        e.suggestions.append(li);
+        this.#buttons.push({ button, size });
+      }
+    const sizes = this.#sizes.get(this.endpoint);
+    SUGGESTED_MODELS.forEach(({ repo, note }, i) => {
+      const { button, size } = this.#buttons[i];
+      const known = sizes?.get(repo);
+      button.disabled = e.load.disabled;
+      button.title = t(note);
+      size.textContent = !known
+        ? t('real.hub.size.unknown')
+        : known.error
+          ? t('real.hub.size.error')
+          : t(known.exact ? 'real.hub.size' : 'real.hub.size.about', { size: formatBytes(known.bytes) });
+      size.title = known?.error ?? '';
+    });
+    e.sizes.textContent = sizes ? t('real.hub.sizes.from', { endpoint: this.endpoint }) : t('real.hub.sizes.when');
+  }
+
+  /** Each suggestion's download: the files the loader reads, from the Hub's file list. */
+  #askSizes() {
+    const endpoint = this.endpoint;
+    if (!endpoint || this.#sizes.has(endpoint)) return;
+    const sizes = new Map();
+    this.#sizes.set(endpoint, sizes);
+    for (const { repo } of SUGGESTED_MODELS)
+      listRepo({ repo, revision: 'main', endpoint, fetch: globalThis.fetch.bind(globalThis) })
+        .then(({ files }) => {
+          const download = checkpointDownload(files);
+          sizes.set(repo, download ?? { error: t('real.hub.size.none') });
+        })
+        .catch((error) => sizes.set(repo, { error: error.message }))
+        .finally(() => {
+          if (this.endpoint === endpoint) this.#drawSuggestions();
+        });
+    this.#drawSuggestions();
+  }
+}
