@@ -63,9 +63,11 @@ test('by name: sizes from the file list, a click downloads and loads, a reload d
     await page.locator('#real-hub').scrollIntoViewIfNeeded();
     expect(await page.$$eval('#real-endpoint option', (o) => o.map((x) => x.value))).toEqual([hub.url]);
     expect(await page.textContent('#real-model .real-hosts')).toContain(`Loading by name contacts ${hub.url}`);
-    // No request before the reader uses the field; then the file lists, and the sizes.
-    expect(hub.requests).toEqual([]);
+    // No request before the reader asks for the sizes (tabbing through the field asks nothing); then the file lists.
     await page.focus('#real-name');
+    await page.keyboard.press('Tab');
+    expect(hub.requests).toEqual([]);
+    await page.click('#real-sizes');
     const files = folderFiles(FOLDER);
     const want = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.txt', 'model.safetensors'].reduce(
       (sum, n) => sum + files[n].length,

@@ -193,6 +193,76 @@ def write_bin_copies(path, model):
             f.write("\n")
 
 
+# ---- The hand-written folders, referenced by transformers ----
+
+# Folders whose files tests/tools/make_model_fixtures.py writes by hand: layouts save_pretrained never
+# writes (an unpadded safetensors header, an I64 position_ids buffer, LayerNorm gamma/beta names, keys
+# without a prefix, F16 and BF16 values, shards of two dtypes with an lm_head copy, task heads); their
+# reference.json is made here, by transformers loading those very files.
+HANDWRITTEN = ("bert-zh", "bert-zh-vocab", "bert-bf16", "roberta", "gpt2", "gpt2-sharded")
+
+
+def rereference(folder):
+    """reference.json of a hand-written folder from transformers: AutoTokenizer and AutoModel.from_pretrained of
+    the folder in float64 with eager attention, on the cases of the folder's reference; the hand-written one it
+    replaces must agree (its worst difference is written into `source`)."""
+    path = os.path.join(OUT_DIR, folder)
+    old = json.load(open(os.path.join(path, "reference.json"), encoding="utf-8"))
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    except TypeError:
+        # transformers 5.12's RobertaTokenizer rebuilds the RobertaProcessing of tokenizer.json with arguments
+        # tokenizers 0.23 no longer takes: transformers' generic fast tokenizer over the same file instead.
+        config = json.load(open(os.path.join(path, "tokenizer_config.json"), encoding="utf-8"))
+        specials = {k: v for k, v in config.items() if k.endswith("_token")}
+        tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=os.path.join(path, "tokenizer.json"), **specials)
+    model = transformers.AutoModel.from_pretrained(path, dtype=torch.float64, attn_implementation="eager").eval()
+    family = old["config"]["modelType"]
+    cases, worst = [], 0.0
+    for c in old["cases"]:
+        inp = c["input"]
+        if isinstance(inp, str):
+            enc = tokenizer(inp)
+        elif "text" in inp:
+            enc = tokenizer(inp["text"], inp["textPair"])
+        else:
+            enc = {"input_ids": inp["inputIds"]}
+        ids = list(enc["input_ids"])
+        # transformers' tokenizer gives the ids the engine's tokenizer must give.
+        assert ids == c["inputIds"], (folder, c["name"], ids, c["inputIds"])
+        types = list(enc.get("token_type_ids") or [0] * len(ids))
+        if family == "gpt2":
+            types = [0] * len(ids)  # GPT-2 has no token types (GPT2Model would embed them with wte)
+        kwargs = {"token_type_ids": torch.tensor([types])} if family != "gpt2" else {}
+        with torch.no_grad():
+            out = model(input_ids=torch.tensor([ids]), output_attentions=True, output_hidden_states=True, **kwargs)
+        if family == "roberta":
+            positions = transformers.models.roberta.modeling_roberta.RobertaEmbeddings \
+                .create_position_ids_from_input_ids(torch.tensor([ids]), model.config.pad_token_id)[0].tolist()
+        else:
+            positions = list(range(len(ids)))
+        tokens = tokenizer.convert_ids_to_tokens(ids)
+        readable = readable_tokens(tokens, set(tokenizer.all_special_tokens)) if family != "bert" else tokens
+        case = {"name": c["name"], "input": inp, "inputIds": ids, "tokenTypeIds": types, "positionIds": positions,
+                "tokens": tokens, "readable": readable,
+                "lastHiddenState": out.last_hidden_state[0].numpy(),
+                "hiddenStates": torch.stack(out.hidden_states)[:, 0].numpy(),
+                "attention": torch.stack(out.attentions)[:, 0].numpy()}
+        assert positions == c["positionIds"] and tokens == c["tokens"] and readable == c["readable"], (folder, c["name"])
+        for key in ("lastHiddenState", "hiddenStates", "attention"):
+            worst = max(worst, float(np.max(np.abs(np.asarray(case[key]).ravel() - np.asarray(c[key])))))
+        cases.append(case)
+    assert worst < 1e-5, (folder, worst)
+    source = ("Hugging Face transformers %s (%s.from_pretrained of this folder, eager attention) on torch %s, float64, "
+              "the ids from AutoTokenizer (%s); the files are hand-written by tests/tools/make_model_fixtures.py, whose "
+              "own float64 reference agreed to %.1e" % (transformers.__version__, type(model).__name__, torch.__version__,
+                                                        type(tokenizer).__name__, worst))
+    write_reference(os.path.join(path, "reference.json"), source, old["config"], old["specialTokens"], cases)
+    print(folder, "re-referenced by transformers; the hand-written reference agreed to %.1e" % worst)
+    return "* `%s/` (%s, %s): re-referenced; the hand-written reference agreed to %.1e." % (
+        folder, type(model).__name__, type(tokenizer).__name__, worst)
+
+
 # ---- Hostile pickles (tests/fixtures/pickles): each must be refused, and nothing in it run ----
 
 def pickle_ops(*parts):
@@ -286,6 +356,14 @@ a transposed tensor, the legacy non-zip format), `good.bin`, the same writer's v
 reads.
 
 %s
+
+The folders whose files are written by hand ([tests/tools/make_model_fixtures.py](../../tools/make_model_fixtures.py):
+layouts `save_pretrained` never writes) have their `reference.json` from transformers too: each
+folder loaded by `AutoModel.from_pretrained` and `AutoTokenizer.from_pretrained` (which must give
+the committed ids), run in float64 with eager attention; the script's own hand-written float64
+reference, which this replaces, agreed within the worst difference given:
+
+%s
 """
 
 
@@ -310,8 +388,9 @@ def main():
     rows.append(make("hf-roberta", transformers.RobertaConfig, transformers.RobertaModel, bpe,
                      transformers.RobertaTokenizerFast, 23, byte_level=True))
     make_hostile()
+    handwritten = [rereference(folder) for folder in HANDWRITTEN]
     with open(os.path.join(OUT_DIR, "TRANSFORMERS.md"), "w", encoding="utf-8") as f:
-        f.write(README % (transformers.__version__, torch.__version__, "\n".join(rows)))
+        f.write(README % (transformers.__version__, torch.__version__, "\n".join(rows), "\n".join(handwritten)))
 
 
 if __name__ == "__main__":

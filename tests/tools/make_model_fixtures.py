@@ -18,7 +18,9 @@ packages:
 * the token ids come from the script's own WordPiece (BERT basic tokenization,
   then greedy longest-match-first) and byte-level BPE (GPT-2 pre-split,
   bytes_to_unicode, merges by rank);
-* the references come from hand-written PyTorch modules whose parameter names
+* its references (then replaced by those of transformers itself: run
+  tests/tools/make_hf_fixtures.py after this script, which checks that the
+  two agree) come from hand-written PyTorch modules whose parameter names
   are the Hugging Face ones (BertModel, GPT2Model), run in float64 on the
   weights as read back from the file (so after rounding to F16/BF16 for those
   folders). Layer 0 of each model is checked against PyTorch's own modules:

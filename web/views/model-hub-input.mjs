@@ -1,6 +1,6 @@
 // The real-model view's way in by name (views/real-model.mjs): a Hugging Face
 // model name, suggestions with their download sizes (computed from the
-// Hub's own file lists, fetched when the reader first uses the field), the
+// Hub's own file lists, fetched when the reader asks for them), the
 // Hub to ask (those the page's server allows: /hub-endpoints.json, its CSP),
 // a token for gated models (kept in this tab only), and the note saying
 // which hosts the page contacts and why. Loading, progress and cancel are the
@@ -44,6 +44,7 @@ export class ModelHubInput {
       cancel: $('#real-cancel'),
       suggestions: $('.real-suggestions'),
       sizes: $('.real-sizes'),
+      askSizes: $('#real-sizes'),
       endpoint: $('#real-endpoint'),
       token: $('#real-token'),
       hosts: $('.real-hosts'),
@@ -53,12 +54,11 @@ export class ModelHubInput {
       event.preventDefault();
       this.#submit(e.name.value.trim());
     });
-    // The Hub is asked for the suggestions' sizes only once the reader uses the field.
-    e.form.addEventListener('focusin', () => this.#askSizes());
+    // The Hub is asked for the suggestions' sizes only when the reader asks.
+    e.askSizes.addEventListener('click', () => this.#askSizes());
     e.endpoint.addEventListener('change', () => {
       this.#writeHosts();
       this.#drawSuggestions();
-      this.#askSizes();
     });
   }
 
@@ -163,6 +163,7 @@ export class ModelHubInput {
       size.title = known?.error ?? '';
     });
     e.sizes.textContent = sizes ? t('real.hub.sizes.from', { endpoint: this.endpoint }) : t('real.hub.sizes.when');
+    e.askSizes.hidden = Boolean(sizes);
   }
 
   /** Each suggestion's download: the files the loader reads, from the Hub's file list. */

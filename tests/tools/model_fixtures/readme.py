@@ -15,7 +15,12 @@ JS). Written by `tests/tools/make_model_fixtures.py` (run it with Debian's
 `/usr/bin/python3` and `python3-torch`); do not edit by hand: change the
 script and run it again. The `hf-*` folders are made by Hugging Face
 transformers itself, by `tests/tools/make_hf_fixtures.py`: see
-[TRANSFORMERS.md](TRANSFORMERS.md).
+[TRANSFORMERS.md](TRANSFORMERS.md). That script also replaces the
+`reference.json` of every folder here with what transformers computes for it
+(`AutoModel.from_pretrained` of the folder's own files, float64, eager
+attention; ids from `AutoTokenizer`, which must give the committed ones): the
+files stay hand-written, since they are layouts `save_pretrained` never writes,
+and the script's own reference below agreed to 5e-12.
 
 Every model has hidden size 32, 4 heads (dK 8), 2 layers; BERT/RoBERTa have
 intermediate size 64, GPT-2 `n_inner: null` (= 4·32 = 128). Weights are

@@ -55,7 +55,8 @@ export default {
   'real.hub.sizes.from':
     "Sizes: what loading downloads (config, tokenizer, weights), from {endpoint}'s file lists; “≈” for sharded weights.",
   'real.hub.sizes.when':
-    'The download sizes appear when you use the field: the page then asks the Hub for the file lists.',
+    "The download sizes come from the Hub's file lists, which the page asks for only when you press the button.",
+  'real.hub.sizes.ask': 'Show the sizes',
   'real.hub.model.bertZh': 'BERT for Chinese, character by character (Google)',
   'real.hub.model.robertaZh': 'Chinese RoBERTa-wwm-ext (HFL): BERT-shaped, whole-word masking',
   'real.hub.model.xlmr': 'XLM-RoBERTa base: 100 languages, SentencePiece',

@@ -62,7 +62,8 @@ export default {
   'real.hub.size.none': '没有引擎能读的权重',
   'real.hub.sizes.from':
     '大小：载入时要下载的文件（配置、分词器、权重），来自 {endpoint} 的文件列表；分片的权重标“约”。',
-  'real.hub.sizes.when': '用到这个输入框时才显示下载大小：那时本页才向 Hub 请求文件列表。',
+  'real.hub.sizes.when': '下载大小来自 Hub 的文件列表：只有按下按钮，本页才去请求。',
+  'real.hub.sizes.ask': '显示大小',
   'real.hub.model.bertZh': '中文 BERT，按字切分（Google）',
   'real.hub.model.robertaZh': '中文 RoBERTa-wwm-ext（哈工大讯飞联合实验室）：BERT 结构，全词遮盖',
   'real.hub.model.xlmr': 'XLM-RoBERTa 基础版：100 种语言，SentencePiece 分词',
