@@ -84,7 +84,8 @@ export class AttentionEngine {
   // entry point gives: openModels() → Promise of an engine of the model build
   // like this one; loadModel (models/load.mjs) for that engine's models;
   // openNamed(name, options) → the files of a Hub repo (and in Node of a
-  // folder): models/sources/hub-node.mjs, hub-browser.mjs; createTrainer
+  // folder): models/sources/hub-node.mjs, hub-browser.mjs; tokenizerHost
+  // (Node: models/tokenizers/node-host.mjs) where a model's tokenizer runs; createTrainer
   // (attention-trainer.mjs) for an engine of the trainer's build.
   constructor(backend, variant, threads, family, limits, platform = {}) {
     if (limits.trainer) Object.freeze(limits.trainer);
@@ -192,7 +193,7 @@ export class AttentionEngine {
    */
   async loadModel(source, options) {
     this.#live();
-    if (this.#family === 'model') return this.#loadModel(source, options, this.#platform.openNamed);
+    if (this.#family === 'model') return this.#loadModel(source, options, this.#platform);
     if (!this.#models) {
       this.#models = this.#platform.openModels
         ? this.#platform.openModels()
@@ -204,14 +205,15 @@ export class AttentionEngine {
     }
     const models = await this.#models;
     this.#live();
-    return models.#loadModel(source, options, this.#platform.openNamed);
+    return models.#loadModel(source, options, this.#platform);
   }
 
-  async #loadModel(source, options, openNamed) {
+  // `platform`: the entry's (the engine loadModel was called on), for its openNamed and tokenizerHost.
+  async #loadModel(source, options, { openNamed, tokenizerHost }) {
     this.#live();
     let model;
     const onDispose = () => this.#resources.delete(model);
-    model = await this.#platform.loadModel(this.#caller, source, options, { openNamed, onDispose });
+    model = await this.#platform.loadModel(this.#caller, source, options, { openNamed, tokenizerHost, onDispose });
     if (!this.#backend) throw new Error('mha-wasm: this engine was disposed while the model loaded');
     this.#resources.add(model);
     return model;

@@ -10,6 +10,7 @@ import { inferenceUrls, variantFiles } from './files.mjs';
 import { modelUrls } from './model-files.mjs';
 import { loadModel } from './models/load.mjs';
 import { openNamed } from './models/sources/hub-node.mjs';
+import { nodeTokenizerHost } from './models/tokenizers/node-host.mjs';
 import { createTrainer } from './attention-trainer.mjs';
 import { trainUrls } from './train-files.mjs';
 import { loadHost } from './node-host.mjs';
@@ -111,7 +112,13 @@ async function openEngine(opts, family) {
     threads: variant === 'threaded-simd' ? threads : undefined,
     wasmBinary: undefined,
   };
-  const platform = { openNamed, loadModel, createTrainer, openModels: () => openEngine(modelOptions, 'model') };
+  const platform = {
+    openNamed,
+    tokenizerHost: nodeTokenizerHost,
+    loadModel,
+    createTrainer,
+    openModels: () => openEngine(modelOptions, 'model'),
+  };
   if (opts.worker) {
     const { worker, threads: started, limits } = await startWorker(plan, opts.wasmBinary);
     const backend = new WorkerBackend(nodeWorkerPort(worker));

@@ -16,6 +16,8 @@ export class EngineResource {
   #what;
   #disposeCall;
   #onDispose;
+  #waiting = 0; // calls whose arguments are not ready yet
+  #turn = Promise.resolve(); // sent when the last of them is
 
   constructor(call, id, what, disposeCall, onDispose) {
     this.#call = call;
@@ -28,11 +30,34 @@ export class EngineResource {
   // call(method, [id, ...args()]) while the resource lives. It is asked
   // again after `args` has read the caller's arguments, whose getters may have
   // disposed it.
+  // `args` may resolve later (a model's text is tokenized off the thread):
+  // the resource is asked again once it has, and its calls still reach the
+  // engine in the order they were made (a prefill's text, then a step's ids).
   [CALL](method, args = () => []) {
     this.#live();
     const checked = args();
-    this.#live();
-    return this.#call(method, [this.#id, ...checked]);
+    if (typeof checked?.then !== 'function' && this.#waiting === 0) {
+      this.#live();
+      return this.#call(method, [this.#id, ...checked]);
+    }
+    this.#waiting++;
+    // [promise]: sent once the earlier calls are, the call's own result not awaited here.
+    const sent = Promise.all([this.#turn, checked]).then(
+      ([, resolved]) => {
+        this.#waiting--;
+        this.#live();
+        return [this.#call(method, [this.#id, ...resolved])];
+      },
+      (error) => {
+        this.#waiting--;
+        throw error;
+      },
+    );
+    this.#turn = sent.then(
+      () => {},
+      () => {},
+    );
+    return sent.then(([result]) => result);
   }
 
   #live() {

@@ -41,9 +41,10 @@ export function canonicalName(name, prefixes) {
  * Loads a checkpoint into the model build's engine (`call` is its calls) and
  * resolves to a TransformerModel. `openNamed`: the platform's opener of a
  * name (a Hub repo; in Node, a folder too): sources/hub-node.mjs,
- * sources/hub-browser.mjs.
+ * sources/hub-browser.mjs. `tokenizerHost`: where the checkpoint's tokenizer
+ * runs (tokenizers/node-host.mjs in Node: bounded in time and memory).
  */
-export async function loadModel(call, source, options, { openNamed, onDispose }) {
+export async function loadModel(call, source, options, { openNamed, tokenizerHost, onDispose }) {
   const opts = checkLoadOptions(options);
   const { onProgress, signal } = opts;
   const files = await openSource(source, openNamed, opts);
@@ -57,7 +58,7 @@ export async function loadModel(call, source, options, { openNamed, onDispose })
   const texts = {};
   for (const name of TEXT_FILES.filter((n) => n !== 'config.json'))
     if (files[name]) texts[name] = await readText(files[name]);
-  const tokenizer = await createTokenizer(texts);
+  const tokenizer = await createTokenizer(texts, tokenizerHost);
   const sources = await weightFiles(files);
   const headers = await Promise.all(sources.map((file) => readTensors(file)));
   const plan = planLoad(layout, sources, headers);

@@ -3,7 +3,7 @@
 // the model's sizes, and runs it in the model build's engine.
 import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
-import { CALL, EngineResource } from '../resource.mjs';
+import { CALL, DETACH, EngineResource } from '../resource.mjs';
 
 const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates', 'returnLogits']);
 const INPUT_KEYS = new Set(['text', 'textPair', 'inputIds', 'tokenTypeIds']);
@@ -51,13 +51,13 @@ export class TransformerModel extends EngineResource {
    */
   async run(input, options) {
     let read;
-    const result = await this[CALL](CALLS.modelRun, () => {
+    const result = await this[CALL](CALLS.modelRun, async () => {
       const {
         returnAttention = true,
         returnHiddenStates = false,
         returnLogits = false,
       } = checkRunOptions(options, 'run');
-      read = this.#read(input, 'run', true, 0);
+      read = await this.#read(input, 'run', true, 0);
       return [read.inputIds, read.typeIds, returnAttention, returnHiddenStates, returnLogits];
     });
     return this.#result(read, result);
@@ -84,6 +84,17 @@ export class TransformerModel extends EngineResource {
     return this.#stateful(CALLS.modelStep, input, options, 'step');
   }
 
+  /** Frees it in the engine's memory, and stops its tokenizer. Idempotent; later calls reject. */
+  dispose() {
+    super.dispose();
+    this.#tokenizer?.dispose();
+  }
+
+  [DETACH]() {
+    super[DETACH]();
+    this.#tokenizer?.dispose();
+  }
+
   /** Forgets what a decoder has seen (past becomes 0). */
   async reset() {
     await this[CALL](CALLS.modelReset);
@@ -102,13 +113,13 @@ export class TransformerModel extends EngineResource {
           "prefill and step are a decoder's (use run)",
       );
     let read;
-    const result = await this[CALL](method, () => {
+    const result = await this[CALL](method, async () => {
       const {
         returnAttention = true,
         returnHiddenStates = false,
         returnLogits = false,
       } = checkRunOptions(options, what);
-      read = this.#read(input, what, false, what === 'step' ? this.#past : 0);
+      read = await this.#read(input, what, false, what === 'step' ? this.#past : 0);
       return [read.inputIds, returnAttention, returnHiddenStates, returnLogits];
     });
     this.#past = result.past + read.inputIds.length;
@@ -131,7 +142,7 @@ export class TransformerModel extends EngineResource {
   // { inputIds, typeIds, tokens } of an input of `what` (run, prefill, step):
   // text through the tokenizer (a text pair and token types only when
   // `pairs`), or ids; L within the positions left after `past`.
-  #read(input, what, pairs, past) {
+  async #read(input, what, pairs, past) {
     let inputIds;
     let typeIds = null;
     const keys = pairs ? INPUT_KEYS : STEP_KEYS;
@@ -150,7 +161,7 @@ export class TransformerModel extends EngineResource {
           'input: this model folder has no tokenizer.json or vocab.txt, so it cannot read text; pass { inputIds }',
         );
       // A step continues a text: no [CLS]/<s> of a new sequence in the middle of it.
-      const encoding = this.#tokenizer.encode(text, textPair, { addSpecialTokens: what !== 'step' });
+      const encoding = await this.#tokenizer.encode(text, textPair, { addSpecialTokens: what !== 'step' });
       // The tokenizer is the checkpoint's, untrusted: its ids must be the model's (an added token of id
       // 2^32 + 5 or 5.5 would otherwise run as row 5).
       const bad = encoding.ids.findIndex((id) => !Number.isInteger(id) || id < 0 || id >= this.config.vocabSize);

@@ -5,6 +5,8 @@
 // byte-level BPE (GPT-2, RoBERTa) stores a CJK character as pieces of its
 // UTF-8 bytes, which are shown as that character, numbered.
 import { parseJsonObject } from '../sources/files.mjs';
+import { checkTokenizerJson } from './check.mjs';
+import { PROBE_TEXT, makeEncoder } from './encode.mjs';
 
 // GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other
 // 68 are shifted to U+0100…; the inverse turns a byte-level piece into bytes.
@@ -174,13 +176,44 @@ function wordPieceJson(vocabText, config) {
   };
 }
 
+/** id → token of a tokenizer.json's object: its model's vocabulary, then its added tokens (what id_to_token gives). */
+function tokensById(json) {
+  const byId = new Map();
+  const vocab = json.model?.vocab;
+  if (Array.isArray(vocab)) vocab.forEach((entry, id) => Array.isArray(entry) && byId.set(id, String(entry[0])));
+  else if (vocab && typeof vocab === 'object')
+    for (const [token, id] of Object.entries(vocab)) if (Number.isInteger(id)) byId.set(id, token);
+  for (const t of json.added_tokens ?? [])
+    if (t && Number.isInteger(t.id) && typeof t.content === 'string') byId.set(t.id, t.content);
+  return byId;
+}
+
+/**
+ * A tokenizer on the calling thread: the host where no worker bounds it
+ * (browsers, for now: the checks of check.mjs bound what it can do).
+ */
+export async function inThreadTokenizerHost(json, config, file) {
+  const { Tokenizer } = await import('@huggingface/tokenizers');
+  let tokenizer;
+  try {
+    tokenizer = new Tokenizer(json, config);
+  } catch (error) {
+    throw new Error(`${file}: not a tokenizer this package reads (${error.message})`);
+  }
+  const encode = makeEncoder(tokenizer, json);
+  encode(PROBE_TEXT);
+  return { encode: async (text, textPair, options) => encode(text, textPair, options), dispose() {} };
+}
+
 /**
  * The folder's tokenizer, or null when it has neither tokenizer.json nor
- * vocab.txt: { encode(text, textPair, { addSpecialTokens }) → { ids, typeIds }, pieces(ids) → readable
- * strings, specialTokens: [{ id, token }] }.
- * `files`: { 'tokenizer.json'?, 'tokenizer_config.json'?, 'vocab.txt'? } as texts.
+ * vocab.txt: { encode(text, textPair, { addSpecialTokens }) → Promise<{ ids,
+ * typeIds }>, pieces(ids) → readable strings, specialTokens: [{ id, token }],
+ * dispose() }. `files`: { 'tokenizer.json'?, 'tokenizer_config.json'?,
+ * 'vocab.txt'? } as texts. `host(json, config, file)`: where it runs (the
+ * platform's: node-host.mjs in Node, bounded in time and memory).
  */
-export async function createTokenizer(files) {
+export async function createTokenizer(files, host = inThreadTokenizerHost) {
   let json;
   const parse = (name) => parseJsonObject(name, files[name]);
   if (files['tokenizer.json'] !== undefined) json = parse('tokenizer.json');
@@ -188,15 +221,10 @@ export async function createTokenizer(files) {
   const file = json ? 'tokenizer.json' : 'vocab.txt';
   if (!json && files['vocab.txt'] !== undefined) json = wordPieceJson(files['vocab.txt'], config);
   if (!json) return null;
-  const { Tokenizer } = await import('@huggingface/tokenizers');
-  let tokenizer;
-  try {
-    tokenizer = new Tokenizer(json, config);
-  } catch (error) {
-    throw new Error(`tokenizer.json: not a tokenizer this package reads (${error.message})`);
-  }
+  checkTokenizerJson(json, file);
+  const runner = await host(json, config, file);
   const byteLevel = isByteLevel(json);
-  const joinsPairs = !json.post_processor || json.post_processor.type === 'ByteLevel';
+  const byId = tokensById(json);
   const special = new Set((json.added_tokens ?? []).map((t) => t.content));
   // The tokenizer's own special tokens ([CLS], <s>, <|endoftext|> …): its
   // added tokens marked special, by id (valid ids only, each once).
@@ -209,20 +237,11 @@ export async function createTokenizer(files) {
     file, // the file it was made from, for messages
     specialTokens: Object.freeze(specialTokens),
     // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
-    encode(text, textPair, { addSpecialTokens = true } = {}) {
-      const options = { add_special_tokens: addSpecialTokens, return_token_type_ids: true };
-      if (textPair !== undefined && joinsPairs) {
-        // A post-processor that adds nothing (none, or ByteLevel: GPT-2's) joins a pair as A + B in
-        // transformers (and Rust tokenizers); @huggingface/tokenizers 0.2 drops B there instead.
-        const [a, b] = [tokenizer.encode(text, options), tokenizer.encode(textPair, options)];
-        return { ids: [...a.ids, ...b.ids], typeIds: [...a.ids.map(() => 0), ...b.ids.map(() => 1)] };
-      }
-      const encoding = tokenizer.encode(text, { ...options, text_pair: textPair ?? null });
-      return { ids: encoding.ids, typeIds: encoding.token_type_ids ?? null };
-    },
+    encode: (text, textPair, options) => runner.encode(text, textPair, options),
     pieces(ids) {
-      const pieces = Array.from(ids, (id) => tokenizer.id_to_token(id) ?? `[${id}]`);
+      const pieces = Array.from(ids, (id) => byId.get(id) ?? `[${id}]`);
       return byteLevel ? readableBytePieces(pieces, special) : pieces;
     },
+    dispose: () => runner.dispose(),
   };
 }
