@@ -120,14 +120,16 @@ class Model {
   }
 
   // Elements [first, first + bytes.length / element size) of tensor `index`
-  // from `bytes` (a Uint8Array in `dtype`: "F32", "F16" or "BF16").
-  val write(unsigned index, const std::string& dtype, double first, const val& bytes) {
+  // from `bytes` (a plain Uint8Array, engine-host.js makes it one) in the
+  // dtype of `dtypeCode`: 0 F32, 1 F16, 2 BF16. No argument owns memory here
+  // (a string would leak if a JS exception crossed this frame).
+  val write(unsigned index, unsigned dtypeCode, double first, const val& bytes) {
     return guarded([&] {
       model::Model& m = live();
-      const model::DType type = dtype == "F32"    ? model::DType::F32
-                                : dtype == "F16"  ? model::DType::F16
-                                : dtype == "BF16" ? model::DType::BF16
-                                                  : throw ArgumentError("dtype: expected F32, F16 or BF16");
+      if (dtypeCode > 2) throw ArgumentError("dtype: expected F32, F16 or BF16");
+      const model::DType type = dtypeCode == 0   ? model::DType::F32
+                                : dtypeCode == 1 ? model::DType::F16
+                                                 : model::DType::BF16;
       const std::size_t size = model::bytes_of(type);
       const std::size_t length = bytes["length"].as<std::size_t>();
       if (length % size != 0) throw ArgumentError("bytes: not a whole number of elements");

@@ -18,6 +18,11 @@
     return result;
   }
 
+  // Model.write's dtype codes (src/bindings/model.cpp), and the typed arrays' own getters.
+  const DTYPE_CODES = ['F32', 'F16', 'BF16'];
+  const intrinsic = (name) => Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), name).get;
+  const [bufferOf, offsetOf, lengthOf] = ['buffer', 'byteOffset', 'byteLength'].map(intrinsic);
+
   // An Embind object on the host's engine (a Layer, a Trainer, a Model), set
   // up by `setup` (and deleted if that throws), filed in `map` under a new id.
   // One counter for all three, so that an id never names two objects.
@@ -230,8 +235,17 @@
       return { id, ...configured };
     }
 
+    // Nothing the bindings read can throw in JS (an exception crossing the
+    // wasm frames would skip their clean-up): the dtype goes as its code, the
+    // bytes as a plain Uint8Array over exactly the caller's (its buffer,
+    // offset and length read through the intrinsic getters).
     modelWrite(id, index, dtype, first, bytes) {
-      checked(live(this.models, id, 'model').write(index, dtype, first, bytes));
+      const code = DTYPE_CODES.indexOf(dtype);
+      if (code < 0) throw new TypeError(`dtype: expected one of ${DTYPE_CODES.join(', ')}, got ${String(dtype)}`);
+      if (!ArrayBuffer.isView(bytes) || !(bytes instanceof Uint8Array))
+        throw new TypeError("bytes: expected a Uint8Array of the tensor's elements");
+      const view = new Uint8Array(bufferOf.call(bytes), offsetOf.call(bytes), lengthOf.call(bytes));
+      checked(live(this.models, id, 'model').write(index, code, first, view));
     }
 
     modelMissing(id) {

@@ -1,0 +1,53 @@
+// EngineHost.modelWrite (src/js/engine-host.js) on the model build, directly:
+// nothing the bindings read can throw in JS, so no exception crosses the
+// wasm frames of Model.write (which left its string argument behind, 17 B a
+// time): a subclass whose length, byteLength or getters lie or throw is read
+// through the intrinsic getters, a dtype that is not F32/F16/BF16 and bytes
+// that are not a Uint8Array are refused before the call; after 1,600 such
+// calls the heap in use is where it was.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadHost } from '../../src/js/node-host.mjs';
+
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+const CONFIG = JSON.parse(readFileSync(new URL('../fixtures/models/bert-zh/config.json', import.meta.url), 'utf8'));
+
+let host;
+beforeAll(async () => {
+  const files = { glue: 'mha-model-scalar.js', wasm: 'mha-model-scalar.wasm' };
+  const paths = Object.fromEntries(Object.values(files).map((f) => [f, DIST + f]));
+  host = await loadHost({ variant: 'scalar', threads: 1, files, paths, locateFile: false });
+});
+afterAll(() => host?.dispose());
+
+class Lying extends Uint8Array {
+  get length() {
+    return 1e9;
+  }
+  get byteLength() {
+    throw new Error('a getter that throws');
+  }
+}
+
+test('hostile bytes and dtypes never reach the bindings; the heap in use stays where it was', () => {
+  const { id } = host.call('createModel', [CONFIG]);
+  // The first tensor (embeddings.word_embeddings.weight, 832 F32), two elements a call; the
+  // first call sizes the model's chunk buffer, which it keeps until the load ends.
+  host.call('modelWrite', [id, 0, 'F32', 0, new Uint8Array(8)]);
+  const before = host.call('memoryStats', []).inUseBytes;
+  for (let i = 1; i < 400; i++) {
+    // Read through the intrinsics: the 8 real bytes (two F32) are written, the lying getters never asked.
+    host.call('modelWrite', [id, 0, 'F32', 2 * i, new Lying(8)]);
+    expect(() => host.call('modelWrite', [id, 0, 'F64', 0, new Uint8Array(8)])).toThrow(
+      'dtype: expected one of F32, F16, BF16, got F64',
+    );
+    expect(() => host.call('modelWrite', [id, 0, 'F32', 0, { length: 8 }])).toThrow(
+      "bytes: expected a Uint8Array of the tensor's elements",
+    );
+    expect(() => host.call('modelWrite', [id, 0, 'F32', 0, new Uint8Array(7)])).toThrow(
+      'bytes: not a whole number of elements',
+    );
+  }
+  expect(host.call('memoryStats', []).inUseBytes).toBe(before);
+  host.call('disposeModel', [id]);
+});
