@@ -40,7 +40,9 @@ val strings(const std::vector<const char*>& list) {
 }
 
 // What JS needs to load and run a model, from its layout: { tensors
-// ([{ name, shape }] in the model's order), prefixes (of a checkpoint's names
+// ([{ name, shape, slot, stagingFloats }] in the model's order: tensors of
+// one slot are gathered into one packed matrix, staged until the last one
+// arrives), prefixes (of a checkpoint's names
 // that tensors leave out), maxLength, config (model.config's fields),
 // architecture ({ name, kind, causal, tokenTypes, tokenTypeEmbeddings, attentionGroups }) }.
 val description(const model::Model& model) {
@@ -53,6 +55,8 @@ val description(const model::Model& model) {
     val shape = val::array();
     for (std::size_t n : t.shape) shape.call<void>("push", static_cast<double>(n));
     entry.set("shape", shape);
+    entry.set("slot", static_cast<double>(t.slot));
+    entry.set("stagingFloats", static_cast<double>(t.stagingFloats));
     tensors.call<void>("push", entry);
   }
   val config = val::object();
@@ -110,9 +114,12 @@ class Model {
 
   // Separate from the constructor, as Layer::assign: the model of `json`
   // (config.json), its parameters allocated; returns its description.
-  val configure(const val& json) {
+  // `stagingFloats`: the most floats the load will stage at once (the
+  // loader knows from the checkpoint's order), counted before anything is
+  // allocated.
+  val configure(const val& json, double stagingFloats) {
     return with_config(json, [&](const model::Config& config) {
-      check_fits(model::Model::bytes_for(config));
+      check_fits(model::Model::bytes_for(config) + 4.0 * stagingFloats);
       model_.reset();
       model_ = std::make_unique<model::Model>(config);
       return description(*model_);

@@ -228,10 +228,14 @@
       return checked(this.module.describeModel(config));
     }
 
-    createModel(config) {
+    // stagingFloats: the most floats the load stages at once (models/load.mjs's plan).
+    createModel(config, stagingFloats = 0) {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
+      if (!Number.isFinite(stagingFloats) || stagingFloats < 0)
+        throw new TypeError(`stagingFloats: expected a number of floats >= 0, got ${String(stagingFloats)}`);
       let configured;
-      const id = adopt(this, this.module.Model, (model) => (configured = model.configure(config)), this.models);
+      const stage = stagingFloats;
+      const id = adopt(this, this.module.Model, (model) => (configured = model.configure(config, stage)), this.models);
       return { id, ...configured };
     }
 

@@ -68,6 +68,13 @@ Slot& Weights::packed(bool packNK, std::size_t K, std::size_t N) {
 const Slot* Weights::tensor(std::string name, std::vector<std::size_t> shape, Slot& slot, std::size_t offset) {
   Tensor t{std::move(name), std::move(shape), 1};
   for (std::size_t n : t.shape) t.elements *= n;
+  // The slot's index: it is nearly always the last one laid out.
+  for (std::size_t i = slots_.size(); i-- > 0;)
+    if (&slots_[i] == &slot) {
+      t.slot = i;
+      break;
+    }
+  t.stagingFloats = slot.packed ? slot.K * slot.N : 0;
   tensors_.push_back(std::move(t));
   places_.push_back({&slot, offset, 0});
   return &slot;

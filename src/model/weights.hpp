@@ -23,6 +23,10 @@ struct Tensor {
   std::string name;                // e.g. "encoder.layer.0.attention.self.query.weight"
   std::vector<std::size_t> shape;  // as stored, e.g. [out, in] for nn.Linear, [in, out] for GPT-2's Conv1D
   std::size_t elements = 0;
+  // The slot it fills (tensors that share one are loaded into one matrix), and
+  // the floats that slot stages while its tensors arrive (0 for a plain one).
+  std::size_t slot = 0;
+  std::size_t stagingFloats = 0;
 };
 
 // Where the blocks read a parameter: `plain` floats, or a GEMM's right-hand

@@ -63,7 +63,8 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   const headers = await Promise.all(sources.map((file) => readTensors(file)));
   const plan = planLoad(layout, sources, headers);
 
-  const { id } = await call(CALLS.createModel, [json]);
+  // Counted with the parameters before anything is allocated: what the load stages at its peak.
+  const { id } = await call(CALLS.createModel, [json, peakStagingFloats(layout, plan)]);
   const config = {
     architecture: layout.architecture, // what run() needs of it: token types, attention groups
     public: Object.freeze({
@@ -147,6 +148,33 @@ function planLoad(layout, sources, headers) {
         `${layout.config.numLayers} layers, as config.json says, needs ${layout.tensors.length})`,
     );
   return plan;
+}
+
+/**
+ * The most floats the model build stages at once while `plan` streams in
+ * (file by file, each file's tensors in order): a packed slot (BERT's query,
+ * key and value, one matrix) holds a staging copy from its first tensor to
+ * its last, so a checkpoint that orders every layer's queries before its keys
+ * keeps every layer's copy at once. `layout` is describeModel's.
+ */
+export function peakStagingFloats(layout, plan) {
+  const left = new Map(); // slot → its tensors not loaded yet
+  for (const t of layout.tensors) left.set(t.slot, (left.get(t.slot) ?? 0) + 1);
+  let open = 0;
+  let peak = 0;
+  const opened = new Set();
+  for (const tensor of plan.flat()) {
+    const { slot, stagingFloats } = layout.tensors[tensor.index];
+    if (!stagingFloats) continue;
+    if (!opened.has(slot)) {
+      opened.add(slot);
+      open += stagingFloats;
+      peak = Math.max(peak, open);
+    }
+    left.set(slot, left.get(slot) - 1);
+    if (left.get(slot) === 0) open -= stagingFloats;
+  }
+  return peak;
 }
 
 // The chunk as the whole of an ArrayBuffer, which can be transferred: a
