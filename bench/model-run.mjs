@@ -5,7 +5,8 @@
 //                                    last_hidden_state and the attention; writes
 //                                    mha-wasm's outputs as <dir>/ref-L.bin
 //   time <mha-wasm|onnx-bert> <threads> <dir> [--quick]
-//                                    load ×3, then at each L: check the first
+//                                    load ×3 (mha-wasm: also ×3 from Buffers in a
+//                                    { worker: true } engine), then at each L: check the first
 //                                    output against ref-L.bin, then time with and
 //                                    without the attention returned
 // Prints one JSON object on stdout (the last line).
@@ -161,6 +162,28 @@ async function check(dir) {
   return { against: 'mha-wasm simd vs onnxruntime-web ×1', tolerance: TOLERANCE, rows };
 }
 
+/**
+ * mha-wasm: three loads of the checkpoint from Buffers (what fs.readFileSync
+ * gives) into a { worker: true } engine, whose chunks are posted to the
+ * engine's worker: { medianMs, allMs }.
+ */
+async function bufferWorkerLoads(dir, threads) {
+  const { createAttention } = await import('../src/js/node.mjs');
+  const engine = await createAttention({ worker: true, ...(threads === 1 ? { variant: 'simd' } : { threads }) });
+  const files = Object.fromEntries(
+    ['config.json', 'model.safetensors'].map((name) => [name, readFileSync(path.join(dir, name))]),
+  );
+  const loads = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    const model = await engine.loadModel(files);
+    loads.push(performance.now() - t0);
+    model.dispose();
+  }
+  engine.dispose();
+  return { medianMs: median(loads), allMs: loads };
+}
+
 async function timeRunner(name, threads, dir) {
   const { vocab_size: V } = config(dir);
   const runner = name === 'mha-wasm' ? await mhaWasm(threads) : await onnxBert(threads);
@@ -173,6 +196,7 @@ async function timeRunner(name, threads, dir) {
     loads.push(model.loadMs);
   }
   const afterLoad = { maxRssBytes: rss(), ...(await runner.memory()) };
+  const bufferLoad = name === 'mha-wasm' ? await bufferWorkerLoads(dir, threads) : undefined;
   const rows = [];
   for (const L of LENGTHS) {
     const ids = makeInputIds(L, V);
@@ -219,6 +243,7 @@ async function timeRunner(name, threads, dir) {
     variant: runner.variant,
     threads,
     load: { medianMs: median(loads), allMs: loads },
+    bufferLoad,
     afterLoad,
     heapBytes: memory.heapBytes,
     maxRssBytes,

@@ -157,6 +157,9 @@ function report(r) {
         : `  ${`${x.runner} ×${x.threads}`.padEnd(20)} ${what}: ${ms(x.load.medianMs)} ms (${x.load.allMs.map((v) => ms(v)).join(', ')}); ` +
             `RSS ${mib(x.afterLoad.maxRssBytes)} / ${mib(x.maxRssBytes)}` +
             (x.heapBytes ? `; wasm heap ${mib(x.heapBytes)}` : '') +
+            (x.bufferLoad
+              ? `; from Buffers in a { worker: true } engine ${ms(x.bufferLoad.medianMs)} ms (${x.bufferLoad.allMs.map((v) => ms(v)).join(', ')})`
+              : '') +
             (x.fused ? `; fused graph load ${ms(x.fused.loadMs)} ms` : '') +
             (x.loadAverage ? `; load average ${fmt(x.loadAverage[0], 1)}` : ''),
     );
