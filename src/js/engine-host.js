@@ -234,8 +234,12 @@
       if (!Number.isFinite(stagingFloats) || stagingFloats < 0)
         throw new TypeError(`stagingFloats: expected a number of floats >= 0, got ${String(stagingFloats)}`);
       let configured;
-      const stage = stagingFloats;
-      const id = adopt(this, this.module.Model, (model) => (configured = model.configure(config, stage)), this.models);
+      const id = adopt(
+        this,
+        this.module.Model,
+        (model) => (configured = model.configure(config, stagingFloats)),
+        this.models,
+      );
       return { id, ...configured };
     }
 

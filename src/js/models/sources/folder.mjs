@@ -1,7 +1,8 @@
 // A model folder in Node (engine.loadModel(path)): its files, each read when
 // asked, into a fresh array per read (see sources/files.mjs for what read()
-// promises). node.mjs passes this to the loader as `readFolder`, so that no
-// browser bundle reaches node:fs.
+// promises). Node's openNamed (hub-node.mjs) opens a folder path with it, and
+// a snapshot of the Hub cache file by file with fileAt; no browser bundle
+// reaches node:fs.
 import { opendir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -19,28 +20,30 @@ export async function readFolder(folder) {
     const file = path.join(folder, entry.name);
     const info = await stat(file).catch(() => null);
     if (!info?.isFile()) continue;
-    files.push({
-      path: entry.name,
-      file: {
-        name: entry.name,
-        size: info.size,
-        async read(begin, end) {
-          const bytes = new Uint8Array(end - begin);
-          const handle = await open(file, 'r');
-          try {
-            let done = 0;
-            while (done < bytes.length) {
-              const { bytesRead } = await handle.read(bytes, done, bytes.length - done, begin + done);
-              if (bytesRead === 0) break;
-              done += bytesRead;
-            }
-            return done === bytes.length ? bytes : bytes.subarray(0, done);
-          } finally {
-            await handle.close();
-          }
-        },
-      },
-    });
+    files.push({ path: entry.name, file: fileAt(file, entry.name, info.size) });
   }
   return files;
+}
+
+/** The file at `file` (a path) as the loader reads one: { name, size, read(begin, end) }, each read a fresh array. */
+export function fileAt(file, name, size) {
+  return {
+    name,
+    size,
+    async read(begin, end) {
+      const bytes = new Uint8Array(end - begin);
+      const handle = await open(file, 'r');
+      try {
+        let done = 0;
+        while (done < bytes.length) {
+          const { bytesRead } = await handle.read(bytes, done, bytes.length - done, begin + done);
+          if (bytesRead === 0) break;
+          done += bytesRead;
+        }
+        return done === bytes.length ? bytes : bytes.subarray(0, done);
+      } finally {
+        await handle.close();
+      }
+    },
+  };
 }

@@ -38,7 +38,7 @@ export async function openNamed(source, options = {}) {
     throw new Error(
       `${named.repo}: this page has no Cache API (it needs a secure context: https or localhost), where models are kept`,
     );
-  const settings = checkHubOptions({ ...named, ...options }, { endpoint: DEFAULT_ENDPOINT, offline: false });
+  const settings = checkHubOptions(options, { endpoint: DEFAULT_ENDPOINT, offline: false, ...named });
   const hub = {
     ...settings,
     repo: named.repo,
@@ -158,11 +158,6 @@ export class BrowserHubStore {
     const size = entry?.size;
     await checkSpace(hub, name, size);
     const url = `${this.#base}/resolve/${commit}/${name.split('/').map(encodeURIComponent).join('/')}`;
-    let reported = 0;
-    const report = (bytes) => {
-      if (bytes > reported) onBytes(bytes - reported);
-      reported = Math.max(reported, bytes);
-    };
     const PART_BYTES = BrowserHubStore.partBytes;
     for (let attempt = 0; ; attempt++) {
       // The whole parts already here (of an earlier, cut-off download).
@@ -174,7 +169,7 @@ export class BrowserHubStore {
       )
         part++;
       let at = part * PART_BYTES;
-      report(at);
+      onBytes(at);
       const response = await hubFetch(hub, url, name, at > 0 ? { headers: { range: `bytes=${at}-` } } : {});
       if (at > 0 && response.status !== 206) at = part = 0; // sent whole: from the start
       let chunks = [];
@@ -198,7 +193,7 @@ export class BrowserHubStore {
             at += take;
             if (filled === PART_BYTES) await flush();
           }
-          report(at);
+          onBytes(at);
         }
         if (filled > 0 || part === 0) await flush();
       } catch (error) {

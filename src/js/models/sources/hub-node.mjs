@@ -38,7 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from '../../checks.mjs';
-import { readFolder } from './folder.mjs';
+import { fileAt, readFolder } from './folder.mjs';
 import {
   COMMIT,
   DEFAULT_ENDPOINT,
@@ -95,7 +95,7 @@ export async function openNamed(source, options = {}) {
         'letters, digits, "-", "_", ".")',
     );
   const env = await hubEnvironment();
-  const settings = checkHubOptions({ ...named, ...options }, env);
+  const settings = checkHubOptions(options, { ...env, ...named });
   if (options.cacheDir !== undefined && (typeof options.cacheDir !== 'string' || options.cacheDir === ''))
     throw new TypeError(`cacheDir: expected a folder path, got ${describe(options.cacheDir)}`);
   const hub = {
@@ -172,8 +172,9 @@ export class NodeHubStore {
   }
 
   async file(commit, name) {
-    const files = await readFolder(this.#snapshot(commit));
-    return files.find((f) => f.path === name)?.file ?? null;
+    const file = this.#snapshot(commit, name);
+    const info = await stat(file).catch(() => null);
+    return info?.isFile() ? fileAt(file, name, info.size) : null;
   }
 
   /** What the listing says is not there, as both huggingface_hub generations record it. */
@@ -270,11 +271,6 @@ export class NodeHubStore {
     const partial = `${blob}.incomplete`;
     // The hash to check it against: an LFS file's ETag is its sha256, any other's its git oid.
     const kind = /^[0-9a-f]{64}$/.test(meta.etag) ? 'sha256' : /^[0-9a-f]{40}$/.test(meta.etag) ? 'git' : null;
-    let reported = 0; // bytes of this file counted in the progress so far
-    const report = (bytes) => {
-      if (bytes > reported) onBytes(bytes - reported);
-      reported = Math.max(reported, bytes);
-    };
     let restarted = false;
     for (let attempt = 0; ; attempt++) {
       let have = await stat(partial).then(
@@ -294,13 +290,13 @@ export class NodeHubStore {
         });
         // A server that sends the file whole to a Range: written from the start.
         if (have > 0 && response.status !== 206) written = have = 0;
-        report(have);
+        onBytes(have);
         const handle = await open(partial, have > 0 ? 'a' : 'w');
         try {
           for await (const chunk of response.body) {
             await handle.write(chunk);
             written += chunk.byteLength;
-            report(written);
+            onBytes(written);
           }
         } catch (error) {
           if (hub.signal?.aborted) throw hub.signal.reason;
@@ -315,7 +311,7 @@ export class NodeHubStore {
         } finally {
           await handle.close();
         }
-      } else report(have);
+      } else onBytes(have);
       if (size !== undefined && written < size && attempt < 3) continue;
       let wrong = size !== undefined && written !== size ? `${written} bytes, but the Hub says it has ${size}` : null;
       if (!wrong && kind) {

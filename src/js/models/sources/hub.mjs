@@ -243,8 +243,8 @@ const readAll = async (file) => new TextDecoder().decode(await file.read(0, file
  * `hub`: { repo, revision, endpoint, token, offline, fetch, signal,
  * onProgress }. `store`: { where, ref(revision), state(commit, name),
  * file(commit, name), names(commit), download(hub, commit, name, entry,
- * onBytes), markAbsent(commit, names, files: the listing), setRef(revision,
- * commit) }.
+ * onBytes: (the file's bytes so far) => void), markAbsent(commit, names,
+ * files: the listing), setRef(revision, commit) }.
  */
 export async function openHub(hub, store) {
   const pinned = COMMIT.test(hub.revision) ? hub.revision : await store.ref(hub.revision);
@@ -314,27 +314,32 @@ async function filesOf(store, commit, names) {
 /**
  * onProgress of the downloads: { phase: 'download', file, fileLoadedBytes,
  * fileTotalBytes, loadedBytes, totalBytes }, the totals over the files
- * downloaded by this load (their sizes as the file list gives them).
+ * downloaded by this load (their sizes as the file list gives them). A
+ * store reports each file's bytes so far; a download that starts a file
+ * again (a resume the server answered whole) never moves the bar back.
  */
 function downloadProgress(hub) {
   const sizes = new Map();
+  let planned = 0;
   let done = 0;
   return {
-    plan: (name, size) => sizes.set(name, size ?? 0),
+    plan(name, size) {
+      if (!sizes.has(name)) planned += size ?? 0;
+      sizes.set(name, size ?? 0);
+    },
     file(name, size) {
       let got = 0;
-      return (bytes) => {
-        got += bytes;
-        done += bytes;
-        let totalBytes = 0;
-        for (const n of sizes.values()) totalBytes += n;
+      return (bytesSoFar) => {
+        if (bytesSoFar <= got) return;
+        done += bytesSoFar - got;
+        got = bytesSoFar;
         hub.onProgress?.({
           phase: 'download',
           file: name,
           fileLoadedBytes: got,
           fileTotalBytes: size,
           loadedBytes: done,
-          totalBytes: Math.max(totalBytes, done),
+          totalBytes: Math.max(planned, done),
         });
       };
     },
