@@ -3,7 +3,11 @@
 // by tensor from a checkpoint (loadModel) and runs (transformer-model.mjs).
 #include "../model/model.hpp"
 
+#include <algorithm>
+#include <initializer_list>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "engine.hpp"
 
@@ -57,6 +61,7 @@ val description(const model::Model& model) {
     entry.set("shape", shape);
     entry.set("slot", static_cast<double>(t.slot));
     entry.set("stagingFloats", static_cast<double>(t.stagingFloats));
+    if (t.optional) entry.set("optional", true);
     tensors.call<void>("push", entry);
   }
   val config = val::object();
@@ -66,6 +71,11 @@ val description(const model::Model& model) {
   config.set("hiddenSize", static_cast<double>(c.hiddenSize));
   config.set("vocabSize", static_cast<double>(c.vocabSize));
   config.set("maxPositions", static_cast<double>(c.maxPositions));
+  if (a.kind == model::Kind::EncoderDecoder) {
+    // numLayers and numHeads are the encoder's.
+    config.set("decoderLayers", static_cast<double>(c.decoderLayers));
+    config.set("decoderHeads", static_cast<double>(c.decoderHeads));
+  }
   val architecture = val::object();
   architecture.set("name", std::string(a.name));
   architecture.set("kind", std::string(model::kind_name(a.kind)));
@@ -78,6 +88,7 @@ val description(const model::Model& model) {
   val result = val::object();
   result.set("tensors", tensors);
   result.set("prefixes", strings(a.prefixes));
+  result.set("derived", strings(a.derived));
   result.set("maxLength", static_cast<double>(model.max_length()));
   result.set("config", config);
   result.set("architecture", architecture);
@@ -178,6 +189,132 @@ class Model {
   // The positions a decoder has seen (0 for an encoder).
   double past() const { return model_ ? static_cast<double>(model_->past()) : 0.0; }
 
+  // An encoder-decoder's calls (model::Model::encode, begin, decode,
+  // reorder). encode: { lastHiddenState, attention?, attentionShape,
+  // hiddenStates? } of the encoder; headMask a Uint8Array [numLayers ×
+  // numHeads] or null.
+  val encode(const val& ids, bool wantAttention, bool wantHidden, const val& headMask) {
+    return guarded([&] {
+      model::Model& m = live();
+      m.check_encoder_decoder();
+      const model::Config& c = m.config();
+      const std::size_t S = ids["length"].as<std::size_t>(), D = c.hiddenSize, H = c.numHeads;
+      m.check_length(S);
+      copy_ids(ids, ids_, S, "inputIds");
+      const std::uint8_t* mask = copy_mask(headMask, masks_[0], c.numLayers, H, "headMask.encoder");
+      const std::size_t nh = S * D, na = wantAttention ? checked_product({c.numLayers, H, S, S}, "attention") : 0;
+      const std::size_t ns = wantHidden ? checked_product({c.numLayers + 1, S, D}, "hiddenStates") : 0;
+      check_fits(4.0 * (double(nh) + double(na) + double(ns) + m.scratch_floats(S) + m.encode_floats(S)) +
+                 engine_.attention().scratch_bytes_for({1, S, S, D, H, D / H, D / H}, wantAttention, false));
+      out_.resize(nh + na + ns);
+      model::Outputs o{out_.data(), wantAttention ? out_.data() + nh : nullptr,
+                       wantHidden ? out_.data() + nh + na : nullptr};
+      m.encode(engine_.attention(), ids_.data(), S, o, mask);
+      val result = val::object();
+      result.set("lastHiddenState", copy_out(o.lastHiddenState, nh));
+      if (wantAttention) {
+        result.set("attention", copy_out(o.attention, na));
+        result.set("attentionShape", shape_of({c.numLayers, H, S, S}));
+      }
+      if (wantHidden) result.set("hiddenStates", copy_out(o.hiddenStates, ns));
+      release_scratch(m);
+      return result;
+    });
+  }
+
+  // The decoder readied for `beams` sequences of up to `capacity` tokens.
+  val begin(double beams, double capacity) {
+    return guarded([&] {
+      model::Model& m = live();
+      m.check_encoder_decoder();
+      const std::size_t B = whole(beams, "beams"), T = whole(capacity, "capacity");
+      m.check_length(T);
+      check_fits(4.0 * m.begin_floats(B, T));
+      m.begin(B, T);
+      return val::undefined();
+    });
+  }
+
+  // L new tokens of each of `beams` sequences (ids beam after beam):
+  // { lastHiddenState, attention? [decoderLayers, beams, decoderHeads, L,
+  // past + L], attentionShape, crossAttention? [decoderLayers, decoderHeads,
+  // beams·L, S], crossAttentionShape, hiddenStates?, logits? [beams·L,
+  // vocabSize], past }.
+  val decode(const val& ids, double beams, bool wantAttention, bool wantHidden, bool wantLogits, const val& headMask,
+             const val& crossHeadMask) {
+    return guarded([&] {
+      model::Model& m = live();
+      m.check_encoder_decoder();
+      const model::Config& c = m.config();
+      const std::size_t B = whole(beams, "beams"), N = ids["length"].as<std::size_t>();
+      if (B != m.beams()) (Message() << "beams: the decoder was readied for " << m.beams() << ", got " << B).raise();
+      if (N % B != 0 || N == 0)
+        (Message() << "decoderInputIds: expected a multiple of " << B << " ids (the same count for each beam), got "
+                   << N)
+            .raise();
+      const std::size_t L = N / B, past = m.past(), S = m.encoded(), D = c.hiddenSize, H = c.decoderHeads;
+      const std::size_t Ld = c.decoderLayers, Lk = past + L;
+      if (S == 0) throw ArgumentError("model: nothing encoded yet (encode the input first)");
+      if (L > m.capacity() - past)
+        (Message() << "decoderInputIds: expected 1 to " << m.capacity() - past << " tokens after the " << past
+                   << " decoded, got " << L)
+            .raise();
+      copy_ids(ids, ids_, N, "decoderInputIds");
+      const std::uint8_t* selfMask = copy_mask(headMask, masks_[1], Ld, H, "headMask.decoder");
+      const std::uint8_t* crossMask = copy_mask(crossHeadMask, masks_[2], Ld, H, "headMask.cross");
+      const std::size_t nh = N * D, na = wantAttention ? checked_product({Ld, B, H, L, Lk}, "attention") : 0;
+      const std::size_t nc = wantAttention ? checked_product({Ld, H, N, S}, "crossAttention") : 0;
+      const std::size_t ns = wantHidden ? checked_product({Ld + 1, N, D}, "hiddenStates") : 0;
+      const std::size_t nl = wantLogits ? checked_product({N, c.vocabSize}, "logits") : 0;
+      const double attend =
+          std::max(engine_.attention().scratch_bytes_for({B, L, Lk, D, H, D / H, D / H}, wantAttention, false),
+                   engine_.attention().scratch_bytes_for({1, N, S, D, H, D / H, D / H}, wantAttention, false));
+      check_fits(4.0 * (double(nh) + double(na) + double(nc) + double(ns) + double(nl) + m.scratch_floats(N) +
+                        (nl ? m.logits_floats() : 0.0)) +
+                 attend);
+      out_.resize(nh + na + nc + ns + nl);
+      float* at = out_.data();
+      const auto take = [&at](std::size_t n) { return n ? std::exchange(at, at + n) : nullptr; };
+      model::Outputs o;
+      o.lastHiddenState = take(nh);
+      o.attention = take(na);
+      o.crossAttention = take(nc);
+      o.hiddenStates = take(ns);
+      o.logits = take(nl);
+      m.decode(engine_.attention(), ids_.data(), B, L, o, selfMask, crossMask);
+      val result = val::object();
+      result.set("lastHiddenState", copy_out(o.lastHiddenState, nh));
+      if (wantAttention) {
+        result.set("attention", copy_out(o.attention, na));
+        result.set("attentionShape", shape_of({Ld, B, H, L, Lk}));
+        result.set("crossAttention", copy_out(o.crossAttention, nc));
+        result.set("crossAttentionShape", shape_of({Ld, H, N, S}));
+      }
+      if (wantHidden) result.set("hiddenStates", copy_out(o.hiddenStates, ns));
+      if (wantLogits) result.set("logits", copy_out(o.logits, nl));
+      result.set("past", static_cast<double>(past));
+      release_scratch(m);
+      return result;
+    });
+  }
+
+  // Beam b becomes what beam parents[b] was (an Int32Array, one per beam).
+  val reorder(const val& parents) {
+    return guarded([&] {
+      model::Model& m = live();
+      m.check_encoder_decoder();
+      const std::size_t B = parents["length"].as<std::size_t>();
+      copy_ids(parents, ids_, B, "parents");
+      std::vector<std::size_t> from(B);
+      for (std::size_t b = 0; b < B; ++b) {
+        if (ids_[b] < 0) (Message() << "parents[" << b << "]: expected a beam from 0, got a negative number").raise();
+        from[b] = static_cast<std::size_t>(ids_[b]);
+      }
+      m.reorder(from.data(), B);
+      return val::undefined();
+    });
+  }
+
   double bytes() const { return model_ ? static_cast<double>(model_->bytes()) : 0.0; }
 
  private:
@@ -217,17 +354,47 @@ class Model {
       result.set("lastHiddenState", copy_out(o.lastHiddenState, nh));
       if (wantAttention) {
         result.set("attention", copy_out(o.attention, na));
-        val shape = val::array();
-        for (std::size_t n : {c.numLayers, H, L, Lk}) shape.call<void>("push", static_cast<double>(n));
-        result.set("attentionShape", shape);
+        result.set("attentionShape", shape_of({c.numLayers, H, L, Lk}));
       }
       if (wantHidden) result.set("hiddenStates", copy_out(o.hiddenStates, ns));
       if (nl) result.set("logits", copy_out(o.logits, nl));
-      trim(out_);
-      if (m.scratch_bytes() > kKeepBytes) m.release();
-      if (engine_.attention().scratch_bytes() > kKeepBytes) engine_.attention().release();
+      release_scratch(m);
       return result;
     });
+  }
+
+  // What a call leaves behind above kKeepBytes, given back.
+  void release_scratch(model::Model& m) {
+    trim(out_);
+    if (m.scratch_bytes() > kKeepBytes) m.release();
+    if (engine_.attention().scratch_bytes() > kKeepBytes) engine_.attention().release();
+  }
+
+  static val shape_of(std::initializer_list<std::size_t> dims) {
+    val shape = val::array();
+    for (std::size_t n : dims) shape.call<void>("push", static_cast<double>(n));
+    return shape;
+  }
+
+  // A count from JS (a positive integer below 2^31).
+  static std::size_t whole(double v, const char* name) {
+    if (!(v >= 1 && v <= double(kMaxElements)) || v != static_cast<double>(static_cast<std::size_t>(v)))
+      (Message() << name << ": expected a positive integer").raise();
+    return static_cast<std::size_t>(v);
+  }
+
+  // A head mask from JS: a Uint8Array of layers × heads (0: off), or null (every head on).
+  static const std::uint8_t* copy_mask(const val& src, std::vector<std::uint8_t>& buffer, std::size_t layers,
+                                       std::size_t heads, const char* name) {
+    if (src.isNull() || src.isUndefined()) return nullptr;
+    const std::size_t count = layers * heads;
+    if (src["length"].as<std::size_t>() != count)
+      (Message() << name << ": expected " << layers << " × " << heads << " = " << count << " values, got "
+                 << src["length"].as<std::size_t>())
+          .raise();
+    buffer.resize(count);
+    val(emscripten::typed_memory_view(count, buffer.data())).call<void>("set", src);
+    return buffer.data();
   }
 
   model::Model& live() {
@@ -253,6 +420,7 @@ class Model {
   std::unique_ptr<model::Model> model_;
   std::vector<unsigned char> chunk_;
   std::vector<std::int32_t> ids_, types_;
+  std::vector<std::uint8_t> masks_[3];  // the encoder's, the decoder's, the cross-attention's
   FloatBuffer out_;
 };
 
@@ -287,5 +455,9 @@ EMSCRIPTEN_BINDINGS(mha_model) {
       .function("step", &Model::step)
       .function("reset", &Model::reset)
       .function("past", &Model::past)
+      .function("encode", &Model::encode)
+      .function("begin", &Model::begin)
+      .function("decode", &Model::decode)
+      .function("reorder", &Model::reorder)
       .function("bytes", &Model::bytes);
 }

@@ -1,6 +1,7 @@
 #include "kv_cache.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "pack.hpp"
 
@@ -70,6 +71,50 @@ void KVCache::truncate(std::size_t length) {
                   0.0f);
     }
   length_ = length;
+}
+
+void KVCache::select(const std::size_t* parents, std::size_t count) {
+  if (count != batch_)
+    (Message() << "parents: expected " << batch_ << " (one per item of the cache), got " << count).raise();
+  for (std::size_t b = 0; b < count; ++b)
+    if (parents[b] >= batch_)
+      (Message() << "parents[" << b << "]: expected an item from 0 to " << batch_ - 1 << ", got " << parents[b])
+          .raise();
+  // Only the positions held are copied: beyond length() both sides are zero.
+  // A key head's positions are its first panels, whole; a value head's, the
+  // first length() rows of each of its panels.
+  const std::size_t G = numKVHeads_, keyUsed = panels(length_) * kPanel * dK_, rows = length_ * kPanel;
+  const std::size_t valuePanels = panels(dV_), itemFloats = G * (keyUsed + valuePanels * rows);
+  // The items read by another: copied out first, since their place may be written before they are read.
+  std::vector<std::size_t> slot(batch_, batch_);
+  std::size_t sources = 0;
+  for (std::size_t b = 0; b < count; ++b)
+    if (parents[b] != b && slot[parents[b]] == batch_) slot[parents[b]] = sources++;
+  if (sources == 0 || length_ == 0) return;
+  std::vector<float> saved(sources * itemFloats);
+  const auto move_item = [&](std::size_t item, float* flat, bool out) {
+    for (std::size_t g = 0; g < G; ++g) {
+      float* keys = keys_.data() + (item * G + g) * keyStride_;
+      float* values = values_.data() + (item * G + g) * valueStride_;
+      float* k = flat + g * (keyUsed + valuePanels * rows);
+      if (out)
+        std::copy(keys, keys + keyUsed, k);
+      else
+        std::copy(k, k + keyUsed, keys);
+      for (std::size_t p = 0; p < valuePanels; ++p) {
+        float* panel = values + p * capacity_ * kPanel;
+        float* v = k + keyUsed + p * rows;
+        if (out)
+          std::copy(panel, panel + rows, v);
+        else
+          std::copy(v, v + rows, panel);
+      }
+    }
+  };
+  for (std::size_t item = 0; item < batch_; ++item)
+    if (slot[item] != batch_) move_item(item, saved.data() + slot[item] * itemFloats, true);
+  for (std::size_t b = 0; b < count; ++b)
+    if (parents[b] != b) move_item(b, saved.data() + slot[parents[b]] * itemFloats, false);
 }
 
 PackedKeyValues KVCache::view() const noexcept {

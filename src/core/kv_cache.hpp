@@ -52,6 +52,11 @@ class KVCache {
   void truncate(std::size_t length);
   // Empty again, with the same room.
   void reset() { truncate(0); }
+  // Beam search's reordering: item b becomes what item parents[b] held (an
+  // item may be the parent of several, or of none). `count` must be batch();
+  // ArgumentError naming parents otherwise, or for a parent out of range
+  // (nothing is changed then).
+  void select(const std::size_t* parents, std::size_t count);
 
   PackedKeyValues view() const noexcept;
   // Floats held: what a caller checking a memory budget counts.

@@ -282,6 +282,45 @@
       checked(live(this.models, id, 'model').reset());
     }
 
+    // An encoder-decoder's calls (src/bindings/model.cpp): ids as Int32Array,
+    // head masks as Uint8Array or null, made so by models/transformer-model.mjs.
+    modelEncode(id, inputIds, returnAttention, returnHiddenStates, headMask) {
+      const model = live(this.models, id, 'model');
+      return checked(model.encode(inputIds, returnAttention, returnHiddenStates, headMask));
+    }
+
+    modelBegin(id, beams, capacity) {
+      checked(live(this.models, id, 'model').begin(beams, capacity));
+    }
+
+    modelDecode(
+      id,
+      decoderInputIds,
+      beams,
+      returnAttention,
+      returnHiddenStates,
+      returnLogits,
+      headMask,
+      crossHeadMask,
+    ) {
+      const model = live(this.models, id, 'model');
+      return checked(
+        model.decode(
+          decoderInputIds,
+          beams,
+          returnAttention,
+          returnHiddenStates,
+          returnLogits,
+          headMask,
+          crossHeadMask,
+        ),
+      );
+    }
+
+    modelReorder(id, parents) {
+      checked(live(this.models, id, 'model').reorder(parents));
+    }
+
     disposeModel(id) {
       this.models.get(id)?.delete();
       this.models.delete(id);

@@ -226,17 +226,21 @@ export interface LoadModelOptions {
 }
 
 export interface ModelConfig {
-  /** config.json's model_type, one the engine's architectures run ('bert', 'roberta', 'gpt2'). */
+  /** config.json's model_type, one the engine's architectures run ('bert', 'roberta', 'gpt2', 'marian'). */
   modelType: string;
+  /** An encoder-decoder's are its encoder's. */
   numLayers: number;
   numHeads: number;
+  /** An encoder-decoder's decoder (kind 'encoder-decoder' only). */
+  decoderLayers?: number;
+  decoderHeads?: number;
   hiddenSize: number;
   vocabSize: number;
   /** config.json's max_position_embeddings (n_positions for GPT-2). */
   maxPositions: number;
-  /** What the architecture is: BERT and RoBERTa encode, GPT-2 decodes. */
+  /** What the architecture is: BERT and RoBERTa encode, GPT-2 decodes, Marian (a translation model) does both. */
   kind: 'encoder' | 'decoder' | 'encoder-decoder';
-  /** Whether its self-attention sees only earlier positions (each attention row i is 0 past key i). */
+  /** Whether its (an encoder-decoder's: its decoder's) self-attention sees only earlier positions (each attention row i is 0 past key i). */
   causal: boolean;
   /** The longest input in tokens (RoBERTa's first position ids are taken). */
   maxLength: number;
@@ -282,6 +286,104 @@ export interface AttentionGroup {
   shape: [number, number, number, number];
 }
 
+/**
+ * An encoder-decoder's input: the text to encode (its tokenizer appends `</s>`) or its ids, and for run()
+ * the decoder's ids (teacher forcing; default [decoder_start_token_id]).
+ */
+export type Seq2SeqInput =
+  | string
+  | { text: string; decoderInputIds?: Int32Array | number[] }
+  | { inputIds: Int32Array | number[]; decoderInputIds?: Int32Array | number[] };
+
+/**
+ * Heads switched off, per kind of attention: [layers][heads] of 1 (keep) or 0 (off). An off head's weights
+ * are multiplied by 0 before they weigh V (Hugging Face's head_mask): its output and its weights are 0.
+ */
+export interface HeadMask {
+  encoder?: ArrayLike<0 | 1 | boolean>[];
+  decoder?: ArrayLike<0 | 1 | boolean>[];
+  cross?: ArrayLike<0 | 1 | boolean>[];
+}
+
+export interface Seq2SeqRunOptions extends ModelRunOptions {
+  headMask?: HeadMask;
+}
+
+/** An encoder-decoder's run: S input tokens, T decoder tokens. */
+export interface Seq2SeqResult {
+  /** [S], the encoder's input. */
+  inputIds: Int32Array;
+  tokens: string[];
+  special: Uint8Array;
+  /** [T], the decoder's input (decoder_start_token_id first). */
+  decoderInputIds: Int32Array;
+  decoderTokens: string[];
+  /** [S, hiddenSize]: the encoder's output. */
+  encoderLastHiddenState: Float32Array;
+  /** [T, hiddenSize]: the decoder's output. */
+  lastHiddenState: Float32Array;
+  /** [numLayers, numHeads, S, S]. */
+  encoderAttention?: Float32Array;
+  /** [decoderLayers, decoderHeads, T, T], causal. */
+  decoderAttention?: Float32Array;
+  /** [decoderLayers, decoderHeads, T, S]: each decoder token's queries over the encoder's positions. */
+  crossAttention?: Float32Array;
+  /** The three with their shapes, by transformers' names. */
+  attentions?: { encoder: AttentionGroup; decoder: AttentionGroup; cross: AttentionGroup };
+  /** [numLayers + 1, S, hiddenSize] and [decoderLayers + 1, T, hiddenSize]: the embeddings', then each layer's. */
+  encoderHiddenStates?: Float32Array;
+  decoderHiddenStates?: Float32Array;
+  /** [T, vocabSize] (final_logits_bias added). */
+  logits?: Float32Array;
+}
+
+export interface GenerateOptions {
+  /** Tokens after decoder_start_token_id (default: generation_config.json's max_length, 20 without one). */
+  maxNewTokens?: number;
+  /** The whole output's length, decoder_start_token_id included; or maxNewTokens, not both. */
+  maxLength?: number;
+  /** 1: greedy search; more: beam search (default generation_config.json's num_beams). */
+  numBeams?: number;
+  /** Candidates returned (beam search), at most numBeams. */
+  numReturnSequences?: number;
+  lengthPenalty?: number;
+  earlyStopping?: boolean | 'never';
+  noRepeatNgramSize?: number;
+  /** The attention (and hidden states) of run() over the ids fed back (default true; hidden states false). */
+  returnAttention?: boolean;
+  returnHiddenStates?: boolean;
+  /** Applied at every step and to the returned attention. */
+  headMask?: HeadMask;
+  /** Each new token as it is decided (greedy), or each step's best beam, with every beam (beam search). */
+  onToken?: (report: { outputIds: Int32Array; tokens: string[]; id?: number; beams?: Int32Array[] }) => void;
+  /** Stops between steps (it rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
+export interface GenerateCandidate {
+  /** decoder_start_token_id first, eos last unless the length ran out. */
+  outputIds: Int32Array;
+  text: string | null;
+  tokens: string[];
+  /** Greedy: the sum of the chosen tokens' log-probabilities; beam search: transformers' sequences_scores (length-penalized). */
+  score: number;
+}
+
+/** transformers' generate(): sequences[0] as outputIds, its text, and the attention of every token fed back. */
+export interface GenerateResult extends Partial<Omit<Seq2SeqResult, 'inputIds' | 'tokens' | 'special'>> {
+  inputIds: Int32Array;
+  tokens: string[];
+  special: Uint8Array;
+  outputIds: Int32Array;
+  /** The translation: outputIds decoded without special tokens (null without a tokenizer). */
+  text: string | null;
+  /** Greedy: each chosen token's processed score. */
+  stepScores?: Float64Array;
+  score: number;
+  /** The numReturnSequences best, best first (greedy: the one). */
+  candidates: GenerateCandidate[];
+}
+
 /** What a decoder's prefill and step take: one text (a step's gets no special tokens) or ids. */
 export type StepInput = string | { inputIds: Int32Array | number[] };
 
@@ -297,6 +399,10 @@ export interface TransformerModel {
   readonly specialTokens: ReadonlyArray<{ readonly id: number; readonly token: string }>;
   /** One sequence through every layer. */
   run(input: ModelInput, options?: ModelRunOptions): Promise<ModelResult>;
+  /** An encoder-decoder's (kind 'encoder-decoder'): the input encoded, the decoder's ids decoded at once. */
+  run(input: Seq2SeqInput, options?: Seq2SeqRunOptions): Promise<Seq2SeqResult>;
+  /** An encoder-decoder's generation (a translation), as transformers' generate() with generation_config.json. */
+  generate(input: Seq2SeqInput, options?: GenerateOptions): Promise<GenerateResult>;
   /**
    * A decoder's first call with state (kind 'decoder'; an encoder's is a TypeError): the sequence
    * through every layer, each layer's keys and values kept for the steps after it.

@@ -31,6 +31,10 @@ export const CALLS = Object.freeze({
   modelPrefill: 'modelPrefill',
   modelStep: 'modelStep',
   modelReset: 'modelReset',
+  modelEncode: 'modelEncode',
+  modelBegin: 'modelBegin',
+  modelDecode: 'modelDecode',
+  modelReorder: 'modelReorder',
   disposeModel: 'disposeModel',
 });
 

@@ -92,6 +92,13 @@ void ConfigReader::refuse_boolean(const char* field, bool refused) {
          (refused ? "false" : "true") + "\"");
 }
 
+bool ConfigReader::flag(const char* field, bool fallback) {
+  if (!present(source_, field)) return fallback;
+  if (source_.type(field) != Type::Boolean)
+    fail(std::string(field) + " must be true or false, got " + source_.json(field));
+  return source_.boolean(field);
+}
+
 void ConfigReader::finish() {
   for (const Limit& l : limits_)
     if (l.value > double(l.limit))

@@ -16,8 +16,9 @@ namespace mha::model {
 
 struct Architecture;
 
-enum class Activation { GeluErf, GeluTanh };  // Hugging Face's "gelu" and "gelu_new"
-enum class DType { F32, F16, BF16 };          // as safetensors names them
+// Hugging Face's "gelu", "gelu_new", "swish"/"silu" and "relu".
+enum class Activation { GeluErf, GeluTanh, Silu, Relu };
+enum class DType { F32, F16, BF16 };  // as safetensors names them
 
 // Bytes of one element of `dtype`.
 constexpr std::size_t bytes_of(DType dtype) noexcept { return dtype == DType::F32 ? 4 : 2; }
@@ -45,6 +46,11 @@ struct Config {
   std::size_t padTokenId = kNoPad;
   float layerNormEps = 1e-12f;
   Activation activation = Activation::GeluErf;
+  // An encoder-decoder's (Kind::EncoderDecoder; 0 for the others): the
+  // numLayers, numHeads and intermediateSize above are its encoder's.
+  std::size_t decoderLayers = 0, decoderHeads = 0, decoderIntermediateSize = 0;
+  // The token embeddings' factor (Marian's scale_embedding: √hiddenSize).
+  float embedScale = 1.0f;
 };
 
 // A config.json file that breaks a rule: its message names the file and the
@@ -86,6 +92,8 @@ class ConfigReader {
   // Refuses `field` when it holds the boolean `refused` (a setting the
   // blocks do not implement); absent, null or the other value is fine.
   void refuse_boolean(const char* field, bool refused);
+  // A boolean, `fallback` when absent or null; anything else is refused.
+  bool flag(const char* field, bool fallback);
   // The limits of every size() read since the last finish(), in the order they were read.
   void finish();
 

@@ -26,6 +26,14 @@ Model::Model(const Config& c, bool allocate) : config_(c) {
         .raise();
   if (c.hiddenSize % c.numHeads != 0)
     (Message() << "hiddenSize: expected a multiple of numHeads (" << c.numHeads << "), got " << c.hiddenSize).raise();
+  if (c.architecture->kind == Kind::EncoderDecoder) {
+    check_dim(c.decoderLayers, "decoderLayers", Limits::numLayers);
+    check_dim(c.decoderHeads, "decoderHeads", Limits::numHeads);
+    check_dim(c.decoderIntermediateSize, "decoderIntermediateSize", Limits::intermediateSize);
+    if (c.hiddenSize % c.decoderHeads != 0)
+      (Message() << "hiddenSize: expected a multiple of decoderHeads (" << c.decoderHeads << "), got " << c.hiddenSize)
+          .raise();
+  }
   if (!(c.layerNormEps > 0.0f) || !std::isfinite(c.layerNormEps))
     (Message() << "layerNormEps: expected a finite number > 0, got ").real(c.layerNormEps).raise();
   network_ = c.architecture->build(config_, weights_);
@@ -57,11 +65,8 @@ void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_
   if (const std::vector<std::string> absent = missing(); !absent.empty())
     (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
   check_length(L, past);
+  check_ids(ids, L, "inputIds");
   for (std::size_t i = 0; i < L; ++i) {
-    if (ids[i] < 0 || std::size_t(ids[i]) >= c.vocabSize)
-      (Message() << "inputIds[" << i << "]: expected a token id from 0 to " << c.vocabSize - 1 << ", got "
-                 << (ids[i] < 0 ? "-" : "") << magnitude(ids[i]))
-          .raise();
     if (types && (types[i] < 0 || std::size_t(types[i]) >= c.typeVocabSize))
       (Message() << "tokenTypeIds[" << i << "]: expected 0 to " << c.typeVocabSize - 1 << ", got "
                  << (types[i] < 0 ? "-" : "") << magnitude(types[i]))
@@ -80,8 +85,19 @@ void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_
   scratch_.resize(checked_scratch(network_->scratch_floats(L)));
 }
 
+void Model::check_ids(const std::int32_t* ids, std::size_t count, const char* name) const {
+  for (std::size_t i = 0; i < count; ++i)
+    if (ids[i] < 0 || std::size_t(ids[i]) >= config_.vocabSize)
+      (Message() << name << "[" << i << "]: expected a token id from 0 to " << config_.vocabSize - 1 << ", got "
+                 << (ids[i] < 0 ? "-" : "") << magnitude(ids[i]))
+          .raise();
+}
+
 void Model::forward(Attention& attention, const std::int32_t* ids, const std::int32_t* types, std::size_t L,
                     const Outputs& out) {
+  if (architecture().kind == Kind::EncoderDecoder)
+    (Message() << "model: a " << config_.modelType.c_str() << " is an encoder-decoder; run it with encode and decode")
+        .raise();
   check(ids, types, 0, L, out);
   network_->forward(attention, Sequence{ids, types, L}, out, scratch_.data(), nullptr);
 }
@@ -130,6 +146,99 @@ void Model::prefill(Attention& attention, const std::int32_t* ids, std::size_t L
 
 void Model::reset() noexcept {
   for (KVCache& cache : caches_) cache.reset();
+}
+
+// ---- An encoder-decoder ------------------------------------------------------
+
+void Model::check_encoder_decoder() const {
+  if (architecture().kind != Kind::EncoderDecoder)
+    (Message() << "model: a " << config_.modelType.c_str() << " is an " << kind_name(architecture().kind)
+               << "; encode and decode are an encoder-decoder's")
+        .raise();
+}
+
+double Model::encode_floats(std::size_t S) const noexcept {
+  const Config& c = config_;
+  const std::size_t dk = c.hiddenSize / c.decoderHeads;
+  return double(c.decoderLayers) * KVCache::floats_for(1, c.decoderHeads, dk, dk, S);
+}
+
+double Model::begin_floats(std::size_t beams, std::size_t capacity) const noexcept {
+  const Config& c = config_;
+  if (beams == this->beams() && capacity == this->capacity()) return 0;
+  const std::size_t dk = c.hiddenSize / c.decoderHeads;
+  return double(c.decoderLayers) * KVCache::floats_for(beams, c.decoderHeads, dk, dk, capacity);
+}
+
+void Model::encode(Attention& attention, const std::int32_t* ids, std::size_t S, const Outputs& out,
+                   const std::uint8_t* headMask) {
+  check_encoder_decoder();
+  Outputs encoderOnly = out;
+  encoderOnly.logits = encoderOnly.crossAttention = nullptr;
+  check(ids, nullptr, 0, S, encoderOnly);
+  Sequence in{ids, nullptr, S};
+  in.headMask = headMask;
+  reset();  // a new input: what the decoder saw was of the last one
+  cross_.clear();
+  network_->encode(attention, in, encoderOnly, scratch_.data(), cross_);
+}
+
+void Model::begin(std::size_t beams, std::size_t capacity) {
+  check_encoder_decoder();
+  check_dim(beams, "beams", kMaxElements);
+  if (capacity < 1 || capacity > max_length())
+    (Message() << "capacity: expected 1 to " << max_length() << " tokens (max_position_embeddings), got " << capacity)
+        .raise();
+  if (beams == this->beams() && capacity == this->capacity()) {
+    reset();
+    return;
+  }
+  const Config& c = config_;
+  const std::size_t dk = c.hiddenSize / c.decoderHeads;
+  LayerCaches caches(c.decoderLayers);
+  for (KVCache& cache : caches) cache.configure(beams, c.decoderHeads, dk, dk, capacity);
+  caches_ = std::move(caches);
+}
+
+void Model::decode(Attention& attention, const std::int32_t* ids, std::size_t beams, std::size_t L, const Outputs& out,
+                   const std::uint8_t* headMask, const std::uint8_t* crossHeadMask) {
+  check_encoder_decoder();
+  const Config& c = config_;
+  if (const std::vector<std::string> absent = missing(); !absent.empty())
+    (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
+  if (encoded() == 0) throw ArgumentError("model: nothing encoded yet (encode the input first)");
+  if (caches_.empty()) throw ArgumentError("model: the decoder is not ready (begin first)");
+  if (beams != this->beams())
+    (Message() << "beams: the decoder was readied for " << this->beams() << ", got " << beams).raise();
+  const std::size_t past = this->past();
+  if (L < 1 || L > capacity() - past)
+    (Message() << "decoderInputIds: expected 1 to " << capacity() - past << " tokens after the " << past
+               << " decoded (of the " << capacity() << " readied), got " << L)
+        .raise();
+  const std::size_t N = checked_product({beams, L}, "beams×L");
+  check_ids(ids, N, "decoderInputIds");
+  const std::size_t H = c.decoderHeads, S = encoded();
+  if (out.attention) checked_product({c.decoderLayers, beams, H, L, past + L}, "attention");
+  if (out.crossAttention) checked_product({c.decoderLayers, H, N, S}, "crossAttention");
+  if (out.hiddenStates) checked_product({c.decoderLayers + 1, N, c.hiddenSize}, "hiddenStates");
+  if (out.logits) checked_product({N, c.vocabSize}, "logits");
+  scratch_.resize(checked_scratch(network_->scratch_floats(N)));
+  Sequence in{ids, nullptr, L};
+  in.headMask = headMask;
+  in.crossHeadMask = crossHeadMask;
+  try {
+    network_->decode(attention, in, beams, out, scratch_.data(), caches_, cross_);
+  } catch (...) {
+    for (KVCache& cache : caches_) cache.truncate(std::min(past, cache.length()));  // as before the call
+    throw;
+  }
+}
+
+void Model::reorder(const std::size_t* parents, std::size_t beams) {
+  check_encoder_decoder();
+  if (caches_.empty()) throw ArgumentError("model: the decoder is not ready (begin first)");
+  caches_[0].select(parents, beams);  // checks them first: a refusal changes nothing
+  for (std::size_t l = 1; l < caches_.size(); ++l) caches_[l].select(parents, beams);
 }
 
 }  // namespace mha::model

@@ -81,6 +81,33 @@ class Model {
   // it has), for the bindings' memory check.
   double cache_floats() const noexcept;
 
+  // An encoder-decoder's calls (ArgumentError on the others, check_encoder_decoder):
+  // encode() runs the encoder over S tokens (out: lastHiddenState [S, D],
+  // attention [numLayers, numHeads, S, S], hiddenStates [numLayers + 1, S,
+  // D]) and keeps its keys and values for every decoder layer's
+  // cross-attention; the decoder's past is forgotten. begin() readies the
+  // decoder for `beams` sequences of up to `capacity` tokens, past 0.
+  // decode() runs L new tokens of each beam (ids beam after beam) after the
+  // past(): outputs as Network::decode says. reorder() makes beam b what beam
+  // parents[b] was (beam search). A decoded step is bit for bit the rows of
+  // the whole sequence decoded at once.
+  void encode(Attention& attention, const std::int32_t* ids, std::size_t S, const Outputs& out,
+              const std::uint8_t* headMask);
+  void begin(std::size_t beams, std::size_t capacity);
+  void decode(Attention& attention, const std::int32_t* ids, std::size_t beams, std::size_t L, const Outputs& out,
+              const std::uint8_t* headMask, const std::uint8_t* crossHeadMask);
+  void reorder(const std::size_t* parents, std::size_t beams);
+  void check_encoder_decoder() const;
+  // The encoder's positions the decoder attends to (0 before encode()), the
+  // beams begin() readied and the tokens each can hold.
+  std::size_t encoded() const noexcept { return cross_.empty() ? 0 : cross_[0].length(); }
+  std::size_t beams() const noexcept { return caches_.empty() ? 0 : caches_[0].batch(); }
+  std::size_t capacity() const noexcept { return caches_.empty() ? 0 : caches_[0].capacity(); }
+  // Floats begin() allocates for `beams` × `capacity` (0 when what it holds is the same size).
+  double begin_floats(std::size_t beams, std::size_t capacity) const noexcept;
+  // Floats encode() allocates for the cross-attention keys and values of S positions.
+  double encode_floats(std::size_t S) const noexcept;
+
   // Bytes of scratch memory held between calls, and giving it back.
   std::size_t scratch_bytes() const noexcept { return scratch_.capacity() * sizeof(float); }
   void release() noexcept { scratch_.release(); }
@@ -94,7 +121,11 @@ class Model {
   Weights weights_;
   std::unique_ptr<Network> network_;
   FloatBuffer scratch_;
-  LayerCaches caches_;  // a decoder's, from its first step on
+  // The ids of a call, below vocabSize (ArgumentError naming inputIds[i] otherwise).
+  void check_ids(const std::int32_t* ids, std::size_t count, const char* name) const;
+
+  LayerCaches caches_;  // a decoder's, from its first step on; an encoder-decoder's decoder's, from begin()
+  LayerCaches cross_;   // an encoder-decoder's: the encoder's keys and values, per decoder layer
 };
 
 }  // namespace mha::model

@@ -80,8 +80,13 @@ const Slot* Weights::tensor(std::string name, std::vector<std::size_t> shape, Sl
   return &slot;
 }
 
+void Weights::optional() {
+  if (tensors_.empty() || places_.back().slot->packed) throw ArgumentError("optional: a plain tensor comes first");
+  tensors_.back().optional = true;
+}
+
 void Weights::allocate() {
-  for (Slot& s : slots_) s.data.resize(s.size);
+  for (Slot& s : slots_) s.data.resize(s.size);  // zeros: what an optional tensor left out holds
   allocated_ = true;
 }
 
@@ -119,7 +124,8 @@ void Weights::write(std::size_t index, DType dtype, std::size_t first, std::size
 std::vector<std::string> Weights::missing() const {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < tensors_.size(); ++i)
-    if (places_[i].written != tensors_[i].elements) names.push_back(tensors_[i].name);
+    if (places_[i].written != tensors_[i].elements && !(tensors_[i].optional && places_[i].written == 0))
+      names.push_back(tensors_[i].name);
   return names;
 }
 

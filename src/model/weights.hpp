@@ -27,6 +27,9 @@ struct Tensor {
   // the floats that slot stages while its tensors arrive (0 for a plain one).
   std::size_t slot = 0;
   std::size_t stagingFloats = 0;
+  // A checkpoint may leave it out, and it is then zero (Marian's
+  // final_logits_bias, which transformers creates as zeros when absent).
+  bool optional = false;
 };
 
 // Where the blocks read a parameter: `plain` floats, or a GEMM's right-hand
@@ -52,6 +55,8 @@ class Weights {
   Slot& plain(std::size_t n);
   Slot& packed(bool packNK, std::size_t K, std::size_t N);
   const Slot* tensor(std::string name, std::vector<std::size_t> shape, Slot& slot, std::size_t offset = 0);
+  // The last tensor laid out may be left out of a checkpoint (Tensor::optional; a plain slot only).
+  void optional();
   // A plain vector of n floats filled by one tensor, the commonest case.
   const Slot* vector(std::string name, std::size_t n) { return tensor(std::move(name), {n}, plain(n)); }
   // Gives every slot its memory (after the layout; bytes_for() skips it).

@@ -187,7 +187,7 @@ describe('the model limits and rules', () => {
     [
       'an unknown model_type',
       { model_type: 'albert' },
-      'config.json: model_type "albert" is not supported; mha-wasm runs "bert", "roberta", "xlm-roberta", "camembert", "gpt2"',
+      'config.json: model_type "albert" is not supported; mha-wasm runs "bert", "roberta", "xlm-roberta", "camembert", "gpt2", "marian"',
     ],
     ['a model_type that is no string', { model_type: 7 }, 'config.json: model_type 7 is not supported'],
     [

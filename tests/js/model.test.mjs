@@ -9,12 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
-// Every fixture folder with a reference: a new architecture's folder is tested by being there.
-const FOLDERS = readdirSync(MODELS)
-  .filter((name) => existsSync(path.join(MODELS, name, 'reference.json')))
-  .sort();
 const SENTENCE = '用毒毒毒蛇，毒蛇会不会被毒毒死';
 const reference = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
+// Every fixture folder with an encoder's or a decoder's reference: a new architecture's folder is tested by
+// being there (an encoder-decoder's, with its own format, by seq2seq.test.mjs).
+const FOLDERS = readdirSync(MODELS)
+  .filter((name) => existsSync(path.join(MODELS, name, 'reference.json')) && reference(name).cases)
+  .sort();
 const folder = (name) => path.join(MODELS, name);
 
 /** Every file of a fixture folder as { name: Uint8Array }. */

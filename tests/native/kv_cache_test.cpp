@@ -377,6 +377,36 @@ TEST(KVCache, TruncateThenAppendEqualsAFreshCache) {
   EXPECT_EQ(reused.capacity(), 30u);
 }
 
+// Beam search's reordering: a cache of 3 items whose item b becomes item
+// parents[b] holds exactly what a cache filled from those items' rows holds
+// (every packed float, the zero room included), across a panel boundary.
+TEST(KVCache, SelectEqualsACacheFilledFromTheParentsRows) {
+  const std::size_t B = 3, L = 21, G = 2, dK = 8, dV = 12;
+  const Projections p = random_projections(B, L, L, G, G, dK, dV, 21);
+  const std::vector<std::vector<std::size_t>> orders = {{2, 0, 0}, {1, 1, 1}, {0, 2, 1}, {0, 1, 2}};
+  for (const std::vector<std::size_t>& parents : orders) {
+    mha::KVCache cache, want;
+    cache.configure(B, G, dK, dV, 40);
+    want.configure(B, G, dK, dV, 40);
+    cache.append(L, p.K.data(), p.ldk(), p.V.data(), p.ldv());
+    // The rows of item parents[b] as item b's.
+    std::vector<float> K(B * L * p.ldk()), V(B * L * p.ldv());
+    for (std::size_t b = 0; b < B; ++b) {
+      std::copy_n(p.K.data() + parents[b] * L * p.ldk(), L * p.ldk(), K.data() + b * L * p.ldk());
+      std::copy_n(p.V.data() + parents[b] * L * p.ldv(), L * p.ldv(), V.data() + b * L * p.ldv());
+    }
+    want.append(L, K.data(), p.ldk(), V.data(), p.ldv());
+    cache.select(parents.data(), parents.size());
+    const mha::PackedKeyValues a = cache.view(), w = want.view();
+    const std::size_t heads = B * G;
+    EXPECT_TRUE(same_bits(std::vector<float>(a.keys, a.keys + heads * a.keyStride),
+                          std::vector<float>(w.keys, w.keys + heads * w.keyStride)));
+    EXPECT_TRUE(same_bits(std::vector<float>(a.values, a.values + heads * a.valueStride),
+                          std::vector<float>(w.values, w.values + heads * w.valueStride)));
+    EXPECT_EQ(cache.length(), L);
+  }
+}
+
 template <typename F>
 void expect_refused(F&& f, const std::string& words) {
   try {
@@ -399,6 +429,9 @@ TEST(KVCache, RefusalsNameWhatIsWrongAndChangeNothing) {
   expect_refused([&] { cache.append(3, p.K.data(), p.ldk(), p.V.data(), p.ldv()); }, "do not fit: it holds 8 of 10");
   EXPECT_EQ(cache.length(), 8u);
   expect_refused([&] { cache.truncate(9); }, "holds 8");
+  const std::size_t two[] = {0, 0}, wrong[] = {1};
+  expect_refused([&] { cache.select(two, 2); }, "parents: expected 1 (one per item of the cache), got 2");
+  expect_refused([&] { cache.select(wrong, 1); }, "parents[0]: expected an item from 0 to 0, got 1");
   mha::Attention attention(1);
   Result r;
   Projections q = p;

@@ -389,8 +389,15 @@ def main():
                      transformers.RobertaTokenizerFast, 23, byte_level=True))
     make_hostile()
     handwritten = [rereference(folder) for folder in HANDWRITTEN]
-    with open(os.path.join(OUT_DIR, "TRANSFORMERS.md"), "w", encoding="utf-8") as f:
+    # The encoder-decoders' section is make_marian_fixtures.py's (between its markers): kept as it is.
+    path = os.path.join(OUT_DIR, "TRANSFORMERS.md")
+    begin, end = "<!-- BEGIN make_marian_fixtures.py -->", "<!-- END make_marian_fixtures.py -->"
+    old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    kept = old[old.index(begin):old.index(end) + len(end)] + "\n" if begin in old and end in old else ""
+    with open(path, "w", encoding="utf-8") as f:
         f.write(README % (transformers.__version__, torch.__version__, "\n".join(rows), "\n".join(handwritten)))
+        if kept:
+            f.write("\n" + kept)
 
 
 if __name__ == "__main__":

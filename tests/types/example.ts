@@ -275,6 +275,24 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     await model.step({ text: 'a', textPair: 'b' });
     void pastBefore;
   }
+  if (model.config.kind === 'encoder-decoder') {
+    // A translation: teacher-forced, then generated with heads switched off.
+    const forced = await model.run(
+      { text: '用毒毒毒蛇，毒蛇会不会被毒毒死', decoderInputIds: [65000, 12] },
+      { returnLogits: true, headMask: { cross: [[1, 0, 1, 1]] } },
+    );
+    const cross: Float32Array | undefined = forced.crossAttention;
+    const g = await model.generate('用毒毒毒蛇，毒蛇会不会被毒毒死', {
+      numBeams: 4,
+      numReturnSequences: 2,
+      onToken: ({ tokens }) => tokens.join(''),
+    });
+    const best: string | null = g.text;
+    const scores: number[] = g.candidates.map((c) => c.score);
+    // @ts-expect-error: early stopping is a boolean or 'never'
+    await model.generate('毒', { earlyStopping: 'always' });
+    void [cross, best, scores, (model.config.decoderLayers ?? 0) + g.outputIds.length];
+  }
   // @ts-expect-error: not an input field
   await model.run({ ids: [1] });
   const tokens: string[] = r.tokens;

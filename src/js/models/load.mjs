@@ -22,7 +22,7 @@ const CHUNK_BYTES = 8 << 20;
 // GPT-2's mask buffers, position id buffers.
 const UNUSED = /^(cls|lm_head|pooler|classifier|qa_outputs|score)\.|(^|\.)attn\.(masked_)?bias$|(^|\.)position_ids$/;
 // Tensors of the backbone: one of these that the config does not explain means config.json is not this model's.
-const BACKBONE = /^(embeddings|encoder|wte|wpe|h|ln_f)\./;
+const BACKBONE = /^(embeddings|encoder|decoder|shared|wte|wpe|h|ln_f)\./;
 
 /**
  * A Hugging Face tensor name as the engine's model lists it: the first of the
@@ -63,10 +63,15 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   const headers = await Promise.all(sources.map((file) => readTensors(file)));
   const plan = planLoad(layout, sources, headers);
 
+  // What generate() starts from: generation_config.json, else config.json's own generation fields.
+  const generation = files['generation_config.json']
+    ? { json: await readJson(files['generation_config.json']), file: 'generation_config.json' }
+    : { json, file: 'config.json' };
   // Counted with the parameters before anything is allocated: what the load stages at its peak.
   const { id } = await call(CALLS.createModel, [json, peakStagingFloats(layout, plan)]);
   const config = {
     architecture: layout.architecture, // what run() needs of it: token types, attention groups
+    generation,
     public: Object.freeze({
       ...layout.config,
       kind: layout.architecture.kind,
@@ -123,6 +128,8 @@ function planLoad(layout, sources, headers) {
       const name = canonicalName(tensor.name, layout.prefixes);
       const want = wanted.get(name);
       const where = `${sources[f].name}: tensor "${tensor.name}"`;
+      // A copy of a tied tensor, or one the model computes (Marian's positions): not read.
+      if (!want && layout.derived.includes(name)) continue;
       if (!want) {
         if (BACKBONE.test(name) && !UNUSED.test(name))
           throw new Error(
@@ -140,7 +147,7 @@ function planLoad(layout, sources, headers) {
       plan[f].push({ ...tensor, index: want.index });
     }
   });
-  const absent = layout.tensors.filter((t) => !found.has(t.name)).map((t) => t.name);
+  const absent = layout.tensors.filter((t) => !found.has(t.name) && !t.optional).map((t) => t.name);
   if (absent.length)
     throw new Error(
       `${sources.map((s) => s.name).join(', ')}: ${absent.length === 1 ? 'tensor' : `${absent.length} tensors`} missing: ` +

@@ -4,8 +4,26 @@
 import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
 import { CALL, DETACH, EngineResource } from '../resource.mjs';
+import { beamSearch, generationSettings, greedySearch } from './generation.mjs';
 
 const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates', 'returnLogits']);
+// An encoder-decoder's run also takes a head mask; its input, the decoder's ids.
+const SEQ2SEQ_RUN_OPTIONS = new Set([...RUN_OPTIONS, 'headMask']);
+const SEQ2SEQ_KEYS = new Set(['text', 'inputIds', 'decoderInputIds']);
+const GENERATE_OPTIONS = new Set([
+  'maxNewTokens',
+  'maxLength',
+  'numBeams',
+  'numReturnSequences',
+  'lengthPenalty',
+  'earlyStopping',
+  'noRepeatNgramSize',
+  'returnAttention',
+  'returnHiddenStates',
+  'headMask',
+  'onToken',
+  'signal',
+]);
 const INPUT_KEYS = new Set(['text', 'textPair', 'inputIds', 'tokenTypeIds']);
 // A decoder's calls with state take one text or ids (no pair, no token types).
 const STEP_KEYS = new Set(['inputIds']);
@@ -30,11 +48,15 @@ export class TransformerModel extends EngineResource {
   #architecture;
   #specialIds;
   #past = 0;
+  #generation;
+  #queue = Promise.resolve(); // an encoder-decoder's calls, one whole call after another
 
   constructor(call, id, config, tokenizer, onDispose) {
     super(call, id, 'model', CALLS.disposeModel, onDispose);
     this.#tokenizer = tokenizer;
     this.#architecture = config.architecture;
+    // generation_config.json's object (else config.json's), and its file's name for messages.
+    this.#generation = config.generation;
     /** { modelType, numLayers, numHeads, hiddenSize, vocabSize, maxPositions, kind, causal, maxLength (the longest input, in tokens) }. */
     this.config = config.public;
     /** The tokenizer's special tokens, [{ id, token }] by id ([] without a tokenizer). */
@@ -50,6 +72,7 @@ export class TransformerModel extends EngineResource {
    * index.d.ts).
    */
   async run(input, options) {
+    if (this.config.kind === 'encoder-decoder') return this.#runSeq2Seq(input, options);
     let read;
     const result = await this[CALL](CALLS.modelRun, async () => {
       const {
@@ -106,6 +129,80 @@ export class TransformerModel extends EngineResource {
     return this.#past;
   }
 
+  /**
+   * An encoder-decoder's generation (a translation): the input (a string,
+   * { text } or { inputIds }) encoded once, then the decoder's tokens one at
+   * a time, greedy or by beam search as transformers' generate() with the
+   * checkpoint's generation_config.json (see index.d.ts). Resolves to {
+   * outputIds, text, tokens, score, candidates, inputIds, … } with the
+   * attention of run({ inputIds, decoderInputIds: outputIds without its last
+   * id }).
+   */
+  async generate(input, options) {
+    if (this.config.kind !== 'encoder-decoder')
+      throw new TypeError(
+        `generate: a ${this.config.modelType} is an ${this.config.kind}; generate() is an encoder-decoder's ` +
+          '(a decoder predicts its next token through step() and returnLogits)',
+      );
+    const opts = checkGenerateOptions(options, this.config);
+    const settings = generationSettings(this.#generation.json, this.#generation.file, opts, this.config.vocabSize);
+    if (settings.maxLength > this.config.maxLength)
+      throw new RangeError(
+        `maxLength: ${settings.maxLength} tokens, more than the ${this.config.maxLength} positions this model has`,
+      );
+    return this.#exclusive(async () => {
+      const read = await this.#readSeq2Seq(input, 'generate');
+      const masks = opts.headMask;
+      await this[CALL](CALLS.modelEncode, () => [read.inputIds, false, false, masks.encoder]);
+      const vocab = this.config.vocabSize;
+      const B = settings.numBeams;
+      await this[CALL](CALLS.modelBegin, () => [B, settings.maxLength]);
+      const decode = async (ids) => {
+        const r = await this[CALL](CALLS.modelDecode, () => [
+          Int32Array.from(ids),
+          B,
+          false,
+          false,
+          true,
+          masks.decoder,
+          masks.cross,
+        ]);
+        return r.logits;
+      };
+      const hooks = { onToken: opts.onToken && this.#tokenReporter(opts.onToken), signal: opts.signal };
+      const found =
+        B === 1
+          ? await greedySearch(decode, settings, hooks)
+          : await beamSearch(
+              decode,
+              (parents) => this[CALL](CALLS.modelReorder, () => [Int32Array.from(parents)]),
+              settings,
+              vocab,
+              hooks,
+            );
+      const candidates = found.candidates ?? [{ outputIds: found.outputIds, score: found.score }];
+      for (const c of candidates) {
+        c.text = await this.#decodeText(c.outputIds);
+        c.tokens = this.#pieces(c.outputIds);
+      }
+      const out = { ...read, outputIds: found.outputIds, text: candidates[0].text, tokens: candidates[0].tokens };
+      out.score = found.score;
+      out.candidates = candidates;
+      if (found.stepScores) out.stepScores = Float64Array.from(found.stepScores);
+      // The attention of every token fed back: a teacher-forced run over outputIds but its last.
+      if (opts.returnAttention !== false || opts.returnHiddenStates) {
+        const forced = await this.#forward(read, found.outputIds.subarray(0, found.outputIds.length - 1), {
+          returnAttention: opts.returnAttention !== false,
+          returnHiddenStates: opts.returnHiddenStates === true,
+          returnLogits: false,
+          masks,
+        });
+        Object.assign(out, forced);
+      }
+      return out;
+    });
+  }
+
   async #stateful(method, input, options, what) {
     if (this.config.kind !== 'decoder')
       throw new TypeError(
@@ -124,6 +221,134 @@ export class TransformerModel extends EngineResource {
     });
     this.#past = result.past + read.inputIds.length;
     return this.#result(read, result);
+  }
+
+  // One whole call of an encoder-decoder at a time: its engine calls (encode,
+  // begin, decode …) are not interleaved with another's.
+  #exclusive(task) {
+    const result = this.#queue.then(task);
+    this.#queue = result.then(
+      () => {},
+      () => {},
+    );
+    return result;
+  }
+
+  async #runSeq2Seq(input, options) {
+    const opts = checkSeq2SeqRunOptions(options, this.config);
+    return this.#exclusive(async () => {
+      const read = await this.#readSeq2Seq(input, 'run');
+      const decoderIds = read.decoderInputIds ?? Int32Array.of(this.#decoderStart());
+      delete read.decoderInputIds;
+      return { ...read, ...(await this.#forward(read, decoderIds, { ...opts, masks: opts.headMask })) };
+    });
+  }
+
+  // The teacher-forced forward: the encoder over read.inputIds, then the decoder over decoderIds at once.
+  async #forward(
+    read,
+    decoderIds,
+    { returnAttention = true, returnHiddenStates = false, returnLogits = false, masks },
+  ) {
+    const T = decoderIds.length;
+    if (T === 0) throw new RangeError('input.decoderInputIds: no ids (the decoder starts from decoder_start_token_id)');
+    if (T > this.config.maxLength)
+      throw new RangeError(
+        `input.decoderInputIds: ${T} ids, more than the ${this.config.maxLength} positions this model has`,
+      );
+    const encoded = await this[CALL](CALLS.modelEncode, () => [
+      read.inputIds,
+      returnAttention,
+      returnHiddenStates,
+      masks.encoder,
+    ]);
+    await this[CALL](CALLS.modelBegin, () => [1, T]);
+    const decoded = await this[CALL](CALLS.modelDecode, () => [
+      Int32Array.from(decoderIds),
+      1,
+      returnAttention,
+      returnHiddenStates,
+      returnLogits,
+      masks.decoder,
+      masks.cross,
+    ]);
+    const c = this.config;
+    const S = read.inputIds.length;
+    const out = {
+      decoderInputIds: Int32Array.from(decoderIds),
+      decoderTokens: this.#pieces(decoderIds),
+      encoderLastHiddenState: encoded.lastHiddenState,
+      lastHiddenState: decoded.lastHiddenState,
+    };
+    if (returnAttention) {
+      // The decoder's self-attention comes as [layers, beams = 1, heads, T, T]: the same floats.
+      out.encoderAttention = encoded.attention;
+      out.decoderAttention = decoded.attention;
+      out.crossAttention = decoded.crossAttention;
+      out.attentions = {
+        encoder: { data: encoded.attention, shape: [c.numLayers, c.numHeads, S, S] },
+        decoder: { data: decoded.attention, shape: [c.decoderLayers, c.decoderHeads, T, T] },
+        cross: { data: decoded.crossAttention, shape: [c.decoderLayers, c.decoderHeads, T, S] },
+      };
+    }
+    if (returnHiddenStates) {
+      out.encoderHiddenStates = encoded.hiddenStates;
+      out.decoderHiddenStates = decoded.hiddenStates;
+    }
+    if (returnLogits) out.logits = decoded.logits;
+    return out;
+  }
+
+  // { inputIds, tokens, special, decoderInputIds? } of an encoder-decoder's input: a string, { text } or
+  // { inputIds }, with decoderInputIds (the decoder's, decoder_start_token_id first) for run().
+  async #readSeq2Seq(input, what) {
+    let source = input;
+    let decoderInputIds;
+    if (input && typeof input === 'object' && !Array.isArray(input) && !(input instanceof Int32Array)) {
+      rejectUnknown(input, SEQ2SEQ_KEYS, `${what} input`);
+      if ('decoderInputIds' in input) {
+        if (what === 'generate')
+          throw new TypeError('input.decoderInputIds: generate() decides them; give them to run()');
+        decoderInputIds = ids(input.decoderInputIds, 'input.decoderInputIds');
+        const bad = decoderInputIds.findIndex((v) => v >= this.config.vocabSize);
+        if (bad >= 0)
+          throw new RangeError(
+            `input.decoderInputIds[${bad}]: expected an id below the vocabulary size ${this.config.vocabSize}, got ${decoderInputIds[bad]}`,
+          );
+      }
+      if ('text' in input && 'inputIds' in input)
+        throw new TypeError('input: give text or inputIds, not both (which would the model run?)');
+      if ('text' in input && typeof input.text !== 'string')
+        throw new TypeError(`input.text: expected a string, got ${describe(input.text)}`);
+      source = 'text' in input ? input.text : { inputIds: input.inputIds };
+    }
+    const read = await this.#read(source, what, false, 0);
+    const special = Uint8Array.from(read.inputIds, (id) => (this.#specialIds.has(id) ? 1 : 0));
+    return { inputIds: read.inputIds, tokens: read.tokens, special, ...(decoderInputIds && { decoderInputIds }) };
+  }
+
+  #decoderStart() {
+    return generationSettings(this.#generation.json, this.#generation.file, {}, this.config.vocabSize)
+      .decoderStartTokenId;
+  }
+
+  #pieces(ids) {
+    return this.#tokenizer ? this.#tokenizer.pieces(ids) : Array.from(ids, String);
+  }
+
+  async #decodeText(ids) {
+    if (!this.#tokenizer?.decode) return null;
+    return this.#tokenizer.decode(ids, { skipSpecialTokens: true });
+  }
+
+  // onToken's calls, in order, with the text so far.
+  #tokenReporter(onToken) {
+    return ({ outputIds, id, beams }) => {
+      const report = { outputIds, tokens: this.#pieces(outputIds) };
+      if (id !== undefined) report.id = id;
+      if (beams) report.beams = beams;
+      onToken(report);
+    };
   }
 
   // A call's result: its tokens, which of them are special (1) by the
@@ -220,4 +445,98 @@ function checkRunOptions(options, what) {
     if (options[name] !== undefined && typeof options[name] !== 'boolean')
       throw new TypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
   return options;
+}
+
+// A head mask: { encoder?, decoder?, cross? }, each [layers][heads] of 1 (keep) or 0 (switch off), as
+// Uint8Arrays for the engine (null: every head kept).
+function checkHeadMask(mask, config) {
+  const none = { encoder: null, decoder: null, cross: null };
+  if (mask === undefined) return none;
+  if (!mask || typeof mask !== 'object' || Array.isArray(mask))
+    throw new TypeError(
+      `headMask: expected { encoder, decoder, cross } of [layers][heads] 0/1 arrays, got ${describe(mask)}`,
+    );
+  rejectUnknown(mask, new Set(['encoder', 'decoder', 'cross']), 'headMask');
+  const shape = {
+    encoder: [config.numLayers, config.numHeads],
+    decoder: [config.decoderLayers, config.decoderHeads],
+    cross: [config.decoderLayers, config.decoderHeads],
+  };
+  const out = { ...none };
+  for (const [group, [layers, heads]] of Object.entries(shape)) {
+    const rows = mask[group];
+    if (rows === undefined) continue;
+    const name = `headMask.${group}`;
+    if (!Array.isArray(rows) || rows.length !== layers)
+      throw new RangeError(`${name}: expected ${layers} layers of ${heads} heads, got ${describe(rows)}`);
+    const flat = new Uint8Array(layers * heads);
+    rows.forEach((row, l) => {
+      if (!Array.isArray(row) && !ArrayBuffer.isView(row))
+        throw new TypeError(`${name}[${l}]: expected an array of ${heads} values 0 or 1, got ${describe(row)}`);
+      if (row.length !== heads)
+        throw new RangeError(`${name}[${l}]: expected ${heads} values (one per head), got ${row.length}`);
+      for (let h = 0; h < heads; h++) {
+        const v = row[h];
+        if (v !== 0 && v !== 1 && v !== true && v !== false)
+          throw new RangeError(`${name}[${l}][${h}]: expected 1 (keep) or 0 (switch off), got ${describe(v)}`);
+        flat[l * heads + h] = v === 1 || v === true ? 1 : 0;
+      }
+    });
+    out[group] = flat;
+  }
+  return out;
+}
+
+function checkSeq2SeqRunOptions(options, config) {
+  if (options === undefined) return { headMask: checkHeadMask(undefined, config) };
+  if (!options || typeof options !== 'object')
+    throw new TypeError(
+      `run options: expected { returnAttention, returnHiddenStates, returnLogits, headMask }, got ${describe(options)}`,
+    );
+  rejectUnknown(options, SEQ2SEQ_RUN_OPTIONS, 'run');
+  for (const name of RUN_OPTIONS)
+    if (options[name] !== undefined && typeof options[name] !== 'boolean')
+      throw new TypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
+  return { ...options, headMask: checkHeadMask(options.headMask, config) };
+}
+
+function checkGenerateOptions(options, config) {
+  if (options === undefined) return { headMask: checkHeadMask(undefined, config) };
+  if (!options || typeof options !== 'object')
+    throw new TypeError(
+      `generate options: expected an object such as { maxNewTokens, numBeams }, got ${describe(options)}`,
+    );
+  rejectUnknown(options, GENERATE_OPTIONS, 'generate');
+  const whole = (name, least, most) => {
+    const v = options[name];
+    if (v === undefined) return;
+    if (typeof v !== 'number' || !Number.isInteger(v))
+      throw new TypeError(`${name}: expected an integer, got ${describe(v)}`);
+    if (v < least || v > most) throw new RangeError(`${name}: expected ${least} to ${most}, got ${v}`);
+  };
+  whole('maxNewTokens', 1, config.maxLength - 1);
+  whole('maxLength', 2, config.maxLength);
+  whole('numBeams', 1, 64);
+  whole('numReturnSequences', 1, 64);
+  whole('noRepeatNgramSize', 0, config.maxLength);
+  if (options.maxNewTokens !== undefined && options.maxLength !== undefined)
+    throw new TypeError('maxNewTokens, maxLength: give one of them (which would bound the output?)');
+  if (
+    options.lengthPenalty !== undefined &&
+    (typeof options.lengthPenalty !== 'number' || !Number.isFinite(options.lengthPenalty))
+  )
+    throw new TypeError(`lengthPenalty: expected a finite number, got ${describe(options.lengthPenalty)}`);
+  if (options.earlyStopping !== undefined && ![true, false, 'never'].includes(options.earlyStopping))
+    throw new TypeError(`earlyStopping: expected true, false or 'never', got ${describe(options.earlyStopping)}`);
+  for (const name of ['returnAttention', 'returnHiddenStates'])
+    if (options[name] !== undefined && typeof options[name] !== 'boolean')
+      throw new TypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
+  if (options.onToken !== undefined && typeof options.onToken !== 'function')
+    throw new TypeError(
+      `onToken: expected a function ({ outputIds, tokens }) => void, got ${describe(options.onToken)}`,
+    );
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    throw new TypeError(`signal: expected an AbortSignal, got ${describe(options.signal)}`);
+  options.signal?.throwIfAborted();
+  return { ...options, headMask: checkHeadMask(options.headMask, config) };
 }

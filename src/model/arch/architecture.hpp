@@ -27,6 +27,8 @@ struct Outputs {
   float* attention = nullptr;        // [numLayers, numHeads, L, Lk] (rows are queries), or null
   float* hiddenStates = nullptr;     // [numLayers + 1, L, hiddenSize], or null (see Model::forward)
   float* logits = nullptr;           // [L, vocabSize] of the language-model head (Network::has_logits)
+  // An encoder-decoder's decoder: [decoderLayers, decoderHeads, L, S] over the S encoded positions.
+  float* crossAttention = nullptr;
 };
 
 // One sequence, checked by Model::forward: ids below vocabSize, types below
@@ -35,6 +37,11 @@ struct Sequence {
   const std::int32_t* ids = nullptr;
   const std::int32_t* types = nullptr;
   std::size_t length = 0;
+  // Heads switched off, [layers, heads] (0: off; its weights and output are
+  // 0, Hugging Face's head_mask), or null: the call's self-attention, and an
+  // encoder-decoder's decoder's cross-attention.
+  const std::uint8_t* headMask = nullptr;
+  const std::uint8_t* crossHeadMask = nullptr;
 };
 
 // A decoder's state between calls: per layer, the keys and values of the
@@ -60,6 +67,22 @@ class Network {
   virtual double logits_floats() const { return 0; }
   // Bytes it holds besides Weights (such a head once allocated).
   virtual std::size_t bytes() const noexcept { return 0; }
+
+  // An encoder-decoder's halves (Kind::EncoderDecoder; Model calls them only
+  // for one). encode(): the S tokens of `in` through the encoder (out:
+  // lastHiddenState, attention, hiddenStates), then each decoder layer's
+  // cross-attention keys and values of its output into `cross` (one cache a
+  // layer, configured here for S positions). decode(): `beams` sequences of
+  // in.length tokens each (in.ids beam after beam), after the positions
+  // `self` holds (one cache a decoder layer, batch `beams`), over `cross`:
+  // out.attention [decoderLayers, beams, decoderHeads, L, past + L],
+  // out.crossAttention [decoderLayers, decoderHeads, beams·L, S],
+  // out.hiddenStates [decoderLayers + 1, beams·L, hiddenSize], out.logits
+  // [beams·L, vocabSize], out.lastHiddenState [beams·L, hiddenSize].
+  virtual void encode(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
+                      LayerCaches& cross) const;
+  virtual void decode(Attention& attention, const Sequence& in, std::size_t beams, const Outputs& out, float* scratch,
+                      LayerCaches& self, const LayerCaches& cross) const;
 };
 
 // The kinds of model (transformers.js groups architectures the same way):
@@ -80,6 +103,10 @@ struct Architecture {
   // Prefixes of a checkpoint's tensor names that build()'s names leave out
   // ("bert." of BertForMaskedLM's file), tried in order.
   std::vector<const char*> prefixes;
+  // Tensors a checkpoint may hold that the model ties to another or computes
+  // (Marian's copies of its shared embeddings, its sinusoidal positions),
+  // as build() would name them: the loader skips them.
+  std::vector<const char*> derived;
   // Reads its fields of config.json into `config` (sizes by reader.size()).
   void (*read_config)(ConfigReader& reader, Config& config);
   // Lays out its tensors in `weights` and returns its forward.

@@ -112,7 +112,7 @@ class Bert final : public Network {
       linear(attention, L, heads, D, *b.out, b.outBias, a, D, Epilogue::None);
       layer_norm(x, a, L, D, b.ln1Gain->floats(), b.ln1Bias->floats(), eps, x);
       // 3. The MLP, then LN₂ of the residual sum.
-      linear(attention, L, x, D, *b.fc1, b.fc1Bias, inner, I, gelu_of(c_.activation));
+      linear(attention, L, x, D, *b.fc1, b.fc1Bias, inner, I, epilogue_of(c_.activation));
       linear(attention, L, inner, I, *b.fc2, b.fc2Bias, a, D, Epilogue::None);
       layer_norm(x, a, L, D, b.ln2Gain->floats(), b.ln2Bias->floats(), eps, x);
     }
@@ -134,9 +134,14 @@ std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_u
 }  // namespace
 
 extern const Architecture kBert;
-const Architecture kBert = {"bert",        {"bert", "roberta", "xlm-roberta", "camembert"},
-                            Kind::Encoder, false,
-                            true,          {"bert.", "roberta."},
-                            read_config,   build};
+const Architecture kBert = {"bert",
+                            {"bert", "roberta", "xlm-roberta", "camembert"},
+                            Kind::Encoder,
+                            false,
+                            true,
+                            {"bert.", "roberta."},
+                            {},
+                            read_config,
+                            build};
 
 }  // namespace mha::model

@@ -5,12 +5,12 @@
 //   out = ln_f(x)
 #include <algorithm>
 
-#include "../../core/pack.hpp"
 #include "../blocks/embeddings.hpp"
 #include "../blocks/layer_buffers.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
 #include "../blocks/self_attention.hpp"
+#include "../blocks/tied_head.hpp"
 #include "architecture.hpp"
 
 namespace mha::model {
@@ -38,7 +38,7 @@ void read_config(ConfigReader& r, Config& c) {
 
 class Gpt2 final : public Network {
  public:
-  Gpt2(const Config& c, Weights& w) : c_(c) {
+  Gpt2(const Config& c, Weights& w) : c_(c), lmHead_(word_, c.hiddenSize, c.vocabSize) {
     const std::size_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize, P = c.maxPositions;
     checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
     checked_product({D, I}, "the MLP's weights: hiddenSize×intermediateSize");
@@ -98,7 +98,7 @@ class Gpt2 final : public Network {
       for (std::size_t e = 0; e < L * D; ++e) x[e] += a[e];
       // 3. x += mlp(ln_2 x).
       layer_norm(x, nullptr, L, D, b.ln2Gain->floats(), b.ln2Bias->floats(), eps, a);
-      linear(attention, L, a, D, *b.fc1, b.fc1Bias, inner, I, gelu_of(c_.activation));
+      linear(attention, L, a, D, *b.fc1, b.fc1Bias, inner, I, epilogue_of(c_.activation));
       linear(attention, L, inner, I, *b.fc2, b.fc2Bias, a, D, Epilogue::None);
       for (std::size_t e = 0; e < L * D; ++e) x[e] += a[e];
     }
@@ -107,38 +107,21 @@ class Gpt2 final : public Network {
     keep(c_.numLayers, x);
     std::copy(x, x + L * D, out.lastHiddenState);
     // 5. The language-model head, tied to the token embeddings: logits = x·wteᵀ.
-    if (out.logits) linear(attention, L, x, D, lm_head(), nullptr, out.logits, c_.vocabSize, Epilogue::None);
+    if (out.logits) linear(attention, L, x, D, lmHead_.weights(), nullptr, out.logits, c_.vocabSize, Epilogue::None);
   }
 
   bool has_logits() const override { return true; }
-  std::size_t bytes() const noexcept override { return lmHead_.data.capacity() * sizeof(float); }
-  double logits_floats() const override {
-    return lmHead_.data.empty() ? double(packed_size(c_.hiddenSize, c_.vocabSize)) : 0.0;
-  }
+  std::size_t bytes() const noexcept override { return lmHead_.bytes(); }
+  double logits_floats() const override { return lmHead_.floats_to_allocate(); }
 
  private:
   struct Layer {
     const Slot *ln1Gain, *ln1Bias, *qkv, *qkvBias, *out, *outBias, *ln2Gain, *ln2Bias, *fc1, *fc1Bias, *fc2, *fc2Bias;
   };
-  // wteᵀ packed for the GEMM when logits are first asked for (V·D floats
-  // more, which a caller that never asks does not pay).
-  const Slot& lm_head() const {
-    if (lmHead_.data.empty()) {
-      const std::size_t D = c_.hiddenSize, V = c_.vocabSize;
-      lmHead_.K = D;
-      lmHead_.N = V;
-      lmHead_.packed = lmHead_.packNK = true;
-      lmHead_.size = packed_size(D, V);
-      lmHead_.data.resize(lmHead_.size);
-      pack_nk(D, V, word_->floats(), D, lmHead_.data.data());
-    }
-    return lmHead_;
-  }
-
   Config c_;
   const Slot *word_ = nullptr, *position_ = nullptr, *lnGain_ = nullptr, *lnBias_ = nullptr;
   std::vector<Layer> layers_;
-  mutable Slot lmHead_;
+  TiedHead lmHead_;  // logits = x·wteᵀ
 };
 
 std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_unique<Gpt2>(c, w); }
@@ -146,6 +129,6 @@ std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_u
 }  // namespace
 
 extern const Architecture kGpt2;
-const Architecture kGpt2 = {"gpt2", {"gpt2"}, Kind::Decoder, true, false, {"transformer."}, read_config, build};
+const Architecture kGpt2 = {"gpt2", {"gpt2"}, Kind::Decoder, true, false, {"transformer."}, {}, read_config, build};
 
 }  // namespace mha::model

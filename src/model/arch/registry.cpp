@@ -6,11 +6,13 @@ namespace mha::model {
 
 extern const Architecture kBert;
 extern const Architecture kGpt2;
+extern const Architecture kMarian;
 
 const std::vector<const Architecture*>& architectures() {
   static const std::vector<const Architecture*> list = {
       &kBert,
       &kGpt2,
+      &kMarian,
   };
   return list;
 }
@@ -26,6 +28,15 @@ std::vector<const char*> model_types() {
   std::vector<const char*> types;
   for (const Architecture* a : architectures()) types.insert(types.end(), a->modelTypes.begin(), a->modelTypes.end());
   return types;
+}
+
+// Only an encoder-decoder has these (Model asks the kind before it calls them).
+void Network::encode(Attention&, const Sequence&, const Outputs&, float*, LayerCaches&) const {
+  throw ArgumentError("model: not an encoder-decoder");
+}
+void Network::decode(Attention&, const Sequence&, std::size_t, const Outputs&, float*, LayerCaches&,
+                     const LayerCaches&) const {
+  throw ArgumentError("model: not an encoder-decoder");
 }
 
 const char* kind_name(Kind kind) noexcept {

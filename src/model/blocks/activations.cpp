@@ -52,4 +52,16 @@ void gelu_tanh(float* x, std::size_t n) noexcept {
 #endif
 }
 
+void silu(float* x, std::size_t n) noexcept {
+#if MHA_WITH_SIMD
+  map(x, n, [](const Vec& v) { return v / (Vec(1.0f) + xsimd::exp(-v)); });
+#else
+  for (std::size_t j = 0; j < n; ++j) x[j] = x[j] / (1.0f + std::exp(-x[j]));
+#endif
+}
+
+void relu(float* x, std::size_t n) noexcept {
+  for (std::size_t j = 0; j < n; ++j) x[j] = x[j] < 0.0f ? 0.0f : x[j];  // NaN stays NaN, as torch.relu
+}
+
 }  // namespace mha::model

@@ -1,4 +1,4 @@
-// GELU for the Transformer blocks, vectorized where the build has SIMD
+// The activations of the Transformer blocks (GELU, SiLU, ReLU), vectorized where the build has SIMD
 // (xsimd's erf and tanh; WASM SIMD128 under em++). Only the model builds
 // compile it, so the attention builds stay small.
 #pragma once
@@ -12,5 +12,8 @@ namespace mha::model {
 // Each element's result does not depend on n or on where it lies in x.
 void gelu_erf(float* x, std::size_t n) noexcept;
 void gelu_tanh(float* x, std::size_t n) noexcept;
+// SiLU (Hugging Face's "swish" and "silu"): x·sigmoid(x) = x/(1 + e^−x); ReLU: max(x, 0).
+void silu(float* x, std::size_t n) noexcept;
+void relu(float* x, std::size_t n) noexcept;
 
 }  // namespace mha::model

@@ -10,7 +10,10 @@ void linear(Attention& attention, std::size_t M, const float* A, std::size_t lda
   const Kernels& kern = attention.kernels();
   const std::size_t K = W.K, N = W.N;
   const Tiles tiles(M, N);
-  const auto activation = epilogue == Epilogue::GeluErf ? gelu_erf : gelu_tanh;
+  void (*const activation)(float*, std::size_t) noexcept = epilogue == Epilogue::GeluErf    ? gelu_erf
+                                                           : epilogue == Epilogue::GeluTanh ? gelu_tanh
+                                                           : epilogue == Epilogue::Silu     ? silu
+                                                                                            : relu;
   const bool parallel = 2.0 * double(M) * double(N) * double(K) >= kParallelFlops;
   run_tasks(attention.pool(), parallel, tiles.count(), [&](std::size_t t, std::size_t) {
     const Tile tile = tiles[t];

@@ -1,6 +1,6 @@
 // A linear layer with its epilogue, on the core's packed GEMM and thread
 // pool: C = A·W + bias, then an activation applied tile by tile while the
-// tile is in cache. SiLU and SwiGLU go here next, as epilogues.
+// tile is in cache. SwiGLU goes here next, as an epilogue.
 #pragma once
 
 #include <cstddef>
@@ -10,11 +10,17 @@
 
 namespace mha::model {
 
-enum class Epilogue { None, GeluErf, GeluTanh };
+enum class Epilogue { None, GeluErf, GeluTanh, Silu, Relu };
 
 // The epilogue of an MLP's first product for a config's activation.
-inline Epilogue gelu_of(Activation a) noexcept {
-  return a == Activation::GeluErf ? Epilogue::GeluErf : Epilogue::GeluTanh;
+inline Epilogue epilogue_of(Activation a) noexcept {
+  switch (a) {
+    case Activation::GeluErf: return Epilogue::GeluErf;
+    case Activation::GeluTanh: return Epilogue::GeluTanh;
+    case Activation::Silu: return Epilogue::Silu;
+    case Activation::Relu: return Epilogue::Relu;
+  }
+  return Epilogue::None;
 }
 
 // C [M, N] = A [M, K]·W + bias (null: none), then `epilogue`, in tiles

@@ -1,23 +1,37 @@
-// Self-attention over the rows of one Q|K|V product ([L, 3·hiddenSize]: the
-// query, key and value of every head side by side), by the core's attention.
+// The attention of a Transformer block over projections computed by its
+// products: self-attention over the rows of one Q|K|V product ([L,
+// 3·hiddenSize]: the query, key and value of every head side by side), a
+// causal decoder's over its KV cache, and an encoder-decoder's
+// cross-attention over the encoder's keys and values; each by the core's
+// attention (Attention::attend).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "../../core/attention.hpp"
 #include "../../core/kv_cache.hpp"
 
 namespace mha::model {
 
-// heads [L, D] = concat_h(head_h); weights [H, L, L] when not null.
+// heads [L, D] = concat_h(head_h); weights [H, L, L] when not null; headMask
+// [H] (0: that head off) or null.
 void self_attention(Attention& attention, std::size_t L, const float* qkv, std::size_t D, std::size_t H, bool causal,
-                    float* heads, float* weights);
+                    float* heads, float* weights, const std::uint8_t* headMask = nullptr);
 
-// The same for a causal decoder's L new tokens after the positions `cache`
-// holds: their keys and values appended to it, then each token attends to
-// every position up to its own. weights [H, L, cache.length()] when not null.
-// Bit for bit the rows of self_attention() over the whole sequence.
+// The same for a causal decoder's L new tokens of each of cache.batch()
+// sequences (qkv and heads rows sequence after sequence) after the positions
+// `cache` holds: their keys and values appended to it, then each token
+// attends to every position up to its own. weights [batch, H, L,
+// cache.length()] when not null. Bit for bit the rows of self_attention()
+// over the whole sequence.
 void cached_self_attention(Attention& attention, std::size_t L, const float* qkv, std::size_t D, std::size_t H,
-                           KVCache& cache, float* heads, float* weights);
+                           KVCache& cache, float* heads, float* weights, const std::uint8_t* headMask = nullptr);
+
+// Cross-attention: N query rows (q [N, D], any number of sequences: there is
+// no mask) over the positions of `encoded` (batch 1, filled once per input):
+// heads [N, D], weights [H, N, encoded.length()] when not null.
+void cross_attention(Attention& attention, std::size_t N, const float* q, std::size_t D, std::size_t H,
+                     const KVCache& encoded, float* heads, float* weights, const std::uint8_t* headMask = nullptr);
 
 }  // namespace mha::model

@@ -1,0 +1,305 @@
+// MarianMT (model_type "marian"; Helsinki-NLP's opus-mt translation models):
+// a post-LN encoder-decoder of BART's blocks, with static sinusoidal
+// positions and one token embedding E shared by the encoder, the decoder and
+// the output.
+//
+//   encoder:  x = s·E[src] + P;  per layer:  x = LN(x + O·MHA(x));  x = LN(x + W₂·act(W₁x))
+//   decoder:  y = s·E[tgt] + P;  per layer:  y = LN(y + O·MHA_causal(y));
+//                                            y = LN(y + O'·MHA(query y, key and value x));
+//                                            y = LN(y + W₂·act(W₁y))
+//   logits = y·Eᵀ + final_logits_bias
+//
+// s is √hiddenSize with scale_embedding, else 1. P is computed, never read
+// (MarianSinusoidalPositionalEmbedding): for position p and k < D/2, column k
+// is sin(p/10000^(2k/D)) and column D/2 + k its cos, in double, then rounded
+// to float32. Each decoder layer's cross-attention keys and values of the
+// encoder's output are computed once per input (encode) and read at every
+// step (decode).
+#include <algorithm>
+#include <cmath>
+
+#include "../blocks/layer_buffers.hpp"
+#include "../blocks/linear.hpp"
+#include "../blocks/norm.hpp"
+#include "../blocks/self_attention.hpp"
+#include "../blocks/tied_head.hpp"
+#include "architecture.hpp"
+
+namespace mha::model {
+namespace {
+
+// config.json's activation_function values, in this order: GELU (erf), GELU (tanh) twice, SiLU twice, ReLU.
+const std::vector<const char*> kActivations = {"gelu", "gelu_new", "gelu_pytorch_tanh", "swish", "silu", "relu"};
+
+void read_config(ConfigReader& r, Config& c) {
+  using L = ModelLimits;
+  const std::size_t a = r.choice("activation_function", "gelu", kActivations);
+  c.activation = a == 0   ? Activation::GeluErf
+                 : a <= 2 ? Activation::GeluTanh
+                 : a <= 4 ? Activation::Silu
+                          : Activation::Relu;
+  // The BART family's switches that opus-mt's config.json still carries: Marian's blocks are post-LN, with no
+  // LayerNorm of the embeddings or after the last layer, static positions, one shared embedding, no logits bias
+  // but final_logits_bias.
+  r.refuse_boolean("normalize_before", true);
+  r.refuse_boolean("add_final_layer_norm", true);
+  r.refuse_boolean("normalize_embedding", true);
+  r.refuse_boolean("static_position_embeddings", false);
+  r.refuse_boolean("add_bias_logits", true);
+  r.refuse_boolean("share_encoder_decoder_embeddings", false);
+  r.refuse_boolean("tie_word_embeddings", false);
+  // Sizes, with MarianConfig's defaults.
+  c.hiddenSize = r.size("d_model", L::hiddenSize, 1024);
+  c.numLayers = r.size("encoder_layers", L::numLayers, 12);
+  c.numHeads = r.size("encoder_attention_heads", L::numHeads, 16);
+  c.intermediateSize = r.size("encoder_ffn_dim", L::intermediateSize, 4096);
+  c.decoderLayers = r.size("decoder_layers", L::numLayers, 12);
+  c.decoderHeads = r.size("decoder_attention_heads", L::numHeads, 16);
+  c.decoderIntermediateSize = r.size("decoder_ffn_dim", L::intermediateSize, 4096);
+  c.vocabSize = r.size("vocab_size", L::vocabSize, 58101);
+  const std::size_t decoderVocab = r.size("decoder_vocab_size", L::vocabSize, c.vocabSize);
+  c.maxPositions = r.size("max_position_embeddings", L::maxPositions, 1024);
+  r.finish();
+  if (decoderVocab != c.vocabSize)
+    r.fail("decoder_vocab_size " + decimal(decoderVocab) + " must be vocab_size (" + decimal(c.vocabSize) +
+           "): the encoder and decoder share one embedding");
+  if (c.hiddenSize % c.decoderHeads != 0)
+    r.fail("the hidden size (" + decimal(c.hiddenSize) + ") must be a multiple of decoder_attention_heads (" +
+           decimal(c.decoderHeads) + ")");
+  c.typeVocabSize = 1;
+  c.layerNormEps = 1e-5f;  // nn.LayerNorm's default: Marian has no config field for it
+  c.embedScale = r.flag("scale_embedding", false) ? float(std::sqrt(double(c.hiddenSize))) : 1.0f;
+}
+
+// One attention block's parameters: the query, key and value products (one
+// packed matrix, or for cross-attention the query's alone and the key's and
+// value's together), the output's, and the LayerNorm after the residual sum.
+struct AttentionBlock {
+  const Slot *q = nullptr, *qBias = nullptr, *kv = nullptr, *kvBias = nullptr, *out, *outBias, *lnGain, *lnBias;
+};
+
+// The feed-forward block: W₂·act(W₁x), then the LayerNorm of the residual sum.
+struct FeedForward {
+  const Slot *fc1, *fc1Bias, *fc2, *fc2Bias, *lnGain, *lnBias;
+};
+
+// nn.Linear keeps [out, in]: the parts are the rows of one [n·D, D] = Wᵀ.
+void projections(Weights& w, const std::string& p, std::size_t D, const std::vector<const char*>& parts,
+                 const Slot*& weight, const Slot*& bias) {
+  Slot& product = w.packed(true, D, parts.size() * D);
+  Slot& biases = w.plain(parts.size() * D);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    weight = w.tensor(p + parts[i] + "_proj.weight", {D, D}, product, i * D * D);
+    bias = w.tensor(p + parts[i] + "_proj.bias", {D}, biases, i * D);
+  }
+}
+
+AttentionBlock self_block(Weights& w, const std::string& p, std::size_t D) {
+  AttentionBlock b;
+  projections(w, p + "self_attn.", D, {"q", "k", "v"}, b.q, b.qBias);
+  b.out = w.tensor(p + "self_attn.out_proj.weight", {D, D}, w.packed(true, D, D));
+  b.outBias = w.vector(p + "self_attn.out_proj.bias", D);
+  b.lnGain = w.vector(p + "self_attn_layer_norm.weight", D);
+  b.lnBias = w.vector(p + "self_attn_layer_norm.bias", D);
+  return b;
+}
+
+AttentionBlock cross_block(Weights& w, const std::string& p, std::size_t D) {
+  AttentionBlock b;
+  projections(w, p + "encoder_attn.", D, {"q"}, b.q, b.qBias);
+  projections(w, p + "encoder_attn.", D, {"k", "v"}, b.kv, b.kvBias);
+  b.out = w.tensor(p + "encoder_attn.out_proj.weight", {D, D}, w.packed(true, D, D));
+  b.outBias = w.vector(p + "encoder_attn.out_proj.bias", D);
+  b.lnGain = w.vector(p + "encoder_attn_layer_norm.weight", D);
+  b.lnBias = w.vector(p + "encoder_attn_layer_norm.bias", D);
+  return b;
+}
+
+FeedForward feed_forward(Weights& w, const std::string& p, std::size_t D, std::size_t I) {
+  checked_product({D, I}, "the feed-forward weights: hiddenSize×ffn_dim");
+  FeedForward f;
+  f.fc1 = w.tensor(p + "fc1.weight", {I, D}, w.packed(true, D, I));
+  f.fc1Bias = w.vector(p + "fc1.bias", I);
+  f.fc2 = w.tensor(p + "fc2.weight", {D, I}, w.packed(true, I, D));
+  f.fc2Bias = w.vector(p + "fc2.bias", D);
+  f.lnGain = w.vector(p + "final_layer_norm.weight", D);
+  f.lnBias = w.vector(p + "final_layer_norm.bias", D);
+  return f;
+}
+
+class Marian final : public Network {
+ public:
+  Marian(const Config& c, Weights& w) : c_(c), lmHead_(shared_, c.hiddenSize, c.vocabSize) {
+    const std::size_t D = c.hiddenSize, V = c.vocabSize, P = c.maxPositions;
+    checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
+    shared_ = w.tensor("shared.weight", {V, D}, w.plain(V * D));
+    // [1, V], a buffer that transformers creates as zeros when the file has none.
+    finalBias_ = w.tensor("final_logits_bias", {1, V}, w.plain(V));
+    w.optional();
+    // The positions are not the checkpoint's: a slot of the parameters' memory, computed at the first call.
+    positions_ = &w.plain(checked_product({P, D}, "the position table: maxPositions×hiddenSize"));
+    for (std::size_t l = 0; l < c.numLayers; ++l) {
+      const std::string p = "encoder.layers." + decimal(l) + ".";
+      encoder_.push_back({self_block(w, p, D), {}, feed_forward(w, p, D, c.intermediateSize)});
+    }
+    for (std::size_t l = 0; l < c.decoderLayers; ++l) {
+      const std::string p = "decoder.layers." + decimal(l) + ".";
+      decoder_.push_back({self_block(w, p, D), cross_block(w, p, D), feed_forward(w, p, D, c.decoderIntermediateSize)});
+    }
+  }
+
+  double scratch_floats(std::size_t rows) const override {
+    return LayerBuffers::floats(rows, c_.hiddenSize, std::max(c_.intermediateSize, c_.decoderIntermediateSize));
+  }
+
+  void forward(Attention&, const Sequence&, const Outputs&, float*, LayerCaches*) const override {
+    throw ArgumentError("model: an encoder-decoder runs through encode and decode");
+  }
+
+  // hiddenStates: the embeddings' output, then each layer's (Marian has no final LayerNorm).
+  void encode(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
+              LayerCaches& cross) const override {
+    const std::size_t S = in.length, D = c_.hiddenSize, H = c_.numHeads;
+    const LayerBuffers buffers(scratch, S, D);
+    float* const x = buffers.x;
+    // 1. Scaled token embeddings plus positions 0…S-1.
+    embed(in.ids, S, 0, x);
+    for (std::size_t l = 0; l < c_.numLayers; ++l) {
+      const Layer& b = encoder_[l];
+      keep_hidden(out, l, x, S, D);
+      // 2. Every head over the whole input, then the output product, then LN of the residual sum.
+      linear(attention, S, x, D, *b.self.q, b.self.qBias, buffers.qkv, 3 * D, Epilogue::None);
+      self_attention(attention, S, buffers.qkv, D, H, false, buffers.heads,
+                     out.attention ? out.attention + l * H * S * S : nullptr,
+                     in.headMask ? in.headMask + l * H : nullptr);
+      residual(attention, S, buffers.heads, b.self, buffers, x);
+      // 3. The feed-forward block.
+      feed(attention, S, b.ffn, c_.intermediateSize, buffers, x);
+    }
+    keep_hidden(out, c_.numLayers, x, S, D);
+    std::copy(x, x + S * D, out.lastHiddenState);
+    // 4. Each decoder layer's keys and values of the encoder's output, once for every step to come.
+    const std::size_t Hd = c_.decoderHeads, dk = D / Hd;
+    LayerCaches caches(c_.decoderLayers);
+    for (std::size_t l = 0; l < c_.decoderLayers; ++l) {
+      const AttentionBlock& cb = decoder_[l].cross;
+      linear(attention, S, x, D, *cb.kv, cb.kvBias, buffers.qkv, 2 * D, Epilogue::None);
+      caches[l].configure(1, Hd, dk, dk, S);
+      caches[l].append(S, buffers.qkv, 2 * D, buffers.qkv + D, 2 * D);
+    }
+    cross = std::move(caches);
+  }
+
+  // hiddenStates: the embeddings' output, then each layer's; rows beam after beam.
+  void decode(Attention& attention, const Sequence& in, std::size_t beams, const Outputs& out, float* scratch,
+              LayerCaches& self, const LayerCaches& cross) const override {
+    const std::size_t L = in.length, N = beams * L, D = c_.hiddenSize, H = c_.decoderHeads;
+    const std::size_t past = self[0].length(), Lk = past + L, S = cross[0].length();
+    const LayerBuffers buffers(scratch, N, D);
+    float* const x = buffers.x;
+    // 1. Scaled token embeddings plus positions past…past+L-1, for each beam.
+    for (std::size_t b = 0; b < beams; ++b) embed(in.ids + b * L, L, past, x + b * L * D);
+    for (std::size_t l = 0; l < c_.decoderLayers; ++l) {
+      const Layer& b = decoder_[l];
+      keep_hidden(out, l, x, N, D);
+      // 2. Causal self-attention over each beam's cache.
+      linear(attention, N, x, D, *b.self.q, b.self.qBias, buffers.qkv, 3 * D, Epilogue::None);
+      cached_self_attention(attention, L, buffers.qkv, D, H, self[l], buffers.heads,
+                            out.attention ? out.attention + l * beams * H * L * Lk : nullptr,
+                            in.headMask ? in.headMask + l * H : nullptr);
+      residual(attention, N, buffers.heads, b.self, buffers, x);
+      // 3. Cross-attention: every row's query over the encoder's keys and values.
+      linear(attention, N, x, D, *b.cross.q, b.cross.qBias, buffers.qkv, D, Epilogue::None);
+      cross_attention(attention, N, buffers.qkv, D, H, cross[l], buffers.heads,
+                      out.crossAttention ? out.crossAttention + l * H * N * S : nullptr,
+                      in.crossHeadMask ? in.crossHeadMask + l * H : nullptr);
+      residual(attention, N, buffers.heads, b.cross, buffers, x);
+      // 4. The feed-forward block.
+      feed(attention, N, b.ffn, c_.decoderIntermediateSize, buffers, x);
+    }
+    keep_hidden(out, c_.decoderLayers, x, N, D);
+    std::copy(x, x + N * D, out.lastHiddenState);
+    // 5. The output, tied to the shared embedding, plus final_logits_bias.
+    if (out.logits) linear(attention, N, x, D, lmHead_.weights(), finalBias_, out.logits, c_.vocabSize, Epilogue::None);
+  }
+
+  bool has_logits() const override { return true; }
+  double logits_floats() const override { return lmHead_.floats_to_allocate(); }
+  std::size_t bytes() const noexcept override { return lmHead_.bytes(); }
+
+ private:
+  struct Layer {
+    AttentionBlock self, cross;  // cross: the decoder's only
+    FeedForward ffn;
+  };
+
+  // x [L, D] = s·E[ids] + P[first…first+L-1].
+  void embed(const std::int32_t* ids, std::size_t L, std::size_t first, float* x) const {
+    const std::size_t D = c_.hiddenSize;
+    const float* table = position_table();
+    for (std::size_t i = 0; i < L; ++i) {
+      const float* e = shared_->floats() + std::size_t(ids[i]) * D;
+      const float* p = table + (first + i) * D;
+      for (std::size_t k = 0; k < D; ++k) x[i * D + k] = e[k] * c_.embedScale + p[k];
+    }
+  }
+
+  // The sinusoidal positions (see the top of this file), computed once.
+  const float* position_table() const {
+    if (!positionsReady_) {
+      const std::size_t P = c_.maxPositions, D = c_.hiddenSize, half = (D + 1) / 2;
+      float* table = positions_->data.data();
+      for (std::size_t p = 0; p < P; ++p)
+        for (std::size_t j = 0; j < D; ++j) {
+          // Column j < half is sin of angle 2j's pair, column j ≥ half the cos of pair (2(j − half) + 1) / 2.
+          const std::size_t pair = j < half ? j : j - half;
+          const double angle = double(p) / std::pow(10000.0, double(2 * pair) / double(D));
+          table[p * D + j] = float(j < half ? std::sin(angle) : std::cos(angle));
+        }
+      positionsReady_ = true;
+    }
+    return positions_->floats();
+  }
+
+  // x = LN(x + O·heads + b).
+  void residual(Attention& attention, std::size_t rows, const float* heads, const AttentionBlock& b,
+                const LayerBuffers& buffers, float* x) const {
+    const std::size_t D = c_.hiddenSize;
+    linear(attention, rows, heads, D, *b.out, b.outBias, buffers.a, D, Epilogue::None);
+    layer_norm(x, buffers.a, rows, D, b.lnGain->floats(), b.lnBias->floats(), c_.layerNormEps, x);
+  }
+
+  // x = LN(x + W₂·act(W₁x)).
+  void feed(Attention& attention, std::size_t rows, const FeedForward& f, std::size_t I, const LayerBuffers& buffers,
+            float* x) const {
+    const std::size_t D = c_.hiddenSize;
+    linear(attention, rows, x, D, *f.fc1, f.fc1Bias, buffers.inner, I, epilogue_of(c_.activation));
+    linear(attention, rows, buffers.inner, I, *f.fc2, f.fc2Bias, buffers.a, D, Epilogue::None);
+    layer_norm(x, buffers.a, rows, D, f.lnGain->floats(), f.lnBias->floats(), c_.layerNormEps, x);
+  }
+
+  Config c_;
+  const Slot *shared_ = nullptr, *finalBias_ = nullptr;
+  Slot* positions_ = nullptr;
+  mutable bool positionsReady_ = false;
+  std::vector<Layer> encoder_, decoder_;
+  TiedHead lmHead_;
+};
+
+std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_unique<Marian>(c, w); }
+
+}  // namespace
+
+extern const Architecture kMarian;
+const Architecture kMarian = {"marian",
+                              {"marian"},
+                              Kind::EncoderDecoder,
+                              true,
+                              false,
+                              {"model."},
+                              {"encoder.embed_tokens.weight", "decoder.embed_tokens.weight", "lm_head.weight",
+                               "encoder.embed_positions.weight", "decoder.embed_positions.weight"},
+                              read_config,
+                              build};
+
+}  // namespace mha::model
