@@ -50,6 +50,8 @@ const CODE = [
   'SentencePiece',
   'BPE',
   'Google',
+  'MarianMT',
+  'opus-mt',
 ];
 const CODE_RE = new RegExp(`(?<![\\w-])(?:${CODE.map((c) => c.replace(/[+]/g, '\\+')).join('|')})(?![\\w-])`, 'g');
 // English tokens of the translation named in the page's text ("Will 0", "venom 13"): data, not interface.

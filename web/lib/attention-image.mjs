@@ -22,12 +22,13 @@ export function colourTable(ramp, parse) {
 }
 
 /**
- * The RGBA bytes of an L × L block of weights (row-major, rows are queries):
- * weight w (clamped to 0…1; NaN as 0) takes colour round(w · 255).
- * @returns {Uint8ClampedArray} [L · L · 4], for new ImageData(bytes, L, L)
+ * The RGBA bytes of an L × K block of weights (row-major, rows are queries;
+ * K is L for self-attention): weight w (clamped to 0…1; NaN as 0) takes
+ * colour round(w · 255).
+ * @returns {Uint8ClampedArray} [L · K · 4], for new ImageData(bytes, K, L)
  */
-export function weightPixels(weights, length, table) {
-  const n = length * length;
+export function weightPixels(weights, length, table, keys = length) {
+  const n = length * keys;
   const out = new Uint8ClampedArray(n * 4);
   for (let i = 0; i < n; i++) {
     const w = weights[i];

@@ -8,4 +8,5 @@ export const SUGGESTED_MODELS = Object.freeze([
   { repo: 'FacebookAI/xlm-roberta-base', note: 'real.hub.model.xlmr' },
   { repo: 'FacebookAI/roberta-base', note: 'real.hub.model.roberta' },
   { repo: 'openai-community/gpt2', note: 'real.hub.model.gpt2' },
+  { repo: 'Helsinki-NLP/opus-mt-zh-en', note: 'real.hub.model.opusMt' },
 ]);

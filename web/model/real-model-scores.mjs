@@ -103,9 +103,9 @@ export function headScores(weights, tokens, rows, special) {
   return Object.fromEntries(SCORES.map((s) => [s, sums[s] / n]));
 }
 
-/** One head's [L, L] block of the attention [numLayers, numHeads, L, L]. */
-export function headWeights(attention, { numHeads, length }, layer, head) {
-  const block = length * length;
+/** One head's [L, K] block of the attention [numLayers, numHeads, L, K] (K: keys, L for self-attention). */
+export function headWeights(attention, { numHeads, length, keys = length }, layer, head) {
+  const block = length * keys;
   const start = (layer * numHeads + head) * block;
   return attention.subarray(start, start + block);
 }

@@ -85,22 +85,24 @@ export class ModelGrid {
 
   /**
    * Draws every head's weights into its thumbnail, a layer per task for large runs.
-   * @param {{ tokens: string[], attention: Float32Array, numLayers: number, numHeads: number }} run
+   * @param {{ tokens: string[], attention: Float32Array, numLayers: number, numHeads: number,
+   *   keyTokens?: string[] }} run keyTokens: the keys when they are not the queries (cross-attention)
    * @param {() => boolean} current false once a newer run replaced this one
    * @returns {Promise<boolean>} false when drawing stopped because the run was replaced
    */
   async draw(run, current) {
     const L = run.tokens.length;
-    const dims = { numHeads: run.numHeads, length: L };
+    const K = (run.keyTokens ?? run.tokens).length;
+    const dims = { numHeads: run.numHeads, length: L, keys: K };
     for (let layer = 0; layer < run.numLayers; layer++) {
       for (let head = 0; head < run.numHeads; head++) {
         const canvas = this.#button({ layer, head }).querySelector('canvas');
-        canvas.width = L;
+        canvas.width = K;
         canvas.height = L;
-        const pixels = weightPixels(headWeights(run.attention, dims, layer, head), L, this.#table);
-        canvas.getContext('2d').putImageData(new ImageData(pixels, L, L), 0, 0);
+        const pixels = weightPixels(headWeights(run.attention, dims, layer, head), L, this.#table, K);
+        canvas.getContext('2d').putImageData(new ImageData(pixels, K, L), 0, 0);
       }
-      if (run.numLayers * run.numHeads * L * L > CELLS_PER_TASK) await nextTask();
+      if (run.numLayers * run.numHeads * L * K > CELLS_PER_TASK) await nextTask();
       if (!current()) return false;
     }
     return true;
@@ -128,17 +130,20 @@ export class ModelGrid {
    * @param {object[]} heads every head's scores (model/real-model-scores.mjs allHeadScores)
    * @param {string} order 'grid' or the score to sort by
    * @param {{ layer: number, head: number } | null} selected the chosen head
+   * @param {(head: object) => string} [title] each thumbnail's title (default: its layer, head and score)
    */
-  arrange(run, heads, order, selected) {
+  arrange(run, heads, order, selected, title) {
     const sorted = order !== 'grid';
     const score = sorted ? order : 'same';
-    const label = (h) =>
-      t('real.thumb.title', {
-        layer: h.layer,
-        head: h.head,
-        score: t(`real.score.${score}`),
-        value: fixed(h.scores[score]),
-      });
+    const label =
+      title ??
+      ((h) =>
+        t('real.thumb.title', {
+          layer: h.layer,
+          head: h.head,
+          score: t(`real.score.${score}`),
+          value: fixed(h.scores[score]),
+        }));
     const children = [];
     const place = (h) => {
       const button = this.#button(h);

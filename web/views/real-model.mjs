@@ -30,6 +30,7 @@ import { ModelHead } from './model-head.mjs';
 import { ModelFilesInput } from './model-files-input.mjs';
 import { ModelHubInput, hubEndpoints } from './model-hub-input.mjs';
 import { fillControls, tokenList } from './real-model-controls.mjs';
+import { TranslationView } from './translation.mjs';
 
 /** The longest sentence the text box takes (the model's positions are checked by the engine). */
 export const MAX_TEXT = 200;
@@ -51,6 +52,8 @@ export class RealModelView {
   #input;
   /** The name field, suggestions and Hub settings (views/model-hub-input.mjs). */
   #hub;
+  /** A translation model's view (views/translation.mjs). */
+  #translation;
 
   /** The status line's message and parameters, so that a change of language can write it again. */
   #status = ['real.waiting', {}];
@@ -110,6 +113,11 @@ export class RealModelView {
       onError: (error) => this.#showError('real.error.load', error),
     });
     this.#hub = new ModelHubInput(section, { onName: (request) => this.#loadByName(request) });
+    this.#translation = new TranslationView($('.mt'), {
+      text: () => e.text.value,
+      onBusy: (busy) => this.#setInputs(!busy),
+      onError: (key, error) => this.#showError(key, error),
+    });
     hubEndpoints().then((endpoints) => {
       this.#hub.setEndpoints(endpoints);
       this.#setInputs(Boolean(this.#engine) && !this.#busy);
@@ -149,6 +157,7 @@ export class RealModelView {
   /** Writes every text again in the page's (new) language. */
   relabel() {
     this.#hub.relabel();
+    this.#translation.relabel();
     this.#writeStatus();
     if (this.#loadedNote) this.#writeForward();
     if (this.#run) {
@@ -280,14 +289,25 @@ export class RealModelView {
     this.el.body.hidden = true;
     this.el.tokens.replaceChildren();
     this.el.forward.textContent = '';
+    this.#translation.hide();
     delete this.section.dataset.ready;
   }
 
   /** Runs the model on the text box's sentence and draws it. */
   async #compute() {
     const model = this.#model;
-    if (!model || this.#busy) return;
+    if (!model || this.#busy || this.#translation.busy) return;
     const { el: e } = this;
+    if (model.config.kind === 'encoder-decoder') {
+      // A translation model translates the sentence (views/translation.mjs) instead of showing its encoder alone.
+      e.body.hidden = true;
+      e.error.hidden = true;
+      this.#translation.show(model);
+      await this.#translation.translate(e.text.value);
+      if (model === this.#model) this.section.dataset.ready = 'true';
+      return;
+    }
+    this.#translation.hide();
     this.#busy = true;
     this.#setInputs(false);
     delete this.section.dataset.ready;

@@ -30,7 +30,16 @@ export default {
     code('roberta-base') +
     ' and ' +
     code('gpt2') +
-    '. Every head of every layer is drawn as a small picture; click one to see that head large below.',
+    '. A translation model (MarianMT, such as ' +
+    code('Helsinki-NLP/opus-mt-zh-en') +
+    ', with ' +
+    code('source.spm') +
+    ', ' +
+    code('target.spm') +
+    ' and ' +
+    code('vocab.json') +
+    ') translates the sentence instead (“Real translation” below). Every head of every layer is drawn as a ' +
+    'small picture; click one to see that head large below.',
   'real.hub.name': 'Model on the Hugging Face Hub',
   'real.hub.placeholder': 'org/name',
   'real.hub.load': 'Download and load',
@@ -62,6 +71,7 @@ export default {
   'real.hub.model.xlmr': 'XLM-RoBERTa base: 100 languages, SentencePiece',
   'real.hub.model.roberta': 'RoBERTa base, English (byte-level BPE)',
   'real.hub.model.gpt2': 'GPT-2, the 124 M decoder: each token sees only those before it',
+  'real.hub.model.opusMt': 'opus-mt zh→en (Helsinki-NLP): a translation model, encoder and decoder',
   'real.asking': 'Asking {endpoint} for {repo}…',
   'real.progress.download': 'Downloading {file}: {loaded} of {total}',
   'real.loadedHub':

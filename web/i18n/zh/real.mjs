@@ -40,7 +40,15 @@ export default {
     code('roberta-base') +
     '、' +
     code('gpt2') +
-    '。每一层的每个头都画成一张小图；点一张小图，下面就放大显示那个头。',
+    '。翻译模型（MarianMT，例如 ' +
+    code('Helsinki-NLP/opus-mt-zh-en') +
+    '，带 ' +
+    code('source.spm') +
+    '、' +
+    code('target.spm') +
+    ' 和 ' +
+    code('vocab.json') +
+    '）则会翻译这句话（见下面的“真实翻译”）。每一层的每个头都画成一张小图；点一张小图，下面就放大显示那个头。',
   'real.hub.name': 'Hugging Face Hub 上的模型',
   'real.hub.placeholder': '组织/名称',
   'real.hub.load': '下载并载入',
@@ -69,6 +77,7 @@ export default {
   'real.hub.model.xlmr': 'XLM-RoBERTa 基础版：100 种语言，SentencePiece 分词',
   'real.hub.model.roberta': 'RoBERTa 基础版，英文（字节级 BPE）',
   'real.hub.model.gpt2': 'GPT-2（1.24 亿参数的解码器）：每个词元只看它前面的词元',
+  'real.hub.model.opusMt': 'opus-mt 中→英（赫尔辛基大学）：翻译模型，有编码器和解码器',
   'real.asking': '正在向 {endpoint} 请求 {repo}……',
   'real.progress.download': '正在下载 {file}：{loaded} / {total}',
   'real.loadedHub':
