@@ -176,7 +176,7 @@ export interface AttentionEngine {
   createTrainer(options: TrainerOptions): Promise<AttentionTrainer>;
   /**
    * Loads a Hugging Face checkpoint (BERT, RoBERTa or GPT-2: config.json, model.safetensors or its
-   * shards, tokenizer.json or vocab.txt) from a folder path (Node) or its files. Runs in the build with
+   * shards, tokenizer.json, vocab.txt, or a Marian model's source.spm, target.spm and vocab.json) from a folder path (Node) or its files. Runs in the build with
    * the Transformer blocks (dist/mha-model-*), started with the first model on the same variant and threads.
    * In browsers and bundlers, the engine must come from 'mha-wasm/model' (so that an app that only computes
    * attention does not carry the model builds); in Node, from any entry.

@@ -229,7 +229,9 @@ describe('run() arguments', () => {
   });
 
   test('text needs a tokenizer; ids work without one', async () => {
-    await expect(noTokenizer.run('毒')).rejects.toThrow(/no tokenizer.json or vocab.txt/);
+    await expect(noTokenizer.run('毒')).rejects.toThrow(
+      /has no tokenizer \(tokenizer.json, vocab.txt, or source.spm with vocab.json\)/,
+    );
     const r = await noTokenizer.run({ inputIds: [2, 17, 3] });
     expect(r.tokens).toEqual(['2', '17', '3']);
   });

@@ -114,6 +114,27 @@ describe.each([
     }
   });
 
+  test.each(FOLDERS)('%s: text in, text out, as MarianTokenizer reads and writes it', async (name) => {
+    const ref = reference(name);
+    const model = models[name];
+    for (const c of ref.forward) {
+      const r = await model.run({ text: c.text, decoderInputIds: c.decoderInputIds });
+      expect(Array.from(r.inputIds)).toEqual(c.inputIds);
+      expect(r.tokens).toEqual(c.tokens);
+      expect(Array.from(r.special)).toEqual(c.tokens.map((t) => (t === '</s>' ? 1 : 0)));
+    }
+    for (const g of ref.generate) {
+      const out = await model.generate(g.text, { ...optionsOf(g.options), returnAttention: false });
+      expect([g.name, Array.from(out.inputIds), Array.from(out.outputIds), out.text]).toEqual([
+        g.name,
+        g.inputIds,
+        g.sequence,
+        g.decoded,
+      ]);
+      expect(out.tokens).toHaveLength(out.outputIds.length);
+    }
+  });
+
   test.each(FOLDERS)('%s: generate() gives transformers’ ids and scores, greedy and beam', async (name) => {
     const ref = reference(name);
     const t = ref.tolerance;

@@ -47,21 +47,69 @@ export function pickCheckpointFiles(entries) {
 
 /**
  * The text files of a checkpoint the loader reads (models/load.mjs): its
- * config, and the tokenizer's files (tokenizers/tokenizer.mjs takes
- * tokenizer.json, else BERT's vocab.txt, each with tokenizer_config.json).
+ * config, generation_config.json (what generate() starts from, when there is
+ * one), and the tokenizer's files (tokenizers/tokenizer.mjs takes
+ * tokenizer.json, else Marian's source.spm with vocab.json (and
+ * target_vocab.json when its vocabularies are separate), else BERT's
+ * vocab.txt, each with tokenizer_config.json).
  */
-export const TEXT_FILES = Object.freeze(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.txt']);
+export const TEXT_FILES = Object.freeze([
+  'config.json',
+  'generation_config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'vocab.txt',
+  'vocab.json',
+  'target_vocab.json',
+]);
+
+/** The binary files of a tokenizer the loader reads: a Marian tokenizer's SentencePiece models. */
+export const BINARY_FILES = Object.freeze(['source.spm', 'target.spm']);
+
+/** Every file besides the weights that the loader may read. */
+export const READ_FILES = Object.freeze([...TEXT_FILES, ...BINARY_FILES]);
+// tokenizers/marian.mjs's MARIAN_FILES (not imported: this module is pure, and the page's too).
+const MARIAN = ['source.spm', 'target.spm', 'vocab.json', 'target_vocab.json'];
+
+/**
+ * The tokenizer's files the loader reads of a checkpoint that has the files
+ * `has(name)` is true of: tokenizer_config.json and, as
+ * tokenizers/tokenizer.mjs chooses, tokenizer.json, else Marian's
+ * source.spm, target.spm, vocab.json, target_vocab.json, else vocab.txt (so
+ * GPT-2's vocab.json, which its tokenizer.json makes needless, is not read).
+ */
+export function tokenizerFilesToRead(has) {
+  const tokenizer = has('tokenizer.json') ? ['tokenizer.json'] : has('source.spm') ? MARIAN : ['vocab.txt'];
+  const wanted = new Set(['tokenizer_config.json', ...tokenizer]);
+  return READ_FILES.filter((name) => wanted.has(name) && has(name));
+}
+
+/**
+ * Every file besides the weights that the loader reads of such a checkpoint
+ * (what a Hub source downloads with the weights): config.json,
+ * generation_config.json and the tokenizer's.
+ */
+export function filesToRead(has) {
+  return [...['config.json', 'generation_config.json'].filter(has), ...tokenizerFilesToRead(has)];
+}
 
 /**
  * Whether what is known of a checkpoint's files (`state(name)`: 'present',
- * 'absent' or undefined, not known) decides every text file the loader
- * would read: config.json there, tokenizer_config.json known, and
- * tokenizer.json there or known absent with vocab.txt known. A cache
- * that holds part of a repo (what one program downloaded) is complete when
- * this and the weights' choice (formats/weights.mjs) are decided.
+ * 'absent' or undefined, not known) decides every file besides the weights
+ * that the loader would read (generation_config.json aside: config.json has
+ * the same settings, and caches made before it was read stay complete):
+ * config.json there, tokenizer_config.json known, and tokenizer.json there, or known absent with source.spm known:
+ * there with vocab.json, target.spm and target_vocab.json known (a Marian
+ * tokenizer), absent with vocab.txt known. A cache that holds part of a repo
+ * (what one program downloaded) is complete when this and the weights'
+ * choice (formats/weights.mjs) are decided.
  */
 export function textFilesDecided(state) {
   if (state('config.json') !== 'present' || state('tokenizer_config.json') === undefined) return false;
   const json = state('tokenizer.json');
-  return json === 'present' || (json === 'absent' && state('vocab.txt') !== undefined);
+  if (json === 'present') return true;
+  if (json !== 'absent') return false;
+  const spm = state('source.spm');
+  if (spm === 'present') return ['vocab.json', 'target.spm', 'target_vocab.json'].every((n) => state(n) !== undefined);
+  return spm === 'absent' && state('vocab.txt') !== undefined;
 }

@@ -9,10 +9,10 @@
 // second copy of the file is ever held).
 import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
-import { TEXT_FILES } from './checkpoint-files.mjs';
+import { BINARY_FILES, tokenizerFilesToRead } from './checkpoint-files.mjs';
 import { DTYPE_BYTES, FLOAT_DTYPES } from './formats/safetensors.mjs';
 import { readTensors, weightFiles } from './formats/weights.mjs';
-import { openSource, readJson, readText } from './sources/files.mjs';
+import { openSource, readBytes, readJson, readText } from './sources/files.mjs';
 import { createTokenizer } from './tokenizers/tokenizer.mjs';
 import { TransformerModel } from './transformer-model.mjs';
 
@@ -55,10 +55,10 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   const json = await readJson(files['config.json']); // an object, or an Error naming config.json
   // Read and checked by the model build (an Error naming config.json's field).
   const layout = await call(CALLS.describeModel, [json]);
-  const texts = {};
-  for (const name of TEXT_FILES.filter((n) => n !== 'config.json'))
-    if (files[name]) texts[name] = await readText(files[name]);
-  const tokenizer = await createTokenizer(texts, tokenizerHost);
+  const tokenizerFiles = {};
+  for (const name of tokenizerFilesToRead((n) => Boolean(files[n])))
+    tokenizerFiles[name] = await (BINARY_FILES.includes(name) ? readBytes : readText)(files[name]);
+  const tokenizer = await createTokenizer(tokenizerFiles, tokenizerHost);
   const sources = await weightFiles(files);
   const headers = await Promise.all(sources.map((file) => readTensors(file)));
   const plan = planLoad(layout, sources, headers);

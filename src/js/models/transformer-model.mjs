@@ -383,7 +383,8 @@ export class TransformerModel extends EngineResource {
         throw new TypeError(`input.textPair: expected a string, got ${describe(textPair)}`);
       if (!this.#tokenizer)
         throw new TypeError(
-          'input: this model folder has no tokenizer.json or vocab.txt, so it cannot read text; pass { inputIds }',
+          'input: this model folder has no tokenizer (tokenizer.json, vocab.txt, or source.spm with vocab.json), so it ' +
+            'cannot read text; pass { inputIds }',
         );
       // A step continues a text: no [CLS]/<s> of a new sequence in the middle of it.
       const encoding = await this.#tokenizer.encode(text, textPair, { addSpecialTokens: what !== 'step' });

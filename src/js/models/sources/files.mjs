@@ -95,6 +95,21 @@ export async function readText(file) {
   return new TextDecoder().decode(await file.read(0, file.size));
 }
 
+/**
+ * A file's bytes (a tokenizer's binary file: Marian's SentencePiece models),
+ * under the same bound as a text file's.
+ */
+export async function readBytes(file) {
+  if (file.size > MAX_TEXT_BYTES)
+    throw new Error(
+      `${file.name}: ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a checkpoint's tokenizer file has`,
+    );
+  const bytes = await file.read(0, file.size);
+  if (bytes.byteLength !== file.size)
+    throw new Error(`${file.name}: ended at byte ${bytes.byteLength} of ${file.size}`);
+  return bytes;
+}
+
 /** A file's JSON; an Error naming the file when it is not JSON. */
 export async function readJson(file) {
   return parseJsonObject(file.name, await readText(file));

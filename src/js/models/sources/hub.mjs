@@ -16,7 +16,7 @@
 // wasm module for a few requests; what is used of the Hub's HTTP is small
 // and documented (huggingface_hub's file_download.py and hf_api.py).
 import { describe } from '../../checks.mjs';
-import { TEXT_FILES, textFilesDecided } from '../checkpoint-files.mjs';
+import { READ_FILES, filesToRead, textFilesDecided } from '../checkpoint-files.mjs';
 import { WEIGHT_FILE_NAMES, OTHER_WEIGHTS, shardNames, weightChoice } from '../formats/weights.mjs';
 import { parseJsonObject } from './files.mjs';
 
@@ -205,7 +205,7 @@ const SHARD = /^(model|pytorch_model)-\d+-of-\d+\.(safetensors|bin)$/;
 export function checkpointDownload(files) {
   const choice = weightChoice((name) => (files.has(name) ? 'present' : 'absent'));
   if (!choice || !files.has('config.json')) return null;
-  const names = TEXT_FILES.filter((n) => files.has(n));
+  const names = filesToRead((n) => files.has(n));
   if (choice.single) names.push(choice.single);
   else {
     const format = choice.index.startsWith('model.') ? 'model-' : 'pytorch_model-';
@@ -218,12 +218,12 @@ export function checkpointDownload(files) {
 /** What a cache holds of a checkpoint at `commit`: the names the loader reads, when they are decided, else null. */
 async function cachedCheckpoint(store, commit) {
   const states = new Map();
-  for (const name of [...TEXT_FILES, ...WEIGHT_FILE_NAMES]) states.set(name, await store.state(commit, name));
+  for (const name of [...READ_FILES, ...WEIGHT_FILE_NAMES]) states.set(name, await store.state(commit, name));
   const state = (name) => states.get(name);
   if (!textFilesDecided(state)) return null;
   const choice = weightChoice(state);
   if (!choice) return null;
-  const names = TEXT_FILES.filter((n) => state(n) === 'present');
+  const names = filesToRead((n) => state(n) === 'present');
   if (choice.single) return [...names, choice.single];
   const file = await store.file(commit, choice.index);
   const shards = shardNames(choice.index, parseJsonObject(choice.index, await readAll(file)));
@@ -273,7 +273,7 @@ export async function openHub(hub, store) {
   }
   if (!files.has('config.json'))
     throw new Error(`${hub.repo}: no config.json at revision "${hub.revision}": not a transformers model`);
-  const names = TEXT_FILES.filter((n) => files.has(n));
+  const names = filesToRead((n) => files.has(n));
   const progress = downloadProgress(hub);
   const fetchOne = async (name) => {
     if ((await store.state(commit, name)) !== 'present')
@@ -295,7 +295,7 @@ export async function openHub(hub, store) {
   for (const name of names) await fetchOne(name);
   await store.markAbsent(
     commit,
-    [...TEXT_FILES, ...WEIGHT_FILE_NAMES].filter((n) => !files.has(n)),
+    [...READ_FILES, ...WEIGHT_FILE_NAMES].filter((n) => !files.has(n)),
     files,
   );
   if (hub.revision !== commit) await store.setRef(hub.revision, commit);

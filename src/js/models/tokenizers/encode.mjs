@@ -1,6 +1,8 @@
-// Encoding a text with a @huggingface/tokenizers Tokenizer as transformers
-// does: shared by the tokenizer on the calling thread and the one in a
-// worker (tokenizer-worker.mjs), so that both give the same ids.
+// Encoding a text and decoding ids as transformers does, with a
+// @huggingface/tokenizers Tokenizer (a tokenizer.json) or a Marian tokenizer
+// (marian.mjs): shared by the tokenizer on the calling thread and the one in
+// a worker (tokenizer-worker.mjs), so that both give the same ids and texts.
+import { createMarianTokenizer } from './marian.mjs';
 
 /**
  * encode(text, textPair, { addSpecialTokens }) → { ids, typeIds } of `tokenizer`
@@ -22,6 +24,40 @@ export function makeEncoder(tokenizer, json) {
       typeIds: encoding.token_type_ids ? Array.from(encoding.token_type_ids) : null,
     };
   };
+}
+
+/**
+ * decode(ids, { skipSpecialTokens }) → text of `tokenizer` (made from a
+ * tokenizer.json), with tokenizer_config.json's clean_up_tokenization_spaces
+ * (transformers 5 defaults it to false; @huggingface/tokenizers to true).
+ */
+export function makeDecoder(tokenizer, config) {
+  const cleanUp = config?.clean_up_tokenization_spaces === true;
+  return (ids, { skipSpecialTokens = false } = {}) =>
+    ids.length === 0
+      ? '' // which @huggingface/tokenizers refuses
+      : tokenizer.decode(Array.from(ids), {
+          skip_special_tokens: skipSpecialTokens,
+          clean_up_tokenization_spaces: cleanUp,
+        });
+}
+
+/**
+ * The tokenizer a host runs: { encode(text, textPair, options), decode(ids,
+ * options) }, of `spec` — { kind: 'tokenizer.json', json } or { kind:
+ * 'marian', files } (MarianFiles' files) — and tokenizer_config.json's
+ * `config`; `Tokenizer`: @huggingface/tokenizers' class, for a tokenizer.json.
+ */
+export function makeRunner(spec, config, Tokenizer) {
+  if (spec.kind === 'marian') {
+    const marian = createMarianTokenizer(spec.files, config);
+    return {
+      encode: (text, textPair, options) => marian.encode(text, textPair ?? undefined, options),
+      decode: (ids, options) => marian.decode(ids, options),
+    };
+  }
+  const tokenizer = new Tokenizer(spec.json, config);
+  return { encode: makeEncoder(tokenizer, spec.json), decode: makeDecoder(tokenizer, config) };
 }
 
 /** A text every tokenizer is tried on when it is loaded: the page's two languages, digits and punctuation. */

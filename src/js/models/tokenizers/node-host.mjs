@@ -1,21 +1,27 @@
 // Node: a checkpoint's tokenizer in a worker thread (tokenizer-worker.mjs)
-// with a heap limit, each call bounded in time: a tokenizer.json that grows a
-// text without end, or whose regex backtracks for ever, is stopped and the
-// call rejects with an Error naming the file; the next call starts a fresh
-// worker. The worker never keeps the process alive when no call is waiting.
+// with a heap limit, each call (encode, decode) bounded in time: a
+// tokenizer.json that grows a text without end, or whose regex backtracks
+// for ever, or a Marian tokenizer's SentencePiece model that does as much, is
+// stopped and the call rejects with an Error naming the file; the next call
+// starts a fresh worker. The worker never keeps the process alive when no
+// call is waiting.
 import { Worker } from 'node:worker_threads';
 import { PROBE_TEXT } from './encode.mjs';
+import { MarianFiles } from './marian.mjs';
 
 /** The bounds of a tokenizer's work: seconds per call (and for starting), megabytes of heap. */
 export const TOKENIZER_LIMITS = Object.freeze({ seconds: 10, heapMb: 256 });
 
 /**
- * A tokenizer host for `json` (tokenizer.json's object) and `config`
- * (tokenizer_config.json's), started and tried on a probe text: resolves to
- * { encode(text, textPair, options) → Promise<{ ids, typeIds }>, dispose() }.
+ * A tokenizer host for `json` (tokenizer.json's object, or a Marian
+ * tokenizer's MarianFiles) and `config` (tokenizer_config.json's), started
+ * and tried on a probe text: resolves to { encode(text, textPair, options) →
+ * Promise<{ ids, typeIds }>, decode(ids, options) → Promise<string>,
+ * dispose() }.
  */
 export async function nodeTokenizerHost(json, config, file, limits = TOKENIZER_LIMITS) {
-  const host = new WorkerTokenizer(json, config, file, limits);
+  const spec = json instanceof MarianFiles ? { kind: 'marian', files: json.files } : { kind: 'tokenizer.json', json };
+  const host = new WorkerTokenizer(spec, config, file, limits);
   try {
     await host.encode(PROBE_TEXT, undefined, {});
   } catch (error) {
@@ -26,7 +32,7 @@ export async function nodeTokenizerHost(json, config, file, limits = TOKENIZER_L
 }
 
 class WorkerTokenizer {
-  #json;
+  #spec;
   #config;
   #file;
   #limits;
@@ -35,8 +41,8 @@ class WorkerTokenizer {
   #pending = new Map();
   #next = 0;
 
-  constructor(json, config, file, limits) {
-    this.#json = json;
+  constructor(spec, config, file, limits) {
+    this.#spec = spec;
     this.#config = config;
     this.#file = file;
     this.#limits = limits;
@@ -46,7 +52,7 @@ class WorkerTokenizer {
   #start() {
     if (this.#ready) return this.#ready;
     const worker = new Worker(new URL('./tokenizer-worker.mjs', import.meta.url), {
-      workerData: { json: this.#json, config: this.#config },
+      workerData: { spec: this.#spec, config: this.#config },
       // The process's flags but --input-type, which a worker's file refuses (node --input-type=module -e …).
       execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')),
       resourceLimits: { maxOldGenerationSizeMb: this.#limits.heapMb, maxYoungGenerationSizeMb: 32 },
@@ -90,7 +96,8 @@ class WorkerTokenizer {
     this.#pending.delete(id);
     clearTimeout(call.timer);
     if (!this.#pending.size) this.#worker?.unref();
-    if (error !== undefined) call.reject(new Error(`${this.#file}: the tokenizer failed on this text (${error})`));
+    if (error !== undefined)
+      call.reject(new Error(`${this.#file}: the tokenizer failed on ${call.subject} (${error})`));
     else call.resolve(result);
   }
 
@@ -107,7 +114,15 @@ class WorkerTokenizer {
     this.#pending.clear();
   }
 
-  async encode(text, textPair, options) {
+  encode(text, textPair, options) {
+    return this.#call({ method: 'encode', text, textPair: textPair ?? null, options }, 'tokenizing', 'this text');
+  }
+
+  decode(ids, options) {
+    return this.#call({ method: 'decode', ids: Array.from(ids), options }, 'decoding', 'these ids');
+  }
+
+  async #call(message, doing, subject) {
     const worker = await this.#start();
     return new Promise((resolve, reject) => {
       const id = this.#next++;
@@ -116,15 +131,15 @@ class WorkerTokenizer {
           this.#stop(
             worker,
             new Error(
-              `${this.#file}: tokenizing this text took more than ${this.#limits.seconds} s, so the tokenizer was stopped ` +
+              `${this.#file}: ${doing} ${subject} took more than ${this.#limits.seconds} s, so the tokenizer was stopped ` +
                 '(a normalizer or pre-tokenizer regex that backtracks without end?)',
             ),
           ),
         this.#limits.seconds * 1000,
       );
-      this.#pending.set(id, { resolve, reject, timer });
+      this.#pending.set(id, { resolve, reject, timer, subject });
       worker.ref();
-      worker.postMessage({ id, text, textPair: textPair ?? null, options });
+      worker.postMessage({ id, ...message });
     });
   }
 

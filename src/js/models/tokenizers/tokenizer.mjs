@@ -1,12 +1,16 @@
-// A checkpoint's tokenizer through @huggingface/tokenizers (imported when a
-// model with a tokenizer is loaded): tokenizer.json as the Hub ships it, or,
+// A checkpoint's tokenizer: through @huggingface/tokenizers (imported when a
+// model with a tokenizer is loaded), tokenizer.json as the Hub ships it, or,
 // for a BERT folder with only vocab.txt, the WordPiece tokenizer that
-// BertTokenizer builds from it. Also the readable pieces the page shows:
-// byte-level BPE (GPT-2, RoBERTa) stores a CJK character as pieces of its
-// UTF-8 bytes, which are shown as that character, numbered.
+// BertTokenizer builds from it; for a Marian folder (source.spm, no
+// tokenizer.json), MarianTokenizer's (marian.mjs, on sentencepiece.mjs).
+// Also the readable pieces the page shows: byte-level BPE (GPT-2, RoBERTa)
+// stores a CJK character as pieces of its UTF-8 bytes, which are shown as
+// that character, numbered.
+import { describe, rejectUnknown } from '../../checks.mjs';
 import { parseJsonObject } from '../sources/files.mjs';
 import { checkTokenizerJson } from './check.mjs';
-import { PROBE_TEXT, makeEncoder } from './encode.mjs';
+import { PROBE_TEXT, makeRunner } from './encode.mjs';
+import { MarianFiles, createMarianTokenizer } from './marian.mjs';
 
 // GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other
 // 68 are shifted to U+0100…; the inverse turns a byte-level piece into bytes.
@@ -190,34 +194,87 @@ function tokensById(json) {
 
 /**
  * A tokenizer on the calling thread: the host where no worker bounds it
- * (browsers, for now: the checks of check.mjs bound what it can do).
+ * (browsers, for now: the checks of check.mjs, and sentencepiece.mjs's
+ * bounds, limit what it can do). `json`: tokenizer.json's object, or a
+ * Marian tokenizer's MarianFiles.
  */
 export async function inThreadTokenizerHost(json, config, file) {
-  const { Tokenizer } = await import('@huggingface/tokenizers');
-  let tokenizer;
-  try {
-    tokenizer = new Tokenizer(json, config);
-  } catch (error) {
-    throw new Error(`${file}: not a tokenizer this package reads (${error.message})`);
+  let runner;
+  if (json instanceof MarianFiles) runner = makeRunner({ kind: 'marian', files: json.files }, config);
+  else {
+    const { Tokenizer } = await import('@huggingface/tokenizers');
+    try {
+      runner = makeRunner({ kind: 'tokenizer.json', json }, config, Tokenizer);
+    } catch (error) {
+      throw new Error(`${file}: not a tokenizer this package reads (${error.message})`);
+    }
   }
-  const encode = makeEncoder(tokenizer, json);
-  encode(PROBE_TEXT);
-  return { encode: async (text, textPair, options) => encode(text, textPair, options), dispose() {} };
+  runner.encode(PROBE_TEXT);
+  return {
+    encode: async (text, textPair, options) => runner.encode(text, textPair, options),
+    decode: async (ids, options) => runner.decode(ids, options),
+    dispose() {},
+  };
+}
+
+const DECODE_OPTIONS = new Set(['skipSpecialTokens']);
+
+/**
+ * decode's arguments checked: `ids` an array (or typed array) of token ids
+ * that `validId` takes, `options` { skipSpecialTokens }. Returns the ids as
+ * a plain array.
+ */
+function decodeArguments(ids, options, validId, range) {
+  if (!Array.isArray(ids) && !(ArrayBuffer.isView(ids) && !(ids instanceof DataView)))
+    throw new TypeError(`ids: expected an array of token ids, got ${describe(ids)}`);
+  const list = Array.from(ids);
+  list.forEach((id, i) => {
+    if (typeof id !== 'number' || !Number.isInteger(id))
+      throw new TypeError(`ids[${i}]: expected an integer token id, got ${describe(id)}`);
+    if (!validId(id)) throw new RangeError(`ids[${i}]: expected a token id of this tokenizer (${range}), got ${id}`);
+  });
+  if (options !== undefined) {
+    if (!options || typeof options !== 'object')
+      throw new TypeError(`decode options: expected { skipSpecialTokens }, got ${describe(options)}`);
+    rejectUnknown(options, DECODE_OPTIONS, 'decode');
+    if (options.skipSpecialTokens !== undefined && typeof options.skipSpecialTokens !== 'boolean')
+      throw new TypeError(`skipSpecialTokens: expected a boolean, got ${describe(options.skipSpecialTokens)}`);
+  }
+  return [list, { skipSpecialTokens: options?.skipSpecialTokens ?? false }];
+}
+
+// A Marian folder's tokenizer: checked here (every file's Error names it), run by the host.
+async function marianTokenizer(files, config, host) {
+  const marian = createMarianTokenizer(files, config);
+  const runner = await host(new MarianFiles(files), config, 'source.spm');
+  return {
+    file: 'source.spm',
+    specialTokens: marian.specialTokens,
+    // options: { addSpecialTokens, target } (target: a text of the target language, cut by target.spm).
+    encode: (text, textPair, options) => runner.encode(text, textPair, options),
+    decode: async (ids, options) => runner.decode(...decodeArguments(ids, options, marian.validId, marian.idRange)),
+    pieces: (inputIds) => marian.pieces(inputIds),
+    dispose: () => runner.dispose(),
+  };
 }
 
 /**
- * The folder's tokenizer, or null when it has neither tokenizer.json nor
- * vocab.txt: { encode(text, textPair, { addSpecialTokens }) → Promise<{ ids,
- * typeIds }>, pieces(ids) → readable strings, specialTokens: [{ id, token }],
- * dispose() }. `files`: { 'tokenizer.json'?, 'tokenizer_config.json'?,
- * 'vocab.txt'? } as texts. `host(json, config, file)`: where it runs (the
- * platform's: node-host.mjs in Node, bounded in time and memory).
+ * The folder's tokenizer, or null when it has none of tokenizer.json,
+ * source.spm (Marian's) and vocab.txt: { encode(text, textPair, {
+ * addSpecialTokens }) → Promise<{ ids, typeIds }>, decode(ids, {
+ * skipSpecialTokens }) → Promise<text>, pieces(ids) → readable strings,
+ * specialTokens: [{ id, token }], dispose() }. `files`: { 'tokenizer.json'?,
+ * 'tokenizer_config.json'?, 'vocab.txt'?, 'vocab.json'?,
+ * 'target_vocab.json'? } as texts, { 'source.spm'?, 'target.spm'? } as
+ * bytes. `host(json, config, file)`: where it runs (the platform's:
+ * node-host.mjs in Node, bounded in time and memory).
  */
 export async function createTokenizer(files, host = inThreadTokenizerHost) {
   let json;
   const parse = (name) => parseJsonObject(name, files[name]);
   if (files['tokenizer.json'] !== undefined) json = parse('tokenizer.json');
   const config = files['tokenizer_config.json'] !== undefined ? parse('tokenizer_config.json') : {};
+  if (!json && files['source.spm'] !== undefined) return marianTokenizer(files, config, host);
   const file = json ? 'tokenizer.json' : 'vocab.txt';
   if (!json && files['vocab.txt'] !== undefined) json = wordPieceJson(files['vocab.txt'], config);
   if (!json) return null;
@@ -225,6 +282,7 @@ export async function createTokenizer(files, host = inThreadTokenizerHost) {
   const runner = await host(json, config, file);
   const byteLevel = isByteLevel(json);
   const byId = tokensById(json);
+  const maxId = [...byId.keys()].reduce((m, id) => Math.max(m, id), -1); // not Math.max(...): 250,000 arguments
   const special = new Set((json.added_tokens ?? []).map((t) => t.content));
   // The tokenizer's own special tokens ([CLS], <s>, <|endoftext|> …): its
   // added tokens marked special, by id (valid ids only, each once).
@@ -238,6 +296,8 @@ export async function createTokenizer(files, host = inThreadTokenizerHost) {
     specialTokens: Object.freeze(specialTokens),
     // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
     encode: (text, textPair, options) => runner.encode(text, textPair, options),
+    decode: async (ids, options) =>
+      runner.decode(...decodeArguments(ids, options, (id) => byId.has(id), `${file}'s, 0 to ${maxId}`)),
     pieces(ids) {
       const pieces = Array.from(ids, (id) => byId.get(id) ?? `[${id}]`);
       return byteLevel ? readableBytePieces(pieces, special) : pieces;
