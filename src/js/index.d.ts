@@ -371,10 +371,13 @@ export interface GenerateCandidate {
 
 /** transformers' generate(): sequences[0] as outputIds, its text, and the attention of every token fed back. */
 export interface GenerateResult extends Partial<Omit<Seq2SeqResult, 'inputIds' | 'tokens' | 'special'>> {
+  /** [S], the input, and its readable pieces and special tokens (run()'s inputIds, tokens and special). */
   inputIds: Int32Array;
-  tokens: string[];
-  special: Uint8Array;
+  inputTokens: string[];
+  inputSpecial: Uint8Array;
   outputIds: Int32Array;
+  /** The readable pieces of outputIds. */
+  tokens: string[];
   /** The translation: outputIds decoded without special tokens (null without a tokenizer). */
   text: string | null;
   /** Greedy: each chosen token's processed score. */

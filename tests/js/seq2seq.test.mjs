@@ -132,6 +132,7 @@ describe.each([
         g.decoded,
       ]);
       expect(out.tokens).toHaveLength(out.outputIds.length);
+      expect(out.inputTokens).toHaveLength(out.inputIds.length);
     }
   });
 

@@ -27,6 +27,9 @@ const TITLE_H = 22;
 const LEGEND_H = 50;
 let instances = 0;
 
+/** Whether a column label stands upright: one wide (CJK) character, which fits a cell's width. */
+const upright = (text) => isWide(text) && [...text].length === 1;
+
 /** Width (in px at font size FONT) of a token label with its position index. */
 const labelWidth = (t) => labelEm(shortLabel(t.text)) * FONT + String(t.index).length * INDEX_FONT * 0.6 + 2;
 
@@ -58,7 +61,7 @@ export class Heatmap {
     const rows = queryTokens.length;
     const cols = keyTokens.length;
     const rowLabelW = Math.ceil(Math.max(...queryTokens.map(labelWidth))) + 8;
-    const colLabelH = Math.ceil(Math.max(...keyTokens.map((t) => (isWide(t.text) ? 30 : labelWidth(t) + 8))));
+    const colLabelH = Math.ceil(Math.max(...keyTokens.map((t) => (upright(t.text) ? 30 : labelWidth(t) + 8))));
     const x0 = rowLabelW;
     const y0 = TITLE_H + colLabelH;
     const width = Math.max(x0 + cols * CELL + 6, 230);
@@ -90,11 +93,11 @@ export class Heatmap {
     corner.append('text').attr('x', 0).attr('y', 15).attr('font-weight', 700).attr('font-size', 14).text(title);
     const legendLayer = svg.append('g').attr('data-sticky', 'x');
 
-    // Column labels: CJK upright (char over index), other scripts turned 90°.
+    // Column labels: one CJK character upright (char over index); longer pieces and other scripts turned 90°.
     const colLabels = colLayer.append('g').attr('class', 'col-labels');
     keyTokens.forEach((u, k) => {
       const cx = x0 + k * CELL + CELL / 2;
-      if (isWide(u.text)) {
+      if (upright(u.text)) {
         const text = appendLabel(colLabels, u, { x: cx, y: y0 - 14, 'text-anchor': 'middle' });
         text.select('tspan:last-of-type').attr('x', cx).attr('dy', 11).attr('dx', null);
       } else appendLabel(colLabels, u, { transform: `translate(${cx + 4},${y0 - 4}) rotate(-90)` });

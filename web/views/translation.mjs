@@ -426,9 +426,9 @@ export class TranslationView {
   #group() {
     const g = this.#shown.generated;
     const kind = this.el.kind.value || 'cross';
-    const source = g.tokens; // the encoder's pieces (with </s>)
+    const source = g.inputTokens; // the encoder's pieces (with </s>)
     // A decoder row is the query of the step that chose the next token: it is labelled with that token.
-    const produced = Array.from(g.outputIds.subarray(1), (_, i) => g.candidates[0].tokens[i + 1]);
+    const produced = g.tokens.slice(1);
     const group = g.attentions[kind];
     const [layers, heads] = group.shape;
     const rows = kind === 'encoder' ? source : produced;
@@ -534,9 +534,9 @@ export class TranslationView {
       e.du.replaceChildren(el('p', { className: 'help', textContent: t('mt.du.other') }));
       return;
     }
-    const spans = sourceSpans(g.tokens, g.special, this.#shown.text);
+    const spans = sourceSpans(g.inputTokens, g.inputSpecial, this.#shown.text);
     const weights = crossWeights(g.attentions.cross, this.#which);
-    const produced = Array.from(g.outputIds.subarray(1), (_, i) => g.candidates[0].tokens[i + 1]);
+    const produced = g.tokens.slice(1);
     const special = this.#specialOf(g.outputIds.subarray(1));
     const readings = duReadings(weights, produced, special, spans, dus);
     const table = el('table', { className: 'mt-du-table' });

@@ -134,7 +134,8 @@ export class TransformerModel extends EngineResource {
    * { text } or { inputIds }) encoded once, then the decoder's tokens one at
    * a time, greedy or by beam search as transformers' generate() with the
    * checkpoint's generation_config.json (see index.d.ts). Resolves to {
-   * outputIds, text, tokens, score, candidates, inputIds, … } with the
+   * outputIds, text, tokens (the output's), score, candidates, inputIds,
+   * inputTokens, … } with the
    * attention of run({ inputIds, decoderInputIds: outputIds without its last
    * id }).
    */
@@ -185,7 +186,15 @@ export class TransformerModel extends EngineResource {
         c.text = await this.#decodeText(c.outputIds);
         c.tokens = this.#pieces(c.outputIds);
       }
-      const out = { ...read, outputIds: found.outputIds, text: candidates[0].text, tokens: candidates[0].tokens };
+      // tokens are the output's (as text is); the input's are inputTokens, as its ids are inputIds.
+      const out = {
+        inputIds: read.inputIds,
+        inputTokens: read.tokens,
+        inputSpecial: read.special,
+        outputIds: found.outputIds,
+        text: candidates[0].text,
+        tokens: candidates[0].tokens,
+      };
       out.score = found.score;
       out.candidates = candidates;
       if (found.stepScores) out.stepScores = Float64Array.from(found.stepScores);

@@ -1,0 +1,145 @@
+// The page's real translation (真实翻译, views/translation.mjs) in headless
+// Chromium: the tiny MarianMT checkpoint transformers saved
+// (tests/fixtures/models/hf-marian) given to the real-model view's file
+// picker translates the sentence in the page; the English, the beams and
+// their scores are Node's generate() of the same folder; the cross-attention
+// heatmap's cells are Node's, bit for bit (the mean of every head, then a
+// head clicked in the grid); the six 毒 get a column each; the decoder's
+// masked cells are 0; heads switched off (head 0 of every layer only)
+// translate as Node does with that head mask; in English every text is
+// written again; at 390 px nothing scrolls sideways; no console errors.
+// Screenshots go to test-output/.
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { createAttention } from '../../src/js/node.mjs';
+import { SENTENCE } from '../../web/sentence.mjs';
+import { crossWeights, presetMask } from '../../web/model/translation.mjs';
+import { openPage, readHeatmaps, setUp } from './page-helpers.mjs';
+
+const FOLDER = 'tests/fixtures/models/hf-marian';
+const FILES = readdirSync(FOLDER)
+  .filter((name) => !['reference.json', 'tokenizer-cases.json'].includes(name))
+  .map((name) => path.join(FOLDER, name));
+
+let env, engine, model, translation;
+beforeAll(async () => {
+  env = await setUp({ locale: 'zh-CN' });
+  // The page's engine: threaded-simd on the isolated page, as Node's here.
+  engine = await createAttention({ variant: 'threaded-simd', threads: 2 });
+  model = await engine.loadModel(FOLDER);
+  translation = await model.generate(SENTENCE, { numBeams: 4, numReturnSequences: 4, returnAttention: true });
+}, 60_000);
+afterAll(async () => {
+  engine?.dispose();
+  await env?.close();
+});
+
+async function load(page) {
+  await page.locator('#real-model').scrollIntoViewIfNeeded();
+  await page.setInputFiles('#real-files', FILES);
+  await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
+}
+
+/** The one heatmap of the translation view: its name and cells. */
+async function heatmap(page) {
+  const maps = await readHeatmaps(page, '#real-model .mt-heatmap');
+  const [name] = Object.keys(maps);
+  return { name, cells: maps[name] };
+}
+
+const mismatches = (cells, weights, S) => cells.filter(([q, k, w]) => !Object.is(w, weights[q * S + k]));
+
+test('a translation model translates the sentence in the page, with Node’s numbers', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await load(page);
+    expect(await page.isHidden('#real-error')).toBe(true);
+    expect(await page.isVisible('#real-model .mt')).toBe(true);
+    expect(await page.isHidden('#real-model .real-body')).toBe(true);
+    expect(await page.textContent('#real-model .mt-output')).toBe(translation.text);
+    const beams = await page.$$eval('#real-model .mt-candidates li', (items) => items.map((li) => li.textContent));
+    expect(beams).toHaveLength(4);
+    translation.candidates.forEach((c, i) => {
+      expect(beams[i]).toContain(c.text);
+      expect(beams[i]).toContain(c.score.toFixed(3));
+    });
+    expect(await page.textContent('#mt-status')).toContain(`得分 ${translation.score.toFixed(3)}`);
+
+    // The cross-attention: every head's mean first, then one head from the grid, as Node computes them.
+    const S = translation.inputIds.length;
+    const cross = translation.attentions.cross;
+    const T = cross.shape[2];
+    let shown = await heatmap(page);
+    expect(shown.name).toBe('mt-cross-mean');
+    expect(shown.cells).toHaveLength(T * S);
+    expect(mismatches(shown.cells, crossWeights(cross, 'mean'), S)).toEqual([]);
+    expect(await page.locator('#real-model .mt-grid canvas').count()).toBe(cross.shape[0] * cross.shape[1]);
+    await page.click('#real-model .mt-grid .thumb[data-layer="1"][data-head="2"]');
+    await page.waitForSelector('#real-model .mt-heatmap .heatmap[data-head="mt-cross-head-1-2"]');
+    shown = await heatmap(page);
+    expect(mismatches(shown.cells, crossWeights(cross, { layer: 1, head: 2 }), S)).toEqual([]);
+    // Where each English token looks among the six 毒: a column each, a row per English token.
+    const du = await page.$$eval('#real-model .mt-du-table thead th', (ths) => ths.map((th) => th.textContent));
+    expect(du.slice(1, 7)).toEqual([
+      '毒1（名词）',
+      '毒2（动词）',
+      '毒3（修饰语）',
+      '毒6（修饰语）',
+      '毒12（名词）',
+      '毒13（动词）',
+    ]);
+
+    // The decoder's masked self-attention: nothing above the diagonal.
+    await page.selectOption('#mt-kind', 'decoder');
+    await page.waitForSelector('#real-model .mt-heatmap .heatmap[data-head="mt-decoder-mean"]');
+    const decoder = await heatmap(page);
+    expect(decoder.cells.filter(([q, k, w]) => k > q && w !== 0)).toEqual([]);
+    await page.selectOption('#mt-kind', 'cross');
+
+    // Heads switched off: head 0 of every layer of every kind only, translated again as Node does.
+    await page.selectOption('#mt-mask-preset', 'only:0');
+    await page.click('#mt-mask-run');
+    await page.waitForFunction(() => document.querySelector('#real-model .mt-compare').textContent !== '');
+    const c = model.config;
+    const masked = await model.generate(SENTENCE, {
+      numBeams: 4,
+      numReturnSequences: 4,
+      headMask: {
+        encoder: presetMask({ layers: c.numLayers, heads: c.numHeads }, { only: 0 }),
+        decoder: presetMask({ layers: c.decoderLayers, heads: c.decoderHeads }, { only: 0 }),
+        cross: presetMask({ layers: c.decoderLayers, heads: c.decoderHeads }, { only: 0 }),
+      },
+    });
+    expect(await page.textContent('#real-model .mt-output')).toBe(masked.text);
+    const compare = await page.textContent('#real-model .mt-compare');
+    expect(compare).toContain(`保留 6 / 24 个头时：“${masked.text}”`);
+    expect(compare).toContain(`“${translation.text}”`);
+    // The head switched off looks nowhere: its thumbnails are blank, its cells 0.
+    await page.click('#real-model .mt-grid .thumb[data-layer="0"][data-head="1"]');
+    await page.waitForSelector('#real-model .mt-heatmap .heatmap[data-head="mt-cross-head-0-1"]');
+    expect((await heatmap(page)).cells.every(([, , w]) => w === 0)).toBe(true);
+
+    await page.evaluate(() => (document.querySelector('.toolbar').style.position = 'static'));
+    await page.locator('#real-model .mt').screenshot({ path: 'test-output/real-translation.png' });
+    // In English: the view's texts written again.
+    await page.check('input[name="lang"][value="en"]');
+    await page.waitForFunction(() => document.querySelector('#mt-title').textContent === 'Real translation');
+    expect(await page.textContent('#mt-status')).toMatch(/tokens in \d+ ms, beam search over 4 beams/);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 90_000);
+
+test('390 px: the translation view never scrolls the page sideways', async () => {
+  const { page, problems } = await openPage(env, '', { width: 390 });
+  try {
+    await load(page);
+    expect(await page.textContent('#real-model .mt-output')).toBe(translation.text);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await page.locator('#real-model .mt').screenshot({ path: 'test-output/real-translation-390.png' });
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
