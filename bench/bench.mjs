@@ -6,7 +6,9 @@
 // against the SIMD ceiling measured the same way, start-up to the first
 // result, and a long sequence (L = 8192) in bounded memory.
 // Last, training (bench/train.mjs): steps per second of the page's tagger
-// against the same model in tfjs-backend-wasm with its autograd.
+// against the same model in tfjs-backend-wasm with its autograd; a
+// bert-base-shaped checkpoint (bench/model.mjs) and an opus-mt-shaped
+// translation model (bench/seq2seq.mjs) against onnxruntime-web.
 // Prints a table; writes everything to bench-output/bench.json.
 // Usage: npm run bench [-- --quick | --profile | --sizes | --help]
 import { execFileSync } from 'node:child_process';
@@ -18,16 +20,18 @@ import { FAMILIES, VARIANTS, variantFiles } from '../src/js/files.mjs';
 import { createAttention } from '../src/js/node.mjs';
 import { CONFIGS, headsOf, makeInputs, time } from './inputs.mjs';
 import { modelBench } from './model.mjs';
+import { seq2seqBench } from './seq2seq.mjs';
 
 const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --sizes | --help]   (npm run bench -- <flag>)
   (none)     every runner and thread count, the kernels, start-up, a long sequence, the worker hop,
-             training and the bert-base-shaped model (about 16 minutes); writes bench-output/bench.json
+             training, the bert-base-shaped model and the opus-mt-shaped translation (about 21 minutes);
+             writes bench-output/bench.json
   --quick    the same, shorter
   --profile  where a forward call's time goes, stage by stage (bench/profile.mjs)
   --sizes    the .wasm size of every build in dist/, and nothing else
   --help     this text
 One part alone: node bench/run.mjs <mha-wasm|onnxruntime|tfjs|plain-js> <threads> [--quick],
-  node bench/train.mjs [--quick], node bench/model.mjs [--quick]`;
+  node bench/train.mjs [--quick], node bench/model.mjs [--quick], node bench/seq2seq.mjs [--quick]`;
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
 /** The .wasm size in bytes of every build, by family and variant (files.mjs names them); null if not built. */
@@ -186,6 +190,8 @@ const training = JSON.parse(
 );
 // A bert-base-shaped checkpoint against onnxruntime-web (bench/model.mjs).
 const model = await modelBench({ quick });
+// An opus-mt-shaped MarianMT translating one sentence against onnxruntime-web (bench/seq2seq.mjs).
+const seq2seq = await seq2seqBench({ quick });
 
 // ---- report ----
 const byRunner = (name, threads) => runs.find((r) => r.runner === name && r.threads === threads);
@@ -291,6 +297,7 @@ for (const r of training.rows) {
 const sizes = wasmSizes();
 lines.push(sizesLine(sizes));
 lines.push('', model.report);
+lines.push('', seq2seq.report);
 console.log(lines.join('\n'));
 
 mkdirSync('bench-output', { recursive: true });
@@ -310,6 +317,7 @@ writeFileSync(
       workerHop: hop,
       training,
       model: model.result,
+      seq2seq: seq2seq.result,
       wasmSizes: sizes,
     },
     null,

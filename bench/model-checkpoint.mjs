@@ -74,7 +74,26 @@ export function writeCheckpoint(dir, config = BERT_BASE, { seed = 12 } = {}) {
   const t0 = performance.now();
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
-  const tensors = bertTensors(config);
+  const file = path.join(dir, 'model.safetensors');
+  const bytes = writeSafetensors(
+    file,
+    bertTensors(config),
+    (kind) => ({
+      mean: kind === 'lnWeight' ? 1 : 0,
+      std: STD[kind],
+    }),
+    seed,
+  );
+  return { path: file, bytes, ms: performance.now() - t0 };
+}
+
+/**
+ * Writes `tensors` ([name, shape, kind] in file order, F32) as a safetensors
+ * file, each filled with mean + std·N(0, 1) where { mean, std } = init(kind),
+ * from one seeded stream (mulberry32, Box–Muller) in that order, one tensor in
+ * memory at a time; returns the file's bytes.
+ */
+export function writeSafetensors(file, tensors, init, seed) {
   const header = { __metadata__: { format: 'pt' } };
   let offset = 0;
   for (const [name, shape] of tensors) {
@@ -84,7 +103,6 @@ export function writeCheckpoint(dir, config = BERT_BASE, { seed = 12 } = {}) {
   }
   let json = JSON.stringify(header);
   json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const file = path.join(dir, 'model.safetensors');
   const fd = openSync(file, 'w');
   try {
     const prefix = Buffer.alloc(8);
@@ -94,15 +112,14 @@ export function writeCheckpoint(dir, config = BERT_BASE, { seed = 12 } = {}) {
     const normal = gaussian(mulberry32(seed));
     for (const [, shape, kind] of tensors) {
       const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-      const std = STD[kind];
-      const mean = kind === 'lnWeight' ? 1 : 0;
+      const { mean, std } = init(kind);
       for (let i = 0; i < values.length; i++) values[i] = mean + std * normal();
       writeSync(fd, new Uint8Array(values.buffer));
     }
   } finally {
     closeSync(fd);
   }
-  return { path: file, bytes: 8 + json.length + offset, ms: performance.now() - t0 };
+  return 8 + json.length + offset;
 }
 
 /**

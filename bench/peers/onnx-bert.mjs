@@ -15,46 +15,18 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readSafetensors } from '../model-checkpoint.mjs';
-import { node, onnx, onnxRuntime } from './onnx-common.mjs';
-
-const FLOAT = onnx.TensorProto.DataType.FLOAT;
-const INT64 = onnx.TensorProto.DataType.INT64;
-
-const bytesOf = (f32) => new Uint8Array(f32.buffer, f32.byteOffset, f32.byteLength);
-
-function floatTensor(name, dims, values) {
-  return onnx.TensorProto.create({ name, dims, dataType: FLOAT, rawData: bytesOf(values) });
-}
-
-function int64Tensor(name, values) {
-  return onnx.TensorProto.create({ name, dims: [values.length], dataType: INT64, int64Data: values });
-}
-
-function scalar(name, value) {
-  return onnx.TensorProto.create({ name, dims: [], dataType: FLOAT, rawData: bytesOf(Float32Array.of(value)) });
-}
-
-function valueInfo(name, elemType, dims) {
-  return onnx.ValueInfoProto.create({
-    name,
-    type: {
-      tensorType: {
-        elemType,
-        shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) },
-      },
-    },
-  });
-}
-
-/** [rows, cols] → [cols, rows]: nn.Linear's [out, in] to MatMul's [in, out]. */
-function transpose(w, rows, cols) {
-  const t = new Float32Array(rows * cols);
-  for (let r = 0; r < rows; r++) {
-    const row = r * cols;
-    for (let c = 0; c < cols; c++) t[c * rows + r] = w[row + c];
-  }
-  return t;
-}
+import {
+  FLOAT,
+  INT64,
+  floatTensor,
+  int64Tensor,
+  node,
+  onnx,
+  onnxRuntime,
+  scalar,
+  transpose,
+  valueInfo,
+} from './onnx-common.mjs';
 
 /**
  * The serialized ONNX model (Uint8Array) of the checkpoint in `folder`

@@ -1,6 +1,7 @@
-// What both onnxruntime-web peers share (onnxruntime.mjs: one attention
-// layer; onnx-bert.mjs: a BERT encoder): the runtime set up for a thread
-// count, and graph nodes built with onnx-proto.
+// What the onnxruntime-web peers share (onnxruntime.mjs: one attention
+// layer; onnx-bert.mjs: a BERT encoder; onnx-marian.mjs: a MarianMT
+// encoder-decoder): the runtime set up for a thread count, and graph nodes,
+// tensors and value infos built with onnx-proto.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -32,4 +33,43 @@ export function node(opType, input, output, attributes = {}, domain = '') {
     name: output[0],
     attribute: Object.entries(attributes).map(([k, v]) => attribute(k, v)),
   });
+}
+
+export const FLOAT = onnx.TensorProto.DataType.FLOAT;
+export const INT64 = onnx.TensorProto.DataType.INT64;
+
+export const bytesOf = (f32) => new Uint8Array(f32.buffer, f32.byteOffset, f32.byteLength);
+
+export function floatTensor(name, dims, values) {
+  return onnx.TensorProto.create({ name, dims, dataType: FLOAT, rawData: bytesOf(values) });
+}
+
+export function int64Tensor(name, values) {
+  return onnx.TensorProto.create({ name, dims: [values.length], dataType: INT64, int64Data: values });
+}
+
+export function scalar(name, value) {
+  return onnx.TensorProto.create({ name, dims: [], dataType: FLOAT, rawData: bytesOf(Float32Array.of(value)) });
+}
+
+export function valueInfo(name, elemType, dims) {
+  return onnx.ValueInfoProto.create({
+    name,
+    type: {
+      tensorType: {
+        elemType,
+        shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) },
+      },
+    },
+  });
+}
+
+/** [rows, cols] → [cols, rows]: nn.Linear's [out, in] to MatMul's [in, out]. */
+export function transpose(w, rows, cols) {
+  const t = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    const row = r * cols;
+    for (let c = 0; c < cols; c++) t[c * rows + r] = w[row + c];
+  }
+  return t;
 }
