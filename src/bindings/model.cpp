@@ -23,6 +23,7 @@ class JsConfig final : public model::ConfigSource {
     if (v.isUndefined()) return Type::Absent;
     if (v.isNull()) return Type::Null;
     const std::string t = v.typeOf().as<std::string>();
+    if (t == "object") return val::global("Array").call<bool>("isArray", v) ? Type::Other : Type::Object;
     return t == "number" ? Type::Number : t == "string" ? Type::String : t == "boolean" ? Type::Boolean : Type::Other;
   }
   double number(const char* field) const override { return object_[field].as<double>(); }
@@ -32,9 +33,12 @@ class JsConfig final : public model::ConfigSource {
     const val text = val::global("JSON").call<val>("stringify", object_[field]);
     return text.isUndefined() ? "undefined" : text.as<std::string>();
   }
+  std::unique_ptr<model::ConfigSource> object(const char* field) const override {
+    return std::make_unique<JsConfig>(object_[field]);
+  }
 
  private:
-  const val& object_;
+  val object_;
 };
 
 val strings(const std::vector<const char*>& list) {
@@ -71,6 +75,8 @@ val description(const model::Model& model) {
   config.set("hiddenSize", static_cast<double>(c.hiddenSize));
   config.set("vocabSize", static_cast<double>(c.vocabSize));
   config.set("maxPositions", static_cast<double>(c.maxPositions));
+  if (c.numKVHeads && c.numKVHeads != c.numHeads) config.set("numKeyValueHeads", static_cast<double>(c.numKVHeads));
+  if (c.headDim) config.set("headDim", static_cast<double>(c.headDim));
   if (a.kind == model::Kind::EncoderDecoder) {
     // numLayers and numHeads are the encoder's.
     config.set("decoderLayers", static_cast<double>(c.decoderLayers));
@@ -168,17 +174,20 @@ class Model {
     });
   }
 
-  // { lastHiddenState, attention?, hiddenStates? } for one sequence.
-  val run(const val& ids, const val& types, bool wantAttention, bool wantHidden, bool wantLogits) {
-    return call(Mode::Run, ids, types, wantAttention, wantHidden, wantLogits);
+  // { lastHiddenState, attention?, hiddenStates?, logits? } for one
+  // sequence. logits: 0 none, 1 every row's, 2 the last row's (a
+  // generation's next token); headMask: a Uint8Array [numLayers × numHeads]
+  // (0: that head off) or null.
+  val run(const val& ids, const val& types, bool wantAttention, bool wantHidden, int logits, const val& headMask) {
+    return call(Mode::Run, ids, types, wantAttention, wantHidden, logits, headMask);
   }
   // A decoder's calls with state (model::Model::prefill, step, reset):
   // results as run's, attention [numLayers, numHeads, L, past + L].
-  val prefill(const val& ids, bool wantAttention, bool wantHidden, bool wantLogits) {
-    return call(Mode::Prefill, ids, val::null(), wantAttention, wantHidden, wantLogits);
+  val prefill(const val& ids, bool wantAttention, bool wantHidden, int logits, const val& headMask) {
+    return call(Mode::Prefill, ids, val::null(), wantAttention, wantHidden, logits, headMask);
   }
-  val step(const val& ids, bool wantAttention, bool wantHidden, bool wantLogits) {
-    return call(Mode::Step, ids, val::null(), wantAttention, wantHidden, wantLogits);
+  val step(const val& ids, bool wantAttention, bool wantHidden, int logits, const val& headMask) {
+    return call(Mode::Step, ids, val::null(), wantAttention, wantHidden, logits, headMask);
   }
   val reset() {
     return guarded([&] {
@@ -320,8 +329,10 @@ class Model {
  private:
   enum class Mode { Run, Prefill, Step };
 
-  val call(Mode mode, const val& ids, const val& types, bool wantAttention, bool wantHidden, bool wantLogits) {
+  val call(Mode mode, const val& ids, const val& types, bool wantAttention, bool wantHidden, int logits,
+           const val& headMask) {
     return guarded([&] {
+      const bool wantLogits = logits != 0;
       model::Model& m = live();
       const model::Config& c = m.config();
       if (mode != Mode::Run) m.check_decoder();
@@ -334,22 +345,26 @@ class Model {
       const std::size_t D = c.hiddenSize, H = c.numHeads, Lk = past + L;
       const std::size_t nh = L * D, na = wantAttention ? checked_product({c.numLayers, H, L, Lk}, "attention") : 0;
       const std::size_t ns = wantHidden ? checked_product({c.numLayers + 1, L, D}, "hiddenStates") : 0;
-      const std::size_t nl = wantLogits && m.has_logits() ? checked_product({L, c.vocabSize}, "logits") : 0;
+      const std::size_t rows = logits == 2 ? 1 : L;
+      const std::size_t nl = wantLogits && m.has_logits() ? checked_product({rows, c.vocabSize}, "logits") : 0;
+      const std::uint8_t* mask = copy_mask(headMask, masks_[0], c.numLayers, H, "headMask");
       const double caches = mode == Mode::Run ? 0.0 : m.cache_floats();
       const double head = nl ? m.logits_floats() : 0.0;
-      check_fits(4.0 * (double(nh) + double(na) + double(ns) + double(nl) + m.scratch_floats(L) + caches + head) +
-                 engine_.attention().scratch_bytes_for({1, L, Lk, D, H, D / H, D / H}, wantAttention, false));
+      check_fits(
+          4.0 * (double(nh) + double(na) + double(ns) + double(nl) + m.scratch_floats(L) + caches + head) +
+          engine_.attention().scratch_bytes_for({1, L, Lk, D, H, c.head_dim(), c.head_dim()}, wantAttention, false));
       out_.resize(nh + na + ns + nl);
       model::Outputs o{out_.data(), wantAttention ? out_.data() + nh : nullptr,
                        wantHidden ? out_.data() + nh + na : nullptr};
       // (A model without a head gets a pointer anyway, so that Model refuses it by name.)
       o.logits = wantLogits ? out_.data() + nh + na + ns : nullptr;
+      o.logitRows = logits == 2 ? 1 : 0;
       if (mode == Mode::Run)
-        m.forward(engine_.attention(), ids_.data(), typed ? types_.data() : nullptr, L, o);
+        m.forward(engine_.attention(), ids_.data(), typed ? types_.data() : nullptr, L, o, mask);
       else if (mode == Mode::Prefill)
-        m.prefill(engine_.attention(), ids_.data(), L, o);
+        m.prefill(engine_.attention(), ids_.data(), L, o, mask);
       else
-        m.step(engine_.attention(), ids_.data(), L, o);
+        m.step(engine_.attention(), ids_.data(), L, o, mask);
       val result = val::object();
       result.set("lastHiddenState", copy_out(o.lastHiddenState, nh));
       if (wantAttention) {

@@ -218,6 +218,10 @@ constexpr std::size_t kRowBlock = 32;  // rows of a product's task
 // Below this many FLOPs a call runs on the calling thread alone: waking the
 // pool costs more than it saves.
 constexpr double kParallelFlops = 4e6;
+// A product that streams at least this many floats of weights (1 MiB) splits
+// across the pool too, however few its rows: a decoder's step (one row per
+// beam) is bound by reading its weights from memory, which threads share.
+constexpr double kParallelWeights = double(1 << 18);
 
 // task(i, worker) for i in [0, count): on the pool's threads when `parallel`,
 // else in order on the calling thread (worker 0).

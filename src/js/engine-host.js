@@ -18,6 +18,9 @@
     return result;
   }
 
+  // Model.run's logits codes (src/bindings/model.cpp): none, every row's, the last row's.
+  const logitsCode = (returnLogits) => (returnLogits === 'last' ? 2 : returnLogits ? 1 : 0);
+
   // Model.write's dtype codes (src/bindings/model.cpp), and the typed arrays' own getters.
   const DTYPE_CODES = ['F32', 'F16', 'BF16'];
   const intrinsic = (name) => Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), name).get;
@@ -260,22 +263,28 @@
       return checked(live(this.models, id, 'model').missing());
     }
 
-    modelRun(id, inputIds, tokenTypeIds, returnAttention, returnHiddenStates, returnLogits) {
+    // returnLogits: false, true (every row's) or 'last' (the last row's, a generation's next token);
+    // headMask: a Uint8Array [numLayers × numHeads] or null.
+    modelRun(id, inputIds, tokenTypeIds, returnAttention, returnHiddenStates, returnLogits, headMask = null) {
       const model = live(this.models, id, 'model');
-      return checked(model.run(inputIds, tokenTypeIds, returnAttention, returnHiddenStates, returnLogits));
+      return checked(
+        model.run(inputIds, tokenTypeIds, returnAttention, returnHiddenStates, logitsCode(returnLogits), headMask),
+      );
     }
 
     // A decoder's calls with state: results as modelRun's, with `past`, the
     // positions the model had seen before the call (none before a prefill).
-    modelPrefill(id, inputIds, returnAttention, returnHiddenStates, returnLogits) {
+    modelPrefill(id, inputIds, returnAttention, returnHiddenStates, returnLogits, headMask = null) {
       const model = live(this.models, id, 'model');
-      return { ...checked(model.prefill(inputIds, returnAttention, returnHiddenStates, returnLogits)), past: 0 };
+      const result = model.prefill(inputIds, returnAttention, returnHiddenStates, logitsCode(returnLogits), headMask);
+      return { ...checked(result), past: 0 };
     }
 
-    modelStep(id, inputIds, returnAttention, returnHiddenStates, returnLogits) {
+    modelStep(id, inputIds, returnAttention, returnHiddenStates, returnLogits, headMask = null) {
       const model = live(this.models, id, 'model');
       const past = model.past();
-      return { ...checked(model.step(inputIds, returnAttention, returnHiddenStates, returnLogits)), past };
+      const result = model.step(inputIds, returnAttention, returnHiddenStates, logitsCode(returnLogits), headMask);
+      return { ...checked(result), past };
     }
 
     modelReset(id) {

@@ -259,6 +259,8 @@ export interface ModelRunOptions {
   returnHiddenStates?: boolean;
   /** The language-model head's logits (default false): GPT-2's, tied to its token embeddings; a RangeError for a model without one. */
   returnLogits?: boolean;
+  /** Heads switched off: [numLayers][numHeads] of 1 (keep) or 0 (off); an off head's output and weights are 0. */
+  headMask?: ArrayLike<0 | 1 | boolean>[];
 }
 
 export interface ModelResult {
@@ -305,7 +307,7 @@ export interface HeadMask {
   cross?: ArrayLike<0 | 1 | boolean>[];
 }
 
-export interface Seq2SeqRunOptions extends ModelRunOptions {
+export interface Seq2SeqRunOptions extends Omit<ModelRunOptions, 'headMask'> {
   headMask?: HeadMask;
 }
 
@@ -387,6 +389,48 @@ export interface GenerateResult extends Partial<Omit<Seq2SeqResult, 'inputIds' |
   candidates: GenerateCandidate[];
 }
 
+export interface DecoderGenerateOptions {
+  /** New tokens after the prompt (default: generation_config.json's max_length, which counts the prompt). */
+  maxNewTokens?: number;
+  maxLength?: number;
+  /** Sampling (default generation_config.json's do_sample), with its temperature, topK (default 50) and topP. */
+  doSample?: boolean;
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  /** The sampler's seed (mha-wasm's own generator: the same seed, the same text, in Node and browsers). */
+  seed?: number;
+  repetitionPenalty?: number;
+  noRepeatNgramSize?: number;
+  /** attention [numLayers, numHeads, n − 1, n − 1] of run() over outputIds without its last id (default true). */
+  returnAttention?: boolean;
+  returnHiddenStates?: boolean;
+  /** [numLayers][numHeads] of 1 (keep) or 0 (off), at every step and in the returned attention. */
+  headMask?: ArrayLike<0 | 1 | boolean>[];
+  onToken?: (report: { outputIds: Int32Array; tokens: string[]; id?: number }) => void;
+  signal?: AbortSignal;
+}
+
+export interface DecoderGenerateResult {
+  /** The prompt's ids and pieces. */
+  inputIds: Int32Array;
+  inputTokens: string[];
+  /** The prompt, then the new ids (transformers' generate() sequences[0]). */
+  outputIds: Int32Array;
+  /** The new text only (null without a tokenizer). */
+  text: string | null;
+  /** The pieces of outputIds. */
+  tokens: string[];
+  /** The sum of the chosen tokens' log-probabilities (after the processors); each one's processed score. */
+  score: number;
+  stepScores: Float64Array;
+  /** The seed a sampled generation used (to repeat it). */
+  seed?: number;
+  attention?: Float32Array;
+  attentions?: { decoder: AttentionGroup };
+  hiddenStates?: Float32Array;
+}
+
 /** What a decoder's prefill and step take: one text (a step's gets no special tokens) or ids. */
 export type StepInput = string | { inputIds: Int32Array | number[] };
 
@@ -406,6 +450,8 @@ export interface TransformerModel {
   run(input: Seq2SeqInput, options?: Seq2SeqRunOptions): Promise<Seq2SeqResult>;
   /** An encoder-decoder's generation (a translation), as transformers' generate() with generation_config.json. */
   generate(input: Seq2SeqInput, options?: GenerateOptions): Promise<GenerateResult>;
+  /** A decoder's generation: the prompt, then a token a step through the KV cache, greedy or sampled. */
+  generate(prompt: StepInput | { text: string }, options?: DecoderGenerateOptions): Promise<DecoderGenerateResult>;
   /**
    * A decoder's first call with state (kind 'decoder'; an encoder's is a TypeError): the sequence
    * through every layer, each layer's keys and values kept for the steps after it.

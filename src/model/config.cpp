@@ -35,46 +35,56 @@ std::string integer_text(double v) {
   return digits;
 }
 
+// An absent section: every field absent.
+struct EmptySource final : ConfigSource {
+  Type type(const char*) const override { return Type::Absent; }
+  double number(const char*) const override { return 0; }
+  bool boolean(const char*) const override { return false; }
+  std::string string(const char*) const override { return {}; }
+  std::string json(const char*) const override { return "undefined"; }
+  std::unique_ptr<ConfigSource> object(const char*) const override { return std::make_unique<EmptySource>(); }
+};
+
 }  // namespace
 
 void ConfigReader::fail(const std::string& message) const { throw ConfigError("config.json: " + message); }
 
 std::size_t ConfigReader::size(const char* field, std::size_t limit, std::size_t fallback, const char* fallbackField) {
-  const char* from = present(source_, field)                              ? field
-                     : (fallbackField && present(source_, fallbackField)) ? fallbackField
-                                                                          : nullptr;
+  const char* from = present(*source_, field)                              ? field
+                     : (fallbackField && present(*source_, fallbackField)) ? fallbackField
+                                                                           : nullptr;
   double value = double(fallback);
   std::string shown = integer_text(value);
   if (from) {
-    value = source_.type(from) == Type::Number ? source_.number(from) : std::nan("");
-    shown = source_.json(from);
+    value = source_->type(from) == Type::Number ? source_->number(from) : std::nan("");
+    shown = source_->json(from);
   }
-  if (!whole(value, 1)) fail(std::string(field) + " must be a positive integer, got " + source_.json(field));
+  if (!whole(value, 1)) fail(name(field) + " must be a positive integer, got " + source_->json(field));
   limits_.push_back({field, value, limit, shown});
   return value > double(limit) ? limit + 1 : static_cast<std::size_t>(value);
 }
 
 std::size_t ConfigReader::id(const char* field, std::size_t fallback) {
-  if (!present(source_, field)) return fallback;
-  const double value = source_.type(field) == Type::Number ? source_.number(field) : std::nan("");
+  if (!present(*source_, field)) return fallback;
+  const double value = source_->type(field) == Type::Number ? source_->number(field) : std::nan("");
   if (!whole(value, 0) || value > 9007199254740991.0)
-    fail(std::string(field) + " must be a non-negative integer, got " + source_.json(field));
+    fail(name(field) + " must be a non-negative integer, got " + source_->json(field));
   return static_cast<std::size_t>(value);
 }
 
 std::size_t ConfigReader::choice(const char* field, const char* fallback, const std::vector<const char*>& supported) {
-  const bool given = present(source_, field);
-  const std::string value = !given ? fallback : source_.type(field) == Type::String ? source_.string(field) : "";
-  if (!given || source_.type(field) == Type::String)
+  const bool given = present(*source_, field);
+  const std::string value = !given ? fallback : source_->type(field) == Type::String ? source_->string(field) : "";
+  if (!given || source_->type(field) == Type::String)
     for (std::size_t i = 0; i < supported.size(); ++i)
       if (value == supported[i]) return i;
-  fail(std::string(field) + " " + (given ? source_.json(field) : "\"" + value + "\"") +
-       " is not supported; mha-wasm runs " + quoted(supported));
+  fail(name(field) + " " + (given ? source_->json(field) : "\"" + value + "\"") + " is not supported; mha-wasm runs " +
+       quoted(supported));
 }
 
 float ConfigReader::epsilon(const char* field, double fallback, const char* what) {
-  const bool given = present(source_, field);
-  const double value = !given ? fallback : source_.type(field) == Type::Number ? source_.number(field) : std::nan("");
+  const bool given = present(*source_, field);
+  const double value = !given ? fallback : source_->type(field) == Type::Number ? source_->number(field) : std::nan("");
   // The blocks hold it as a float32, where 1e-46 is 0 and 1e39 is Infinity
   // (Math.fround's rounding; a double past float's range is not converted).
   const double halfway = 3.4028235677973366e38, largest = 3.4028234663852886e38;
@@ -82,21 +92,46 @@ float ConfigReader::epsilon(const char* field, double fallback, const char* what
                        : std::fabs(value) > largest  ? float(value > 0 ? largest : -largest)
                                                      : float(value);
   if (!(single > 0.0f) || !std::isfinite(single))
-    fail(std::string("the ") + what + " must be a number > 0 and finite as a float32, got " + source_.json(field));
+    fail(std::string("the ") + what + " must be a number > 0 and finite as a float32, got " + source_->json(field));
   return single;
 }
 
 void ConfigReader::refuse_boolean(const char* field, bool refused) {
-  if (source_.type(field) == Type::Boolean && source_.boolean(field) == refused)
-    fail(std::string(field) + " " + (refused ? "true" : "false") + " is not supported; mha-wasm runs \"" +
+  if (source_->type(field) == Type::Boolean && source_->boolean(field) == refused)
+    fail(name(field) + " " + (refused ? "true" : "false") + " is not supported; mha-wasm runs \"" +
          (refused ? "false" : "true") + "\"");
 }
 
+ConfigReader ConfigReader::section(const char* field) const {
+  ConfigReader child(*source_);
+  const Type t = source_->type(field);
+  if (t == Type::Object) {
+    child.owned_ = source_->object(field);
+    child.source_ = child.owned_.get();
+  } else if (t != Type::Absent && t != Type::Null) {
+    fail(name(field) + " must be an object, got " + source_->json(field));
+  } else {
+    child.owned_ = std::make_shared<EmptySource>();
+    child.source_ = child.owned_.get();
+  }
+  child.prefix_ = name(field) + ".";
+  return child;
+}
+
+bool ConfigReader::has(const char* field) const { return present(*source_, field); }
+
+double ConfigReader::positive(const char* field, double fallback) {
+  if (!present(*source_, field)) return fallback;
+  const double value = source_->type(field) == Type::Number ? source_->number(field) : std::nan("");
+  if (!(value > 0) || !std::isfinite(value))
+    fail(name(field) + " must be a finite number > 0, got " + source_->json(field));
+  return value;
+}
+
 bool ConfigReader::flag(const char* field, bool fallback) {
-  if (!present(source_, field)) return fallback;
-  if (source_.type(field) != Type::Boolean)
-    fail(std::string(field) + " must be true or false, got " + source_.json(field));
-  return source_.boolean(field);
+  if (!present(*source_, field)) return fallback;
+  if (source_->type(field) != Type::Boolean) fail(name(field) + " must be true or false, got " + source_->json(field));
+  return source_->boolean(field);
 }
 
 void ConfigReader::finish() {
@@ -121,7 +156,7 @@ Config read_config(const ConfigSource& source) {
   reader.finish();  // (an architecture with rules between sizes calls it first itself)
   // The rules every architecture's sizes obey, in the words of config.json
   // (Model's constructor checks them again, in its own, for callers in C++).
-  if (c.hiddenSize % c.numHeads != 0)
+  if (c.headDim == 0 && c.hiddenSize % c.numHeads != 0)
     reader.fail("the hidden size (" + integer_text(double(c.hiddenSize)) +
                 ") must be a multiple of the number of heads (" + integer_text(double(c.numHeads)) + ")");
   return c;

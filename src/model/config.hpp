@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +20,18 @@ struct Architecture;
 // Hugging Face's "gelu", "gelu_new", "swish"/"silu" and "relu".
 enum class Activation { GeluErf, GeluTanh, Silu, Relu };
 enum class DType { F32, F16, BF16 };  // as safetensors names them
+
+// The rope types transformers names in rope_parameters (config.json's
+// "rope_type"), of those the blocks implement (blocks/rotary.hpp).
+enum class RopeType { Default, Linear, Llama3 };
+
+struct RopeSettings {
+  RopeType type = RopeType::Default;
+  double theta = 10000.0;
+  double factor = 1.0;                               // linear, llama3
+  double lowFreqFactor = 1.0, highFreqFactor = 4.0;  // llama3
+  double originalMaxPositions = 8192.0;              // llama3
+};
 
 // Bytes of one element of `dtype`.
 constexpr std::size_t bytes_of(DType dtype) noexcept { return dtype == DType::F32 ? 4 : 2; }
@@ -51,6 +64,14 @@ struct Config {
   std::size_t decoderLayers = 0, decoderHeads = 0, decoderIntermediateSize = 0;
   // The token embeddings' factor (Marian's scale_embedding: √hiddenSize).
   float embedScale = 1.0f;
+  // Grouped-query attention's key/value heads and every head's width (0: numHeads, and hiddenSize / numHeads).
+  std::size_t numKVHeads = 0, headDim = 0;
+  std::size_t kv_heads() const noexcept { return numKVHeads ? numKVHeads : numHeads; }
+  std::size_t head_dim() const noexcept { return headDim ? headDim : hiddenSize / numHeads; }
+  RopeSettings rope;  // the Llama family's rotary positions
+  // Biases of the attention's and the MLP's products where an architecture makes them optional, and whether
+  // the output head is the token embeddings (tie_word_embeddings).
+  bool qkvBias = false, mlpBias = false, tiedHead = true;
 };
 
 // A config.json file that breaks a rule: its message names the file and the
@@ -63,7 +84,7 @@ struct ConfigError : std::runtime_error {
 // What a config.json holds, field by field.
 class ConfigSource {
  public:
-  enum class Type { Absent, Null, Boolean, Number, String, Other };
+  enum class Type { Absent, Null, Boolean, Number, String, Object, Other };
   virtual ~ConfigSource() = default;
   virtual Type type(const char* field) const = 0;
   virtual double number(const char* field) const = 0;       // when type() is Number
@@ -71,12 +92,20 @@ class ConfigSource {
   virtual std::string string(const char* field) const = 0;  // when String
   // The field as JSON.stringify writes it ("undefined" when absent), for messages.
   virtual std::string json(const char* field) const = 0;
+  // The object a field holds (when type() is Object), as a source of its own.
+  virtual std::unique_ptr<ConfigSource> object(const char* field) const = 0;
 };
 
 // The rules of config.json's fields, one place for all architectures.
 class ConfigReader {
  public:
-  explicit ConfigReader(const ConfigSource& source) : source_(source) {}
+  explicit ConfigReader(const ConfigSource& source) : source_(&source) {}
+
+  // The object in `field` as a reader of its own (an absent or null field: an
+  // empty object; anything else is refused); its refusals name "field.key".
+  ConfigReader section(const char* field) const;
+  // Whether the field is there (not absent, not null).
+  bool has(const char* field) const;
 
   // A positive integer from `field`, or when it is absent or null from
   // `fallbackField` (if given) or else `fallback` (0: required). Its limit is
@@ -89,6 +118,8 @@ class ConfigReader {
   std::size_t choice(const char* field, const char* fallback, const std::vector<const char*>& supported);
   // A number, `fallback` when absent or null; positive and finite as a float32.
   float epsilon(const char* field, double fallback, const char* what);
+  // A finite number > 0 (rope_theta, a scaling factor), `fallback` when absent or null.
+  double positive(const char* field, double fallback);
   // Refuses `field` when it holds the boolean `refused` (a setting the
   // blocks do not implement); absent, null or the other value is fine.
   void refuse_boolean(const char* field, bool refused);
@@ -98,7 +129,7 @@ class ConfigReader {
   void finish();
 
   [[noreturn]] void fail(const std::string& message) const;
-  const ConfigSource& source() const noexcept { return source_; }
+  const ConfigSource& source() const noexcept { return *source_; }
 
  private:
   struct Limit {
@@ -107,7 +138,11 @@ class ConfigReader {
     std::size_t limit;
     std::string shown;  // the value as config.json wrote it
   };
-  const ConfigSource& source_;
+  // A field's name in messages: "rope_parameters.rope_theta" in a section.
+  std::string name(const char* field) const { return prefix_ + field; }
+  const ConfigSource* source_;
+  std::shared_ptr<const ConfigSource> owned_;  // a section's object
+  std::string prefix_;
   std::vector<Limit> limits_;
 };
 

@@ -24,8 +24,10 @@ Model::Model(const Config& c, bool allocate) : config_(c) {
     (Message() << "positionOffset: expected less than maxPositions (" << c.maxPositions << "), got "
                << c.positionOffset)
         .raise();
-  if (c.hiddenSize % c.numHeads != 0)
+  if (c.headDim == 0 && c.hiddenSize % c.numHeads != 0)
     (Message() << "hiddenSize: expected a multiple of numHeads (" << c.numHeads << "), got " << c.hiddenSize).raise();
+  if (c.numKVHeads && c.numHeads % c.numKVHeads != 0)
+    (Message() << "numKVHeads: expected a divisor of numHeads (" << c.numHeads << "), got " << c.numKVHeads).raise();
   if (c.architecture->kind == Kind::EncoderDecoder) {
     check_dim(c.decoderLayers, "decoderLayers", Limits::numLayers);
     check_dim(c.decoderHeads, "decoderHeads", Limits::numHeads);
@@ -80,7 +82,7 @@ void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_
       (Message() << "returnLogits: this " << c.modelType.c_str()
                  << " has no language-model head the engine reads (a masked-LM head is not read yet)")
           .raise();
-    checked_product({L, c.vocabSize}, "logits: L×vocabSize");
+    checked_product({logit_rows(out, L), c.vocabSize}, "logits: L×vocabSize");
   }
   scratch_.resize(checked_scratch(network_->scratch_floats(L)));
 }
@@ -94,19 +96,20 @@ void Model::check_ids(const std::int32_t* ids, std::size_t count, const char* na
 }
 
 void Model::forward(Attention& attention, const std::int32_t* ids, const std::int32_t* types, std::size_t L,
-                    const Outputs& out) {
+                    const Outputs& out, const std::uint8_t* headMask) {
   if (architecture().kind == Kind::EncoderDecoder)
     (Message() << "model: a " << config_.modelType.c_str() << " is an encoder-decoder; run it with encode and decode")
         .raise();
   check(ids, types, 0, L, out);
-  network_->forward(attention, Sequence{ids, types, L}, out, scratch_.data(), nullptr);
+  Sequence in{ids, types, L};
+  in.headMask = headMask;
+  network_->forward(attention, in, out, scratch_.data(), nullptr);
 }
 
 double Model::cache_floats() const noexcept {
   const Config& c = config_;
   if (!caches_.empty()) return 0;
-  return double(c.numLayers) *
-         KVCache::floats_for(1, c.numHeads, c.hiddenSize / c.numHeads, c.hiddenSize / c.numHeads, max_length());
+  return double(c.numLayers) * KVCache::floats_for(1, c.kv_heads(), c.head_dim(), c.head_dim(), max_length());
 }
 
 void Model::check_decoder() const {
@@ -117,31 +120,34 @@ void Model::check_decoder() const {
         .raise();
 }
 
-void Model::step(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out) {
+void Model::step(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out,
+                 const std::uint8_t* headMask) {
   check_decoder();
   check(ids, nullptr, past(), L, out);
   if (caches_.empty()) {
     // Room for every position the model has; allocated once, kept until the model goes.
     const Config& c = config_;
     LayerCaches caches(c.numLayers);
-    for (KVCache& cache : caches)
-      cache.configure(1, c.numHeads, c.hiddenSize / c.numHeads, c.hiddenSize / c.numHeads, max_length());
+    for (KVCache& cache : caches) cache.configure(1, c.kv_heads(), c.head_dim(), c.head_dim(), max_length());
     caches_ = std::move(caches);
   }
   const std::size_t before = past();
   try {
-    network_->forward(attention, Sequence{ids, nullptr, L}, out, scratch_.data(), &caches_);
+    Sequence in{ids, nullptr, L};
+    in.headMask = headMask;
+    network_->forward(attention, in, out, scratch_.data(), &caches_);
   } catch (...) {
     for (KVCache& cache : caches_) cache.truncate(std::min(before, cache.length()));  // as before the call
     throw;
   }
 }
 
-void Model::prefill(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out) {
+void Model::prefill(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out,
+                    const std::uint8_t* headMask) {
   check_decoder();
   check(ids, nullptr, 0, L, out);  // a refused prefill keeps the past
   reset();
-  step(attention, ids, L, out);
+  step(attention, ids, L, out, headMask);
 }
 
 void Model::reset() noexcept {

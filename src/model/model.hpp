@@ -62,8 +62,9 @@ class Model {
   // One sequence of L tokens (types: null = all 0). hiddenStates follows
   // Hugging Face's output_hidden_states (each architecture says what its
   // are). Bitwise identical for every thread count of `attention`.
+  // headMask: [numLayers, numHeads] (0: that head off), or null.
   void forward(Attention& attention, const std::int32_t* ids, const std::int32_t* types, std::size_t L,
-               const Outputs& out);
+               const Outputs& out, const std::uint8_t* headMask = nullptr);
 
   // A decoder's calls with state (ArgumentError on an encoder): step() runs
   // L new tokens after the positions the model has seen, each attending to
@@ -71,8 +72,10 @@ class Model {
   // numHeads, L, past() + L]); prefill() forgets the past first; reset()
   // forgets it. A step's results are bit for bit the rows of forward() over
   // the whole sequence. past() + L must stay within max_length().
-  void prefill(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out);
-  void step(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out);
+  void prefill(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out,
+               const std::uint8_t* headMask = nullptr);
+  void step(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out,
+            const std::uint8_t* headMask = nullptr);
   void reset() noexcept;
   // ArgumentError unless the architecture is a decoder (the bindings ask it first).
   void check_decoder() const;

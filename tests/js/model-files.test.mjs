@@ -232,7 +232,7 @@ function brokenFolders() {
     [
       'an unsupported model_type',
       { ...bert, 'config.json': json({ ...config, model_type: 't5' }) },
-      /^config\.json: model_type "t5" is not supported; mha-wasm runs "bert", "roberta", "xlm-roberta", "camembert", "gpt2", "marian"$/,
+      /^config\.json: model_type "t5" is not supported; mha-wasm runs "bert", "roberta", "xlm-roberta", "camembert", "gpt2", "marian", "llama", "qwen2", "qwen3"$/,
     ],
     [
       'relative position embeddings',

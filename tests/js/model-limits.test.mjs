@@ -88,7 +88,7 @@ describe('the model limits and rules', () => {
         );
         // (The raw model has no weights: below the limit it is refused for them instead.)
         const cpp = rawConfigure(config, (raw) =>
-          /^inputIds: expected 1 to \d+ tokens/.test(refusal(raw.run(ids, null, false, false, false)) ?? ''),
+          /^inputIds: expected 1 to \d+ tokens/.test(refusal(raw.run(ids, null, false, false, 0, null)) ?? ''),
         );
         expect({ js, cpp }).toEqual({ js: L > maxLength, cpp: L > maxLength });
       });
@@ -187,7 +187,7 @@ describe('the model limits and rules', () => {
     [
       'an unknown model_type',
       { model_type: 'albert' },
-      'config.json: model_type "albert" is not supported; mha-wasm runs "bert", "roberta", "xlm-roberta", "camembert", "gpt2", "marian"',
+      'config.json: model_type "albert" is not supported; mha-wasm runs "bert", "roberta", "xlm-roberta", "camembert", "gpt2", "marian", "llama", "qwen2", "qwen3"',
     ],
     ['a model_type that is no string', { model_type: 7 }, 'config.json: model_type 7 is not supported'],
     [

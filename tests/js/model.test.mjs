@@ -60,9 +60,14 @@ describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
   test.each(FOLDERS)('%s matches its PyTorch float64 reference in every case', async (name) => {
     const ref = reference(name);
     const model = await engine.loadModel(folder(name));
-    // BERT and RoBERTa encode (every token sees every other); GPT-2 decodes, causally.
-    const decoder = ref.config.modelType === 'gpt2';
-    expect(model.config).toEqual({
+    // BERT and RoBERTa encode (every token sees every other); GPT-2 and the Llama family decode, causally.
+    const decoder = ['gpt2', 'llama', 'qwen2', 'qwen3'].includes(ref.config.modelType);
+    // The Llama family also says its heads' width (here hidden / heads) and, with grouped-query attention,
+    // its key/value heads (the references' configs list neither).
+    const { headDim, numKeyValueHeads, ...config } = model.config;
+    if (headDim !== undefined) expect(headDim).toBe(ref.config.hiddenSize / ref.config.numHeads);
+    if (numKeyValueHeads !== undefined) expect(ref.config.numHeads % numKeyValueHeads).toBe(0);
+    expect(config).toEqual({
       ...ref.config,
       kind: decoder ? 'decoder' : 'encoder',
       causal: decoder,

@@ -51,12 +51,16 @@ class JsonConfig final : public mha::model::ConfigSource {
            : v.is_boolean() ? Type::Boolean
            : v.is_number()  ? Type::Number
            : v.is_string()  ? Type::String
+           : v.is_object()  ? Type::Object
                             : Type::Other;
   }
   double number(const char* field) const override { return j_[field].get<double>(); }
   bool boolean(const char* field) const override { return j_[field].get<bool>(); }
   std::string string(const char* field) const override { return j_[field].get<std::string>(); }
   std::string json(const char* field) const override { return j_.contains(field) ? j_[field].dump() : "undefined"; }
+  std::unique_ptr<mha::model::ConfigSource> object(const char* field) const override {
+    return std::make_unique<JsonConfig>(j_[field]);
+  }
 
  private:
   const nlohmann::json& j_;
@@ -417,7 +421,7 @@ TEST(Config, RefusalsNameConfigJsonAndTheField) {
   };
   EXPECT_EQ(refusal(R"({"model_type": "t5"})"),
             "config.json: model_type \"t5\" is not supported; mha-wasm runs \"bert\", \"roberta\", \"xlm-roberta\", "
-            "\"camembert\", \"gpt2\", \"marian\"");
+            "\"camembert\", \"gpt2\", \"marian\", \"llama\", \"qwen2\", \"qwen3\"");
   EXPECT_EQ(refusal(R"({"model_type": "gpt2", "n_layer": 1.5})"),
             "config.json: n_layer must be a positive integer, got 1.5");
   EXPECT_EQ(refusal(R"({"model_type": "gpt2", "n_layer": 2000, "n_head": 1, "n_embd": 4, "n_positions": 8,

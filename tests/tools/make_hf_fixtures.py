@@ -23,6 +23,7 @@ are saved as float32 and the reference runs on exactly those values.
 """
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -389,15 +390,15 @@ def main():
                      transformers.RobertaTokenizerFast, 23, byte_level=True))
     make_hostile()
     handwritten = [rereference(folder) for folder in HANDWRITTEN]
-    # The encoder-decoders' section is make_marian_fixtures.py's (between its markers): kept as it is.
+    # The other scripts' sections (make_marian_fixtures.py's, make_decoder_fixtures.py's: each between its
+    # <!-- BEGIN script --> and <!-- END script --> markers) are kept as they are, in their order.
     path = os.path.join(OUT_DIR, "TRANSFORMERS.md")
-    begin, end = "<!-- BEGIN make_marian_fixtures.py -->", "<!-- END make_marian_fixtures.py -->"
     old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    kept = old[old.index(begin):old.index(end) + len(end)] + "\n" if begin in old and end in old else ""
+    kept = [m.group(0) for m in re.finditer(r"<!-- BEGIN (\S+) -->.*?<!-- END \1 -->", old, flags=re.S)]
     with open(path, "w", encoding="utf-8") as f:
         f.write(README % (transformers.__version__, torch.__version__, "\n".join(rows), "\n".join(handwritten)))
-        if kept:
-            f.write("\n" + kept)
+        for block in kept:
+            f.write("\n" + block + "\n")
 
 
 if __name__ == "__main__":

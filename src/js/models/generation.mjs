@@ -1,15 +1,17 @@
 // Text generation as Hugging Face transformers 5's generate() does it, for one
-// input without sampling: greedy search and beam search, with the logits
-// processors a translation model's generation_config.json asks for. Pure: the
-// model is a `decode(ids, beams)` function returning each beam's next-token
-// logits, and `reorder(parents)`, so the search is tested on its own
-// (tests/js/generation.test.mjs) and against transformers through a model
-// (tests/js/marian.test.mjs). Written by hand: transformers.js, the one JS
-// library of the job, has no beam search (a TODO in its generate()).
+// input: greedy search, sampling (temperature, top-k, top-p, from a seeded
+// generator of this package: reproducible for a seed, not torch's numbers)
+// and beam search, with the logits processors a generation_config.json asks
+// for, after a prompt (an encoder-decoder's decoder_start_token_id, or a
+// decoder's text). Pure: the model is a `step(ids)` function returning each
+// beam's next-token logits, and `reorder(parents)`, so the search is tested
+// against transformers through the models (tests/js/seq2seq.test.mjs,
+// tests/js/decoder-generate.test.mjs). Written by hand: transformers.js, the
+// one JS library of the job, has no beam search (a TODO in its generate()).
 
 /** generation_config.json's fields that are read, with transformers' defaults. */
 export const GENERATION_DEFAULTS = Object.freeze({
-  max_length: 20,
+  max_length: null, // none: 20 new tokens, at most max_position_embeddings in all (transformers 5's rule)
   max_new_tokens: null,
   min_length: 0,
   min_new_tokens: null,
@@ -25,12 +27,14 @@ export const GENERATION_DEFAULTS = Object.freeze({
   eos_token_id: null,
   pad_token_id: null,
   do_sample: false,
+  repetition_penalty: 1.0,
+  temperature: 1.0,
+  top_k: 50,
+  top_p: 1.0,
 });
 
 // Fields of a generation config this search does not implement: refused when set to anything but their default.
 const UNSUPPORTED = Object.freeze({
-  do_sample: false,
-  repetition_penalty: 1.0,
   encoder_repetition_penalty: 1.0,
   encoder_no_repeat_ngram_size: 0,
   num_beam_groups: 1,
@@ -52,11 +56,22 @@ const NEG = -1e9; // transformers' stand-in for "never": added, not assigned
  * The settings of one generate() call: the model's generation_config.json
  * (else its config.json's generation fields), overridden by the caller's
  * (already checked) `options`; `file` names the source in messages.
- * Returns { maxLength, minLength, numBeams, numReturnSequences, lengthPenalty,
- * earlyStopping, noRepeatNgramSize, badWordsIds, forcedEosTokenId,
- * renormalizeLogits, decoderStartTokenId, eosTokenIds, padTokenId }.
+ * `promptLength`: the ids the output starts with (1: decoder_start_token_id;
+ * a decoder's prompt), which max_length counts and max_new_tokens does not;
+ * `encoderDecoder`: whether decoder_start_token_id is needed; `maxPositions`:
+ * the model's max_position_embeddings (the bound of the default length).
+ * Returns { maxLength, minLength, minNewTokens, numBeams, numReturnSequences,
+ * lengthPenalty, earlyStopping, noRepeatNgramSize, repetitionPenalty,
+ * badWordsIds, forcedEosTokenId, renormalizeLogits, doSample, temperature,
+ * topK, topP, decoderStartTokenId, eosTokenIds, padTokenId }.
  */
-export function generationSettings(config, file, options, vocabSize) {
+export function generationSettings(
+  config,
+  file,
+  options,
+  vocabSize,
+  { promptLength = 1, encoderDecoder = true, maxPositions = Infinity } = {},
+) {
   const field = (name) => (config[name] === undefined ? GENERATION_DEFAULTS[name] : config[name]);
   for (const [name, plain] of Object.entries(UNSUPPORTED))
     if (config[name] !== undefined && config[name] !== null && config[name] !== plain)
@@ -75,8 +90,16 @@ export function generationSettings(config, file, options, vocabSize) {
   const ids = (name, value) =>
     value === null || value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => id(name, v));
   const decoderStartTokenId = id('decoder_start_token_id', field('decoder_start_token_id'));
-  if (decoderStartTokenId === null)
+  if (encoderDecoder && decoderStartTokenId === null)
     throw new Error(`${file}: no decoder_start_token_id (the token the decoder starts from)`);
+  const positive = (name, value) => {
+    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value))
+      throw new Error(`${file}: ${name} must be a finite number > 0, got ${JSON.stringify(value)}`);
+    return value;
+  };
+  const topP = field('top_p') ?? 1.0;
+  if (typeof topP !== 'number' || !(topP > 0 && topP <= 1))
+    throw new Error(`${file}: top_p must be a number in (0, 1], got ${JSON.stringify(topP)}`);
   const badWordsIds = field('bad_words_ids');
   if (badWordsIds !== null && (!Array.isArray(badWordsIds) || badWordsIds.some((w) => !Array.isArray(w) || !w.length)))
     throw new Error(`${file}: bad_words_ids must be a list of non-empty lists of token ids`);
@@ -87,7 +110,10 @@ export function generationSettings(config, file, options, vocabSize) {
   if (earlyStopping !== true && earlyStopping !== false && earlyStopping !== 'never')
     throw new Error(`${file}: early_stopping must be true, false or "never", got ${JSON.stringify(earlyStopping)}`);
   const s = {
-    maxLength: count('max_length', field('max_length'), 1),
+    maxLength:
+      field('max_length') === null
+        ? Math.min(promptLength + 20, maxPositions)
+        : count('max_length', field('max_length'), 1),
     minLength: count('min_length', field('min_length'), 0),
     minNewTokens: field('min_new_tokens') === null ? null : count('min_new_tokens', field('min_new_tokens'), 0),
     numBeams: count('num_beams', field('num_beams'), 1),
@@ -95,6 +121,11 @@ export function generationSettings(config, file, options, vocabSize) {
     lengthPenalty,
     earlyStopping,
     noRepeatNgramSize: count('no_repeat_ngram_size', field('no_repeat_ngram_size') ?? 0, 0),
+    repetitionPenalty: positive('repetition_penalty', field('repetition_penalty') ?? 1.0),
+    doSample: field('do_sample') === true,
+    temperature: positive('temperature', field('temperature') ?? 1.0),
+    topK: count('top_k', field('top_k') ?? 0, 0),
+    topP,
     badWordsIds: (badWordsIds ?? []).map((w) => w.map((v) => id('bad_words_ids', v))),
     forcedEosTokenId: ids('forced_eos_token_id', field('forced_eos_token_id')),
     renormalizeLogits: field('renormalize_logits') === true,
@@ -104,46 +135,70 @@ export function generationSettings(config, file, options, vocabSize) {
   };
   // The caller's, over the file's (checked by the caller: numbers in range).
   if (options.maxNewTokens !== undefined)
-    s.maxLength = 1 + options.maxNewTokens; // after decoder_start_token_id
-  else if (field('max_new_tokens') !== null) s.maxLength = 1 + count('max_new_tokens', field('max_new_tokens'), 1);
+    s.maxLength = promptLength + options.maxNewTokens; // after the prompt (or decoder_start_token_id)
+  else if (field('max_new_tokens') !== null)
+    s.maxLength = promptLength + count('max_new_tokens', field('max_new_tokens'), 1);
   if (options.maxLength !== undefined) s.maxLength = options.maxLength;
-  for (const [option, key] of [
-    ['numBeams', 'numBeams'],
-    ['numReturnSequences', 'numReturnSequences'],
-    ['lengthPenalty', 'lengthPenalty'],
-    ['earlyStopping', 'earlyStopping'],
-    ['noRepeatNgramSize', 'noRepeatNgramSize'],
+  for (const key of [
+    'minNewTokens',
+    'numBeams',
+    'numReturnSequences',
+    'lengthPenalty',
+    'earlyStopping',
+    'noRepeatNgramSize',
+    'repetitionPenalty',
+    'doSample',
+    'temperature',
+    'topK',
+    'topP',
   ])
-    if (options[option] !== undefined) s[key] = options[option];
+    if (options[key] !== undefined) s[key] = options[key];
   if (s.numReturnSequences > s.numBeams)
     throw new RangeError(`numReturnSequences: expected at most numBeams (${s.numBeams}), got ${s.numReturnSequences}`);
-  if (s.maxLength < 2)
-    throw new RangeError(`maxLength: expected at least 2 (the start token and one more), got ${s.maxLength}`);
+  if (s.doSample && s.numBeams > 1)
+    throw new TypeError('doSample: sampling with beams (beam-search multinomial) is not supported; use numBeams 1');
+  if (s.maxLength <= promptLength)
+    throw new RangeError(
+      `maxLength: ${s.maxLength} leaves no token to generate after the ${promptLength} the output starts with; ` +
+        'give maxNewTokens',
+    );
   return s;
 }
 
 // ---- Logits processors (transformers' LogitsProcessorList, in its order) ----
 
-/** log_softmax of a row, in float64. */
+/** log_softmax of a row, in float64 (indexed loops: a 65,001-token row is one of these per beam and step). */
 function logSoftmax(row) {
+  const n = row.length;
+  const out = new Float64Array(n);
   let max = -Infinity;
-  for (const v of row) if (v > max) max = v;
-  if (max === -Infinity) return Float64Array.from(row);
+  for (let i = 0; i < n; i++) if (row[i] > max) max = row[i];
+  if (max === -Infinity) {
+    out.set(row);
+    return out;
+  }
   let sum = 0;
-  for (const v of row) sum += Math.exp(v - max);
+  for (let i = 0; i < n; i++) sum += Math.exp(row[i] - max);
   const log = max + Math.log(sum);
-  return Float64Array.from(row, (v) => v - log);
+  for (let i = 0; i < n; i++) out[i] = row[i] - log;
+  return out;
 }
 
 /**
  * `scores` (one beam's row over the vocabulary) processed for the next
- * token after `sequence` (its ids so far, decoder_start_token_id first), as
- * NoRepeatNGram, NoBadWords, MinLength, MinNewTokens, ForcedEOS and
+ * token after `sequence` (its ids so far, the prompt's `promptLength`
+ * first), as RepetitionPenalty, NoRepeatNGram, NoBadWords, MinLength,
+ * MinNewTokens, ForcedEOS, (when sampling) Temperature, TopK and TopP, and
  * LogitNormalization do, in transformers' order.
  */
-export function processScores(scores, sequence, s) {
+export function processScores(scores, sequence, s, promptLength = 1) {
   const curLen = sequence.length;
-  const out = Float64Array.from(scores);
+  const out = new Float64Array(scores);
+  if (s.repetitionPenalty !== 1)
+    for (const id of new Set(sequence)) {
+      const v = out[id];
+      out[id] = v < 0 ? v * s.repetitionPenalty : v / s.repetitionPenalty;
+    }
   const n = s.noRepeatNgramSize;
   if (n > 0 && curLen + 1 >= n) {
     // Every n-gram so far: its first n − 1 ids are the last n − 1, so its last id is banned.
@@ -163,13 +218,88 @@ export function processScores(scores, sequence, s) {
     if (match) out[word[word.length - 1]] = -Infinity;
   }
   const minNew = s.minNewTokens === null ? 0 : s.minNewTokens;
-  if ((s.minLength > 0 && curLen < s.minLength) || (minNew > 0 && curLen - 1 < minNew))
+  if ((s.minLength > 0 && curLen < s.minLength) || (minNew > 0 && curLen - promptLength < minNew))
     for (const eos of s.eosTokenIds) out[eos] = -Infinity;
   if (s.forcedEosTokenId.length && curLen === s.maxLength - 1) {
     out.fill(-Infinity);
     for (const eos of s.forcedEosTokenId) out[eos] = 0;
   }
+  if (s.doSample) warp(out, s);
   return s.renormalizeLogits ? logSoftmax(out) : out;
+}
+
+// Sampling's warpers, in place: Temperature, TopK (keep the k largest and their ties), TopP (keep the smallest
+// set whose probability reaches p, the most likely token always).
+function warp(scores, s) {
+  if (s.temperature !== 1) for (let v = 0; v < scores.length; v++) scores[v] /= s.temperature;
+  if (s.topK > 0 && s.topK < scores.length) {
+    const kth = Float64Array.from(scores).sort()[scores.length - s.topK];
+    for (let v = 0; v < scores.length; v++) if (scores[v] < kth) scores[v] = -Infinity;
+  }
+  if (s.topP < 1) {
+    const order = Array.from(scores.keys()).sort((a, b) => scores[a] - scores[b]); // ascending, as transformers
+    const probs = softmax(order.map((v) => scores[v]));
+    let cumulative = 0;
+    for (let i = 0; i < order.length - 1; i++) {
+      cumulative += probs[i];
+      if (cumulative <= 1 - s.topP) scores[order[i]] = -Infinity;
+    }
+  }
+}
+
+function softmax(values) {
+  let max = -Infinity;
+  for (const v of values) if (v > max) max = v;
+  const out = values.map((v) => (max === -Infinity ? 0 : Math.exp(v - max)));
+  const sum = out.reduce((a, b) => a + b, 0);
+  return out.map((v) => v / sum);
+}
+
+/**
+ * A seeded generator of numbers in [0, 1) (sfc32 over a 32-bit seed spread
+ * by splitmix32): the same seed gives the same samples in Node and browsers.
+ */
+export function seededRandom(seed) {
+  let x = seed >>> 0;
+  const mix = () => {
+    x = (x + 0x9e3779b9) >>> 0;
+    let z = x;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+  let [a, b, c, d] = [mix(), mix(), mix(), mix()];
+  return () => {
+    const t = (((a + b) >>> 0) + d) >>> 0;
+    d = (d + 1) >>> 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) >>> 0;
+    c = ((c << 21) | (c >>> 11)) >>> 0;
+    c = (c + t) >>> 0;
+    return t / 4294967296;
+  };
+}
+
+// A token drawn from softmax(scores) by a number of `random()`.
+function sample(scores, random) {
+  const probs = softmax(Array.from(scores));
+  let u = random();
+  for (let v = 0; v < probs.length; v++) {
+    u -= probs[v];
+    if (u < 0 && probs[v] > 0) return v;
+  }
+  let last = probs.length - 1;
+  while (last > 0 && probs[last] === 0) last--;
+  return last;
+}
+
+// log_softmax(row)[index], without the whole row.
+function logProbability(row, index) {
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
+  let sum = 0;
+  for (let i = 0; i < row.length; i++) sum += Math.exp(row[i] - max);
+  return row[index] - max - Math.log(sum);
 }
 
 // ---- The searches -----------------------------------------------------------
@@ -178,25 +308,28 @@ export function processScores(scores, sequence, s) {
 const hits = (s, length, last) => length >= s.maxLength || s.eosTokenIds.includes(last);
 
 /**
- * Greedy search (num_beams 1): `step(ids)` feeds the new ids of one beam and
- * resolves to the next token's logits (a Float32Array over the
- * vocabulary). Resolves to { outputIds, score, stepScores }: the ids
- * (decoder_start_token_id first), the sum of the chosen tokens' log-softmax
- * of the processed scores, and the processed score of each chosen token.
+ * Greedy search or sampling (num_beams 1): `step(ids)` feeds the new ids
+ * (first the whole prompt) and resolves to the next token's logits (a
+ * Float32Array over the vocabulary). `prompt`: the ids the output starts with
+ * (default [decoder_start_token_id]); `random`: sampling's generator.
+ * Resolves to { outputIds, score, stepScores }: the ids (the prompt first),
+ * the sum of the chosen tokens' log-softmax of the processed scores, and the
+ * processed score of each chosen token.
  */
-export async function greedySearch(step, s, { onToken, signal } = {}) {
-  const sequence = [s.decoderStartTokenId];
+export async function greedySearch(step, s, { prompt = [s.decoderStartTokenId], random, onToken, signal } = {}) {
+  const sequence = Array.from(prompt);
   const stepScores = [];
   let score = 0;
-  let next = [s.decoderStartTokenId];
+  let next = Array.from(prompt);
   for (;;) {
     signal?.throwIfAborted();
     const logits = await step(next);
-    const scores = processScores(logits, sequence, s);
+    const scores = processScores(logits, sequence, s, prompt.length);
     let best = 0;
-    for (let v = 1; v < scores.length; v++) if (scores[v] > scores[best]) best = v;
+    if (s.doSample) best = sample(scores, random);
+    else for (let v = 1; v < scores.length; v++) if (scores[v] > scores[best]) best = v;
     stepScores.push(scores[best]);
-    score += logSoftmax(scores)[best];
+    score += logProbability(scores, best);
     sequence.push(best);
     onToken?.({ id: best, outputIds: Int32Array.from(sequence) });
     if (hits(s, sequence.length, best)) break;
@@ -228,24 +361,36 @@ function topK(values, k) {
  * [{ outputIds, score }] (the numReturnSequences best, best first; score
  * is transformers' sequences_scores, length-penalized) }.
  */
-export async function beamSearch(step, reorder, s, vocabSize, { onToken, signal } = {}) {
+export async function beamSearch(
+  step,
+  reorder,
+  s,
+  vocabSize,
+  { prompt = [s.decoderStartTokenId], onToken, signal } = {},
+) {
   const B = s.numBeams;
   const K = Math.max(2, 1 + s.eosTokenIds.length) * B;
-  const promptLength = 1;
-  let running = Array.from({ length: B }, () => [s.decoderStartTokenId]);
+  const promptLength = prompt.length;
+  let running = Array.from({ length: B }, () => Array.from(prompt));
   let runningScores = Array.from({ length: B }, (_, b) => (b === 0 ? 0 : NEG));
   // The finished hypotheses: numBeams places, -1e9 while empty.
-  let finished = Array.from({ length: B }, () => ({ ids: [s.decoderStartTokenId], score: NEG, done: false }));
+  let finished = Array.from({ length: B }, () => ({ ids: Array.from(prompt), score: NEG, done: false }));
   let unsatisfied = true;
   let curLen = promptLength;
-  let next = running.map((seq) => seq[seq.length - 1]);
+  // The first step feeds every beam the whole prompt.
+  let next = running.flat();
   for (;;) {
     signal?.throwIfAborted();
     const logits = await step(next);
     // Accumulated log-probabilities of every (beam, token).
     const accumulated = new Float64Array(B * vocabSize);
     for (let b = 0; b < B; b++) {
-      const row = processScores(logSoftmax(logits.subarray(b * vocabSize, (b + 1) * vocabSize)), running[b], s);
+      const row = processScores(
+        logSoftmax(logits.subarray(b * vocabSize, (b + 1) * vocabSize)),
+        running[b],
+        s,
+        promptLength,
+      );
       for (let v = 0; v < vocabSize; v++) accumulated[b * vocabSize + v] = row[v] + runningScores[b];
     }
     const top = topK(accumulated, K).map((index) => {

@@ -20,9 +20,10 @@ import { TransformerModel } from './transformer-model.mjs';
 const CHUNK_BYTES = 8 << 20;
 // Tensors of checkpoints that the blocks do not use: task heads, pooler,
 // GPT-2's mask buffers, position id buffers.
-const UNUSED = /^(cls|lm_head|pooler|classifier|qa_outputs|score)\.|(^|\.)attn\.(masked_)?bias$|(^|\.)position_ids$/;
+const UNUSED =
+  /^(cls|lm_head|pooler|classifier|qa_outputs|score)\.|(^|\.)attn\.(masked_)?bias$|(^|\.)position_ids$|(^|\.)rotary_emb\.inv_freq$/;
 // Tensors of the backbone: one of these that the config does not explain means config.json is not this model's.
-const BACKBONE = /^(embeddings|encoder|decoder|shared|wte|wpe|h|ln_f)\./;
+const BACKBONE = /^(embeddings|encoder|decoder|shared|wte|wpe|h|ln_f|embed_tokens|layers|norm)\./;
 
 /**
  * A Hugging Face tensor name as the engine's model lists it: the first of the

@@ -4,25 +4,39 @@
 import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
 import { CALL, DETACH, EngineResource } from '../resource.mjs';
-import { beamSearch, generationSettings, greedySearch } from './generation.mjs';
+import { beamSearch, generationSettings, greedySearch, seededRandom } from './generation.mjs';
 
 const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates', 'returnLogits']);
 // An encoder-decoder's run also takes a head mask; its input, the decoder's ids.
 const SEQ2SEQ_RUN_OPTIONS = new Set([...RUN_OPTIONS, 'headMask']);
 const SEQ2SEQ_KEYS = new Set(['text', 'inputIds', 'decoderInputIds']);
-const GENERATE_OPTIONS = new Set([
+const COMMON_GENERATE_OPTIONS = [
   'maxNewTokens',
   'maxLength',
-  'numBeams',
-  'numReturnSequences',
-  'lengthPenalty',
-  'earlyStopping',
+  'minNewTokens',
   'noRepeatNgramSize',
+  'repetitionPenalty',
   'returnAttention',
   'returnHiddenStates',
   'headMask',
   'onToken',
   'signal',
+];
+// An encoder-decoder's search: greedy or beams; a decoder's: greedy or sampled (seeded).
+const SEQ2SEQ_GENERATE_OPTIONS = new Set([
+  ...COMMON_GENERATE_OPTIONS,
+  'numBeams',
+  'numReturnSequences',
+  'lengthPenalty',
+  'earlyStopping',
+]);
+const DECODER_GENERATE_OPTIONS = new Set([
+  ...COMMON_GENERATE_OPTIONS,
+  'doSample',
+  'temperature',
+  'topK',
+  'topP',
+  'seed',
 ]);
 const INPUT_KEYS = new Set(['text', 'textPair', 'inputIds', 'tokenTypeIds']);
 // A decoder's calls with state take one text or ids (no pair, no token types).
@@ -79,9 +93,10 @@ export class TransformerModel extends EngineResource {
         returnAttention = true,
         returnHiddenStates = false,
         returnLogits = false,
-      } = checkRunOptions(options, 'run');
+        headMask,
+      } = checkRunOptions(options, 'run', this.config);
       read = await this.#read(input, 'run', true, 0);
-      return [read.inputIds, read.typeIds, returnAttention, returnHiddenStates, returnLogits];
+      return [read.inputIds, read.typeIds, returnAttention, returnHiddenStates, returnLogits, headMask];
     });
     return this.#result(read, result);
   }
@@ -120,7 +135,7 @@ export class TransformerModel extends EngineResource {
 
   /** Forgets what a decoder has seen (past becomes 0). */
   async reset() {
-    await this[CALL](CALLS.modelReset);
+    await this.#exclusive(() => this[CALL](CALLS.modelReset));
     this.#past = 0;
   }
 
@@ -137,16 +152,22 @@ export class TransformerModel extends EngineResource {
    * outputIds, text, tokens (the output's), score, candidates, inputIds,
    * inputTokens, … } with the
    * attention of run({ inputIds, decoderInputIds: outputIds without its last
-   * id }).
+   * id }). A decoder's: the prompt's ids then one new token a step through
+   * the KV cache, greedy or sampled; outputIds is the prompt and the new
+   * ids, text the new text only, attention that of run() over outputIds
+   * without its last id.
    */
   async generate(input, options) {
+    if (this.config.kind === 'decoder') return this.#generateDecoder(input, options);
     if (this.config.kind !== 'encoder-decoder')
       throw new TypeError(
-        `generate: a ${this.config.modelType} is an ${this.config.kind}; generate() is an encoder-decoder's ` +
-          '(a decoder predicts its next token through step() and returnLogits)',
+        `generate: a ${this.config.modelType} is an ${this.config.kind}; generate() is a decoder's or an ` +
+          "encoder-decoder's (an encoder's predictions are its masked-LM head's: run() with returnLogits)",
       );
-    const opts = checkGenerateOptions(options, this.config);
-    const settings = generationSettings(this.#generation.json, this.#generation.file, opts, this.config.vocabSize);
+    const opts = checkGenerateOptions(options, this.config, SEQ2SEQ_GENERATE_OPTIONS);
+    const settings = generationSettings(this.#generation.json, this.#generation.file, opts, this.config.vocabSize, {
+      maxPositions: this.config.maxPositions,
+    });
     if (settings.maxLength > this.config.maxLength)
       throw new RangeError(
         `maxLength: ${settings.maxLength} tokens, more than the ${this.config.maxLength} positions this model has`,
@@ -154,7 +175,16 @@ export class TransformerModel extends EngineResource {
     return this.#exclusive(async () => {
       const read = await this.#readSeq2Seq(input, 'generate');
       const masks = opts.headMask;
-      await this[CALL](CALLS.modelEncode, () => [read.inputIds, false, false, masks.encoder]);
+      // Encoded once: with the attention and hidden states the result returns (they cost the encoder nothing
+      // more), its keys and values read by every step and by the teacher-forced decode at the end.
+      const wantAttention = opts.returnAttention !== false;
+      const wantHidden = opts.returnHiddenStates === true;
+      const encoded = await this[CALL](CALLS.modelEncode, () => [
+        read.inputIds,
+        wantAttention,
+        wantHidden,
+        masks.encoder,
+      ]);
       const vocab = this.config.vocabSize;
       const B = settings.numBeams;
       await this[CALL](CALLS.modelBegin, () => [B, settings.maxLength]);
@@ -199,14 +229,84 @@ export class TransformerModel extends EngineResource {
       out.candidates = candidates;
       if (found.stepScores) out.stepScores = Float64Array.from(found.stepScores);
       // The attention of every token fed back: a teacher-forced run over outputIds but its last.
-      if (opts.returnAttention !== false || opts.returnHiddenStates) {
-        const forced = await this.#forward(read, found.outputIds.subarray(0, found.outputIds.length - 1), {
-          returnAttention: opts.returnAttention !== false,
-          returnHiddenStates: opts.returnHiddenStates === true,
-          returnLogits: false,
-          masks,
-        });
+      if (wantAttention || wantHidden) {
+        const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
+        const forced = await this.#forward(
+          read,
+          fed,
+          { returnAttention: wantAttention, returnHiddenStates: wantHidden, returnLogits: false, masks },
+          encoded,
+        );
         Object.assign(out, forced);
+      }
+      return out;
+    });
+  }
+
+  async #generateDecoder(input, options) {
+    const opts = checkGenerateOptions(options, this.config, DECODER_GENERATE_OPTIONS);
+    return this.#exclusive(async () => {
+      const source = input && typeof input === 'object' && 'text' in input ? input.text : input;
+      if (input && typeof input === 'object' && 'text' in input)
+        rejectUnknown(input, new Set(['text']), 'generate input');
+      const read = await this.#read(source, 'generate', false, 0);
+      const prompt = read.inputIds;
+      const settings = generationSettings(this.#generation.json, this.#generation.file, opts, this.config.vocabSize, {
+        promptLength: prompt.length,
+        encoderDecoder: false,
+        maxPositions: this.config.maxPositions,
+      });
+      if (settings.maxLength > this.config.maxLength)
+        throw new RangeError(
+          `maxLength: ${settings.maxLength} tokens (the prompt's ${prompt.length} and the new ones), more than the ` +
+            `${this.config.maxLength} positions this model has`,
+        );
+      const mask = opts.headMask;
+      let first = true;
+      // The prompt through every layer once (its keys and values kept), then one new token a step.
+      const step = async (ids) => {
+        const method = first ? CALLS.modelPrefill : CALLS.modelStep;
+        first = false;
+        const r = await this[CALL](method, () => [Int32Array.from(ids), false, false, 'last', mask]);
+        return r.logits;
+      };
+      const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 32);
+      let found;
+      try {
+        found = await greedySearch(step, settings, {
+          prompt,
+          random: seededRandom(seed),
+          onToken: opts.onToken && this.#tokenReporter(opts.onToken),
+          signal: opts.signal,
+        });
+      } finally {
+        // What the search left in the caches is the search's: the model's state is empty again.
+        await this[CALL](CALLS.modelReset);
+        this.#past = 0;
+      }
+      const out = {
+        inputIds: prompt,
+        inputTokens: read.tokens,
+        outputIds: found.outputIds,
+        text: await this.#decodeText(found.outputIds.subarray(prompt.length)),
+        tokens: this.#pieces(found.outputIds),
+        score: found.score,
+        stepScores: Float64Array.from(found.stepScores),
+      };
+      if (settings.doSample) out.seed = seed;
+      if (opts.returnAttention !== false || opts.returnHiddenStates) {
+        const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
+        const r = await this[CALL](CALLS.modelRun, () => [
+          fed,
+          null,
+          opts.returnAttention !== false,
+          opts.returnHiddenStates === true,
+          false,
+          mask,
+        ]);
+        const fedRead = { inputIds: fed, typeIds: null, tokens: this.#pieces(fed) };
+        const { attention, attentions, hiddenStates } = this.#result(fedRead, r);
+        Object.assign(out, attention && { attention, attentions }, hiddenStates && { hiddenStates });
       }
       return out;
     });
@@ -218,22 +318,27 @@ export class TransformerModel extends EngineResource {
         `${what}: a ${this.config.modelType} is an ${this.config.kind}, with no state between calls; ` +
           "prefill and step are a decoder's (use run)",
       );
-    let read;
-    const result = await this[CALL](method, async () => {
-      const {
-        returnAttention = true,
-        returnHiddenStates = false,
-        returnLogits = false,
-      } = checkRunOptions(options, what);
-      read = await this.#read(input, what, false, what === 'step' ? this.#past : 0);
-      return [read.inputIds, returnAttention, returnHiddenStates, returnLogits];
+    // One at a time, and after a generate() still running: they share the caches.
+    return this.#exclusive(async () => {
+      let read;
+      const result = await this[CALL](method, async () => {
+        const {
+          returnAttention = true,
+          returnHiddenStates = false,
+          returnLogits = false,
+          headMask,
+        } = checkRunOptions(options, what, this.config);
+        read = await this.#read(input, what, false, what === 'step' ? this.#past : 0);
+        return [read.inputIds, returnAttention, returnHiddenStates, returnLogits, headMask];
+      });
+      this.#past = result.past + read.inputIds.length;
+      return this.#result(read, result);
     });
-    this.#past = result.past + read.inputIds.length;
-    return this.#result(read, result);
   }
 
-  // One whole call of an encoder-decoder at a time: its engine calls (encode,
-  // begin, decode …) are not interleaved with another's.
+  // One whole call with state at a time: an encoder-decoder's engine calls
+  // (encode, begin, decode …), a decoder's prefill, step, reset and
+  // generate, are not interleaved with another's.
   #exclusive(task) {
     const result = this.#queue.then(task);
     this.#queue = result.then(
@@ -254,10 +359,13 @@ export class TransformerModel extends EngineResource {
   }
 
   // The teacher-forced forward: the encoder over read.inputIds, then the decoder over decoderIds at once.
+  // `encoded`: the encoder's result for read.inputIds when the model holds it already (generate() encoded
+  // once, with what this asks of it), else the encoder runs first.
   async #forward(
     read,
     decoderIds,
     { returnAttention = true, returnHiddenStates = false, returnLogits = false, masks },
+    encoded,
   ) {
     const T = decoderIds.length;
     if (T === 0) throw new RangeError('input.decoderInputIds: no ids (the decoder starts from decoder_start_token_id)');
@@ -265,7 +373,7 @@ export class TransformerModel extends EngineResource {
       throw new RangeError(
         `input.decoderInputIds: ${T} ids, more than the ${this.config.maxLength} positions this model has`,
       );
-    const encoded = await this[CALL](CALLS.modelEncode, () => [
+    encoded ??= await this[CALL](CALLS.modelEncode, () => [
       read.inputIds,
       returnAttention,
       returnHiddenStates,
@@ -444,21 +552,41 @@ export class TransformerModel extends EngineResource {
   }
 }
 
-function checkRunOptions(options, what) {
-  if (options === undefined) return {};
+// run(), prefill() and step()'s options, the head mask as the engine takes it ([numLayers × numHeads] or null).
+function checkRunOptions(options, what, config) {
+  if (options === undefined) return { headMask: null };
   if (!options || typeof options !== 'object')
     throw new TypeError(
-      `${what} options: expected { returnAttention, returnHiddenStates, returnLogits }, got ${describe(options)}`,
+      `${what} options: expected { returnAttention, returnHiddenStates, returnLogits, headMask }, got ${describe(options)}`,
     );
-  rejectUnknown(options, RUN_OPTIONS, what);
+  rejectUnknown(options, new Set([...RUN_OPTIONS, 'headMask']), what);
   for (const name of RUN_OPTIONS)
     if (options[name] !== undefined && typeof options[name] !== 'boolean')
       throw new TypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
-  return options;
+  return { ...options, headMask: checkLayerMask(options.headMask, config) };
 }
 
-// A head mask: { encoder?, decoder?, cross? }, each [layers][heads] of 1 (keep) or 0 (switch off), as
-// Uint8Arrays for the engine (null: every head kept).
+// One head mask: [layers][heads] of 1 (keep) or 0 (switch off), as a Uint8Array for the engine.
+function maskRows(rows, layers, heads, name) {
+  if (!Array.isArray(rows) || rows.length !== layers)
+    throw new RangeError(`${name}: expected ${layers} layers of ${heads} heads, got ${describe(rows)}`);
+  const flat = new Uint8Array(layers * heads);
+  rows.forEach((row, l) => {
+    if (!Array.isArray(row) && !ArrayBuffer.isView(row))
+      throw new TypeError(`${name}[${l}]: expected an array of ${heads} values 0 or 1, got ${describe(row)}`);
+    if (row.length !== heads)
+      throw new RangeError(`${name}[${l}]: expected ${heads} values (one per head), got ${row.length}`);
+    for (let h = 0; h < heads; h++) {
+      const v = row[h];
+      if (v !== 0 && v !== 1 && v !== true && v !== false)
+        throw new RangeError(`${name}[${l}][${h}]: expected 1 (keep) or 0 (switch off), got ${describe(v)}`);
+      flat[l * heads + h] = v === 1 || v === true ? 1 : 0;
+    }
+  });
+  return flat;
+}
+
+// An encoder-decoder's head mask: { encoder?, decoder?, cross? }, each [layers][heads] (null: every head kept).
 function checkHeadMask(mask, config) {
   const none = { encoder: null, decoder: null, cross: null };
   if (mask === undefined) return none;
@@ -473,28 +601,14 @@ function checkHeadMask(mask, config) {
     cross: [config.decoderLayers, config.decoderHeads],
   };
   const out = { ...none };
-  for (const [group, [layers, heads]] of Object.entries(shape)) {
-    const rows = mask[group];
-    if (rows === undefined) continue;
-    const name = `headMask.${group}`;
-    if (!Array.isArray(rows) || rows.length !== layers)
-      throw new RangeError(`${name}: expected ${layers} layers of ${heads} heads, got ${describe(rows)}`);
-    const flat = new Uint8Array(layers * heads);
-    rows.forEach((row, l) => {
-      if (!Array.isArray(row) && !ArrayBuffer.isView(row))
-        throw new TypeError(`${name}[${l}]: expected an array of ${heads} values 0 or 1, got ${describe(row)}`);
-      if (row.length !== heads)
-        throw new RangeError(`${name}[${l}]: expected ${heads} values (one per head), got ${row.length}`);
-      for (let h = 0; h < heads; h++) {
-        const v = row[h];
-        if (v !== 0 && v !== 1 && v !== true && v !== false)
-          throw new RangeError(`${name}[${l}][${h}]: expected 1 (keep) or 0 (switch off), got ${describe(v)}`);
-        flat[l * heads + h] = v === 1 || v === true ? 1 : 0;
-      }
-    });
-    out[group] = flat;
-  }
+  for (const [group, [layers, heads]] of Object.entries(shape))
+    if (mask[group] !== undefined) out[group] = maskRows(mask[group], layers, heads, `headMask.${group}`);
   return out;
+}
+
+// An encoder's or a decoder's head mask: [numLayers][numHeads] (null: every head kept).
+function checkLayerMask(mask, config) {
+  return mask === undefined ? null : maskRows(mask, config.numLayers, config.numHeads, 'headMask');
 }
 
 function checkSeq2SeqRunOptions(options, config) {
@@ -510,13 +624,14 @@ function checkSeq2SeqRunOptions(options, config) {
   return { ...options, headMask: checkHeadMask(options.headMask, config) };
 }
 
-function checkGenerateOptions(options, config) {
-  if (options === undefined) return { headMask: checkHeadMask(undefined, config) };
+function checkGenerateOptions(options, config, allowed) {
+  const mask = (m) => (config.kind === 'decoder' ? checkLayerMask(m, config) : checkHeadMask(m, config));
+  if (options === undefined) return { headMask: mask(undefined) };
   if (!options || typeof options !== 'object')
     throw new TypeError(
       `generate options: expected an object such as { maxNewTokens, numBeams }, got ${describe(options)}`,
     );
-  rejectUnknown(options, GENERATE_OPTIONS, 'generate');
+  rejectUnknown(options, allowed, 'generate');
   const whole = (name, least, most) => {
     const v = options[name];
     if (v === undefined) return;
@@ -529,6 +644,7 @@ function checkGenerateOptions(options, config) {
   whole('numBeams', 1, 64);
   whole('numReturnSequences', 1, 64);
   whole('noRepeatNgramSize', 0, config.maxLength);
+  whole('minNewTokens', 0, config.maxLength);
   if (options.maxNewTokens !== undefined && options.maxLength !== undefined)
     throw new TypeError('maxNewTokens, maxLength: give one of them (which would bound the output?)');
   if (
@@ -536,6 +652,18 @@ function checkGenerateOptions(options, config) {
     (typeof options.lengthPenalty !== 'number' || !Number.isFinite(options.lengthPenalty))
   )
     throw new TypeError(`lengthPenalty: expected a finite number, got ${describe(options.lengthPenalty)}`);
+  for (const name of ['temperature', 'repetitionPenalty']) {
+    const v = options[name];
+    if (v !== undefined && (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)))
+      throw new RangeError(`${name}: expected a finite number > 0, got ${describe(v)}`);
+  }
+  whole('topK', 0, config.vocabSize);
+  if (options.topP !== undefined && (typeof options.topP !== 'number' || !(options.topP > 0 && options.topP <= 1)))
+    throw new RangeError(`topP: expected a number in (0, 1], got ${describe(options.topP)}`);
+  if (options.doSample !== undefined && typeof options.doSample !== 'boolean')
+    throw new TypeError(`doSample: expected a boolean, got ${describe(options.doSample)}`);
+  if (options.seed !== undefined && (!Number.isInteger(options.seed) || options.seed < 0 || options.seed > 2 ** 32 - 1))
+    throw new RangeError(`seed: expected an integer from 0 to 2^32 - 1, got ${describe(options.seed)}`);
   if (options.earlyStopping !== undefined && ![true, false, 'never'].includes(options.earlyStopping))
     throw new TypeError(`earlyStopping: expected true, false or 'never', got ${describe(options.earlyStopping)}`);
   for (const name of ['returnAttention', 'returnHiddenStates'])
@@ -548,5 +676,5 @@ function checkGenerateOptions(options, config) {
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
     throw new TypeError(`signal: expected an AbortSignal, got ${describe(options.signal)}`);
   options.signal?.throwIfAborted();
-  return { ...options, headMask: checkHeadMask(options.headMask, config) };
+  return { ...options, headMask: mask(options.headMask) };
 }

@@ -27,6 +27,8 @@ struct Outputs {
   float* attention = nullptr;        // [numLayers, numHeads, L, Lk] (rows are queries), or null
   float* hiddenStates = nullptr;     // [numLayers + 1, L, hiddenSize], or null (see Model::forward)
   float* logits = nullptr;           // [L, vocabSize] of the language-model head (Network::has_logits)
+  // When not 0: logits for the last `logitRows` rows only ([logitRows, vocabSize]: a generation's next token).
+  std::size_t logitRows = 0;
   // An encoder-decoder's decoder: [decoderLayers, decoderHeads, L, S] over the S encoded positions.
   float* crossAttention = nullptr;
 };
@@ -43,6 +45,11 @@ struct Sequence {
   const std::uint8_t* headMask = nullptr;
   const std::uint8_t* crossHeadMask = nullptr;
 };
+
+// The rows of the L of a call that get logits (Outputs::logitRows), and the first of them.
+inline std::size_t logit_rows(const Outputs& out, std::size_t L) noexcept {
+  return out.logitRows && out.logitRows < L ? out.logitRows : L;
+}
 
 // A decoder's state between calls: per layer, the keys and values of the
 // positions it has seen (kv_cache.hpp), so that a step computes only its new

@@ -108,7 +108,8 @@ class Bert final : public Network {
       keep(l, x);
       // 2. Attention of every head over the whole sequence, then O, then LN₁ of the residual sum.
       linear(attention, L, x, D, *b.qkv, b.qkvBias, qkv, 3 * D, Epilogue::None);
-      self_attention(attention, L, qkv, D, H, false, heads, out.attention ? out.attention + l * H * L * L : nullptr);
+      self_attention(attention, L, qkv, D, H, false, heads, out.attention ? out.attention + l * H * L * L : nullptr,
+                     in.headMask ? in.headMask + l * H : nullptr);
       linear(attention, L, heads, D, *b.out, b.outBias, a, D, Epilogue::None);
       layer_norm(x, a, L, D, b.ln1Gain->floats(), b.ln1Bias->floats(), eps, x);
       // 3. The MLP, then LN₂ of the residual sum.

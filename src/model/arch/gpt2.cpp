@@ -90,10 +90,11 @@ class Gpt2 final : public Network {
       layer_norm(x, nullptr, L, D, b.ln1Gain->floats(), b.ln1Bias->floats(), eps, a);
       linear(attention, L, a, D, *b.qkv, b.qkvBias, qkv, 3 * D, Epilogue::None);
       float* const weights = out.attention ? out.attention + l * H * L * Lk : nullptr;
+      const std::uint8_t* mask = in.headMask ? in.headMask + l * H : nullptr;
       if (caches)
-        cached_self_attention(attention, L, qkv, D, H, (*caches)[l], heads, weights);
+        cached_self_attention(attention, L, qkv, D, H, (*caches)[l], heads, weights, mask);
       else
-        self_attention(attention, L, qkv, D, H, true, heads, weights);
+        self_attention(attention, L, qkv, D, H, true, heads, weights, mask);
       linear(attention, L, heads, D, *b.out, b.outBias, a, D, Epilogue::None);
       for (std::size_t e = 0; e < L * D; ++e) x[e] += a[e];
       // 3. x += mlp(ln_2 x).
@@ -107,7 +108,11 @@ class Gpt2 final : public Network {
     keep(c_.numLayers, x);
     std::copy(x, x + L * D, out.lastHiddenState);
     // 5. The language-model head, tied to the token embeddings: logits = x·wteᵀ.
-    if (out.logits) linear(attention, L, x, D, lmHead_.weights(), nullptr, out.logits, c_.vocabSize, Epilogue::None);
+    if (out.logits) {
+      const std::size_t rows = logit_rows(out, L);
+      linear(attention, rows, x + (L - rows) * D, D, lmHead_.weights(), nullptr, out.logits, c_.vocabSize,
+             Epilogue::None);
+    }
   }
 
   bool has_logits() const override { return true; }

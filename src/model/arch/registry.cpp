@@ -7,12 +7,14 @@ namespace mha::model {
 extern const Architecture kBert;
 extern const Architecture kGpt2;
 extern const Architecture kMarian;
+extern const Architecture kLlama;
 
 const std::vector<const Architecture*>& architectures() {
   static const std::vector<const Architecture*> list = {
       &kBert,
       &kGpt2,
       &kMarian,
+      &kLlama,
   };
   return list;
 }

@@ -1,5 +1,6 @@
 #include "activations.hpp"
 
+#include <algorithm>
 #include <cmath>
 #if MHA_WITH_SIMD
 #include <xsimd/xsimd.hpp>
@@ -58,6 +59,16 @@ void silu(float* x, std::size_t n) noexcept {
 #else
   for (std::size_t j = 0; j < n; ++j) x[j] = x[j] / (1.0f + std::exp(-x[j]));
 #endif
+}
+
+void swiglu(const float* gateUp, std::size_t rows, std::size_t I, float* out) noexcept {
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* o = out + r * I;
+    std::copy(gateUp + r * 2 * I, gateUp + r * 2 * I + I, o);
+    silu(o, I);
+    const float* up = gateUp + r * 2 * I + I;
+    for (std::size_t i = 0; i < I; ++i) o[i] *= up[i];
+  }
 }
 
 void relu(float* x, std::size_t n) noexcept {

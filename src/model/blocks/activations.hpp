@@ -14,6 +14,9 @@ void gelu_erf(float* x, std::size_t n) noexcept;
 void gelu_tanh(float* x, std::size_t n) noexcept;
 // SiLU (Hugging Face's "swish" and "silu"): x·sigmoid(x) = x/(1 + e^−x); ReLU: max(x, 0).
 void silu(float* x, std::size_t n) noexcept;
+// SwiGLU (Llama's MLP): out[r, i] = silu(gateUp[r, i]) · gateUp[r, I + i] for
+// `rows` rows of [gate I | up I] (one product of gate_proj and up_proj).
+void swiglu(const float* gateUp, std::size_t rows, std::size_t I, float* out) noexcept;
 void relu(float* x, std::size_t n) noexcept;
 
 }  // namespace mha::model

@@ -14,7 +14,8 @@ void linear(Attention& attention, std::size_t M, const float* A, std::size_t lda
                                                            : epilogue == Epilogue::GeluTanh ? gelu_tanh
                                                            : epilogue == Epilogue::Silu     ? silu
                                                                                             : relu;
-  const bool parallel = 2.0 * double(M) * double(N) * double(K) >= kParallelFlops;
+  const bool parallel =
+      2.0 * double(M) * double(N) * double(K) >= kParallelFlops || double(K) * double(N) >= kParallelWeights;
   run_tasks(attention.pool(), parallel, tiles.count(), [&](std::size_t t, std::size_t) {
     const Tile tile = tiles[t];
     float* c = C + tile.row * ldc + tile.column;

@@ -20,4 +20,19 @@ void layer_norm(float* x, const float* add, std::size_t rows, std::size_t D, con
   }
 }
 
+void rms_norm(float* x, const float* add, std::size_t rows, std::size_t D, const float* gain, float eps, float* out,
+              std::size_t stride) noexcept {
+  if (stride == 0) stride = D;
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* row = x + r * stride;
+    if (add)
+      for (std::size_t c = 0; c < D; ++c) row[c] += add[r * stride + c];
+    double squares = 0;
+    for (std::size_t c = 0; c < D; ++c) squares += double(row[c]) * double(row[c]);
+    const double inv = 1.0 / std::sqrt(squares / double(D) + double(eps));
+    float* o = out + r * stride;
+    for (std::size_t c = 0; c < D; ++c) o[c] = gain[c] * float(row[c] * inv);
+  }
+}
+
 }  // namespace mha::model

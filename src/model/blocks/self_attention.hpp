@@ -14,6 +14,26 @@
 
 namespace mha::model {
 
+// Where a row of one Q|K|V product holds each head: the queries of H heads,
+// then the keys of G heads (grouped-query attention: query head h uses
+// key/value head h / (H / G); G = H is plain multi-head attention), then
+// their values; dK = dV = headDim.
+struct QkvLayout {
+  std::size_t H = 0, G = 0, headDim = 0;
+  std::size_t width() const noexcept { return (H + 2 * G) * headDim; }
+  std::size_t keys() const noexcept { return H * headDim; }
+  std::size_t values() const noexcept { return (H + G) * headDim; }
+};
+
+// heads [L, H·headDim] = concat_h(head_h) over the rows of `qkv` (L rows of
+// layout.width()), causal or not; with `cache` (a decoder's, batch B: the
+// rows are B sequences of L tokens, sequence after sequence), the keys and
+// values are appended to it first and each token attends to every position
+// up to its own. weights [B, H, L, Lk] when not null; headMask [H] (0: that
+// head off) or null.
+void grouped_self_attention(Attention& attention, std::size_t L, const float* qkv, const QkvLayout& layout, bool causal,
+                            KVCache* cache, float* heads, float* weights, const std::uint8_t* headMask);
+
 // heads [L, D] = concat_h(head_h); weights [H, L, L] when not null; headMask
 // [H] (0: that head off) or null.
 void self_attention(Attention& attention, std::size_t L, const float* qkv, std::size_t D, std::size_t H, bool causal,

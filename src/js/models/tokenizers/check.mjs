@@ -67,7 +67,7 @@ const MAX_PATTERN = 2000;
 const MAX_GROWTH = 256;
 
 /** Throws an Error naming `file` and the component when tokenizer.json's object `json` is not one to run. */
-export function checkTokenizerJson(json, file = 'tokenizer.json') {
+export function checkTokenizerJson(json, file = 'tokenizer.json', compile = nativeRegex) {
   const fail = (where, what) => {
     throw new Error(`${file}: ${where} ${what}; refused (the tokenizer would not be safe to run)`);
   };
@@ -87,7 +87,7 @@ export function checkTokenizerJson(json, file = 'tokenizer.json') {
       return;
     }
     if ('pattern' in part)
-      checkPattern(part.pattern, `${where}.pattern`, fail, kind === 'normalizer' && part.type === 'Replace');
+      checkPattern(part.pattern, `${where}.pattern`, fail, kind === 'normalizer' && part.type === 'Replace', compile);
     if (kind === 'normalizer' && part.type === 'Replace') {
       const content = typeof part.content === 'string' ? part.content : '';
       growth *= Math.max(1, [...content].length);
@@ -108,7 +108,16 @@ export function checkTokenizerJson(json, file = 'tokenizer.json') {
   }
 }
 
-function checkPattern(pattern, where, fail, replace) {
+// A Regex pattern as JavaScript compiles it, for a caller without the tokenizers library.
+function nativeRegex(text) {
+  try {
+    return new RegExp(text, 'u');
+  } catch {
+    return new RegExp(text);
+  }
+}
+
+function checkPattern(pattern, where, fail, replace, compile) {
   if (!pattern || typeof pattern !== 'object') fail(where, 'is not { String } or { Regex }');
   const text = pattern.Regex ?? pattern.String;
   if (typeof text !== 'string') fail(where, 'is not { String } or { Regex }');
@@ -116,14 +125,12 @@ function checkPattern(pattern, where, fail, replace) {
   if (pattern.Regex !== undefined) {
     let regex;
     try {
-      regex = new RegExp(text, 'u');
-    } catch {
-      try {
-        regex = new RegExp(text);
-      } catch (error) {
-        fail(where, `is not a valid regex (${error.message})`);
-      }
+      regex = compile(text);
+    } catch (error) {
+      fail(where, `is not a valid regex (${error.message})`);
     }
+    // Without the global flag, so that test() starts at 0 whatever the pattern's lastIndex.
+    regex = new RegExp(regex.source, regex.flags.replace('g', ''));
     if (replace && regex.test(''))
       fail(where, 'can match the empty string, so Replace would insert its content between every character');
   } else if (replace && text === '')

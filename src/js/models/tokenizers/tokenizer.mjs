@@ -44,6 +44,23 @@ function isByteLevel(json) {
   return has(json.pre_tokenizer) || has(json.decoder);
 }
 
+/** A byte-level BPE piece's bytes (GPT-2's bytes_to_unicode inverted), or undefined. */
+function byteLevelBytes(piece) {
+  const out = [];
+  for (const ch of piece) {
+    const b = BYTE_OF_CHAR.get(ch);
+    if (b === undefined) return undefined;
+    out.push(b);
+  }
+  return Uint8Array.from(out);
+}
+
+/** A byte-fallback piece's byte (<0xE6>), or undefined for any other piece. */
+export function byteFallbackBytes(piece) {
+  const m = /^<0x([0-9A-Fa-f]{2})>$/.exec(piece);
+  return m ? Uint8Array.of(parseInt(m[1], 16)) : undefined;
+}
+
 /**
  * Readable pieces of byte-level tokens (tests/fixtures/models/README.md has
  * the rule): a piece whose bytes are whole UTF-8 characters shows them
@@ -52,19 +69,12 @@ function isByteLevel(json) {
  * byte shows as <0xHH>; each piece shows the characters it overlaps, plain if
  * wholly inside it, else with the piece's place in that character ("毒₁",
  * "毒₂", "毒₃"). `special`: pieces shown as they are (added tokens such as <s>).
+ * `bytesOf(piece)`: its bytes, or undefined for a piece that is not bytes
+ * (byte-level BPE's by default; byteFallbackBytes for SentencePiece's
+ * <0xHH> pieces, Llama 2's byte fallback).
  */
-export function readableBytePieces(pieces, special = new Set()) {
-  const bytesOf = (piece) => {
-    if (special.has(piece)) return undefined;
-    const out = [];
-    for (const ch of piece) {
-      const b = BYTE_OF_CHAR.get(ch);
-      if (b === undefined) return undefined;
-      out.push(b);
-    }
-    return Uint8Array.from(out);
-  };
-  const bytes = pieces.map(bytesOf);
+export function readableBytePieces(pieces, special = new Set(), bytesOf = byteLevelBytes) {
+  const bytes = pieces.map((piece) => (special.has(piece) ? undefined : bytesOf(piece)));
   const whole = bytes.map((b) => b && decodes(b));
   const shown = pieces.map((piece, i) => (bytes[i] ? whole[i] : piece));
   for (let i = 0; i < pieces.length;) {
@@ -278,9 +288,13 @@ export async function createTokenizer(files, host = inThreadTokenizerHost) {
   const file = json ? 'tokenizer.json' : 'vocab.txt';
   if (!json && files['vocab.txt'] !== undefined) json = wordPieceJson(files['vocab.txt'], config);
   if (!json) return null;
-  checkTokenizerJson(json, file);
+  // Its regexes compiled as the tokenizers library compiles them (it rewrites Oniguruma's syntax, such as
+  // Qwen's case-insensitive (?i:…) group, which JavaScript's RegExp does not read).
+  const { ReplaceNormalizer } = await import('@huggingface/tokenizers');
+  checkTokenizerJson(json, file, (Regex) => new ReplaceNormalizer({ pattern: { Regex }, content: '' }).pattern);
   const runner = await host(json, config, file);
   const byteLevel = isByteLevel(json);
+  const byteFallback = json.model?.byte_fallback === true;
   const byId = tokensById(json);
   const maxId = [...byId.keys()].reduce((m, id) => Math.max(m, id), -1); // not Math.max(...): 250,000 arguments
   const special = new Set((json.added_tokens ?? []).map((t) => t.content));
@@ -300,7 +314,8 @@ export async function createTokenizer(files, host = inThreadTokenizerHost) {
       runner.decode(...decodeArguments(ids, options, (id) => byId.has(id), `${file}'s, 0 to ${maxId}`)),
     pieces(ids) {
       const pieces = Array.from(ids, (id) => byId.get(id) ?? `[${id}]`);
-      return byteLevel ? readableBytePieces(pieces, special) : pieces;
+      if (byteLevel) return readableBytePieces(pieces, special);
+      return byteFallback ? readableBytePieces(pieces, special, byteFallbackBytes) : pieces;
     },
     dispose: () => runner.dispose(),
   };
