@@ -325,6 +325,9 @@ class Model {
   }
 
   double bytes() const { return model_ ? static_cast<double>(model_->bytes()) : 0.0; }
+  // Whether run() can return logits: an architecture's head, read (a BERT's masked-LM head only when the
+  // checkpoint held all of it).
+  bool hasLogits() const { return model_ && model_->has_logits(); }
 
  private:
   enum class Mode { Run, Prefill, Step };
@@ -474,5 +477,6 @@ EMSCRIPTEN_BINDINGS(mha_model) {
       .function("begin", &Model::begin)
       .function("decode", &Model::decode)
       .function("reorder", &Model::reorder)
-      .function("bytes", &Model::bytes);
+      .function("bytes", &Model::bytes)
+      .function("hasLogits", &Model::hasLogits);
 }

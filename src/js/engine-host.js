@@ -263,6 +263,10 @@
       return checked(live(this.models, id, 'model').missing());
     }
 
+    modelHasLogits(id) {
+      return live(this.models, id, 'model').hasLogits();
+    }
+
     // returnLogits: false, true (every row's) or 'last' (the last row's, a generation's next token);
     // headMask: a Uint8Array [numLayers × numHeads] or null.
     modelRun(id, inputIds, tokenTypeIds, returnAttention, returnHiddenStates, returnLogits, headMask = null) {

@@ -244,6 +244,11 @@ export interface ModelConfig {
   causal: boolean;
   /** The longest input in tokens (RoBERTa's first position ids are taken). */
   maxLength: number;
+  /** Whether run() returns logits (returnLogits): a decoder's or an encoder-decoder's head, a BERT's masked-LM head when the checkpoint holds it. */
+  hasLogits: boolean;
+  /** The Llama family's: every head's width, and (grouped-query attention) the key/value heads. */
+  headDim?: number;
+  numKeyValueHeads?: number;
 }
 
 /** Text (tokenized by the folder's tokenizer), a sentence pair, or token ids. */
@@ -468,6 +473,10 @@ export interface TransformerModel {
   reset(): Promise<void>;
   /** The positions a decoder has seen through prefill() and step(). */
   readonly past: number;
+  /** The readable pieces of token ids, as results' tokens show them. */
+  pieces(ids: ArrayLike<number>): string[];
+  /** Token ids as text through the checkpoint's tokenizer (null without one). */
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): Promise<string | null>;
   /** Frees the model's memory. Idempotent; calls afterwards reject. */
   dispose(): void;
 }

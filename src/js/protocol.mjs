@@ -27,6 +27,7 @@ export const CALLS = Object.freeze({
   createModel: 'createModel',
   modelWrite: 'modelWrite',
   modelMissing: 'modelMissing',
+  modelHasLogits: 'modelHasLogits',
   modelRun: 'modelRun',
   modelPrefill: 'modelPrefill',
   modelStep: 'modelStep',

@@ -120,6 +120,18 @@ ConfigReader ConfigReader::section(const char* field) const {
 
 bool ConfigReader::has(const char* field) const { return present(*source_, field); }
 
+bool ConfigReader::lists(const char* field, const char* value) const {
+  // JSON.stringify's text of the list: a string of it is the value, quoted, after "[" or ",".
+  const std::string text = source_->json(field), quoted = "\"" + std::string(value) + "\"";
+  if (text.empty() || text[0] != '[') return false;
+  for (std::size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + 1)) {
+    const char before = at ? text[at - 1] : '[',
+               after = at + quoted.size() < text.size() ? text[at + quoted.size()] : ']';
+    if ((before == '[' || before == ',') && (after == ']' || after == ',')) return true;
+  }
+  return false;
+}
+
 double ConfigReader::positive(const char* field, double fallback) {
   if (!present(*source_, field)) return fallback;
   const double value = source_->type(field) == Type::Number ? source_->number(field) : std::nan("");

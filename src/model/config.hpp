@@ -72,6 +72,8 @@ struct Config {
   // Biases of the attention's and the MLP's products where an architecture makes them optional, and whether
   // the output head is the token embeddings (tie_word_embeddings).
   bool qkvBias = false, mlpBias = false, tiedHead = true;
+  // A masked-LM head (BertForMaskedLM's cls.predictions), when config.json's architectures name it.
+  bool maskedLM = false;
 };
 
 // A config.json file that breaks a rule: its message names the file and the
@@ -125,6 +127,8 @@ class ConfigReader {
   void refuse_boolean(const char* field, bool refused);
   // A boolean, `fallback` when absent or null; anything else is refused.
   bool flag(const char* field, bool fallback);
+  // Whether the list of strings in `field` (such as "architectures") holds `value`.
+  bool lists(const char* field, const char* value) const;
   // The limits of every size() read since the last finish(), in the order they were read.
   void finish();
 

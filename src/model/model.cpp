@@ -80,7 +80,8 @@ void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_
   if (out.logits) {
     if (!network_->has_logits())
       (Message() << "returnLogits: this " << c.modelType.c_str()
-                 << " has no language-model head the engine reads (a masked-LM head is not read yet)")
+                 << " has no language-model head the engine reads (a BERT's masked-LM head is read when the "
+                    "checkpoint holds all of BertForMaskedLM's cls.predictions)")
           .raise();
     checked_product({logit_rows(out, L), c.vocabSize}, "logits: L×vocabSize");
   }

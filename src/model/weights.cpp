@@ -75,6 +75,8 @@ const Slot* Weights::tensor(std::string name, std::vector<std::size_t> shape, Sl
       break;
     }
   t.stagingFloats = slot.packed ? slot.K * slot.N : 0;
+  t.group = open_;
+  t.optional = open_ != 0;
   tensors_.push_back(std::move(t));
   places_.push_back({&slot, offset, 0});
   return &slot;
@@ -83,6 +85,20 @@ const Slot* Weights::tensor(std::string name, std::vector<std::size_t> shape, Sl
 void Weights::optional() {
   if (tensors_.empty() || places_.back().slot->packed) throw ArgumentError("optional: a plain tensor comes first");
   tensors_.back().optional = true;
+}
+
+void Weights::begin_group() { open_ = ++groups_; }
+
+std::size_t Weights::end_group() {
+  const std::size_t group = open_;
+  open_ = 0;
+  return group;
+}
+
+bool Weights::complete(std::size_t group) const noexcept {
+  for (std::size_t i = 0; i < tensors_.size(); ++i)
+    if (tensors_[i].group == group && places_[i].written != tensors_[i].elements) return false;
+  return true;
 }
 
 void Weights::allocate() {

@@ -30,6 +30,9 @@ struct Tensor {
   // A checkpoint may leave it out, and it is then zero (Marian's
   // final_logits_bias, which transformers creates as zeros when absent).
   bool optional = false;
+  // The optional group it belongs to (0: none): a part of the model read
+  // only when the checkpoint holds all of its tensors (BERT's masked-LM head).
+  std::size_t group = 0;
 };
 
 // Where the blocks read a parameter: `plain` floats, or a GEMM's right-hand
@@ -57,6 +60,12 @@ class Weights {
   const Slot* tensor(std::string name, std::vector<std::size_t> shape, Slot& slot, std::size_t offset = 0);
   // The last tensor laid out may be left out of a checkpoint (Tensor::optional; a plain slot only).
   void optional();
+  // The tensors laid out from begin_group() to end_group() are an optional
+  // group (Tensor::group); end_group() returns its number, for complete().
+  void begin_group();
+  std::size_t end_group();
+  // Whether every tensor of a group has been written in full.
+  bool complete(std::size_t group) const noexcept;
   // A plain vector of n floats filled by one tensor, the commonest case.
   const Slot* vector(std::string name, std::size_t n) { return tensor(std::move(name), {n}, plain(n)); }
   // Gives every slot its memory (after the layout; bytes_for() skips it).
@@ -79,6 +88,7 @@ class Weights {
   std::vector<Tensor> tensors_;
   std::vector<Place> places_;
   bool allocated_ = false;
+  std::size_t groups_ = 0, open_ = 0;  // groups made; the one being laid out (0: none)
 };
 
 }  // namespace mha::model

@@ -52,6 +52,7 @@ const CODE = [
   'Google',
   'MarianMT',
   'opus-mt',
+  'MASK',
 ];
 const CODE_RE = new RegExp(`(?<![\\w-])(?:${CODE.map((c) => c.replace(/[+]/g, '\\+')).join('|')})(?![\\w-])`, 'g');
 // English tokens of the translation named in the page's text ("Will 0", "venom 13"): data, not interface.

@@ -77,7 +77,8 @@ describe.each([
     const bert = await engine.loadModel(path.join(MODELS, 'bert-zh'));
     await expect(bert.run('用毒', { returnLogits: true })).rejects.toThrow(
       new RangeError(
-        'returnLogits: this bert has no language-model head the engine reads (a masked-LM head is not read yet)',
+        "returnLogits: this bert has no language-model head the engine reads (a BERT's masked-LM head is read " +
+          "when the checkpoint holds all of BertForMaskedLM's cls.predictions)",
       ),
     );
     // …and goes on.

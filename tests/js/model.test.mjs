@@ -64,7 +64,9 @@ describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
     const decoder = ['gpt2', 'llama', 'qwen2', 'qwen3'].includes(ref.config.modelType);
     // The Llama family also says its heads' width (here hidden / heads) and, with grouped-query attention,
     // its key/value heads (the references' configs list neither).
-    const { headDim, numKeyValueHeads, ...config } = model.config;
+    const { headDim, numKeyValueHeads, hasLogits, ...config } = model.config;
+    // A head: every decoder's; a BERT's masked-LM head where transformers' reference has its predictions.
+    expect(hasLogits).toBe(decoder || Boolean(ref.masked));
     if (headDim !== undefined) expect(headDim).toBe(ref.config.hiddenSize / ref.config.numHeads);
     if (numKeyValueHeads !== undefined) expect(ref.config.numHeads % numKeyValueHeads).toBe(0);
     expect(config).toEqual({

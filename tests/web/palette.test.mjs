@@ -55,7 +55,7 @@ test('the style sheets have no colour literal and read only custom properties th
   const read = new Set([...css.matchAll(/var\((--[\w-]+)/g)].map((m) => m[1]));
   const setInCss = [...css.matchAll(/(--[\w-]+)\s*:/g)].map((m) => m[1]);
   const setByTheme = ['--cjk', '--font']; // theme.mjs, from lib/tokens.mjs
-  const setByViews = ['--head-color', '--setting-color', '--natural-width', '--cells'];
+  const setByViews = ['--head-color', '--setting-color', '--natural-width', '--cells', '--share'];
   const known = new Set([...cssVariables().map(([name]) => name), ...setInCss, ...setByTheme, ...setByViews]);
   expect([...read].filter((name) => !known.has(name))).toEqual([]);
   expect(read.has('--ink') && read.has('--font') && read.has('--cjk')).toBe(true);

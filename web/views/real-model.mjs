@@ -31,6 +31,7 @@ import { ModelFilesInput } from './model-files-input.mjs';
 import { ModelHubInput, hubEndpoints } from './model-hub-input.mjs';
 import { fillControls, tokenList } from './real-model-controls.mjs';
 import { TranslationView } from './translation.mjs';
+import { PredictionsView } from './predictions.mjs';
 
 /** The longest sentence the text box takes (the model's positions are checked by the engine). */
 export const MAX_TEXT = 200;
@@ -54,6 +55,8 @@ export class RealModelView {
   #hub;
   /** A translation model's view (views/translation.mjs). */
   #translation;
+  /** The next token or a [MASK]'s fill (views/predictions.mjs). */
+  #predictions;
 
   /** The status line's message and parameters, so that a change of language can write it again. */
   #status = ['real.waiting', {}];
@@ -113,6 +116,21 @@ export class RealModelView {
       onError: (error) => this.#showError('real.error.load', error),
     });
     this.#hub = new ModelHubInput(section, { onName: (request) => this.#loadByName(request) });
+    this.#predictions = new PredictionsView($('.real-predictions'), {
+      append: (text) => {
+        e.text.value += text;
+        this.#compute();
+      },
+      mask: () => {
+        // The second 毒 of the sentence (the verb of 用毒毒毒蛇) as the model's mask token.
+        const mask = this.#model?.specialTokens.find((s) => s.token === '[MASK]');
+        if (!mask) return;
+        const chars = [...SENTENCE];
+        chars[2] = mask.token;
+        e.text.value = chars.join('');
+        this.#compute();
+      },
+    });
     this.#translation = new TranslationView($('.mt'), {
       text: () => e.text.value,
       onBusy: (busy) => this.#setInputs(!busy),
@@ -158,6 +176,7 @@ export class RealModelView {
   relabel() {
     this.#hub.relabel();
     this.#translation.relabel();
+    this.#predictions.relabel();
     this.#writeStatus();
     if (this.#loadedNote) this.#writeForward();
     if (this.#run) {
@@ -290,6 +309,7 @@ export class RealModelView {
     this.el.tokens.replaceChildren();
     this.el.forward.textContent = '';
     this.#translation.hide();
+    this.#predictions.show(null);
     delete this.section.dataset.ready;
   }
 
@@ -313,9 +333,26 @@ export class RealModelView {
     delete this.section.dataset.ready;
     try {
       const start = performance.now();
-      const result = await model.run(e.text.value, { returnAttention: true });
+      // With its head's logits when it has one: the next token (a decoder), or each [MASK]'s fill (a BERT's).
+      const { hasLogits, kind } = model.config;
+      const result = await model.run(e.text.value, { returnAttention: true, returnLogits: hasLogits });
       const ms = performance.now() - start;
       if (model !== this.#model) return; // another model was loaded meanwhile
+      const maskId = model.specialTokens.find((s) => s.token === '[MASK]' || s.token === '<mask>')?.id;
+      this.#predictions.show(
+        hasLogits && (kind === 'decoder' || maskId !== undefined)
+          ? {
+              kind: kind === 'decoder' ? 'decoder' : 'masked',
+              logits: result.logits,
+              vocab: model.config.vocabSize,
+              inputIds: result.inputIds,
+              tokens: result.tokens,
+              maskId,
+              pieces: (ids) => model.pieces(ids),
+              decode: (ids) => model.decode(ids),
+            }
+          : null,
+      );
       const { numLayers, numHeads, causal } = model.config;
       this.#run = {
         tokens: result.tokens,

@@ -107,6 +107,8 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
       }
     const missing = await call(CALLS.modelMissing, [id]);
     if (missing.length) throw new Error(`tensors not loaded: ${missing.join(', ')}`);
+    // Known once the weights are in: a BERT's masked-LM head is read only when the checkpoint holds all of it.
+    config.public = Object.freeze({ ...config.public, hasLogits: await call(CALLS.modelHasLogits, [id]) });
   } catch (error) {
     call(CALLS.disposeModel, [id]).catch(() => {});
     throw error;

@@ -122,6 +122,21 @@ export class TransformerModel extends EngineResource {
     return this.#stateful(CALLS.modelStep, input, options, 'step');
   }
 
+  /** The readable pieces of token ids (as results' tokens), ids as strings without a tokenizer. */
+  pieces(ids) {
+    return this.#pieces(ids);
+  }
+
+  /**
+   * Token ids as text through the checkpoint's tokenizer (skipSpecialTokens:
+   * default true); null without a tokenizer. An id outside the vocabulary is
+   * a RangeError naming it.
+   */
+  async decode(ids, { skipSpecialTokens = true } = {}) {
+    if (!this.#tokenizer) return null;
+    return this.#tokenizer.decode(ids, { skipSpecialTokens });
+  }
+
   /** Frees it in the engine's memory, and stops its tokenizer. Idempotent; later calls reject. */
   dispose() {
     super.dispose();

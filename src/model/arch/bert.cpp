@@ -15,6 +15,7 @@
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
 #include "../blocks/self_attention.hpp"
+#include "../blocks/tied_head.hpp"
 #include "architecture.hpp"
 
 namespace mha::model {
@@ -42,11 +43,13 @@ void read_config(ConfigReader& r, Config& c) {
   c.padTokenId = roberta ? pad : Config::kNoPad;
   if (c.positionOffset >= c.maxPositions) r.fail("pad_token_id " + decimal(pad) + " leaves no position for a token");
   c.layerNormEps = r.epsilon("layer_norm_eps", 1e-12, "layer norm epsilon");
+  // BertForMaskedLM's head (cls.predictions), which a checkpoint saved by that class carries.
+  c.maskedLM = !roberta && r.lists("architectures", "BertForMaskedLM");
 }
 
 class Bert final : public Network {
  public:
-  Bert(const Config& c, Weights& w) : c_(c) {
+  Bert(const Config& c, Weights& w) : c_(c), decoder_(word_, c.hiddenSize, c.vocabSize) {
     const std::size_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize, P = c.maxPositions;
     checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
     checked_product({D, I}, "the MLP's weights: hiddenSize×intermediateSize");
@@ -78,11 +81,27 @@ class Bert final : public Network {
       b.ln2Bias = w.vector(p + "output.LayerNorm.bias", D);
       layers_.push_back(b);
     }
+    if (c.maskedLM) {
+      // cls.predictions: transform (dense, the activation, LayerNorm), then the word embeddings' transpose plus
+      // bias. Read when the checkpoint holds all of it (one saved by BertForMaskedLM does), else left out.
+      w.begin_group();
+      mlmDense_ = w.tensor("cls.predictions.transform.dense.weight", {D, D}, w.packed(true, D, D));
+      mlmDenseBias_ = w.vector("cls.predictions.transform.dense.bias", D);
+      mlmLnGain_ = w.vector("cls.predictions.transform.LayerNorm.weight", D);
+      mlmLnBias_ = w.vector("cls.predictions.transform.LayerNorm.bias", D);
+      mlmBias_ = w.vector("cls.predictions.bias", V);
+      mlmGroup_ = w.end_group();
+      weights_ = &w;
+    }
   }
 
   double scratch_floats(std::size_t L) const override {
     return LayerBuffers::floats(L, c_.hiddenSize, c_.intermediateSize);
   }
+
+  bool has_logits() const override { return weights_ && weights_->complete(mlmGroup_); }
+  double logits_floats() const override { return c_.maskedLM ? decoder_.floats_to_allocate() : 0.0; }
+  std::size_t bytes() const noexcept override { return decoder_.bytes(); }
 
   // hiddenStates: the embeddings' output, then each layer's.
   // (An encoder keeps no state: Model never passes it caches.)
@@ -119,6 +138,13 @@ class Bert final : public Network {
     }
     keep(c_.numLayers, x);
     std::copy(x, x + L * D, out.lastHiddenState);
+    // 4. The masked-LM head: logits = LN(act(dense x)) · Eᵀ + bias (rows of the last logitRows tokens).
+    if (out.logits) {
+      const std::size_t rows = logit_rows(out, L), first = L - rows;
+      linear(attention, rows, x + first * D, D, *mlmDense_, mlmDenseBias_, a, D, epilogue_of(c_.activation));
+      layer_norm(a, nullptr, rows, D, mlmLnGain_->floats(), mlmLnBias_->floats(), eps, a);
+      linear(attention, rows, a, D, decoder_.weights(), mlmBias_, out.logits, c_.vocabSize, Epilogue::None);
+    }
   }
 
  private:
@@ -128,6 +154,11 @@ class Bert final : public Network {
   Config c_;
   const Slot *word_ = nullptr, *position_ = nullptr, *type_ = nullptr, *lnGain_ = nullptr, *lnBias_ = nullptr;
   std::vector<Layer> layers_;
+  const Slot *mlmDense_ = nullptr, *mlmDenseBias_ = nullptr, *mlmLnGain_ = nullptr, *mlmLnBias_ = nullptr,
+             *mlmBias_ = nullptr;
+  TiedHead decoder_;                  // the masked-LM head's output, tied to the word embeddings
+  const Weights* weights_ = nullptr;  // (Model's, which outlives this) to ask whether the head was read
+  std::size_t mlmGroup_ = 0;
 };
 
 std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_unique<Bert>(c, w); }

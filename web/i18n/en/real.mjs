@@ -147,4 +147,16 @@ export default {
   'real.scores.uniform': 'even spread',
   'real.special.none': '(none in this sentence)',
   'real.order.label': 'Order and focus',
+  'pred.next.title': 'Next token',
+  'pred.next.help':
+    "What the model predicts after the text, from its own logits: softmax(logits / temperature) of the last position. A higher temperature spreads the probability; the button appends the most probable token and runs the model again, so the heads below show the new token's attention over everything before it.",
+  'pred.next.after': 'After “{token}”:',
+  'pred.next.append': 'Append the most probable token',
+  'pred.mask.title': 'Fill the mask',
+  'pred.mask.help':
+    'A BERT trained to fill masks predicts each [MASK] of the text from both sides. Put [MASK] in the sentence (用毒[MASK]毒蛇…), or let the button mask a 毒.',
+  'pred.mask.at': 'At [MASK] (position {position}):',
+  'pred.mask.du': 'Mask the second 毒',
+  'pred.mask.none': 'No [MASK] in the text.',
+  'pred.temperature': 'Temperature',
 };

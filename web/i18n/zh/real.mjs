@@ -145,4 +145,16 @@ export default {
   'real.scores.uniform': '平均分配',
   'real.special.none': '（这句话里没有）',
   'real.order.label': '排列和焦点',
+  'pred.next.title': '下一个词',
+  'pred.next.help':
+    '模型根据自己算出的分数预测这段文字之后的词元：最后一个位置的 softmax(分数 / 温度)。温度越高，概率越分散；按钮会把最可能的词元接在后面，再运行一次模型，下面的各个头就显示这个新词元对它之前所有词元的注意力。',
+  'pred.next.after': '在“{token}”之后：',
+  'pred.next.append': '接上最可能的词元',
+  'pred.mask.title': '填空',
+  'pred.mask.help':
+    '训练过填空任务的 BERT 会从左右两边预测文字中的每个 [MASK]。在句子里放一个 [MASK]（用毒[MASK]毒蛇……），或者用按钮遮住一个“毒”。',
+  'pred.mask.at': '[MASK] 处（位置 {position}）：',
+  'pred.mask.du': '遮住第二个“毒”',
+  'pred.mask.none': '文字里没有 [MASK]。',
+  'pred.temperature': '温度',
 };

@@ -1,0 +1,119 @@
+// The real-model view's predictions, from the model's own logits of the run
+// it shows (model/predictions.mjs computes the probabilities):
+// - "下一个词 / Next token" for a decoder: the most probable tokens after the
+//   text at a temperature the reader sets, and a button that appends the most
+//   probable one and runs again (generation a step at a time: the heads below
+//   show the new token's attention over everything before it);
+// - "填空 / Fill the mask" for a BERT with its masked-LM head: the most
+//   probable tokens at each [MASK] of the text, and a button that masks a 毒.
+import { el } from '../lib/dom.mjs';
+import { fixed, percent } from '../lib/format.mjs';
+import { t } from '../lib/i18n.mjs';
+import { positionsOf, topTokens } from '../model/predictions.mjs';
+
+const TOP = 8;
+
+export class PredictionsView {
+  #run = null; // { kind, logits, vocab, inputIds, tokens, maskId, pieces(ids) }
+  #temperature = 1;
+
+  /**
+   * @param {HTMLElement} root the .real-predictions element of the real-model section
+   * @param {{ append: (text: string) => void, mask: () => void }} hooks
+   *   what the buttons do to the section's text box (then it runs again)
+   */
+  constructor(root, hooks) {
+    const $ = (selector) => root.querySelector(selector);
+    this.root = root;
+    this.hooks = hooks;
+    this.el = {
+      title: $('.pred-title'),
+      help: $('.pred-help'),
+      temperature: $('#pred-temperature'),
+      temperatureValue: $('.pred-temperature-value'),
+      temperatureRow: $('.pred-temperature'),
+      list: $('.pred-list'),
+      action: $('#pred-action'),
+    };
+    this.el.temperature.addEventListener('input', () => {
+      this.#temperature = Number(this.el.temperature.value);
+      this.#draw();
+    });
+    this.el.action.addEventListener('click', () => this.#act());
+  }
+
+  /**
+   * A run with logits: `kind` 'decoder' (the next token after the last
+   * position) or 'masked' (each [MASK] position, `maskId`); null hides the view.
+   */
+  show(run) {
+    this.#run = run;
+    this.root.hidden = !run;
+    if (run) this.#draw();
+  }
+
+  relabel() {
+    if (this.#run) this.#draw();
+  }
+
+  #rows() {
+    const run = this.#run;
+    if (run.kind === 'decoder') return [{ position: run.inputIds.length - 1 }];
+    return positionsOf(run.inputIds, run.maskId).map((position) => ({ position }));
+  }
+
+  #draw() {
+    const run = this.#run;
+    const { el: e } = this;
+    const decoder = run.kind === 'decoder';
+    e.title.textContent = t(decoder ? 'pred.next.title' : 'pred.mask.title');
+    e.help.textContent = t(decoder ? 'pred.next.help' : 'pred.mask.help');
+    e.temperatureRow.hidden = !decoder;
+    e.temperatureValue.textContent = fixed(this.#temperature, 1);
+    e.action.textContent = t(decoder ? 'pred.next.append' : 'pred.mask.du');
+    const temperature = decoder ? this.#temperature : 1;
+    const rows = this.#rows();
+    e.list.replaceChildren(
+      ...(rows.length
+        ? rows.map(({ position }) => {
+            const row = run.logits.subarray(position * run.vocab, (position + 1) * run.vocab);
+            const top = topTokens(row, TOP, temperature);
+            const items = top.map(({ id, probability }) => {
+              const piece = run.pieces([id])[0];
+              const bar = el('span', { className: 'pred-bar' });
+              bar.style.setProperty('--share', String(probability));
+              const item = el(
+                'li',
+                {},
+                el('span', { className: 'pred-token', translate: false, textContent: piece.replace(/ /g, '␣') }),
+                bar,
+                el('span', { className: 'pred-probability', textContent: percent(probability) }),
+              );
+              item.dataset.id = id;
+              item.dataset.probability = probability;
+              return item;
+            });
+            const label = decoder
+              ? t('pred.next.after', { token: run.tokens[position] })
+              : t('pred.mask.at', { position });
+            const list = el('ol', { className: 'pred-tokens' }, ...items);
+            list.dataset.position = position;
+            return el('li', {}, el('p', { textContent: label }), list);
+          })
+        : [el('li', { textContent: t('pred.mask.none') })]),
+    );
+  }
+
+  // The button: append the most probable next token (its text), or mask a 毒 of the sentence.
+  async #act() {
+    const run = this.#run;
+    if (!run) return;
+    if (run.kind === 'decoder') {
+      const row = run.logits.subarray((run.inputIds.length - 1) * run.vocab, run.inputIds.length * run.vocab);
+      const [best] = topTokens(row, 1, this.#temperature);
+      this.hooks.append(await run.decode([best.id]));
+    } else {
+      this.hooks.mask();
+    }
+  }
+}
