@@ -142,7 +142,8 @@ describe.each([
     const model = models[name];
     for (const g of ref.generate) {
       const label = `${name} ${g.name}`;
-      const out = await model.generate({ inputIds: g.inputIds }, { ...optionsOf(g.options), returnAttention: false });
+      // With the attention (the default): the steps' whole-row softmax, the same ids as transformers'.
+      const out = await model.generate({ inputIds: g.inputIds }, optionsOf(g.options));
       expect([label, Array.from(out.outputIds)]).toEqual([label, g.sequence]);
       if (g.sequenceScore !== undefined) expect(Math.abs(out.score - g.sequenceScore)).toBeLessThan(t.scoreAbs);
       if (g.stepScores) expectNear(out.stepScores, g.stepScores, t.scoreAbs, 0, `${label} stepScores`);
@@ -150,7 +151,7 @@ describe.each([
         expect(out.candidates.map((c) => Array.from(c.outputIds))).toEqual(g.sequences);
         out.candidates.forEach((c, i) => expect(Math.abs(c.score - g.sequenceScores[i])).toBeLessThan(t.scoreAbs));
       }
-      expect(out.encoderAttention).toBeUndefined();
+      expect(out.crossAttention).toBeDefined();
     }
   });
 
@@ -179,6 +180,17 @@ describe.each([
     // One report per new token, in order, each the ids so far.
     expect(seen.map((s) => s.id)).toEqual(Array.from(out.outputIds.subarray(1)));
     seen.forEach((s, i) => expect(Array.from(s.outputIds)).toEqual(Array.from(out.outputIds.subarray(0, i + 2))));
+    // Without hidden states the rows come from the search's own steps: the same bits, greedy and beam search
+    // (each row of the beam the chosen ids came from at that step).
+    for (const numBeams of [1, 4]) {
+      const g2 = await model.generate({ inputIds: g.inputIds }, { ...optionsOf(g.options), numBeams });
+      const fed = g2.outputIds.subarray(0, g2.outputIds.length - 1);
+      const f2 = await model.run({ inputIds: g.inputIds, decoderInputIds: fed });
+      for (const key of ['encoderAttention', 'decoderAttention', 'crossAttention', 'lastHiddenState'])
+        expect([numBeams, key, same(g2[key], f2[key])]).toEqual([numBeams, key, true]);
+      expect(g2.attentions.decoder.shape).toEqual(f2.attentions.decoder.shape);
+      expect(Array.from(g2.decoderInputIds)).toEqual(Array.from(fed));
+    }
     // Beam search reports every step's best beam; the last is the result.
     const beams = [];
     const b = await model.generate({ inputIds: g.inputIds }, { numBeams: 3, onToken: (r) => beams.push(r) });

@@ -372,9 +372,11 @@ export async function beamSearch(
   const K = Math.max(2, 1 + s.eosTokenIds.length) * B;
   const promptLength = prompt.length;
   let running = Array.from({ length: B }, () => Array.from(prompt));
+  // Of each running beam, the beam it was at each step so far (its rows in that step's results).
+  let origins = Array.from({ length: B }, () => []);
   let runningScores = Array.from({ length: B }, (_, b) => (b === 0 ? 0 : NEG));
   // The finished hypotheses: numBeams places, -1e9 while empty.
-  let finished = Array.from({ length: B }, () => ({ ids: Array.from(prompt), score: NEG, done: false }));
+  let finished = Array.from({ length: B }, () => ({ ids: Array.from(prompt), origins: [], score: NEG, done: false }));
   let unsatisfied = true;
   let curLen = promptLength;
   // The first step feeds every beam the whole prompt.
@@ -396,7 +398,13 @@ export async function beamSearch(
     const top = topK(accumulated, K).map((index) => {
       const beam = Math.floor(index / vocabSize);
       const token = index % vocabSize;
-      return { beam, token, score: accumulated[index], ids: [...running[beam], token] };
+      return {
+        beam,
+        token,
+        score: accumulated[index],
+        ids: [...running[beam], token],
+        origins: [...origins[beam], beam],
+      };
     });
     const stops = top.map((c) => hits(s, curLen + 1, c.token));
     // The next running beams: the best K that did not stop.
@@ -412,13 +420,14 @@ export async function beamSearch(
       if (!unsatisfied) score += NEG;
       const just = stops[k] && k < B;
       if (!just) score += NEG;
-      merged.push({ ids: c.ids, score, done: just });
+      merged.push({ ids: c.ids, origins: c.origins, score, done: just });
     });
     finished = topK(
       merged.map((m) => m.score),
       B,
     ).map((i) => merged[i]);
     running = nextRunning.map((c) => c.ids);
+    origins = nextRunning.map((c) => c.origins);
     runningScores = keep.map((k) => live[k]);
     await reorder(nextRunning.map((c) => c.beam));
     curLen += 1;
@@ -439,5 +448,6 @@ export async function beamSearch(
   const candidates = finished
     .slice(0, s.numReturnSequences)
     .map((f) => ({ outputIds: Int32Array.from(f.ids), score: f.score }));
-  return { outputIds: candidates[0].outputIds, score: candidates[0].score, candidates };
+  // origins: the beam whose row of each step's results computed the best candidate's token at that position.
+  return { outputIds: candidates[0].outputIds, score: candidates[0].score, candidates, origins: finished[0].origins };
 }

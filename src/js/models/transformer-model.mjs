@@ -203,16 +203,21 @@ export class TransformerModel extends EngineResource {
       const vocab = this.config.vocabSize;
       const B = settings.numBeams;
       await this[CALL](CALLS.modelBegin, () => [B, settings.maxLength]);
+      // Each step's attention rows are kept (without hidden states, they are all the result needs): the rows of
+      // the chosen ids are then the teacher-forced run's, bit for bit, with no pass after the search.
+      const collect = wantAttention && !wantHidden;
+      const steps = [];
       const decode = async (ids) => {
         const r = await this[CALL](CALLS.modelDecode, () => [
           Int32Array.from(ids),
           B,
-          false,
+          collect,
           false,
           true,
           masks.decoder,
           masks.cross,
         ]);
+        if (collect) steps.push(r);
         return r.logits;
       };
       const hooks = { onToken: opts.onToken && this.#tokenReporter(opts.onToken), signal: opts.signal };
@@ -243,8 +248,12 @@ export class TransformerModel extends EngineResource {
       out.score = found.score;
       out.candidates = candidates;
       if (found.stepScores) out.stepScores = Float64Array.from(found.stepScores);
-      // The attention of every token fed back: a teacher-forced run over outputIds but its last.
-      if (wantAttention || wantHidden) {
+      // The attention of every token fed back: its rows of the steps, or a teacher-forced run over outputIds
+      // but its last (for the hidden states).
+      if (collect) {
+        const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
+        Object.assign(out, this.#assemble(read, encoded, fed, steps, found.origins ?? fed.map(() => 0)));
+      } else if (wantAttention || wantHidden) {
         const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
         const forced = await this.#forward(
           read,
@@ -374,6 +383,46 @@ export class TransformerModel extends EngineResource {
   }
 
   // The teacher-forced forward: the encoder over read.inputIds, then the decoder over decoderIds at once.
+  // A teacher-forced run's result from a search's steps: step t's row of beam origins[t] is position t's
+  // (each step's results: lastHiddenState [B, D], attention [Ld, B, H, 1, t + 1], crossAttention
+  // [Ld, H, B, S]).
+  #assemble(read, encoded, fed, steps, origins) {
+    const c = this.config;
+    const [Ld, H, D] = [c.decoderLayers, c.decoderHeads, c.hiddenSize];
+    const S = read.inputIds.length;
+    const T = fed.length;
+    const self = new Float32Array(Ld * H * T * T);
+    const cross = new Float32Array(Ld * H * T * S);
+    const last = new Float32Array(T * D);
+    for (let t = 0; t < T; t++) {
+      const step = steps[t];
+      const b = origins[t];
+      const B = step.attentionShape[1];
+      last.set(step.lastHiddenState.subarray(b * D, (b + 1) * D), t * D);
+      for (let l = 0; l < Ld; l++)
+        for (let h = 0; h < H; h++) {
+          const from = ((l * B + b) * H + h) * (t + 1);
+          self.set(step.attention.subarray(from, from + t + 1), ((l * H + h) * T + t) * T);
+          const crossFrom = ((l * H + h) * B + b) * S;
+          cross.set(step.crossAttention.subarray(crossFrom, crossFrom + S), ((l * H + h) * T + t) * S);
+        }
+    }
+    return {
+      decoderInputIds: Int32Array.from(fed),
+      decoderTokens: this.#pieces(fed),
+      encoderLastHiddenState: encoded.lastHiddenState,
+      lastHiddenState: last,
+      encoderAttention: encoded.attention,
+      decoderAttention: self,
+      crossAttention: cross,
+      attentions: {
+        encoder: { data: encoded.attention, shape: [c.numLayers, c.numHeads, S, S] },
+        decoder: { data: self, shape: [Ld, H, T, T] },
+        cross: { data: cross, shape: [Ld, H, T, S] },
+      },
+    };
+  }
+
   // `encoded`: the encoder's result for read.inputIds when the model holds it already (generate() encoded
   // once, with what this asks of it), else the encoder runs first.
   async #forward(
