@@ -1,6 +1,8 @@
 // The benchmark's work, shared by every runner so that all of them compute
 // the same numbers: seeded self-attention inputs (mulberry32), scaled like a
 // trained layer's, and the FLOP count used for GFLOP/s.
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import { mulberry32 } from '../tests/js/helpers/random.mjs';
 
 /** (seqLen, dModel, numHeads[, dK], causal): the demo sentence up to long sequences. */
@@ -67,4 +69,27 @@ export function maxRelativeError(a, b) {
   let worst = 0;
   for (let i = 0; i < b.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / Math.max(1, Math.abs(b[i])));
   return worst;
+}
+
+/** The CPU's name as `lscpu` says it (os.cpus() without lscpu): the report names the machine it ran on. */
+export function cpuModel() {
+  try {
+    const line = execFileSync('lscpu', { encoding: 'utf8' })
+      .split('\n')
+      .find((l) => l.startsWith('Model name:'));
+    if (line) return line.slice('Model name:'.length).trim();
+  } catch {
+    // no lscpu: os.cpus() below
+  }
+  return os.cpus()[0]?.model ?? 'unknown';
+}
+
+/** Runs `script` (a bench runner, each in a process of its own) with `args`; its last line of stdout, parsed. */
+export function runStep(script, args) {
+  const out = execFileSync(process.execPath, [script, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return JSON.parse(out.trim().split('\n').pop());
 }

@@ -9,35 +9,17 @@
 // each process's peak memory.
 // Usage: node bench/model.mjs [--quick]; npm run bench runs it too (bench.mjs
 // imports modelBench) and keeps the result under "model" in bench.json.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BERT_BASE, writeCheckpoint } from './model-checkpoint.mjs';
 
+import { cpuModel, runStep } from './inputs.mjs';
+
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
-function step(args) {
-  const out = execFileSync(process.execPath, [here('./model-run.mjs'), ...args], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 26,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return JSON.parse(out.trim().split('\n').pop());
-}
-
-function cpuModel() {
-  try {
-    const line = execFileSync('lscpu', { encoding: 'utf8' })
-      .split('\n')
-      .find((l) => l.startsWith('Model name:'));
-    if (line) return line.slice('Model name:'.length).trim();
-  } catch {
-    // no lscpu: os.cpus() below
-  }
-  return os.cpus()[0]?.model ?? 'unknown';
-}
+const step = (args) => runStep(here('./model-run.mjs'), args);
 
 const RUNNERS = [
   ['mha-wasm', 1],

@@ -18,35 +18,17 @@
 // Usage: node bench/seq2seq.mjs [--quick]; npm run bench runs it too
 // (bench.mjs imports seq2seqBench) and keeps the result under "seq2seq" in
 // bench.json.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { NEW_TOKENS, OPUS_MT, sourceIds, writeMarianCheckpoint } from './seq2seq-checkpoint.mjs';
 
+import { cpuModel, runStep } from './inputs.mjs';
+
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
-function step(args) {
-  const out = execFileSync(process.execPath, [here('./seq2seq-run.mjs'), ...args], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 26,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return JSON.parse(out.trim().split('\n').pop());
-}
-
-function cpuModel() {
-  try {
-    const line = execFileSync('lscpu', { encoding: 'utf8' })
-      .split('\n')
-      .find((l) => l.startsWith('Model name:'));
-    if (line) return line.slice('Model name:'.length).trim();
-  } catch {
-    // no lscpu: os.cpus() below
-  }
-  return os.cpus()[0]?.model ?? 'unknown';
-}
+const step = (args) => runStep(here('./seq2seq-run.mjs'), args);
 
 const THREADS = [1, 2];
 

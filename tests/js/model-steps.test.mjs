@@ -8,23 +8,10 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
+import { expectNear as near, sameBits as same } from './helpers/compare.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const reference = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
-
-const same = (a, b) =>
-  a.length === b.length &&
-  Buffer.compare(
-    Buffer.from(a.buffer, a.byteOffset, a.byteLength),
-    Buffer.from(b.buffer, b.byteOffset, b.byteLength),
-  ) === 0;
-
-function near(got, want, abs, rel, label) {
-  expect(got.length).toBe(want.length);
-  for (let i = 0; i < want.length; i++)
-    if (!(Math.abs(got[i] - want[i]) <= abs + rel * Math.abs(want[i])))
-      throw new Error(`${label}[${i}]: got ${got[i]}, want ${want[i]}`);
-}
 
 describe.each([
   ['scalar', 1],

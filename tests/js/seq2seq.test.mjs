@@ -11,6 +11,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
+import { expectNear, sameBits as same } from './helpers/compare.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const reference = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
@@ -19,20 +20,6 @@ const FOLDERS = readdirSync(MODELS)
   .filter((name) => existsSync(path.join(MODELS, name, 'reference.json')) && reference(name).forward)
   .sort();
 const folder = (name) => path.join(MODELS, name);
-
-const same = (a, b) =>
-  a.length === b.length &&
-  Buffer.compare(
-    Buffer.from(a.buffer, a.byteOffset, a.byteLength),
-    Buffer.from(b.buffer, b.byteOffset, b.byteLength),
-  ) === 0;
-
-function expectNear(got, want, abs, rel, label) {
-  expect(got.length).toBe(want.length);
-  for (let i = 0; i < want.length; i++)
-    if (!(Math.abs(got[i] - want[i]) <= abs + rel * Math.abs(want[i])))
-      throw new Error(`${label}[${i}]: got ${got[i]}, want ${want[i]}`);
-}
 
 // transformers' generate() keyword arguments as generate()'s options.
 function optionsOf(o) {

@@ -58,3 +58,19 @@ export function expectExactly(got, from, want, label) {
       throw new Error(`${label}: index ${from + k} is ${got[from + k]}, want exactly ${want[k]}`);
   }
 }
+
+/** Whether two typed arrays hold the same bytes (bit for bit: -0 is not 0, NaNs by their bits). */
+export const sameBits = (a, b) =>
+  a.length === b.length &&
+  Buffer.compare(
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+    Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+  ) === 0;
+
+/** Throws naming `label[i]` at the first element outside |got − want| ≤ abs + rel·|want| (and a length apart). */
+export function expectNear(got, want, abs, rel, label) {
+  if (got.length !== want.length) throw new Error(`${label}: ${got.length} elements, want ${want.length}`);
+  for (let i = 0; i < want.length; i++)
+    if (!(Math.abs(got[i] - want[i]) <= abs + rel * Math.abs(want[i])))
+      throw new Error(`${label}[${i}]: got ${got[i]}, want ${want[i]}`);
+}
