@@ -356,6 +356,9 @@ export interface GenerateOptions {
   lengthPenalty?: number;
   earlyStopping?: boolean | 'never';
   noRepeatNgramSize?: number;
+  repetitionPenalty?: number;
+  /** No eos before this many new tokens. */
+  minNewTokens?: number;
   /** The attention (and hidden states) of run() over the ids fed back (default true; hidden states false). */
   returnAttention?: boolean;
   returnHiddenStates?: boolean;
@@ -407,6 +410,8 @@ export interface DecoderGenerateOptions {
   seed?: number;
   repetitionPenalty?: number;
   noRepeatNgramSize?: number;
+  /** No eos before this many new tokens. */
+  minNewTokens?: number;
   /** attention [numLayers, numHeads, n − 1, n − 1] of run() over outputIds without its last id (default true). */
   returnAttention?: boolean;
   returnHiddenStates?: boolean;
