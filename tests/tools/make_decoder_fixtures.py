@@ -49,6 +49,7 @@ from transformers import (BertConfig, BertForMaskedLM, BertTokenizer, Generation
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_fixtures.reference import write_sections  # noqa: E402 (reference.json of named sections)
 from model_fixtures.tokenizers import BYTE_ORDER, readable_tokens  # noqa: E402
 
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "models")
@@ -426,49 +427,6 @@ def check_documented(spec, path, cases):
     return worst
 
 
-# ---- reference.json ----
-
-def fmt(x):
-    """12 significant digits (as tests/tools/model_fixtures/reference.py), the shortest float that has them."""
-    return repr(float("%.12g" % x))
-
-
-def flat(values):
-    return "[" + ",".join(fmt(v) for v in np.asarray(values, dtype=np.float64).ravel()) + "]"
-
-
-def render(obj, indent):
-    pad = " " * indent
-    fields = []
-    for k, v in obj.items():
-        text = flat(v) if isinstance(v, np.ndarray) else json.dumps(v, ensure_ascii=False)
-        fields.append('%s  "%s": %s' % (pad, k, text))
-    return pad + "{\n" + ",\n".join(fields) + "\n" + pad + "}"
-
-
-def write_reference(path, head, sections):
-    lines = ["{"]
-    for k, v in head.items():
-        lines.append('  "%s": %s,' % (k, json.dumps(v, ensure_ascii=False)))
-    rendered = []
-    for name, cases in sections.items():
-        rendered.append('  "%s": [\n' % name + ",\n".join(render(c, 4) for c in cases) + "\n  ]")
-    lines.append(",\n".join(rendered))
-    lines.append("}")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    back = json.load(open(path, encoding="utf-8"))
-    for name, cases in sections.items():
-        for c, b in zip(cases, back[name]):
-            for k, v in c.items():
-                if isinstance(v, np.ndarray):
-                    want = v.astype(np.float64).ravel()
-                    assert np.all(np.abs(np.asarray(b[k]) - want) <= 1e-11 * np.abs(want)), (name, k)
-                else:
-                    assert b[k] == json.loads(json.dumps(v)), (name, k)
-    assert os.path.getsize(path) < 1_000_000, (path, os.path.getsize(path))
-
-
 # ---- The folders ----
 
 def llama_config(tok, rope_parameters, max_positions, **extra):
@@ -623,7 +581,9 @@ def make(folder):
         sections["generate"] = gen_cases
     for c in cases:
         c.pop("peak")
-    write_reference(os.path.join(path, "reference.json"), head, sections)
+    reference = os.path.join(path, "reference.json")
+    write_sections(reference, head, sections)
+    assert os.path.getsize(reference) < 1_000_000, (reference, os.path.getsize(reference))
     print(folder, "forward", [(c["name"], len(c["inputIds"]), round(c["f32use"], 3)) for c in cases],
           "documented %.1e" % documented, flush=True)
     for c in gen_cases:

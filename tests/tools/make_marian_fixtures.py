@@ -44,6 +44,8 @@ from transformers import GenerationConfig, MarianConfig, MarianMTModel, MarianTo
 from transformers.models.marian import modeling_marian
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_fixtures.reference import write_sections  # noqa: E402 (reference.json of named sections)
 
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "models")
 FOLDER, BIN_FOLDER = "hf-marian", "hf-marian-bin"
@@ -520,52 +522,6 @@ def check_documented(path, cases):
     return worst
 
 
-# ---- reference.json ----
-
-def fmt(x):
-    """12 significant digits (as tests/tools/model_fixtures/reference.py), the shortest float that has them."""
-    return repr(float("%.12g" % x))
-
-
-def flat(values):
-    return "[" + ",".join(fmt(v) for v in np.asarray(values, dtype=np.float64).ravel()) + "]"
-
-
-def render(obj, indent):
-    """A case as JSON: arrays of floats flattened (C order) at 12 significant digits, the rest json.dumps."""
-    pad = " " * indent
-    fields = []
-    for k, v in obj.items():
-        if isinstance(v, np.ndarray):
-            text = flat(v)
-        else:
-            text = json.dumps(v, ensure_ascii=False)
-        fields.append('%s  "%s": %s' % (pad, k, text))
-    return pad + "{\n" + ",\n".join(fields) + "\n" + pad + "}"
-
-
-def write_reference(path, head, sections):
-    lines = ["{"]
-    for k, v in head.items():
-        lines.append('  "%s": %s,' % (k, json.dumps(v, ensure_ascii=False)))
-    rendered = []
-    for name, cases in sections.items():
-        rendered.append('  "%s": [\n' % name + ",\n".join(render(c, 4) for c in cases) + "\n  ]")
-    lines.append(",\n".join(rendered))
-    lines.append("}")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    back = json.load(open(path, encoding="utf-8"))
-    for name, cases in sections.items():
-        for c, b in zip(cases, back[name]):
-            for k, v in c.items():
-                if isinstance(v, np.ndarray):
-                    want = v.astype(np.float64).ravel()
-                    assert np.all(np.abs(np.asarray(b[k]) - want) <= 1e-11 * np.abs(want)), (name, k)
-                else:
-                    assert b[k] == json.loads(json.dumps(v)), (name, k)
-
-
 # ---- Folders ----
 
 def make():
@@ -619,7 +575,7 @@ def make():
     global DOCUMENTED
     documented = DOCUMENTED = check_documented(path, forward_cases + head_cases)
     print("the documented computation (numpy) agrees with transformers to %.1e" % documented)
-    write_reference(os.path.join(path, "reference.json"), head, sections)
+    write_sections(os.path.join(path, "reference.json"), head, sections)
     shutil.copy(os.path.join(path, "reference.json"), os.path.join(OUT_DIR, BIN_FOLDER))
     check_bin(os.path.join(OUT_DIR, BIN_FOLDER), forward_cases[0], tok)
     return vocab, tok, tokenizer_cases, target_cases, decode, forward_cases, head_cases, gen

@@ -23,6 +23,40 @@ def flat(values):
     return "[" + ",".join(fmt(v) for v in np.asarray(values, dtype=np.float64).ravel()) + "]"
 
 
+def render(obj, indent):
+    """A case as JSON: arrays of floats flattened (C order) at 12 significant digits, the rest json.dumps."""
+    pad = " " * indent
+    fields = []
+    for k, v in obj.items():
+        text = flat(v) if isinstance(v, np.ndarray) else json.dumps(v, ensure_ascii=False)
+        fields.append('%s  "%s": %s' % (pad, k, text))
+    return pad + "{\n" + ",\n".join(fields) + "\n" + pad + "}"
+
+
+def write_sections(path, head, sections):
+    """A reference.json of named lists of cases (make_marian_fixtures.py, make_decoder_fixtures.py): the `head`
+    fields, then each section's cases as render() writes them; read back and checked to 1e-11."""
+    lines = ["{"]
+    for k, v in head.items():
+        lines.append('  "%s": %s,' % (k, json.dumps(v, ensure_ascii=False)))
+    rendered = []
+    for name, cases in sections.items():
+        rendered.append('  "%s": [\n' % name + ",\n".join(render(c, 4) for c in cases) + "\n  ]")
+    lines.append(",\n".join(rendered))
+    lines.append("}")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    back = json.load(open(path, encoding="utf-8"))
+    for name, cases in sections.items():
+        for c, b in zip(cases, back[name]):
+            for k, v in c.items():
+                if isinstance(v, np.ndarray):
+                    want = v.astype(np.float64).ravel()
+                    assert np.all(np.abs(np.asarray(b[k]) - want) <= 1e-11 * np.abs(want)), (name, k)
+                else:
+                    assert b[k] == json.loads(json.dumps(v)), (name, k)
+
+
 def write_reference(path, source, config, special_tokens, cases):
     lines = ["{",
              '  "source": %s,' % json.dumps(source, ensure_ascii=False),
