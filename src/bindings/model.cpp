@@ -47,10 +47,17 @@ val strings(const std::vector<const char*>& list) {
   return array;
 }
 
+// The names of Storage, as loadModel's `weights` option spells them.
+const char* storage_name(Storage s) noexcept {
+  return s == Storage::F32 ? "float32" : s == Storage::BF16 ? "bf16" : "f16";
+}
+
 // What JS needs to load and run a model, from its layout: { tensors
-// ([{ name, shape, slot, stagingFloats }] in the model's order: tensors of
-// one slot are gathered into one packed matrix, staged until the last one
-// arrives), prefixes (of a checkpoint's names
+// ([{ name, shape, slot, matrix }] in the model's order: tensors of one
+// slot are gathered into one packed matrix; `matrix`, held as `weights`
+// says), weights (how the matrices are held: "float32", "bf16", "f16"),
+// weightBytes ({ float32, bf16 }: the parameters' bytes held either way; f16
+// as bf16), prefixes (of a checkpoint's names
 // that tensors leave out), maxLength, config (model.config's fields),
 // architecture ({ name, kind, causal, tokenTypes, tokenTypeEmbeddings, attentionGroups }) }.
 val description(const model::Model& model) {
@@ -64,7 +71,7 @@ val description(const model::Model& model) {
     for (std::size_t n : t.shape) shape.call<void>("push", static_cast<double>(n));
     entry.set("shape", shape);
     entry.set("slot", static_cast<double>(t.slot));
-    entry.set("stagingFloats", static_cast<double>(t.stagingFloats));
+    if (t.matrix) entry.set("matrix", true);
     if (t.optional) entry.set("optional", true);
     tensors.call<void>("push", entry);
   }
@@ -96,6 +103,11 @@ val description(const model::Model& model) {
   result.set("prefixes", strings(a.prefixes));
   result.set("derived", strings(a.derived));
   result.set("maxLength", static_cast<double>(model.max_length()));
+  result.set("weights", std::string(storage_name(model.matrices())));
+  val bytes = val::object();
+  bytes.set("float32", model::Model::bytes_for(c, Storage::F32));
+  bytes.set("bf16", model::Model::bytes_for(c, Storage::BF16));
+  result.set("weightBytes", bytes);
   result.set("config", config);
   result.set("architecture", architecture);
   return result;
@@ -130,15 +142,15 @@ class Model {
   explicit Model(Engine& engine) : engine_(engine) {}
 
   // Separate from the constructor, as Layer::assign: the model of `json`
-  // (config.json), its parameters allocated; returns its description.
-  // `stagingFloats`: the most floats the load will stage at once (the
-  // loader knows from the checkpoint's order), counted before anything is
-  // allocated.
-  val configure(const val& json, double stagingFloats) {
+  // (config.json), its parameters allocated, its weight matrices held as
+  // `storageCode` says (0 float32, 1 bf16, 2 f16); returns its description.
+  val configure(const val& json, unsigned storageCode) {
     return with_config(json, [&](const model::Config& config) {
-      check_fits(model::Model::bytes_for(config) + 4.0 * stagingFloats);
+      if (storageCode > 2) throw ArgumentError("weights: expected float32, bf16 or f16");
+      const Storage storage = storageCode == 0 ? Storage::F32 : storageCode == 1 ? Storage::BF16 : Storage::F16;
+      check_fits(model::Model::bytes_for(config, storage));
       model_.reset();
-      model_ = std::make_unique<model::Model>(config);
+      model_ = std::make_unique<model::Model>(config, storage);
       return description(*model_);
     });
   }
@@ -278,9 +290,7 @@ class Model {
       const double attend =
           std::max(engine_.attention().scratch_bytes_for({B, L, Lk, D, H, D / H, D / H}, wantAttention, false),
                    engine_.attention().scratch_bytes_for({1, N, S, D, H, D / H, D / H}, wantAttention, false));
-      check_fits(4.0 * (double(nh) + double(na) + double(nc) + double(ns) + double(nl) + m.scratch_floats(N) +
-                        (nl ? m.logits_floats() : 0.0)) +
-                 attend);
+      check_fits(4.0 * (double(nh) + double(na) + double(nc) + double(ns) + double(nl) + m.scratch_floats(N)) + attend);
       out_.resize(nh + na + nc + ns + nl);
       float* at = out_.data();
       const auto take = [&at](std::size_t n) { return n ? std::exchange(at, at + n) : nullptr; };
@@ -352,9 +362,8 @@ class Model {
       const std::size_t nl = wantLogits && m.has_logits() ? checked_product({rows, c.vocabSize}, "logits") : 0;
       const std::uint8_t* mask = copy_mask(headMask, masks_[0], c.numLayers, H, "headMask");
       const double caches = mode == Mode::Run ? 0.0 : m.cache_floats();
-      const double head = nl ? m.logits_floats() : 0.0;
       check_fits(
-          4.0 * (double(nh) + double(na) + double(ns) + double(nl) + m.scratch_floats(L) + caches + head) +
+          4.0 * (double(nh) + double(na) + double(ns) + double(nl) + m.scratch_floats(L) + caches) +
           engine_.attention().scratch_bytes_for({1, L, Lk, D, H, c.head_dim(), c.head_dim()}, wantAttention, false));
       out_.resize(nh + na + ns + nl);
       model::Outputs o{out_.data(), wantAttention ? out_.data() + nh : nullptr,

@@ -5,14 +5,16 @@
 // and exists only when MHA_WITH_SIMD is set.
 //
 // To add a kernel set (say relaxed SIMD): a kernels_<set>.cpp that defines the
-// functions below, named f32_<op>_<mr>x<nr>_<set> where they have a tile, and a
+// functions below, named <op>_<mr>x<nr>_<set> where they have a tile, and a
 // `const Kernels& <set>_kernels()` filling this table with its tile geometry;
-// then pick it in default_kernels() and list the file in CMakeLists.txt. The
+// then pick it in default_kernels() (and in half_kernels()) and list the file
+// in CMakeLists.txt. The
 // callers never change: they read B in kPanel-wide panels (pack.hpp) and
 // split work into any rows they like.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace mha {
 
@@ -28,6 +30,21 @@ constexpr std::size_t kPanel = 8;
 using GemmFn = void (*)(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
                         const float* packedB, std::size_t panelStride, const float* bias, bool accumulate, float* C,
                         std::size_t ldc) noexcept;
+
+// The same product with B held in 16 bits (a model's weights: half.hpp),
+// widened exactly to float32 as the kernel reads it, so the result is bit for
+// bit the gemm's on the widened B. The 16-bit panels have the float panels'
+// geometry, with each of their rows' kPanel columns stored in the order
+// half_lane() gives: 0, 4, 1, 5, 2, 6, 3, 7, so that one 128-bit load of a
+// row holds columns c and c + 4 in each 32-bit lane, and two integer
+// operations widen it into the two 4-float vectors of a SIMD128 tile.
+using Gemm16Fn = void (*)(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                          const std::uint16_t* packedB, std::size_t panelStride, const float* bias, bool accumulate,
+                          float* C, std::size_t ldc) noexcept;
+
+// Where column c (< kPanel) of a 16-bit panel row is stored in that row.
+constexpr std::size_t half_lane(std::size_t c) noexcept { return c % 4 * 2 + c / 4; }
+static_assert(kPanel == 8, "half_lane pairs columns c and c + 4 of an 8-column panel");
 
 // max(x[0..n)): NaN if any x is NaN; -inf if n == 0 or every x is -inf.
 using RowMaxFn = float (*)(const float* x, std::size_t n) noexcept;
@@ -63,6 +80,14 @@ const Kernels& scalar_kernels() noexcept;
 #if MHA_WITH_SIMD
 const Kernels& simd_kernels() noexcept;
 #endif
+
+// The 16-bit products of a kernel set (B in bfloat16 or float16), for a
+// model's weights: in kernels16.cpp, which only the builds with the models
+// compile, so that the attention builds do not carry them.
+struct HalfKernels {
+  Gemm16Fn bf16, f16;
+};
+const HalfKernels& half_kernels(const Kernels& kernels) noexcept;
 
 // The best kernels this build has.
 inline const Kernels& default_kernels() noexcept {

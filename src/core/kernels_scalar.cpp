@@ -6,35 +6,14 @@
 #include <cmath>
 #include <limits>
 
+#include "gemm_scalar.hpp"
 #include "kernels.hpp"
 
 namespace mha {
 namespace {
 
-// One row of C at a time by one panel (kPanel columns).
-void f32_gemm_1x8_scalar(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                         const float* packedB, std::size_t panelStride, const float* bias, bool accumulate, float* C,
-                         std::size_t ldc) noexcept {
-  static_assert(kPanel == 8, "the tile's name says 8 columns");
-  assert(lda >= K && ldc >= N && panelStride >= K * kPanel);
-  for (std::size_t j0 = 0; j0 < N; j0 += kPanel) {
-    const float* panel = packedB + (j0 / kPanel) * panelStride;
-    const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;
-    for (std::size_t i = 0; i < M; ++i) {
-      // All kPanel columns are computed (the packed ones past N are zeros), so
-      // the loops have constant bounds and acc stays in registers.
-      float acc[kPanel];
-      float* c = C + i * ldc + j0;
-      for (std::size_t j = 0; j < kPanel; ++j)
-        acc[j] = j >= cols ? 0.0f : accumulate ? c[j] : bias ? bias[j0 + j] : 0.0f;
-      const float* a = A + i * lda;
-      const float* b = panel;
-      for (std::size_t k = 0; k < K; ++k, b += kPanel)
-        for (std::size_t j = 0; j < kPanel; ++j) acc[j] += a[k] * b[j];
-      for (std::size_t j = 0; j < cols; ++j) c[j] = acc[j];
-    }
-  }
-}
+using scalar::FloatRow;
+using scalar::gemm_1x8_scalar;
 
 float row_max_scalar(const float* x, std::size_t n) noexcept {
   float max = -std::numeric_limits<float>::infinity();
@@ -68,7 +47,7 @@ float peak_scalar(std::size_t iterations, float seed) noexcept {
 }  // namespace
 
 const Kernels& scalar_kernels() noexcept {
-  static const Kernels k{"scalar",     1,           kPanel, f32_gemm_1x8_scalar, row_max_scalar, exp2_sum_scalar,
+  static const Kernels k{"scalar",     1,           kPanel, gemm_1x8_scalar<FloatRow>, row_max_scalar, exp2_sum_scalar,
                          scale_scalar, peak_scalar, 16};
   return k;
 }

@@ -7,95 +7,17 @@
 #include <limits>
 #include <xsimd/xsimd.hpp>
 
+#include "gemm_simd.hpp"
 #include "kernels.hpp"
 
 namespace mha {
 namespace {
 
-using Vec = xsimd::batch<float>;
-constexpr std::size_t W = Vec::size;
-constexpr std::size_t NV = kPanel / W;  // vectors per panel row
-static_assert(kPanel % W == 0, "a panel is a whole number of vectors");
-constexpr std::size_t MR = 4;  // rows of the gemm's register tile
-
-// One register tile: MR rows of C by one packed panel (kPanel columns), as in
-// XNNPACK's f32_gemm_4x8 kernels. `cols` < kPanel only in the last panel; its
-// packed zeros are computed and not stored.
-template <std::size_t MR>
-inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const float* panel, const float* bias,
-                      bool accumulate, float* C, std::size_t ldc, std::size_t cols) noexcept {
-  alignas(64) float edge[MR][kPanel];
-  Vec acc[MR][NV];
-  if (accumulate) {
-    for (std::size_t r = 0; r < MR; ++r) {
-      if (cols == kPanel) {
-        for (std::size_t v = 0; v < NV; ++v) acc[r][v] = Vec::load_unaligned(C + r * ldc + v * W);
-      } else {
-        for (std::size_t c = 0; c < kPanel; ++c) edge[r][c] = c < cols ? C[r * ldc + c] : 0.0f;
-        for (std::size_t v = 0; v < NV; ++v) acc[r][v] = Vec::load_aligned(edge[r] + v * W);
-      }
-    }
-  } else {
-    for (std::size_t v = 0; v < NV; ++v) {
-      Vec start(0.0f);
-      if (bias && cols == kPanel) {
-        start = Vec::load_unaligned(bias + v * W);
-      } else if (bias) {
-        for (std::size_t c = 0; c < W; ++c) edge[0][c] = v * W + c < cols ? bias[v * W + c] : 0.0f;
-        start = Vec::load_aligned(edge[0]);
-      }
-      for (std::size_t r = 0; r < MR; ++r) acc[r][v] = start;
-    }
-  }
-  // Pointers that step by one element rather than indices recomputed from k:
-  // WebAssembly has no scaled addressing, and Emscripten runs LLVM without
-  // loop strength reduction, so each `A[r * lda + k]` would cost a shift and
-  // two adds per load in the hottest loop.
-  const float* a[MR];
-  for (std::size_t r = 0; r < MR; ++r) a[r] = A + r * lda;
-  const float* bk = panel;
-  for (std::size_t k = 0; k < K; ++k, bk += kPanel) {
-    Vec b[NV];
-    for (std::size_t v = 0; v < NV; ++v) b[v] = Vec::load_unaligned(bk + v * W);
-    for (std::size_t r = 0; r < MR; ++r) {
-      const Vec av(*a[r]++);
-      for (std::size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(av, b[v], acc[r][v]);
-    }
-  }
-  for (std::size_t r = 0; r < MR; ++r) {
-    if (cols == kPanel) {
-      for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_unaligned(C + r * ldc + v * W);
-    } else {
-      for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_aligned(edge[r] + v * W);
-      for (std::size_t c = 0; c < cols; ++c) C[r * ldc + c] = edge[r][c];
-    }
-  }
-}
-
-void f32_gemm_4x8_xsimd(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                        const float* packedB, std::size_t panelStride, const float* bias, bool accumulate, float* C,
-                        std::size_t ldc) noexcept {
-  static_assert(MR == 4 && kPanel == 8, "the tile's name says 4×8");
-  assert(lda >= K && ldc >= N && panelStride >= K * kPanel);
-  // Panel by panel: one panel (K × kPanel floats) stays in L1 while the rows
-  // of A stream past it.
-  for (std::size_t j0 = 0; j0 < N; j0 += kPanel) {
-    const float* panel = packedB + (j0 / kPanel) * panelStride;
-    const float* b = bias ? bias + j0 : nullptr;
-    const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;
-    std::size_t i = 0;
-    for (; i + MR <= M; i += MR) gemm_tile<MR>(K, A + i * lda, lda, panel, b, accumulate, C + i * ldc + j0, ldc, cols);
-    // The last 1–3 rows as one smaller tile (a 15-token sentence is 3 tiles of 4 and one of 3).
-    const float* a = A + i * lda;
-    float* c = C + i * ldc + j0;
-    switch (M - i) {
-      case 3: gemm_tile<3>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
-      case 2: gemm_tile<2>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
-      case 1: gemm_tile<1>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
-      default: break;
-    }
-  }
-}
+using simd::FloatPanel;
+using simd::gemm_4x8_xsimd;
+using simd::MR;
+using simd::Vec;
+using simd::W;
 
 float row_max_simd(const float* x, std::size_t n) noexcept {
   float max = -std::numeric_limits<float>::infinity();
@@ -183,7 +105,7 @@ float peak_simd(std::size_t iterations, float seed) noexcept {
 }  // namespace
 
 const Kernels& simd_kernels() noexcept {
-  static const Kernels k{"simd",     MR,        kPanel, f32_gemm_4x8_xsimd, row_max_simd, exp2_sum_simd,
+  static const Kernels k{"simd",     MR,        kPanel, gemm_4x8_xsimd<FloatPanel>, row_max_simd, exp2_sum_simd,
                          scale_simd, peak_simd, 24 * W};
   return k;
 }

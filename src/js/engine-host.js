@@ -231,16 +231,16 @@
       return checked(this.module.describeModel(config));
     }
 
-    // stagingFloats: the most floats the load stages at once (models/load.mjs's plan).
-    createModel(config, stagingFloats = 0) {
+    // weights: how the weight matrices are held, as the code of models/load.mjs's WEIGHTS (0 float32, 1 bf16, 2 f16).
+    createModel(config, weights = 0) {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
-      if (!Number.isFinite(stagingFloats) || stagingFloats < 0)
-        throw new TypeError(`stagingFloats: expected a number of floats >= 0, got ${String(stagingFloats)}`);
+      if (weights !== 0 && weights !== 1 && weights !== 2)
+        throw new TypeError(`weights: expected 0 (float32), 1 (bf16) or 2 (f16), got ${String(weights)}`);
       let configured;
       const id = adopt(
         this,
         this.module.Model,
-        (model) => (configured = model.configure(config, stagingFloats)),
+        (model) => (configured = model.configure(config, weights)),
         this.models,
       );
       return { id, ...configured };

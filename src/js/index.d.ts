@@ -213,6 +213,14 @@ export interface LoadModelOptions {
   onProgress?: (progress: LoadProgress) => void;
   /** Stops the download and the load (it rejects with the signal's reason); what was downloaded stays in the cache. */
   signal?: AbortSignal;
+  /**
+   * How the weight matrices (every linear layer's, the token embeddings) are held in the engine's memory; norms
+   * and biases stay float32. 16-bit weights are widened exactly inside the GEMM, so a bf16 checkpoint held as
+   * 'bf16' gives the float32 results bit for bit in half the memory. 'bf16' and 'f16' round a float32
+   * checkpoint to nearest even ('f16' refuses a value beyond ±65504, naming the tensor). Default 'auto': the
+   * checkpoint's own 16-bit type when every matrix is stored in it, else 'float32' (it never rounds).
+   */
+  weights?: 'auto' | 'float32' | 'bf16' | 'f16';
   /** A Hub model's branch, tag or commit (default 'main'). */
   revision?: string;
   /** The Hub to ask (default: $HF_ENDPOINT in Node, else https://huggingface.co). */
@@ -226,7 +234,7 @@ export interface LoadModelOptions {
 }
 
 export interface ModelConfig {
-  /** config.json's model_type, one the engine's architectures run ('bert', 'roberta', 'gpt2', 'marian'). */
+  /** config.json's model_type, one the engine's architectures run ('bert', 'roberta', 'gpt2', 'marian', 'llama', 'qwen2', …). */
   modelType: string;
   /** An encoder-decoder's are its encoder's. */
   numLayers: number;
@@ -249,6 +257,9 @@ export interface ModelConfig {
   /** The Llama family's: every head's width, and (grouped-query attention) the key/value heads. */
   headDim?: number;
   numKeyValueHeads?: number;
+  /** How the weight matrices are held (loadModel's `weights`, 'auto' resolved), and the bytes the parameters take. */
+  weights: 'float32' | 'bf16' | 'f16';
+  weightBytes: number;
 }
 
 /** Text (tokenized by the folder's tokenizer), a sentence pair, or token ids. */

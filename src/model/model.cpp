@@ -10,7 +10,7 @@ unsigned long long magnitude(std::int32_t v) { return static_cast<unsigned long 
 
 }  // namespace
 
-Model::Model(const Config& c, bool allocate) : config_(c) {
+Model::Model(const Config& c, bool allocate, Storage matrices) : config_(c), weights_(matrices) {
   using Limits = ModelLimits;
   if (!c.architecture) throw ArgumentError("architecture: not set (read_config finds it by model_type)");
   check_dim(c.numLayers, "numLayers", Limits::numLayers);
@@ -42,9 +42,9 @@ Model::Model(const Config& c, bool allocate) : config_(c) {
   if (allocate) weights_.allocate();
 }
 
-double Model::bytes_for(const Config& config) {
-  const Model laidOut(config, false);
-  return laidOut.weights_.floats() * sizeof(float);
+double Model::bytes_for(const Config& config, Storage matrices) {
+  const Model laidOut(config, false, matrices);
+  return laidOut.weights_.bytes_to_allocate();
 }
 
 void Model::check_length(std::size_t L, std::size_t past) const {

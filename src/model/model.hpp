@@ -22,30 +22,34 @@ namespace mha::model {
 class Model {
  public:
   // Checks the config (ArgumentError naming the field) and allocates every
-  // parameter; config.architecture must be set (read_config sets it).
-  explicit Model(const Config& config) : Model(config, true) {}
+  // parameter, its weight matrices held as `matrices` says (weights.hpp);
+  // config.architecture must be set (read_config sets it).
+  explicit Model(const Config& config, Storage matrices = Storage::F32) : Model(config, true, matrices) {}
   // Bytes of the parameters a Model of `config` allocates, with the
   // constructor's checks; allocates none.
-  static double bytes_for(const Config& config);
+  static double bytes_for(const Config& config, Storage matrices = Storage::F32);
   // A Model of `config` laid out but with no parameter allocated: its
   // tensors() and max_length(), for a loader that checks a checkpoint
   // before it allocates anything. It cannot be written or run.
-  static Model laid_out(const Config& config) { return Model(config, false); }
+  static Model laid_out(const Config& config) { return Model(config, false, Storage::F32); }
+  // How its weight matrices are held.
+  Storage matrices() const noexcept { return weights_.matrices(); }
 
   const Config& config() const noexcept { return config_; }
   const Architecture& architecture() const noexcept { return *config_.architecture; }
   const std::vector<Tensor>& tensors() const noexcept { return weights_.tensors(); }
 
   // Elements [first, first + count) of tensors()[index], from `data` (`dtype`,
-  // little-endian, any alignment). A tensor's chunks come in order; the
-  // weights of a product are packed when the last of their tensors is complete.
+  // little-endian, any alignment). A tensor's chunks come in order; each
+  // element goes straight to its place (weights.hpp). ArgumentError naming
+  // the tensor for a value its 16-bit storage cannot hold.
   void write(std::size_t index, DType dtype, std::size_t first, std::size_t count, const unsigned char* data) {
     weights_.write(index, dtype, first, count, data);
   }
   // The tensors not yet written in full (empty: the model can run).
   std::vector<std::string> missing() const { return weights_.missing(); }
   // Bytes of parameters held.
-  std::size_t bytes() const noexcept { return weights_.bytes() + network_->bytes(); }
+  std::size_t bytes() const noexcept { return weights_.bytes(); }
 
   // The longest sequence the position embeddings allow.
   std::size_t max_length() const noexcept { return config_.maxPositions - config_.positionOffset; }
@@ -55,9 +59,8 @@ class Model {
   void check_length(std::size_t L, std::size_t past = 0) const;
   // Floats of scratch a forward of L tokens takes (the bindings' memory check).
   double scratch_floats(std::size_t L) const { return network_->scratch_floats(L); }
-  // Whether forward() can return logits, and the floats their head allocates at the first call.
+  // Whether forward() can return logits.
   bool has_logits() const { return network_->has_logits(); }
-  double logits_floats() const { return network_->logits_floats(); }
 
   // One sequence of L tokens (types: null = all 0). hiddenStates follows
   // Hugging Face's output_hidden_states (each architecture says what its
@@ -116,7 +119,7 @@ class Model {
   void release() noexcept { scratch_.release(); }
 
  private:
-  Model(const Config& config, bool allocate);
+  Model(const Config& config, bool allocate, Storage matrices);
   // The checks of a call of L tokens after `past` positions, then its scratch.
   void check(const std::int32_t* ids, const std::int32_t* types, std::size_t past, std::size_t L, const Outputs& out);
 

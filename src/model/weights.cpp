@@ -1,5 +1,7 @@
 #include "weights.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -9,23 +11,13 @@
 namespace mha::model {
 namespace {
 
-float half_to_float(std::uint16_t h) noexcept {
-  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
-  std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu, bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);  // inf, NaN
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    bits = sign;  // ±0
-  } else {        // subnormal: normalize
-    exponent = 113;
-    while ((mantissa & 0x400u) == 0) mantissa <<= 1, --exponent;
-    bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+// A value a 16-bit storage would make infinite: refused by name.
+[[noreturn]] MHA_COLD void beyond_range(const std::string& tensor, std::size_t element, float value, Storage s) {
+  const bool f16 = s == Storage::F16;
+  ((Message() << tensor.c_str() << ": element " << element << " (").real(value)
+   << ") is beyond the range of " << (f16 ? "float16 (±65504)" : "bfloat16") << "; hold the weights in "
+   << (f16 ? "bf16 or " : "") << "float32")
+      .raise();
 }
 
 }  // namespace
@@ -36,14 +28,22 @@ void to_float(DType dtype, const unsigned char* data, std::size_t count, float* 
       std::memcpy(out, data, count * sizeof(float));  // little-endian, like wasm and x86
       break;
     case DType::F16:
-      for (std::size_t i = 0; i < count; ++i) out[i] = half_to_float(std::uint16_t(data[2 * i] | data[2 * i + 1] << 8));
+      for (std::size_t i = 0; i < count; ++i) out[i] = f16_to_float(std::uint16_t(data[2 * i] | data[2 * i + 1] << 8));
       break;
     case DType::BF16:
-      for (std::size_t i = 0; i < count; ++i) {
-        const std::uint32_t bits = std::uint32_t(data[2 * i] | data[2 * i + 1] << 8) << 16;
-        std::memcpy(out + i, &bits, sizeof(float));
-      }
+      for (std::size_t i = 0; i < count; ++i) out[i] = bf16_to_float(std::uint16_t(data[2 * i] | data[2 * i + 1] << 8));
       break;
+  }
+}
+
+void Slot::column(std::size_t j, float* out) const noexcept {
+  const std::size_t start = j / kPanel * kPanel * K;
+  if (storage == Storage::F32) {
+    const float* p = data.data() + start + j % kPanel;
+    for (std::size_t k = 0; k < K; ++k) out[k] = p[k * kPanel];
+  } else {
+    const std::uint16_t* p = halves.data() + start + half_lane(j % kPanel);
+    for (std::size_t k = 0; k < K; ++k) out[k] = widen(storage, p[k * kPanel]);
   }
 }
 
@@ -56,6 +56,7 @@ Slot& Weights::plain(std::size_t n) {
 
 Slot& Weights::packed(bool packNK, std::size_t K, std::size_t N) {
   Slot& s = slots_.emplace_back();
+  s.storage = matrices_;
   s.packed = true;
   s.packNK = packNK;
   s.K = K;
@@ -74,7 +75,7 @@ const Slot* Weights::tensor(std::string name, std::vector<std::size_t> shape, Sl
       t.slot = i;
       break;
     }
-  t.stagingFloats = slot.packed ? slot.K * slot.N : 0;
+  t.matrix = slot.packed;
   t.group = open_;
   t.optional = open_ != 0;
   tensors_.push_back(std::move(t));
@@ -102,13 +103,15 @@ bool Weights::complete(std::size_t group) const noexcept {
 }
 
 void Weights::allocate() {
-  for (Slot& s : slots_) s.data.resize(s.size);  // zeros: what an optional tensor left out holds
+  // Zeros: what an optional tensor left out holds, and the packed panels'
+  // columns past N (+0 in every storage).
+  for (Slot& s : slots_) (s.storage == Storage::F32 ? (void)s.data.resize(s.size) : s.halves.resize(s.size));
   allocated_ = true;
 }
 
-double Weights::floats() const noexcept {
+double Weights::bytes_to_allocate() const noexcept {
   double n = 0;
-  for (const Slot& s : slots_) n += double(s.size);
+  for (const Slot& s : slots_) n += double(s.size) * double(s.element_bytes());
   return n;
 }
 
@@ -123,18 +126,41 @@ void Weights::write(std::size_t index, DType dtype, std::size_t first, std::size
                << place.written << " of " << t.elements << " elements written")
         .raise();
   Slot& slot = *place.slot;
-  if (slot.packed && slot.staging.empty()) slot.staging.resize(slot.K * slot.N);
-  float* destination = (slot.packed ? slot.staging.data() : slot.data.data()) + place.offset + first;
-  to_float(dtype, data, count, destination);
+  // In blocks, to floats, then each element to its place: elements of the
+  // slot's file layout, row after row (rows of K for packNK, of N otherwise).
+  constexpr std::size_t kBlock = 1024;
+  float block[kBlock];
+  const std::size_t rowLength = slot.packNK ? slot.K : slot.N, panelFloats = kPanel * slot.K;
+  for (std::size_t done = 0; done < count;) {
+    const std::size_t n = std::min(kBlock, count - done);
+    to_float(dtype, data + done * bytes_of(dtype), n, block);
+    const std::size_t e0 = place.offset + first + done;
+    if (!slot.packed) {
+      std::copy_n(block, n, slot.data.data() + e0);
+    } else {
+      for (std::size_t i = 0; i < n;) {
+        const std::size_t e = e0 + i, row = e / rowLength, column = e % rowLength;
+        const std::size_t run = std::min(n - i, rowLength - column);
+        // (k, j) of B [K, N] for each element of the run, and its place in the panels.
+        for (std::size_t r = 0; r < run; ++r) {
+          const std::size_t k = slot.packNK ? column + r : row, j = slot.packNK ? row : column + r;
+          const std::size_t at = j / kPanel * panelFloats + k * kPanel;
+          if (slot.storage == Storage::F32) {
+            slot.data[at + j % kPanel] = block[i + r];
+          } else {
+            const std::uint16_t h = narrow(slot.storage, block[i + r]);
+            if (std::isinf(widen(slot.storage, h)) && !std::isinf(block[i + r]))
+              beyond_range(t.name, first + done + i + r, block[i + r], slot.storage);
+            slot.halves[at + half_lane(j % kPanel)] = h;
+          }
+        }
+        i += run;
+      }
+    }
+    done += n;
+  }
   place.written += count;
   slot.missing -= count;
-  if (slot.packed && slot.missing == 0) {
-    if (slot.packNK)
-      pack_nk(slot.K, slot.N, slot.staging.data(), slot.K, slot.data.data());
-    else
-      pack_kn(slot.K, slot.N, slot.staging.data(), slot.N, slot.data.data());
-    std::vector<float>().swap(slot.staging);
-  }
 }
 
 std::vector<std::string> Weights::missing() const {
@@ -147,8 +173,8 @@ std::vector<std::string> Weights::missing() const {
 
 std::size_t Weights::bytes() const noexcept {
   std::size_t n = 0;
-  for (const Slot& s : slots_) n += s.data.capacity() + s.staging.capacity();
-  return n * sizeof(float);
+  for (const Slot& s : slots_) n += s.data.capacity() * sizeof(float) + s.halves.capacity() * sizeof(std::uint16_t);
+  return n;
 }
 
 }  // namespace mha::model

@@ -1,9 +1,13 @@
 // A checkpoint's tensors and where the blocks read them: the one mechanism
 // every architecture lays its parameters out with (arch/*.cpp say which
 // tensors, this file how they are held). A tensor is written in chunks, in
-// order, converted from F16/BF16 as it arrives; the weights of a product are
-// packed for the GEMM (pack.hpp) when the last of their tensors is complete,
-// so a checkpoint is never held twice. No Emscripten, no JS.
+// order, each element converted as it arrives and stored straight into its
+// place: the weights of a product in the GEMM's packed panels (pack.hpp), so
+// a checkpoint is never held twice, nor staged. The matrices (every packed
+// slot, the token embeddings among them) are held in float32, or in 16 bits
+// (Storage, half.hpp) for a model twice as large in the same memory: the GEMM
+// widens them exactly as it reads them. Vectors (norms, biases, position
+// tables) are float32 always. No Emscripten, no JS.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/half.hpp"
 #include "config.hpp"
 
 namespace mha::model {
@@ -23,10 +28,10 @@ struct Tensor {
   std::string name;                // e.g. "encoder.layer.0.attention.self.query.weight"
   std::vector<std::size_t> shape;  // as stored, e.g. [out, in] for nn.Linear, [in, out] for GPT-2's Conv1D
   std::size_t elements = 0;
-  // The slot it fills (tensors that share one are loaded into one matrix), and
-  // the floats that slot stages while its tensors arrive (0 for a plain one).
+  // The slot it fills (tensors that share one are loaded into one matrix),
+  // and whether that slot is a matrix (packed: held in the model's Storage).
   std::size_t slot = 0;
-  std::size_t stagingFloats = 0;
+  bool matrix = false;
   // A checkpoint may leave it out, and it is then zero (Marian's
   // final_logits_bias, which transformers creates as zeros when absent).
   bool optional = false;
@@ -37,21 +42,34 @@ struct Tensor {
 
 // Where the blocks read a parameter: `plain` floats, or a GEMM's right-hand
 // matrix [K, N] packed (pack.hpp) from its file layout, which is [N, K] for
-// nn.Linear (packNK) and [K, N] for Conv1D. A packed slot gathers its tensors
-// (BERT's query, key and value weights are one [hiddenSize, 3·hiddenSize]
-// product) in `staging` until the last is complete.
+// nn.Linear (packNK) and [K, N] for Conv1D. Several tensors may fill one
+// packed slot (BERT's query, key and value weights are one [hiddenSize,
+// 3·hiddenSize] product), each at its offset in the slot's file layout. The
+// token embeddings are a packed slot too, Eᵀ [hiddenSize, vocabSize], the
+// layout a tied output head multiplies by: one copy serves the lookup
+// (column()) and the head.
 struct Slot {
-  std::vector<float> data;
-  std::size_t size = 0;  // floats of `data`, allocated or not
+  std::vector<float> data;            // Storage::F32
+  std::vector<std::uint16_t> halves;  // Storage::BF16, F16 (packed slots only)
+  Storage storage = Storage::F32;
+  std::size_t size = 0;  // elements of `data` or `halves`, allocated or not
   bool packed = false, packNK = false;
   std::size_t K = 0, N = 0;
   std::size_t missing = 0;  // elements not written yet
-  std::vector<float> staging;
   const float* floats() const noexcept { return data.data(); }
+  const std::uint16_t* half_data() const noexcept { return halves.data(); }
+  std::size_t element_bytes() const noexcept { return storage == Storage::F32 ? 4 : 2; }
+  // Column j of a packed B [K, N] as K floats (row j of an nn.Linear or
+  // embedding tensor [N, K]): a token's embedding.
+  void column(std::size_t j, float* out) const noexcept;
 };
 
 class Weights {
  public:
+  // `matrices`: how packed slots are held (vectors are float32 always).
+  explicit Weights(Storage matrices = Storage::F32) noexcept : matrices_(matrices) {}
+  Storage matrices() const noexcept { return matrices_; }
+
   // Laying out (an architecture's build()): a slot of n plain floats, or of
   // a packed [K, N] matrix; then the tensors that fill it (at `offset`
   // floats in, for a slot several tensors share).
@@ -70,8 +88,8 @@ class Weights {
   const Slot* vector(std::string name, std::size_t n) { return tensor(std::move(name), {n}, plain(n)); }
   // Gives every slot its memory (after the layout; bytes_for() skips it).
   void allocate();
-  // Floats the slots take once allocated.
-  double floats() const noexcept;
+  // Bytes the slots take once allocated.
+  double bytes_to_allocate() const noexcept;
 
   const std::vector<Tensor>& tensors() const noexcept { return tensors_; }
   // Elements [first, first + count) of tensors()[index] (see Model::write).
@@ -87,6 +105,7 @@ class Weights {
   std::deque<Slot> slots_;  // a deque: the architectures' pointers into it stay valid
   std::vector<Tensor> tensors_;
   std::vector<Place> places_;
+  Storage matrices_;
   bool allocated_ = false;
   std::size_t groups_ = 0, open_ = 0;  // groups made; the one being laid out (0: none)
 };

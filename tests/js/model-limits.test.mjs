@@ -252,12 +252,12 @@ describe('the model limits and rules', () => {
     const before = rawModelEngine.memoryStats();
     const described = rawModels.describeModel(big);
     const after = rawModelEngine.memoryStats();
-    // A plain slot of its own (nothing staged), as every tensor but the packed products' is.
+    // A matrix of its own: the token embeddings are held as the packed Eᵀ a tied head multiplies by.
     expect(described.tensors[0]).toEqual({
       name: 'embeddings.word_embeddings.weight',
       shape: [1 << 18, 64],
       slot: 0,
-      stagingFloats: 0,
+      matrix: true,
     });
     expect(described.architecture).toEqual({
       name: 'bert',

@@ -4,12 +4,11 @@
 // time): a subclass whose length, byteLength or getters lie or throw is read
 // through the intrinsic getters, a dtype that is not F32/F16/BF16 and bytes
 // that are not a Uint8Array are refused before the call; after 1,600 such
-// calls the heap in use is where it was. And the memory a load stages (a
-// packed slot's copy while its tensors arrive) is counted up front.
+// calls the heap in use is where it was. And the memory a model takes, in
+// float32 or 16-bit weights, is counted up front.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadHost } from '../../src/js/node-host.mjs';
-import { peakStagingFloats } from '../../src/js/models/load.mjs';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const CONFIG = JSON.parse(readFileSync(new URL('../fixtures/models/bert-zh/config.json', import.meta.url), 'utf8'));
@@ -54,34 +53,52 @@ test('hostile bytes and dtypes never reach the bindings; the heap in use stays w
   host.call('disposeModel', [id]);
 });
 
-test("the layout says which tensors share a packed slot; the load's peak staging is counted before allocating", () => {
+test('the layout says which tensors share a packed slot and which are matrices; their bytes either way', () => {
   const layout = host.call('describeModel', [CONFIG]);
   const byName = new Map(layout.tensors.map((t, index) => [t.name, { ...t, index }]));
   const q = byName.get('encoder.layer.0.attention.self.query.weight');
   const k = byName.get('encoder.layer.0.attention.self.key.weight');
   const v = byName.get('encoder.layer.0.attention.self.value.weight');
-  // BERT's query, key and value weights are one [32, 96] product, staged whole until the last arrives.
+  // BERT's query, key and value weights are one [32, 96] product; the token embeddings are a matrix too (Eᵀ).
   expect([k.slot, v.slot]).toEqual([q.slot, q.slot]);
-  expect(q.stagingFloats).toBe(32 * 96);
-  expect(byName.get('embeddings.LayerNorm.weight').stagingFloats).toBe(0);
-  // In the model's order one slot is open at a time; every query first, then every key, keeps both layers' open.
-  const inOrder = [layout.tensors.map((t, index) => ({ index }))];
-  const qkv = (part) =>
-    layout.tensors.map((t, index) => ({ t, index })).filter(({ t }) => t.name.endsWith(`self.${part}.weight`));
-  const hostile = [[...qkv('query'), ...qkv('key'), ...qkv('value')].map(({ index }) => ({ index }))];
-  const largest = Math.max(...layout.tensors.map((t) => t.stagingFloats));
-  expect(peakStagingFloats(layout, inOrder)).toBe(largest);
-  expect(peakStagingFloats(layout, hostile)).toBe(2 * 32 * 96);
+  expect([q.matrix, byName.get('embeddings.word_embeddings.weight').matrix]).toEqual([true, true]);
+  expect(byName.get('embeddings.LayerNorm.weight').matrix).toBeUndefined();
+  expect(layout.weights).toBe('float32');
+  // From the shapes: each matrix slot is [K, N] with N = its tensors' rows (nn.Linear's [out, in]),
+  // packed in panels of 8 columns; vectors are float32 whatever the storage.
+  const slots = new Map();
+  let vectorElements = 0;
+  for (const t of layout.tensors) {
+    if (!t.matrix) vectorElements += t.shape.reduce((a, b) => a * b, 1);
+    else slots.set(t.slot, { K: t.shape[1], N: (slots.get(t.slot)?.N ?? 0) + t.shape[0] });
+  }
+  const matrixElements = [...slots.values()].reduce((sum, { K, N }) => sum + K * Math.ceil(N / 8) * 8, 0);
+  expect(layout.weightBytes).toEqual({
+    float32: 4 * (vectorElements + matrixElements),
+    bf16: 4 * vectorElements + 2 * matrixElements,
+  });
 });
 
-test('a model whose parameters fit but not with what its load stages is refused before anything is allocated', () => {
-  // 5 layers of hidden size 4096: about 1.35 GB of parameters, which fit in the 2 GiB memory; staging
-  // every layer's query, key and value at once (a checkpoint ordered so) adds 1.0 GB, which does not.
-  const big = { ...CONFIG, hidden_size: 4096, num_attention_heads: 8, intermediate_size: 64, num_hidden_layers: 5 };
+test('a model too large for the memory is refused before anything is allocated, in every storage', () => {
+  // 40 layers of hidden size 4096: about 10.7 GB of parameters in float32, 5.4 GB in 16 bits.
+  const big = { ...CONFIG, hidden_size: 4096, num_attention_heads: 8, intermediate_size: 64, num_hidden_layers: 40 };
   const before = host.call('memoryStats', []);
-  expect(() => host.call('createModel', [big, 5 * 3 * 4096 * 4096])).toThrow(
-    /^model: needs \d+ bytes of WebAssembly memory, more than the \d+ bytes available/,
-  );
+  const needs = [0, 1, 2].map((code) => {
+    let message = '';
+    try {
+      host.call('createModel', [big, code]);
+    } catch (error) {
+      message = error.message;
+    }
+    expect(message).toMatch(/^model: needs \d+ bytes of WebAssembly memory, more than the \d+ bytes available/);
+    return Number(/needs (\d+) bytes/.exec(message)[1]);
+  });
+  const { weightBytes } = host.call('describeModel', [big]);
+  expect(needs).toEqual([weightBytes.float32, weightBytes.bf16, weightBytes.bf16]);
+  expect(needs[1] / needs[0]).toBeCloseTo(0.5, 2);
   const after = host.call('memoryStats', []);
   expect([after.heapBytes, after.inUseBytes]).toEqual([before.heapBytes, before.inUseBytes]);
+  expect(() => host.call('createModel', [CONFIG, 3])).toThrow(
+    'weights: expected 0 (float32), 1 (bf16) or 2 (f16), got 3',
+  );
 });

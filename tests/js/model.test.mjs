@@ -25,6 +25,22 @@ function filesOf(name) {
   );
 }
 
+/**
+ * How loadModel's default ('auto') holds a folder's matrices, from its safetensors headers: in the 16-bit
+ * type every 2-D float tensor is stored in, else float32 (pickles are float32 here).
+ */
+function autoWeights(name) {
+  const types = new Set();
+  for (const file of readdirSync(folder(name)).filter((f) => f.endsWith('.safetensors'))) {
+    const bytes = readFileSync(path.join(folder(name), file));
+    const header = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString('utf8'));
+    for (const [key, t] of Object.entries(header))
+      if (key !== '__metadata__' && t.shape.length === 2 && /^B?F\d+$/.test(t.dtype)) types.add(t.dtype);
+  }
+  const [only] = types;
+  return types.size === 1 && only === 'BF16' ? 'bf16' : types.size === 1 && only === 'F16' ? 'f16' : 'float32';
+}
+
 function expectNear(got, want, abs, rel, label) {
   expect(got.length).toBe(want.length);
   let worst = 0;
@@ -64,7 +80,10 @@ describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
     const decoder = ['gpt2', 'llama', 'qwen2', 'qwen3'].includes(ref.config.modelType);
     // The Llama family also says its heads' width (here hidden / heads) and, with grouped-query attention,
     // its key/value heads (the references' configs list neither).
-    const { headDim, numKeyValueHeads, hasLogits, ...config } = model.config;
+    const { headDim, numKeyValueHeads, hasLogits, weights, weightBytes, ...config } = model.config;
+    // A 16-bit checkpoint stays 16-bit (its results are the float32 ones: widened exactly in the GEMM).
+    expect(weights).toBe(autoWeights(name));
+    expect(weightBytes).toBeGreaterThan(0);
     // A head: every decoder's; a BERT's masked-LM head where transformers' reference has its predictions.
     expect(hasLogits).toBe(decoder || Boolean(ref.masked));
     if (headDim !== undefined) expect(headDim).toBe(ref.config.hiddenSize / ref.config.numHeads);

@@ -284,6 +284,60 @@ INSTANTIATE_TEST_SUITE_P(Models, Checkpoint, ::testing::ValuesIn(fixture_folders
   return n;
 });
 
+// Weights held in 16 bits: a bfloat16 checkpoint held as bfloat16 gives the
+// float32 model's results bit for bit (widening is exact, and the kernels
+// sum in the same order), in half the memory of its matrices.
+TEST(Model, A16BitCheckpointHeldIn16BitsGivesTheFloat32ResultsBitForBit) {
+  const std::string folder = kModels + "hf-llama/";  // saved by transformers in bfloat16
+  const Config config = config_of(read_json(folder + "config.json"));
+  Model f32(config), bf16(config, mha::Storage::BF16);
+  load(f32, folder);
+  load(bf16, folder);
+  EXPECT_EQ(bf16.matrices(), mha::Storage::BF16);
+  EXPECT_LT(double(bf16.bytes()), 0.75 * double(f32.bytes()));
+  EXPECT_EQ(double(bf16.bytes()), Model::bytes_for(config, mha::Storage::BF16));
+  Attention one(1), three(3);
+  const std::vector<std::int32_t> ids = {1, 5, 9, 9, 2, 7, 30, 4};
+  const Result a = run(f32, one, ids, {}), b = run(bf16, three, ids, {});
+  EXPECT_EQ(std::memcmp(a.hidden.data(), b.hidden.data(), a.hidden.size() * 4), 0);
+  EXPECT_EQ(std::memcmp(a.attention.data(), b.attention.data(), a.attention.size() * 4), 0);
+  std::vector<float> la(ids.size() * config.vocabSize), lb(la.size()), h(ids.size() * config.hiddenSize);
+  Outputs oa{h.data()}, ob{h.data()};
+  oa.logits = la.data();
+  ob.logits = lb.data();
+  f32.forward(one, ids.data(), nullptr, ids.size(), oa);
+  bf16.forward(one, ids.data(), nullptr, ids.size(), ob);
+  EXPECT_EQ(std::memcmp(la.data(), lb.data(), la.size() * 4), 0);
+}
+
+TEST(Model, A16BitStorageRefusesAValueItCannotHoldByTheTensorsName) {
+  Config c;
+  c.architecture = mha::model::find_architecture("gpt2");
+  c.modelType = "gpt2";
+  c.numLayers = 1;
+  c.numHeads = 2;
+  c.hiddenSize = 8;
+  c.intermediateSize = 16;
+  c.vocabSize = 10;
+  c.maxPositions = 16;
+  Model m(c, mha::Storage::F16);
+  std::size_t fc = 0;
+  while (m.tensors()[fc].name != "h.0.mlp.c_fc.weight") ++fc;
+  std::vector<float> values(m.tensors()[fc].elements, 0.5f);
+  values[3] = 70000.0f;  // float16's largest is 65504
+  try {
+    m.write(fc, DType::F32, 0, values.size(), reinterpret_cast<const unsigned char*>(values.data()));
+    FAIL() << "70000 held as float16";
+  } catch (const mha::ArgumentError& e) {
+    EXPECT_STREQ(e.what(),
+                 "h.0.mlp.c_fc.weight: element 3 (70000) is beyond the range of float16 (±65504); hold the weights in "
+                 "bf16 or float32");
+  }
+  // bfloat16 holds it (rounded), and a vector (a bias) stays float32 whatever the storage.
+  Model b(c, mha::Storage::BF16);
+  EXPECT_NO_THROW(b.write(fc, DType::F32, 0, values.size(), reinterpret_cast<const unsigned char*>(values.data())));
+}
+
 // A model of random weights large enough that every product and the attention run on the pool.
 Model random_model(const char* modelType, std::uint32_t seed) {
   Config c;

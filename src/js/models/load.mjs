@@ -68,8 +68,9 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   const generation = files['generation_config.json']
     ? { json: await readJson(files['generation_config.json']), file: 'generation_config.json' }
     : { json, file: 'config.json' };
-  // Counted with the parameters before anything is allocated: what the load stages at its peak.
-  const { id } = await call(CALLS.createModel, [json, peakStagingFloats(layout, plan)]);
+  // Each element goes straight to its place: the load needs the parameters' memory and no more.
+  const weights = chooseWeights(opts.weights ?? 'auto', layout, plan);
+  const { id } = await call(CALLS.createModel, [json, WEIGHTS.indexOf(weights)]);
   const config = {
     architecture: layout.architecture, // what run() needs of it: token types, attention groups
     generation,
@@ -79,6 +80,9 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
       causal: layout.architecture.causal,
       // The longest input in tokens, as the model reports it (Model::max_length).
       maxLength: layout.maxLength,
+      // How its weight matrices are held, and the bytes its parameters take.
+      weights,
+      weightBytes: layout.weightBytes[weights === 'float32' ? 'float32' : 'bf16'],
     }),
   };
   try {
@@ -160,31 +164,27 @@ function planLoad(layout, sources, headers) {
   return plan;
 }
 
+/** How loadModel can hold a model's weight matrices (the `weights` option), in the engine's code order. */
+export const WEIGHTS = Object.freeze(['float32', 'bf16', 'f16']);
+
 /**
- * The most floats the model build stages at once while `plan` streams in
- * (file by file, each file's tensors in order): a packed slot (BERT's query,
- * key and value, one matrix) holds a staging copy from its first tensor to
- * its last, so a checkpoint that orders every layer's queries before its keys
- * keeps every layer's copy at once. `layout` is describeModel's.
+ * The storage of the weight matrices `requested` ('auto', or one of WEIGHTS)
+ * means for this checkpoint. 'auto' never rounds a weight: the matrices stay
+ * in the 16-bit type the checkpoint stores every one of them in (widening is
+ * exact, so the results are the float32 ones, in half the memory), and in
+ * float32 otherwise. `layout` is describeModel's, `plan` planLoad's.
  */
-export function peakStagingFloats(layout, plan) {
-  const left = new Map(); // slot → its tensors not loaded yet
-  for (const t of layout.tensors) left.set(t.slot, (left.get(t.slot) ?? 0) + 1);
-  let open = 0;
-  let peak = 0;
-  const opened = new Set();
-  for (const tensor of plan.flat()) {
-    const { slot, stagingFloats } = layout.tensors[tensor.index];
-    if (!stagingFloats) continue;
-    if (!opened.has(slot)) {
-      opened.add(slot);
-      open += stagingFloats;
-      peak = Math.max(peak, open);
-    }
-    left.set(slot, left.get(slot) - 1);
-    if (left.get(slot) === 0) open -= stagingFloats;
-  }
-  return peak;
+export function chooseWeights(requested, layout, plan) {
+  if (requested !== 'auto') return requested;
+  const types = new Set(
+    plan
+      .flat()
+      .filter((t) => layout.tensors[t.index].matrix)
+      .map((t) => t.dtype),
+  );
+  if (types.size === 1 && types.has('BF16')) return 'bf16';
+  if (types.size === 1 && types.has('F16')) return 'f16';
+  return 'float32';
 }
 
 // The chunk as the whole of an ArrayBuffer, which can be transferred: a
@@ -195,14 +195,23 @@ function ownBuffer(bytes) {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
-const LOAD_OPTIONS = new Set(['onProgress', 'signal', 'revision', 'endpoint', 'cacheDir', 'token', 'offline']);
+const LOAD_OPTIONS = new Set([
+  'onProgress',
+  'signal',
+  'weights',
+  'revision',
+  'endpoint',
+  'cacheDir',
+  'token',
+  'offline',
+]);
 
 /** loadModel's options, checked here where they are the same for every source (the Hub's by sources/hub.mjs). */
 function checkLoadOptions(options) {
   if (options === undefined) return {};
   if (!options || typeof options !== 'object')
     throw new TypeError(
-      `loadModel options: expected { onProgress, signal, revision, endpoint, cacheDir, token, offline }, got ${describe(options)}`,
+      `loadModel options: expected { onProgress, signal, weights, revision, endpoint, cacheDir, token, offline }, got ${describe(options)}`,
     );
   rejectUnknown(options, LOAD_OPTIONS, 'loadModel');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
@@ -213,6 +222,13 @@ function checkLoadOptions(options) {
     throw new TypeError(
       `signal: expected an AbortSignal (new AbortController().signal), got ${describe(options.signal)}`,
     );
+  if (options.weights !== undefined) {
+    const expected = `'auto', ${WEIGHTS.map((w) => `'${w}'`).join(', ')}`;
+    if (typeof options.weights !== 'string')
+      throw new TypeError(`weights: expected one of ${expected}, got ${describe(options.weights)}`);
+    if (options.weights !== 'auto' && !WEIGHTS.includes(options.weights))
+      throw new RangeError(`weights: expected one of ${expected}, got ${JSON.stringify(options.weights)}`);
+  }
   options.signal?.throwIfAborted();
   return options;
 }

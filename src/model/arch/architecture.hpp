@@ -68,12 +68,8 @@ class Network {
   virtual void forward(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
                        LayerCaches* caches) const = 0;
   // Whether forward() can write Outputs::logits (a language-model head, such
-  // as GPT-2's tied to its token embeddings), and the floats that head still
-  // has to allocate before its first use (0 once it has).
+  // as GPT-2's tied to its token embeddings).
   virtual bool has_logits() const { return false; }
-  virtual double logits_floats() const { return 0; }
-  // Bytes it holds besides Weights (such a head once allocated).
-  virtual std::size_t bytes() const noexcept { return 0; }
 
   // An encoder-decoder's halves (Kind::EncoderDecoder; Model calls them only
   // for one). encode(): the S tokens of `in` through the encoder (out:

@@ -15,7 +15,6 @@
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
 #include "../blocks/self_attention.hpp"
-#include "../blocks/tied_head.hpp"
 #include "architecture.hpp"
 
 namespace mha::model {
@@ -49,11 +48,12 @@ void read_config(ConfigReader& r, Config& c) {
 
 class Bert final : public Network {
  public:
-  Bert(const Config& c, Weights& w) : c_(c), decoder_(word_, c.hiddenSize, c.vocabSize) {
+  Bert(const Config& c, Weights& w) : c_(c) {
     const std::size_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize, P = c.maxPositions;
     checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
     checked_product({D, I}, "the MLP's weights: hiddenSize×intermediateSize");
-    word_ = w.tensor("embeddings.word_embeddings.weight", {V, D}, w.plain(V * D));
+    word_ = w.tensor("embeddings.word_embeddings.weight", {V, D},
+                     w.packed(true, D, V));  // Eᵀ, as the tied head reads it (masked LM)
     position_ = w.tensor("embeddings.position_embeddings.weight", {P, D}, w.plain(P * D));
     type_ = w.tensor("embeddings.token_type_embeddings.weight", {c.typeVocabSize, D}, w.plain(c.typeVocabSize * D));
     lnGain_ = w.vector("embeddings.LayerNorm.weight", D);
@@ -100,8 +100,6 @@ class Bert final : public Network {
   }
 
   bool has_logits() const override { return weights_ && weights_->complete(mlmGroup_); }
-  double logits_floats() const override { return c_.maskedLM ? decoder_.floats_to_allocate() : 0.0; }
-  std::size_t bytes() const noexcept override { return decoder_.bytes(); }
 
   // hiddenStates: the embeddings' output, then each layer's.
   // (An encoder keeps no state: Model never passes it caches.)
@@ -143,7 +141,7 @@ class Bert final : public Network {
       const std::size_t rows = logit_rows(out, L), first = L - rows;
       linear(attention, rows, x + first * D, D, *mlmDense_, mlmDenseBias_, a, D, epilogue_of(c_.activation));
       layer_norm(a, nullptr, rows, D, mlmLnGain_->floats(), mlmLnBias_->floats(), eps, a);
-      linear(attention, rows, a, D, decoder_.weights(), mlmBias_, out.logits, c_.vocabSize, Epilogue::None);
+      linear(attention, rows, a, D, *word_, mlmBias_, out.logits, c_.vocabSize, Epilogue::None);
     }
   }
 
@@ -156,7 +154,6 @@ class Bert final : public Network {
   std::vector<Layer> layers_;
   const Slot *mlmDense_ = nullptr, *mlmDenseBias_ = nullptr, *mlmLnGain_ = nullptr, *mlmLnBias_ = nullptr,
              *mlmBias_ = nullptr;
-  TiedHead decoder_;                  // the masked-LM head's output, tied to the word embeddings
   const Weights* weights_ = nullptr;  // (Model's, which outlives this) to ask whether the head was read
   std::size_t mlmGroup_ = 0;
 };

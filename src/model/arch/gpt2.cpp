@@ -10,7 +10,6 @@
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
 #include "../blocks/self_attention.hpp"
-#include "../blocks/tied_head.hpp"
 #include "architecture.hpp"
 
 namespace mha::model {
@@ -38,11 +37,11 @@ void read_config(ConfigReader& r, Config& c) {
 
 class Gpt2 final : public Network {
  public:
-  Gpt2(const Config& c, Weights& w) : c_(c), lmHead_(word_, c.hiddenSize, c.vocabSize) {
+  Gpt2(const Config& c, Weights& w) : c_(c) {
     const std::size_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize, P = c.maxPositions;
     checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
     checked_product({D, I}, "the MLP's weights: hiddenSize×intermediateSize");
-    word_ = w.tensor("wte.weight", {V, D}, w.plain(V * D));
+    word_ = w.tensor("wte.weight", {V, D}, w.packed(true, D, V));  // Eᵀ, as the tied head reads it
     position_ = w.tensor("wpe.weight", {P, D}, w.plain(P * D));
     for (std::size_t l = 0; l < c.numLayers; ++l) {
       const std::string p = "h." + decimal(l) + ".";
@@ -110,14 +109,11 @@ class Gpt2 final : public Network {
     // 5. The language-model head, tied to the token embeddings: logits = x·wteᵀ.
     if (out.logits) {
       const std::size_t rows = logit_rows(out, L);
-      linear(attention, rows, x + (L - rows) * D, D, lmHead_.weights(), nullptr, out.logits, c_.vocabSize,
-             Epilogue::None);
+      linear(attention, rows, x + (L - rows) * D, D, *word_, nullptr, out.logits, c_.vocabSize, Epilogue::None);
     }
   }
 
   bool has_logits() const override { return true; }
-  std::size_t bytes() const noexcept override { return lmHead_.bytes(); }
-  double logits_floats() const override { return lmHead_.floats_to_allocate(); }
 
  private:
   struct Layer {
@@ -126,7 +122,6 @@ class Gpt2 final : public Network {
   Config c_;
   const Slot *word_ = nullptr, *position_ = nullptr, *lnGain_ = nullptr, *lnBias_ = nullptr;
   std::vector<Layer> layers_;
-  TiedHead lmHead_;  // logits = x·wteᵀ
 };
 
 std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_unique<Gpt2>(c, w); }

@@ -17,7 +17,6 @@
 #include "../blocks/norm.hpp"
 #include "../blocks/rotary.hpp"
 #include "../blocks/self_attention.hpp"
-#include "../blocks/tied_head.hpp"
 #include "architecture.hpp"
 
 namespace mha::model {
@@ -91,17 +90,13 @@ void read_config(ConfigReader& r, Config& c) {
 
 class Llama final : public Network {
  public:
-  Llama(const Config& c, Weights& w)
-      : c_(c),
-        f_(flavour_of(c)),
-        layout_{c.numHeads, c.kv_heads(), c.head_dim()},
-        tied_(word_, c.hiddenSize, c.vocabSize) {
+  Llama(const Config& c, Weights& w) : c_(c), f_(flavour_of(c)), layout_{c.numHeads, c.kv_heads(), c.head_dim()} {
     const std::size_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize, hd = c.head_dim();
     const std::size_t Q = c.numHeads * hd, KV = c.kv_heads() * hd, W = layout_.width();
     checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
     checked_product({D, 2 * I}, "the MLP's weights: hiddenSize×2·intermediateSize");
     checked_product({D, W}, "the attention's weights: hiddenSize×(heads + 2·key/value heads)·head_dim");
-    word_ = w.tensor("embed_tokens.weight", {V, D}, w.plain(V * D));
+    word_ = w.tensor("embed_tokens.weight", {V, D}, w.packed(true, D, V));  // Eᵀ, as the tied head reads it when tied
     for (std::size_t l = 0; l < c.numLayers; ++l) {
       const std::string p = "layers." + decimal(l) + ".";
       Layer b{};
@@ -155,7 +150,7 @@ class Llama final : public Network {
     float *const x = scratch, *const a = x + L * D, *const qkv = a + L * D, *const heads = qkv + L * W,
                  *const gateUp = heads + L * H * hd, *const inner = gateUp + 2 * L * I;
     // 1. Token embeddings (no positions: they turn the queries and keys).
-    for (std::size_t i = 0; i < L; ++i) std::copy_n(word_->floats() + std::size_t(in.ids[i]) * D, D, x + i * D);
+    for (std::size_t i = 0; i < L; ++i) word_->column(std::size_t(in.ids[i]), x + i * D);
     for (std::size_t l = 0; l < c_.numLayers; ++l) {
       const Layer& b = layers_[l];
       keep_hidden(out, l, x, L, D);
@@ -188,14 +183,12 @@ class Llama final : public Network {
     std::copy(x, x + L * D, out.lastHiddenState);
     if (out.logits) {
       const std::size_t rows = logit_rows(out, L);
-      linear(attention, rows, x + (L - rows) * D, D, head_ ? *head_ : tied_.weights(), nullptr, out.logits,
-             c_.vocabSize, Epilogue::None);
+      linear(attention, rows, x + (L - rows) * D, D, head_ ? *head_ : *word_, nullptr, out.logits, c_.vocabSize,
+             Epilogue::None);
     }
   }
 
   bool has_logits() const override { return true; }
-  double logits_floats() const override { return head_ ? 0.0 : tied_.floats_to_allocate(); }
-  std::size_t bytes() const noexcept override { return tied_.bytes(); }
 
  private:
   struct Layer {
@@ -207,7 +200,6 @@ class Llama final : public Network {
   const Slot *word_ = nullptr, *norm_ = nullptr, *head_ = nullptr;
   std::vector<Layer> layers_;
   Rotary rotary_;
-  TiedHead tied_;
 };
 
 std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_unique<Llama>(c, w); }

@@ -22,7 +22,6 @@
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
 #include "../blocks/self_attention.hpp"
-#include "../blocks/tied_head.hpp"
 #include "architecture.hpp"
 
 namespace mha::model {
@@ -129,10 +128,10 @@ FeedForward feed_forward(Weights& w, const std::string& p, std::size_t D, std::s
 
 class Marian final : public Network {
  public:
-  Marian(const Config& c, Weights& w) : c_(c), lmHead_(shared_, c.hiddenSize, c.vocabSize) {
+  Marian(const Config& c, Weights& w) : c_(c) {
     const std::size_t D = c.hiddenSize, V = c.vocabSize, P = c.maxPositions;
     checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
-    shared_ = w.tensor("shared.weight", {V, D}, w.plain(V * D));
+    shared_ = w.tensor("shared.weight", {V, D}, w.packed(true, D, V));  // Eᵀ, as the tied head reads it
     // [1, V], a buffer that transformers creates as zeros when the file has none.
     finalBias_ = w.tensor("final_logits_bias", {1, V}, w.plain(V));
     w.optional();
@@ -220,12 +219,10 @@ class Marian final : public Network {
     keep_hidden(out, c_.decoderLayers, x, N, D);
     std::copy(x, x + N * D, out.lastHiddenState);
     // 5. The output, tied to the shared embedding, plus final_logits_bias.
-    if (out.logits) linear(attention, N, x, D, lmHead_.weights(), finalBias_, out.logits, c_.vocabSize, Epilogue::None);
+    if (out.logits) linear(attention, N, x, D, *shared_, finalBias_, out.logits, c_.vocabSize, Epilogue::None);
   }
 
   bool has_logits() const override { return true; }
-  double logits_floats() const override { return lmHead_.floats_to_allocate(); }
-  std::size_t bytes() const noexcept override { return lmHead_.bytes(); }
 
  private:
   struct Layer {
@@ -238,9 +235,10 @@ class Marian final : public Network {
     const std::size_t D = c_.hiddenSize;
     const float* table = position_table();
     for (std::size_t i = 0; i < L; ++i) {
-      const float* e = shared_->floats() + std::size_t(ids[i]) * D;
+      float* row = x + i * D;
+      shared_->column(std::size_t(ids[i]), row);
       const float* p = table + (first + i) * D;
-      for (std::size_t k = 0; k < D; ++k) x[i * D + k] = e[k] * c_.embedScale + p[k];
+      for (std::size_t k = 0; k < D; ++k) row[k] = row[k] * c_.embedScale + p[k];
     }
   }
 
@@ -283,7 +281,6 @@ class Marian final : public Network {
   Slot* positions_ = nullptr;
   mutable bool positionsReady_ = false;
   std::vector<Layer> encoder_, decoder_;
-  TiedHead lmHead_;
 };
 
 std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_unique<Marian>(c, w); }

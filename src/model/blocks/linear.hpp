@@ -1,6 +1,6 @@
 // A linear layer with its epilogue, on the core's packed GEMM and thread
 // pool: C = A·W + bias, then an activation applied tile by tile while the
-// tile is in cache. SwiGLU goes here next, as an epilogue.
+// tile is in cache.
 #pragma once
 
 #include <cstddef>
@@ -24,8 +24,9 @@ inline Epilogue epilogue_of(Activation a) noexcept {
 }
 
 // C [M, N] = A [M, K]·W + bias (null: none), then `epilogue`, in tiles
-// (tiles.hpp) on the pool of `attention`; W a packed slot [K, N]. Bitwise the
-// same for any thread count.
+// (tiles.hpp) on the pool of `attention`; W a packed slot [K, N], in any
+// Storage (16-bit weights widen in the kernel: the result is bit for bit the
+// float32 one on the widened weights). Bitwise the same for any thread count.
 void linear(Attention& attention, std::size_t M, const float* A, std::size_t lda, const Slot& W, const Slot* bias,
             float* C, std::size_t ldc, Epilogue epilogue);
 

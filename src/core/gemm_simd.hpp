@@ -1,0 +1,112 @@
+// The xsimd GEMM of kernels.hpp, for any element type of B's packed panels
+// (the Panel policy: how a panel row becomes NV vectors): kernels_simd.cpp
+// instantiates it for float panels, kernels16.cpp (the model builds only)
+// for 16-bit ones, so both sum in the one order this file defines.
+// Included only by SIMD sources: xsimd's WebAssembly backend is keyed on
+// __EMSCRIPTEN__, so a no-SIMD em++ build must not include it at all.
+#pragma once
+
+#include <cassert>
+#include <cstddef>
+#include <xsimd/xsimd.hpp>
+
+#include "kernels.hpp"
+
+namespace mha::simd {
+
+using Vec = xsimd::batch<float>;
+constexpr std::size_t W = Vec::size;
+constexpr std::size_t NV = kPanel / W;  // vectors per panel row
+static_assert(kPanel % W == 0, "a panel is a whole number of vectors");
+constexpr std::size_t MR = 4;  // rows of the gemm's register tile
+
+// A row of a float panel as NV vectors.
+struct FloatPanel {
+  using T = float;
+  static void load(const float* row, Vec b[NV]) noexcept {
+    for (std::size_t v = 0; v < NV; ++v) b[v] = Vec::load_unaligned(row + v * W);
+  }
+};
+
+// One register tile: MR rows of C by one packed panel (kPanel columns), as in
+// XNNPACK's f32_gemm_4x8 kernels. `cols` < kPanel only in the last panel; its
+// packed zeros are computed and not stored.
+template <std::size_t MR, typename Panel>
+inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const typename Panel::T* panel, const float* bias,
+                      bool accumulate, float* C, std::size_t ldc, std::size_t cols) noexcept {
+  alignas(64) float edge[MR][kPanel];
+  Vec acc[MR][NV];
+  if (accumulate) {
+    for (std::size_t r = 0; r < MR; ++r) {
+      if (cols == kPanel) {
+        for (std::size_t v = 0; v < NV; ++v) acc[r][v] = Vec::load_unaligned(C + r * ldc + v * W);
+      } else {
+        for (std::size_t c = 0; c < kPanel; ++c) edge[r][c] = c < cols ? C[r * ldc + c] : 0.0f;
+        for (std::size_t v = 0; v < NV; ++v) acc[r][v] = Vec::load_aligned(edge[r] + v * W);
+      }
+    }
+  } else {
+    for (std::size_t v = 0; v < NV; ++v) {
+      Vec start(0.0f);
+      if (bias && cols == kPanel) {
+        start = Vec::load_unaligned(bias + v * W);
+      } else if (bias) {
+        for (std::size_t c = 0; c < W; ++c) edge[0][c] = v * W + c < cols ? bias[v * W + c] : 0.0f;
+        start = Vec::load_aligned(edge[0]);
+      }
+      for (std::size_t r = 0; r < MR; ++r) acc[r][v] = start;
+    }
+  }
+  // Pointers that step by one element rather than indices recomputed from k:
+  // WebAssembly has no scaled addressing, and Emscripten runs LLVM without
+  // loop strength reduction, so each `A[r * lda + k]` would cost a shift and
+  // two adds per load in the hottest loop.
+  const float* a[MR];
+  for (std::size_t r = 0; r < MR; ++r) a[r] = A + r * lda;
+  const typename Panel::T* bk = panel;
+  for (std::size_t k = 0; k < K; ++k, bk += kPanel) {
+    Vec b[NV];
+    Panel::load(bk, b);
+    for (std::size_t r = 0; r < MR; ++r) {
+      const Vec av(*a[r]++);
+      for (std::size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(av, b[v], acc[r][v]);
+    }
+  }
+  for (std::size_t r = 0; r < MR; ++r) {
+    if (cols == kPanel) {
+      for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_unaligned(C + r * ldc + v * W);
+    } else {
+      for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_aligned(edge[r] + v * W);
+      for (std::size_t c = 0; c < cols; ++c) C[r * ldc + c] = edge[r][c];
+    }
+  }
+}
+
+template <typename Panel>
+inline void gemm_4x8_xsimd(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                           const typename Panel::T* packedB, std::size_t panelStride, const float* bias,
+                           bool accumulate, float* C, std::size_t ldc) noexcept {
+  static_assert(MR == 4 && kPanel == 8, "the tile's name says 4×8");
+  assert(lda >= K && ldc >= N && panelStride >= K * kPanel);
+  // Panel by panel: one panel (K × kPanel floats) stays in L1 while the rows
+  // of A stream past it.
+  for (std::size_t j0 = 0; j0 < N; j0 += kPanel) {
+    const typename Panel::T* panel = packedB + (j0 / kPanel) * panelStride;
+    const float* b = bias ? bias + j0 : nullptr;
+    const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;
+    std::size_t i = 0;
+    for (; i + MR <= M; i += MR)
+      gemm_tile<MR, Panel>(K, A + i * lda, lda, panel, b, accumulate, C + i * ldc + j0, ldc, cols);
+    // The last 1–3 rows as one smaller tile (a 15-token sentence is 3 tiles of 4 and one of 3).
+    const float* a = A + i * lda;
+    float* c = C + i * ldc + j0;
+    switch (M - i) {
+      case 3: gemm_tile<3, Panel>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
+      case 2: gemm_tile<2, Panel>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
+      case 1: gemm_tile<1, Panel>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace mha::simd
