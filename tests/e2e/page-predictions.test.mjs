@@ -4,12 +4,16 @@
 // gives (softmax of the same logits, bit for bit), at another temperature
 // too, and appends the most probable one; a BERT with its masked-LM head
 // (hf-bert-mlm) fills the [MASK] the button puts on a 毒 as Node's run()
-// does. No console errors.
+// does. Step by step (views/next-token-steps.mjs): two steps through the
+// page's KV cache choose Node's greedy tokens, and each step's layer × head
+// grid holds the last row of Node's run() attention over the same ids; the
+// reset goes back to the prompt, the first clause's too. No console errors.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { topTokens } from '../../web/model/predictions.mjs';
+import { lastRows, promptText } from '../../web/model/next-token-steps.mjs';
 import { openPage, setUp } from './page-helpers.mjs';
 
 const files = (name) =>
@@ -35,7 +39,7 @@ async function load(page, name) {
 
 /** The predictions on the page: per listed position, [[id, probability], …]. */
 const shown = (page) =>
-  page.$$eval('#real-model .pred-tokens', (lists) =>
+  page.$$eval('#real-model .pred-list .pred-tokens', (lists) =>
     lists.map((list) => ({
       position: Number(list.dataset.position),
       top: [...list.querySelectorAll('li')].map((li) => [Number(li.dataset.id), Number(li.dataset.probability)]),
@@ -104,3 +108,91 @@ test('a BERT with its masked-LM head fills the [MASK] on a 毒 as Node does', as
     await page.close();
   }
 }, 60_000);
+
+/** The step view's text so far: every token's id. */
+const stepIds = (page) => page.$$eval('.next-text li', (items) => items.map((li) => Number(li.dataset.id)));
+
+/** The step view's numbers: { 'layer.head': [weight of each key] } (the table under the grid). */
+const stepWeights = (page) =>
+  page.$$eval('.next-weights tbody tr', (rows) =>
+    Object.fromEntries(
+      rows.map((row) => [
+        `${row.dataset.layer}.${row.dataset.head}`,
+        [...row.querySelectorAll('td[data-weight]')].map((cell) => Number(cell.dataset.weight)),
+      ]),
+    ),
+  );
+
+test('step by step through the cache: Node’s greedy tokens, each grid the last row of Node’s run()', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await load(page, 'hf-qwen2');
+    await page.waitForSelector('#real-model .next-steps:not([hidden])');
+    expect(await page.inputValue('#next-prompt')).toBe('sentence');
+    expect(await stepIds(page)).toEqual([]);
+    const model = await engine.loadModel('tests/fixtures/models/hf-qwen2');
+    const { numLayers, numHeads, vocabSize: V } = model.config;
+    let ids = Array.from((await model.run(SENTENCE)).inputIds);
+    for (let step = 1; step <= 2; step++) {
+      // The temperature changes what is shown, never what is chosen.
+      const temperature = step === 1 ? 1 : 1.5;
+      await page.$eval(
+        '#pred-temperature',
+        (input, value) => {
+          input.value = String(value);
+          input.dispatchEvent(new Event('input'));
+        },
+        temperature,
+      );
+      const before = await model.run({ inputIds: Int32Array.from(ids) }, { returnLogits: true });
+      const greedy = topTokens(before.logits.subarray((ids.length - 1) * V, ids.length * V), 1)[0].id;
+      await page.click('#next-step');
+      await page.waitForSelector(`.next-steps[data-step="${step}"]`);
+      if (step === 1) await page.click('.next-numbers summary'); // open, each step redraws the table
+      await page.waitForSelector('.next-weights tbody tr'); // built on the (asynchronous) toggle event
+      ids = [...ids, greedy];
+      expect(await stepIds(page)).toEqual(ids);
+      const n = ids.length;
+      const r = await model.run({ inputIds: Int32Array.from(ids) }, { returnLogits: true });
+      const want = lastRows(r.attention, { numLayers, numHeads, length: n });
+      const got = await stepWeights(page);
+      expect(Object.keys(got)).toHaveLength(numLayers * numHeads);
+      for (let layer = 0; layer < numLayers; layer++)
+        for (let head = 0; head < numHeads; head++) {
+          const row = got[`${layer}.${head}`];
+          const start = (layer * numHeads + head) * n;
+          expect(row).toHaveLength(n);
+          row.forEach((w, k) => expect(Math.abs(w - want[start + k])).toBeLessThan(1e-6));
+        }
+      // One strip a head; a click opens that head large, its cells the same row.
+      expect(await page.$$eval('.next-grid .thumb', (t) => t.length)).toBe(numLayers * numHeads);
+      await page.click('.next-grid .thumb[data-layer="1"][data-head="2"]');
+      await page.waitForSelector('.next-heatmap .heatmap[data-head="next-layer-1-head-2"]');
+      const cells = await page.$$eval('.next-heatmap [data-weight]', (c) => c.map((x) => Number(x.dataset.weight)));
+      const start = (1 * numHeads + 2) * n;
+      expect(cells).toHaveLength(n);
+      cells.forEach((w, k) => expect(Math.abs(w - want[start + k])).toBeLessThan(1e-6));
+      // The tokens most probable after the new one, at the slider's temperature: Node's logits' softmax.
+      const next = await page.$$eval('.next-list .pred-tokens li', (items) =>
+        items.map((li) => [Number(li.dataset.id), Number(li.dataset.probability)]),
+      );
+      const top = topTokens(r.logits.subarray((n - 1) * V, n * V), 8, temperature);
+      expect(next.map(([id]) => id)).toEqual(top.map((t) => t.id));
+      next.forEach(([, p], k) => expect(Math.abs(p - top[k].probability)).toBeLessThan(1e-12));
+    }
+    // Back to the prompt; then its first clause, whose first step starts from its own ids.
+    await page.click('#next-reset');
+    await page.waitForSelector('.next-steps:not([data-step])');
+    expect(await stepIds(page)).toEqual([]);
+    await page.selectOption('#next-prompt', 'clause');
+    await page.click('#next-step');
+    await page.waitForSelector('.next-steps[data-step="1"]');
+    const clause = Array.from((await model.run(promptText('clause'), { returnLogits: true })).inputIds);
+    const c = await model.run({ inputIds: Int32Array.from(clause) }, { returnLogits: true });
+    const first = topTokens(c.logits.subarray((clause.length - 1) * V, clause.length * V), 1)[0].id;
+    expect(await stepIds(page)).toEqual([...clause, first]);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 90_000);

@@ -2,25 +2,27 @@
 // it shows (model/predictions.mjs computes the probabilities):
 // - "下一个词 / Next token" for a decoder: the most probable tokens after the
 //   text at a temperature the reader sets, and a button that appends the most
-//   probable one and runs again (generation a step at a time: the heads below
-//   show the new token's attention over everything before it);
+//   probable one and runs the whole text again (the heads below show the new
+//   token's attention over everything before it); under it, the generation a
+//   step at a time through the model's KV cache (views/next-token-steps.mjs);
 // - "填空 / Fill the mask" for a BERT with its masked-LM head: the most
 //   probable tokens at each [MASK] of the text, and a button that masks a 毒.
 import { el } from '../lib/dom.mjs';
-import { fixed, percent } from '../lib/format.mjs';
+import { fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
 import { positionsOf, topTokens } from '../model/predictions.mjs';
-
-const TOP = 8;
+import { NextTokenSteps } from './next-token-steps.mjs';
+import { topTokenList } from './top-tokens.mjs';
 
 export class PredictionsView {
-  #run = null; // { kind, logits, vocab, inputIds, tokens, maskId, pieces(ids) }
+  #run = null; // { kind, logits, vocab, inputIds, tokens, maskId, pieces(ids), decode(ids), model }
   #temperature = 1;
+  #steps;
 
   /**
    * @param {HTMLElement} root the .real-predictions element of the real-model section
-   * @param {{ append: (text: string) => void, mask: () => void }} hooks
-   *   what the buttons do to the section's text box (then it runs again)
+   * @param {{ append: (text: string) => void, mask: () => void, text: () => string }} hooks
+   *   what the buttons do to the section's text box (then it runs again); its text (a prompt of the steps)
    */
   constructor(root, hooks) {
     const $ = (selector) => root.querySelector(selector);
@@ -35,9 +37,11 @@ export class PredictionsView {
       list: $('.pred-list'),
       action: $('#pred-action'),
     };
+    this.#steps = new NextTokenSteps($('.next-steps'), { temperature: () => this.#temperature, text: hooks.text });
     this.el.temperature.addEventListener('input', () => {
       this.#temperature = Number(this.el.temperature.value);
       this.#draw();
+      this.#steps.redraw();
     });
     this.el.action.addEventListener('click', () => this.#act());
   }
@@ -50,10 +54,12 @@ export class PredictionsView {
     this.#run = run;
     this.root.hidden = !run;
     if (run) this.#draw();
+    this.#steps.show(run?.kind === 'decoder' ? run.model : null);
   }
 
   relabel() {
     if (this.#run) this.#draw();
+    this.#steps.relabel();
   }
 
   #rows() {
@@ -77,27 +83,11 @@ export class PredictionsView {
       ...(rows.length
         ? rows.map(({ position }) => {
             const row = run.logits.subarray(position * run.vocab, (position + 1) * run.vocab);
-            const top = topTokens(row, TOP, temperature);
-            const items = top.map(({ id, probability }) => {
-              const piece = run.pieces([id])[0];
-              const bar = el('span', { className: 'pred-bar' });
-              bar.style.setProperty('--share', String(probability));
-              const item = el(
-                'li',
-                {},
-                el('span', { className: 'pred-token', translate: false, textContent: piece.replace(/ /g, '␣') }),
-                bar,
-                el('span', { className: 'pred-probability', textContent: percent(probability) }),
-              );
-              item.dataset.id = id;
-              item.dataset.probability = probability;
-              return item;
-            });
+            const list = topTokenList(row, temperature, run.pieces);
+            list.dataset.position = position;
             const label = decoder
               ? t('pred.next.after', { token: run.tokens[position] })
               : t('pred.mask.at', { position });
-            const list = el('ol', { className: 'pred-tokens' }, ...items);
-            list.dataset.position = position;
             return el('li', {}, el('p', { textContent: label }), list);
           })
         : [el('li', { textContent: t('pred.mask.none') })]),

@@ -130,6 +130,7 @@ export class RealModelView {
         e.text.value = chars.join('');
         this.#compute();
       },
+      text: () => e.text.value,
     });
     this.#translation = new TranslationView($('.mt'), {
       text: () => e.text.value,
@@ -350,6 +351,7 @@ export class RealModelView {
               maskId,
               pieces: (ids) => model.pieces(ids),
               decode: (ids) => model.decode(ids),
+              model,
             }
           : null,
       );

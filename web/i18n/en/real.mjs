@@ -159,4 +159,44 @@ export default {
   'pred.mask.du': 'Mask the second 毒',
   'pred.mask.none': 'No [MASK] in the text.',
   'pred.temperature': 'Temperature',
+  // The generation a step at a time (views/next-token-steps.mjs).
+  'next.title': 'Step by step',
+  'next.help':
+    'Generation one token at a time: the prompt goes through every layer once, and its keys and values stay in the ' +
+    'model’s cache (the KV cache); each step then takes the most probable next token (greedy, so the same at every ' +
+    'temperature) and computes only its own row in each layer. The grid shows where the new token of the current ' +
+    'step looks: one strip per head, its weights over every position before it and itself.',
+  'next.prompt': 'Prompt',
+  'next.prompt.sentence': 'the sentence',
+  'next.prompt.clause': 'its first clause (用毒毒毒蛇)',
+  'next.prompt.text': 'the text box’s text',
+  'next.step': 'Next step',
+  'next.count': 'Steps at once',
+  'next.run': 'Generate',
+  'next.reset': 'Back to the prompt',
+  'next.text.label': 'The text so far: the prompt, then the tokens generated',
+  'next.idle': 'Nothing generated yet: “Next step” reads the prompt and adds the most probable token.',
+  'next.busy': 'Computing step {step}…',
+  'next.done': ({ step, before, token, probability, temperature, ms }) =>
+    `Step ${step}: after “${before}” the model chose “${token}”, the most probable (${probability} at temperature ` +
+    `${temperature}); ${ms} ms${step === 1 ? ', the prompt’s pass included' : ''}.`,
+  'next.end.special':
+    'The most probable next token is “{token}”, one of the tokenizer’s special tokens (the end of the text): the ' +
+    'generation stops here, as Hugging Face’s does.',
+  'next.end.length': 'The model has no position left (it reads {max} tokens at most): the generation stops here.',
+  'next.error': 'The step failed: {message}',
+  'next.grid.label': 'The new token’s attention, layer × head',
+  'next.grid.caption':
+    'Where the new token “{token}” (position {position}) looks in each of the {layers} layers × {heads} heads: each ' +
+    'strip is that head’s weights over the {keys} positions up to it, left to right, darker is more weight. Hover a ' +
+    'strip to see it large, click to keep it (arrow keys move).',
+  'next.thumb': 'layer {layer} · head {head}: most weight on {token} ({weight})',
+  'next.heatmap.desc':
+    'layer {layer} · head {head}: the weights of “{token}” over every position before it and itself; the engine’s, ' +
+    'unrounded.',
+  'next.where': 'Layer {layer} · head {head}: “{token}” weighs {keys} most.',
+  'next.where.key': '{token} ({weight})',
+  'next.numbers': 'Every head’s weights as numbers',
+  'next.table.caption': 'The weights of {token} over every position, in each head',
+  'next.after': 'After “{token}”, the most probable next tokens (the next step takes the first):',
 };

@@ -157,4 +157,39 @@ export default {
   'pred.mask.du': '遮住第二个“毒”',
   'pred.mask.none': '文字里没有 [MASK]。',
   'pred.temperature': '温度',
+  // 逐步生成（views/next-token-steps.mjs）。
+  'next.title': '逐步生成',
+  'next.help':
+    '一次生成一个词元：提示先经过每一层一次，它的键和值留在模型的缓存里（键值缓存）；之后每一步取最可能的下一个词元' +
+    '（贪心选择，所以在任何温度下都一样），每层只计算它自己这一行。网格显示当前这一步的新词元看向哪里：每个头一条，' +
+    '是它对之前每个位置和它自己的权重。',
+  'next.prompt': '提示',
+  'next.prompt.sentence': '整句',
+  'next.prompt.clause': '第一个分句（用毒毒毒蛇）',
+  'next.prompt.text': '文本框里的文字',
+  'next.step': '下一步',
+  'next.count': '一次几步',
+  'next.run': '生成',
+  'next.reset': '回到提示',
+  'next.text.label': '目前的文字：提示，然后是生成的词元',
+  'next.idle': '还没有生成：按“下一步”，模型读入提示，接上最可能的词元。',
+  'next.busy': '正在计算第 {step} 步……',
+  'next.done': ({ step, before, token, probability, temperature, ms }) =>
+    `第 ${step} 步：在“${before}”之后，模型选了“${token}”，即最可能的词元（温度 ${temperature} 下为 ` +
+    `${probability}）；用时 ${ms} 毫秒${step === 1 ? '，含提示的那一遍' : ''}。`,
+  'next.end.special':
+    '最可能的下一个词元是“{token}”，分词器的特殊词元之一（文字的结尾）：生成到此为止，和 Hugging Face 的做法一样。',
+  'next.end.length': '模型没有剩下的位置了（最多读 {max} 个词元）：生成到此为止。',
+  'next.error': '这一步出错了：{message}',
+  'next.grid.label': '新词元的注意力，层 × 头',
+  'next.grid.caption':
+    '新词元“{token}”（位置 {position}）在 {layers} 层 × {heads} 头里各看向哪里：每一条是那个头对到它为止的 {keys} ' +
+    '个位置的权重，从左到右，颜色越深权重越大。指针移到一条上可以放大看，点击可以保留（方向键移动）。',
+  'next.thumb': '层 {layer} · 头 {head}：权重最大的是 {token}（{weight}）',
+  'next.heatmap.desc': '层 {layer} · 头 {head}：“{token}”对它之前每个位置和它自己的权重；权重是引擎算出的原值。',
+  'next.where': '层 {layer} · 头 {head}：“{token}”最看重 {keys}。',
+  'next.where.key': '{token}（{weight}）',
+  'next.numbers': '每个头的权重数值',
+  'next.table.caption': '{token} 在每个头里对每个位置的权重',
+  'next.after': '在“{token}”之后最可能的词元（下一步取第一个）：',
 };
