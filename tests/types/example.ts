@@ -256,6 +256,11 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     onProgress: ({ phase, file, fileLoadedBytes }) => (phase === 'download' ? `${file} ${fileLoadedBytes ?? 0}` : ''),
   });
   await engine.loadModel(new URL('https://huggingface.co/gpt2'));
+  const held = await engine.loadModel('Qwen/Qwen2.5-0.5B', { weights: 'bf16' });
+  const heldAs: 'float32' | 'bf16' | 'f16' = held.config.weights;
+  void [heldAs, held.config.weightBytes];
+  // @ts-expect-error weights is a storage name
+  await engine.loadModel('gpt2', { weights: 'fp16' });
   // @ts-expect-error offline is a boolean
   await engine.loadModel('gpt2', { offline: 'yes' });
   void byName;
