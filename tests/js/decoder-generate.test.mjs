@@ -1,6 +1,7 @@
-// Decoders that predict (GPT-2's head, Llama and Qwen2 with grouped-query
+// Decoders that predict (GPT-2's head, Llama, Qwen2 and Qwen3 with grouped-query
 // attention, rotary positions, RMSNorm and SwiGLU, bf16 weights, llama3 rope
-// scaling), against what Hugging Face transformers computes for the tiny
+// scaling, Qwen3's per-head q/k norms and head_dim other than hidden / heads),
+// against what Hugging Face transformers computes for the tiny
 // checkpoints it saved (tests/tools/make_decoder_fixtures.py): on every
 // build, every case's logits, and generate()'s ids, new text and step scores
 // for greedy decoding (max_new_tokens, eos lists, no_repeat_ngram_size,
@@ -42,7 +43,9 @@ function optionsOf(o) {
 }
 
 test('the fixtures are here', () => {
-  expect(FOLDERS).toEqual(expect.arrayContaining(['hf-gpt2-lm', 'hf-llama', 'hf-llama-rope-scaling', 'hf-qwen2']));
+  expect(FOLDERS).toEqual(
+    expect.arrayContaining(['hf-gpt2-lm', 'hf-llama', 'hf-llama-rope-scaling', 'hf-qwen2', 'hf-qwen3']),
+  );
 });
 
 describe.each([

@@ -1,31 +1,37 @@
 #!/usr/bin/env python3
-"""Writes tests/fixtures/models/hf-qwen2/, hf-llama/, hf-llama-rope-scaling/,
-hf-gpt2-lm/ and hf-bert-mlm/: tiny checkpoints with a language-model head made
-by Hugging Face transformers itself (Qwen2ForCausalLM, LlamaForCausalLM,
-GPT2LMHeadModel, BertForMaskedLM; save_pretrained of model, tokenizer and
-generation config), tokenizers trained here by the `tokenizers` library and
-handed to transformers' own tokenizer classes (Qwen2Tokenizer, LlamaTokenizer,
-GPT2Tokenizer, BertTokenizer: transformers 5 builds the tokenizer.json from
-the vocabulary and merges), each folder with a reference.json of what
-transformers computes: hidden states, attention weights and logits of
-forward passes, and (decoders) model.generate, greedy.
+"""Writes tests/fixtures/models/hf-qwen2/, hf-qwen3/, hf-llama/,
+hf-llama-rope-scaling/, hf-gpt2-lm/ and hf-bert-mlm/: tiny checkpoints with a
+language-model head made by Hugging Face transformers itself (Qwen2ForCausalLM,
+Qwen3ForCausalLM, LlamaForCausalLM, GPT2LMHeadModel, BertForMaskedLM;
+save_pretrained of model, tokenizer and generation config), tokenizers trained
+here by the `tokenizers` library and handed to transformers' own tokenizer
+classes (Qwen2Tokenizer for both Qwens, LlamaTokenizer, GPT2Tokenizer,
+BertTokenizer: transformers 5 builds the tokenizer.json from the vocabulary and
+merges), each folder with a reference.json of what transformers computes:
+hidden states, attention weights and logits of forward passes, and (decoders)
+model.generate, greedy.
 
 Runs in the Debian sid chroot of ../shared/tools/make-hf-chroot.sh (python3-
 transformers 5.x, python3-torch 2.x, python3-tokenizers), from the repository:
 
     bash ../shared/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
-        python3 "$PWD/tests/tools/make_decoder_fixtures.py"
+        python3 "$PWD/tests/tools/make_decoder_fixtures.py" [FOLDER ...]
+
+Given folder names (e.g. hf-qwen3) it writes those folders alone; the decoders'
+section of TRANSFORMERS.md, which describes every folder, only a run of all
+(no arguments) writes.
 
 References: the folder loaded back by from_pretrained(dtype=float64,
 attn_implementation="eager") (the default attention returns no weights); the
 parameters are redrawn from a seeded generator in float64 (transformers' own
-initialisation makes every head nearly uniform), saved as float32 (hf-llama*:
-bfloat16) and the reference runs on exactly the saved values. Transformers'
-Llama and Qwen2 code computes RMSNorm, softmax and the RoPE angles in float32
-even in a float64 model; a numpy float64 reimplementation of what
-TRANSFORMERS.md describes, from the weight files alone, checks every forward
-case (its distance from transformers is written there). Writes the decoders'
-section of tests/fixtures/models/TRANSFORMERS.md (between its markers).
+initialisation makes every head nearly uniform), saved as float32 (hf-llama*,
+hf-qwen3: bfloat16) and the reference runs on exactly the saved values.
+Transformers' Llama, Qwen2 and Qwen3 code computes RMSNorm (Qwen3's q_norm and
+k_norm too), softmax and the RoPE angles in float32 even in a float64 model; a
+numpy float64 reimplementation of what TRANSFORMERS.md describes, from the
+weight files alone, checks every forward case (its distance from transformers
+is written there). Writes the decoders' section of
+tests/fixtures/models/TRANSFORMERS.md (between its markers).
 """
 import copy
 import json
@@ -45,7 +51,7 @@ warnings.filterwarnings("ignore")
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
 from transformers import (BertConfig, BertForMaskedLM, BertTokenizer, GenerationConfig, GPT2Config,  # noqa: E402
                           GPT2LMHeadModel, GPT2Tokenizer, LlamaConfig, LlamaForCausalLM, LlamaTokenizer,
-                          Qwen2Config, Qwen2ForCausalLM, Qwen2Tokenizer)
+                          Qwen2Config, Qwen2ForCausalLM, Qwen2Tokenizer, Qwen3Config, Qwen3ForCausalLM)
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -354,11 +360,15 @@ def rope_inv_freq(cfg):
 
 
 def documented_llama(path, ids):
-    """Llama / Qwen2 (LlamaForCausalLM, Qwen2ForCausalLM) as TRANSFORMERS.md describes them, in float64."""
+    """Llama / Qwen2 / Qwen3 (LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM) as TRANSFORMERS.md describes
+    them, in float64."""
     cfg = json.load(open(os.path.join(path, "config.json")))
     w = load_weights(path)
     H, KV, eps = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["rms_norm_eps"]
     hd = cfg.get("head_dim") or cfg["hidden_size"] // H
+    # Qwen3: an RMSNorm over each head's hd values of q and of k (weights [hd], the model's eps), before RoPE.
+    head_norm = cfg["model_type"] == "qwen3"
+    assert head_norm == any(k.endswith("q_norm.weight") for k in w), sorted(w)
     lin = lambda x, n: x @ w[n + ".weight"].T + (w[n + ".bias"] if n + ".bias" in w else 0)
     rms = lambda x, n: x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w[n + ".weight"]
     L = len(ids)
@@ -371,8 +381,10 @@ def documented_llama(path, ids):
     for i in range(cfg["num_hidden_layers"]):
         n = "model.layers.%d." % i
         x = rms(h, n + "input_layernorm")
-        q = rope(lin(x, n + "self_attn.q_proj").reshape(L, H, hd).transpose(1, 0, 2))
-        k = rope(lin(x, n + "self_attn.k_proj").reshape(L, KV, hd).transpose(1, 0, 2))
+        q, k = lin(x, n + "self_attn.q_proj").reshape(L, H, hd), lin(x, n + "self_attn.k_proj").reshape(L, KV, hd)
+        if head_norm:
+            q, k = rms(q, n + "self_attn.q_norm"), rms(k, n + "self_attn.k_norm")
+        q, k = rope(q.transpose(1, 0, 2)), rope(k.transpose(1, 0, 2))
         v = lin(x, n + "self_attn.v_proj").reshape(L, KV, hd).transpose(1, 0, 2)
         k, v = np.repeat(k, H // KV, 0), np.repeat(v, H // KV, 0)  # query head j uses key/value head j // (H/KV)
         s = q @ k.transpose(0, 2, 1) / np.sqrt(hd)
@@ -416,7 +428,7 @@ def check_documented(spec, path, cases):
     """The worst |numpy - transformers| over the arrays the numpy computation gives."""
     worst = 0.0
     for c in cases:
-        if spec["family"] in ("llama", "qwen2"):
+        if spec["family"] in ("llama", "qwen2", "qwen3"):
             got = documented_llama(path, c["inputIds"])
         elif spec["family"] == "gpt2":
             got = documented_gpt2_head(path, c)
@@ -445,12 +457,17 @@ def llama_config(tok, rope_parameters, max_positions, **extra):
 LLAMA3_ROPE = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
                "high_freq_factor": 4.0, "original_max_position_embeddings": 256}
 LLAMA3_MAX_POSITIONS = 2048
+# Qwen3's head width is its own key (Qwen3-0.6B: 128 with hidden 1024 and 16 heads): here twice hidden / heads, so
+# that q_proj is [64, 32], o_proj [32, 64] and an implementation that takes hidden / heads fails to load it.
+QWEN3_HEAD_DIM = 2 * D // HEADS
 
 # eos_beta: bias_eos's beta (chosen so that eos_text stops early while SENTENCE and SHORT do not within 20 new
 # tokens: asserted by the generate cases); proc_text: the prompt of the no_repeat_ngram_size and repetition_penalty
 # cases (one where each changes a greedy choice, asserted).
 SPECS = {
     "hf-qwen2": dict(family="qwen2", causal=True, readable="bytes", seed=54, eos_beta=1.0, eos_text="venom",
+                     proc_text=SHORT),
+    "hf-qwen3": dict(family="qwen3", causal=True, readable="bytes", seed=61, eos_beta=2.0, eos_text="用毒",
                      proc_text=SHORT),
     "hf-llama": dict(family="llama", causal=True, readable="spm", seed=42, eos_beta=1.0, eos_text="蛇会被毒死吗？",
                      proc_text=SENTENCE),
@@ -479,6 +496,21 @@ def build(folder):
         model = Qwen2ForCausalLM(config)
         gen = GenerationConfig(bos_token_id=eot, pad_token_id=eot, eos_token_id=[im_end, eot], do_sample=False)
         eos_biased, dtype = eot, torch.float32
+    elif fam == "qwen3":
+        tok = qwen2_tokenizer()
+        eot, im_end = tok.convert_tokens_to_ids(["<|endoftext|>", "<|im_end|>"])
+        # Qwen3-0.6B's fields: config.json bos <|endoftext|>, eos <|im_end|>, head_dim written (not hidden / heads),
+        # rope_theta 1e6, tied, bfloat16; generation_config.json eos both (the Hub's samples: here greedy).
+        config = Qwen3Config(vocab_size=len(tok), hidden_size=D, intermediate_size=FFN, num_hidden_layers=LAYERS,
+                             num_attention_heads=HEADS, num_key_value_heads=KV_HEADS, head_dim=QWEN3_HEAD_DIM,
+                             max_position_embeddings=MAX_POSITIONS, rope_parameters={"rope_type": "default",
+                                                                                     "rope_theta": 1000000.0},
+                             rms_norm_eps=1e-6, tie_word_embeddings=True, attention_bias=False, bos_token_id=eot,
+                             eos_token_id=im_end, architectures=["Qwen3ForCausalLM"], dtype=torch.bfloat16,
+                             attn_implementation="eager")
+        model = Qwen3ForCausalLM(config)
+        gen = GenerationConfig(bos_token_id=eot, pad_token_id=eot, eos_token_id=[im_end, eot], do_sample=False)
+        eos_biased, dtype = eot, torch.bfloat16
     elif fam == "llama":
         tok = llama_tokenizer()
         scaled = folder.endswith("rope-scaling")
@@ -522,7 +554,7 @@ def make(folder):
     tok = save_tokenizer(tok, path)
     if gen is not None:
         model.generation_config = gen
-    # The file holds float32 (Llama: bfloat16); the reference runs in float64 on exactly those values.
+    # The file holds float32 (Llama, Qwen3: bfloat16); the reference runs in float64 on exactly those values.
     model.to(dtype).save_pretrained(path, safe_serialization=True)
     saved = {k: v.clone() for k, v in model.state_dict().items()}
     model = type(model).from_pretrained(path, dtype=torch.float64, attn_implementation="eager").eval()
@@ -531,6 +563,13 @@ def make(folder):
     m32 = copy.deepcopy(model).float()
 
     fam = spec["family"]
+    if fam == "qwen3":
+        # redraw's norm rule reaches q_norm and k_norm (transformers starts them at ones, which would hide an
+        # implementation that skips them or swaps them), and they are in the file.
+        head_norms = [k for k in saved if k.endswith((".q_norm.weight", ".k_norm.weight"))]
+        assert len(head_norms) == 2 * LAYERS and set(head_norms) <= set(tensor_names(folder)), head_norms
+        for k in head_norms:
+            assert saved[k].shape == (QWEN3_HEAD_DIM,) and not torch.all(saved[k] == 1), k
     word = lambda t: tok.convert_tokens_to_ids(t)
     if fam == "bert":
         du, she = word("毒"), word("蛇")
@@ -550,23 +589,27 @@ def make(folder):
     if fam == "bert":
         masked = masked_cases(model, m32, tok)
     documented = check_documented(spec, path, cases)
-    assert documented < (1e-5 if fam in ("llama", "qwen2") else 1e-9), (folder, documented)
+    assert documented < (1e-5 if fam in ("llama", "qwen2", "qwen3") else 1e-9), (folder, documented)
     gen_cases = generate_cases(spec, model, m32, tok) if gen is not None else []
 
     V = model.config.vocab_size
     summary = {"modelType": model.config.model_type, "numLayers": LAYERS, "numHeads": HEADS, "hiddenSize": D,
                "vocabSize": V, "maxPositions": model.config.max_position_embeddings,
                "maxLength": model.config.max_position_embeddings}
-    specials = {"qwen2": lambda: {"eos": tok.eos_token_id, "pad": tok.pad_token_id, "imStart": word("<|im_start|>"),
-                                  "imEnd": word("<|im_end|>")},
+    if fam == "qwen3":  # its heads are not hidden / heads wide
+        summary.update(headDim=model.config.head_dim, numKeyValueHeads=model.config.num_key_value_heads)
+    qwen_specials = lambda: {"eos": tok.eos_token_id, "pad": tok.pad_token_id, "imStart": word("<|im_start|>"),
+                             "imEnd": word("<|im_end|>")}
+    specials = {"qwen2": qwen_specials, "qwen3": qwen_specials,
                 "llama": lambda: {"unk": tok.unk_token_id, "bos": tok.bos_token_id, "eos": tok.eos_token_id},
                 "gpt2": lambda: {"bos": tok.bos_token_id, "eos": tok.eos_token_id},
                 "bert": lambda: {"cls": tok.cls_token_id, "sep": tok.sep_token_id, "pad": tok.pad_token_id,
                                  "unk": tok.unk_token_id, "mask": tok.mask_token_id}}[fam]()
+    in_float32 = ("Qwen3 code: RMSNorm (q_norm and k_norm too)" if fam == "qwen3" else "Llama/Qwen2 code: RMSNorm")
     source = ("Hugging Face transformers %s (%s.from_pretrained of this folder, eager attention) on torch %s, float64 "
-              "(Llama/Qwen2 code: RMSNorm, softmax and RoPE angles in float32); tokenizer %s over a vocabulary "
+              "(%s, softmax and RoPE angles in float32); tokenizer %s over a vocabulary "
               "trained by tokenizers %s; parameters redrawn from torch.Generator seed %d%s, saved as %s by "
-              "save_pretrained" % (transformers.__version__, type(model).__name__, torch.__version__,
+              "save_pretrained" % (transformers.__version__, type(model).__name__, torch.__version__, in_float32,
                                    type(tok).__name__, tokenizers.__version__, spec["seed"],
                                    " (eos row + %.1f × the unit mean final hidden state)" % spec["eos_beta"]
                                    if spec.get("eos_beta") else "", "bfloat16" if dtype == torch.bfloat16
@@ -712,11 +755,23 @@ def document(results):
     l_pieces = len(tok_l) - 259
     spec_line = lambda f: "seed %d%s" % (SPECS[f]["seed"], ", eos_beta %.1f, eos prompt %s" % (
         SPECS[f]["eos_beta"], code(SPECS[f]["eos_text"])) if SPECS[f].get("eos_text") else "")
-    stops = [(c["name"], c["sequence"][-1]) for c in r["hf-qwen2"]["generate"] if c["stop"] == "eos"]
-    assert {t for _, t in stops} == {tok_q.convert_tokens_to_ids("<|endoftext|>"),
-                                     tok_q.convert_tokens_to_ids("<|im_end|>")}, stops  # both ids of the list
-    qwen_stops = "in `hf-qwen2` " + ", ".join("`%s` stops on %d" % st for st in stops)
-    text = DOC.format(qwen_stops=qwen_stops, 
+    stops = {f: [(c["name"], c["sequence"][-1]) for c in r[f]["generate"] if c["stop"] == "eos"]
+             for f in ("hf-qwen2", "hf-qwen3")}
+    eot, im_end = tok_q.convert_tokens_to_ids(["<|endoftext|>", "<|im_end|>"])
+    assert {t for _, t in stops["hf-qwen2"]} == {eot, im_end}, stops  # both ids of the list
+    # Qwen3 stops on <|endoftext|>, which its generation_config.json's list names and its config.json does not.
+    assert {t for _, t in stops["hf-qwen3"]} == {eot}, stops
+    qwen_stops = "; ".join("in `%s` %s" % (f, ", ".join("`%s` stops on %d" % st for st in found))
+                           for f, found in stops.items())
+    # Qwen3 is made with Qwen2's tokenizer (as Qwen3-0.6B's tokenizer_config.json names Qwen2Tokenizer): the same files.
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        assert open(os.path.join(OUT_DIR, "hf-qwen2", name), "rb").read() == \
+            open(os.path.join(OUT_DIR, "hf-qwen3", name), "rb").read(), name
+    q3 = r["hf-qwen3"]["model"].config
+    text = DOC.format(
+        qwen_stops=qwen_stops, q3_hd=q3.head_dim, q3_q=q3.num_attention_heads * q3.head_dim,
+        q3_kv=q3.num_key_value_heads * q3.head_dim, q3_half=q3.head_dim // 2, q3_half_1=q3.head_dim // 2 - 1,
+        q3_rope=json.dumps(q3.rope_parameters, sort_keys=True), gen_q3=gen_json["hf-qwen3"],
         transformers=transformers.__version__, torch=torch.__version__, tokenizers=tokenizers.__version__,
         folders=folders, names=names, cases=cases, documented=documented, gen_rows="\n".join(gen_rows),
         masked_rows=masked_rows, tolerance=json.dumps(TOLERANCE), q_merges=q_merges, g_merges=g_merges,
@@ -739,17 +794,17 @@ def document(results):
 
 
 DOC = """
-## Decoders and language-model heads: `hf-qwen2/`, `hf-llama/`, `hf-llama-rope-scaling/`, `hf-gpt2-lm/`, `hf-bert-mlm/`
+## Decoders and language-model heads: `hf-qwen2/`, `hf-qwen3/`, `hf-llama/`, `hf-llama-rope-scaling/`, `hf-gpt2-lm/`, `hf-bert-mlm/`
 
 Written by [tests/tools/make_decoder_fixtures.py](../../tools/make_decoder_fixtures.py) (do not edit; this
 section is that script's, and the other two scripts keep it). Made by Hugging Face transformers {transformers}
-itself on torch {torch}: `Qwen2ForCausalLM`, `LlamaForCausalLM`, `GPT2LMHeadModel`, `BertForMaskedLM`, their
-`save_pretrained`, the tokenizers' and `GenerationConfig`'s; vocabularies trained by tokenizers {tokenizers} and
-handed to transformers' own tokenizer classes (`Qwen2Tokenizer`, `LlamaTokenizer`, `GPT2Tokenizer`,
-`BertTokenizer`: transformers 5 builds each `tokenizer.json` from a vocabulary and merges; the saved folder
-loaded back by `AutoTokenizer` gives the same ids, checked). `reference.json`: what transformers computes for the
-folder loaded back by `from_pretrained(dtype=float64, attn_implementation="eager")`, on exactly the saved values
-(float32; `hf-llama*`: bfloat16).
+itself on torch {torch}: `Qwen2ForCausalLM`, `Qwen3ForCausalLM`, `LlamaForCausalLM`, `GPT2LMHeadModel`,
+`BertForMaskedLM`, their `save_pretrained`, the tokenizers' and `GenerationConfig`'s; vocabularies trained by
+tokenizers {tokenizers} and handed to transformers' own tokenizer classes (`Qwen2Tokenizer` for both Qwens,
+`LlamaTokenizer`, `GPT2Tokenizer`, `BertTokenizer`: transformers 5 builds each `tokenizer.json` from a vocabulary
+and merges; the saved folder loaded back by `AutoTokenizer` gives the same ids, checked). `reference.json`: what
+transformers computes for the folder loaded back by `from_pretrained(dtype=float64, attn_implementation="eager")`,
+on exactly the saved values (float32; `hf-llama*` and `hf-qwen3`: bfloat16).
 
 {folders}
 
@@ -764,6 +819,16 @@ folder loaded back by `from_pretrained(dtype=float64, attn_implementation="eager
   `layer_types` full_attention ×2; q/k/v projections have biases, o_proj none. `bos_token_id` {eot}
   (`<|endoftext|>`), `eos_token_id` {im_end} (`<|im_end|>`), as Qwen2.5-Instruct's config.json; its
   `generation_config.json` `{gen_q}` stops on either ({im_end} first, then {eot}, as Qwen's list).
+* `hf-qwen3`: `model_type` `qwen3`, `hf-qwen2`'s tokenizer (`vocab_size` {Vq}), `hidden_size` 32, 4 heads,
+  `num_key_value_heads` 2, **`head_dim` {q3_hd}** (written, and not hidden / heads = 8, as Qwen3-0.6B's 128 is not
+  1024 / 16): q_proj [{q3_q}, 32], k_proj and v_proj [{q3_kv}, 32], o_proj [32, {q3_q}]; **`q_norm`, `k_norm`** per
+  layer ([{q3_hd}] each, below); `intermediate_size` 64, 2 layers, `max_position_embeddings` 64, `rms_norm_eps` 1e-6,
+  `hidden_act` silu, `tie_word_embeddings` true (no `lm_head.weight` in the file), `attention_bias` false (in
+  Qwen3 it would give q, k, v **and** o_proj biases; Qwen3's Hub checkpoints have none), `rope_parameters`
+  `{q3_rope}` (Qwen3's theta), `use_sliding_window` false, `layer_types` full_attention ×2, `dtype` `bfloat16`;
+  `bos_token_id` {eot}, `eos_token_id` {im_end}, as Qwen3-0.6B's config.json; `generation_config.json` `{gen_q3}`
+  (Qwen3-0.6B's eos list and pad; its `do_sample` true with temperature 0.6, top_k 20, top_p 0.95 left out: greedy
+  is what is referenced).
 * `hf-llama`: `model_type` `llama`, `vocab_size` {Vl}, 32 / 4 heads / `num_key_value_heads` 2, `head_dim` 8
   (written), `intermediate_size` 64, `rms_norm_eps` 1e-5, `attention_bias` false, `mlp_bias` false,
   `tie_word_embeddings` false (`lm_head.weight` in the file), `rope_parameters`
@@ -785,13 +850,13 @@ folder loaded back by `from_pretrained(dtype=float64, attn_implementation="eager
 
 {names}
 
-Not in any file: the tied copies (`lm_head.weight` of Qwen2 and GPT-2, `cls.predictions.decoder.weight` and
+Not in any file: the tied copies (`lm_head.weight` of Qwen2, Qwen3 and GPT-2, `cls.predictions.decoder.weight` and
 `cls.predictions.decoder.bias` of BERT: the decoder is `bert.embeddings.word_embeddings.weight`, its bias
 `cls.predictions.bias`), RoPE's `inv_freq` (computed at load), GPT-2's `attn.bias` masks.
 
 ### What transformers computes
 
-Llama and Qwen2 (batch 1, no padding, positions 0…L-1):
+Llama, Qwen2 and Qwen3 (batch 1, no padding, positions 0…L-1):
 
 * `h = E[ids]` (`model.embed_tokens.weight`; no scaling, no position embedding);
 * each layer: `x = RMSNorm(h, input_layernorm)`, `RMSNorm(x, w) = x / sqrt(mean(x²) + eps) · w`;
@@ -801,12 +866,19 @@ Llama and Qwen2 (batch 1, no padding, positions 0…L-1):
   i // 2; `softmax(q'·k'ᵀ/√8)` causal; `h = h + (weights·v)·Woᵀ` (`o_proj`, no bias); `x =
   RMSNorm(h, post_attention_layernorm)`; `h = h + down(silu(gate(x)) ⊙ up(x))` (`mlp.{{gate,up,down}}_proj`, no
   biases);
-* `model.norm`; logits = that · `lm_head.weight`ᵀ (Llama) or · `E`ᵀ (Qwen2, tied). No logits bias.
+* `model.norm`; logits = that · `lm_head.weight`ᵀ (Llama) or · `E`ᵀ (Qwen2, Qwen3, tied). No logits bias.
+* Qwen3 (`hf-qwen3`) differs in two places. Its heads are `head_dim` = {q3_hd} wide, whatever hidden / heads is:
+  q [L, 4·{q3_hd}], k and v [L, 2·{q3_hd}], `θ_j = theta^(-2j/{q3_hd})` for j = 0…{q3_half_1}, the rotate-half pairs
+  j and j+{q3_half}, `softmax(q'·k'ᵀ/√{q3_hd})`, and o_proj takes the {q3_q} values of the 4 heads back to 32. And before
+  RoPE, each head's {q3_hd} values of q are RMS-normalised with `self_attn.q_norm.weight` [{q3_hd}], those of k with
+  `self_attn.k_norm.weight` (one weight vector for every head; `rms_norm_eps`): `Qwen3Attention` computes
+  `q_norm(q_proj(x).view(L, heads, head_dim))`, then RoPE, then the attention.
 * llama3 rope (`hf-llama-rope-scaling`, `_compute_llama3_parameters`): with `old` = original_max_position_embeddings
   (256), wavelength `λ = 2π/θ_j`: λ < old/high_freq_factor (64): θ_j kept; λ > old/low_freq_factor (256): θ_j /
   factor (8); between: `s = (old/λ − low)/(high − low)`, `θ_j·((1 − s)/factor + s)`. The four frequencies of head
   size 8 (λ ≈ 6.3, 167, 4443, 118,000) fall in all three bands. Attention scaling 1.
-* transformers' code computes RMSNorm's normalisation (`x / sqrt(mean(x²)+eps)`, before the weight), the softmax and
+* transformers' code computes RMSNorm's normalisation (`x / sqrt(mean(x²)+eps)`, before the weight; Qwen3's
+  `q_norm` and `k_norm` too), the softmax and
   the RoPE angles and their cos/sin in **float32**, even in a float64 model; everything else is float64 here. So
   these references carry float32 rounding at those points: far inside the tolerance, but a float64
   implementation differs from them by ~1e-6.
@@ -816,14 +888,17 @@ hidden state: `LayerNorm(gelu(h·denseᵀ + b), eps 1e-12)·Eᵀ + cls.predictio
 
 The script checks this description: numpy in float64 from `model.safetensors` alone (bf16 values widened) reproduces
 every forward case (hidden states, attention, logits; GPT-2 and BERT: the head's logits from the reference's last
-hidden state) to: {documented} (Llama/Qwen2: the float32 steps above; asserted < 1e-5).
+hidden state) to: {documented} (Llama/Qwen2/Qwen3: the float32 steps above; asserted < 1e-5). For `hf-qwen3` that
+numpy computation reads `head_dim` from config.json and applies `q_norm`/`k_norm` as described, so it checks
+both against transformers.
 
-Parameters: redrawn from `torch.Generator` in float64, sorted names: norm weights 1 + 0.2·n, biases 0.2·n, token
+Parameters: redrawn from `torch.Generator` in float64, sorted names: norm weights 1 + 0.2·n (Qwen3's `q_norm` and
+`k_norm` too, which transformers starts at ones: asserted not ones in the file), biases 0.2·n, token
 embeddings 0.7·n, GPT-2's `wpe` and BERT's position/type embeddings 0.3·n, every other matrix 1.6/√in·n; then
 (decoders) **eos made to appear**: random weights never emit eos, so `eos_beta` × the unit mean of the final hidden
 states (after the final norm, over every position of the first 8 corpus texts) is added to the LM head's row of
-the eos token (`<|endoftext|>` for Qwen2 and GPT-2 — in the tied embedding, so also its input embedding —;
-`</s>` in Llama's `lm_head.weight`). `hf-llama*` are then rounded to bfloat16. Seeds: {seeds}.
+the eos token (`<|endoftext|>` for Qwen2, Qwen3 and GPT-2 — in the tied embedding, so also its input embedding
+—; `</s>` in Llama's `lm_head.weight`). `hf-llama*` and `hf-qwen3` are then rounded to bfloat16. Seeds: {seeds}.
 
 ### Tokenizers
 
@@ -833,6 +908,8 @@ the eos token (`<|endoftext|>` for Qwen2 and GPT-2 — in the tied embedding, so
   `<|endoftext|>` {eot}, `<|im_start|>` {im_start}, `<|im_end|>` {im_end}; nothing added around a text (no bos).
   `tokenizer_config.json`: `eos_token` = `pad_token` = `<|endoftext|>`, `bos_token` = `unk_token` = null,
   `extra_special_tokens` the other two.
+* `hf-qwen3`: the same tokenizer (Qwen3-0.6B's `tokenizer_config.json` names `Qwen2Tokenizer`): its
+  `tokenizer.json` and `tokenizer_config.json` are `hf-qwen2`'s, byte for byte (checked).
 * `hf-llama`, `hf-llama-rope-scaling`: **Llama 2's layout** (SentencePiece BPE with byte fallback, not Llama 3's
   byte-level one) as transformers 5's `LlamaTokenizer` writes it: no normalizer, `Metaspace` (`▁`,
   `prepend_scheme` first, `split` false), BPE with `byte_fallback` and `fuse_unk`; `<unk>` 0, `<s>` 1, `</s>` 2,
@@ -850,7 +927,8 @@ the eos token (`<|endoftext|>` for Qwen2 and GPT-2 — in the tied embedding, so
 ### reference.json (additions to README.md's format)
 
 ```
-{{ "source", "config": {{modelType, numLayers, numHeads, hiddenSize, vocabSize, maxPositions, maxLength}},
+{{ "source", "config": {{modelType, numLayers, numHeads, hiddenSize, vocabSize, maxPositions, maxLength,
+             headDim, numKeyValueHeads (hf-qwen3 only: its heads are not hiddenSize / numHeads wide)}},
   "tolerance", "specialTokens", "generationConfig": generation_config.json's content (decoders),
   "cases": [{{name, input, inputIds, tokenTypeIds, positionIds, tokens, readable, lastHiddenState, hiddenStates,
              attention, logits, f32use}}],
@@ -866,7 +944,7 @@ the eos token (`<|endoftext|>` for Qwen2 and GPT-2 — in the tied embedding, so
   every position). `f32use`: the largest fraction of the tolerance the same model in torch float32 uses.
 * Tolerance `{tolerance}`: logits `|got − want| <= logitsAbs + logitsRel·|want|`; scores (`stepScores`,
   `stepLogits`) `|got − want| <= scoreAbs`; the rest as README.md.
-* `specialTokens`: Qwen2 `{{eos, pad, imStart, imEnd}}`, Llama `{{unk, bos, eos}}`, GPT-2 `{{bos, eos}}`, BERT
+* `specialTokens`: Qwen2 and Qwen3 `{{eos, pad, imStart, imEnd}}`, Llama `{{unk, bos, eos}}`, GPT-2 `{{bos, eos}}`, BERT
   `{{cls, sep, pad, unk, mask}}`.
 
 Cases (every head has a row that is not uniform: a key at least 1.25 times its uniform share):
@@ -891,9 +969,9 @@ output_logits=True, return_dict_in_generate=True)` with the folder's generation 
   even in a float64 model: `stepLogits` (the raw logit of each chosen token) and `stepScores` (its processed score)
   are float32 values; torch float32 finds the same sequences, and no step is a near tie (top two ≥ 1e-3 apart).
 * Length: `max_new_tokens` when given; else generation_config.json's `max_length` (Llama: {llama_max}, the prompt
-  included); else (Qwen2, GPT-2: neither set) 20 new tokens, and at most `max_position_embeddings` in all.
-* Stop: after any id of `eos_token_id` (generation_config.json's; Qwen2's is the list [{im_end}, {eot}], and
-  config.json names only {im_end}): {qwen_stops}.
+  included); else (Qwen2, Qwen3, GPT-2: neither set) 20 new tokens, and at most `max_position_embeddings` in all.
+* Stop: after any id of `eos_token_id` (generation_config.json's; Qwen2's and Qwen3's is the list [{im_end}, {eot}],
+  and config.json names only {im_end}): {qwen_stops}.
 * Processors, in transformers' order, each only when asked: `repetition_penalty` (every id present anywhere in the
   sequence so far, **the prompt included**, once however often: its raw logit / 1.3 if positive, × 1.3 if not;
   transformers applies it to decoder-only models — checked against `stepLogits` in the script),
@@ -904,7 +982,7 @@ output_logits=True, return_dict_in_generate=True)` with the folder's generation 
 * `stop`: `eos` (the last token is an eos id) or `maxLength`. `decoded` = `decode(sequence,
   skip_special_tokens=True)`, `decodedNew` = the same of the new tokens alone (Llama's decoder strips one leading
   space of what it decodes; invalid UTF-8 becomes U+FFFD). Random weights make byte soup: the ids are the test.
-* Prompts of the processor cases: Qwen2 {proc[hf-qwen2]}, Llama {proc[hf-llama]}, rope scaling
+* Prompts of the processor cases: Qwen2 {proc[hf-qwen2]}, Qwen3 {proc[hf-qwen3]}, Llama {proc[hf-llama]}, rope scaling
   {proc[hf-llama-rope-scaling]}, GPT-2 {proc[hf-gpt2-lm]}. Not referenced: the `cached` consistency (one token at a
   time against the whole sequence) is the engine's own test.
 
@@ -917,6 +995,9 @@ output_logits=True, return_dict_in_generate=True)` with the folder's generation 
 def main():
     torch.manual_seed(0)
     only = sys.argv[1:] or list(SPECS)
+    unknown = [f for f in only if f not in SPECS]
+    if unknown:
+        sys.exit("unknown folder %s: expected some of %s" % (", ".join(unknown), ", ".join(SPECS)))
     results = {folder: make(folder) for folder in only}
     if not sys.argv[1:]:
         document(results)
