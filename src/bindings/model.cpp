@@ -361,7 +361,7 @@ class Model {
       const std::size_t rows = logits == 2 ? 1 : L;
       const std::size_t nl = wantLogits && m.has_logits() ? checked_product({rows, c.vocabSize}, "logits") : 0;
       const std::uint8_t* mask = copy_mask(headMask, masks_[0], c.numLayers, H, "headMask");
-      const double caches = mode == Mode::Run ? 0.0 : m.cache_floats();
+      const double caches = mode == Mode::Run ? 0.0 : m.cache_floats(past + L);
       check_fits(
           4.0 * (double(nh) + double(na) + double(ns) + double(nl) + m.scratch_floats(L) + caches) +
           engine_.attention().scratch_bytes_for({1, L, Lk, D, H, c.head_dim(), c.head_dim()}, wantAttention, false));

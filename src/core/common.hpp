@@ -40,6 +40,11 @@ class FloatBuffer {
     data_.reset();
     size_ = capacity_ = 0;
   }
+  void swap(FloatBuffer& other) noexcept {
+    data_.swap(other.data_);
+    std::swap(size_, other.size_);
+    std::swap(capacity_, other.capacity_);
+  }
 
  private:
   std::unique_ptr<float[]> data_;

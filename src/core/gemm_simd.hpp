@@ -82,15 +82,62 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const type
   }
 }
 
+// A short product's tile (R = 1 or 2 rows: a decoder's step): R rows of C by
+// NP whole panels at once, so that R·NP·NV sums are in flight rather than
+// R·NV, whose add latency would bound the loop. Each element of C still sums
+// start, then k = 0, 1, … in order: bit for bit gemm_tile's result.
+template <std::size_t R, std::size_t NP, typename Panel>
+inline void gemm_wide_tile(std::size_t K, const float* A, std::size_t lda, const typename Panel::T* panel,
+                           std::size_t panelStride, const float* bias, bool accumulate, float* C,
+                           std::size_t ldc) noexcept {
+  Vec acc[R][NP][NV];
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t q = 0; q < NP; ++q)
+      for (std::size_t v = 0; v < NV; ++v)
+        acc[r][q][v] = accumulate ? Vec::load_unaligned(C + r * ldc + q * kPanel + v * W)
+                       : bias     ? Vec::load_unaligned(bias + q * kPanel + v * W)
+                                  : Vec(0.0f);
+  const float* a[R];
+  for (std::size_t r = 0; r < R; ++r) a[r] = A + r * lda;
+  const typename Panel::T* bk[NP];
+  for (std::size_t q = 0; q < NP; ++q) bk[q] = panel + q * panelStride;
+  for (std::size_t k = 0; k < K; ++k) {
+    Vec b[NP][NV];
+    for (std::size_t q = 0; q < NP; ++q) {
+      Panel::load(bk[q], b[q]);
+      bk[q] += kPanel;
+    }
+    for (std::size_t r = 0; r < R; ++r) {
+      const Vec av(*a[r]++);
+      for (std::size_t q = 0; q < NP; ++q)
+        for (std::size_t v = 0; v < NV; ++v) acc[r][q][v] = xsimd::fma(av, b[q][v], acc[r][q][v]);
+    }
+  }
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t q = 0; q < NP; ++q)
+      for (std::size_t v = 0; v < NV; ++v) acc[r][q][v].store_unaligned(C + r * ldc + q * kPanel + v * W);
+}
+
 template <typename Panel>
 inline void gemm_4x8_xsimd(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
                            const typename Panel::T* packedB, std::size_t panelStride, const float* bias,
                            bool accumulate, float* C, std::size_t ldc) noexcept {
   static_assert(MR == 4 && kPanel == 8, "the tile's name says 4×8");
   assert(lda >= K && ldc >= N && panelStride >= K * kPanel);
+  std::size_t j0 = 0;
+  // One or two rows (a decoder's step, two beams): several whole panels at a time.
+  constexpr std::size_t kWide = 4;
+  if (M == 1)
+    for (; j0 + kWide * kPanel <= N; j0 += kWide * kPanel)
+      gemm_wide_tile<1, kWide, Panel>(K, A, lda, packedB + (j0 / kPanel) * panelStride, panelStride,
+                                      bias ? bias + j0 : nullptr, accumulate, C + j0, ldc);
+  if (M == 2)
+    for (; j0 + 2 * kPanel <= N; j0 += 2 * kPanel)
+      gemm_wide_tile<2, 2, Panel>(K, A, lda, packedB + (j0 / kPanel) * panelStride, panelStride,
+                                  bias ? bias + j0 : nullptr, accumulate, C + j0, ldc);
   // Panel by panel: one panel (K × kPanel floats) stays in L1 while the rows
   // of A stream past it.
-  for (std::size_t j0 = 0; j0 < N; j0 += kPanel) {
+  for (; j0 < N; j0 += kPanel) {
     const typename Panel::T* panel = packedB + (j0 / kPanel) * panelStride;
     const float* b = bias ? bias + j0 : nullptr;
     const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;

@@ -38,6 +38,34 @@ void KVCache::configure(std::size_t batch, std::size_t numKVHeads, std::size_t d
   length_ = 0;
 }
 
+void KVCache::reserve(std::size_t capacity) {
+  if (capacity_ == 0) throw ArgumentError("kv cache: not configured");
+  if (capacity <= capacity_) return;
+  check_dim(capacity, "capacity", kMaxElements);
+  checked_scratch(floats_for(batch_, numKVHeads_, dK_, dV_, capacity), 1);
+  const std::size_t keyStride = packed_size(dK_, capacity), valueStride = packed_size(capacity, dV_);
+  const std::size_t heads = batch_ * numKVHeads_;
+  FloatBuffer keys, values;
+  keys.resize(heads * keyStride);
+  values.resize(heads * valueStride);
+  std::fill(keys.data(), keys.data() + keys.size(), 0.0f);
+  std::fill(values.data(), values.data() + values.size(), 0.0f);
+  // A head's keys are panels of kPanel positions whatever the room: the old
+  // ones come first. Its values are panels of kPanel columns, each holding
+  // every position: each panel's rows move to the wider panel.
+  for (std::size_t head = 0; head < heads; ++head) {
+    std::copy_n(keys_.data() + head * keyStride_, keyStride_, keys.data() + head * keyStride);
+    for (std::size_t p = 0; p < panels(dV_); ++p)
+      std::copy_n(values_.data() + head * valueStride_ + p * kPanel * capacity_, kPanel * capacity_,
+                  values.data() + head * valueStride + p * kPanel * capacity);
+  }
+  keys_.swap(keys);
+  values_.swap(values);
+  capacity_ = capacity;
+  keyStride_ = keyStride;
+  valueStride_ = valueStride;
+}
+
 void KVCache::append(std::size_t count, const float* K, std::size_t ldk, const float* V, std::size_t ldv) {
   if (capacity_ == 0) throw ArgumentError("kv cache: not configured");
   if (count > capacity_ - length_)

@@ -107,10 +107,17 @@ void Model::forward(Attention& attention, const std::int32_t* ids, const std::in
   network_->forward(attention, in, out, scratch_.data(), nullptr);
 }
 
-double Model::cache_floats() const noexcept {
+std::size_t Model::cache_room(std::size_t positions) const noexcept {
+  const std::size_t room = caches_.empty() ? 0 : caches_[0].capacity();
+  if (positions <= room) return room;
+  return std::min(max_length(), std::max({positions, 2 * room, kFirstCacheRoom}));
+}
+
+double Model::cache_floats(std::size_t positions) const noexcept {
   const Config& c = config_;
-  if (!caches_.empty()) return 0;
-  return double(c.numLayers) * KVCache::floats_for(1, c.kv_heads(), c.head_dim(), c.head_dim(), max_length());
+  const std::size_t room = cache_room(positions);
+  if (!caches_.empty() && room == caches_[0].capacity()) return 0;
+  return double(c.numLayers) * KVCache::floats_for(1, c.kv_heads(), c.head_dim(), c.head_dim(), room);
 }
 
 void Model::check_decoder() const {
@@ -125,13 +132,15 @@ void Model::step(Attention& attention, const std::int32_t* ids, std::size_t L, c
                  const std::uint8_t* headMask) {
   check_decoder();
   check(ids, nullptr, past(), L, out);
+  // Room for the positions so far and these, doubling as the sequence grows (kept until the model goes).
+  const std::size_t room = cache_room(past() + L);
   if (caches_.empty()) {
-    // Room for every position the model has; allocated once, kept until the model goes.
     const Config& c = config_;
     LayerCaches caches(c.numLayers);
-    for (KVCache& cache : caches) cache.configure(1, c.kv_heads(), c.head_dim(), c.head_dim(), max_length());
+    for (KVCache& cache : caches) cache.configure(1, c.kv_heads(), c.head_dim(), c.head_dim(), room);
     caches_ = std::move(caches);
   }
+  for (KVCache& cache : caches_) cache.reserve(room);
   const std::size_t before = past();
   try {
     Sequence in{ids, nullptr, L};

@@ -83,9 +83,12 @@ class Model {
   // ArgumentError unless the architecture is a decoder (the bindings ask it first).
   void check_decoder() const;
   std::size_t past() const noexcept { return caches_.empty() ? 0 : caches_[0].length(); }
-  // Floats the caches will take when the first step allocates them (0 once
-  // it has), for the bindings' memory check.
-  double cache_floats() const noexcept;
+  // Floats the caches allocate for a call that brings them to `positions`
+  // (0 when they have the room), for the bindings' memory check: they start
+  // with room for kFirstCacheRoom positions and double as a sequence grows,
+  // up to max_length(), rather than holding every position the model allows
+  // (a 32k-token Qwen2.5-0.5B's would take 0.8 GB).
+  double cache_floats(std::size_t positions) const noexcept;
 
   // An encoder-decoder's calls (ArgumentError on the others, check_encoder_decoder):
   // encode() runs the encoder over S tokens (out: lastHiddenState [S, D],
@@ -120,6 +123,9 @@ class Model {
 
  private:
   Model(const Config& config, bool allocate, Storage matrices);
+  static constexpr std::size_t kFirstCacheRoom = 16;
+  // The room the caches need for `positions` (cache_floats' rule).
+  std::size_t cache_room(std::size_t positions) const noexcept;
   // The checks of a call of L tokens after `past` positions, then its scratch.
   void check(const std::int32_t* ids, const std::int32_t* types, std::size_t past, std::size_t L, const Outputs& out);
 

@@ -97,7 +97,7 @@ TEST(Half, Gemm16IsTheFloatGemmOnTheWidenedMatrixBitForBit) {
   for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()})
     for (Storage storage : {Storage::BF16, Storage::F16})
       for (std::size_t M : {1, 2, 3, 4, 5, 7, 9})
-        for (std::size_t N : {1, 3, 4, 7, 8, 9, 17, 25})
+        for (std::size_t N : {1, 3, 4, 7, 8, 9, 17, 25, 32, 40})
           for (std::size_t K : {1, 3, 8, 13})
             for (bool accumulate : {false, true}) {
               std::vector<float> A(M * K), bias(N), C(M * (N + 3)), B(K * N);

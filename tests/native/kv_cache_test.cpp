@@ -407,6 +407,42 @@ TEST(KVCache, SelectEqualsACacheFilledFromTheParentsRows) {
   }
 }
 
+// A cache grown on the way (room for 5, then 11, then 40 positions) holds
+// exactly what one configured for 40 from the start holds (every packed
+// float, the zero room included) and attends to the same bits.
+TEST(KVCache, ReserveKeepsWhatItHoldsAsACacheWithTheRoomFromTheStart) {
+  const std::size_t B = 2, L = 21, G = 2, dK = 8, dV = 12;
+  const Projections p = random_projections(B, L, L, G, G, dK, dV, 23);
+  mha::KVCache grown, want;
+  want.configure(B, G, dK, dV, 40);
+  grown.configure(B, G, dK, dV, 5);
+  // Three appends of 4, 5 and 12 positions per item, the rows of item b of each part together.
+  std::size_t at = 0;
+  for (std::size_t count : {4u, 5u, 12u}) {
+    std::vector<float> K(B * count * p.ldk()), V(B * count * p.ldv());
+    for (std::size_t b = 0; b < B; ++b) {
+      std::copy_n(p.K.data() + (b * L + at) * p.ldk(), count * p.ldk(), K.data() + b * count * p.ldk());
+      std::copy_n(p.V.data() + (b * L + at) * p.ldv(), count * p.ldv(), V.data() + b * count * p.ldv());
+    }
+    grown.reserve(at + count == 9 ? 11 : at + count > 11 ? 40 : grown.capacity());
+    grown.append(count, K.data(), p.ldk(), V.data(), p.ldv());
+    at += count;
+  }
+  want.append(L, p.K.data(), p.ldk(), p.V.data(), p.ldv());
+  EXPECT_EQ(grown.capacity(), 40u);
+  grown.reserve(12);  // less than it has: nothing changes
+  EXPECT_EQ(grown.capacity(), 40u);
+  const mha::PackedKeyValues a = grown.view(), w = want.view();
+  EXPECT_EQ(a.keyStride, w.keyStride);
+  EXPECT_EQ(a.valueStride, w.valueStride);
+  const std::size_t heads = B * G;
+  EXPECT_TRUE(same_bits(std::vector<float>(a.keys, a.keys + heads * a.keyStride),
+                        std::vector<float>(w.keys, w.keys + heads * w.keyStride)));
+  EXPECT_TRUE(same_bits(std::vector<float>(a.values, a.values + heads * a.valueStride),
+                        std::vector<float>(w.values, w.values + heads * w.valueStride)));
+  EXPECT_EQ(grown.length(), L);
+}
+
 template <typename F>
 void expect_refused(F&& f, const std::string& words) {
   try {
