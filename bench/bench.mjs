@@ -7,8 +7,10 @@
 // result, and a long sequence (L = 8192) in bounded memory.
 // Last, training (bench/train.mjs): steps per second of the page's tagger
 // against the same model in tfjs-backend-wasm with its autograd; a
-// bert-base-shaped checkpoint (bench/model.mjs) and an opus-mt-shaped
-// translation model (bench/seq2seq.mjs) against onnxruntime-web.
+// bert-base-shaped checkpoint (bench/model.mjs), an opus-mt-shaped
+// translation model (bench/seq2seq.mjs) and GPT-2-small- and
+// Qwen2.5-0.5B-shaped decoders generating text (bench/decoder.mjs) against
+// onnxruntime-web.
 // Prints a table; writes everything to bench-output/bench.json.
 // Usage: npm run bench [-- --quick | --profile | --sizes | --help]
 import { execFileSync } from 'node:child_process';
@@ -19,19 +21,21 @@ import { fileURLToPath } from 'node:url';
 import { FAMILIES, VARIANTS, variantFiles } from '../src/js/files.mjs';
 import { createAttention } from '../src/js/node.mjs';
 import { CONFIGS, headsOf, makeInputs, time } from './inputs.mjs';
+import { decoderBench } from './decoder.mjs';
 import { modelBench } from './model.mjs';
 import { seq2seqBench } from './seq2seq.mjs';
 
 const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --sizes | --help]   (npm run bench -- <flag>)
   (none)     every runner and thread count, the kernels, start-up, a long sequence, the worker hop,
-             training, the bert-base-shaped model and the opus-mt-shaped translation (about 21 minutes);
-             writes bench-output/bench.json
+             training, the bert-base-shaped model, the opus-mt-shaped translation and the GPT-2- and
+             Qwen2.5-shaped decoders (about 31 minutes); writes bench-output/bench.json
   --quick    the same, shorter
   --profile  where a forward call's time goes, stage by stage (bench/profile.mjs)
   --sizes    the .wasm size of every build in dist/, and nothing else
   --help     this text
 One part alone: node bench/run.mjs <mha-wasm|onnxruntime|tfjs|plain-js> <threads> [--quick],
-  node bench/train.mjs [--quick], node bench/model.mjs [--quick], node bench/seq2seq.mjs [--quick]`;
+  node bench/train.mjs [--quick], node bench/model.mjs [--quick], node bench/seq2seq.mjs [--quick],
+  node bench/decoder.mjs [--quick]`;
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
 /** The .wasm size in bytes of every build, by family and variant (files.mjs names them); null if not built. */
@@ -192,6 +196,8 @@ const training = JSON.parse(
 const model = await modelBench({ quick });
 // An opus-mt-shaped MarianMT translating one sentence against onnxruntime-web (bench/seq2seq.mjs).
 const seq2seq = await seq2seqBench({ quick });
+// GPT-2-small- and Qwen2.5-0.5B-shaped decoders generating text against onnxruntime-web (bench/decoder.mjs).
+const decoder = await decoderBench({ quick });
 
 // ---- report ----
 const byRunner = (name, threads) => runs.find((r) => r.runner === name && r.threads === threads);
@@ -298,6 +304,7 @@ const sizes = wasmSizes();
 lines.push(sizesLine(sizes));
 lines.push('', model.report);
 lines.push('', seq2seq.report);
+lines.push('', decoder.report);
 console.log(lines.join('\n'));
 
 mkdirSync('bench-output', { recursive: true });
@@ -318,6 +325,7 @@ writeFileSync(
       training,
       model: model.result,
       seq2seq: seq2seq.result,
+      decoder: decoder.result,
       wasmSizes: sizes,
     },
     null,

@@ -87,18 +87,29 @@ export function writeCheckpoint(dir, config = BERT_BASE, { seed = 12 } = {}) {
   return { path: file, bytes, ms: performance.now() - t0 };
 }
 
+/** float32 → bfloat16 bits, rounded to nearest even (as torch's .to(torch.bfloat16)); finite values only. */
+export function toBfloat16(values) {
+  const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
+  const out = new Uint16Array(values.length);
+  for (let i = 0; i < bits.length; i++) out[i] = (bits[i] + 0x7fff + ((bits[i] >>> 16) & 1)) >>> 16;
+  return out;
+}
+
 /**
- * Writes `tensors` ([name, shape, kind] in file order, F32) as a safetensors
- * file, each filled with mean + std·N(0, 1) where { mean, std } = init(kind),
- * from one seeded stream (mulberry32, Box–Muller) in that order, one tensor in
- * memory at a time; returns the file's bytes.
+ * Writes `tensors` ([name, shape, kind] in file order) as a safetensors file
+ * of `dtype` F32 or BF16 (each value drawn in float32, then rounded), each
+ * filled with mean + std·N(0, 1) where { mean, std } = init(kind), from one
+ * seeded stream (mulberry32, Box–Muller) in that order, one tensor in memory
+ * at a time; returns the file's bytes.
  */
-export function writeSafetensors(file, tensors, init, seed) {
+export function writeSafetensors(file, tensors, init, seed, { dtype = 'F32' } = {}) {
+  if (dtype !== 'F32' && dtype !== 'BF16') throw new RangeError(`dtype: expected 'F32' or 'BF16', got ${dtype}`);
+  const size = dtype === 'F32' ? 4 : 2;
   const header = { __metadata__: { format: 'pt' } };
   let offset = 0;
   for (const [name, shape] of tensors) {
-    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    const bytes = shape.reduce((a, b) => a * b, 1) * size;
+    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes] };
     offset += bytes;
   }
   let json = JSON.stringify(header);
@@ -114,7 +125,8 @@ export function writeSafetensors(file, tensors, init, seed) {
       const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
       const { mean, std } = init(kind);
       for (let i = 0; i < values.length; i++) values[i] = mean + std * normal();
-      writeSync(fd, new Uint8Array(values.buffer));
+      const stored = dtype === 'F32' ? values : toBfloat16(values);
+      writeSync(fd, new Uint8Array(stored.buffer));
     }
   } finally {
     closeSync(fd);
@@ -123,8 +135,10 @@ export function writeSafetensors(file, tensors, init, seed) {
 }
 
 /**
- * A safetensors file (F32 only) read whole: { names, shape(name), tensor(name) }
- * with tensor() a Float32Array view on the file's bytes.
+ * A safetensors file (F32 or BF16) read whole: { names, shape(name),
+ * dtype(name), tensor(name), raw(name) } with tensor() a Float32Array (a view
+ * on the file's bytes for F32, BF16 widened exactly) and raw() the stored
+ * bytes.
  */
 export function readSafetensors(file) {
   const buf = readFileSync(file);
@@ -132,17 +146,31 @@ export function readSafetensors(file) {
   const header = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
   const base = 8 + n;
   const names = Object.keys(header).filter((k) => k !== '__metadata__');
+  const entry = (name) => {
+    const h = header[name];
+    if (!h) throw new Error(`no tensor ${name} in ${file}`);
+    if (h.dtype !== 'F32' && h.dtype !== 'BF16')
+      throw new Error(`${name}: ${h.dtype}, only F32 and BF16 are read here`);
+    return h;
+  };
+  const raw = (name) => {
+    const [b, e] = entry(name).data_offsets;
+    return buf.subarray(base + b, base + e);
+  };
   return {
     names,
-    shape: (name) => header[name].shape,
+    shape: (name) => entry(name).shape,
+    dtype: (name) => entry(name).dtype,
+    raw,
     tensor(name) {
-      const h = header[name];
-      if (!h) throw new Error(`no tensor ${name} in ${file}`);
-      if (h.dtype !== 'F32') throw new Error(`${name}: ${h.dtype}, only F32 is read here`);
-      const [b, e] = h.data_offsets;
-      const start = buf.byteOffset + base + b;
-      if (start % 4 === 0) return new Float32Array(buf.buffer, start, (e - b) / 4);
-      return new Float32Array(buf.buffer.slice(start, start + e - b));
+      const bytes = raw(name);
+      if (entry(name).dtype === 'BF16') {
+        const bits = new Uint32Array(bytes.length / 2);
+        for (let i = 0; i < bits.length; i++) bits[i] = (bytes[2 * i] | (bytes[2 * i + 1] << 8)) << 16;
+        return new Float32Array(bits.buffer);
+      }
+      if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+      return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
     },
   };
 }
