@@ -5,11 +5,12 @@
 // theme.mjs has already chosen the language and written the markup's text.
 import { readLink, formatState } from './state.mjs';
 import { specFor, runSpec, allHeads } from './model/compute.mjs';
+import { encoderSpec } from './model/designed-heads.mjs';
 import { tokenize } from './model/tokenize.mjs';
 import { headCsv, headJson } from './model/export-data.mjs';
 import { headTitle } from './model/head-names.mjs';
-import { percentMeanSd } from './model/train-text.mjs';
-import { settingLabel } from './model/train-options.mjs';
+import { headline } from './model/train-text.mjs';
+import { thousands } from './lib/format.mjs';
 import { downloadPng, downloadSvg, downloadText } from './lib/download.mjs';
 import { language, setLanguage, t, translateDom } from './lib/i18n.mjs';
 import { roving } from './lib/roving.mjs';
@@ -32,7 +33,7 @@ const state = link.state;
 let engine = null;
 /** The last run; null while a free-mode sentence has no tokens (nothing is shown then). */
 let run = null;
-/** The training's summary once it finished, for the note beside the designed heads. */
+/** The training's summary once it finished, and its seeds and steps, for the note beside the designed heads. */
 let trained = null;
 
 // Each view renders in its own task, so the main thread stays responsive while a
@@ -116,8 +117,8 @@ function createViews() {
     onError: showError,
     options: state.train,
     onOptions: (train) => setState({ train }, []),
-    onSummary: (summary) => {
-      trained = summary;
+    onSummary: (summary, experiment) => {
+      trained = { summary, ...experiment };
       showTrained();
     },
   });
@@ -171,13 +172,12 @@ function createViews() {
   });
 }
 
-/** The training's own numbers in the note beside the designed heads, once it has any. */
+/** The training's own result in the note beside the designed heads, once it has one (the same sentence as its chart). */
 function showTrained() {
   const own = document.querySelector('.caveat-own');
-  if (!own || !trained) return;
-  const plain = trained.filter((s) => s.setting.mlpHidden === 0 && s.seeds.length);
-  const results = plain.map((s) => `${settingLabel(s.setting)} ${percentMeanSd(s.accuracies)}`).join(t('list.join'));
-  own.textContent = t('caveat.own', { results });
+  const results = trained && headline(trained.summary);
+  if (!own || !results) return;
+  own.textContent = t('caveat.own', { results, seeds: trained.seeds, steps: thousands(trained.steps) });
 }
 
 /** Switches the page's language: the markup, every view, and the link. */
@@ -335,7 +335,10 @@ async function main() {
   engine = await createAttention();
   $('status').removeAttribute('data-i18n');
   $('status').textContent = engineText(engine);
-  views.train.enable(async () => (await import('../src/js/train.mjs')).createAttention({ training: true }));
+  // The bridge sets the learned heads beside the designed encoder heads, whatever the mode shown above.
+  views.train.enable(async () => (await import('../src/js/train.mjs')).createAttention({ training: true }), {
+    designed: () => runSpec(engine, encoderSpec()),
+  });
   views.real.enable(engine);
   await compute();
   document.body.dataset.ready = 'true';

@@ -13,13 +13,17 @@ import { HubServer, folderFiles } from '../tools/hub-server.mjs';
 import { openPage, readHeatmaps, setUp } from './page-helpers.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { formatBytes } from '../../web/model/real-model-files.mjs';
+import { setLanguage, t } from '../../web/lib/i18n.mjs';
 
 const FOLDER = fileURLToPath(new URL('../fixtures/models/bert-zh/', import.meta.url));
 const REPO = 'google-bert/bert-base-chinese';
+const GATED = 'tests/gated-bert';
 let hub, env, engine, reference;
 
 beforeAll(async () => {
-  hub = await new HubServer({ repos: { [REPO]: { files: folderFiles(FOLDER) } } }).start();
+  hub = await new HubServer({
+    repos: { [REPO]: { files: folderFiles(FOLDER) }, [GATED]: { files: folderFiles(FOLDER), gated: true } },
+  }).start();
   env = await setUp({ hubEndpoints: [hub.url], hubDownloadHosts: [hub.cdnUrl] });
   engine = await createAttention({ variant: 'simd' });
   reference = await (await engine.loadModel(FOLDER)).run(SENTENCE);
@@ -145,6 +149,71 @@ test('a slow download is cancelled; a wrong name is an error; the model loads af
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await page.evaluate(() => (document.querySelector('.toolbar').style.position = 'static'));
     await page.locator('#real-hub').screenshot({ path: 'test-output/real-model-hub-390.png' });
+  } finally {
+    await page.close();
+  }
+}, 90_000);
+
+/** The message the page's catalogue writes for a load error of `kind` (model/load-errors.mjs), in `lang`. */
+function loadMessage(lang, kind, params) {
+  setLanguage(lang);
+  const text = t('real.error.load', { message: t(`real.loadError.${kind}`, params) });
+  setLanguage('en');
+  return text;
+}
+
+test('the Hub’s errors in the reader’s words (not found, gated, unreachable, cut short), the engine’s kept', async () => {
+  const { page } = await openPage(env);
+  try {
+    await page.evaluate(() => caches.delete('mha-wasm-hub'));
+    await page.locator('#real-hub').scrollIntoViewIfNeeded();
+    /** Loads `name` and waits for its error: [the message, the engine's text]. */
+    const failing = async (name) => {
+      await page.fill('#real-name', name);
+      await page.click('#real-hub-load');
+      await page.waitForSelector('#real-error:not([hidden])', { timeout: 30_000 });
+      return [await page.textContent('#real-error > p'), await page.textContent('#real-error code[lang="en"]')];
+    };
+    const [notFound, notFoundDetail] = await failing('google-bert/no-such-model');
+    expect(notFound).toBe(loadMessage('en', 'notFound', { repo: 'google-bert/no-such-model', endpoint: hub.url }));
+    expect(notFoundDetail).toContain('google-bert/no-such-model: no model of that name on');
+    expect(await failing(GATED)).toEqual([
+      loadMessage('en', 'gated', { repo: GATED }),
+      expect.stringMatching(new RegExp(`^Error: ${GATED} is a gated model`)),
+    ]);
+    // No answer from the Hub at all (after the loader's retries).
+    await page.route(`${hub.url}/api/**`, (route) => route.abort('connectionrefused'));
+    expect((await failing(REPO))[0]).toBe(loadMessage('en', 'unreachable', { endpoint: hub.url }));
+    await page.unroute(`${hub.url}/api/**`);
+    // The weights' download cut off at every try (the test Hub forgets a cut once used: this map does not).
+    hub.cuts = new (class extends Map {
+      delete() {
+        return false;
+      }
+    })([[hub.sha256Of(REPO, 'model.safetensors'), 4000]]);
+    try {
+      expect((await failing(REPO))[0]).toBe(loadMessage('en', 'interrupted', { file: 'model.safetensors' }));
+    } finally {
+      hub.cuts = new Map();
+    }
+    // In Chinese: the same error, rewritten; no English outside names and the engine's own words.
+    await page.check('input[name="lang"][value="zh"]');
+    await page.waitForFunction(() => document.querySelector('#real-model-title').textContent === '真实模型');
+    expect(await page.textContent('#real-error > p')).toBe(
+      loadMessage('zh', 'interrupted', { file: 'model.safetensors' }),
+    );
+    const latin = await page.$eval('#real-error', (root) => {
+      const out = [];
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode())
+        if (!node.parentElement.closest('[translate="no"], [lang="en"]'))
+          out.push(...(node.textContent.match(/[A-Za-z]{2,}/g) ?? []));
+      return out;
+    });
+    expect(latin).toEqual([]);
+    // And it loads once the Hub answers whole again.
+    await loadByClick(page);
+    await expectHeatmapAsNode(page);
   } finally {
     await page.close();
   }

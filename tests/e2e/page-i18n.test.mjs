@@ -8,6 +8,7 @@
 import { setUp, openPage, revealAll, readerText } from './page-helpers.mjs';
 import { ENGLISH } from '../../web/sentence.mjs';
 import { DEFAULT_FREE } from '../../web/model/free-mode.mjs';
+import { encoderSpec } from '../../web/model/designed-heads.mjs';
 
 // Code names and the names of technologies, which Chinese text keeps as they are.
 const CODE = [
@@ -53,6 +54,8 @@ const CODE = [
   'MarianMT',
   'opus-mt',
   'MASK',
+  'Qwen2.5',
+  'Qwen3',
 ];
 const CODE_RE = new RegExp(`(?<![\\w-])(?:${CODE.map((c) => c.replace(/[+]/g, '\\+')).join('|')})(?![\\w-])`, 'g');
 // English tokens of the translation named in the page's text ("Will 0", "venom 13"): data, not interface.
@@ -200,6 +203,74 @@ test('an unexpected error: its message as the engine wrote it, inside translated
   await page.waitForSelector('#error:not([hidden])');
   expect(await page.textContent('#error')).toBe('已停止：RangeError: offset is out of bounds');
   await page.close();
+}, 60_000);
+
+test('sharpness 0 (every row even): no NaN or undefined anywhere, a comparison that says nothing was picked', async () => {
+  const { targets, heads } = encoderSpec(0);
+  for (const [env, sharpness, texts] of [
+    [
+      zh,
+      '0',
+      { flat: '锐度为 0 时就是这样', flatRow: '均匀（没有挑出键）', uniform: '均匀（无可寻找）', bad: /NaN|个选择/ },
+    ],
+    [zh, '0.5', null],
+    [
+      en,
+      '0',
+      {
+        flat: 'This is what sharpness 0 does',
+        flatRow: 'uniform (no key picked)',
+        uniform: 'uniform (nothing to find)',
+        bad: /NaN|picks/,
+      },
+    ],
+  ]) {
+    const { page, problems } = await openPage(env, `?sharpness=${sharpness}`);
+    await revealAll(page);
+    const all = await readerText(page);
+    expect(all.filter((text) => /\bNaN\b|\bundefined\b/.test(text))).toEqual([]);
+    expect(await page.evaluate(() => /\bNaN\b|\bundefined\b/.test(document.body.textContent))).toBe(false);
+    if (texts) {
+      const summary = await page.textContent('#compare .summary');
+      expect(summary).toContain(texts.flat);
+      expect(summary).not.toMatch(texts.bad);
+      // A head's even row says "nothing to find" only where the head has no target in it.
+      const cells = await page.$$eval('#compare table.compare tbody tr', (rows) =>
+        rows.map((r) => [...r.querySelectorAll('td')].slice(1, -1).map((td) => td.textContent)),
+      );
+      expect(cells).toEqual(
+        targets[heads[0]].map((_, q) => heads.map((h) => (targets[h][q].keys.length ? texts.flatRow : texts.uniform))),
+      );
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  }
+}, 90_000);
+
+test('“how to get a model”: always shown, in both languages, by name and as a downloaded folder', async () => {
+  for (const [env, title] of [
+    [zh, '怎样得到一个模型'],
+    [en, 'How to get a model'],
+  ]) {
+    const { page, problems } = await openPage(env);
+    const box = page.locator('#real-model .real-howto');
+    await box.scrollIntoViewIfNeeded();
+    expect(await box.isVisible()).toBe(true);
+    expect(await box.locator('h3').textContent()).toBe(title);
+    const code = await box.locator('[translate="no"]').allTextContents();
+    expect(code).toEqual(
+      expect.arrayContaining([
+        'google-bert/bert-base-chinese',
+        'huggingface-cli download google-bert/bert-base-chinese --local-dir bert-base-chinese',
+        'Files and versions',
+        'config.json',
+      ]),
+    );
+    // Before any model is loaded or any error shown.
+    expect(await page.isHidden('#real-error')).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  }
 }, 60_000);
 
 test('a browser that prefers English gets the English page; no key is missing', async () => {

@@ -13,6 +13,10 @@ import path from 'node:path';
 import { createAttention } from '../../src/js/node.mjs';
 import { setUp, openPage, readHeatmaps } from './page-helpers.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
+import { formatBytes } from '../../web/model/real-model-files.mjs';
+import { allHeadScores, focusRows, standOut, uniformScores } from '../../web/model/real-model-scores.mjs';
+import { fixed } from '../../web/lib/format.mjs';
+import { setLanguage, t } from '../../web/lib/i18n.mjs';
 
 const FOLDER = 'tests/fixtures/models/bert-zh';
 const FILES = readdirSync(FOLDER)
@@ -276,6 +280,238 @@ test('GPT-2 (byte-level pieces, causal): the masked cells are hatched and exactl
     expect(masked.length).toBeGreaterThan(0);
     expect(masked.every((w) => w === 0)).toBe(true);
     expect(await page.inputValue('#real-focus')).toBe('毒');
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+/** The text of an element that is neither code nor English data (translate="no", lang="en"), and its Latin words. */
+const latinOutsideCode = (page, selector) =>
+  page.$eval(selector, (root) => {
+    const out = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+      if (!node.parentElement.closest('[translate="no"], [lang="en"]'))
+        out.push(...(node.textContent.match(/[A-Za-z]{2,}/g) ?? []));
+    return out;
+  });
+
+/** The message the page's catalogue writes for a load error of `kind` (model/load-errors.mjs), in `lang`. */
+function loadMessage(lang, kind, params = {}) {
+  setLanguage(lang);
+  const text = t('real.error.load', { message: t(`real.loadError.${kind}`, params) });
+  setLanguage('en');
+  return text;
+}
+
+test('the load line counts the files the loader read, not the folder’s others (vocab.txt beside tokenizer.json)', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await load(page, FILES);
+    expect(await page.isHidden('#real-error')).toBe(true);
+    // FILES has vocab.txt too, which the loader does not read beside tokenizer.json.
+    expect(FILES.map((f) => path.basename(f))).toContain('vocab.txt');
+    const read = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
+    const bytes = read.reduce((sum, name) => sum + readFileSync(path.join(FOLDER, name)).length, 0);
+    expect(await page.textContent('#real-status')).toContain(`（${read.length} 个文件，${formatBytes(bytes)}，用时`);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('a new focus token redraws the chosen head’s tables; the far score’s bar is one a head can reach', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await load(page, FILES);
+    const head = await compareHeatmap(page);
+    const rowsOf = () =>
+      page.$$eval('#real-model .real-where-table tbody tr', (rows) => rows.map((r) => Number(r.dataset.q)));
+    expect(await rowsOf()).toEqual([2, 3, 4, 7, 13, 14]);
+    // The scores of every head in Node, for a focus token, as the view computes them from the run.
+    const { special } = reference;
+    const run = { ...reference, numLayers: 2, numHeads: 4 };
+    const scored = (focus) => {
+      const rows = focusRows(reference.tokens, focus, special);
+      const heads = allHeadScores(run, rows);
+      return { rows, heads, baseline: uniformScores(reference.tokens, rows, special, false) };
+    };
+    const cellOf = (score) =>
+      page.$eval(`#real-model .real-scores-table tr[data-score="${score}"] td`, (td) => td.textContent);
+    const mine = (s) => s.heads.find((h) => h.layer === head.layer && h.head === head.head).scores;
+    expect(await cellOf('neighbour')).toBe(fixed(mine(scored('毒')).neighbour));
+    // 蛇: its two rows and this head's scores for them, in the same head (no other head was clicked).
+    await page.selectOption('#real-focus', '蛇');
+    await page.waitForFunction(() => document.querySelectorAll('#real-model .real-where-table tbody tr').length === 2);
+    const snake = scored('蛇');
+    expect(await rowsOf()).toEqual(snake.rows);
+    expect(await page.textContent('#real-model .real-where-title')).toContain('蛇');
+    for (const score of ['neighbour', 'same', 'far', 'self'])
+      expect(await cellOf(score)).toBe(fixed(mine(snake)[score]));
+    expect((await compareHeatmap(page)).mismatches).toEqual([]);
+
+    // 毒 again: far keys take 0.608 of an even row, twice that is beyond 1, so the bar is halfway to 1.
+    await page.selectOption('#real-focus', '毒');
+    const du = scored('毒');
+    const bar = standOut(du.baseline.far);
+    expect(bar.rule).toBe('halfway');
+    const reach = du.heads.filter((h) => h.scores.far >= bar.threshold).length;
+    const far = await page.textContent('#real-model .real-summary li[data-score="far"]');
+    expect(far).toContain(`所以这里的标准是这个中点 ${fixed(bar.threshold)}：有 ${reach} 个头达到`);
+    expect(far).not.toContain('超过它的两倍');
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('GPT-2: the sentence has no special token, so that score names no head and cannot order the grid', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    const folder = 'tests/fixtures/models/gpt2';
+    await load(
+      page,
+      readdirSync(folder)
+        .filter((name) => name !== 'reference.json')
+        .map((name) => path.join(folder, name)),
+    );
+    expect(await page.isHidden('#real-error')).toBe(true);
+    expect(await page.$$eval('#real-model .real-token-list li.special', (l) => l.length)).toBe(0);
+    const special = await page.textContent('#real-model .real-summary li[data-score="special"]');
+    expect(special).toContain('这句话里没有这样的键');
+    expect(special).not.toMatch(/最高|0\.000/);
+    expect(await page.textContent('#real-model .real-scores-table tr[data-score="special"] td')).toBe(
+      '这句话里没有这样的键',
+    );
+    expect(await page.$eval('#real-order option[value="special"]', (o) => o.disabled)).toBe(true);
+    expect(await page.$eval('#real-order option[value="neighbour"]', (o) => o.disabled)).toBe(false);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('45 tokens: the chosen head’s map is whole on the page, its last rows and legend too (no inner scroll)', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await load(page, FILES);
+    const text = [...SENTENCE.repeat(3)].slice(0, 43).join('');
+    await page.fill('#real-text', text);
+    await page.click('#real-run button[type="submit"]');
+    await page.waitForFunction(() => document.querySelectorAll('#real-model .real-token-list li').length === 45);
+    await page.waitForSelector('#real-model .real-heatmap [data-q="44"][data-k="44"]');
+    const box = await page.$eval('#real-model .real-heatmap .map-scroll', (b) => ({
+      scroll: [b.scrollHeight, b.clientHeight, b.scrollWidth, b.clientWidth],
+      svg: b.querySelector('svg').getBoundingClientRect().height,
+    }));
+    const [scrollHeight, clientHeight, scrollWidth, clientWidth] = box.scroll;
+    expect(scrollHeight).toBeLessThanOrEqual(clientHeight + 1);
+    expect(scrollWidth).toBeLessThanOrEqual(clientWidth + 1);
+    // The last row and the legend, scrolled to on the page, are shown: nothing clips them.
+    await page.locator('#real-model .real-heatmap .legend').scrollIntoViewIfNeeded();
+    const shown = await page.$eval('#real-model .real-heatmap', (figure) => {
+      const clip = figure.querySelector('.map-scroll').getBoundingClientRect();
+      const inside = (el) => {
+        const r = el.getBoundingClientRect();
+        return r.top >= clip.top - 1 && r.bottom <= clip.bottom + 1 && r.bottom <= innerHeight + 1 && r.top >= 0;
+      };
+      return [inside(figure.querySelector('[data-q="44"][data-k="0"]')), inside(figure.querySelector('.legend'))];
+    });
+    expect(shown).toEqual([true, true]);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('sorted thumbnails in English: every label inside its thumbnail, none over another', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await load(page, twelveByTwelve());
+    await page.check('input[name="lang"][value="en"]');
+    await page.waitForFunction(() => document.querySelector('#real-model-title').textContent === 'Real model');
+    await page.selectOption('#real-order', 'same');
+    const boxes = await page.$$eval('#real-model .real-grid .thumb', (buttons) =>
+      buttons.map((b) => {
+        const label = b.querySelector('.thumb-label');
+        const [l, r] = [label.getBoundingClientRect(), b.getBoundingClientRect()];
+        return {
+          text: label.textContent,
+          label: [l.left, l.top, l.right, l.bottom],
+          thumb: [r.left, r.top, r.right, r.bottom],
+        };
+      }),
+    );
+    expect(boxes).toHaveLength(144);
+    expect(boxes[0].text).toMatch(/^layer \d+ · head \d+ · [\d.]+$/);
+    const outside = boxes.filter(
+      ({ label: [l, t, r, b], thumb: [L, T, R, B] }) => l < L - 0.5 || r > R + 0.5 || t < T - 0.5 || b > B + 0.5,
+    );
+    expect(outside.map((x) => x.text)).toEqual([]);
+    const overlaps = [];
+    boxes.forEach((a, i) =>
+      boxes.slice(i + 1).forEach((b) => {
+        const [l1, t1, r1, b1] = a.label;
+        const [l2, t2, r2, b2] = b.label;
+        if (l1 < r2 - 0.5 && l2 < r1 - 0.5 && t1 < b2 - 0.5 && t2 < b1 - 0.5) overlaps.push(`${a.text} / ${b.text}`);
+      }),
+    );
+    expect(overlaps).toEqual([]);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('load errors in the reader’s words, the engine’s own English kept as a detail, in both languages', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });
+    const config = readFileSync(path.join(FOLDER, 'config.json'));
+    const weights = readFileSync(path.join(FOLDER, 'model.safetensors'));
+    const tokenizer = readFileSync(path.join(FOLDER, 'tokenizer.json'));
+    const cases = [
+      // A file it cannot read.
+      [
+        [file('config.json', config), file('pytorch_model.bin', Buffer.alloc(64))],
+        'badFile',
+        { file: 'pytorch_model.bin' },
+        /^Error: pytorch_model\.bin: /,
+      ],
+      // No config.json.
+      [
+        [file('tokenizer.json', tokenizer), file('model.safetensors', weights)],
+        'noConfig',
+        { file: 'config.json' },
+        /^Error: no config\.json in the folder/,
+      ],
+      // An architecture the engine does not run.
+      [
+        [
+          file('config.json', Buffer.from(JSON.stringify({ ...JSON.parse(config), model_type: 'nope' }))),
+          file('tokenizer.json', tokenizer),
+          file('model.safetensors', weights),
+        ],
+        'modelType',
+        { file: 'config.json', field: 'model_type', type: '"nope"' },
+        /^Error: config\.json: model_type "nope" is not supported/,
+      ],
+    ];
+    for (const [files, kind, params, detail] of cases) {
+      await load(page, files);
+      expect(await page.isVisible('#real-error')).toBe(true);
+      expect(await page.textContent('#real-error > p')).toBe(loadMessage('zh', kind, params));
+      expect(await latinOutsideCode(page, '#real-error')).toEqual([]);
+      expect(await page.textContent('#real-error details summary')).toBe('引擎的原话（英文）');
+      expect(await page.textContent('#real-error details code[lang="en"]')).toMatch(detail);
+    }
+    // The language switched: the same error, in English.
+    await page.check('input[name="lang"][value="en"]');
+    await page.waitForFunction(() => document.querySelector('#real-model-title').textContent === 'Real model');
+    const [, kind, params] = cases.at(-1);
+    expect(await page.textContent('#real-error > p')).toBe(loadMessage('en', kind, params));
+    expect(await page.textContent('#real-error details summary')).toBe('The engine’s own words (English)');
     expect(problems).toEqual([]);
   } finally {
     await page.close();

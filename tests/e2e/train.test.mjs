@@ -2,17 +2,25 @@
 // controls draws growing loss curves and a learned heatmap that changes while
 // it trains; when done, the page's heatmap, its per-run table and its text are
 // exactly what the same experiment gives in Node (training is seeded and
-// bitwise reproducible); Stop stops; nothing overflows at 390 px; no console
-// problems. A screenshot of the section goes to test-output/.
+// bitwise reproducible per build: the page and Node both run threaded-simd);
+// the default experiment, pressed as it comes, ends with the evidence chart,
+// its sentences, the collapsed runs and the bridge's heads all exactly Node's
+// run of the same code, and says how long it took; Stop stops; nothing
+// overflows at 390 px; no console problems. Screenshots of the section and of
+// the evidence chart (both languages) go to test-output/.
 import { mkdirSync } from 'node:fs';
 import { startServer } from '../../web/server.mjs';
 import { createAttention } from '../../src/js/node.mjs';
 import { buildData } from '../../web/model/train-data.mjs';
-import { settingsFor } from '../../web/model/train-options.mjs';
+import { settingsFor, DEFAULT_OPTIONS } from '../../web/model/train-options.mjs';
 import { runExperiment } from '../../web/model/train-runner.mjs';
 import { summarize } from '../../web/model/train-stats.mjs';
-import { describeResults } from '../../web/model/train-text.mjs';
-import { percent } from '../../web/lib/format.mjs';
+import { describeResults, headline } from '../../web/model/train-text.mjs';
+import { collapsedSeeds, medianSeed, sideHeads } from '../../web/model/train-evidence.mjs';
+import { encoderSpec } from '../../web/model/designed-heads.mjs';
+import { runSpec } from '../../web/model/compute.mjs';
+import { percent, thousands } from '../../web/lib/format.mjs';
+import { setLanguage } from '../../web/lib/i18n.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
 
 let browser, server, url, engine;
@@ -120,7 +128,10 @@ test('a short run draws growing curves and a changing learned heatmap, and ends 
       ...r.example.du.map((d) => (d.right ? '✓' : `✗ ${d.got}`)),
       r.example.allRight ? 'yes' : 'no',
       r.neighbours
-        .map((h, i) => `${r.neighbours.length > 1 ? `h${i} ` : ''}${h.left.toFixed(2)} / ${h.right.toFixed(2)}`)
+        .map(
+          (h, i) =>
+            `${r.neighbours.length > 1 ? `h${i} ` : ''}${h.left.toFixed(2)} / ${h.right.toFixed(2)} / ${h.self.toFixed(2)}`,
+        )
         .join(' · '),
     ]),
   );
@@ -168,7 +179,9 @@ test('before any training: no empty chooser, one layout checked, the empty chart
     ['h1', '1 head'],
     ['h2', '2 heads'],
   ]);
-  expect(await page.$$eval('#train-seed option', (o) => o.map((x) => x.value))).toEqual(['1', '2', '3', '4', '5']);
+  expect(await page.$$eval('#train-seed option', (o) => o.map((x) => x.value))).toEqual(
+    Array.from({ length: DEFAULT_OPTIONS.seeds }, (_, i) => String(i + 1)),
+  );
   expect(await page.$$eval('.train-legend li', (l) => l.map((x) => x.textContent))).toEqual(['1 head', '2 heads']);
   // The learned heads' head view: one layout radio checked from the start.
   expect(await page.$$eval('.train-head-view input[name="layout"]:checked', (r) => r.map((x) => x.value))).toEqual([
@@ -227,7 +240,7 @@ test("the experiment's options come from the link and go back into it", async ()
   await blank.check('#train-four');
   await blank.waitForFunction(() => new URLSearchParams(location.search).get('train') === '3x500-4-mlp');
   await blank.uncheck('#train-mlp');
-  await blank.fill('#train-seeds', '5');
+  await blank.fill('#train-seeds', String(DEFAULT_OPTIONS.seeds));
   await blank.selectOption('#train-steps', '3000');
   await blank.uncheck('#train-four');
   // The defaults leave the link clean.
@@ -235,3 +248,156 @@ test("the experiment's options come from the link and go back into it", async ()
   expect(problems).toEqual([]);
   await blank.close();
 }, 60_000);
+
+/** The cells of the small maps in `scope`: { head name: [weight, …] } in row-major order. */
+const miniMaps = (page, scope) =>
+  page.$$eval(`${scope} .mini-map`, (maps) =>
+    maps.map((m) => [m.dataset.head, [...m.querySelectorAll('[data-weight]')].map((c) => Number(c.dataset.weight))]),
+  );
+
+test('the default experiment: the evidence chart, its sentences, the collapsed runs and the bridge are Node’s run', async () => {
+  // The page runs threaded-simd (the server isolates it; its status says so below): Node's run is on that build.
+  expect(engine.variant).toBe('threaded-simd');
+  const data = buildData();
+  const settings = settingsFor(DEFAULT_OPTIONS);
+  const want = await runExperiment(engine, {
+    settings,
+    seeds: DEFAULT_OPTIONS.seeds,
+    steps: DEFAULT_OPTIONS.steps,
+    data,
+  });
+  const summary = summarize(want);
+  const inference = await createAttention();
+  const designed = await runSpec(inference, encoderSpec());
+  inference.dispose();
+  setLanguage('en');
+
+  const { page, problems } = await open();
+  // Before Train: the work the defaults ask for, and an empty chart that says why; the note above says to press Train.
+  const runs = settings.length * DEFAULT_OPTIONS.seeds;
+  expect(await page.textContent('#train-work')).toBe(
+    `${runs} runs × ${thousands(DEFAULT_OPTIONS.steps)} steps = ${thousands(runs * DEFAULT_OPTIONS.steps)} training steps`,
+  );
+  expect(await page.textContent('.train-evidence text.placeholder')).toBe('No training yet: press Train above.');
+  expect(await page.textContent('.caveat-own')).toBe('press Train to measure it in this page');
+  expect(await page.isHidden('.train-collapse')).toBe(true);
+  expect(await page.$$eval('.bridge-designed .mini-map', (m) => m.map((x) => x.dataset.head))).toEqual([
+    'role',
+    'dependency',
+    'long-distance',
+  ]);
+
+  await page.locator('#train-start').scrollIntoViewIfNeeded();
+  await page.click('#train-start');
+  // While it trains, the status says how long is left.
+  await page.waitForFunction(() =>
+    /step [\d,]+ of 3,000 · about \d+ s left · /.test(document.querySelector('#train-status').textContent),
+  );
+  expect(await page.textContent('.train-evidence text.placeholder')).toMatch(/^Training: /);
+  await page.waitForFunction(() => document.querySelector('#train-status').textContent.startsWith('Done'), null, {
+    timeout: 150_000,
+  });
+  // The default's timing, shown: the whole experiment's seconds and the pace.
+  const status = await page.textContent('#train-status');
+  expect(status).toMatch(
+    new RegExp(
+      `^Done: ${runs} runs × 3,000 steps in \\d+\\.\\d s, evaluations included · [\\d,]+ steps/s of training on threaded-simd with \\d+ threads?: one run of 3,000 steps takes [\\d.]+ s$`,
+    ),
+  );
+
+  // Every dot is one run's final accuracy, exactly; the median lines are the medians; the sentence is Node's.
+  const dots = await page.$$eval('.train-evidence circle.dot', (c) =>
+    c.map((x) => [x.dataset.setting, Number(x.dataset.seed), Number(x.dataset.accuracy)]),
+  );
+  expect(dots.sort()).toEqual(want.runs.map((r) => [r.setting.key, r.seed, r.finalAccuracy]).sort());
+  const medians = await page.$$eval('.train-evidence line.median', (l) =>
+    l.map((x) => [x.dataset.setting, Number(x.dataset.value)]),
+  );
+  expect(medians).toEqual(summary.map((s) => [s.setting.key, s.median]));
+  expect(await page.textContent('.evidence-summary')).toBe(`${headline(summary)}.`);
+  expect(await page.getAttribute('.train-evidence svg', 'aria-label')).toContain(headline(summary));
+  const context = {
+    steps: 3000,
+    testSentences: data.test.length,
+    testDu: data.testDu.length,
+    neighbours: data.neighbours,
+  };
+  expect(await page.$$eval('.train-text p', (ps) => ps.map((p) => p.textContent))).toEqual(
+    describeResults(summary, context),
+  );
+  expect(await page.textContent('.caveat-own')).toBe(
+    `this page’s own run (10 seeds × 3,000 steps): ${headline(summary)}`,
+  );
+
+  // The collapsed runs: shown, each with its heads' maps exactly the run's attention on the example.
+  const two = summary.find((s) => s.setting.numHeads === 2);
+  const collapsed = collapsedSeeds(two).seeds;
+  const rings = await page.$$eval('.train-evidence .collapsed-ring', (r) => r.length);
+  expect(rings).toBe(collapsed.length);
+  expect(await page.isVisible('.train-collapse')).toBe(collapsed.length > 0);
+  const groups = await page.$$eval('.collapse-run', (g) => g.map((x) => Number(x.dataset.seed)));
+  expect(groups).toEqual(collapsed.map((c) => c.seed));
+  const runOf = (key, seed) => want.runs.find((r) => r.setting.key === key && r.seed === seed);
+  if (collapsed.length) {
+    const first = runOf('h2', collapsed[0].seed);
+    expect(await miniMaps(page, '.collapse-run:first-child')).toEqual(
+      first.example.heads.map((w, h) => [`head-${h}`, Array.from(w)]),
+    );
+    // Its button opens it in the learned heads' full view.
+    await page.click('.collapse-run:first-child button');
+    await page.waitForFunction(
+      (seed) => document.querySelector('#train-seed').value === String(seed),
+      collapsed[0].seed,
+    );
+    expect(await page.inputValue('#train-setting')).toBe('h2');
+    await page.waitForFunction(
+      (w) =>
+        document.querySelector('.train-heads .heatmap[data-head="head-1"] [data-q="0"][data-k="0"]')?.dataset.weight ===
+        String(w),
+      first.example.heads[1][0],
+    );
+  }
+
+  // The bridge: the designed heads as the engine computes them, and the median seed's left and right heads.
+  expect(await miniMaps(page, '.bridge-designed')).toEqual(
+    ['role', 'dependency', 'long-distance'].map((name) => [
+      name,
+      Array.from(designed.heads.find((h) => h.name === name).weights),
+    ]),
+  );
+  const seed = medianSeed(two);
+  const median = runOf('h2', seed);
+  const sides = sideHeads(median.neighbours);
+  const shown =
+    sides.left !== null && sides.right !== null ? [sides.left, sides.right] : median.neighbours.map((_, h) => h);
+  expect(await miniMaps(page, '.bridge-learned')).toEqual(
+    shown.map((h) => [`head-${h}`, Array.from(median.example.heads[h])]),
+  );
+  expect(await page.textContent('.bridge-caption')).toMatch(
+    new RegExp(
+      `^Learned: 2 heads, seed ${seed}, the median of 10 seeds \\(${percent(median.finalAccuracy).replace('.', '\\.')}\\)`,
+    ),
+  );
+
+  // Every control of the section named; the evidence chart's pictures in both languages.
+  const unnamed = await page.$$eval('#train input, #train select, #train button', (els) =>
+    els
+      .filter((e) => !(e.labels?.length || e.getAttribute('aria-label') || e.textContent.trim()))
+      .map((e) => e.outerHTML.slice(0, 80)),
+  );
+  expect(unnamed).toEqual([]);
+  await page.locator('.train-evidence').scrollIntoViewIfNeeded();
+  await page.locator('.train-evidence').screenshot({ path: 'test-output/evidence-en.png' });
+  await page.click('input[name="lang"][value="zh"]');
+  await page.waitForFunction(() => document.documentElement.lang === 'zh-Hans');
+  setLanguage('zh');
+  expect(await page.textContent('.evidence-summary')).toBe(`${headline(summary)}。`);
+  expect(await page.$$eval('.train-text p', (ps) => ps.map((p) => p.textContent))).toEqual(
+    describeResults(summary, context),
+  );
+  setLanguage('en');
+  await page.locator('.train-evidence').screenshot({ path: 'test-output/evidence.png' });
+  await page.locator('#train').screenshot({ path: 'test-output/train-evidence-section.png' });
+  expect(problems).toEqual([]);
+  await page.close();
+}, 240_000);

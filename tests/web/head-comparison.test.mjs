@@ -1,6 +1,6 @@
 // The single head against the heads, row by row (model/head-comparison.mjs),
 // on a made-up run of three query rows over three keys.
-import { compareRows } from '../../web/model/head-comparison.mjs';
+import { compareRows, compareSummary } from '../../web/model/head-comparison.mjs';
 
 const h0 = { name: 'head-0', index: 0, tops: [[1], [2], []] };
 const h1 = { name: 'head-1', index: 1, tops: [[2], [0], []] };
@@ -42,4 +42,36 @@ test('"none": the single head’s top is none of the heads’ picks (rows where 
   expect(compareRows(run).map((r) => r.none)).toEqual([false, true, false]);
   const flat = { ...run, single: { ...run.single, tops: [[1], [], [0]] } };
   expect(compareRows(flat)[1].none).toBe(false); // a uniform single row has no top to miss with
+});
+
+test('the summary: picks kept, mean entropies (a head without a pick has none, not NaN), the flat case', () => {
+  const entropy = (values) => Float64Array.from(values);
+  const withEntropy = {
+    ...run,
+    heads: [
+      { ...h0, entropy: entropy([0.5, 1, 3]) },
+      { ...h1, entropy: entropy([0.25, 0.75, 3]) },
+    ],
+    single: { ...run.single, entropy: entropy([1, 0.5, 0]) },
+  };
+  const summary = compareSummary(withEntropy);
+  expect(summary).toMatchObject({ picks: 4, kept: 1, flat: false, singleBits: 0.5 });
+  expect(summary.headBits.map((h) => h.bits)).toEqual([0.75, 0.5]);
+  expect(summary.split.map((r) => r.q)).toEqual([0]);
+  expect(summary.none.map((r) => r.q)).toEqual([1]);
+  // Every row of every head even (sharpness 0): no pick at all, log2(3) bits everywhere, and no NaN.
+  const even = Math.log2(3);
+  const flatHead = (head) => ({ ...head, tops: [[], [], []], entropy: entropy([even, even, even]) });
+  const flat = compareSummary({
+    ...run,
+    heads: [flatHead(h0), flatHead(h1)],
+    single: {
+      ...run.single,
+      tops: [[], [], []],
+      weights: new Float32Array(9).fill(1 / 3),
+      entropy: entropy([even, even, even]),
+    },
+  });
+  expect(flat).toMatchObject({ picks: 0, kept: 0, flat: true, singleBits: even, none: [] });
+  expect(flat.headBits.map((h) => h.bits)).toEqual([null, null]);
 });

@@ -14,12 +14,13 @@ import {
   rankHeads,
   repeatedTokens,
   scoreSummary,
+  standOut,
   tokenRecords,
   topKeys,
   uniformScores,
 } from '../../web/model/real-model-scores.mjs';
 import { tokenLanguage } from '../../web/model/tokenize.mjs';
-import { formatBytes, totalBytes } from '../../web/model/real-model-files.mjs';
+import { filesRead, formatBytes, totalBytes } from '../../web/model/real-model-files.mjs';
 import { LEVELS, colourTable, weightPixels } from '../../web/lib/attention-image.mjs';
 import { DEFAULTS, formatState, readLink } from '../../web/state.mjs';
 
@@ -161,8 +162,10 @@ test('every head of a model, ranked by a score, with its top keys and a summary'
   expect(rankHeads(all, 'same').map((h) => `${h.layer}.${h.head}`)).toEqual(['0.1', '0.0', '1.0', '1.1']);
   expect(rankHeads(all, 'special')[0]).toBe(all[2]);
   const summary = scoreSummary(all, 'same', uniformScores(tokens, rows, special));
-  expect(summary).toMatchObject({ best: all[1], median: 0, aboveHalf: 1, count: 4, aboveTwice: 1 });
+  expect(summary).toMatchObject({ best: all[1], median: 0, aboveHalf: 1, count: 4, applies: true });
   close(summary.baseline, 1 / 5);
+  expect(summary.bar).toMatchObject({ rule: 'twice', count: 1 });
+  close(summary.bar.threshold, 2 / 5);
   expect(topKeys(new Float32Array([0.1, 0.5, 0.2, 0.2]), 2, 1, 2)).toEqual([
     { k: 0, weight: new Float32Array([0.2])[0] },
     { k: 1, weight: new Float32Array([0.2])[0] },
@@ -171,6 +174,111 @@ test('every head of a model, ranked by a score, with its top keys and a summary'
   expect(median([3, 1, 2])).toBe(2);
   expect(median([4, 1, 2, 3])).toBe(2.5);
   expect(median([])).toBe(0);
+});
+
+test('a bar a head can reach: twice the even spread, or halfway to 1 where twice is out of reach (far: 0.608)', () => {
+  const L = SENTENCE.length;
+  const rows = focusRows(SENTENCE, '毒', SPECIAL);
+  const base = uniformScores(SENTENCE, rows, SPECIAL);
+  close(base.far, 62 / 6 / L); // 0.608: twice it is 1.216, which no score (at most 1) can exceed
+  // A head whose 毒 rows all look at a key 6 or more places away: the far score 1, the most any head can have.
+  const farthest = { 2: 14, 3: 14, 4: 14, 7: 14, 13: 2, 14: 2 };
+  const far = headScores(
+    oneHot(L, (i) => farthest[i] ?? i),
+    SENTENCE,
+    rows,
+    SPECIAL,
+  );
+  expect(far.far).toBe(1);
+  const even = headScores(
+    Float32Array.from({ length: L * L }, () => 1 / L),
+    SENTENCE,
+    rows,
+    SPECIAL,
+  );
+  const heads = [far, even].map((scores, head) => ({ layer: 0, head, scores }));
+  const summary = scoreSummary(heads, 'far', base);
+  expect(summary.bar.rule).toBe('halfway');
+  close(summary.bar.threshold, (1 + base.far) / 2);
+  expect(summary.bar.count).toBe(1);
+  // Below 1/3 the bar is twice the baseline; the two rules meet there; the bar is below 1 for any baseline below 1.
+  expect(standOut(0.1)).toEqual({ rule: 'twice', threshold: 0.2 });
+  close(standOut(1 / 3).threshold, 2 / 3);
+  for (const b of [0.01, 0.3, 0.34, 0.6, 0.9, 0.999]) expect(standOut(b).threshold).toBeLessThan(1);
+});
+
+test('a score the sentence gives no key for (GPT-2: no special tokens) has no best head and no bar', () => {
+  const tokens = [...'用毒毒毒蛇'];
+  const special = tokens.map(() => 0);
+  const rows = focusRows(tokens, '毒', special);
+  const L = tokens.length;
+  const heads = [0, 1].map((head) => ({
+    layer: 0,
+    head,
+    scores: headScores(
+      oneHot(L, (i) => Math.max(0, i - head)),
+      tokens,
+      rows,
+      special,
+    ),
+  }));
+  const base = uniformScores(tokens, rows, special, true);
+  expect(base.special).toBe(0);
+  expect(scoreSummary(heads, 'special', base)).toMatchObject({ applies: false, best: null, bar: null });
+  expect(scoreSummary(heads, 'neighbour', base)).toMatchObject({ applies: true, best: heads[1] });
+});
+
+test("the files the loader read: its text files and the weight files it reported, a shards' index with them", () => {
+  const entry = (path, size = 1) => ({ path, size });
+  // A BERT folder from the Hub: vocab.txt is not read beside tokenizer.json, nor the other formats' weights.
+  const bert = [
+    'config.json',
+    'tokenizer.json',
+    'tokenizer_config.json',
+    'vocab.txt',
+    'model.safetensors',
+    'pytorch_model.bin',
+    'tf_model.h5',
+    'flax_model.msgpack',
+    'README.md',
+  ].map((n) => entry(`bert/${n}`));
+  expect(filesRead(bert, ['model.safetensors']).map((e) => e.path)).toEqual([
+    'bert/config.json',
+    'bert/tokenizer.json',
+    'bert/tokenizer_config.json',
+    'bert/model.safetensors',
+  ]);
+  // GPT-2: vocab.json and merges.txt are not read beside its tokenizer.json; generation_config.json is.
+  const gpt2 = [
+    'config.json',
+    'generation_config.json',
+    'merges.txt',
+    'vocab.json',
+    'tokenizer.json',
+    'model.safetensors',
+    '64-8bits.tflite',
+  ].map((n) => entry(n));
+  expect(filesRead(gpt2, ['model.safetensors']).map((e) => e.path)).toEqual([
+    'config.json',
+    'generation_config.json',
+    'tokenizer.json',
+    'model.safetensors',
+  ]);
+  const shards = ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors'];
+  const sharded = [
+    'config.json',
+    'tokenizer.json',
+    'model.safetensors.index.json',
+    ...shards,
+    'pytorch_model.bin.index.json',
+    'pytorch_model-00001-of-00002.bin',
+  ].map((n) => entry(n));
+  expect(filesRead(sharded, shards).map((e) => e.path)).toEqual([
+    'config.json',
+    'tokenizer.json',
+    'model.safetensors.index.json',
+    ...shards,
+  ]);
 });
 
 test("the files' total size, and bytes as the view writes them", () => {

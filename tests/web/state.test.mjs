@@ -37,7 +37,7 @@ test('invalid values take their defaults, one by one', () => {
       '&heads=0&dmodel=7&seed=-1&causal=yes&lines=a b&train=5x1234&lang=fr&pair=q1',
   );
   expect(state).toEqual(DEFAULTS);
-  for (const train of ['0x3000', '11x3000', '5x3000-mlp-4', '5x', 'x3000', '5x3000-8'])
+  for (const train of ['0x3000', '21x3000', '5x3000-mlp-4', '5x', 'x3000', '5x3000-8'])
     expect(parseState(`?train=${train}`).train).toEqual(DEFAULTS.train);
   expect(parseState('?train=2x1500-mlp').train).toEqual({ seeds: 2, steps: 1500, fourHeads: false, mlp: true });
   expect(parseState('?mode=cross&sharpness=abc').mode).toBe('cross');

@@ -1,7 +1,8 @@
 // The "train it yourself" experiment through the engine in Node: its
 // data (test set disjoint from training, the example sentence in neither), a
 // short run's records (curves, accuracies, the example's 毒 and attention),
-// stopping, and the result text, which must follow the numbers it is given.
+// stopping, and the result text, which must follow the numbers it is given
+// (tests/web/train-evidence.test.mjs: the default experiment's own text).
 import { createAttention } from '../../src/js/node.mjs';
 import { heldOut, vocabulary, tagSet, MAX_LENGTH } from '../../web/model/corpus.mjs';
 import { maxRowSumError } from '../../web/model/stats.mjs';
@@ -9,7 +10,8 @@ import { buildData, TRAIN_CORPUS } from '../../web/model/train-data.mjs';
 import { settingsFor, MLP_HIDDEN } from '../../web/model/train-options.mjs';
 import { runExperiment } from '../../web/model/train-runner.mjs';
 import { summarize, meanAndSd, neighbourWeights } from '../../web/model/train-stats.mjs';
-import { describeResults, percentMeanSd } from '../../web/model/train-text.mjs';
+import { describeResults, headline, percentMeanSd } from '../../web/model/train-text.mjs';
+import { percent } from '../../web/lib/format.mjs';
 import { ruleGrid } from '../../web/model/rule-grid.mjs';
 
 const DU_POSITIONS = [1, 2, 3, 6, 12, 13];
@@ -89,10 +91,11 @@ test('a short experiment: curves, accuracies in [0, 1], the example’s six 毒,
       expect(weights.every((w) => w >= 0)).toBe(true);
     }
     expect(run.neighbours).toHaveLength(run.setting.numHeads);
-    for (const { left, right } of run.neighbours) {
+    for (const { left, right, self } of run.neighbours) {
       expect(left).toBeGreaterThanOrEqual(0);
       expect(right).toBeGreaterThanOrEqual(0);
-      expect(left + right).toBeLessThanOrEqual(1 + 1e-6);
+      expect(self).toBeGreaterThanOrEqual(0);
+      expect(left + right + self).toBeLessThanOrEqual(1 + 1e-6);
     }
   }
   // Seeded: the same setting and seed train the same model; another seed another one.
@@ -116,8 +119,12 @@ test('a short experiment: curves, accuracies in [0, 1], the example’s six 毒,
     testDu: data.testDu.length,
     neighbours: data.neighbours,
   });
-  expect(paragraphs[0]).toContain(`1 head ${percentMeanSd(summary[0].accuracies)}`);
-  expect(paragraphs[0]).toContain(`2 heads ${percentMeanSd(summary[1].accuracies)}`);
+  expect(paragraphs[0]).toContain(
+    `1 head ${percent(summary[0].median)} (mean ± SD ${percentMeanSd(summary[0].accuracies)})`,
+  );
+  expect(paragraphs[0]).toContain(
+    `2 heads ${percent(summary[1].median)} (mean ± SD ${percentMeanSd(summary[1].accuracies)})`,
+  );
 });
 
 test('stopping: the promise rejects with an AbortError and every trainer is freed', async () => {
@@ -167,7 +174,8 @@ function madeUp(accuracies, { allRight = {}, neighbours = {} } = {}) {
         finalAccuracy,
         example: { allRight: i < (allRight[setting.key] ?? 0) },
         neighbours:
-          neighbours[setting.key] ?? Array.from({ length: setting.numHeads }, () => ({ left: 0.3, right: 0.4 })),
+          neighbours[setting.key]?.[i] ??
+          Array.from({ length: setting.numHeads }, () => ({ left: 0.3, right: 0.4, self: 0.2 })),
       })),
     ),
   };
@@ -175,61 +183,91 @@ function madeUp(accuracies, { allRight = {}, neighbours = {} } = {}) {
 const context = { steps: 1500, testSentences: 489, testDu: 1733, neighbours: { left: 0.775, right: 0.814, both: 1 } };
 const textOf = (progress) => describeResults(summarize(progress), context).join('\n');
 
-test('the result text follows the numbers: who is ahead, the overlap, the example, the MLP gap, the claim', () => {
+const LEFT = { left: 0.8, right: 0.1, self: 0.05 };
+const RIGHT = { left: 0.05, right: 0.7, self: 0.2 };
+const SELF = { left: 0.17, right: 0.01, self: 0.77 };
+
+test('the result text follows the numbers: medians, who wins seed by seed, overlap, collapse, MLP gap, the claim', () => {
   const twoAhead = textOf(
     madeUp(
-      { h1: [0.9, 0.92, 0.94], h2: [0.99, 1, 0.995], 'h1-mlp': [0.99, 0.995, 1], 'h2-mlp': [0.995, 1, 1] },
+      { h1: [0.9, 0.92, 0.94], h2: [0.99, 1, 0.93], 'h1-mlp': [0.99, 0.995, 1], 'h2-mlp': [0.995, 1, 1] },
       {
         allRight: { h1: 1, h2: 3 },
         neighbours: {
           h2: [
-            { left: 0.8, right: 0.1 },
-            { left: 0.05, right: 0.7 },
+            [LEFT, RIGHT],
+            [RIGHT, LEFT],
+            [RIGHT, SELF],
           ],
         },
       },
     ),
   );
-  expect(twoAhead).toContain('1 head 92.0 ± 2.0 % (seed 1: 90.0, 2: 92.0, 3: 94.0)');
+  expect(twoAhead).toContain('1 head 92.0 % (mean ± SD 92.0 ± 2.0 %); 2 heads 99.0 % (mean ± SD 97.3 ± 3.8 %)');
   expect(twoAhead).toContain(
-    '2 heads were ahead of 1 head by 7.5 points; every seed with 2 heads scored above every seed with 1 head.',
+    '2 heads scored higher than 1 head in 2 of 3 seeds and lower in 1; the median over the seeds of 2 heads minus ' +
+      '1 head was +8.0 points; but their seeds overlap: the worst seed with 2 heads (93.0 %) was not above the best ' +
+      'with 1 head (94.0 %).',
   );
   expect(twoAhead).toContain('all six 毒 right in 1 of 3 runs with 1 head, 3 of 3 runs with 2 heads');
   expect(twoAhead).toContain(
-    'one head looked mostly left and another mostly right in 3 of 3 seeds ' +
-      '(the most left-looking head put 0.80 on the left neighbour, the most right-looking 0.70',
+    'one head looked mostly left and another mostly right in 2 of 3 seeds ' +
+      '(the most left-looking head put 0.59 on the left neighbour, the most right-looking 0.70',
   );
   expect(twoAhead).toContain("0.30 of its weight on a 毒's left neighbour and 0.40 on its right one");
-  expect(twoAhead).toContain('+7.5 points without the MLP, +0.3 points with it: the gap narrowed.');
-  expect(twoAhead).toContain('one head worked: 92.0 %, more than the 81.4 %');
-  expect(twoAhead).toContain('and it was 7.5 points behind two heads.');
+  // Seed 3's second head looks at the 毒 itself: named, and it is the lowest seed with 2 heads.
+  expect(twoAhead).toContain(
+    'With 2 heads, the heads did not divide the two neighbours between them in 1 of 3 seeds: seed 3 (93.0 %): ' +
+      'head 0 mostly on the right neighbour (0.70), head 1 mostly on the 毒 itself (0.77). It is the lowest seed ' +
+      'with 2 heads.',
+  );
+  expect(twoAhead).toContain('+8.0 points without the MLP and +0.5 points with it: the gap narrowed.');
+  expect(twoAhead).toContain('one head worked: its median, 92.0 %, is more than the 81.4 %');
+  expect(twoAhead).toContain('and it was behind two heads in 2 of 3 seeds, by a median of 8.0 points per seed.');
 
-  // The opposite ordering, with overlapping seeds and one head under the one-neighbour ceiling.
+  // The opposite ordering, with one head under the one-neighbour ceiling: the text turns round.
   const oneAhead = textOf(
     madeUp({ h1: [0.8, 0.78, 0.82], h2: [0.7, 0.81, 0.75], 'h1-mlp': [0.9, 0.9, 0.9], 'h2-mlp': [0.8, 0.8, 0.8] }),
   );
   expect(oneAhead).toContain(
-    '1 head was ahead of 2 heads by 4.7 points; but their seeds overlap: ' +
-      'the worst seed with 1 head (78.0 %) was not above the best with 2 heads (81.0 %).',
+    '1 head scored higher than 2 heads in 2 of 3 seeds and lower in 1; the median over the seeds of 2 heads minus ' +
+      '1 head was −7.0 points; but their seeds overlap: the worst seed with 1 head (78.0 %) was not above the best ' +
+      'with 2 heads (81.0 %).',
   );
-  expect(oneAhead).not.toContain('2 heads were ahead');
+  expect(oneAhead).not.toContain('2 heads scored higher');
   expect(oneAhead).toContain('all six 毒 right in 0 of 3 runs with 1 head, 0 of 3 runs with 2 heads');
+  // Every head split its weight alike (0.3 / 0.4): none divided the neighbours, each run is named.
   expect(oneAhead).toContain('one head looked mostly left and another mostly right in 0 of 3 seeds');
-  expect(oneAhead).toContain('−4.7 points without the MLP, −10.0 points with it: the gap widened.');
+  expect(oneAhead).toContain('did not divide the two neighbours between them in 3 of 3 seeds: seed 1 (70.0 %)');
+  expect(oneAhead).not.toContain('lowest seed');
+  expect(oneAhead).toContain('−7.0 points without the MLP and −10.0 points with it: the gap widened.');
   expect(oneAhead).toContain(
-    'one head did not get past what one neighbour alone allows (80.0 % against 81.4 %), ' +
-      'and it was not behind two heads.',
+    'one head did not get past what one neighbour alone allows (a median of 80.0 % against 81.4 %), ' +
+      'but it was not behind two heads: they scored higher in only 1 of 3 seeds and lower in 2.',
+  );
+  expect(headline(summarize(madeUp({ h1: [0.8, 0.78, 0.82], h2: [0.7, 0.81, 0.75] })))).toBe(
+    '1 head scored higher than 2 heads in 2 of 3 seeds and lower in 1; median held-out 毒 accuracy 75.0 % with ' +
+      '2 heads, 80.0 % with 1 head',
   );
 
-  // Level, a single seed, no MLP and no 4 heads: nothing about them is said.
-  const level = textOf(madeUp({ h1: [0.95], h2: [0.95] }));
-  expect(level).toContain('1 head 95.0 %, one seed so no spread (seed 1: 95.0)');
-  expect(level).toContain('2 heads and 1 head were level (95.0 % and 95.0 %).');
-  expect(level).not.toMatch(/MLP|4 heads/);
+  // Level, with a tie; a single seed; no MLP and no 4 heads: nothing about them is said.
+  const level = summarize(madeUp({ h1: [0.9, 0.95, 0.9], h2: [0.95, 0.9, 0.9] }));
+  expect(headline(level)).toBe(
+    '2 heads and 1 head each scored higher in 1 of 3 seeds (the same in 1); median held-out 毒 accuracy 90.0 % with ' +
+      '2 heads, 90.0 % with 1 head',
+  );
+  expect(describeResults(level, context).join('\n')).toContain(
+    'the median over the seeds of 2 heads minus 1 head was 0.0 points.',
+  );
+  const single = textOf(madeUp({ h1: [0.95], h2: [0.95] }));
+  expect(single).toContain('1 head 95.0 %, one seed so no spread');
+  expect(single).toContain('2 heads and 1 head each scored higher in 0 of 1 seed (the same in 1)');
+  expect(single).not.toMatch(/MLP|4 heads/);
   expect(describeResults([], context)).toEqual([]);
+  expect(headline([])).toBeNull();
 });
 
-test('neighbour weights: each head’s mean weight from a 毒 on its two neighbours, 毒 at an end left out', () => {
+test('neighbour weights: each head’s mean weight from a 毒 on its two neighbours and itself, 毒 at an end left out', () => {
   const L = MAX_LENGTH;
   const attention = new Float32Array(2 * 2 * L * L); // 2 sentences, 2 heads
   const at = (sentence, head, q, k, w) => (attention[((sentence * 2 + head) * L + q) * L + k] = w);
@@ -243,8 +281,13 @@ test('neighbour weights: each head’s mean weight from a 毒 on its two neighbo
     { sentence: 0, token: 3 },
     { sentence: 1, token: 2 },
   ];
+  (at(0, 0, 1, 1, 0.1), at(1, 1, 2, 2, 0.2));
   const [h0, h1] = neighbourWeights(attention, 2, du, [4, 5]);
-  expect([h0.left, h0.right, h1.left, h1.right].map((x) => Number(x.toFixed(6)))).toEqual([0.6, 0.3, 0.2, 0.7]);
+  const rounded = (h) => [h.left, h.right, h.self].map((x) => Number(x.toFixed(6)));
+  expect([rounded(h0), rounded(h1)]).toEqual([
+    [0.6, 0.3, 0.05],
+    [0.2, 0.7, 0.1],
+  ]);
 });
 
 test('mean ± sample SD', () => {

@@ -24,3 +24,34 @@ export function compareRows(run) {
     return { token, q, singleTops, picks, none };
   });
 }
+
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/**
+ * What the comparison's text says, from the rows (compareRows): the heads'
+ * picks (a head's top keys in a row where it has some) and how many the
+ * single head keeps; each head's mean entropy over its rows with a pick
+ * (null when it has none: its mean would be 0/0), the single head's over
+ * every row; the rows the single head spreads over more than 0.9 bits, and
+ * those whose top is none of the heads'. `flat`: no head, the single head
+ * included, prefers any key in any row (every score equal, as at sharpness
+ * 0), so there is nothing to keep or drop.
+ * @returns {{ picks: number, kept: number, flat: boolean, headBits: { head: object, bits: number | null }[],
+ *   singleBits: number, split: object[], none: object[] }}
+ */
+export function compareSummary(run, rows = compareRows(run)) {
+  const picks = rows.flatMap((r) => r.picks.filter((p) => p.tops.length));
+  const headBits = run.heads.map((head) => {
+    const picked = [...head.entropy].filter((_, q) => head.tops[q].length);
+    return { head, bits: picked.length ? mean(picked) : null };
+  });
+  return {
+    picks: picks.length,
+    kept: picks.filter((p) => p.kept).length,
+    flat: picks.length === 0 && rows.every((r) => r.singleTops.length === 0),
+    headBits,
+    singleBits: mean([...run.single.entropy]),
+    split: rows.filter((r) => run.single.entropy[r.q] > 0.9),
+    none: rows.filter((r) => r.none),
+  };
+}

@@ -9,4 +9,6 @@ export const SUGGESTED_MODELS = Object.freeze([
   { repo: 'FacebookAI/roberta-base', note: 'real.hub.model.roberta' },
   { repo: 'openai-community/gpt2', note: 'real.hub.model.gpt2' },
   { repo: 'Helsinki-NLP/opus-mt-zh-en', note: 'real.hub.model.opusMt' },
+  { repo: 'Qwen/Qwen2.5-0.5B', note: 'real.hub.model.qwen25' },
+  { repo: 'Qwen/Qwen3-0.6B', note: 'real.hub.model.qwen3' },
 ]);

@@ -1,7 +1,7 @@
 // The project's PyTorch pilot of the "train it yourself" experiment: its
-// protocol and what it measured, shown beside the page's own runs (and at the
-// top of the page, as the evidence the designed heads are not). Not computed
-// on the page: these are the pilot's reported numbers. Pure.
+// protocol and what it measured, shown in small print under the page's own
+// evidence as a cross-check. Not computed on the page: these are the pilot's
+// reported numbers; every number the page claims comes from its own run. Pure.
 export const PILOT = Object.freeze({
   seeds: 5,
   steps: 3000,

@@ -163,20 +163,43 @@ export function median(values) {
 }
 
 /**
+ * Whether a score says anything on this sentence: some focus row can see a
+ * key of its kind, so the even spread's score (`baseline`, uniformScores) is
+ * above 0. GPT-2's sentence has no special tokens: its heads all score 0 there.
+ */
+export const scoreApplies = (baseline, score) => baseline[score] > 0;
+
+/**
+ * The bar a head must reach to stand out from the even spread's score
+ * `base`: twice it, or halfway from it to 1 once twice would be out of reach
+ * or nearly (a score is at most 1, and far keys take 0.608 of an even row
+ * over the sentence's 毒): min(2·base, (1 + base) / 2), the two meeting at
+ * base = 1/3. Always below 1 for a base below 1, so some head can reach it.
+ * @returns {{ rule: 'twice' | 'halfway', threshold: number }}
+ */
+export function standOut(base) {
+  return base <= 1 / 3 ? { rule: 'twice', threshold: 2 * base } : { rule: 'halfway', threshold: (1 + base) / 2 };
+}
+
+/**
  * What the view's text says about one score, from the numbers only: the
- * highest head, the median over heads, how many heads exceed twice the
- * uniform baseline (and 0.5).
+ * highest head, the median over heads, and how many heads reach the bar
+ * that stands out from the uniform baseline (standOut), with that bar (and
+ * how many exceed 0.5). A score that does not apply to the sentence
+ * (scoreApplies) has null best and bar: no head can score on it.
  */
 export function scoreSummary(heads, score, baseline) {
-  const ranked = rankHeads(heads, score);
   const values = heads.map((h) => h.scores[score]);
   const base = baseline[score];
+  const applies = scoreApplies(baseline, score);
+  const bar = applies ? standOut(base) : null;
   return {
     score,
-    best: ranked[0] ?? null,
+    applies,
+    best: applies ? (rankHeads(heads, score)[0] ?? null) : null,
     median: median(values),
     baseline: base,
-    aboveTwice: base > 0 ? values.filter((v) => v > 2 * base).length : null,
+    bar: bar && { ...bar, count: values.filter((v) => v >= bar.threshold).length },
     aboveHalf: values.filter((v) => v > 0.5).length,
     count: values.length,
   };

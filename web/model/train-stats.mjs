@@ -1,6 +1,6 @@
 // What the experiment measures: accuracy on the test set's 毒, where each
-// head looks (its weight on a 毒's left and right neighbour), and per setting
-// the mean and spread over seeds. Pure.
+// head looks (its weight on a 毒's left and right neighbour and on the 毒
+// itself), and per setting the median, mean and spread over seeds. Pure.
 import { MAX_LENGTH } from './corpus.mjs';
 
 /** Share of the test set's 毒 that the predictions get right. */
@@ -11,8 +11,9 @@ export function duAccuracy(predictions, testDu) {
 }
 
 /**
- * Each head's mean weight from a 毒 onto its left and its right neighbour, over
- * the test set's 毒 that have both (not the first or last token).
+ * Each head's mean weight from a 毒 onto its left and its right neighbour and
+ * onto the 毒 itself, over the test set's 毒 that have both neighbours (not
+ * the first or last token).
  * @param {Float32Array} attention the engine's [count, numHeads, maxLength, maxLength]
  */
 export function neighbourWeights(attention, numHeads, testDu, lengths) {
@@ -21,13 +22,41 @@ export function neighbourWeights(attention, numHeads, testDu, lengths) {
   return Array.from({ length: numHeads }, (_, h) => {
     let left = 0;
     let right = 0;
+    let self = 0;
     for (const { sentence, token } of inner) {
       const row = ((sentence * numHeads + h) * L + token) * L;
       left += attention[row + token - 1];
       right += attention[row + token + 1];
+      self += attention[row + token];
     }
-    return { left: left / inner.length, right: right / inner.length };
+    return { left: left / inner.length, right: right / inner.length, self: self / inner.length };
   });
+}
+
+/** The places a head's focus is read among: a 毒's left neighbour, its right neighbour, the 毒 itself. */
+export const FOCI = Object.freeze(['left', 'right', 'self']);
+
+/** Where a head looks: the one of FOCI it weighs most (neighbourWeights' record of the head). */
+export const headFocus = (weights) => FOCI.reduce((best, f) => (weights[f] > weights[best] ? f : best), FOCI[0]);
+
+/**
+ * Whether a run's heads divide the two neighbours between them: one head
+ * looks mostly left and another mostly right (never true of a single head).
+ * A head that looks mostly at the 毒 itself adds to it a function of its own
+ * embedding and position, which the residual path already carries: it
+ * brings nothing about the neighbours that decide the role.
+ */
+export function splitsNeighbours(neighbours) {
+  const foci = neighbours.map(headFocus);
+  return foci.includes('left') && foci.includes('right');
+}
+
+/** The median (of an even count, the mean of the two middle values; NaN for none). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  if (n === 0) return NaN;
+  return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
 /** Mean and sample standard deviation (n − 1; NaN for fewer than two values). */
@@ -39,38 +68,34 @@ export function meanAndSd(values) {
 }
 
 /**
- * Per setting, over its finished seeds: the accuracies (each seed's, and mean ±
- * SD), how many seeds got all six 毒 of the example right, and where the heads
- * look. For the heads: per seed, the head that puts most weight on the left
- * neighbour and the one that puts most on the right; "split" when they are two
- * different heads, each weighing its own side more than the other (one head
- * looks left, another right). With one head they are the same head.
+ * Per setting, over its finished seeds: the accuracies (each seed's, their
+ * median, and mean ± SD), how many seeds got all six 毒 of the example right,
+ * and where the heads look: per seed, the weight of the head that puts most
+ * on the left neighbour and of the one that puts most on the right, and
+ * whether its heads divide the neighbours (splitsNeighbours).
  */
 export function summarize(progress) {
   const settings = [...new Map(progress.runs.map((r) => [r.setting.key, r.setting])).values()];
   return settings.map((setting) => {
     const runs = progress.runs.filter((r) => r.setting.key === setting.key && r.finalAccuracy !== null);
     const accuracies = runs.map((r) => r.finalAccuracy);
-    const looks = runs.map(({ neighbours }) => {
-      const leftHead = neighbours.reduce((best, h, i) => (h.left > neighbours[best].left ? i : best), 0);
-      const rightHead = neighbours.reduce((best, h, i) => (h.right > neighbours[best].right ? i : best), 0);
-      const looksLeft = neighbours[leftHead].left > neighbours[leftHead].right;
-      const looksRight = neighbours[rightHead].right > neighbours[rightHead].left;
-      return {
-        left: neighbours[leftHead].left,
-        right: neighbours[rightHead].right,
-        split: leftHead !== rightHead && looksLeft && looksRight,
-      };
-    });
+    const looks = runs.map(({ neighbours }) => ({
+      left: Math.max(...neighbours.map((h) => h.left)),
+      right: Math.max(...neighbours.map((h) => h.right)),
+      split: splitsNeighbours(neighbours),
+    }));
     return {
       setting,
       seeds: runs.map((r) => r.seed),
       accuracies,
+      median: median(accuracies),
       ...meanAndSd(accuracies),
       allRight: runs.filter((r) => r.example.allRight).length,
       left: meanAndSd(looks.map((l) => l.left)).mean,
       right: meanAndSd(looks.map((l) => l.right)).mean,
       splits: looks.filter((l) => l.split).length,
+      /** Per seed (in the order of `seeds`), each head's neighbourWeights. */
+      neighbours: runs.map((r) => r.neighbours),
     };
   });
 }

@@ -1,16 +1,20 @@
 // What the experiment's runs showed, in the page's language, written from
-// the numbers only: which setting is ahead, by how much, whether the seeds
-// overlap, whether the MLP narrows the gap, and how the claim fares. Pure.
+// the numbers only: the medians, which setting scores higher seed by seed and
+// by how much, whether the seeds overlap, the seeds whose heads did not divide
+// the neighbours, whether the MLP narrows the gap, and how the claim fares.
+// Pure.
 import { percent, thousands, fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
 import { meanAndSd } from './train-stats.mjs';
 import { settingLabel } from './train-options.mjs';
+import { plainEntries, pairSeeds, collapsedSeeds } from './train-evidence.mjs';
 
-/** Differences of means under half a tenth of a point (the text's precision) count as none. */
+/** Differences under half a tenth of a point (the text's precision) count as none. */
 const LEVEL = 0.0005;
 const points = (x) => t('text.points', { x: fixed(Math.abs(100 * x), 1) });
+/** "+5.5 points", "−0.3 points", "0.0 points". */
+export const signedPoints = (x) => (Math.abs(x) < LEVEL ? points(0) : `${x > 0 ? '+' : '−'}${points(x)}`);
 const weight = (x) => fixed(x, 2);
-const seedList = (s) => s.accuracies.map((a, i) => `${s.seeds[i]}: ${fixed(100 * a, 1)}`).join(', ');
 const label = (s) => settingLabel(s.setting);
 
 /** Accuracies as "93.2 ± 5.2 %" (mean ± sample SD) or, for one value, "93.2 %". */
@@ -22,24 +26,69 @@ export function percentMeanSd(values) {
 function accuracyText(s) {
   return t('text.accuracy', {
     setting: label(s),
-    accuracy: percentMeanSd(s.accuracies),
-    spread: s.seeds.length > 1 ? '' : t('text.oneSeed'),
-    seeds: seedList(s),
+    median: percent(s.median),
+    spread: s.seeds.length > 1 ? t('text.meanSd', { meanSd: percentMeanSd(s.accuracies) }) : t('text.oneSeed'),
   });
 }
 
-/** "2 heads were ahead of 1 head by 6.2 points; …": b against a, and whether their seeds overlap. */
-function comparisonText(a, b) {
-  const gap = b.mean - a.mean;
-  if (Math.abs(gap) < LEVEL)
-    return t('text.level', { b: label(b), a: label(a), bValue: percent(b.mean), aValue: percent(a.mean) });
-  const [ahead, behind] = gap > 0 ? [b, a] : [a, b];
+/**
+ * "2 heads scored higher than 1 head in 10 of 10 seeds": whichever side wins
+ * more of the paired seeds is named first; with as many wins as losses, neither.
+ * @param {object} paired pairSeeds(base, other)
+ */
+export function pairLead(base, other, { pairs, wins, losses, ties }) {
+  const n = pairs.length;
+  if (wins === losses) return t('text.pairLevel', { a: label(base), b: label(other), count: wins, n, ties });
+  const [ahead, behind, count, lower] = wins > losses ? [other, base, wins, losses] : [base, other, losses, wins];
+  return t('text.pairAhead', {
+    ahead: label(ahead),
+    behind: label(behind),
+    count,
+    lower,
+    n,
+    ties,
+    one: ahead.setting.numHeads === 1,
+  });
+}
+
+/** Seed by seed, `other` against `base`: who scores higher in more seeds, the median difference, the overlap. */
+function comparisonText(base, other) {
+  const paired = pairSeeds(base, other);
+  const lead = pairLead(base, other, paired);
+  const gain = signedPoints(paired.medianGain);
+  if (paired.wins === paired.losses)
+    return t('text.paired', { lead, a: label(base), b: label(other), gain, overlap: '' });
+  const [ahead, behind] = paired.wins > paired.losses ? [other, base] : [base, other];
   const worst = Math.min(...ahead.accuracies);
   const best = Math.max(...behind.accuracies);
   const names = { ahead: label(ahead), behind: label(behind) };
   const overlap =
     worst > best ? t('text.above', names) : t('text.overlap', { ...names, worst: percent(worst), best: percent(best) });
-  return t('text.ahead', { ...names, points: points(gap), overlap, one: ahead.setting.numHeads === 1 });
+  return t('text.paired', { lead, a: label(base), b: label(other), gain, overlap });
+}
+
+/** "head 1 mostly on the 毒 itself (0.77)". */
+export const headFocusText = (h) =>
+  t('text.headFocus', { head: h.index, focus: t(`focus.${h.focus}`), weight: weight(h.weight) });
+
+/** The seeds of a several-head entry whose heads did not divide the neighbours, or null if there are none. */
+export function collapseText(entry) {
+  const { seeds, lowest } = collapsedSeeds(entry);
+  if (!seeds.length) return null;
+  const list = seeds.map((c) =>
+    t('text.collapsedSeed', {
+      seed: c.seed,
+      accuracy: percent(c.accuracy),
+      heads: c.heads.map(headFocusText).join(t('list.join')),
+    }),
+  );
+  return t('text.collapse', {
+    setting: label(entry),
+    count: seeds.length,
+    n: entry.seeds.length,
+    list: list.join(t('text.listJoin')),
+    lowest,
+  });
 }
 
 function lookText(s) {
@@ -54,11 +103,37 @@ function lookText(s) {
   });
 }
 
+/** The plain (no MLP) one-head and two-head entries of a summary, or nulls. */
+function headlineEntries(summary) {
+  const plain = plainEntries(summary);
+  const one = plain.find((s) => s.setting.numHeads === 1) ?? null;
+  const two = plain.find((s) => s.setting.numHeads === 2) ?? null;
+  return { one, two };
+}
+
+/**
+ * The claim's test in one sentence, for the chart and the note beside the
+ * designed heads: who scores higher seed by seed, and both medians; null
+ * until both one and two heads have finished seeds.
+ */
+export function headline(summary) {
+  const { one, two } = headlineEntries(summary);
+  if (!one || !two) return null;
+  return t('text.headline', {
+    lead: pairLead(one, two, pairSeeds(one, two)),
+    one: label(one),
+    two: label(two),
+    oneValue: percent(one.median),
+    twoValue: percent(two.median),
+  });
+}
+
 /**
  * What the runs showed, in words, from the numbers only: paragraphs (strings).
- * Nothing here is fixed in advance: which setting is ahead, by how much,
- * whether the seeds overlap, whether the MLP narrows the gap, and how the claim
- * fares are all read off `summary` (train-stats.mjs summarize) and `context`.
+ * Nothing here is fixed in advance: which setting scores higher, by how much,
+ * whether the seeds overlap, which seeds' heads did not divide the
+ * neighbours, whether the MLP narrows the gap, and how the claim fares are all
+ * read off `summary` (train-stats.mjs summarize) and `context`.
  * @param {object[]} summary summarize()'s result
  * @param {{ steps: number, testSentences: number, testDu: number,
  *   neighbours: { left: number, right: number } }} context
@@ -66,7 +141,7 @@ function lookText(s) {
 export function describeResults(summary, { steps, testSentences, testDu, neighbours }) {
   const done = summary.filter((s) => s.seeds.length > 0);
   const find = (numHeads, mlp) => done.find((s) => s.setting.numHeads === numHeads && s.setting.mlpHidden > 0 === mlp);
-  const plain = done.filter((s) => s.setting.mlpHidden === 0);
+  const plain = plainEntries(done);
   const withMlp = done.filter((s) => s.setting.mlpHidden > 0);
   const [one, two, oneMlp, twoMlp] = [find(1, false), find(2, false), find(1, true), find(2, true)];
   const paragraphs = [];
@@ -92,33 +167,38 @@ export function describeResults(summary, { steps, testSentences, testDu, neighbo
   );
   paragraphs.push(t('text.allRight', { list: allRight.join(t('list.join')) }));
   paragraphs.push(t('text.looks', { list: plain.map(lookText).join(' ') }));
+  const collapses = plain.map(collapseText).filter(Boolean);
+  if (collapses.length) paragraphs.push(collapses.join(' '));
 
   if (withMlp.length) {
     let text = t('text.mlp', { list: withMlp.map(accuracyText).join(t('text.listJoin')) });
     if (one && two && oneMlp && twoMlp) {
-      const before = two.mean - one.mean;
-      const after = twoMlp.mean - oneMlp.mean;
+      const before = pairSeeds(one, two).medianGain;
+      const after = pairSeeds(oneMlp, twoMlp).medianGain;
       const change =
         Math.abs(after) < Math.abs(before) - LEVEL
           ? 'text.narrowed'
           : Math.abs(after) > Math.abs(before) + LEVEL
             ? 'text.widened'
             : 'text.same';
-      const signed = (x) => `${x >= 0 ? '+' : '−'}${points(x)}`;
-      text += t('text.gap', { before: signed(before), after: signed(after), change: t(change) });
+      text += t('text.gap', { before: signedPoints(before), after: signedPoints(after), change: t(change) });
     }
     paragraphs.push(text);
   }
 
   if (one && two) {
-    // "Can do it": more 毒 right than any rule reading one neighbour could get; "not as well": behind two heads.
+    // "Can do it": more 毒 right than any rule reading one neighbour could get;
+    // "not as well": two heads score higher in more of the paired seeds.
     const ceiling = Math.max(neighbours.left, neighbours.right);
     const worked =
-      one.mean > ceiling
-        ? t('text.worked', { one: percent(one.mean), ceiling: percent(ceiling) })
-        : t('text.notWorked', { one: percent(one.mean), ceiling: percent(ceiling) });
+      one.median > ceiling
+        ? t('text.worked', { one: percent(one.median), ceiling: percent(ceiling) })
+        : t('text.notWorked', { one: percent(one.median), ceiling: percent(ceiling) });
+    const { pairs, wins, losses, medianGain } = pairSeeds(one, two);
     const behind =
-      two.mean - one.mean >= LEVEL ? t('text.behind', { points: points(two.mean - one.mean) }) : t('text.notBehind');
+      wins > losses
+        ? t('text.behind', { wins, n: pairs.length, gain: points(medianGain) })
+        : t('text.notBehind', { wins, losses, n: pairs.length });
     paragraphs.push(t('text.claim', { worked, behind }));
   }
   return paragraphs;

@@ -8,7 +8,7 @@ import { t } from '../lib/i18n.mjs';
 import { fixed } from '../lib/format.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { headTitle } from '../model/head-names.mjs';
-import { compareRows } from '../model/head-comparison.mjs';
+import { compareRows, compareSummary } from '../model/head-comparison.mjs';
 
 const bits = (h) => t('compare.bits', { h: fixed(h, 2) });
 const keysText = (run, keys) => (keys.length ? keys.map((k) => tokenName(run.keyTokens[k])).join(t('list.join')) : '—');
@@ -21,27 +21,31 @@ export class CompareView {
   update(run) {
     if (!run.single) return; // app.mjs hides the section
     const rows = compareRows(run);
-    const picks = rows.flatMap((r) => r.picks.filter((p) => p.tops.length));
-    const kept = picks.filter((p) => p.kept).length;
-    const none = rows.filter((r) => r.none);
-    const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
-
-    const picked = (h) => h.entropy.filter((_, q) => h.tops[q].length);
-    const split = rows.filter((r) => run.single.entropy[r.q] > 0.9);
+    const s = compareSummary(run, rows);
     const names = (list) => list.map((r) => tokenName(r.token)).join(t('list.join'));
-    const headEntropies = run.heads.map((h) => `${headTitle(h.name)} ${bits(mean(picked(h)))}`).join(t('list.join'));
-    const summary = el(
-      'p',
-      { className: 'summary' },
-      t('compare.picks', { heads: run.heads.length, picks: picks.length }),
-      el('strong', {}, t('compare.kept', { kept, dropped: picks.length - kept })),
-      t('compare.why'),
-      t('compare.entropy', { heads: headEntropies, single: bits(mean(run.single.entropy)) }),
-      t('compare.choose'),
-      split.length ? t('compare.split', { names: names(split) }) : t('compare.stop'),
-      none.length ? t('compare.none', { n: none.length, names: names(none) }) : t('compare.always'),
-      run.mode === 'free' ? '' : t('compare.construction'),
-    );
+    const headEntropies = s.headBits
+      .map(({ head, bits: b }) => `${headTitle(head.name)} ${b === null ? '—' : bits(b)}`)
+      .join(t('list.join'));
+    // No row of any head prefers a key (every score equal: sharpness 0): nothing is kept or dropped, so say that.
+    const summary = s.flat
+      ? el(
+          'p',
+          { className: 'summary' },
+          t('compare.flat', { single: bits(s.singleBits) }),
+          run.mode === 'free' ? '' : t('compare.flat.sharpness'),
+        )
+      : el(
+          'p',
+          { className: 'summary' },
+          t('compare.picks', { heads: run.heads.length, picks: s.picks }),
+          el('strong', {}, t('compare.kept', { kept: s.kept, dropped: s.picks - s.kept })),
+          t('compare.why'),
+          t('compare.entropy', { heads: headEntropies, single: bits(s.singleBits) }),
+          t('compare.choose'),
+          s.split.length ? t('compare.split', { names: names(s.split) }) : t('compare.stop'),
+          s.none.length ? t('compare.none', { n: s.none.length, names: names(s.none) }) : t('compare.always'),
+          run.mode === 'free' ? '' : t('compare.construction'),
+        );
 
     const table = el('table', { className: 'compare' });
     const head = table.createTHead().insertRow();
@@ -65,7 +69,10 @@ export class CompareView {
       tr.append(th, el('td', { textContent: `${keysText(run, r.singleTops)} · ${bits(run.single.entropy[r.q])}` }));
       for (const p of r.picks) {
         const td = el('td');
-        if (!p.tops.length) td.append(el('span', { className: 'muted', textContent: t('compare.uniform') }));
+        // An even row: "nothing to find" only where the head has no target in it; else it found none (sharpness 0).
+        const target = p.head.targets?.[r.q]?.keys.length > 0;
+        if (!p.tops.length)
+          td.append(el('span', { className: 'muted', textContent: t(target ? 'compare.flatRow' : 'compare.uniform') }));
         else
           td.append(
             el('span', {

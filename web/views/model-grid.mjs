@@ -22,21 +22,32 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 const keyOf = (h) => `${h.layer}.${h.head}`;
 const headOf = (button) => ({ layer: Number(button.dataset.layer), head: Number(button.dataset.head) });
 
-/** One line per score, from the numbers: the highest head, the median, the baseline and how many exceed it. */
+/**
+ * One line per score, from the numbers: the highest head, the median, the
+ * baseline and how many heads reach the bar that stands out from it (twice
+ * it, or halfway to 1 where twice is out of reach); a score the sentence has
+ * no key for says so instead of naming a "best" head at 0.
+ */
 export function summaryItems(heads, baseline, order) {
   return SCORES.map((score) => {
     const s = scoreSummary(heads, score, baseline);
-    const params = {
-      score: t(`real.score.${score}`),
-      layer: s.best.layer,
-      head: s.best.head,
-      value: fixed(s.best.scores[score]),
-      median: fixed(s.median),
-      count: s.count,
-      baseline: fixed(s.baseline),
-      above: s.aboveTwice,
-    };
-    const li = el('li', { textContent: t(s.aboveTwice === null ? 'real.summary.noBaseline' : 'real.summary', params) });
+    const name = t(`real.score.${score}`);
+    const text = s.applies
+      ? t('real.summary', {
+          score: name,
+          layer: s.best.layer,
+          head: s.best.head,
+          value: fixed(s.best.scores[score]),
+          median: fixed(s.median),
+          count: s.count,
+          baseline: fixed(s.baseline),
+          rule: s.bar.rule,
+          twice: fixed(2 * s.baseline),
+          threshold: fixed(s.bar.threshold),
+          above: s.bar.count,
+        })
+      : t('real.summary.noBaseline', { score: name });
+    const li = el('li', { textContent: text });
     li.dataset.score = score;
     li.classList.toggle('current', score === order);
     return li;

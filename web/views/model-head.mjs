@@ -5,11 +5,13 @@ import { captionedTable, el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
 import { fixed } from '../lib/format.mjs';
 import { tokenName } from '../lib/tokens.mjs';
-import { SCORES, focusRows, headWeights, topKeys } from '../model/real-model-scores.mjs';
+import { SCORES, focusRows, headWeights, scoreApplies, topKeys } from '../model/real-model-scores.mjs';
 import { Heatmap } from './heatmap.mjs';
 
 export class ModelHead {
   #shown = '';
+  /** The scores the shown head was drawn with: a new focus (or run) scores every head again, and redraws. */
+  #scored = null;
 
   /**
    * @param {{ heatmap: HTMLElement, scores: HTMLElement, whereTitle: HTMLElement, where: HTMLElement }} elements
@@ -38,8 +40,9 @@ export class ModelHead {
    */
   show(run, head, { heads, baseline, focus }) {
     const key = `${head.layer}.${head.head}`;
-    if (key === this.#shown) return;
+    if (key === this.#shown && heads === this.#scored) return;
     this.#shown = key;
+    this.#scored = heads;
     const L = run.tokens.length;
     const weights = headWeights(run.attention, { numHeads: run.numHeads, length: L }, head.layer, head.head);
     const heatmap = new Heatmap({
@@ -68,6 +71,13 @@ export class ModelHead {
       const row = body.insertRow();
       row.dataset.score = score;
       row.append(el('th', { scope: 'row', textContent: t(`real.score.${score}`) }));
+      // No key of this kind in the sentence (GPT-2 has no special tokens): every head's 0 says nothing.
+      if (!scoreApplies(baseline, score)) {
+        const cell = row.insertCell();
+        cell.colSpan = 2;
+        cell.textContent = t('real.scores.none');
+        continue;
+      }
       row.insertCell().textContent = fixed(scores[score]);
       row.insertCell().textContent = fixed(baseline[score]);
     }

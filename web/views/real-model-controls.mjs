@@ -4,7 +4,7 @@
 import { el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
 import { tokenName } from '../lib/tokens.mjs';
-import { ORDERS, repeatedTokens } from '../model/real-model-scores.mjs';
+import { ORDERS, repeatedTokens, scoreApplies } from '../model/real-model-scores.mjs';
 
 /** The run's tokens as a list (spaces shown as ␣, special tokens marked), after a line with their count. */
 export function tokenList(run) {
@@ -19,15 +19,22 @@ export function tokenList(run) {
 }
 
 /**
- * Fills the order menu (`order` chosen), the focus menu (the run's repeated
- * tokens, then all; `focus` chosen) and the help that names the special tokens.
+ * Fills the order menu (`order` chosen; a score that does not apply to the
+ * sentence, scoreApplies of the `baseline`, cannot be chosen: every head
+ * would tie at 0), the focus menu (the run's repeated tokens, then all;
+ * `focus` chosen) and the help that names the special tokens.
  * @param {{ order: HTMLSelectElement, focus: HTMLSelectElement, help: HTMLElement }} e
  */
-export function fillControls(e, run, { order, focus }) {
+export function fillControls(e, run, { order, focus, baseline }) {
   e.order.replaceChildren(
-    ...ORDERS.map(
-      (o) => new Option(o === 'grid' ? t('real.order.grid') : t('real.order.by', { score: t(`real.score.${o}`) }), o),
-    ),
+    ...ORDERS.map((o) => {
+      const option = new Option(
+        o === 'grid' ? t('real.order.grid') : t('real.order.by', { score: t(`real.score.${o}`) }),
+        o,
+      );
+      option.disabled = o !== 'grid' && !scoreApplies(baseline, o);
+      return option;
+    }),
   );
   e.order.value = order;
   const repeated = repeatedTokens(run.tokens, run.special);

@@ -9,19 +9,22 @@
 // numbers only, where the focus token (the six 毒) looks. Its choices (head,
 // order) are reported to the page's URL state. The pickers, the drop zone
 // and the progress bar are views/model-files-input.mjs; the tokens and menus
-// around the heads, views/real-model-controls.mjs.
+// around the heads, views/real-model-controls.mjs; what went wrong, in the
+// reader's words, views/real-model-error.mjs.
 import { OKABE_ITO } from '../lib/palette.mjs';
 import { fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
 import { SENTENCE } from '../sentence.mjs';
 import { pickCheckpointFiles } from '../../src/js/models/checkpoint-files.mjs';
-import { formatBytes, totalBytes } from '../model/real-model-files.mjs';
+import { filesRead, formatBytes, totalBytes } from '../model/real-model-files.mjs';
+import { loadErrorReason } from '../model/load-errors.mjs';
 import {
   ORDERS,
   allHeadScores,
   focusRows,
   rankHeads,
   repeatedTokens,
+  scoreApplies,
   tokenRecords,
   uniformScores,
 } from '../model/real-model-scores.mjs';
@@ -32,6 +35,7 @@ import { ModelHubInput, hubEndpoints } from './model-hub-input.mjs';
 import { fillControls, tokenList } from './real-model-controls.mjs';
 import { TranslationView } from './translation.mjs';
 import { PredictionsView } from './predictions.mjs';
+import { ErrorBox, otherError } from './real-model-error.mjs';
 
 /** The longest sentence the text box takes (the model's positions are checked by the engine). */
 export const MAX_TEXT = 200;
@@ -61,6 +65,8 @@ export class RealModelView {
   /** The status line's message and parameters, so that a change of language can write it again. */
   #status = ['real.waiting', {}];
   #loadedNote = null;
+  /** What went wrong, in the reader's words (views/real-model-error.mjs). */
+  #error;
 
   /**
    * @param {HTMLElement} section the #real-model section of index.html
@@ -110,10 +116,11 @@ export class RealModelView {
       { heatmap: e.heatmap, scores: e.scores, whereTitle: e.whereTitle, where: e.where },
       COLOR,
     );
+    this.#error = new ErrorBox(e.error);
     this.#input = new ModelFilesInput(section, {
       canLoad: () => Boolean(this.#engine) && !this.#busy,
       onEntries: (entries) => this.#load(entries),
-      onError: (error) => this.#showError('real.error.load', error),
+      onError: (error) => this.#error.show('real.error.load', loadErrorReason(error)),
     });
     this.#hub = new ModelHubInput(section, { onName: (request) => this.#loadByName(request) });
     this.#predictions = new PredictionsView($('.real-predictions'), {
@@ -135,7 +142,7 @@ export class RealModelView {
     this.#translation = new TranslationView($('.mt'), {
       text: () => e.text.value,
       onBusy: (busy) => this.#setInputs(!busy),
-      onError: (key, error) => this.#showError(key, error),
+      onError: (key, error) => this.#error.show(key, otherError(error)),
     });
     hubEndpoints().then((endpoints) => {
       this.#hub.setEndpoints(endpoints);
@@ -179,6 +186,7 @@ export class RealModelView {
     this.#translation.relabel();
     this.#predictions.relabel();
     this.#writeStatus();
+    this.#error.relabel();
     if (this.#loadedNote) this.#writeForward();
     if (this.#run) {
       this.#head.forget();
@@ -199,25 +207,24 @@ export class RealModelView {
     this.el.status.textContent = t(key, params);
   }
 
-  #showError(key, error) {
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    this.el.error.textContent = t(key, { message });
-    this.el.error.hidden = false;
-  }
-
   /** Loads the checkpoint among the entries ([{ path, size, file }]); the previous model is freed first. */
   async #load(entries) {
     if (this.#busy || !this.#engine) return;
     if (!entries.length) {
-      this.#showError('real.error.load', new Error(t('real.error.noFiles')));
+      this.#error.show('real.error.load', { kind: 'noFiles', params: {}, detail: '' });
       return;
     }
     const { files } = pickCheckpointFiles(entries);
+    // The weight files the loader reads, as it reports them: the load line counts what was read, not what was given.
+    const weights = new Set();
     await this.#loadFrom(
       files.map((f) => f.file),
-      {},
-      ['real.reading', { count: files.length }],
-      () => ({ key: 'real.loaded', params: { files: files.length, bytes: formatBytes(totalBytes(files)) } }),
+      { onLoad: (p) => weights.add(p.file) },
+      ['real.reading', {}],
+      () => {
+        const read = filesRead(files, weights);
+        return { key: 'real.loaded', params: { files: read.length, bytes: formatBytes(totalBytes(read)) } };
+      },
     );
   }
 
@@ -253,9 +260,8 @@ export class RealModelView {
   }
 
   /** Frees the previous model and loads `source`; `loaded()` says what the status line writes after. */
-  async #loadFrom(source, { onDownload, ...options }, status, loaded) {
-    const { el: e } = this;
-    e.error.hidden = true;
+  async #loadFrom(source, { onDownload, onLoad, ...options }, status, loaded) {
+    this.#error.hide();
     this.#busy = true;
     this.#setInputs(false);
     this.#clear();
@@ -265,6 +271,7 @@ export class RealModelView {
     const progress = this.#input.startProgress();
     const onProgress = (p) => {
       if (p.phase === 'download') onDownload?.(p);
+      if (p.phase === 'load') onLoad?.(p);
       progress(p);
     };
     this.#status = status;
@@ -290,7 +297,7 @@ export class RealModelView {
     } catch (error) {
       this.#status = ['real.none', {}];
       if (error?.name === 'AbortError') this.#status = ['real.cancelled', {}];
-      else this.#showError('real.error.load', error);
+      else this.#error.show('real.error.load', loadErrorReason(error));
     } finally {
       this.#input.endProgress(Boolean(this.#model));
       this.#busy = false;
@@ -322,7 +329,7 @@ export class RealModelView {
     if (model.config.kind === 'encoder-decoder') {
       // A translation model translates the sentence (views/translation.mjs) instead of showing its encoder alone.
       e.body.hidden = true;
-      e.error.hidden = true;
+      this.#error.hide();
       this.#translation.show(model);
       await this.#translation.translate(e.text.value);
       if (model === this.#model) this.section.dataset.ready = 'true';
@@ -367,7 +374,7 @@ export class RealModelView {
         causal,
         ms,
       };
-      e.error.hidden = true;
+      this.#error.hide();
       this.#loadedNote = { tokens: result.tokens.length, ms };
       this.#writeForward();
       const repeated = repeatedTokens(result.tokens, result.special);
@@ -384,7 +391,7 @@ export class RealModelView {
       await this.#drawAll();
       this.section.dataset.ready = 'true';
     } catch (error) {
-      this.#showError('real.error.run', error);
+      this.#error.show('real.error.run', otherError(error));
     } finally {
       this.#busy = false;
       this.#setInputs(true);
@@ -413,8 +420,13 @@ export class RealModelView {
 
   async #drawAll() {
     if (!this.#run) return;
+    // Sorted by a score this sentence has no key for (a link's rorder=special on GPT-2): by layer and head instead.
+    if (this.order !== 'grid' && !scoreApplies(this.#baseline, this.order)) {
+      this.order = 'grid';
+      this.onChange({ realOrder: this.order });
+    }
     this.el.tokens.replaceChildren(...tokenList(this.#run));
-    fillControls(this.el, this.#run, { order: this.order, focus: this.#focus });
+    fillControls(this.el, this.#run, { order: this.order, focus: this.#focus, baseline: this.#baseline });
     this.el.summary.replaceChildren(...summaryItems(this.#heads, this.#baseline, this.order));
     const run = this.#run;
     if (!(await this.#grid.draw(run, () => run === this.#run))) return;

@@ -1,6 +1,7 @@
 // The table of every training run, grouped by setting, each group headed by
-// its mean ± SD: held-out 毒 accuracy, the role each run gives each 毒 of the
-// example sentence, and where its heads look.
+// its median and mean ± SD: held-out 毒 accuracy, the role each run gives each 毒 of the
+// example sentence, and where its heads look (left neighbour, right
+// neighbour, the 毒 itself: the numbers the text's head collapse is read from).
 import d3 from '../lib/d3.mjs';
 import { settingColor } from '../lib/palette.mjs';
 import { percent, fixed } from '../lib/format.mjs';
@@ -11,11 +12,15 @@ import { tokenName } from '../lib/tokens.mjs';
 import { heldOut } from '../model/corpus.mjs';
 import { EXAMPLE_DU, EXAMPLE_TOKENS } from '../model/train-data.mjs';
 import { percentMeanSd } from '../model/train-text.mjs';
+import { median } from '../model/train-stats.mjs';
 
-/** Each head's mean weight on a 毒's left / right neighbour: "0.31 / 0.40", or "h0 … · h1 …" for several heads. */
+/** Each head's mean weight on a 毒's left / right neighbour / itself: "0.31 / 0.40 / 0.20", "h0 … · h1 …". */
 const neighboursText = (neighbours) =>
   neighbours
-    .map((h, i) => `${neighbours.length > 1 ? `h${i} ` : ''}${fixed(h.left, 2)} / ${fixed(h.right, 2)}`)
+    .map(
+      (h, i) =>
+        `${neighbours.length > 1 ? `h${i} ` : ''}${fixed(h.left, 2)} / ${fixed(h.right, 2)} / ${fixed(h.self, 2)}`,
+    )
     .join(' · ');
 
 /**
@@ -59,6 +64,7 @@ export function runsTable(progress, settings) {
       .text(
         t('runs.setting', {
           setting: settingLabel(setting),
+          median: latest.length ? percent(median(latest)) : '—',
           accuracy: latest.length ? percentMeanSd(latest) : '—',
           right: allRight,
           runs: runs.length,

@@ -1,10 +1,12 @@
 // "Train it yourself": the controls of the experiment (seeds, steps, 4 heads,
-// MLP), live loss and accuracy curves (curve-chart.mjs), the table of every
-// run (runs-table.mjs), the text of what the runs showed, and the learned
-// heads of one run in the same heatmap and head view as the designed heads;
-// above them, the grammar's rule table (rule-table.mjs). The experiment itself
-// is model/train-runner.mjs; this view only starts and stops it and draws what
-// it reports.
+// MLP), the evidence as paired seeds (evidence-chart.mjs) with the runs
+// whose heads collapsed (head-collapse.mjs), live loss and accuracy curves
+// (curve-chart.mjs), the table of every run (runs-table.mjs), the text of what
+// the runs showed, the learned heads of one run in the same heatmap and head
+// view as the designed heads, and the median seed's heads beside the designed
+// ones (train-bridge.mjs); above them, the grammar's rule table
+// (rule-table.mjs). The experiment itself is model/train-runner.mjs; this view
+// only starts and stops it and draws what it reports.
 import d3 from '../lib/d3.mjs';
 import { settingColor } from '../lib/palette.mjs';
 import { percent, thousands, fixed } from '../lib/format.mjs';
@@ -23,6 +25,9 @@ import { runExperiment } from '../model/train-runner.mjs';
 import { summarize } from '../model/train-stats.mjs';
 import { describeResults } from '../model/train-text.mjs';
 import { CurveChart } from './curve-chart.mjs';
+import { EvidenceChart } from './evidence-chart.mjs';
+import { HeadCollapse } from './head-collapse.mjs';
+import { TrainBridge } from './train-bridge.mjs';
 import { renderRules } from './rule-table.mjs';
 import { runsTable } from './runs-table.mjs';
 import { LearnedHeads } from './learned-heads.mjs';
@@ -45,9 +50,10 @@ export class TrainView {
   /**
    * @param {HTMLElement} section the #train section of index.html
    * @param {{ onError: (error: unknown) => void, onOptions?: (options: object) => void, options?: object,
-   *   onSummary?: (summary: object[]) => void }} handlers
+   *   onSummary?: (summary: object[], experiment: { seeds: number, steps: number }) => void }} handlers
    *   options: the experiment's options to show first (DEFAULT_OPTIONS' fields); onOptions: called with them when
-   *   the controls change; onSummary: called with the finished experiment's summary (train-stats.mjs)
+   *   the controls change; onSummary: called with the finished experiment's summary (train-stats.mjs), its seeds
+   *   and steps
    */
   constructor(section, { onError, onOptions, onSummary, options = DEFAULT_OPTIONS }) {
     this.onError = onError;
@@ -61,6 +67,7 @@ export class TrainView {
       fourHeads: $('#train-four'),
       mlp: $('#train-mlp'),
       start: $('#train-start'),
+      work: $('#train-work'),
       status: $('#train-status'),
       legend: $('.train-legend'),
       text: $('.train-text'),
@@ -83,6 +90,7 @@ export class TrainView {
     el.form.addEventListener('change', () => {
       const chosen = this.#options();
       onOptions?.(chosen);
+      this.#showWork();
       // Until an experiment reports, the run choosers and the legend follow the controls.
       if (!this.#progress && !this.#controller) this.#fillChoosers(settingsFor(chosen), chosen.seeds);
     });
@@ -110,12 +118,33 @@ export class TrainView {
         format: percent,
       }),
     };
+    this.evidence = new EvidenceChart($('.train-evidence'));
+    this.collapse = new HeadCollapse($('.train-collapse'), { onShow: (key, seed) => this.#showRun(key, seed) });
+    this.bridge = new TrainBridge($('.train-bridge'));
     // Before any training, the choosers already offer the runs that Train will make (none is empty).
     this.#fillChoosers(settingsFor(options), options.seeds);
+    this.#showWork();
     this.learned = new LearnedHeads(
       { form: $('.train-head-view'), heads: $('.train-heads'), caption: $('.train-heads-caption') },
       { onChange: () => this.#schedule() },
     );
+  }
+
+  /** Beside Train: how many runs and training steps the controls ask for. */
+  #showWork() {
+    const { seeds, steps, fourHeads, mlp } = this.#options();
+    const runs = settingsFor({ fourHeads, mlp }).length * seeds;
+    this.el.work.textContent = t('train.work', { runs, steps: thousands(steps), total: thousands(runs * steps) });
+  }
+
+  /** Opens a run in the learned heads' view (the collapsed runs' buttons). */
+  #showRun(key, seed) {
+    const { setting, seed: seedChooser } = this.el;
+    setting.value = key;
+    seedChooser.value = String(seed);
+    this.#schedule();
+    setting.scrollIntoView({ block: 'start' });
+    setting.focus({ preventScroll: true });
   }
 
   /**
@@ -123,11 +152,16 @@ export class TrainView {
    * (createAttention({ training: true })): it is loaded on the first Train, so
    * the page's first view loads only the inference build.
    * @param {() => Promise<object>} createEngine
+   * @param {{ designed?: () => Promise<object> }} sources designed: the designed encoder heads' run (compute.mjs),
+   *   which the bridge sets the learned heads beside
    */
-  enable(createEngine) {
+  enable(createEngine, { designed } = {}) {
     this.#createEngine = createEngine;
     this.el.start.disabled = false;
     this.#setStatus('train.ready');
+    designed?.()
+      .then((run) => this.bridge.showDesigned(run))
+      .catch(this.onError);
   }
 
   #setStatus(key, params = {}) {
@@ -149,6 +183,10 @@ export class TrainView {
     this.#renderRules();
     this.charts.loss.relabel();
     this.charts.accuracy.relabel();
+    this.evidence.relabel();
+    this.collapse.relabel();
+    this.bridge.relabel();
+    this.#showWork();
     const [key, params] = this.#status;
     this.el.status.textContent = t(key, params);
     this.el.start.textContent = t(this.#controller ? 'train.stop' : 'train.start');
@@ -186,6 +224,9 @@ export class TrainView {
     this.#progress = null;
     this.#reported = false;
     this.#prepare(settings, seeds);
+    this.evidence.pending(true);
+    this.collapse.clear();
+    this.bridge.clearLearned();
     el.start.textContent = t('train.stop');
     // The status changes several times a second while training: busy holds a screen reader's announcement until
     // the end.
@@ -219,6 +260,7 @@ export class TrainView {
         el.start.textContent = t('train.start');
         el.status.removeAttribute('aria-busy');
         if (!this.#progress) this.#setStatus('train.stoppedBeforeFirst');
+        if (!this.#progress?.done) this.evidence.pending(false);
         this.#schedule();
       });
     await this.#running;
@@ -310,8 +352,16 @@ export class TrainView {
     const running = this.#controller !== null;
     const step = thousands(runs.at(-1).step);
     const seconds = fixed((this.#finishedAt - this.#startedAt) / 1000, 1);
+    // Time left at the pace so far, evaluations included (the first report, at step 0, has no pace yet).
+    const elapsed = (performance.now() - this.#startedAt) / 1000;
+    const left =
+      progress.stepsDone > 0
+        ? t('train.left', {
+            seconds: Math.ceil((elapsed / progress.stepsDone) * (progress.totalSteps - progress.stepsDone)),
+          })
+        : '';
     const [key, params] = running
-      ? ['train.running', { runs: runs.length, step, steps: thousands(steps) }]
+      ? ['train.running', { runs: runs.length, step, steps: thousands(steps), left }]
       : progress.done
         ? ['train.done', { runs: runs.length, steps: thousands(steps), seconds }]
         : ['train.stoppedAt', { step, steps: thousands(steps) }];
@@ -336,7 +386,11 @@ export class TrainView {
       .text((d) => d);
     if (progress.done && !this.#reported) {
       this.#reported = true;
-      this.onSummary?.(summary);
+      const { neighbours } = this.#data;
+      this.evidence.update(summary, { ceiling: Math.max(neighbours.left, neighbours.right) });
+      this.collapse.update(progress, summary);
+      this.bridge.update(progress, summary);
+      this.onSummary?.(summary, { seeds: Math.max(...progress.runs.map((r) => r.seed)), steps: progress.steps });
     }
   }
 }

@@ -53,9 +53,8 @@ export default {
     'verb; it only has to find the other verb. The <strong>single</strong> head is built as the sum of the three, so ' +
     'the picks it drops follow from that construction: they illustrate that one softmax must choose, and are not ' +
     'evidence. The evidence that one head is not enough is <a href="#train">Train it yourself</a>: heads learned ' +
-    'from scratch on a toy grammar. There the pilot measured {pilotOne} held-out accuracy with one head and ' +
-    '{pilotTwo} with two ({pilotSeeds} seeds each); <span class="caveat-own">press Train to measure it in this ' +
-    'page</span>.',
+    'from scratch on a toy grammar, one head against two, {defaultSeeds} seeds each; ' +
+    '<span class="caveat-own">press Train to measure it in this page</span>.',
   'caveat.decoder':
     '<strong>Designed, too.</strong> The English X holds hand-written lemmas (poisoned → poison) and positions ' +
     '(the blocks below, ✎ = annotated by hand); each head compares two of them. The evidence about how many heads a ' +
@@ -156,8 +155,41 @@ export default {
   'train.start': 'Train',
   'train.stop': 'Stop',
   'train.status.waiting': 'Waiting for the engine…',
-  'train.pilot.label': 'The pilot’s numbers',
-  'train.pilot': `<strong>The pilot’s numbers, for comparison (PyTorch, not computed on this page):</strong> {pilotSeeds} seeds, {pilotSteps} steps × {pilotBatch} sentences, <span translate="no">d_model</span> {pilotWidth}, no MLP. Held-out ${zh('毒')} accuracy {pilotOne} with one head, {pilotTwo} with two; all six ${zh('毒')} of the example right in {pilotAllOne} of {pilotSeeds} one-head runs and {pilotAllTwo} of {pilotSeeds} two-head runs; the single head split its softmax between the left (≈ {pilotLeft}) and right (≈ {pilotRight}) neighbour, while of two heads one looked left and the other right. With an MLP: {pilotMlpOne} and {pilotMlpTwo}. This page’s own runs are below.`,
+  'train.pilot.label': 'Cross-check: the PyTorch pilot',
+  'train.pilot': `<strong>Cross-check, not computed on this page:</strong> the project’s pilot of the same task in PyTorch, with its own code and its own draw of the grammar’s sentences: {pilotSeeds} seeds, {pilotSteps} steps × {pilotBatch} sentences, <span translate="no">d_model</span> {pilotWidth}, no MLP. Held-out ${zh('毒')} accuracy (mean ± SD over its seeds) {pilotOne} with one head, {pilotTwo} with two; all six ${zh('毒')} of the example right in {pilotAllOne} of {pilotSeeds} one-head runs and {pilotAllTwo} of {pilotSeeds} two-head runs; the single head split its softmax between the left (≈ {pilotLeft}) and right (≈ {pilotRight}) neighbour, while of two heads one looked left and the other right. With an MLP: {pilotMlpOne} and {pilotMlpTwo}. Its seeds are not this page’s, so single runs do not match; the evidence above is this page’s own.`,
+  'evidence.title': 'The evidence, seed by seed',
+  'evidence.explain':
+    'The default experiment trains every setting with {defaultSeeds} seeds of {defaultSteps} steps. A seed gives ' +
+    '1 head and 2 heads exactly the same initial parameters and the same order of batches; only how attention is ' +
+    'split differs, so the runs are compared seed by seed. The plot, the medians and every sentence about them are ' +
+    'written from this page’s own run; the same code in Node, on the same build of the engine, gives the same ' +
+    'numbers bit for bit (the tests compare them).',
+  'collapse.title': 'Head collapse: how a seed loses a head',
+  'collapse.explain':
+    `<strong>Head collapse</strong>: of several heads that could share the work, one ends up of no use — it looks ` +
+    `where another head looks, or only at the ${zh('毒')} itself, which brings nothing about its neighbours (the ` +
+    `residual connection already carries the ${zh('毒')} to the output). Why a seed can lose a head: the heads of a ` +
+    'layer start from random weights of the same kind and are pushed by the same loss, and nothing makes them ' +
+    'divide the work; both can be pulled towards the same most useful clue, one takes it, and the other settles ' +
+    'where it helps less. Once a softmax puts nearly all of its weight on one key, its gradient is small (each ' +
+    'weight’s derivative carries a factor p(1 − p)), so the head stays there. It is a known effect of training ' +
+    'multi-head attention: trained models have heads that can be removed at little cost ' +
+    '(<span lang="en">Michel et al., 2019; Voita et al., 2019</span>), and attention whose entropy collapses onto ' +
+    'few keys goes with unstable training (<span lang="en">Zhai et al., 2023</span>). The collapsed runs stay in: ' +
+    'they count in the medians and in the seed-by-seed comparison.',
+  'bridge.title': 'From the article’s heads to the learned ones',
+  'bridge.explain':
+    'The designed heads each read one relation: the <strong>role</strong> head the other ' +
+    `${zh('毒')} of the same role, the <strong>dependency</strong> head the word a token attaches to, the ` +
+    '<strong>long-distance</strong> head a second mention back to the first. The training task needs only the ' +
+    `local one: a ${zh('毒')}’s role is decided by its <em>left and right neighbours</em> (the rule table above). ` +
+    `In the example sentence those neighbours are mostly dependency links: of the six ${zh('毒')}’s {duNeighbours} ` +
+    `neighbours, {duLinked} are the ${zh('毒')}’s dependency head or a word attached to it. The task needs neither ` +
+    'the long-distance relation nor the role head’s (here the role is the output to predict, not an annotated ' +
+    'input). The designed heads read hand-annotated columns of X; the learned ones had only the characters and ' +
+    'their positions.',
+  'bridge.designedLabel': 'Designed (the engine’s, at sharpness {sharpness})',
+  'bridge.learnedLabel': 'Learned (the median two-head seed)',
   'train.legend': 'Settings',
   'train.chartsHelp':
     'Thin lines: one per seed; thick: the mean of the seeds; dashed: with MLP. The table lists every number.',

@@ -40,6 +40,32 @@ export default {
     code('vocab.json') +
     ') translates the sentence instead (“Real translation” below). Every head of every layer is drawn as a ' +
     'small picture; click one to see that head large below.',
+  'real.howto.title': 'How to get a model',
+  'real.howto':
+    "<ol><li><strong>By name:</strong> type the model's name on the " +
+    code('Hugging Face Hub') +
+    ' in the box above (“org/name”, such as ' +
+    code('google-bert/bert-base-chinese') +
+    '), or click a suggestion, and the page downloads it into this browser.</li>' +
+    '<li><strong>As a folder first:</strong> on a computer with Python, run ' +
+    code('pip install huggingface_hub') +
+    ' and ' +
+    code('huggingface-cli download google-bert/bert-base-chinese --local-dir bert-base-chinese') +
+    ', then drop the ' +
+    code('bert-base-chinese') +
+    " folder below. Or open the model's Hub page, its " +
+    code('Files and versions') +
+    ' tab, and download ' +
+    code('config.json') +
+    ', ' +
+    code('model.safetensors') +
+    ', ' +
+    code('tokenizer.json') +
+    ' (or ' +
+    code('vocab.txt') +
+    ') and ' +
+    code('tokenizer_config.json') +
+    ' into one folder.</li></ol>',
   'real.hub.name': 'Model on the Hugging Face Hub',
   'real.hub.placeholder': 'org/name',
   'real.hub.load': 'Download and load',
@@ -72,6 +98,9 @@ export default {
   'real.hub.model.roberta': 'RoBERTa base, English (byte-level BPE)',
   'real.hub.model.gpt2': 'GPT-2, the 124 M decoder: each token sees only those before it',
   'real.hub.model.opusMt': 'opus-mt zh→en (Helsinki-NLP): a translation model, encoder and decoder',
+  'real.hub.model.qwen25':
+    'Qwen2.5 (Alibaba), the smallest: a decoder that reads Chinese; its bf16 weights stay 16-bit in memory',
+  'real.hub.model.qwen3': 'Qwen3, the smallest: grouped-query attention with each head’s queries and keys normalized',
   'real.asking': 'Asking {endpoint} for {repo}…',
   'real.progress.download': 'Downloading {file}: {loaded} of {total}',
   'real.loadedHub':
@@ -89,7 +118,7 @@ export default {
     'here; nothing is uploaded.',
   'real.waiting': 'Waiting for the engine…',
   'real.none': 'No model loaded yet.',
-  'real.reading': ({ count }) => `Reading ${count} ${count === 1 ? 'file' : 'files'}…`,
+  'real.reading': 'Reading the model’s files…',
   'real.progress': 'Reading {file}: {loaded} of {total}',
   'real.progress.label': 'Loading',
   'real.loaded':
@@ -98,7 +127,38 @@ export default {
   'real.forward': 'Forward pass over {tokens} tokens in {ms} ms · engine: {variant} ({build}), {threads}',
   'real.error.load': 'Could not load the model: {message}',
   'real.error.run': 'Could not compute: {message}',
-  'real.error.noFiles': 'No files arrived: drop the model folder, or pick it with a button.',
+  'real.error.detail': 'The engine’s own words (English)',
+  'real.loadError.noFiles': 'No files arrived: drop the model folder, or pick it with a button.',
+  'real.loadError.noConfig':
+    'There is no {file}: it describes the model, and sits in the same folder as the weights. Load the whole model ' +
+    'folder (see “How to get a model” above).',
+  'real.loadError.noModelType':
+    '{file} has no {field}: which kind of model this is cannot be told; it may not be a Hugging Face model.',
+  'real.loadError.modelType':
+    'The engine does not run this kind of model ({field} {type} in {file}); the note above lists those it runs.',
+  'real.loadError.config': '{file} has a setting the engine cannot run: the engine’s words below say which.',
+  'real.loadError.noWeights':
+    'No weights the engine reads: it needs {single} (or {other}), or their shards and index. They are in the file ' +
+    'list of the model’s Hub page (see “How to get a model” above).',
+  'real.loadError.badFile':
+    'The engine could not read {file}: it may be incomplete (a download or copy cut short), damaged, or another ' +
+    'model’s. Download it again.',
+  'real.loadError.notFound':
+    'There is no model named {repo} on {endpoint}, or it is private. Write its name as its Hub page does, “org/name”.',
+  'real.loadError.gated':
+    '{repo} is a gated model: log in on the Hub, accept its conditions on its page, then give your account’s ' +
+    'access token under “Hub and access token”.',
+  'real.loadError.refused':
+    'The Hub refused: the access token given has no access to {repo}. Use a token of an account that has.',
+  'real.loadError.unreachable':
+    'Could not reach {endpoint}: check the network, or pick a mirror you can reach under “Hub and access token”; ' +
+    'or drop a model folder you downloaded below.',
+  'real.loadError.interrupted': 'The download of {file} was cut short: load it again.',
+  'real.loadError.storage':
+    'This browser’s storage for the page cannot hold the model: free some in the browser’s site settings, or drop ' +
+    'a model folder you downloaded below.',
+  'real.loadError.hub': 'The Hub answered with an error: the engine’s words below say which.',
+  'real.loadError.other': 'The engine reported a problem: its words are below.',
   'real.sentence': 'Sentence',
   'real.run': 'Compute',
   'real.tokens': ({ n }) => `${n} ${n === 1 ? 'token' : 'tokens'} (the model's tokenizer):`,
@@ -125,13 +185,15 @@ export default {
     '{layers} layers × {heads} heads; in each picture rows are queries, columns keys, darker is more weight. Click a ' +
     'picture to see it large (arrow keys move).',
   'real.thumb.title': 'layer {layer} · head {head}: {score} {value}',
-  'real.summary': ({ score, layer, head, value, median, count, baseline, above }) =>
+  'real.summary': ({ score, layer, head, value, median, count, baseline, rule, twice, threshold, above }) =>
     `“${score}” score: highest in layer ${layer} · head ${head} (${value}); the median of the ${count} heads is ` +
-    `${median}. A row that spreads its weight evenly over every key scores ${baseline}; ${above} ` +
-    `${above === 1 ? 'head scores' : 'heads score'} more than twice that.`,
-  'real.summary.noBaseline': ({ score, layer, head, value, median, count }) =>
-    `“${score}” score: highest in layer ${layer} · head ${head} (${value}); the median of the ${count} heads is ` +
-    `${median}. The sentence has no such keys, so there is no even-spread baseline to compare with.`,
+    `${median}. A row that spreads its weight evenly over every key scores ${baseline}; ` +
+    (rule === 'halfway'
+      ? `twice that (${twice}) lies beyond halfway from it to 1, the most a score can be, so the bar here is that ` +
+        `halfway point, ${threshold}: ${above} ${above === 1 ? 'head reaches' : 'heads reach'} it.`
+      : `${above} ${above === 1 ? 'head scores' : 'heads score'} at least twice that (${threshold}).`),
+  'real.summary.noBaseline': ({ score }) =>
+    `“${score}” score: the sentence has no such key, so every head scores 0 on it and there is nothing to compare.`,
   'real.selected': 'The chosen head',
   'real.heatmap.desc': 'layer {layer} · head {head}: rows are queries, columns keys; the engine’s weights, unrounded.',
   'real.selected.scores': 'This head’s scores',
@@ -145,6 +207,7 @@ export default {
   'real.scores.score': 'score',
   'real.scores.head': 'this head',
   'real.scores.uniform': 'even spread',
+  'real.scores.none': 'no such key in this sentence',
   'real.special.none': '(none in this sentence)',
   'real.order.label': 'Order and focus',
   'pred.next.title': 'Next token',

@@ -93,6 +93,14 @@ export default {
   'compare.th.single': 'single head: top · entropy',
   'compare.th.none': 'none of the heads’ tops?',
   'compare.uniform': 'uniform (nothing to find)',
+  'compare.flatRow': 'uniform (no key picked)',
+  'compare.flat':
+    'There is nothing to compare this time: every row of every head, the single head too, spreads its weight ' +
+    'evenly over the keys it can see ({single} per row for the single head, the entropy of an even spread). ' +
+    'With every score equal, the softmax can only spread evenly: no key is picked, so none is kept or dropped. ',
+  'compare.flat.sharpness':
+    'This is what sharpness 0 does: it multiplies every designed score by 0. Raise the sharpness and the heads ' +
+    'pick the keys they look for, and the single head has to choose among them.',
   'compare.keptMark': 'kept',
   'compare.droppedMark': 'dropped',
   'compare.singleWeight': ' · single {w}',
@@ -175,7 +183,8 @@ export default {
   'xBlocks.block': '{name} · {n}',
   'xBlocks.annotated': '✎ annotated by hand',
   'xBlocks.surface': 'the text itself',
-  'caveat.own': 'this page’s own runs: {results}',
+  'caveat.own': ({ seeds, steps, results }) =>
+    `this page’s own run (${plural(seeds, 'seed')} × ${steps} steps): ${results}`,
 
   'block.char': 'char',
   'block.position': 'position',

@@ -49,8 +49,8 @@ export default {
     'X 还带有人工标注的列——所属的词、<em>角色</em>（名词、动词、修饰语……）、<em>依存中心词</em>的位置和<em>远距离链</em>的分组' +
     '（下面标 ✎ 的块）。角色头被直接告知毒2 是动词，它只需找出另一个动词。<strong>单头</strong>按构造就是三个头之和，' +
     '所以它丢掉的选择是构造的结果：这说明一个 softmax 必须取舍，但不是证据。“一个头不够”的证据在' +
-    '<a href="#train">亲手训练</a>：在玩具语法上从零学出来的头。预实验测得留出集准确率一头 {pilotOne}、两头 {pilotTwo}' +
-    '（各 {pilotSeeds} 个种子）；<span class="caveat-own">按“训练”即可在本页亲自测量</span>。',
+    '<a href="#train">亲手训练</a>：在玩具语法上从零学出来的头，一个头对两个头，各 {defaultSeeds} 个种子；' +
+    '<span class="caveat-own">按“训练”即可在本页亲自测量</span>。',
   'caveat.decoder':
     `<strong>同样是设计的。</strong>英文的 X 带有人工写的词元（${en('poisoned → poison')}）和位置（下面的块，✎ 为人工标注）；` +
     '每个头比较其中两项。一个任务需要几个头，证据在<a href="#train">亲手训练</a>。',
@@ -143,12 +143,37 @@ export default {
   'train.start': '训练',
   'train.stop': '停止',
   'train.status.waiting': '等待引擎……',
-  'train.pilot.label': '预实验的数字',
+  'train.pilot.label': '对照：PyTorch 预实验',
   'train.pilot':
-    `<strong>预实验的数字，供对照（PyTorch，不是在本页算的）：</strong>{pilotSeeds} 个种子，{pilotSteps} 步 × {pilotBatch} 句，${code('d_model')} {pilotWidth}，不加 MLP。` +
-    '留出集“毒”的准确率：一个头 {pilotOne}，两个头 {pilotTwo}；例句的六个“毒”全对：一头 {pilotSeeds} 次中 {pilotAllOne} 次，' +
-    '两头 {pilotSeeds} 次中 {pilotAllTwo} 次；单个头把 softmax 分给左邻（≈ {pilotLeft}）和右邻（≈ {pilotRight}），' +
-    '两个头则一个看左、一个看右。加 MLP：{pilotMlpOne} 和 {pilotMlpTwo}。本页自己的运行在下面。',
+    `<strong>对照，不是在本页算的：</strong>本项目用 PyTorch 做的同一任务的预实验，用它自己的代码和它自己从语法里抽出的句子：` +
+    `{pilotSeeds} 个种子，{pilotSteps} 步 × {pilotBatch} 句，${code('d_model')} {pilotWidth}，不加 MLP。` +
+    '留出集“毒”的准确率（各种子的平均 ± 标准差）：一个头 {pilotOne}，两个头 {pilotTwo}；例句的六个“毒”全对：' +
+    '一头 {pilotSeeds} 次中 {pilotAllOne} 次，两头 {pilotSeeds} 次中 {pilotAllTwo} 次；单个头把 softmax 分给左邻' +
+    '（≈ {pilotLeft}）和右邻（≈ {pilotRight}），两个头则一个看左、一个看右。加 MLP：{pilotMlpOne} 和 {pilotMlpTwo}。' +
+    '它的种子不是本页的种子，单次运行对不上；上面的证据是本页自己的。',
+  'evidence.title': '证据：逐个种子',
+  'evidence.explain':
+    '默认的实验给每种设置训练 {defaultSeeds} 个种子，每次 {defaultSteps} 步。同一个种子给 1 个头和 2 个头完全相同的初始参数' +
+    '和相同的批次顺序，只有注意力怎样切分不同，所以按种子配对比较。点图、中位数和关于它们的每一句话都由本页这次运行的数字写出；' +
+    `同样的代码在 ${code('Node')} 里、在同一个引擎版本上逐位算出同样的数字（测试会比较它们）。`,
+  'collapse.title': '头坍缩：一个种子怎样失去一个头',
+  'collapse.explain':
+    '<strong>头坍缩</strong>：几个头本可以分工，其中一个却没派上用场——它和另一个头看同一处，或者只看“毒”自己，' +
+    '而这带不来任何关于邻居的信息（残差连接本来就把“毒”自己送到了输出）。为什么一个种子会失去一个头：同一层的头从同一种随机权重出发，' +
+    '由同一个损失推动，没有什么强迫它们分工；两个头可能一起被拉向同一个最有用的线索，一个占住了它，另一个停在帮助较小的地方。' +
+    'softmax 一旦几乎把全部权重放在一个键上，它的梯度就很小（每个权重的导数都带着 p(1 − p) 这个因子），这个头就停在那里。' +
+    '这是训练多头注意力时已知的现象：训练好的模型里常有去掉后几乎不损失的头' +
+    '（<span lang="en">Michel et al., 2019; Voita et al., 2019</span>），注意力的熵坍缩到少数几个键上与训练不稳定相伴' +
+    '（<span lang="en">Zhai et al., 2023</span>）。坍缩的运行照样保留：它们计入中位数和逐种子的比较。',
+  'bridge.title': '从文章的头到学出来的头',
+  'bridge.explain':
+    '设计的头各读一种关系：<strong>角色头</strong>找同角色的另一个“毒”，<strong>依存头</strong>找一个字所依附的中心词，' +
+    '<strong>远距离头</strong>让第二次提及回指第一次。训练任务只需要其中局部的一种：一个“毒”的角色由它的<em>左邻和右邻</em>决定' +
+    '（上面的规则表）。在例句里，这些邻居多半就是依存关系：六个“毒”的 {duNeighbours} 个邻居中，有 {duLinked} 个是这个“毒”的中心词' +
+    '或依附于它的字。任务既不需要远距离关系，也不需要角色头的关系（这里角色是要预测的输出，而不是标注好的输入）。' +
+    '设计的头读 X 里人工标注的列；学出来的头只有字和位置可用。',
+  'bridge.designedLabel': '设计的（引擎在锐度 {sharpness} 下算出）',
+  'bridge.learnedLabel': '学到的（2 个头的中位数种子）',
   'train.legend': '设置',
   'train.chartsHelp': '细线：每个种子一条；粗线：各种子的平均；虚线：加 MLP。表格列出所有数字。',
   'train.showed': '运行结果说明了什么',

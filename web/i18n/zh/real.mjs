@@ -49,6 +49,34 @@ export default {
     ' 和 ' +
     code('vocab.json') +
     '）则会翻译这句话（见下面的“真实翻译”）。每一层的每个头都画成一张小图；点一张小图，下面就放大显示那个头。',
+  'real.howto.title': '怎样得到一个模型',
+  'real.howto':
+    '<ol><li><strong>按名称：</strong>在上面的框里输入模型在 ' +
+    code('Hugging Face Hub') +
+    ' 上的名称（“组织/名称”，例如 ' +
+    code('google-bert/bert-base-chinese') +
+    '），或者点一个推荐的模型，本页就把它下载到这个浏览器里。</li>' +
+    '<li><strong>先下载成文件夹：</strong>在装有 ' +
+    code('Python') +
+    ' 的电脑上运行 ' +
+    code('pip install huggingface_hub') +
+    ' 和 ' +
+    code('huggingface-cli download google-bert/bert-base-chinese --local-dir bert-base-chinese') +
+    '，再把 ' +
+    code('bert-base-chinese') +
+    ' 文件夹拖到下面。也可以在模型的 Hub 页面打开 ' +
+    code('Files and versions') +
+    ' 标签，下载 ' +
+    code('config.json') +
+    '、' +
+    code('model.safetensors') +
+    '、' +
+    code('tokenizer.json') +
+    '（或 ' +
+    code('vocab.txt') +
+    '）和 ' +
+    code('tokenizer_config.json') +
+    '，放进同一个文件夹。</li></ol>',
   'real.hub.name': 'Hugging Face Hub 上的模型',
   'real.hub.placeholder': '组织/名称',
   'real.hub.load': '下载并载入',
@@ -78,6 +106,9 @@ export default {
   'real.hub.model.roberta': 'RoBERTa 基础版，英文（字节级 BPE）',
   'real.hub.model.gpt2': 'GPT-2（1.24 亿参数的解码器）：每个词元只看它前面的词元',
   'real.hub.model.opusMt': 'opus-mt 中→英（赫尔辛基大学）：翻译模型，有编码器和解码器',
+  'real.hub.model.qwen25':
+    '通义千问 Qwen2.5（阿里巴巴）最小的一个：读得懂中文的解码器；它的 16 位权重在内存里仍是 16 位',
+  'real.hub.model.qwen3': '通义千问 Qwen3 最小的一个：分组查询注意力，每个头的查询和键各自归一化',
   'real.asking': '正在向 {endpoint} 请求 {repo}……',
   'real.progress.download': '正在下载 {file}：{loaded} / {total}',
   'real.loadedHub':
@@ -92,7 +123,7 @@ export default {
   'real.private': '文件不会离开你的电脑：本页在浏览器里读取它们，由 WebAssembly 引擎在本地计算，什么都不上传。',
   'real.waiting': '等待引擎……',
   'real.none': '还没有载入模型。',
-  'real.reading': ({ count }) => `正在读取 ${count} 个文件……`,
+  'real.reading': '正在读取模型文件……',
   'real.progress': '正在读取 {file}：{loaded} / {total}',
   'real.progress.label': '载入进度',
   'real.loaded':
@@ -100,7 +131,30 @@ export default {
   'real.forward': '前向计算 {tokens} 个词元用时 {ms} 毫秒 · 引擎：{variant}（{build}），{threads}',
   'real.error.load': '载入失败：{message}',
   'real.error.run': '计算失败：{message}',
-  'real.error.noFiles': '没有收到文件：请拖入模型文件夹，或用按钮选择。',
+  'real.error.detail': '引擎的原话（英文）',
+  'real.loadError.noFiles': '没有收到文件：请拖入模型文件夹，或用按钮选择。',
+  'real.loadError.noConfig':
+    '没有 {file}：它说明模型的结构，和权重放在同一个文件夹里。请载入整个模型文件夹（见上面的“怎样得到一个模型”）。',
+  'real.loadError.noModelType': '{file} 里没有 {field}：看不出这是哪一种模型，它可能不是 Hugging Face 格式的模型。',
+  'real.loadError.modelType': '引擎还不能运行这种模型（{file} 的 {field} 是 {type}）；能运行的结构见上面的说明。',
+  'real.loadError.config': '{file} 里有引擎不能运行的设置：是哪一项，见下面引擎的原话。',
+  'real.loadError.noWeights':
+    '没有引擎能读的权重：需要 {single}（或 {other}），或者它们的分片和索引文件。模型的 Hub 页面上的文件列表里有它们' +
+    '（见上面的“怎样得到一个模型”）。',
+  'real.loadError.badFile':
+    '引擎读不了 {file}：这个文件可能不完整（下载或复制被打断）、损坏了，或者不属于这个模型。请重新下载它。',
+  'real.loadError.notFound':
+    '{endpoint} 上没有叫 {repo} 的模型，或者它是私有的。请照模型在 Hub 上的页面写成“组织/名称”。',
+  'real.loadError.gated':
+    '{repo} 是受限模型：请登录 Hub，在它的页面上接受使用条件，再把你账户的访问令牌填进“Hub 地址与访问令牌”。',
+  'real.loadError.refused': 'Hub 拒绝了请求：这个访问令牌不能访问 {repo}。请换一个有权限的账户的令牌。',
+  'real.loadError.unreachable':
+    '联系不上 {endpoint}：请检查网络，或者在“Hub 地址与访问令牌”里换一个能联系上的镜像；也可以把下载好的模型文件夹拖到下面。',
+  'real.loadError.interrupted': '{file} 的下载中断了：请再载入一次。',
+  'real.loadError.storage':
+    '这个浏览器给本页的存储空间放不下这个模型：请在浏览器的网站设置里清出空间，或者把下载好的模型文件夹拖到下面。',
+  'real.loadError.hub': 'Hub 回答了一个错误：见下面引擎的原话。',
+  'real.loadError.other': '引擎报告了一个问题：见下面它的原话。',
   'real.sentence': '句子',
   'real.run': '计算',
   'real.tokens': ({ n }) => `${n} 个词元（模型的分词）：`,
@@ -125,12 +179,15 @@ export default {
   'real.grid.caption':
     '{layers} 层 × {heads} 头，每张图的行是查询、列是键，颜色越深权重越大。点一张图放大它（方向键移动）。',
   'real.thumb.title': '层 {layer} · 头 {head}：{score} {value}',
-  'real.summary': ({ score, layer, head, value, median, count, baseline, above }) =>
+  'real.summary': ({ score, layer, head, value, median, count, baseline, rule, twice, threshold, above }) =>
     `“${score}”得分：最高的是层 ${layer} · 头 ${head}（${value}）；${count} 个头的中位数是 ${median}。` +
-    `把权重平均分给所有键的一行会得到 ${baseline}，有 ${above} 个头超过它的两倍。`,
-  'real.summary.noBaseline': ({ score, layer, head, value, median, count }) =>
-    `“${score}”得分：最高的是层 ${layer} · 头 ${head}（${value}）；${count} 个头的中位数是 ${median}。` +
-    '这句话里没有这样的键，所以没有可比的均匀基线。',
+    `把权重平均分给所有键的一行会得到 ${baseline}` +
+    (rule === 'halfway'
+      ? `；它的两倍（${twice}）比它到 1 的中点还高（得分最多是 1），所以这里的标准是这个中点 ${threshold}：` +
+        `有 ${above} 个头达到。`
+      : `，有 ${above} 个头至少是它的两倍（${threshold}）。`),
+  'real.summary.noBaseline': ({ score }) =>
+    `“${score}”得分：这句话里没有这样的键，任何头在这一项上都是 0，所以不比较。`,
   'real.selected': '所选的头',
   'real.heatmap.desc': '层 {layer} · 头 {head}：行是查询，列是键；权重是引擎算出的原值。',
   'real.selected.scores': '这个头的得分',
@@ -143,6 +200,7 @@ export default {
   'real.scores.score': '得分',
   'real.scores.head': '这个头',
   'real.scores.uniform': '平均分配',
+  'real.scores.none': '这句话里没有这样的键',
   'real.special.none': '（这句话里没有）',
   'real.order.label': '排列和焦点',
   'pred.next.title': '下一个词',

@@ -6,7 +6,9 @@ export default {
   'train.starting': ({ n }) => `开始 ${n} 次运行……`,
   'train.stoppedBeforeFirst': '在第一步之前停止了。',
   'train.rate': ' · 每秒训练 {rate} 步，{variant}，{threads}：{steps} 步的一次运行需要 {seconds} 秒',
-  'train.running': ({ runs, step, steps }) => `并行训练 ${runs} 次运行：第 ${step} 步，共 ${steps} 步`,
+  'train.running': ({ runs, step, steps, left }) => `并行训练 ${runs} 次运行：第 ${step} 步，共 ${steps} 步${left}`,
+  'train.left': '，还需约 {seconds} 秒',
+  'train.work': ({ runs, steps, total }) => `${runs} 次运行 × ${steps} 步 = ${total} 个训练步`,
   'train.done': ({ runs, steps, seconds }) => `完成：${runs} 次运行 × ${steps} 步，用时 ${seconds} 秒（含评估）`,
   'train.stoppedAt': '停在第 {step} 步，共 {steps} 步',
   'train.text.pending': '运行结束后，这里会写出结果说明了什么。',
@@ -26,6 +28,38 @@ export default {
   'tag.modifier': '修饰语',
   'tag.other': '其他',
 
+  'evidence.caption': '逐个种子：每个种子用 1 个头和用 2 个头的留出集“毒”准确率，连成一条线',
+  'evidence.pending': '训练中：运行结束后，这里按种子画出每一对结果。',
+  'evidence.stopped': '没跑完就停止了：没有可画的配对。再训练一次，让运行跑完。',
+  'evidence.empty': '逐个种子的证据：{text}',
+  'evidence.legend': '{setting}（中位数 {median}）',
+  'evidence.ceiling': '只看较好一侧的邻居：{value}',
+  'evidence.x': '留出集“毒”准确率',
+  'evidence.seed': '种子 {seed}',
+  'evidence.row': '种子 {seed}：{list}',
+  'evidence.rowCollapsed': '；{setting} 的头没有分开去看两个邻居',
+  'evidence.collapsed': '头没有分工',
+  'evidence.summary': '{headline}。',
+  'evidence.aria': '{seeds} 个种子的配对点图：{headline}。每个数字都在下面“每一次运行”的表格里。',
+  'collapse.head': '主要看{focus}（{weight}）',
+  'collapse.caption': '{setting}，种子 {seed}（{accuracy}），例句经过这次运行的模型；在测试集的“毒”上：{heads}。',
+  'collapse.show': '在“学到的头”里打开 {setting}、种子 {seed}',
+  'bridge.designedWaiting': '等待引擎算出设计的头……',
+  'bridge.designed.role': '同角色的另一个“毒”（读标注的角色列）',
+  'bridge.designed.dependency': '它所依附的中心词（读标注的依存列）',
+  'bridge.designed.long-distance': '第二次提及回指第一次（读标注的链）',
+  'bridge.waiting': '按“训练”之后：这里显示 2 个头的中位数种子学到的头。',
+  'bridge.learnedTitle': '学到的“{focus}”头（{head}）',
+  'bridge.focus.left': '左',
+  'bridge.focus.right': '右',
+  'bridge.focus.self': '自己',
+  'bridge.caption': ({ setting, seed, n, accuracy, heads }) =>
+    `学到的：${setting}，种子 ${seed}，${n} 个种子的中位数（${accuracy}），例句从未参与训练；在测试集的“毒”上：${heads}。` +
+    '它的两个头分了工：一个看左邻，一个看右邻。',
+  'bridge.captionNotDivided': ({ setting, seed, n, accuracy, heads }) =>
+    `学到的：${setting}，种子 ${seed}，${n} 个种子的中位数（${accuracy}），例句从未参与训练；在测试集的“毒”上：${heads}。` +
+    '它的头没有分别去看左邻和右邻。',
+
   'chart.loss.label': '训练损失',
   'chart.loss.caption': '训练损失（每批的交叉熵，按 {chunk} 步平均）',
   'chart.loss.y': '损失（对数刻度）',
@@ -42,12 +76,12 @@ export default {
 
   'runs.caption':
     '每一次运行。留出集“毒”的准确率：最近一次评估（完成后为最终值）。例句：运行给每个“毒”的角色（✓ 正确；✗ 及它给出的答案）。' +
-    '邻居权重：每个头在测试集上从“毒”到左邻 / 右邻的平均注意力（结束时）。',
+    '头在看哪里：每个头在测试集上从“毒”到左邻 / 右邻 / 它自己的平均注意力（结束时）。',
   'runs.run': '运行',
   'runs.heldOut': '留出集“毒”',
   'runs.allSix': '六个全对',
-  'runs.neighbours': '邻居权重（左 / 右）',
-  'runs.setting': '{setting}：{accuracy} · 例句六个“毒”全对：{runs} 次中 {right} 次',
+  'runs.neighbours': '头在看哪里（左 / 右 / 自己）',
+  'runs.setting': '{setting}：中位数 {median}（平均 ± 标准差 {accuracy}） · 例句六个“毒”全对：{runs} 次中 {right} 次',
   'runs.seed': '种子 {seed}',
   'runs.right': '正确',
   'runs.wrong': '错误：{got}',
@@ -94,28 +128,45 @@ export default {
 
   'text.points': ({ x }) => `${x} 个百分点`,
   'text.oneSeed': '，只有一个种子，没有离散度',
-  'text.accuracy': '{setting} {accuracy}{spread}（种子 {seeds}）',
-  'text.level': '{b} 与 {a} 持平（{bValue} 和 {aValue}）。',
+  'text.meanSd': '（平均 ± 标准差 {meanSd}）',
+  'text.accuracy': '{setting} {median}{spread}',
+  'text.after':
+    '{steps} 步之后，在 {sentences} 个从未训练过的句子（{du} 个“毒”）上，留出集“毒”的准确率（各种子的中位数）：{list}。',
+  'text.listJoin': '；',
+  'text.pairAhead': ({ ahead, behind, count, lower, n, ties }) =>
+    `${n} 个种子中，${ahead} 有 ${count} 个高于 ${behind}，${lower} 个低于它${ties ? `，${ties} 个相同` : ''}`,
+  'text.pairLevel': ({ a, b, count, n, ties }) =>
+    `${n} 个种子中，${b} 和 ${a} 各有 ${count} 个较高${ties ? `，${ties} 个相同` : ''}`,
+  'text.paired': ({ lead, a, b, gain, overlap }) =>
+    `逐个种子比较（同一个种子给两种设置相同的初始参数和相同的批次）：${lead}；每个种子上 ${b} 减 ${a} 的中位数是 ${gain}` +
+    `${overlap ? `；${overlap}` : ''}。`,
   'text.above': '{ahead} 的每个种子都高于 {behind} 的每个种子',
-  'text.overlap': '但它们的种子有重叠：{ahead} 最差的种子（{worst}）不高于 {behind} 最好的种子（{best}）',
-  'text.ahead': ({ ahead, behind, points, overlap }) => `${ahead} 领先 ${behind} ${points}；${overlap}。`,
+  'text.overlap': '但两组种子有重叠：{ahead} 最差的种子（{worst}）不高于 {behind} 最好的种子（{best}）',
+  'text.headFocus': '头 {head} 主要看{focus}（{weight}）',
+  'focus.left': '左邻',
+  'focus.right': '右邻',
+  'focus.self': '“毒”自己',
+  'text.collapsedSeed': '种子 {seed}（{accuracy}）：{heads}',
+  'text.collapse': ({ setting, count, n, list, lowest }) =>
+    `${setting}：${n} 个种子中有 ${count} 个，它的头没有分头去看两个邻居——${list}。` +
+    (lowest ? (count === 1 ? `它是 ${setting} 最低的种子。` : `它们是 ${setting} 最低的几个种子。`) : ''),
   'text.lookOne': '{setting}：平均把 {left} 的权重放在“毒”的左邻，{right} 放在右邻，出自同一个 softmax。',
   'text.lookMany': ({ setting, splits, seeds, left, right }) =>
     `${setting}：${seeds} 个种子中有 ${splits} 个，一个头主要看左、另一个主要看右（最看左的头在左邻上放 ${left}，最看右的头在右邻上放 ${right}）。`,
-  'text.after':
-    '{steps} 步之后，在 {sentences} 个从未训练过的句子（{du} 个“毒”）上，留出集“毒”的准确率（各种子的平均 ± 样本标准差）：{list}。',
-  'text.listJoin': '；',
   'text.allRightItem': ({ right, runs, setting }) => `${setting} ${runs} 次中 ${right} 次`,
   'text.allRight': '例句（不参与训练）：六个“毒”全对——{list}。',
   'text.looks': '头在看哪里，在测试集的“毒”上测量：{list}',
   'text.mlp': '在注意力之后加 MLP：{list}。',
-  'text.gap': '两个头减一个头：不加 MLP {before}，加 MLP {after}：差距{change}。',
+  'text.gap': '每个种子上两个头减一个头的中位数：不加 MLP {before}，加 MLP {after}：差距{change}。',
   'text.narrowed': '缩小了',
   'text.widened': '扩大了',
   'text.same': '不变',
-  'text.worked': '一个头是行的：{one}，高于这个测试集上只看较好一侧邻居所能达到的 {ceiling}',
-  'text.notWorked': '一个头没能超过只看一侧邻居所能达到的水平（{one} 对 {ceiling}）',
-  'text.behind': '而且比两个头低 {points}',
-  'text.notBehind': '而且不比两个头差',
+  'text.worked': '一个头是行的：它的中位数 {one} 高于这个测试集上只看较好一侧邻居所能达到的 {ceiling}',
+  'text.notWorked': '一个头没能超过只看一侧邻居所能达到的水平（中位数 {one} 对 {ceiling}）',
+  'text.behind': ({ wins, n, gain }) => `而且 ${n} 个种子中有 ${wins} 个低于两个头（每个种子差距的中位数为 ${gain}）`,
+  'text.notBehind': ({ wins, losses, n }) =>
+    `但它并不比两个头差：${n} 个种子中两个头只有 ${wins} 个更高，${losses} 个更低`,
   'text.claim': '“单头注意力不是不行，而是不够好”这一说法，对照本次运行：{worked}，{behind}。',
+  'text.headline': ({ lead, one, two, oneValue, twoValue }) =>
+    `${lead}；留出集“毒”准确率的中位数：${two} ${twoValue}，${one} ${oneValue}`,
 };

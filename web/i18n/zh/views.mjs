@@ -82,6 +82,12 @@ export default {
   'compare.th.single': '单头：最高键 · 熵',
   'compare.th.none': '不在任何头的最高键中？',
   'compare.uniform': '均匀（无可寻找）',
+  'compare.flatRow': '均匀（没有挑出键）',
+  'compare.flat':
+    '这一次没有可比较的选择：每个头和单头的每一行都把权重平均分给它能看到的键（单头每行 {single}，即均匀分布的熵）。' +
+    '所有得分相等时，softmax 只能平均分配，没有哪个键被挑出来，所以也谈不上保留或丢掉。',
+  'compare.flat.sharpness':
+    '锐度为 0 时就是这样：每个设计得分都乘以 0。把锐度调高，各个头才会挑出它们要找的键，单头也才需要取舍。',
   'compare.keptMark': '保留',
   'compare.droppedMark': '丢掉',
   'compare.singleWeight': ' · 单头 {w}',
@@ -161,7 +167,7 @@ export default {
   'xBlocks.block': '{name} · {n}',
   'xBlocks.annotated': '✎ 人工标注',
   'xBlocks.surface': '文本本身',
-  'caveat.own': '本页自己的运行：{results}',
+  'caveat.own': ({ seeds, steps, results }) => `本页自己的运行（${seeds} 个种子 × ${steps} 步）：${results}`,
 
   'block.char': '字',
   'block.position': '位置',

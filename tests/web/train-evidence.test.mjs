@@ -1,0 +1,216 @@
+// The page's evidence, in Node: the default experiment (DEFAULT_OPTIONS,
+// every seed of 1 and 2 heads) through the page's own runExperiment, and
+// the claims the page writes from it checked against its numbers, each
+// counted again here from the runs themselves: the medians, the seeds where
+// 2 heads score higher, the seeds whose heads did not divide the neighbours,
+// the median seed the bridge shows, and which way the claim's sentence goes.
+// Also: pairing by seed is fair (a seed gives every head count the same
+// initial parameters and the same batches), and the evidence module's rules
+// on made-up numbers.
+import { createAttention } from '../../src/js/node.mjs';
+import { vocabulary, tagSet, MAX_LENGTH } from '../../web/model/corpus.mjs';
+import { buildData } from '../../web/model/train-data.mjs';
+import { settingsFor, DEFAULT_OPTIONS, D_MODEL } from '../../web/model/train-options.mjs';
+import { runExperiment } from '../../web/model/train-runner.mjs';
+import { summarize, headFocus } from '../../web/model/train-stats.mjs';
+import { pairSeeds, collapsedSeeds, medianSeed, sideHeads } from '../../web/model/train-evidence.mjs';
+import { describeResults, headline } from '../../web/model/train-text.mjs';
+import { setLanguage } from '../../web/lib/i18n.mjs';
+
+/** The measured numbers, for whoever changes the experiment (MHA_REPORT=1). */
+const report = (...words) => process.env.MHA_REPORT && console.log(...words);
+
+let engine;
+let data;
+beforeAll(async () => {
+  engine = await createAttention({ training: true });
+  data = buildData();
+});
+afterAll(() => engine?.dispose());
+
+const trainerOptions = (numHeads, seed, mlpHidden = 0) => ({
+  vocabSize: vocabulary.length,
+  numTags: tagSet.length,
+  maxLength: MAX_LENGTH,
+  dModel: D_MODEL,
+  numHeads,
+  mlpHidden,
+  seed,
+});
+
+/** The median as a reader computes it: the middle value, or the mean of the middle two. */
+const middle = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const pct = (x) => `${(100 * x).toFixed(1)} %`;
+
+test('pairing by seed: a seed gives 1, 2 and 4 heads the same initial parameters and the same batches', async () => {
+  for (const [mlpHidden, seed] of [
+    [0, 3],
+    [64, 7],
+  ]) {
+    const trainers = await Promise.all([1, 2, 4].map((h) => engine.createTrainer(trainerOptions(h, seed, mlpHidden))));
+    const parameters = await Promise.all(trainers.map((tr) => tr.parameters()));
+    for (const p of parameters.slice(1)) expect(p).toEqual(parameters[0]);
+    for (const tr of trainers) tr.dispose();
+  }
+  // The batches: with Q and K zero, attention is uniform, and 1 head and 2 heads compute the same function of the
+  // same parameters; the loss of each batch before its step (the parameters set again before every step) is then
+  // the same number exactly when the batch is the same. Another seed's batches give other losses.
+  const batchLosses = async (numHeads, seed, start) => {
+    const trainer = await engine.createTrainer(trainerOptions(numHeads, seed));
+    await trainer.setData({ sentences: data.train });
+    const losses = [];
+    for (let k = 0; k < 40; k++) {
+      await trainer.setParameters(start);
+      losses.push((await trainer.train({ steps: 1, batchSize: 32 })).losses[0]);
+    }
+    trainer.dispose();
+    return losses;
+  };
+  const probe = await engine.createTrainer(trainerOptions(1, 4));
+  const zero = (a) => new Float32Array(a.length);
+  const p = await probe.parameters();
+  probe.dispose();
+  const start = { ...p, wQ: zero(p.wQ), wK: zero(p.wK), bQ: zero(p.bQ), bK: zero(p.bK) };
+  const [one, two, otherSeed] = await Promise.all([
+    batchLosses(1, 4, start),
+    batchLosses(2, 4, start),
+    batchLosses(2, 5, start),
+  ]);
+  expect(new Set(one).size).toBe(40);
+  expect(two).toEqual(one);
+  expect(otherSeed).not.toEqual(one);
+}, 60_000);
+
+test('the default experiment: the page’s claims follow from its own numbers, counted again here', async () => {
+  expect(DEFAULT_OPTIONS).toMatchObject({ seeds: 10, steps: 3000, fourHeads: false, mlp: false });
+  const started = performance.now();
+  const progress = await runExperiment(engine, {
+    settings: settingsFor(DEFAULT_OPTIONS),
+    seeds: DEFAULT_OPTIONS.seeds,
+    steps: DEFAULT_OPTIONS.steps,
+    data,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const runsOf = (numHeads) => progress.runs.filter((r) => r.setting.numHeads === numHeads);
+  const [one, two] = [runsOf(1), runsOf(2)];
+  report(
+    `default experiment on ${engine.variant} × ${engine.threads}: ${seconds.toFixed(1)} s\n` +
+      one
+        .map((r, i) => `seed ${r.seed}: 1 head ${pct(r.finalAccuracy)}, 2 heads ${pct(two[i].finalAccuracy)}`)
+        .join('\n'),
+  );
+  expect(one.map((r) => r.seed)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+
+  const summary = summarize(progress);
+  const [s1, s2] = summary;
+  expect([s1.median, s2.median]).toEqual([
+    middle(one.map((r) => r.finalAccuracy)),
+    middle(two.map((r) => r.finalAccuracy)),
+  ]);
+  const wins = two.filter((r, i) => r.finalAccuracy > one[i].finalAccuracy).length;
+  const losses = two.filter((r, i) => r.finalAccuracy < one[i].finalAccuracy).length;
+  const paired = pairSeeds(s1, s2);
+  expect([paired.wins, paired.losses, paired.ties]).toEqual([wins, losses, 10 - wins - losses]);
+
+  // Collapse, from the runs' own neighbour weights: a two-head run whose heads do not look one mostly left
+  // (of left neighbour, right neighbour, the 毒 itself) and another mostly right.
+  const mostly = (w) =>
+    Object.entries({ left: w.left, right: w.right, self: w.self }).sort((a, b) => b[1] - a[1])[0][0];
+  const notDivided = two.filter((r) => {
+    const foci = r.neighbours.map(mostly);
+    return !(foci.includes('left') && foci.includes('right'));
+  });
+  expect(
+    collapsedSeeds(s2)
+      .seeds.map((c) => c.seed)
+      .sort((a, b) => a - b),
+  ).toEqual(notDivided.map((r) => r.seed));
+  expect(two.every((r) => r.neighbours.every((w) => mostly(w) === headFocus(w)))).toBe(true);
+
+  // The bridge's median seed: the lower middle of the two-head accuracies, its heads one left and one right if
+  // they divided the neighbours.
+  const order = [...two].sort((a, b) => a.finalAccuracy - b.finalAccuracy || a.seed - b.seed);
+  const median = order[4];
+  expect(medianSeed(s2)).toBe(median.seed);
+  const sides = sideHeads(median.neighbours);
+  if (notDivided.includes(median)) expect([sides.left, sides.right]).toContain(null);
+  else {
+    expect(median.neighbours[sides.left].left).toBeGreaterThan(median.neighbours[sides.left].right);
+    expect(median.neighbours[sides.right].right).toBeGreaterThan(median.neighbours[sides.right].left);
+  }
+
+  // The text, in both languages: the side that wins more seeds is named as scoring higher; the medians are the
+  // numbers above; the claim says "behind" only if two heads win more seeds; the collapsed seeds are named.
+  const context = {
+    steps: 3000,
+    testSentences: data.test.length,
+    testDu: data.testDu.length,
+    neighbours: data.neighbours,
+  };
+  setLanguage('en');
+  const lead =
+    wins > losses
+      ? `2 heads scored higher than 1 head in ${wins} of 10 seeds and lower in ${losses}`
+      : wins < losses
+        ? `1 head scored higher than 2 heads in ${losses} of 10 seeds and lower in ${wins}`
+        : `2 heads and 1 head each scored higher in ${wins} of 10 seeds`;
+  expect(headline(summary)).toBe(
+    `${lead}${wins + losses < 10 ? ` (the same in ${10 - wins - losses})` : ''}; median held-out 毒 accuracy ` +
+      `${pct(s2.median)} with 2 heads, ${pct(s1.median)} with 1 head`,
+  );
+  const text = describeResults(summary, context).join('\n');
+  expect(text).toContain(`1 head ${pct(s1.median)} (mean ± SD `);
+  expect(text).toContain(`2 heads ${pct(s2.median)} (mean ± SD `);
+  expect(text).toContain(lead);
+  if (wins > losses) expect(text).toContain(`and it was behind two heads in ${wins} of 10 seeds`);
+  else expect(text).toContain('but it was not behind two heads');
+  for (const r of notDivided) expect(text).toContain(`seed ${r.seed} (${pct(r.finalAccuracy)}): head 0 mostly on`);
+  if (notDivided.length === 0) expect(text).not.toContain('did not divide');
+  const ceiling = Math.max(data.neighbours.left, data.neighbours.right);
+  expect(text).toContain(s1.median > ceiling ? 'one head worked' : 'one head did not get past');
+
+  setLanguage('zh');
+  const zh = describeResults(summary, context).join('\n');
+  expect(zh).toContain(`1 个头 ${pct(s1.median)}（平均 ± 标准差`);
+  if (wins > losses) expect(zh).toContain(`10 个种子中，2 个头 有 ${wins} 个高于 1 个头`);
+  for (const r of notDivided) expect(zh).toContain(`种子 ${r.seed}（${pct(r.finalAccuracy)}）：头 0 主要看`);
+  setLanguage('en');
+}, 180_000);
+
+/** A summary entry with these accuracies and, per seed, these heads' weights (left, right, self). */
+const entry = (numHeads, accuracies, heads) => ({
+  setting: { key: `h${numHeads}`, numHeads, mlpHidden: 0, label: '' },
+  seeds: accuracies.map((_, i) => i + 1),
+  accuracies,
+  median: middle(accuracies),
+  neighbours: accuracies.map((_, i) => heads[i]),
+});
+const head = (left, right, self) => ({ left, right, self });
+
+test('the evidence module: pairs, wins and ties, collapsed seeds and whether they are the lowest, the median seed', () => {
+  const divided = [head(0.7, 0.05, 0.1), head(0.02, 0.8, 0.1)];
+  const onSelf = [head(0, 0.9, 0.05), head(0.17, 0.01, 0.77)];
+  const bothRight = [head(0.3, 0.4, 0.2), head(0.2, 0.25, 0.05)];
+  const one = entry(1, [0.9, 0.95, 0.93, 0.8], Array(4).fill([head(0.3, 0.45, 0.2)]));
+  const two = entry(2, [0.99, 0.95, 0.87, 0.96], [divided, divided, onSelf, bothRight]);
+  // Per seed, 2 heads minus 1 head: +0.09, 0, −0.06, +0.16.
+  expect(pairSeeds(one, two)).toMatchObject({ wins: 2, losses: 1, ties: 1 });
+  expect(pairSeeds(one, two).medianGain).toBeCloseTo(0.045, 12);
+  const { seeds, lowest } = collapsedSeeds(two);
+  expect(seeds.map((c) => [c.seed, c.heads.map((h) => h.focus)])).toEqual([
+    [3, ['right', 'self']],
+    [4, ['right', 'right']],
+  ]);
+  // 0.87 and 0.96 are not both under 0.95 (seed 2 divided its neighbours): not "the lowest seeds".
+  expect(lowest).toBe(false);
+  expect(collapsedSeeds(entry(2, [0.99, 0.95, 0.87, 0.9], [divided, divided, onSelf, bothRight])).lowest).toBe(true);
+  // All collapsed: nothing to be lower than.
+  expect(collapsedSeeds(entry(2, [0.9, 0.8], [onSelf, bothRight])).lowest).toBe(false);
+  expect(collapsedSeeds(one).seeds).toEqual([]);
+  expect(medianSeed(two)).toBe(2); // 0.87 (3), 0.95 (2), 0.96 (4), 0.99 (1): the lower middle
+  expect(sideHeads(divided)).toEqual({ left: 0, right: 1 });
+  expect(sideHeads(onSelf)).toEqual({ left: null, right: 0 });
+});
