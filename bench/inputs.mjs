@@ -2,7 +2,9 @@
 // the same numbers: seeded self-attention inputs (mulberry32), scaled like a
 // trained layer's, and the FLOP count used for GFLOP/s.
 import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { mulberry32 } from '../tests/js/helpers/random.mjs';
 
 /** (seqLen, dModel, numHeads[, dK], causal): the demo sentence up to long sequences. */
@@ -92,4 +94,27 @@ export function runStep(script, args) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return JSON.parse(out.trim().split('\n').pop());
+}
+
+/**
+ * A benchmark module run as `node bench/<name>.mjs [--quick]` (moduleUrl: its
+ * import.meta.url): runs `bench`, prints its report, keeps its result as
+ * `section` of bench-output/bench.json beside npm run bench's other sections,
+ * and fails the process unless `checked(result)` (every output check passed,
+ * every step ran).
+ */
+export async function runAlone(moduleUrl, section, bench, checked) {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  const { result, report } = await bench({ quick: process.argv.includes('--quick') });
+  console.log(report);
+  mkdirSync('bench-output', { recursive: true });
+  const file = 'bench-output/bench.json';
+  const json = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  json[section] = result;
+  writeFileSync(file, JSON.stringify(json, null, 2));
+  console.log(`wrote the "${section}" section of ${file}`);
+  if (!checked(result)) {
+    console.error(`!! ${section} bench: an output check failed or a step did not run (see above)`);
+    process.exitCode = 1;
+  }
 }

@@ -9,13 +9,13 @@
 // each process's peak memory.
 // Usage: node bench/model.mjs [--quick]; npm run bench runs it too (bench.mjs
 // imports modelBench) and keeps the result under "model" in bench.json.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { BERT_BASE, writeCheckpoint } from './model-checkpoint.mjs';
 
-import { cpuModel, runStep } from './inputs.mjs';
+import { cpuModel, runAlone, runStep } from './inputs.mjs';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
@@ -191,18 +191,4 @@ export function allChecked(result) {
   );
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { result, report: text } = await modelBench({ quick: process.argv.includes('--quick') });
-  console.log(text);
-  // Into bench-output/bench.json next to npm run bench's sections, keeping them.
-  mkdirSync('bench-output', { recursive: true });
-  const file = 'bench-output/bench.json';
-  const json = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  json.model = result;
-  writeFileSync(file, JSON.stringify(json, null, 2));
-  console.log(`wrote the "model" section of ${file}`);
-  if (!allChecked(result)) {
-    console.error('!! model bench: an output check failed or a step did not run (see above)');
-    process.exitCode = 1;
-  }
-}
+await runAlone(import.meta.url, 'model', modelBench, allChecked);

@@ -18,13 +18,13 @@
 // Usage: node bench/seq2seq.mjs [--quick]; npm run bench runs it too
 // (bench.mjs imports seq2seqBench) and keeps the result under "seq2seq" in
 // bench.json.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { NEW_TOKENS, OPUS_MT, sourceIds, writeMarianCheckpoint } from './seq2seq-checkpoint.mjs';
 
-import { cpuModel, runStep } from './inputs.mjs';
+import { cpuModel, runAlone, runStep } from './inputs.mjs';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
@@ -203,18 +203,4 @@ export function allChecked(result) {
   );
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { result, report: text } = await seq2seqBench({ quick: process.argv.includes('--quick') });
-  console.log(text);
-  // Into bench-output/bench.json next to npm run bench's sections, keeping them.
-  mkdirSync('bench-output', { recursive: true });
-  const file = 'bench-output/bench.json';
-  const json = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  json.seq2seq = result;
-  writeFileSync(file, JSON.stringify(json, null, 2));
-  console.log(`wrote the "seq2seq" section of ${file}`);
-  if (!allChecked(result)) {
-    console.error('!! seq2seq bench: an output check failed or a step did not run (see above)');
-    process.exitCode = 1;
-  }
-}
+await runAlone(import.meta.url, 'seq2seq', seq2seqBench, allChecked);

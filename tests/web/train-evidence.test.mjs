@@ -175,7 +175,7 @@ test('the default experiment: the page’s claims follow from its own numbers, c
   setLanguage('zh');
   const zh = describeResults(summary, context).join('\n');
   expect(zh).toContain(`1 个头 ${pct(s1.median)}（平均 ± 标准差`);
-  if (wins > losses) expect(zh).toContain(`10 个种子中，2 个头 有 ${wins} 个高于 1 个头`);
+  if (wins > losses) expect(zh).toContain(`10 个种子中，2 个头有 ${wins} 个高于 1 个头`);
   for (const r of notDivided) expect(zh).toContain(`种子 ${r.seed}（${pct(r.finalAccuracy)}）：头 0 主要看`);
   setLanguage('en');
 }, 180_000);

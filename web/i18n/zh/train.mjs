@@ -134,7 +134,7 @@ export default {
     '{steps} 步之后，在 {sentences} 个从未训练过的句子（{du} 个“毒”）上，留出集“毒”的准确率（各种子的中位数）：{list}。',
   'text.listJoin': '；',
   'text.pairAhead': ({ ahead, behind, count, lower, n, ties }) =>
-    `${n} 个种子中，${ahead} 有 ${count} 个高于 ${behind}，${lower} 个低于它${ties ? `，${ties} 个相同` : ''}`,
+    `${n} 个种子中，${ahead}有 ${count} 个高于 ${behind}，${lower} 个低于它${ties ? `，${ties} 个相同` : ''}`,
   'text.pairLevel': ({ a, b, count, n, ties }) =>
     `${n} 个种子中，${b} 和 ${a} 各有 ${count} 个较高${ties ? `，${ties} 个相同` : ''}`,
   'text.paired': ({ lead, a, b, gain, overlap }) =>
