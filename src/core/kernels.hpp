@@ -8,9 +8,8 @@
 // functions below, named <op>_<mr>x<nr>_<set> where they have a tile, and a
 // `const Kernels& <set>_kernels()` filling this table with its tile geometry;
 // then pick it in default_kernels() (and in half_kernels()) and list the file
-// in CMakeLists.txt. The
-// callers never change: they read B in kPanel-wide panels (pack.hpp) and
-// split work into any rows they like.
+// in CMakeLists.txt. The callers never change: they read B in kPanel-wide
+// panels (pack.hpp) and split work into any rows they like.
 #pragma once
 
 #include <cstddef>
