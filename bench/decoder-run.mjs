@@ -25,6 +25,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { heapOf } from './inputs.mjs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { generationSettings, greedySearch } from '../src/js/models/generation.mjs';
@@ -110,10 +111,7 @@ async function mhaWasm(threads) {
         dispose: () => model.dispose(),
       };
     },
-    async memory() {
-      const stats = await engine.memoryStats();
-      return { heapBytes: stats.models?.heapBytes ?? stats.heapBytes };
-    },
+    memory: async () => ({ heapBytes: heapOf(await engine.memoryStats()) }),
     dispose: () => engine.dispose(),
   };
 }

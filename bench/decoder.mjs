@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NEW_TOKENS, PROMPT, SHAPES, WEIGHTS, configOf, promptIds } from './decoder-checkpoint.mjs';
-import { cpuModel, runAlone, runStep } from './inputs.mjs';
+import { runAlone, runHeader, runStep } from './inputs.mjs';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
@@ -37,11 +37,7 @@ const THREADS = [1, 2];
 /** Runs the whole benchmark; resolves { result (for bench.json), report (the printed table) }. */
 export async function decoderBench({ quick = false, log = (s) => process.stderr.write(s) } = {}) {
   const result = {
-    date: new Date().toISOString(),
-    cpu: cpuModel(),
-    cores: os.availableParallelism(),
-    node: process.version,
-    quick,
+    ...runHeader(quick),
     newTokens: NEW_TOKENS,
     prompt: PROMPT,
     shapes: [],

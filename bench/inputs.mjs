@@ -118,3 +118,15 @@ export async function runAlone(moduleUrl, section, bench, checked) {
     process.exitCode = 1;
   }
 }
+
+/** What every benchmark's result starts with: when, on which CPU (lscpu's name), cores, Node, and whether --quick. */
+export const runHeader = (quick) => ({
+  date: new Date().toISOString(),
+  cpu: cpuModel(),
+  cores: os.availableParallelism(),
+  node: process.version,
+  quick,
+});
+
+/** The wasm heap an engine's memoryStats() reports: its model build's once a model was loaded, else its own. */
+export const heapOf = (stats) => stats.models?.heapBytes ?? stats.heapBytes;

@@ -13,6 +13,7 @@
 import { closeSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { heapOf } from './inputs.mjs';
 import { makeInputIds } from './model-checkpoint.mjs';
 
 const LENGTHS = [17, 128, 512];
@@ -95,7 +96,7 @@ async function mhaWasm(threads) {
     },
     async memory() {
       const stats = await engine.memoryStats();
-      return { heapBytes: stats.models?.heapBytes ?? stats.heapBytes, stats };
+      return { heapBytes: heapOf(stats), stats };
     },
     dispose: () => engine.dispose(),
   };

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BERT_BASE, writeCheckpoint } from './model-checkpoint.mjs';
 
-import { cpuModel, runAlone, runStep } from './inputs.mjs';
+import { runAlone, runHeader, runStep } from './inputs.mjs';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
@@ -32,11 +32,7 @@ const RUNNERS = [
 export async function modelBench({ quick = false, config = BERT_BASE, log = (s) => process.stderr.write(s) } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mha-bert-'));
   const result = {
-    date: new Date().toISOString(),
-    cpu: cpuModel(),
-    cores: os.availableParallelism(),
-    node: process.version,
-    quick,
+    ...runHeader(quick),
     config,
   };
   try {

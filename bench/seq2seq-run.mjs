@@ -21,6 +21,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { heapOf } from './inputs.mjs';
 import { beamSearch, generationSettings, greedySearch } from '../src/js/models/generation.mjs';
 import { NEW_TOKENS, sourceIds } from './seq2seq-checkpoint.mjs';
 
@@ -81,10 +82,7 @@ async function mhaWasm(threads) {
         dispose: () => model.dispose(),
       };
     },
-    async memory() {
-      const stats = await engine.memoryStats();
-      return { heapBytes: stats.models?.heapBytes ?? stats.heapBytes };
-    },
+    memory: async () => ({ heapBytes: heapOf(await engine.memoryStats()) }),
     dispose: () => engine.dispose(),
   };
 }

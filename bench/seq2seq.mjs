@@ -24,7 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NEW_TOKENS, OPUS_MT, sourceIds, writeMarianCheckpoint } from './seq2seq-checkpoint.mjs';
 
-import { cpuModel, runAlone, runStep } from './inputs.mjs';
+import { runAlone, runHeader, runStep } from './inputs.mjs';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
@@ -36,11 +36,7 @@ const THREADS = [1, 2];
 export async function seq2seqBench({ quick = false, config = OPUS_MT, log = (s) => process.stderr.write(s) } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mha-marian-'));
   const result = {
-    date: new Date().toISOString(),
-    cpu: cpuModel(),
-    cores: os.availableParallelism(),
-    node: process.version,
-    quick,
+    ...runHeader(quick),
     config,
     newTokens: NEW_TOKENS,
     sourceIds: Array.from(sourceIds(config)),
