@@ -16,6 +16,7 @@ import { SENTENCE } from '../../web/sentence.mjs';
 import { formatBytes } from '../../web/model/real-model-files.mjs';
 import { allHeadScores, focusRows, standOut, uniformScores } from '../../web/model/real-model-scores.mjs';
 import { fixed } from '../../web/lib/format.mjs';
+import { articleMap, bestRoleShare, closestHeads } from '../../web/model/real-article.mjs';
 import { setLanguage, t } from '../../web/lib/i18n.mjs';
 
 const FOLDER = 'tests/fixtures/models/bert-zh';
@@ -36,11 +37,12 @@ afterAll(async () => {
 });
 
 /**
- * A random BERT of 12 layers × 12 heads (hidden 48, the fixture's vocabulary
- * and tokenizer) as files for setInputFiles: the tensors of the fixture's
- * layer 0 repeated, seeded values.
+ * A random BERT of `layers` × `heads` (12 × 12 unless told; hidden 48, the
+ * fixture's vocabulary and tokenizer) as files for setInputFiles: the
+ * tensors of the fixture's layer 0 repeated, seeded values in ±scale/2
+ * (0.02 or so, as transformers initialises a model, makes its heads near uniform).
  */
-function twelveByTwelve() {
+function twelveByTwelve({ scale = 0.8, layers = 12, heads = 12 } = {}) {
   const source = readFileSync(path.join(FOLDER, 'model.safetensors'));
   const header = JSON.parse(source.subarray(8, 8 + Number(source.readBigUInt64LE(0))).toString());
   const hidden = 48;
@@ -48,10 +50,10 @@ function twelveByTwelve() {
     ([name, t]) => t.dtype === 'F32' && (name.startsWith('bert.embeddings.') || name.includes('.layer.0.')),
   );
   let seed = 1;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 0.8;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * scale;
   const tensors = [];
   for (const [name, t] of wanted)
-    for (let layer = 0; layer < (name.includes('.layer.0.') ? 12 : 1); layer++) {
+    for (let layer = 0; layer < (name.includes('.layer.0.') ? layers : 1); layer++) {
       const shape = t.shape.map((n) => (n === 32 ? hidden : n));
       const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
       const norm = name.includes('LayerNorm');
@@ -69,7 +71,7 @@ function twelveByTwelve() {
   length.writeBigUInt64LE(BigInt(text.length));
   const weights = Buffer.concat([length, text, ...tensors.map(([, , v]) => Buffer.from(v.buffer))]);
   const config = JSON.parse(readFileSync(path.join(FOLDER, 'config.json'), 'utf8'));
-  Object.assign(config, { hidden_size: hidden, num_attention_heads: 12, num_hidden_layers: 12 });
+  Object.assign(config, { hidden_size: hidden, num_attention_heads: heads, num_hidden_layers: layers });
   const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });
   return [
     file('config.json', Buffer.from(JSON.stringify(config))),
@@ -512,6 +514,137 @@ test('load errors in the reader’s words, the engine’s own English kept as a 
     const [, kind, params] = cases.at(-1);
     expect(await page.textContent('#real-error > p')).toBe(loadMessage('en', kind, params));
     expect(await page.textContent('#real-error details summary')).toBe('The engine’s own words (English)');
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+/** The real view's notes (views/real-article.mjs) by kind. */
+const notes = (page) =>
+  page.$$eval('#real-model .real-article-notes li', (items) => items.map((li) => li.dataset.note));
+
+test('the real view in the article’s terms: the sentence’s numbers, the 毒 labelled, the closest heads as in Node', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await load(page, FILES);
+    // [CLS] carries no number, the first 毒 is 1 (as in the designed heads) and a noun: 名 under its number.
+    const rows = await page.$$eval('#real-model .real-heatmap .row-labels text', (texts) =>
+      texts.map((x) => [...x.querySelectorAll('tspan')].map((s) => s.textContent)),
+    );
+    expect(rows[0]).toEqual(['[CLS]', '']);
+    expect(rows[1]).toEqual(['用', '0']);
+    expect(rows.slice(2, 5)).toEqual([
+      ['毒', '1', '名'],
+      ['毒', '2', '动'],
+      ['毒', '3', '定'],
+    ]);
+    expect(rows.at(-1)).toEqual(['[SEP]', '']);
+    expect(await page.textContent('#real-model .real-where-table tbody tr th')).toBe('毒 1 · 名词');
+    // The fixture is a test model (hidden 32): the view says so before anything is read into its heads.
+    expect(await notes(page)).toEqual(['tiny', 'numbering']);
+    // The closest real heads to each designed head: the page's numbers are Node's, from the engine's own run.
+    const { numLayers, numHeads, causal } = model.config;
+    const run = { ...reference, numLayers, numHeads, causal };
+    const map = articleMap(reference.tokens, reference.special, SENTENCE);
+    const want = closestHeads(run, map);
+    const shown = await page.$$eval('#real-model .real-closest-table tbody tr', (trs) =>
+      trs.map((tr) => ({
+        head: tr.dataset.head,
+        found: tr.dataset.found,
+        best: [...tr.querySelectorAll('button')].map((b) => [Number(b.dataset.layer), Number(b.dataset.head)]),
+        cells: [...tr.cells].map((c) => c.textContent),
+      })),
+    );
+    expect(shown.map((r) => [r.head, r.found])).toEqual(want.map((c) => [c.name, String(c.found)]));
+    for (const [i, c] of want.entries()) {
+      expect(shown[i].best).toEqual(c.best.map((h) => [h.layer, h.head]));
+      expect(shown[i].cells[2]).toContain(fixed(c.best[0].score));
+      expect(shown[i].cells[3]).toBe(fixed(c.baseline));
+    }
+    const role = bestRoleShare(run, map);
+    expect(Number(await page.getAttribute('#real-model .real-role-share', 'data-share'))).toBe(role.best.share);
+    // A closest head's button opens it.
+    await page.click('#real-model .real-closest-table tbody tr[data-head="dependency"] button');
+    const [dl, dh] = [want[1].best[0].layer, want[1].best[0].head];
+    await page.waitForSelector(`#real-model .heatmap[data-head="layer-${dl}-head-${dh}"]`);
+    expect(await page.textContent('#real-model .real-article-scores tr[data-head="dependency"] td')).toBe(
+      fixed(want[1].best[0].score),
+    );
+    // The head view of that layer, the chosen head's lines drawn.
+    expect(await page.textContent('#real-model .real-head-view-title')).toContain(String(dl));
+    expect(await page.locator('#real-model .real-head-view svg .lines line').count()).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('the chosen head without its special tokens, exported as CSV and JSON: the engine’s own weights', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await load(page, FILES);
+    await page.click('#real-model .thumb[data-layer="1"][data-head="2"]');
+    await page.waitForSelector('#real-model .heatmap[data-head="layer-1-head-2"]');
+    await page.check('#real-hide-special');
+    await page.waitForFunction(
+      () => document.querySelectorAll('#real-model .real-heatmap .row-labels text').length === 15,
+    );
+    expect(await page.isVisible('#real-model .real-hidden-note')).toBe(true);
+    const download = async (selector) => {
+      const [file] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+      return { name: file.suggestedFilename(), text: readFileSync(await file.path(), 'utf8') };
+    };
+    const L = reference.tokens.length;
+    const { numHeads } = model.config;
+    const weight = (q, k) => reference.attention[((1 * numHeads + 2) * L + q) * L + k];
+    const csv = await download('#real-export-csv');
+    expect(csv.name).toBe('mha-bert-layer-1-head-2-no-special.csv');
+    const lines = csv.text.slice(1).trimEnd().split('\r\n');
+    expect(lines[0].split(',').slice(1)).toEqual([...SENTENCE].map((ch, i) => `${ch} ${i}`));
+    // Row 毒 1 is the model's position 2; its keys are positions 1 … 15, [CLS] and [SEP] left out, not renormalised.
+    expect(lines[2].split(',').slice(1).map(Number)).toEqual(
+      Array.from({ length: 15 }, (_, c) => Math.fround(weight(2, c + 1))),
+    );
+    const json = JSON.parse((await download('#real-export-json')).text);
+    expect(json).toMatchObject({ model: 'bert', layer: 1, headIndex: 2, specialHidden: true });
+    expect(json.weights[0][0]).toBe(weight(1, 1));
+    const png = await download('#real-export-png');
+    expect(png.name).toBe('mha-bert-layer-1-head-2-no-special.png');
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+test('GPT-2: byte pieces and an English vocabulary said as such; nothing to hide; a near-uniform random model flagged', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    const folder = 'tests/fixtures/models/gpt2';
+    await load(
+      page,
+      readdirSync(folder)
+        .filter((name) => name !== 'reference.json')
+        .map((name) => path.join(folder, name)),
+    );
+    expect(await notes(page)).toEqual(['tiny', 'numbering', 'foreign', 'bytes']);
+    expect(await page.isDisabled('#real-hide-special')).toBe(true);
+    // 用 in three byte pieces, each numbered 0 (the character's number), the piece in its own subscript.
+    const first = await page.$$eval('#real-model .real-heatmap .row-labels text', (texts) =>
+      texts.slice(0, 4).map((x) => [...x.querySelectorAll('tspan')].map((s) => s.textContent)),
+    );
+    expect(first).toEqual([
+      ['用₁', '0'],
+      ['用₂', '0'],
+      ['用₃', '0'],
+      ['毒', '1', '名'],
+    ]);
+    // A random BERT initialised as transformers does (weights of about ±0.02): its heads are near uniform.
+    await load(page, twelveByTwelve({ scale: 0.04, layers: 2, heads: 4 }));
+    expect((await notes(page))[0]).toBe('random');
+    expect(await page.textContent('#real-model .real-article-notes li[data-note="random"]')).toContain(
+      '8 个头里有 8 个',
+    );
     expect(problems).toEqual([]);
   } finally {
     await page.close();

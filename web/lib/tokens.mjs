@@ -1,6 +1,9 @@
 // The page's fonts, and token labels for SVG views: CJK tokens get a CJK font
 // explicitly (an SVG exported on its own cannot rely on the page's :lang()
-// CSS), and every label carries its position, because six 毒 look alike.
+// CSS), and every label carries its position, because six 毒 look alike, and
+// a 毒 its role (noun, verb, modifier: `duRole` of its record), because the
+// article's point is that a head must tell them apart.
+import { t } from './i18n.mjs';
 
 /**
  * Simplified-Chinese faces, one or more per platform, so that CJK text finds a
@@ -55,8 +58,22 @@ export const labelEm = (text) => [...text].reduce((w, ch) => w + (WIDE.test(ch) 
 export const shortLabel = (text, max = 12) =>
   [...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text;
 
-/** Describes a token for readouts and aria labels: "毒 2". */
-export const tokenName = (token) => `${token.text} ${token.index}`;
+/**
+ * The number a token shows: its `label` where the view numbers tokens other
+ * than by position (the real view: the sentence's numbering, [CLS] none),
+ * else its position.
+ */
+export const tokenNumber = (token) => String(token.label ?? token.index);
+
+/** A 毒's role in short for axis labels ("动", "v"), '' for any other token. */
+export const roleTag = (token) => (token.duRole ? t(`roleShort.${token.duRole}`) : '');
+
+/** Describes a token for readouts and aria labels: "毒 2", "毒 2 · verb", "[CLS]". */
+export const tokenName = (token) => {
+  const number = tokenNumber(token);
+  const name = number ? `${token.text} ${number}` : token.text;
+  return token.duRole ? `${name} · ${t(`tag.${token.duRole}`)}` : name;
+};
 
 /** Sets the text attributes of an SVG <text> for a token (font, lang). */
 export function styleTokenText(text, token) {

@@ -27,7 +27,15 @@ export const MAX_SHARPNESS = 12;
 /** The sentence's tokens as the views show them; title: the gloss, in the page's language. */
 export const chineseTokens = () => {
   const glosses = t('gloss.tokens');
-  return TOKENS.map((u, i) => ({ text: u.char, index: i, lang: 'zh-Hans', title: glosses[i], role: u.role }));
+  return TOKENS.map((u, i) => ({
+    text: u.char,
+    index: i,
+    lang: 'zh-Hans',
+    title: glosses[i],
+    role: u.role,
+    // The six 毒 carry their role in every label (lib/tokens.mjs).
+    ...(u.char === '毒' && { duRole: u.role }),
+  }));
 };
 export const englishTokens = () =>
   ENGLISH.map((u, i) => ({ text: u.text, index: i, lang: 'en', title: t('sentence.lemma', { lemma: u.lemma }) }));

@@ -1,7 +1,9 @@
 // A head's weights as CSV and JSON, for the page's export buttons. Pure.
 import { allHeads } from './compute.mjs';
+import { tokenNumber } from '../lib/tokens.mjs';
 
-const tokenLabel = (t) => `${t.text} ${t.index}`;
+// "毒 1"; the real view's special tokens carry no number ("[CLS]"): lib/tokens.mjs's tokenNumber.
+const tokenLabel = (t) => (tokenNumber(t) ? `${t.text} ${tokenNumber(t)}` : t.text);
 
 // RFC 4180: quote a field that holds a comma, quote or line break.
 const csvField = (text) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);

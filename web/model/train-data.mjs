@@ -32,6 +32,7 @@ export const EXAMPLE_TOKENS = Object.freeze(
     index,
     lang: 'zh-Hans',
     title: heldOut.tags[index] === 'other' ? 'not a 毒' : `${heldOut.tags[index]} (by the rule table)`,
+    ...(heldOut.tags[index] !== 'other' && { duRole: heldOut.tags[index] }),
   })),
 );
 /** Positions of the example sentence's 毒. */

@@ -5,6 +5,7 @@
 // the mean of every head), which of the six 毒 it weighs most, and the head
 // masks of the "switch heads off" controls. Pure: no DOM, no engine.
 import { SENTENCE, TOKENS } from '../sentence.mjs';
+import { alignToText } from './token-text.mjs';
 
 const MARK = '▁'; // SentencePiece's word boundary
 
@@ -21,43 +22,9 @@ export const pieceText = (piece) => piece.replaceAll(MARK, ' ').trim();
  * matches.
  */
 export function sourceSpans(pieces, special, text) {
-  const chars = [...text].map((ch, index) => ({ index, norm: ch.normalize('NFKC') }));
-  const visible = chars.filter((c) => c.norm.trim() !== '');
-  let at = 0; // into visible
-  // The visible characters from `from` that spell `want`, or -1.
-  const match = (from, want) => {
-    let got = '';
-    let k = from;
-    while (k < visible.length && got.length < want.length) got += visible[k++].norm;
-    return got === want ? k : -1;
-  };
-  const texts = pieces.map((p, i) => (special[i] ? null : p.replaceAll(MARK, '')));
-  const spans = [];
-  for (let i = 0; i < pieces.length; i++) {
-    const want = texts[i];
-    if (want === null || want === '') {
-      spans.push(null);
-      continue;
-    }
-    const end = match(at, want);
-    if (end >= 0) {
-      spans.push({ start: visible[at].index, end: visible[end - 1].index + 1 });
-      at = end;
-      continue;
-    }
-    // Unknown: up to where the next piece with text matches (or to the end).
-    const next = texts.slice(i + 1).find((t) => t);
-    let stop = visible.length;
-    if (next)
-      for (let k = at + 1; k < visible.length; k++)
-        if (match(k, next) >= 0) {
-          stop = k;
-          break;
-        }
-    spans.push(at < stop ? { start: visible[at].index, end: visible[stop - 1].index + 1 } : null);
-    at = stop;
-  }
-  return spans;
+  return alignToText(pieces, special, text).cover.map((chars) =>
+    chars.length ? { start: chars[0], end: chars[chars.length - 1] + 1 } : null,
+  );
 }
 
 /**

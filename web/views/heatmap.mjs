@@ -14,7 +14,16 @@ import { weightRamp } from '../lib/scales.mjs';
 import { SVG_NS } from '../lib/dom.mjs';
 import { appendHatch } from '../lib/hatch.mjs';
 import { GridCursor } from '../lib/grid-cursor.mjs';
-import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
+import {
+  UI_FONTS,
+  isWide,
+  labelEm,
+  roleTag,
+  shortLabel,
+  styleTokenText,
+  tokenName,
+  tokenNumber,
+} from '../lib/tokens.mjs';
 import { appendLabelLayers, stickLabels } from '../lib/sticky.mjs';
 import { t } from '../lib/i18n.mjs';
 import { precise } from '../lib/format.mjs';
@@ -30,16 +39,25 @@ let instances = 0;
 /** Whether a column label stands upright: one wide (CJK) character, which fits a cell's width. */
 const upright = (text) => isWide(text) && [...text].length === 1;
 
-/** Width (in px at font size FONT) of a token label with its position index. */
-const labelWidth = (t) => labelEm(shortLabel(t.text)) * FONT + String(t.index).length * INDEX_FONT * 0.6 + 2;
+/** Width (in px at font size FONT) of a token label with its number and a 毒's role. */
+const labelWidth = (t) =>
+  labelEm(shortLabel(t.text)) * FONT + labelEm(tokenNumber(t) + roleTag(t)) * INDEX_FONT * 0.95 + 4;
 
 function appendLabel(parent, token, attrs) {
   const text = parent.append('text').attr('class', 'token-label').attr('translate', 'no');
   for (const [k, v] of Object.entries(attrs)) text.attr(k, v);
   styleTokenText(text.node(), token);
   text.append('tspan').text(shortLabel(token.text));
-  text.append('tspan').attr('font-size', INDEX_FONT).attr('fill', UI.muted).attr('dx', 1).text(token.index);
-  text.append('title').text(`${tokenName(token)}: ${token.title ?? ''}`);
+  text.append('tspan').attr('font-size', INDEX_FONT).attr('fill', UI.muted).attr('dx', 1).text(tokenNumber(token));
+  const tag = roleTag(token);
+  if (tag)
+    text
+      .append('tspan')
+      .attr('class', `role-tag role-${token.duRole}`)
+      .attr('font-size', INDEX_FONT)
+      .attr('dx', 2)
+      .text(tag);
+  text.append('title').text(token.title ? `${tokenName(token)}: ${token.title}` : tokenName(token));
   return text;
 }
 
@@ -61,7 +79,9 @@ export class Heatmap {
     const rows = queryTokens.length;
     const cols = keyTokens.length;
     const rowLabelW = Math.ceil(Math.max(...queryTokens.map(labelWidth))) + 8;
-    const colLabelH = Math.ceil(Math.max(...keyTokens.map((t) => (upright(t.text) ? 30 : labelWidth(t) + 8))));
+    const colLabelH = Math.ceil(
+      Math.max(...keyTokens.map((t) => (upright(t.text) ? (roleTag(t) ? 40 : 30) : labelWidth(t) + 8))),
+    );
     const x0 = rowLabelW;
     const y0 = TITLE_H + colLabelH;
     const width = Math.max(x0 + cols * CELL + 6, 230);
@@ -98,8 +118,15 @@ export class Heatmap {
     keyTokens.forEach((u, k) => {
       const cx = x0 + k * CELL + CELL / 2;
       if (upright(u.text)) {
-        const text = appendLabel(colLabels, u, { x: cx, y: y0 - 14, 'text-anchor': 'middle' });
-        text.select('tspan:last-of-type').attr('x', cx).attr('dy', 11).attr('dx', null);
+        // Upright: the character, its number under it, a 毒's role under that.
+        const tagged = Boolean(roleTag(u));
+        const text = appendLabel(colLabels, u, { x: cx, y: y0 - (tagged ? 24 : 14), 'text-anchor': 'middle' });
+        text
+          .selectAll('tspan')
+          .filter((_, i) => i > 0)
+          .attr('x', cx)
+          .attr('dy', 10)
+          .attr('dx', null);
       } else appendLabel(colLabels, u, { transform: `translate(${cx + 4},${y0 - 4}) rotate(-90)` });
     });
     const rowLabels = rowLayer.append('g').attr('class', 'row-labels');

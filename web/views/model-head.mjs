@@ -1,11 +1,13 @@
 // The real-model view's chosen head, large: its heatmap with the model's own
-// tokens (views/heatmap.mjs), its scores beside the even-spread baseline, and
-// the three keys each focus token weighs most (model/real-model-scores.mjs).
+// tokens (views/heatmap.mjs), its scores beside the even-spread baseline, its
+// weight where each designed head looks (model/real-article.mjs), and the
+// three keys each focus token weighs most (model/real-model-scores.mjs).
 import { captionedTable, el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
 import { fixed } from '../lib/format.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { SCORES, focusRows, headWeights, scoreApplies, topKeys } from '../model/real-model-scores.mjs';
+import { evenWeights, layerRun, roleShare } from '../model/real-article.mjs';
 import { Heatmap } from './heatmap.mjs';
 
 export class ModelHead {
@@ -36,29 +38,67 @@ export class ModelHead {
    * Opens a head.
    * @param {{ tokens: string[], records: object[], attention: Float32Array, numHeads: number, causal: boolean }} run
    * @param {{ layer: number, head: number }} head
-   * @param {{ heads: object[], baseline: object, focus: string }} scored every head's scores, the baseline, the focus token
+   * @param {{ heads: object[], baseline: object, focus: string, article?: { closest: object[] | null } }} scored
+   *   every head's scores, the baseline, the focus token; the designed heads' scores of every head (views/real-article.mjs)
    */
-  show(run, head, { heads, baseline, focus }) {
-    const key = `${head.layer}.${head.head}`;
+  show(run, head, { heads, baseline, focus, article = { closest: null } }, view = layerRun(run, head.layer)) {
+    const key = `${head.layer}.${head.head}.${view.rows}`;
     if (key === this.#shown && heads === this.#scored) return;
     this.#shown = key;
     this.#scored = heads;
     const L = run.tokens.length;
     const weights = headWeights(run.attention, { numHeads: run.numHeads, length: L }, head.layer, head.head);
+    // The map shows the layer view's tokens: all, or all but the special ones (their weights unchanged).
     const heatmap = new Heatmap({
       name: `layer-${head.layer}-head-${head.head}`,
       title: t('real.layerHead', head),
       description: t('real.heatmap.desc', head),
       color: this.color,
-      queryTokens: run.records,
-      keyTokens: run.records,
+      queryTokens: view.queryTokens,
+      keyTokens: view.keyTokens,
       onSelect: (q) => heatmap.markRow(q),
     });
-    heatmap.update(weights, { causal: run.causal });
+    heatmap.update(view.heads[head.head].weights, { causal: run.causal });
+    this.heatmap = heatmap;
     this.el.heatmap.replaceChildren(heatmap.element);
     const scores = heads.find((h) => h.layer === head.layer && h.head === head.head).scores;
     this.#drawScores(scores, baseline);
+    if (article.closest) this.el.scores.append(this.#articleScores(run, head, weights, article.closest));
     this.#drawWhere(run, weights, focus);
+  }
+
+  /** This head's weight where each designed head looks, and its share to the 毒 of the same role. */
+  #articleScores(run, head, weights, closest) {
+    const table = el('table', { className: 'real-article-scores' });
+    const header = table.createTHead().insertRow();
+    for (const key of ['real.closest.designed', 'real.scores.head', 'real.scores.uniform'])
+      header.append(el('th', { scope: 'col', textContent: t(key) }));
+    const body = table.createTBody();
+    for (const c of closest) {
+      const row = body.insertRow();
+      row.dataset.head = c.name;
+      row.append(el('th', { scope: 'row', textContent: t(`head.title.${c.name}`) }));
+      if (!c.rows) {
+        const cell = row.insertCell();
+        cell.colSpan = 2;
+        cell.textContent = '—';
+        continue;
+      }
+      const mine = c.heads.find((h) => h.layer === head.layer && h.head === head.head);
+      row.insertCell().textContent = fixed(mine.score);
+      row.insertCell().textContent = fixed(c.baseline);
+    }
+    const L = run.tokens.length;
+    const share = roleShare(weights, L, run.article, run.causal);
+    if (share) {
+      const blind = roleShare(evenWeights(L, run.causal), L, run.article, run.causal);
+      const row = body.insertRow();
+      row.dataset.head = 'role-share';
+      row.append(el('th', { scope: 'row', textContent: t('real.articleScores.roleShare') }));
+      row.insertCell().textContent = fixed(share.share);
+      row.insertCell().textContent = fixed(blind.share);
+    }
+    return captionedTable(t('real.articleScores.caption'), table);
   }
 
   #drawScores(scores, baseline) {

@@ -175,8 +175,9 @@ export default {
   'real.score.self': 'itself',
   'real.score.help':
     "Each score is the mean, over the focus token's rows, of a sum of weights (0 to 1): neighbours = keys 1 away " +
-    'from the query; same token = the other occurrences of the same token; far = 4 or more away; special tokens = ' +
-    '{special}; itself = the query itself.',
+    'from the query; same token = the other occurrences of the same token (a head that looks at every 毒 alike ' +
+    'scores high here, and that is what blurs them: whether it tells them apart is below); far = 4 or more away; ' +
+    'special tokens = {special}; itself = the query itself.',
   'real.layer': 'layer {layer}',
   'real.head': 'head {head}',
   'real.layerHead': 'layer {layer} · head {head}',
@@ -210,6 +211,82 @@ export default {
   'real.scores.none': 'no such key in this sentence',
   'real.special.none': '(none in this sentence)',
   'real.order.label': 'Order and focus',
+  'real.tools.label': 'The chosen head’s tools',
+  'real.hideSpecial': 'Hide the special tokens',
+  'real.hideSpecial.note': ({ hidden }) =>
+    `The special tokens are left out of the map, the lines and the export; the weights shown are the head’s own, ` +
+    `not spread again, so a row now sums to less than 1 (this layer’s heads gave the hidden tokens ${hidden} of a ` +
+    'row on average).',
+  'real.export.label': 'Export the chosen head',
+  'real.headView.title': 'Layer {layer}, every head as lines',
+  'real.headView.help':
+    'The head view of the chosen head’s layer: queries on one side, keys on the other, a line for each weight, ' +
+    'darker for more; tick other heads to compare them. Hover or click a token to keep only its lines.',
+  'real.headView.export': 'Export the head view',
+  'real.article.title': 'In the article’s terms',
+  'real.article.numbering':
+    'Numbers are the sentence’s own, as in the designed heads above (用 is 0, the first 毒 1, the verb 毒 2 …); the ' +
+    'model’s special tokens are shown but carry none, and each 毒 carries its role (noun, verb, modifier).',
+  'real.article.bytes': ({ n, total }) =>
+    `${n} of the ${total} characters are cut into byte pieces: this tokenizer stores a character it has no token ` +
+    'for as the bytes of its UTF-8 code (3 for a Chinese character), one token per piece or a few, so “毒₁ 毒₂ 毒₃” ' +
+    'are three pieces of one character (the small number counts the piece, not the position), and its number ' +
+    'is the character’s.',
+  'real.article.merged': ({ n, total }) =>
+    `${n} of the ${total} characters share a token with another (such as 毒蛇 as one token): a relation inside one ` +
+    'token (毒3 → 蛇4) is not a weight between two tokens, so no head can show it, and the scores below leave it out.',
+  'real.article.unknown': ({ n, total }) =>
+    `${n} of the ${total} characters are not in the vocabulary at all: the model reads them as its unknown token.`,
+  'real.article.foreign': ({ split, total }) =>
+    `This model’s vocabulary was made for other languages: ${split} of the ${total} characters are cut into ` +
+    'bytes or unknown to it. Its heads see byte pieces rather than characters, so what they do here says little ' +
+    'about how a model for Chinese reads the sentence.',
+  'real.article.random': ({ even, count }) =>
+    `${even} of the ${count} heads spread their weight almost evenly (each row keeps at least 97 % of an even ` +
+    'row’s entropy): this looks like a random, untrained checkpoint (a test model), whose heads look nowhere in ' +
+    'particular. Nothing here is evidence about trained heads; load a trained model for that.',
+  'real.article.tiny': ({ hidden, layers }) =>
+    `This model is test-sized (${hidden} hidden units, ${layers} ${layers === 1 ? 'layer' : 'layers'}; the ` +
+    'smallest trained models people use have 128): checkpoints this small are made for tests and their weights ' +
+    'are usually random, so its heads are no evidence about trained ones, however sharp they look.',
+  'real.article.other':
+    'The text is not the article’s sentence ({sentence}), so its labels (roles, dependency heads, long-distance ' +
+    'links) do not apply and the comparison with the designed heads is left out.',
+  'real.article.unread':
+    'The model’s tokens could not be read back against the sentence (its tokenizer changes the text), so the ' +
+    'comparison with the designed heads is left out.',
+  'real.closest.caption':
+    'For each designed head: the real heads that put the most weight where it looks (the annotated keys of each ' +
+    'query character, the mean over characters that have any), beside an even spread’s score',
+  'real.closest.designed': 'designed head',
+  'real.closest.looks': 'looks at',
+  'real.closest.best': 'closest real heads',
+  'real.closest.even': 'even spread',
+  'real.closest.verdict': 'verdict',
+  'real.closest.looks.role': 'the token with the same role and character (毒1 ↔ 毒12, 毒2 ↔ 毒13, 毒3 ↔ 毒6)',
+  'real.closest.looks.dependency': 'its dependency head (毒3 → 蛇4, 蛇4 → 毒2 …)',
+  'real.closest.looks.long-distance': 'its first mention in clause 1 (毒12 → 毒1, 蛇7 → 蛇4 …)',
+  'real.closest.found': ({ reached, count, threshold }) =>
+    `${reached} of the ${count} heads reach the bar ${threshold} (twice the even spread, or halfway to 1)`,
+  'real.closest.none': ({ value, threshold }) =>
+    `no head does this: the closest scores ${value}, under the bar ${threshold}`,
+  'real.closest.unseen': 'the tokens leave this head nothing to look at (every target inside the query’s token)',
+  'real.closest.unseenCausal':
+    'nothing to look at: this model sees only earlier tokens, and every target here comes later or is inside the ' +
+    'query’s token',
+  'real.roleShare.lead': 'Which head tells the six 毒 apart?',
+  'real.roleShare.tells': ({ share, blind }) =>
+    `gives ${share} of the weight its 毒 put on the other 毒 to the 毒 with the same role, where a head blind to ` +
+    `roles gives ${blind}: it tells them apart (the most of the heads that look at the other 毒 at least as much as ` +
+    'an even spread).',
+  'real.roleShare.blurs': ({ share, blind }) =>
+    `does best, and gives only ${share} of the weight its 毒 put on the other 毒 to the 毒 with the same role, ` +
+    `against ${blind} for a head blind to roles: no head here tells them apart by role (not twice the blind share); ` +
+    'looking at every 毒 alike is exactly what blurs them in the article.',
+  'real.roleShare.none':
+    'Which head tells the six 毒 apart? None looks at the other 毒 even as much as an even spread does.',
+  'real.articleScores.caption': 'The chosen head against the designed heads: its weight where each looks',
+  'real.articleScores.roleShare': 'share of its 毒 → 毒 weight to the 毒 of the same role',
   'pred.next.title': 'Next token',
   'pred.next.help':
     "What the model predicts after the text, from its own logits: softmax(logits / temperature) of the last position. A higher temperature spreads the probability; the button appends the most probable token and runs the model again, so the heads below show the new token's attention over everything before it.",

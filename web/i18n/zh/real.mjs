@@ -170,7 +170,8 @@ export default {
   'real.score.special': '特殊词元',
   'real.score.self': '自己',
   'real.score.help':
-    '每个得分是焦点词元的各行权重之和的平均（0 到 1）：邻居 = 键与查询相距 1；相同的词元 = 同一词元在别处的出现；' +
+    '每个得分是焦点词元的各行权重之和的平均（0 到 1）：邻居 = 键与查询相距 1；相同的词元 = 同一词元在别处的出现' +
+    '（一个把每个“毒”都一样看待的头在这一项上得分高，而这正是把它们混在一起的原因；它能不能分清它们，见下文）；' +
     '远处 = 相距 4 或更多；特殊词元 = {special}；自己 = 查询本身。',
   'real.layer': '层 {layer}',
   'real.head': '头 {head}',
@@ -203,6 +204,65 @@ export default {
   'real.scores.none': '这句话里没有这样的键',
   'real.special.none': '（这句话里没有）',
   'real.order.label': '排列和焦点',
+  'real.tools.label': '所选头的工具',
+  'real.hideSpecial': '隐藏特殊词元',
+  'real.hideSpecial.note': ({ hidden }) =>
+    `特殊词元不出现在热力图、连线和导出里；显示的权重是头自己的原值，没有重新分配，所以每行的和现在小于 1` +
+    `（这一层的头平均把每行的 ${hidden} 给了被隐藏的词元）。`,
+  'real.export.label': '导出所选的头',
+  'real.headView.title': '第 {layer} 层的每个头（连线）',
+  'real.headView.help':
+    '所选头所在层的头视图：一边是查询，一边是键，每个权重一条线，越深权重越大；勾选别的头来比较。' +
+    '把鼠标移到一个词元上或点它，只留下它的线。',
+  'real.headView.export': '导出头视图',
+  'real.article.title': '用文章的话来读',
+  'real.article.numbering':
+    '编号用句子自己的编号，和上面设计的头一样（用 是 0，第一个 毒 是 1，动词 毒 是 2……）；模型的特殊词元照样显示，' +
+    '但不占编号；每个 毒 都标出它的角色（名词、动词、修饰语）。',
+  'real.article.bytes': ({ n, total }) =>
+    `${total} 个字里有 ${n} 个被切成了字节片段：这个分词器遇到没有对应词元的字，就把它的字节（一个汉字 3 个字节）` +
+    '拆成一个或几个词元，所以“毒₁ 毒₂ 毒₃”是同一个字的三个片段（小数字数的是片段，不是位置），编号仍是这个字的编号。',
+  'real.article.merged': ({ n, total }) =>
+    `${total} 个字里有 ${n} 个和别的字合成一个词元（比如“毒蛇”是一个词元）：一个词元内部的关系（毒3 → 蛇4）` +
+    '不是两个词元之间的权重，没有哪个头能显示它，下面的得分也就不算它。',
+  'real.article.unknown': ({ n, total }) => `${total} 个字里有 ${n} 个根本不在词表里：模型把它们读成“未知词元”。`,
+  'real.article.foreign': ({ split, total }) =>
+    `这个模型的词表是为别的语言做的：${total} 个字里有 ${split} 个被切成字节或不认识。它的头看到的是字节片段，` +
+    '不是汉字，所以它们在这里怎么做，很难说明一个中文模型怎么读这句话。',
+  'real.article.random': ({ even, count }) =>
+    `${count} 个头里有 ${even} 个几乎把权重平均分给所有键（每一行的熵至少是平均分配时的 97%）：这看起来是一个随机的、` +
+    '没训练过的模型（测试用的），它的头哪里都不特别看。这里的一切都不能证明训练过的头怎样；要证据，请加载训练过的模型。',
+  'real.article.tiny': ({ hidden, layers }) =>
+    `这是一个测试尺寸的模型（隐藏维度 ${hidden}，${layers} 层；人们用的最小的训练过的模型也有 128）：这么小的模型` +
+    '是为测试做的，权重通常是随机的，所以不管它的头看起来多集中，都不能证明训练过的头怎样。',
+  'real.article.other':
+    '这段文字不是文章的句子（{sentence}），所以句子的标注（角色、依存中心、远距离联系）用不上，也不和设计的头比较。',
+  'real.article.unread': '模型的词元没法和句子逐字对上（它的分词器改动了文字），所以不和设计的头比较。',
+  'real.closest.caption':
+    '对每个设计的头：哪些真实的头把最多的权重放在它看的地方（每个查询字的标注目标，对有目标的字取平均），并和平均分配的得分比较',
+  'real.closest.designed': '设计的头',
+  'real.closest.looks': '看向',
+  'real.closest.best': '最接近的真实头',
+  'real.closest.even': '平均分配',
+  'real.closest.verdict': '结论',
+  'real.closest.looks.role': '角色和字都相同的词元（毒1 ↔ 毒12，毒2 ↔ 毒13，毒3 ↔ 毒6）',
+  'real.closest.looks.dependency': '它的依存中心（毒3 → 蛇4，蛇4 → 毒2……）',
+  'real.closest.looks.long-distance': '它在第一个分句里的第一次出现（毒12 → 毒1，蛇7 → 蛇4……）',
+  'real.closest.found': ({ reached, count, threshold }) =>
+    `${count} 个头里有 ${reached} 个达到标准 ${threshold}（平均分配的两倍，或它到 1 的中点）`,
+  'real.closest.none': ({ value, threshold }) => `没有哪个头这样做：最接近的得分 ${value}，低于标准 ${threshold}`,
+  'real.closest.unseen': '这些词元让这个头无处可看（每个目标都在查询自己的词元里）',
+  'real.closest.unseenCausal': '无处可看：这个模型只看前面的词元，而这里的每个目标都在后面，或在查询自己的词元里',
+  'real.roleShare.lead': '哪个头能分清六个“毒”？',
+  'real.roleShare.tells': ({ share, blind }) =>
+    `它的“毒”放在其他“毒”上的权重里，有 ${share} 给了角色相同的那个“毒”，而不看角色的头只给 ${blind}：` +
+    '它分清了它们（在看其他“毒”不少于平均分配的头里，它最高）。',
+  'real.roleShare.blurs': ({ share, blind }) =>
+    `做得最好，但它的“毒”放在其他“毒”上的权重里只有 ${share} 给了角色相同的“毒”，不看角色的头是 ${blind}：` +
+    '这里没有哪个头按角色分清它们（不到不看角色时的两倍）；把每个“毒”都一样地看，正是文章里把它们混在一起的原因。',
+  'real.roleShare.none': '哪个头能分清六个“毒”？没有哪个头看其他“毒”的权重比平均分配还多。',
+  'real.articleScores.caption': '所选的头和设计的头比较：它在每个设计的头看的地方放了多少权重',
+  'real.articleScores.roleShare': '它的“毒”→“毒”权重里给角色相同的“毒”的比例',
   'pred.next.title': '下一个词',
   'pred.next.help':
     '模型根据自己算出的分数预测这段文字之后的词元：最后一个位置的 softmax(分数 / 温度)。温度越高，概率越分散；按钮会把最可能的词元接在后面，再运行一次模型，下面的各个头就显示这个新词元对它之前所有词元的注意力。',
