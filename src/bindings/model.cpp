@@ -82,8 +82,10 @@ val description(const model::Model& model) {
   config.set("hiddenSize", static_cast<double>(c.hiddenSize));
   config.set("vocabSize", static_cast<double>(c.vocabSize));
   config.set("maxPositions", static_cast<double>(c.maxPositions));
-  if (c.numKVHeads && c.numKVHeads != c.numHeads) config.set("numKeyValueHeads", static_cast<double>(c.numKVHeads));
-  if (c.headDim) config.set("headDim", static_cast<double>(c.headDim));
+  // Every head's width (dK = dV) and the key/value heads (numHeads but with grouped-query attention): the
+  // shapes of run()'s query and key.
+  config.set("headDim", static_cast<double>(c.head_dim()));
+  config.set("numKVHeads", static_cast<double>(c.kv_heads()));
   if (a.kind == model::Kind::EncoderDecoder) {
     // numLayers and numHeads are the encoder's.
     config.set("decoderLayers", static_cast<double>(c.decoderLayers));
@@ -186,20 +188,24 @@ class Model {
     });
   }
 
-  // { lastHiddenState, attention?, hiddenStates?, logits? } for one
-  // sequence. logits: 0 none, 1 every row's, 2 the last row's (a
-  // generation's next token); headMask: a Uint8Array [numLayers × numHeads]
-  // (0: that head off) or null.
-  val run(const val& ids, const val& types, bool wantAttention, bool wantHidden, int logits, const val& headMask) {
-    return call(Mode::Run, ids, types, wantAttention, wantHidden, logits, headMask);
+  // { lastHiddenState, attention?, hiddenStates?, logits?, query?, key?,
+  // queryKeyScale? } for one sequence. logits: 0 none, 1 every row's, 2 the
+  // last row's (a generation's next token); headMask: a Uint8Array
+  // [numLayers × numHeads] (0: that head off) or null; wantQueryKey: each
+  // layer's queries [numLayers, numHeads, L, headDim] and keys [numLayers,
+  // numKVHeads, L, headDim] as its attention takes them (model::Outputs),
+  // and the factor of their dot products.
+  val run(const val& ids, const val& types, bool wantAttention, bool wantHidden, int logits, const val& headMask,
+          bool wantQueryKey) {
+    return call(Mode::Run, ids, types, wantAttention, wantHidden, logits, headMask, wantQueryKey);
   }
   // A decoder's calls with state (model::Model::prefill, step, reset):
   // results as run's, attention [numLayers, numHeads, L, past + L].
   val prefill(const val& ids, bool wantAttention, bool wantHidden, int logits, const val& headMask) {
-    return call(Mode::Prefill, ids, val::null(), wantAttention, wantHidden, logits, headMask);
+    return call(Mode::Prefill, ids, val::null(), wantAttention, wantHidden, logits, headMask, false);
   }
   val step(const val& ids, bool wantAttention, bool wantHidden, int logits, const val& headMask) {
-    return call(Mode::Step, ids, val::null(), wantAttention, wantHidden, logits, headMask);
+    return call(Mode::Step, ids, val::null(), wantAttention, wantHidden, logits, headMask, false);
   }
   val reset() {
     return guarded([&] {
@@ -343,7 +349,7 @@ class Model {
   enum class Mode { Run, Prefill, Step };
 
   val call(Mode mode, const val& ids, const val& types, bool wantAttention, bool wantHidden, int logits,
-           const val& headMask) {
+           const val& headMask, bool wantQueryKey) {
     return guarded([&] {
       const bool wantLogits = logits != 0;
       model::Model& m = live();
@@ -360,17 +366,24 @@ class Model {
       const std::size_t ns = wantHidden ? checked_product({c.numLayers + 1, L, D}, "hiddenStates") : 0;
       const std::size_t rows = logits == 2 ? 1 : L;
       const std::size_t nl = wantLogits && m.has_logits() ? checked_product({rows, c.vocabSize}, "logits") : 0;
+      const std::size_t hd = c.head_dim();
+      const std::size_t nq = wantQueryKey ? checked_product({c.numLayers, H, L, hd}, "query") : 0;
+      const std::size_t nk = wantQueryKey ? checked_product({c.numLayers, c.kv_heads(), L, hd}, "key") : 0;
       const std::uint8_t* mask = copy_mask(headMask, masks_[0], c.numLayers, H, "headMask");
       const double caches = mode == Mode::Run ? 0.0 : m.cache_floats(past + L);
-      check_fits(
-          4.0 * (double(nh) + double(na) + double(ns) + double(nl) + m.scratch_floats(L) + caches) +
-          engine_.attention().scratch_bytes_for({1, L, Lk, D, H, c.head_dim(), c.head_dim()}, wantAttention, false));
-      out_.resize(nh + na + ns + nl);
+      check_fits(4.0 * (double(nh) + double(na) + double(ns) + double(nl) + double(nq) + double(nk) +
+                        m.scratch_floats(L) + caches) +
+                 engine_.attention().scratch_bytes_for({1, L, Lk, D, H, hd, hd}, wantAttention, false));
+      out_.resize(nh + na + ns + nl + nq + nk);
       model::Outputs o{out_.data(), wantAttention ? out_.data() + nh : nullptr,
                        wantHidden ? out_.data() + nh + na : nullptr};
       // (A model without a head gets a pointer anyway, so that Model refuses it by name.)
       o.logits = wantLogits ? out_.data() + nh + na + ns : nullptr;
       o.logitRows = logits == 2 ? 1 : 0;
+      if (wantQueryKey) {
+        o.query = out_.data() + nh + na + ns + nl;
+        o.key = o.query + nq;
+      }
       if (mode == Mode::Run)
         m.forward(engine_.attention(), ids_.data(), typed ? types_.data() : nullptr, L, o, mask);
       else if (mode == Mode::Prefill)
@@ -385,6 +398,11 @@ class Model {
       }
       if (wantHidden) result.set("hiddenStates", copy_out(o.hiddenStates, ns));
       if (nl) result.set("logits", copy_out(o.logits, nl));
+      if (wantQueryKey) {
+        result.set("query", copy_out(o.query, nq));
+        result.set("key", copy_out(o.key, nk));
+        result.set("queryKeyScale", m.query_key_scale());
+      }
       release_scratch(m);
       return result;
     });

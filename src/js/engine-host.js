@@ -268,11 +268,28 @@
     }
 
     // returnLogits: false, true (every row's) or 'last' (the last row's, a generation's next token);
-    // headMask: a Uint8Array [numLayers × numHeads] or null.
-    modelRun(id, inputIds, tokenTypeIds, returnAttention, returnHiddenStates, returnLogits, headMask = null) {
+    // headMask: a Uint8Array [numLayers × numHeads] or null; returnQueryKey: each layer's queries and keys.
+    modelRun(
+      id,
+      inputIds,
+      tokenTypeIds,
+      returnAttention,
+      returnHiddenStates,
+      returnLogits,
+      headMask = null,
+      returnQueryKey = false,
+    ) {
       const model = live(this.models, id, 'model');
       return checked(
-        model.run(inputIds, tokenTypeIds, returnAttention, returnHiddenStates, logitsCode(returnLogits), headMask),
+        model.run(
+          inputIds,
+          tokenTypeIds,
+          returnAttention,
+          returnHiddenStates,
+          logitsCode(returnLogits),
+          headMask,
+          returnQueryKey === true,
+        ),
       );
     }
 

@@ -254,9 +254,13 @@ export interface ModelConfig {
   maxLength: number;
   /** Whether run() returns logits (returnLogits): a decoder's or an encoder-decoder's head, a BERT's masked-LM head when the checkpoint holds it. */
   hasLogits: boolean;
-  /** The Llama family's: every head's width, and (grouped-query attention) the key/value heads. */
-  headDim?: number;
-  numKeyValueHeads?: number;
+  /**
+   * Every head's width (dK = dV: hiddenSize / numHeads, or config.json's head_dim, as Qwen3's), and the key/value
+   * heads: numHeads, or fewer with grouped-query attention (Llama, Qwen2, Qwen3), where query head h uses key head
+   * floor(h / (numHeads / numKVHeads)). An encoder-decoder's are its encoder's.
+   */
+  headDim: number;
+  numKVHeads: number;
   /** How the weight matrices are held (loadModel's `weights`, 'auto' resolved), and the bytes the parameters take. */
   weights: 'float32' | 'bf16' | 'f16';
   weightBytes: number;
@@ -277,7 +281,16 @@ export interface ModelRunOptions {
   returnLogits?: boolean;
   /** Heads switched off: [numLayers][numHeads] of 1 (keep) or 0 (off); an off head's output and weights are 0. */
   headMask?: ArrayLike<0 | 1 | boolean>[];
+  /**
+   * Every layer's queries and keys as its attention takes them (default false): result.query, result.key and
+   * result.queryKeyScale. run() of an encoder or a decoder only: prefill(), step(), generate() and an
+   * encoder-decoder's run() refuse it with a TypeError.
+   */
+  returnQueryKey?: boolean;
 }
+
+/** A decoder's prefill() and step() take run()'s options but returnQueryKey (run() over the whole sequence has it). */
+export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey'>;
 
 export interface ModelResult {
   /** [L]. */
@@ -296,6 +309,17 @@ export interface ModelResult {
   special: Uint8Array;
   /** The attention by group, as transformers names them (an encoder's, a decoder's; `attention` is the same array). */
   attentions?: { encoder?: AttentionGroup; decoder?: AttentionGroup; cross?: AttentionGroup };
+  /**
+   * returnQueryKey: [numLayers, numHeads, L, headDim] and [numLayers, numKVHeads, L, headDim], each head's L
+   * vectors together: the queries and keys of every layer's attention, biases added, Qwen3's q/k norms and the
+   * rotary positions (Llama, Qwen2, Qwen3) applied. Query head h of layer l weighs key head
+   * g = floor(h / (numHeads / numKVHeads)): attention[l][h][i] = softmax over j of
+   * queryKeyScale · query[l][h][i] · key[l][g][j], j ≤ i in a causal model (a head headMask switches off: 0).
+   */
+  query?: Float32Array;
+  key?: Float32Array;
+  /** The factor of those dot products, 1/√headDim: the same in every layer and head of every architecture run. */
+  queryKeyScale?: number;
 }
 
 /** One group of attention weights and its shape: [numLayers, numHeads, queries, keys]. */
@@ -323,7 +347,7 @@ export interface HeadMask {
   cross?: ArrayLike<0 | 1 | boolean>[];
 }
 
-export interface Seq2SeqRunOptions extends Omit<ModelRunOptions, 'headMask'> {
+export interface Seq2SeqRunOptions extends Omit<ModelRunOptions, 'headMask' | 'returnQueryKey'> {
   headMask?: HeadMask;
 }
 
@@ -456,7 +480,7 @@ export interface DecoderGenerateResult {
 export type StepInput = string | { inputIds: Int32Array | number[] };
 
 /** A decoder's prefill or step: its L new tokens after `past`, attention [numLayers, numHeads, L, past + L]. */
-export interface StepResult extends ModelResult {
+export interface StepResult extends Omit<ModelResult, 'query' | 'key' | 'queryKeyScale'> {
   /** The positions the model had seen before these tokens (0 for a prefill). */
   past: number;
 }
@@ -477,14 +501,14 @@ export interface TransformerModel {
    * A decoder's first call with state (kind 'decoder'; an encoder's is a TypeError): the sequence
    * through every layer, each layer's keys and values kept for the steps after it.
    */
-  prefill(input: StepInput, options?: ModelRunOptions): Promise<StepResult>;
+  prefill(input: StepInput, options?: StepOptions): Promise<StepResult>;
   /**
    * A decoder's next tokens after the positions it has seen, through its KV cache: bit for bit the
    * rows of run() over the whole sequence with the same returnAttention (with the weights the softmax
    * takes whole rows, without them tiles: the last bits differ, and a prefill's choice carries into
    * the keys and values its steps read).
    */
-  step(input: StepInput, options?: ModelRunOptions): Promise<StepResult>;
+  step(input: StepInput, options?: StepOptions): Promise<StepResult>;
   /** Forgets what a decoder has seen. */
   reset(): Promise<void>;
   /** The positions a decoder has seen through prefill() and step(). */

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "blocks/self_attention.hpp"
+
 namespace mha::model {
 namespace {
 
@@ -47,6 +49,8 @@ double Model::bytes_for(const Config& config, Storage matrices) {
   return laidOut.weights_.bytes_to_allocate();
 }
 
+double Model::query_key_scale() const noexcept { return model::query_key_scale(config_.head_dim()); }
+
 void Model::check_length(std::size_t L, std::size_t past) const {
   if (past > 0) {
     if (L >= 1 && L <= max_length() - past) return;
@@ -77,6 +81,11 @@ void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_
   if (out.attention) checked_product({c.numLayers, c.numHeads, L, past + L}, "attention: numLayers×numHeads×L×Lk");
   if (out.hiddenStates)
     checked_product({c.numLayers + 1, L, c.hiddenSize}, "hiddenStates: (numLayers + 1)×L×hiddenSize");
+  if (!out.query != !out.key) throw ArgumentError("query, key: give both outputs or neither");
+  if (out.query) {
+    checked_product({c.numLayers, c.numHeads, L, c.head_dim()}, "query: numLayers×numHeads×L×headDim");
+    checked_product({c.numLayers, c.kv_heads(), L, c.head_dim()}, "key: numLayers×numKVHeads×L×headDim");
+  }
   if (out.logits) {
     if (!network_->has_logits())
       (Message() << "returnLogits: this " << c.modelType.c_str()
@@ -173,6 +182,13 @@ void Model::check_encoder_decoder() const {
         .raise();
 }
 
+void Model::refuse_query_key(const Outputs& out) const {
+  if (out.query || out.key)
+    (Message() << "returnQueryKey: a " << config_.modelType.c_str()
+               << " is an encoder-decoder, whose queries and keys are not returned (an encoder's or a decoder's are)")
+        .raise();
+}
+
 double Model::encode_floats(std::size_t S) const noexcept {
   const Config& c = config_;
   const std::size_t dk = c.hiddenSize / c.decoderHeads;
@@ -189,6 +205,7 @@ double Model::begin_floats(std::size_t beams, std::size_t capacity) const noexce
 void Model::encode(Attention& attention, const std::int32_t* ids, std::size_t S, const Outputs& out,
                    const std::uint8_t* headMask) {
   check_encoder_decoder();
+  refuse_query_key(out);
   Outputs encoderOnly = out;
   encoderOnly.logits = encoderOnly.crossAttention = nullptr;
   check(ids, nullptr, 0, S, encoderOnly);
@@ -219,6 +236,7 @@ void Model::begin(std::size_t beams, std::size_t capacity) {
 void Model::decode(Attention& attention, const std::int32_t* ids, std::size_t beams, std::size_t L, const Outputs& out,
                    const std::uint8_t* headMask, const std::uint8_t* crossHeadMask) {
   check_encoder_decoder();
+  refuse_query_key(out);
   const Config& c = config_;
   if (const std::vector<std::string> absent = missing(); !absent.empty())
     (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();

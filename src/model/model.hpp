@@ -61,10 +61,13 @@ class Model {
   double scratch_floats(std::size_t L) const { return network_->scratch_floats(L); }
   // Whether forward() can return logits.
   bool has_logits() const { return network_->has_logits(); }
+  // The factor each layer's attention multiplies q·k by (Outputs::query and key), the same in every layer.
+  double query_key_scale() const noexcept;
 
   // One sequence of L tokens (types: null = all 0). hiddenStates follows
   // Hugging Face's output_hidden_states (each architecture says what its
-  // are). Bitwise identical for every thread count of `attention`.
+  // are); query and key, each layer's as its attention takes them
+  // (Outputs). Bitwise identical for every thread count of `attention`.
   // headMask: [numLayers, numHeads] (0: that head off), or null.
   void forward(Attention& attention, const std::int32_t* ids, const std::int32_t* types, std::size_t L,
                const Outputs& out, const std::uint8_t* headMask = nullptr);
@@ -133,6 +136,8 @@ class Model {
   Weights weights_;
   std::unique_ptr<Network> network_;
   FloatBuffer scratch_;
+  // ArgumentError when out asks an encoder-decoder for its queries and keys (Outputs::query).
+  void refuse_query_key(const Outputs& out) const;
   // The ids of a call, below vocabSize (ArgumentError naming inputIds[i] otherwise).
   void check_ids(const std::int32_t* ids, std::size_t count, const char* name) const;
 

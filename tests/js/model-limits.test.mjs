@@ -88,7 +88,7 @@ describe('the model limits and rules', () => {
         );
         // (The raw model has no weights: below the limit it is refused for them instead.)
         const cpp = rawConfigure(config, (raw) =>
-          /^inputIds: expected 1 to \d+ tokens/.test(refusal(raw.run(ids, null, false, false, 0, null)) ?? ''),
+          /^inputIds: expected 1 to \d+ tokens/.test(refusal(raw.run(ids, null, false, false, 0, null, false)) ?? ''),
         );
         expect({ js, cpp }).toEqual({ js: L > maxLength, cpp: L > maxLength });
       });

@@ -78,19 +78,18 @@ describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
     const model = await engine.loadModel(folder(name));
     // BERT and RoBERTa encode (every token sees every other); GPT-2 and the Llama family decode, causally.
     const decoder = ['gpt2', 'llama', 'qwen2', 'qwen3'].includes(ref.config.modelType);
-    // The Llama family also says its heads' width and, with grouped-query attention, its key/value heads. The
+    // Every model also says its heads' width and its key/value heads (fewer with grouped-query attention). The
     // references list both where the width is not hidden / heads (Qwen3's head_dim), else neither.
-    const { headDim, numKeyValueHeads, hasLogits, weights, weightBytes, ...config } = model.config;
+    const { headDim, numKVHeads, hasLogits, weights, weightBytes, ...config } = model.config;
     const { headDim: refHeadDim, numKeyValueHeads: refKeyValueHeads, ...refConfig } = ref.config;
     // A 16-bit checkpoint stays 16-bit (its results are the float32 ones: widened exactly in the GEMM).
     expect(weights).toBe(autoWeights(name));
     expect(weightBytes).toBeGreaterThan(0);
     // A head: every decoder's; a BERT's masked-LM head where transformers' reference has its predictions.
     expect(hasLogits).toBe(decoder || Boolean(ref.masked));
-    if (headDim !== undefined || refHeadDim !== undefined)
-      expect(headDim).toBe(refHeadDim ?? ref.config.hiddenSize / ref.config.numHeads);
-    if (refKeyValueHeads !== undefined) expect(numKeyValueHeads).toBe(refKeyValueHeads);
-    else if (numKeyValueHeads !== undefined) expect(ref.config.numHeads % numKeyValueHeads).toBe(0);
+    expect(headDim).toBe(refHeadDim ?? ref.config.hiddenSize / ref.config.numHeads);
+    if (refKeyValueHeads !== undefined) expect(numKVHeads).toBe(refKeyValueHeads);
+    else expect(ref.config.numHeads % numKVHeads).toBe(0);
     expect(config).toEqual({
       ...refConfig,
       kind: decoder ? 'decoder' : 'encoder',

@@ -263,6 +263,69 @@ TEST_P(Checkpoint, MatchesTheFloat64Reference) {
   }
 }
 
+// Each layer's queries and keys (Outputs::query, key) are what its attention weighs: softmax(q·kᵀ·scale + the
+// mask), query head h over key head h / (numHeads / numKVHeads), gives the attention weights; asking for them
+// changes no bit of the other outputs. An encoder-decoder refuses them.
+TEST_P(Checkpoint, QueriesAndKeysAreWhatTheAttentionWeighs) {
+  const std::string folder = kModels + GetParam() + "/";
+  Model model(config_of(read_json(folder + "config.json")));
+  load(model, folder);
+  const json reference = read_json(folder + "reference.json");
+  const Config& c = model.config();
+  const std::size_t H = c.numHeads, G = c.kv_heads(), hd = c.head_dim(), D = c.hiddenSize;
+  Attention one(1);
+  if (model.architecture().kind == mha::model::Kind::EncoderDecoder) {
+    const std::vector<std::int32_t> ids = reference["forward"][0]["inputIds"];
+    std::vector<float> last(ids.size() * D), query(c.numLayers * H * ids.size() * hd), key(query.size());
+    Outputs o{last.data()};
+    o.query = query.data();
+    o.key = key.data();
+    EXPECT_THROW(model.encode(one, ids.data(), ids.size(), o, nullptr), mha::ArgumentError);
+    return;
+  }
+  const double scale = model.query_key_scale();
+  EXPECT_EQ(scale, 1.0 / std::sqrt(double(hd)));
+  const bool causal = model.architecture().causal;
+  for (const json& cs : reference["cases"]) {
+    const std::vector<std::int32_t> ids = cs["inputIds"];
+    const std::vector<std::int32_t> types = cs.value("tokenTypeIds", std::vector<std::int32_t>());
+    const std::size_t L = ids.size();
+    const Result plain = run(model, one, ids, types);
+    Result r;
+    r.last.resize(L * D);
+    r.attention.resize(c.numLayers * H * L * L);
+    r.hidden.resize((c.numLayers + 1) * L * D);
+    std::vector<float> query(c.numLayers * H * L * hd), key(c.numLayers * G * L * hd);
+    Outputs o{r.last.data(), r.attention.data(), r.hidden.data()};
+    o.query = query.data();
+    o.key = key.data();
+    model.forward(one, ids.data(), types.empty() ? nullptr : types.data(), L, o);
+    const std::string name = GetParam() + " " + std::string(cs["name"]);
+    EXPECT_EQ(r.attention, plain.attention) << name;
+    EXPECT_EQ(r.hidden, plain.hidden) << name;
+    double worst = 0;
+    for (std::size_t l = 0; l < c.numLayers; ++l)
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < L; ++i) {
+          const float* q = query.data() + ((l * H + h) * L + i) * hd;
+          const std::size_t keys = causal ? i + 1 : L;
+          std::vector<double> s(keys);
+          for (std::size_t j = 0; j < keys; ++j) {
+            const float* k = key.data() + ((l * G + h / (H / G)) * L + j) * hd;
+            double dot = 0;
+            for (std::size_t e = 0; e < hd; ++e) dot += double(q[e]) * double(k[e]);
+            s[j] = dot * scale;
+          }
+          const double top = *std::max_element(s.begin(), s.end());
+          double sum = 0;
+          for (double& v : s) sum += (v = std::exp(v - top));
+          const float* a = r.attention.data() + ((l * H + h) * L + i) * L;
+          for (std::size_t j = 0; j < L; ++j) worst = std::max(worst, std::abs((j < keys ? s[j] / sum : 0.0) - a[j]));
+        }
+    EXPECT_LT(worst, 1e-6) << name;
+  }
+}
+
 // Every fixture folder with a reference and safetensors weights (this test's reader; pytorch_model.bin
 // is the JS loader's): a new architecture's folder is tested by being there.
 std::vector<std::string> fixture_folders() {

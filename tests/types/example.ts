@@ -269,6 +269,11 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
   const pair = await fromFiles.run({ text: '用毒毒毒蛇', textPair: '蛇会被毒死吗？' }, { returnAttention: false });
   const ids = await model.run({ inputIds: [101, 102], tokenTypeIds: new Int32Array(2) });
   const [layers, , queries, keys] = r.attentions?.encoder?.shape ?? [0, 0, 0, 0];
+  // Every layer's queries and keys, for a head's q·k: [numLayers, numHeads | numKVHeads, L, headDim].
+  const qk = await model.run('用毒', { returnQueryKey: true });
+  const { headDim, numKVHeads } = model.config;
+  const dots: number = (qk.queryKeyScale ?? 0) * (qk.query?.[0] ?? 0) * (qk.key?.[0] ?? 0) * headDim * numKVHeads;
+  void dots;
   const specials: number = r.special.reduce((n, x) => n + x, 0) + model.specialTokens.length;
   void [layers, queries, keys, specials];
   if (model.config.kind === 'decoder' && model.config.causal) {
@@ -278,6 +283,8 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     await model.reset();
     // @ts-expect-error a step takes no text pair
     await model.step({ text: 'a', textPair: 'b' });
+    // @ts-expect-error a step's keys would be its new tokens' alone: run() returns the queries and keys
+    await model.step({ inputIds: [262] }, { returnQueryKey: true });
     void pastBefore;
   }
   if (model.config.kind === 'encoder-decoder') {
@@ -296,6 +303,8 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     const scores: number[] = g.candidates.map((c) => c.score);
     // @ts-expect-error: early stopping is a boolean or 'never'
     await model.generate('毒', { earlyStopping: 'always' });
+    // @ts-expect-error: an encoder-decoder's run() returns no queries and keys
+    await model.run({ text: '毒', decoderInputIds: [65000] }, { returnQueryKey: true });
     void [cross, best, scores, (model.config.decoderLayers ?? 0) + g.outputIds.length];
   }
   // @ts-expect-error: not an input field

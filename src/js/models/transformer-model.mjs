@@ -6,7 +6,7 @@ import { CALLS } from '../protocol.mjs';
 import { CALL, DETACH, EngineResource } from '../resource.mjs';
 import { beamSearch, generationSettings, greedySearch, seededRandom } from './generation.mjs';
 
-const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates', 'returnLogits']);
+const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates', 'returnLogits', 'returnQueryKey']);
 // An encoder-decoder's run also takes a head mask; its input, the decoder's ids.
 const SEQ2SEQ_RUN_OPTIONS = new Set([...RUN_OPTIONS, 'headMask']);
 const SEQ2SEQ_KEYS = new Set(['text', 'inputIds', 'decoderInputIds']);
@@ -82,8 +82,8 @@ export class TransformerModel extends EngineResource {
   /**
    * Runs the model on one sequence: a string, { text, textPair } or
    * { inputIds, tokenTypeIds? }. Resolves to { inputIds, tokens, special,
-   * lastHiddenState, attention?, attentions?, hiddenStates?, logits? } (see
-   * index.d.ts).
+   * lastHiddenState, attention?, attentions?, hiddenStates?, logits?,
+   * query?, key?, queryKeyScale? } (see index.d.ts).
    */
   async run(input, options) {
     if (this.config.kind === 'encoder-decoder') return this.#runSeq2Seq(input, options);
@@ -93,10 +93,11 @@ export class TransformerModel extends EngineResource {
         returnAttention = true,
         returnHiddenStates = false,
         returnLogits = false,
+        returnQueryKey = false,
         headMask,
       } = checkRunOptions(options, 'run', this.config);
       read = await this.#read(input, 'run', true, 0);
-      return [read.inputIds, read.typeIds, returnAttention, returnHiddenStates, returnLogits, headMask];
+      return [read.inputIds, read.typeIds, returnAttention, returnHiddenStates, returnLogits, headMask, returnQueryKey];
     });
     return this.#result(read, result);
   }
@@ -621,13 +622,25 @@ function checkRunOptions(options, what, config) {
   if (options === undefined) return { headMask: null };
   if (!options || typeof options !== 'object')
     throw new TypeError(
-      `${what} options: expected { returnAttention, returnHiddenStates, returnLogits, headMask }, got ${describe(options)}`,
+      `${what} options: expected { returnAttention, returnHiddenStates, returnLogits, ` +
+        `${what === 'run' ? 'returnQueryKey, ' : ''}headMask }, got ${describe(options)}`,
     );
   rejectUnknown(options, new Set([...RUN_OPTIONS, 'headMask']), what);
+  checkBooleans(options);
+  // A step's keys would be its new tokens' alone (the earlier ones are in the cache): run() returns them all.
+  if (what !== 'run' && options.returnQueryKey)
+    throw new TypeError(
+      `returnQueryKey: ${what}() returns no queries and keys; run() over the whole sequence returns every ` +
+        "position's (model.run({ inputIds }, { returnQueryKey: true }))",
+    );
+  return { ...options, headMask: checkLayerMask(options.headMask, config) };
+}
+
+// The run options that are booleans, each a TypeError naming it otherwise.
+function checkBooleans(options) {
   for (const name of RUN_OPTIONS)
     if (options[name] !== undefined && typeof options[name] !== 'boolean')
       throw new TypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
-  return { ...options, headMask: checkLayerMask(options.headMask, config) };
 }
 
 // One head mask: [layers][heads] of 1 (keep) or 0 (switch off), as a Uint8Array for the engine.
@@ -682,9 +695,12 @@ function checkSeq2SeqRunOptions(options, config) {
       `run options: expected { returnAttention, returnHiddenStates, returnLogits, headMask }, got ${describe(options)}`,
     );
   rejectUnknown(options, SEQ2SEQ_RUN_OPTIONS, 'run');
-  for (const name of RUN_OPTIONS)
-    if (options[name] !== undefined && typeof options[name] !== 'boolean')
-      throw new TypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
+  checkBooleans(options);
+  if (options.returnQueryKey)
+    throw new TypeError(
+      `returnQueryKey: a ${config.modelType} is an encoder-decoder, whose queries and keys run() does not return; ` +
+        "run() returns them for an encoder's or a decoder's layers (model.config.kind 'encoder' or 'decoder')",
+    );
   return { ...options, headMask: checkHeadMask(options.headMask, config) };
 }
 
@@ -694,6 +710,14 @@ function checkGenerateOptions(options, config, allowed) {
   if (!options || typeof options !== 'object')
     throw new TypeError(
       `generate options: expected an object such as { maxNewTokens, numBeams }, got ${describe(options)}`,
+    );
+  if (options.returnQueryKey !== undefined)
+    throw new TypeError(
+      config.kind === 'decoder'
+        ? 'returnQueryKey: generate() returns no queries and keys; run() over its outputIds returns them ' +
+            '(model.run({ inputIds: result.outputIds }, { returnQueryKey: true }))'
+        : `returnQueryKey: generate() returns no queries and keys (nor does a ${config.modelType}'s run(): ` +
+            "an encoder-decoder's are not returned)",
     );
   rejectUnknown(options, allowed, 'generate');
   const whole = (name, least, most) => {

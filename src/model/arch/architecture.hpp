@@ -31,6 +31,13 @@ struct Outputs {
   std::size_t logitRows = 0;
   // An encoder-decoder's decoder: [decoderLayers, decoderHeads, L, S] over the S encoded positions.
   float* crossAttention = nullptr;
+  // Both or neither (Model::check): each layer's queries and keys of the L tokens as its attention takes them
+  // (biases added, Qwen3's q/k norms and the rotary positions applied), head by head: query [numLayers,
+  // numHeads, L, headDim], key [numLayers, numKVHeads, L, headDim]; query head h uses key head
+  // h / (numHeads / numKVHeads). The attention's scores are query_key_scale(headDim) · q·k (+ the mask).
+  // With a cache, the L new tokens' only (the earlier keys are in the cache). Not an encoder-decoder's.
+  float* query = nullptr;
+  float* key = nullptr;
 };
 
 // One sequence, checked by Model::forward: ids below vocabSize, types below

@@ -125,6 +125,7 @@ class Bert final : public Network {
       keep(l, x);
       // 2. Attention of every head over the whole sequence, then O, then LN₁ of the residual sum.
       linear(attention, L, x, D, *b.qkv, b.qkvBias, qkv, 3 * D, Epilogue::None);
+      keep_query_key(out, l, L, qkv, {H, H, D / H});
       self_attention(attention, L, qkv, D, H, false, heads, out.attention ? out.attention + l * H * L * L : nullptr,
                      in.headMask ? in.headMask + l * H : nullptr);
       linear(attention, L, heads, D, *b.out, b.outBias, a, D, Epilogue::None);

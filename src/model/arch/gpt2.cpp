@@ -88,6 +88,7 @@ class Gpt2 final : public Network {
       // 2. x += c_proj(causal attention of every head over ln_1 x).
       layer_norm(x, nullptr, L, D, b.ln1Gain->floats(), b.ln1Bias->floats(), eps, a);
       linear(attention, L, a, D, *b.qkv, b.qkvBias, qkv, 3 * D, Epilogue::None);
+      keep_query_key(out, l, L, qkv, {H, H, D / H});
       float* const weights = out.attention ? out.attention + l * H * L * Lk : nullptr;
       const std::uint8_t* mask = in.headMask ? in.headMask + l * H : nullptr;
       if (caches)

@@ -165,6 +165,7 @@ class Llama final : public Network {
         }
       rotary_.apply(qkv, L, W, H, past);
       rotary_.apply(qkv + layout_.keys(), L, W, layout_.G, past);
+      keep_query_key(out, l, L, qkv, layout_);
       float* const weights = out.attention ? out.attention + l * H * L * Lk : nullptr;
       grouped_self_attention(attention, L, qkv, layout_, true, caches ? &(*caches)[l] : nullptr, heads, weights,
                              in.headMask ? in.headMask + l * H : nullptr);

@@ -6,6 +6,7 @@
 // attention (Attention::attend).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -24,6 +25,11 @@ struct QkvLayout {
   std::size_t keys() const noexcept { return H * headDim; }
   std::size_t values() const noexcept { return (H + G) * headDim; }
 };
+
+// The factor Attention::attend multiplies each q·k by before the softmax, 1/√dK: the scale of every
+// architecture here, in every layer (GPT-2's scale_attn_weights false and scale_attn_by_inverse_layer_idx
+// true, the settings that would change it, are refused by its read_config).
+inline double query_key_scale(std::size_t headDim) noexcept { return 1.0 / std::sqrt(double(headDim)); }
 
 // heads [L, H·headDim] = concat_h(head_h) over the rows of `qkv` (L rows of
 // layout.width()), causal or not; with `cache` (a decoder's, batch B: the
