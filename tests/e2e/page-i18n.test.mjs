@@ -306,8 +306,8 @@ test('the 中文 / English switch rewrites every view, goes into the link, and t
   );
   await revealAll(page);
   expect(await page.textContent('#heads-title')).toBe('注意力头');
-  expect(await page.textContent('#pipeline .matrix-caption')).toMatch(/^拼接（15 × 32）/);
-  expect(await page.textContent('#neuron .neuron-pair')).toMatch(/^对齐头：查询 venom 13 → 键 毒 1$/);
+  expect(await page.textContent('#pipeline .matrix-caption')).toMatch(/^拼接（15 × 96）/);
+  expect(await page.textContent('#neuron .neuron-pair')).toMatch(/^对齐头：查询 venom 13 → 键 毒 1 · 名词$/);
   expect(
     await page.$$eval('#heads-grid .heatmap svg', (s) => s.map((x) => x.getAttribute('aria-label').slice(0, 3))),
   ).toEqual(['对齐头', '语序头']);
@@ -322,7 +322,7 @@ test('the 中文 / English switch rewrites every view, goes into the link, and t
   await again.page.check('input[name="lang"][value="en"]');
   await again.page.waitForFunction(() => document.getElementById('heads-title').textContent === 'The heads');
   expect(new URL(again.page.url()).searchParams.get('lang')).toBe('en');
-  expect(await again.page.textContent('#status')).toMatch(/^Engine: /);
+  expect(await again.page.textContent('#status')).toMatch(/^Computed here by /);
   expect([...problems, ...again.problems]).toEqual([]);
   await again.page.close();
   await page.close();

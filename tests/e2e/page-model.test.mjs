@@ -543,6 +543,8 @@ test('the real view in the article’s terms: the sentence’s numbers, the 毒 
     expect(await page.textContent('#real-model .real-where-table tbody tr th')).toBe('毒 1 · 名词');
     // The fixture is a test model (hidden 32): the view says so before anything is read into its heads.
     expect(await notes(page)).toEqual(['tiny', 'numbering']);
+    // In the reader's language: no English word in the Chinese reading.
+    expect(await latinOutsideCode(page, '#real-model .real-article')).toEqual([]);
     // The closest real heads to each designed head: the page's numbers are Node's, from the engine's own run.
     const { numLayers, numHeads, causal } = model.config;
     const run = { ...reference, numLayers, numHeads, causal };
@@ -647,6 +649,66 @@ test('GPT-2: byte pieces and an English vocabulary said as such; nothing to hide
     );
     expect(problems).toEqual([]);
   } finally {
+    await page.close();
+  }
+}, 60_000);
+
+/** The real view's neuron view (views/neuron-view.mjs on model/real-article.mjs's neuronRun), as numbers. */
+const readRealNeuron = (page) =>
+  page.$eval('#real-model .real-neuron', (box) => {
+    const cells = (row) =>
+      [...box.querySelectorAll(`.neuron-vectors rect[data-row="${row}"]`)].map((r) => Number(r.dataset.value));
+    const step = (name) => box.querySelector(`[data-step="${name}"]`);
+    return {
+      head: box.querySelector('select.neuron-head').value,
+      q: Number(box.querySelector('select.neuron-query').value),
+      k: Number(box.querySelector('select.neuron-key').value),
+      qv: cells('q'),
+      kv: cells('k'),
+      weight: Number(step('weight').dataset.value),
+      softmax: Number(step('weight').dataset.softmax),
+    };
+  });
+
+test('the neuron view of a real head: the model’s own q and k (a grouped-query key head’s), the softmax of their scores its weight', async () => {
+  const { page, problems } = await openPage(env);
+  const folder = 'tests/fixtures/models/hf-qwen2';
+  const qwen = await engine.loadModel(folder);
+  try {
+    const want = await qwen.run(SENTENCE, { returnQueryKey: true });
+    const { numHeads, numKVHeads, headDim } = qwen.config;
+    expect(numKVHeads).toBeLessThan(numHeads); // the key heads are shared
+    await load(
+      page,
+      readdirSync(folder)
+        .filter((name) => name !== 'reference.json')
+        .map((name) => path.join(folder, name)),
+    );
+    await page.click(`#real-model .thumb[data-layer="1"][data-head="${numHeads - 1}"]`);
+    await page.waitForFunction(
+      (h) => document.querySelector('#real-model .real-neuron select.neuron-head')?.value === `head-${h}`,
+      numHeads - 1,
+    );
+    // Another pair: the query 毒 of position 3 and key 0.
+    await page.selectOption('#real-model .real-neuron select.neuron-query', '3');
+    await page.selectOption('#real-model .real-neuron select.neuron-key', '0');
+    const shown = await readRealNeuron(page);
+    expect([shown.head, shown.q, shown.k]).toEqual([`head-${numHeads - 1}`, 3, 0]);
+    const L = want.tokens.length;
+    const h = numHeads - 1;
+    const g = Math.floor(h / (numHeads / numKVHeads));
+    const q0 = ((1 * numHeads + h) * L + 3) * headDim;
+    const k0 = ((1 * numKVHeads + g) * L + 0) * headDim;
+    expect(shown.qv).toEqual(Array.from(want.query.subarray(q0, q0 + headDim), (v) => v + 0));
+    expect(shown.kv).toEqual(Array.from(want.key.subarray(k0, k0 + headDim), (v) => v + 0));
+    expect(shown.weight).toBe(want.attention[((1 * numHeads + h) * L + 3) * L + 0]);
+    expect(Math.abs(shown.softmax - shown.weight)).toBeLessThan(1e-6);
+    // Choosing another head in the neuron view opens it in the whole view.
+    await page.selectOption('#real-model .real-neuron select.neuron-head', 'head-0');
+    await page.waitForSelector('#real-model .heatmap[data-head="layer-1-head-0"]');
+    expect(problems).toEqual([]);
+  } finally {
+    qwen.dispose();
     await page.close();
   }
 }, 60_000);

@@ -91,7 +91,12 @@ test('the neuron view starts on 毒2 → 毒13 of the role head, with the engine
   const { page, problems } = await openPage(env);
   await reveal(page, '#neuron');
   const shown = await readNeuron(page);
-  expect([shown.head, shown.q, shown.k, shown.pair]).toEqual(['role', 2, 13, 'role head: query 毒 2 → key 毒 13']);
+  expect([shown.head, shown.q, shown.k, shown.pair]).toEqual([
+    'role',
+    2,
+    13,
+    'role head: query 毒 2 · verb → key 毒 13 · verb',
+  ]);
   const want = await engineNumbers(encoderSpec(), 0, 2, 13);
   expect(shown.qv).toHaveLength(want.dK);
   expectEngineNumbers(shown, want);

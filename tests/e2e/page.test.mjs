@@ -76,7 +76,7 @@ const visibleLines = (page) =>
 test('loads without console problems, runs threaded-simd, and shows the engine’s three 15×15 heads and the single head', async () => {
   const { page, problems } = await open();
   expect(await page.textContent('#status')).toMatch(
-    /threaded-simd \(threaded SIMD\), \d+ threads · cross-origin isolated · last computation: 2 engine calls in [\d.]+ ms/,
+    /^Computed here by WebAssembly SIMD \(4 numbers at once\), \d+ threads \(threaded-simd\) · cross-origin isolated, as browsers require for threads · last run: 2 calls to the engine in [\d.]+ ms/,
   );
   const maps = await readAllHeatmaps(page);
   expect(Object.keys(maps)).toEqual(['role', 'dependency', 'long-distance', 'single']);
@@ -261,7 +261,7 @@ test('the sharpness slider recomputes live; keyboard reaches and reads every vie
   await page.focus('.heatmap[data-head="dependency"] svg');
   await page.keyboard.press('ArrowRight');
   expect(await page.textContent('.heatmap[data-head="dependency"] .readout')).toBe(
-    `dependency head: query 用 0 → key 毒 1: ${want.dependency[1].toPrecision(5)}`,
+    `dependency head: query 用 0 → key 毒 1 · noun: ${want.dependency[1].toPrecision(5)}`,
   );
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('lock') === 'q0');
@@ -308,7 +308,7 @@ test('export: the current head as CSV and JSON, the view as SVG and PNG', async 
 
 test('without cross-origin isolation: single-thread SIMD, and the page says so', async () => {
   const { page, problems } = await open('', { plain: true });
-  expect(await page.textContent('#status')).toMatch(/simd \(SIMD\), 1 thread · not cross-origin isolated/);
+  expect(await page.textContent('#status')).toMatch(/, 1 thread \(simd\) · not cross-origin isolated \(/);
   expect(Object.keys(await readAllHeatmaps(page))).toEqual(['role', 'dependency', 'long-distance', 'single']);
   expect(problems).toEqual([]);
   await page.close();

@@ -1,4 +1,6 @@
-// The page's designed heads, run through the engine in Node: every head's
+// The page's designed heads, run through the engine in Node: every mode's
+// heads split d_model (H·d_k = d_model, d_k = d_v) and see the whole
+// sentence; every head's
 // top keys match the annotation, rows with nothing to find are uniform, the
 // single head's score is the sum of the three heads' scores, the sharpness
 // scales the scores, and the decoder's masked weights are exactly 0.
@@ -10,6 +12,26 @@ import { rowTops, softmaxRows, maxAbsDiff } from '../../web/model/stats.mjs';
 import { TOKENS, ENGLISH, CLAUSES } from '../../web/sentence.mjs';
 
 let engine;
+
+test.each([
+  ['encoder', encoderSpec, 3, 32],
+  ['decoder', decoderSpec, 2, 48],
+  ['cross', crossSpec, 2, 48],
+])('%s: the heads split d_model, never the sentence: H·d_k = d_model, d_v = d_k', async (_, make, H, width) => {
+  const spec = make();
+  const { dModel, numHeads, dK, dV, seqLenQ } = spec.args;
+  expect([numHeads, dK, dV]).toEqual([H, width, width]);
+  expect(numHeads * dK).toBe(dModel);
+  // X and the output are d_model wide, wO maps H·d_v back to d_model; every head gets every key.
+  expect(spec.args.query).toHaveLength(seqLenQ * dModel);
+  expect(spec.args.wO).toHaveLength(numHeads * dV * dModel);
+  const seqLenK = spec.args.seqLenK ?? seqLenQ;
+  const { projections } = await engine.multiHeadAttention(spec.args);
+  expect(projections.K).toHaveLength(seqLenK * numHeads * dK);
+  expect(projections.V).toHaveLength(seqLenK * numHeads * dV);
+  expect(projections.concat).toHaveLength(seqLenQ * dModel);
+});
+
 beforeAll(async () => {
   engine = await createAttention({ variant: 'simd' });
 });
@@ -93,16 +115,16 @@ describe('encoder heads over 用毒毒毒蛇，毒蛇会不会被毒毒死', () 
     const P = multi.projections;
     const sum = new Float64Array(225);
     for (let h = 0; h < 3; h++) {
-      const s = headScores({ Q: P.Q, K: P.K, rows: 15, cols: 15, numHeads: 3, dK: 32, head: h });
+      const s = headScores({ Q: P.Q, K: P.K, rows: 15, cols: 15, numHeads: 3, dK: spec.args.dK, head: h });
       s.forEach((v, i) => (sum[i] += v));
     }
     const S = single.projections;
-    const singleScores = headScores({ Q: S.Q, K: S.K, rows: 15, cols: 15, numHeads: 1, dK: 96, head: 0 });
+    const singleScores = headScores({ Q: S.Q, K: S.K, rows: 15, cols: 15, numHeads: 1, dK: spec.single.dK, head: 0 });
     // Scores reach 6 × 3 = 18; float32 projections agree to a few ulps of that.
     expect(maxAbsDiff(singleScores, sum)).toBeLessThan(1e-4);
     expect(maxAbsDiff(single.attention, softmaxRows(sum, 15, 15))).toBeLessThan(1e-6);
-    // Same width: one head of dK 96 and dV 48 against three of 32 and 16; same output shape.
-    expect([spec.single.numHeads, spec.single.dK, spec.single.dV]).toEqual([1, 96, 48]);
+    // Same width: one head of d_k = d_v = 96 against three of 32; same output shape.
+    expect([spec.single.numHeads, spec.single.dK, spec.single.dV]).toEqual([1, 96, 96]);
     expect(single.output).toHaveLength(multi.output.length);
   });
 

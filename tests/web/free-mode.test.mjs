@@ -9,8 +9,12 @@ import {
   fitHeads,
   MAX_TOKENS,
   D_MODEL_CHOICES,
+  DEFAULT_FREE,
+  QK_GAIN,
+  untrainedSpread,
 } from '../../web/model/free-mode.mjs';
 import { singleHeadArgs } from '../../web/model/single-head.mjs';
+import { runSpec } from '../../web/model/compute.mjs';
 
 test('CJK is split by character, other scripts by word, punctuation by mark', () => {
   expect(tokenize('注意力机制 lets every token look.').tokens).toEqual([
@@ -108,4 +112,41 @@ test('d_model stays put when heads are added: each head gets d_model / numHeads'
   expect(headChoices(8)).toEqual([1, 2, 4, 8]);
   expect([fitHeads(12, 8), fitHeads(16, 3), fitHeads(8, 1)]).toEqual([6, 2, 1]);
   for (const d of D_MODEL_CHOICES) expect(headChoices(d)).toContain(1);
+});
+
+test('untrained heads are much flatter than drawn: the spread without the gain is the engine’s own run of the ungained weights', async () => {
+  const engine = await createAttention({ variant: 'simd' });
+  try {
+    for (const causal of [false, true]) {
+      const spec = freeSpec({ ...DEFAULT_FREE, causal });
+      const run = await runSpec(engine, spec);
+      const { gain, drawn, untrained } = untrainedSpread(run);
+      expect(gain).toBe(QK_GAIN);
+      // The same random weights, wQ and wK divided by the gain, through the engine: the untrained heads.
+      const plain = await engine.multiHeadAttention({
+        ...spec.args,
+        wQ: spec.args.wQ.map((v) => v / gain),
+        wK: spec.args.wK.map((v) => v / gain),
+      });
+      const { rows: n, heads } = run;
+      // This test's own median of each row's largest weight over its even share.
+      const typical = (weights) => {
+        const ratios = [];
+        for (let h = 0; h < heads.length; h++)
+          for (let q = 0; q < n; q++) {
+            const visible = causal ? q + 1 : n;
+            const row = Array.from(weights.subarray(h * n * n + q * n, h * n * n + q * n + visible));
+            ratios.push(visible * Math.max(...row));
+          }
+        ratios.sort((a, b) => a - b);
+        return (ratios[ratios.length / 2 - 1] + ratios[ratios.length / 2]) / 2;
+      };
+      expect(Math.abs(untrained - typical(plain.attention))).toBeLessThan(1e-4);
+      expect(Math.abs(drawn - typical((await engine.multiHeadAttention(spec.args)).attention))).toBeLessThan(1e-6);
+      // What the page says in free mode: the gain is what makes a typical row pick a key.
+      expect(drawn).toBeGreaterThan(2 * untrained);
+    }
+  } finally {
+    engine.dispose();
+  }
 });

@@ -16,11 +16,13 @@ import {
   evenness,
   headEvenness,
   layerRun,
+  neuronRun,
   roleShare,
   rowsScore,
   vocabularyFit,
 } from '../../web/model/real-article.mjs';
 import { SENTENCE, TOKENS } from '../../web/sentence.mjs';
+import { neuronPair } from '../../web/model/neuron.mjs';
 
 const BERT = ['[CLS]', ...SENTENCE, '[SEP]'];
 const BERT_SPECIAL = BERT.map((t) => (t.startsWith('[') ? 1 : 0));
@@ -219,4 +221,52 @@ test("one layer as the head view and the export read it; hiding the special toke
   expect(Array.from(hidden.heads[1].weights)).toEqual([0.3, 0.2, 0.3, 0.2].map(Math.fround));
   // Both heads give the special tokens 0.5 of each row.
   expect(hidden.hiddenWeight).toBeCloseTo(0.5, 6);
+});
+
+test("a real layer for the neuron view: a grouped-query head reads its key head's keys; the scores' softmax is the weights", () => {
+  // 2 query heads over 1 key head (numKVHeads 1), dK 2, L 3, causal; weights the softmax of the scores.
+  const L = 3;
+  const dK = 2;
+  const query = Float32Array.of(1, 0, 0, 1, 1, 1, /* head 1 */ 2, 0, 0, 2, 1, -1);
+  const key = Float32Array.of(1, 0, 0, 1, 0.5, 0.5);
+  const scale = 1 / Math.sqrt(dK);
+  const attention = new Float32Array(2 * L * L);
+  for (let h = 0; h < 2; h++)
+    for (let i = 0; i < L; i++) {
+      const s = [0, 1, 2].map((j) =>
+        j > i
+          ? -Infinity
+          : (query[(h * L + i) * dK] * key[j * dK] + query[(h * L + i) * dK + 1] * key[j * dK + 1]) * scale,
+      );
+      const m = Math.max(...s);
+      const e = s.map((v) => Math.exp(v - m));
+      const sum = e.reduce((a, b) => a + b, 0);
+      e.forEach((v, j) => (attention[(h * L + i) * L + j] = v / sum));
+    }
+  const records = ['a', 'b', 'c'].map((text, index) => ({ text, index }));
+  const run = {
+    query,
+    key,
+    attention,
+    tokens: ['a', 'b', 'c'],
+    records,
+    numHeads: 2,
+    numKVHeads: 1,
+    headDim: dK,
+    queryKeyScale: scale,
+    causal: true,
+    article: null,
+  };
+  const n = neuronRun(run, 0);
+  // Head 1's key for token 2 is the key head's: (0.5, 0.5), placed in head 1's columns.
+  expect(Array.from(n.projections.K.subarray(2 * 4 + 2, 2 * 4 + 4))).toEqual([0.5, 0.5]);
+  expect(Array.from(n.projections.Q.subarray(1 * 4 + 2, 1 * 4 + 4))).toEqual([0, 2]);
+  expect(n.scores[(1 * L + 0) * L + 1]).toBe(-Infinity);
+  expect(n.scores[(1 * L + 2) * L + 2]).toBeCloseTo((1 * 0.5 - 1 * 0.5) * scale, 6);
+  // The neuron view's own check: its softmax of these scores is the engine's weight.
+  const pair = neuronPair(n, 1, 2, 0);
+  expect(pair.softmaxWeight).toBeCloseTo(pair.weight, 6);
+  expect(pair.score).toBeCloseTo(1 * scale, 6); // (1, −1)·(1, 0)
+  expect(n.heads[1].tops[2]).toEqual([0]);
+  expect(neuronRun({ ...run, query: undefined }, 0)).toBe(null);
 });

@@ -79,7 +79,7 @@ test('English tokens: the lexicon by word type, the alignment token by token, th
   expect(CLAUSES.map((c, i) => (c === null ? TOKENS[i].char : null)).filter(Boolean)).toEqual(['，']);
 });
 
-test('Chinese X: one-hot features, 64 wide; the root has no head feature; links on their mentions', () => {
+test('Chinese X: one-hot features, d_model wide; the root has no head feature; links on their mentions', () => {
   const { X, layout } = chineseInput();
   expect(layout.width).toBe(D_MODEL);
   const at = (i, block, index) => X[i * D_MODEL + layout.column(block, index)];
@@ -100,7 +100,7 @@ test('Chinese X: one-hot features, 64 wide; the root has no head feature; links 
   });
 });
 
-test('English X: lemma, position and lexicon features, 64 wide', () => {
+test('English X: lemma, position and lexicon features, d_model wide', () => {
   const { X, layout } = englishInput();
   expect(layout.width).toBe(D_MODEL);
   const lexicon = (i) => TOKENS.flatMap((_, k) => (X[i * D_MODEL + layout.column('lexicon', k)] ? [k] : []));

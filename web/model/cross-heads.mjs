@@ -19,11 +19,17 @@
 import { ENGLISH, CLAUSES } from '../sentence.mjs';
 import { chineseInput, englishInput, D_MODEL } from './features.mjs';
 import { Projection, placeHeads } from './layout.mjs';
-import { chineseTokens, englishTokens, sharpen, designedSpec, DEFAULT_SHARPNESS } from './designed-heads.mjs';
+import {
+  chineseTokens,
+  englishTokens,
+  headWidth,
+  sharpen,
+  designedSpec,
+  DEFAULT_SHARPNESS,
+} from './designed-heads.mjs';
 
 /** The clause columns' weight in the alignment head: enough to break a lexicon tie, never to beat a match. */
 export const CLAUSE_WEIGHT = 0.5;
-const CLAUSE_COUNT = 2;
 
 /**
  * Cross-attention, English (query) → Chinese (key, value): heads alignment and
@@ -35,9 +41,10 @@ export function crossSpec(sharpness = DEFAULT_SHARPNESS) {
   const chinese = chineseInput();
   const heads = ['alignment', 'order'];
   const lexiconWidth = english.layout.size('lexicon');
-  // alignment: the lexicon's 15 columns and the 2 clause columns; order: the 2 clause columns.
-  const dK = lexiconWidth + CLAUSE_COUNT;
-  const dV = 16;
+  // d_k = d_v = 96 / 2 = 48: alignment reads the lexicon's 15 columns and 2 clause columns, order the 2
+  // clause columns; the rest of each head's columns are 0.
+  const dK = headWidth(heads);
+  const dV = dK;
   // wQ reads the English layout, wK and wV the Chinese one.
   const wQ = new Projection(english.layout, heads, dK);
   const wK = new Projection(chinese.layout, heads, dK);

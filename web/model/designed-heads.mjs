@@ -10,6 +10,10 @@
 // query's "head" block against the key's "position" block scores 1 exactly
 // where the key is the query's dependency head.
 //
+// The heads split d_model, never the sentence: each of H heads gets
+// d_k = d_v = d_model / H columns (headWidth), sees every token, and wO maps
+// the H·d_v concatenated columns back to d_model.
+//
 // Every wQ is finally multiplied by sharpness·√dK: the engine divides Q·K by
 // √dK, so the scores it feeds the softmax are sharpness × the counts written
 // below. Sharpness 0 makes every row uniform; the larger it is, the more each
@@ -39,6 +43,16 @@ export const chineseTokens = () => {
 };
 export const englishTokens = () =>
   ENGLISH.map((u, i) => ({ text: u.text, index: i, lang: 'en', title: t('sentence.lemma', { lemma: u.lemma }) }));
+
+/**
+ * d_k = d_v of each of `heads`: d_model / H, as in the Transformer. A head's
+ * construction that needs more columns than that fails in Projection.read.
+ */
+export function headWidth(heads) {
+  if (!(heads.length > 0 && D_MODEL % heads.length === 0))
+    throw new RangeError(`headWidth: ${heads.length} heads do not split d_model ${D_MODEL}`);
+  return D_MODEL / heads.length;
+}
 
 /** Scales wQ so that the engine's scores are sharpness × the designed counts. */
 export const sharpen = (wQ, sharpness) => wQ.scale(sharpness * Math.sqrt(wQ.width));
@@ -95,13 +109,14 @@ export function designedSpec({ mode, heads, query, key, dK, dV, weights, causal,
 
 /**
  * Encoder self-attention over the Chinese sentence: heads role, dependency and
- * long-distance (dK 32, dV 16), and the single head of the same total width.
+ * long-distance (d_k = d_v = 96 / 3 = 32), and the single head of the same
+ * total width.
  */
 export function encoderSpec(sharpness = DEFAULT_SHARPNESS) {
   const { X, layout } = chineseInput();
   const heads = ['role', 'dependency', 'long-distance'];
-  const dK = 32;
-  const dV = 16;
+  const dK = headWidth(heads);
+  const dV = dK;
   const wQ = new Projection(layout, heads, dK);
   const wK = new Projection(layout, heads, dK);
   const wV = new Projection(layout, heads, dV);
@@ -156,13 +171,13 @@ export function encoderSpec(sharpness = DEFAULT_SHARPNESS) {
 
 /**
  * Decoder causal self-attention over the English translation: heads
- * previous-word and same-lemma (dK 32, dV 16).
+ * previous-word and same-lemma (d_k = d_v = 96 / 2 = 48).
  */
 export function decoderSpec(sharpness = DEFAULT_SHARPNESS) {
   const { X, layout } = englishInput();
   const heads = ['previous-word', 'same-lemma'];
-  const dK = 32;
-  const dV = 16;
+  const dK = headWidth(heads);
+  const dV = dK;
   const wQ = new Projection(layout, heads, dK);
   const wK = new Projection(layout, heads, dK);
   const wV = new Projection(layout, heads, dV);
@@ -181,10 +196,11 @@ export function decoderSpec(sharpness = DEFAULT_SHARPNESS) {
   // the same lemma scores 1, the token itself 0 like every other; the causal
   // mask hides later ones. A word seen for the first time spreads evenly over
   // the words so far.
+  const lemmas = layout.size('lemma');
   wQ.copy('same-lemma', 'lemma', 0);
   wK.copy('same-lemma', 'lemma', 0);
-  wQ.copy('same-lemma', 'position', 13);
-  wK.copy('same-lemma', 'position', 13, -1);
+  wQ.copy('same-lemma', 'position', lemmas);
+  wK.copy('same-lemma', 'position', lemmas, -1);
 
   // Values: previous-word passes on which word came before (a previous-token
   // head's use in real models); same-lemma passes on where the word came before.

@@ -5,8 +5,16 @@
 import { TOKENS, ROLES, WORDS, LINKS, ENGLISH } from '../sentence.mjs';
 import { Layout, featureMatrix } from './layout.mjs';
 
-/** Width of X for the Chinese encoder and the English decoder (cross-attention needs one width for both). */
-export const D_MODEL = 64;
+/**
+ * d_model, the width of X in every designed mode (cross-attention needs one
+ * width for its English and Chinese sides). The heads split it, as in the
+ * Transformer: H·d_k = d_model and d_v = d_k (designed-heads.mjs headWidth),
+ * so it must leave each head room for the columns it reads: 96 = 3 × 32 in
+ * the encoder, whose role head reads 31 (role, character, position), and
+ * 2 × 48 in the decoder and cross. The features fill 64 columns of the
+ * Chinese X and 43 of the English one; the rest are 0.
+ */
+export const D_MODEL = 96;
 
 /**
  * The blocks whose values a person wrote down (the annotation of sentence.mjs),
@@ -26,7 +34,7 @@ export function linkGroups(tokens = TOKENS, links = LINKS) {
 }
 
 /**
- * The Chinese sentence's X, [15, 64]. Blocks (64 columns in all):
+ * The Chinese sentence's X, [15, D_MODEL]. Blocks (64 columns in all; the rest unused):
  *   char      8  which character (用 毒 蛇 ， 会 不 被 死): the six 毒 share it
  *   position 15  where it is (0–14): the only thing that is unique per token
  *   word     10  which word it belongs to (毒 蛇 of 毒蛇 share one)
@@ -71,11 +79,11 @@ export function englishLemmas(english = ENGLISH) {
 }
 
 /**
- * The English translation's X, [15, 64]. Blocks:
+ * The English translation's X, [15, D_MODEL]. Blocks:
  *   lemma    13  which lemma (poisoned and poison share "poison")
  *   position 15  where it is (0–14)
  *   lexicon  15  which Chinese tokens its word type translates (several ones for Will → 会不会, venom → 毒1 and 毒12)
- * and 21 unused columns (the decoder's X must be as wide as the encoder's).
+ * and the rest unused (the decoder's X is as wide as the encoder's).
  */
 export function englishInput(english = ENGLISH, chineseTokens = TOKENS) {
   const lemmas = englishLemmas(english);

@@ -3,8 +3,12 @@
 // sinusoidal position code) and random wQ, wK, wV, wO; the same spec shape as
 // designed-heads.mjs. The model's width d_model is the user's choice and stays
 // put; the heads split it, d_k = d_v = d_model / numHeads, as in the
-// Transformer. Pure.
+// Transformer. Untrained attention is much nearer uniform than the page
+// draws it: wQ and wK are scaled up by QK_GAIN so that a pattern shows, and
+// the page says so with the numbers of the run (untrainedSpread). Pure.
 import { mulberry32, normal, hashText, randomWeights } from './random.mjs';
+import { maskedScores, softmaxRows } from './stats.mjs';
+import { median } from './train-stats.mjs';
 import { positionCode } from './positions.mjs';
 import { singleHeadArgs } from './single-head.mjs';
 import { headName } from './head-names.mjs';
@@ -26,8 +30,11 @@ export const DEFAULT_FREE = Object.freeze({
   seed: 18,
   causal: false,
 });
-// See randomWeights: makes the untrained heads' softmax visibly non-flat.
-const QK_GAIN = 3;
+/**
+ * wQ and wK are multiplied by it (randomWeights), so the scores by its square: it makes the untrained
+ * heads' softmax visibly non-flat. A choice of the display, not of the model.
+ */
+export const QK_GAIN = 3;
 
 /** The head counts that divide d_model (1 … MAX_HEADS). */
 export const headChoices = (dModel) =>
@@ -49,6 +56,37 @@ export function embed(tokens, dModel, seed) {
     for (let d = 0; d < dModel; d++) x[pos * dModel + d] = normal(random) + positionCode(pos, d, dModel);
   });
   return x;
+}
+
+/**
+ * How far from an even spread a free-mode run's heads are, as drawn and as the
+ * same random weights would be without the gain: its scores divided by
+ * qkGain² (wQ and wK both carry it; a score is linear in each). Each is a
+ * typical row's largest weight as a multiple of that row's even share,
+ * 1 / (the keys it may see): the median over every row of every head. 1 is a
+ * perfectly even row; the number of keys, a row with all its weight on one.
+ * @returns {{ gain: number, drawn: number, untrained: number }}
+ */
+export function untrainedSpread(run) {
+  const { rows, cols, causal, scores } = run;
+  const gain = run.spec.qkGain;
+  const drawn = [];
+  const untrained = [];
+  const largest = (weights, q, visible) => visible * Math.max(...weights.subarray(q * cols, q * cols + visible));
+  run.heads.forEach((head, h) => {
+    const masked = maskedScores(scores, { rows, cols, head: h, causal, mask: true });
+    const plain = softmaxRows(
+      masked.map((s) => s / gain ** 2),
+      rows,
+      cols,
+    );
+    for (let q = 0; q < rows; q++) {
+      const visible = causal ? Math.min(q + 1, cols) : cols;
+      drawn.push(largest(head.weights, q, visible));
+      untrained.push(largest(plain, q, visible));
+    }
+  });
+  return { gain, drawn: median(drawn), untrained: median(untrained) };
 }
 
 /**
@@ -91,6 +129,7 @@ export function freeSpec({ text, dModel, numHeads, seed, causal }) {
     queryTokens,
     keyTokens: queryTokens,
     truncated,
+    qkGain: QK_GAIN,
     labels: {
       x: dims('x', dModel),
       keyX: dims('x', dModel),

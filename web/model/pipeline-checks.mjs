@@ -1,12 +1,17 @@
-// The pipeline's live checks: the three points of the material (every head
-// sees the whole sequence, each head has its own projections, Concat + wO
-// maps back to dModel) and the invariants of attention, each computed from
-// the engine's arrays of the run itself. Pure.
+// The pipeline's live checks: the article's three sentences, quoted as the
+// lede words them (every head sees the whole sentence, each head has its own
+// projections, Concat + wO keeps every head's view), each against what the
+// run shows (the heads split d_model, never the sentence: H·d_k = d_model,
+// d_v = d_k), and the invariants of attention, each computed from the
+// engine's arrays of the run itself. Pure.
 import { maskedScores, maxAbsDiff, maxRowSumError, softmaxRows } from './stats.mjs';
 import { allHeads } from './compute.mjs';
 import { t } from '../lib/i18n.mjs';
 
-/** @returns {{ ok: boolean, text: string }[]} six checks, in the pipeline's order */
+/**
+ * @returns {{ ok: boolean, text: string, claim?: string }[]} six checks, in the pipeline's order; claim: the
+ *   message key of the article's sentence the check tests (markup: the lede's own words)
+ */
 export function pipelineChecks(run) {
   const { rows, cols, dims, spec, projections: P, causal } = run;
   const { dModel, numHeads, dK, dV } = dims;
@@ -32,16 +37,21 @@ export function pipelineChecks(run) {
   const softmaxGap = Math.max(...run.heads.map((head, h) => maxAbsDiff(softmaxOf(h), head.weights)));
   const sumError = Math.max(...heads.map((h) => maxRowSumError(h.weights, rows, cols)));
   const concatWidth = `${numHeads}·${dV} = ${numHeads * dV}`;
+  const own =
+    numHeads === 1 || (distinct(spec.args.wQ, dK) && distinct(spec.args.wK, dK) && distinct(spec.args.wV, dV));
   return [
     {
+      claim: 'claim.whole',
       ok: P.K.length === cols * numHeads * dK && P.V.length === cols * numHeads * dV,
       text: t('check.whole', { cols, causal }),
     },
     {
-      ok: numHeads === 1 || (distinct(spec.args.wQ, dK) && distinct(spec.args.wK, dK) && distinct(spec.args.wV, dV)),
+      claim: 'claim.own',
+      ok: own && numHeads * dK === dModel && dV === dK,
       text: t('check.own', { dModel, dK, dV, n: numHeads }),
     },
     {
+      claim: 'claim.concat',
       ok: P.concat.length === rows * numHeads * dV && run.output.length === rows * dModel,
       text: t('check.concat', { concat: concatWidth, width: numHeads * dV, dModel }),
     },

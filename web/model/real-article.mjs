@@ -338,3 +338,68 @@ export function layerRun(run, layer, { hideSpecial = false } = {}) {
     hiddenWeight: n ? Math.max(0, hidden / (n * run.numHeads)) : 0,
   };
 }
+
+/**
+ * One layer of a run with its queries and keys (model.run's returnQueryKey:
+ * query [numLayers, numHeads, L, headDim], key [numLayers, numKVHeads, L,
+ * headDim], queryKeyScale) as the neuron view reads a designed run
+ * (model/neuron.mjs): Q and K as [L, numHeads·dK] (a grouped-query head's
+ * key is its key head's, repeated), the scores q·k·scale (+ the causal mask)
+ * computed from them in float64 — the engine returns a real model's weights,
+ * not its scores, so `scoresFrom` says where they come from — and each
+ * head's weights and the keys it weighs most. null when the run has no queries.
+ */
+export function neuronRun(run, layer) {
+  const { query, key, numHeads, numKVHeads, headDim: dK, causal } = run;
+  if (!query || !key) return null;
+  const L = run.tokens.length;
+  const width = numHeads * dK;
+  const Q = new Float32Array(L * width);
+  const K = new Float32Array(L * width);
+  const group = numHeads / numKVHeads;
+  for (let h = 0; h < numHeads; h++) {
+    const q0 = (layer * numHeads + h) * L * dK;
+    const k0 = (layer * numKVHeads + Math.floor(h / group)) * L * dK;
+    for (let i = 0; i < L; i++) {
+      Q.set(query.subarray(q0 + i * dK, q0 + (i + 1) * dK), i * width + h * dK);
+      K.set(key.subarray(k0 + i * dK, k0 + (i + 1) * dK), i * width + h * dK);
+    }
+  }
+  const scores = new Float32Array(numHeads * L * L);
+  for (let h = 0; h < numHeads; h++)
+    for (let i = 0; i < L; i++)
+      for (let j = 0; j < L; j++) {
+        let dot = 0;
+        for (let c = 0; c < dK; c++) dot += Q[i * width + h * dK + c] * K[j * width + h * dK + c];
+        scores[(h * L + i) * L + j] = causal && j > i ? -Infinity : dot * run.queryKeyScale;
+      }
+  const dims = Array.from({ length: dK }, (_, c) => `${c}`);
+  const labels = Array.from({ length: numHeads }, () => dims).flat();
+  const heads = Array.from({ length: numHeads }, (_, h) => {
+    const weights = headWeights(run.attention, { numHeads, length: L }, layer, h);
+    const tops = Array.from({ length: L }, (_, q) => {
+      let best = 0;
+      for (let k = 1; k < L; k++) if (weights[q * L + k] > weights[q * L + best]) best = k;
+      return [best];
+    });
+    return { name: headName(h), index: h, weights, tops };
+  });
+  const du = run.article ? run.article.tokensOf[2] : [];
+  return {
+    mode: `real-layer-${layer}`,
+    rows: L,
+    cols: L,
+    causal,
+    dims: { numHeads, dK, dV: dK },
+    projections: { Q, K },
+    scores,
+    scoresFrom: 'queryKey',
+    queryKeyScale: run.queryKeyScale,
+    // The first query shown: the verb 毒2 when the run is the sentence (the article's 毒 that must find its object).
+    spec: { labels: { q: labels, k: labels }, focusQuery: du.length ? du[du.length - 1] : 0 },
+    heads,
+    single: null,
+    queryTokens: run.records,
+    keyTokens: run.records,
+  };
+}

@@ -5,13 +5,23 @@
 // to unlock (lib/hover-lock.mjs). The drawing is one Tab stop: the arrow keys
 // move between tokens along a side and across to the other side. "columns"
 // puts the two sides left and right as bertviz does; "rows" puts them above
-// and below, which reads better for CJK sentences. The drawing carries its
+// and below, which reads better for CJK sentences. Each side is named
+// (queries, keys) above its column or beside its row. The drawing carries its
 // title and a legend of the heads, so an exported picture stands on its own.
 import d3 from '../lib/d3.mjs';
 import { UI, headColor } from '../lib/palette.mjs';
 import { SVG_NS } from '../lib/dom.mjs';
 import { HoverLock } from '../lib/hover-lock.mjs';
-import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
+import {
+  UI_FONTS,
+  isWide,
+  labelEm,
+  roleTag,
+  shortLabel,
+  styleTokenText,
+  tokenName,
+  tokenNumber,
+} from '../lib/tokens.mjs';
 import { downloadPng, downloadSvg } from '../lib/download.mjs';
 import { language, t, translateDom } from '../lib/i18n.mjs';
 import { nextIndex, roving } from '../lib/roving.mjs';
@@ -24,11 +34,18 @@ const GAP = 170; // distance between the two sides
 const MIN_WEIGHT = 0.01; // lighter lines are invisible anyway; leaving them out keeps the SVG small
 const TITLE_H = 22; // the title above the drawing
 const LEGEND_H = 22; // a row of the heads' legend below it
+const SIDE_H = 18; // columns: the sides' names above the two columns
+const SIDE_W = 44; // rows: the sides' names left of the two rows
 
-/** The bar of controls and the drawing area every head view has; the layout's radio for `layout` checked. */
+/**
+ * The bar of controls and the drawing area every head view has; the layout's radio for `layout` checked.
+ * Radios of one name form one group per form (or per document outside any): a bar outside a form is a form
+ * of its own, so that two head views' layout radios never uncheck each other.
+ */
 function appendControls(container, exportLabel, layout) {
-  const bar = document.createElement('div');
+  const bar = document.createElement(container.closest('form') ? 'div' : 'form');
   bar.className = 'bar';
+  bar.addEventListener('submit', (e) => e.preventDefault());
   bar.innerHTML = `
     <fieldset class="head-toggles"><legend data-i18n="headView.heads"></legend></fieldset>
     <fieldset class="layout-choice">
@@ -128,21 +145,26 @@ export class HeadView {
     this.refreshToggles();
 
     const extent = (tokens) =>
-      Math.max(...tokens.map((t) => labelEm(shortLabel(t.text)) * FONT + String(t.index).length * 6)) + 10;
+      Math.max(
+        ...tokens.map((t) => labelEm(shortLabel(t.text)) * FONT + labelEm(tokenNumber(t) + roleTag(t)) * 8 + 4),
+      ) + 10;
     const sides = { query: run.queryTokens, key: run.keyTokens };
     const n = Math.max(run.queryTokens.length, run.keyTokens.length);
     const columns = layout === 'columns';
     // In rows, a CJK label is one upright character; other labels stand turned 90°.
-    const rowsLabel = (tokens) => (tokens.every((t) => isWide(t.text)) ? 30 : extent(tokens));
+    const rowsLabel = (tokens) =>
+      tokens.every((t) => isWide(t.text)) ? (tokens.some((t) => roleTag(t)) ? 40 : 30) : extent(tokens);
     const qSize = columns ? extent(sides.query) : rowsLabel(sides.query);
     const kSize = columns ? extent(sides.key) : rowsLabel(sides.key);
     const along = n * STEP + 8;
     const across = qSize + GAP + kSize;
-    const [width, drawingHeight] = columns ? [across, along] : [along, across];
+    // Where the drawing starts: below the title, and the sides' names above it (columns) or left of it (rows).
+    const [left, top] = columns ? [0, TITLE_H + SIDE_H] : [SIDE_W, TITLE_H];
+    const [width, drawingHeight] = columns ? [across, along] : [left + along, across];
     const heads = allHeads(run);
     const perRow = Math.max(1, Math.floor(width / 150));
     const legendRows = Math.ceil((heads.length + 1) / perRow);
-    const height = TITLE_H + drawingHeight + legendRows * LEGEND_H + 4;
+    const height = top + drawingHeight + legendRows * LEGEND_H + 4;
     this.geometry = { columns, qSize, kSize };
 
     const svg = d3
@@ -154,8 +176,9 @@ export class HeadView {
       .attr('aria-label', t('headView.aria'))
       .style('--natural-width', `${width}px`);
     svg.append('text').attr('y', 15).attr('font-weight', 700).attr('font-size', 14).text(t('headView.title'));
-    this.#legend(svg, heads, TITLE_H + drawingHeight + 4, perRow);
-    const drawing = svg.append('g').attr('transform', `translate(0,${TITLE_H})`);
+    this.#legend(svg, heads, top + drawingHeight + 4, perRow);
+    this.#sideNames(svg, { columns, qSize, kSize, top });
+    const drawing = svg.append('g').attr('transform', `translate(${left},${top})`);
     this.lines = drawing.append('g').attr('class', 'lines');
     for (const [side, tokens] of Object.entries(sides)) {
       const g = drawing.append('g').attr('class', `tokens ${side}`);
@@ -196,18 +219,51 @@ export class HeadView {
               : 'end';
         const text = token.append('text').attr('text-anchor', anchor).attr('translate', 'no');
         if (columns) text.attr('x', side === 'query' ? p.x - 6 : p.x + 6).attr('y', p.y + 4.5);
-        else if (upright) text.attr('x', p.x).attr('y', side === 'query' ? p.y - 10 : p.y + 20);
+        // Upright, a 毒's role under its number: the query's label starts a line higher to keep clear of the lines.
+        else if (upright) text.attr('x', p.x).attr('y', side === 'query' ? p.y - (roleTag(u) ? 19 : 10) : p.y + 20);
         else text.attr('transform', `translate(${p.x + 4.5},${side === 'query' ? p.y - 6 : p.y + 6}) rotate(-90)`);
         styleTokenText(text.node(), u);
         text.append('tspan').text(shortLabel(u.text));
-        text.append('tspan').attr('font-size', 8).attr('fill', UI.muted).attr('dx', 1).text(u.index);
-        if (upright) text.select('tspan:last-of-type').attr('x', p.x).attr('dy', 9).attr('dx', null);
+        // Its number (the real view's: the sentence's), and a 毒's role (lib/tokens.mjs).
+        text.append('tspan').attr('font-size', 8).attr('fill', UI.muted).attr('dx', 1).text(tokenNumber(u));
+        const tag = roleTag(u);
+        if (tag) text.append('tspan').attr('class', 'role-tag').attr('font-size', 8).attr('dx', 2).text(tag);
+        if (upright)
+          text
+            .selectAll('tspan')
+            .filter((_, i) => i > 0)
+            .attr('x', p.x)
+            .attr('dy', 9)
+            .attr('dx', null);
         this.#listenToken(token.node(), { side, index: i });
       });
     }
     this.svg = svg.node();
     this.lineMap = new Map();
     this.box.replaceChildren(this.svg);
+  }
+
+  /** "queries" and "keys": above their columns, or left of their rows (level with each row's labels). */
+  #sideNames(svg, { columns, qSize, kSize, top }) {
+    const g = svg.append('g').attr('class', 'side-names').attr('font-size', 12).attr('font-weight', 600);
+    const names = { query: t('headView.queries'), key: t('headView.keys') };
+    const place = columns
+      ? {
+          query: { x: qSize - 6, y: top - 5, anchor: 'end' },
+          key: { x: qSize + GAP + 6, y: top - 5, anchor: 'start' },
+        }
+      : {
+          query: { x: 0, y: top + qSize / 2 + 4, anchor: 'start' },
+          key: { x: 0, y: top + qSize + GAP + kSize / 2 + 4, anchor: 'start' },
+        };
+    for (const [side, { x, y, anchor }] of Object.entries(place))
+      g.append('text')
+        .attr('data-side', side)
+        .attr('x', x)
+        .attr('y', y)
+        .attr('text-anchor', anchor)
+        .attr('fill', UI.muted)
+        .text(names[side]);
   }
 
   /** The heads' colours and what a line's opacity means, under the drawing. */

@@ -1,6 +1,7 @@
 // The neuron view (model/neuron.mjs): for one query–key pair of one head, the
 // vectors q and k and their element-wise product q⊙k as three rows of
-// shaded cells (one column per dimension of d_k), then the sum, the score and
+// shaded cells (one column per dimension of d_k) with the legend of their
+// colours (brown negative, white 0, purple positive), then the sum, the score and
 // the weight written out, and the query's whole row of weights, in which a
 // click or the arrow keys choose the key. Every number carries its value in
 // data-value, as the engine gave it or as computed from the engine's q and k.
@@ -13,13 +14,44 @@ import { nextIndex } from '../lib/roving.mjs';
 import { stickLabels } from '../lib/sticky.mjs';
 import { t } from '../lib/i18n.mjs';
 import { precise } from '../lib/format.mjs';
-import { UI_FONTS, isWide, labelEm, shortLabel, styleTokenText, tokenName } from '../lib/tokens.mjs';
+import {
+  UI_FONTS,
+  isWide,
+  labelEm,
+  roleTag,
+  shortLabel,
+  styleTokenText,
+  tokenName,
+  tokenNumber,
+} from '../lib/tokens.mjs';
 import { headTitle } from '../model/head-names.mjs';
 import { featureLabel } from '../model/feature-labels.mjs';
 import { neuronHead, neuronPair, pairFor } from '../model/neuron.mjs';
 
 const CELL = 18;
 const COLUMN_FONT = 9;
+
+/**
+ * What the cells' colours mean: the diverging scale every row of q, k and q⊙k is drawn with, from its
+ * negative end through 0 to its positive end; each row is scaled to its own largest |value|.
+ */
+function colourLegend() {
+  const color = divergingScale(1);
+  const swatch = (value, text) => {
+    const span = el('span', { className: 'swatch' });
+    span.style.background = color(value);
+    span.dataset.value = String(value);
+    return el('span', { className: 'legend-item' }, span, text);
+  };
+  return el(
+    'p',
+    { className: 'neuron-legend help' },
+    swatch(-1, t('neuron.legend.negative')),
+    swatch(0, '0'),
+    swatch(1, t('neuron.legend.positive')),
+    el('span', { textContent: t('neuron.legend.scale') }),
+  );
+}
 
 export class NeuronView {
   /**
@@ -90,7 +122,8 @@ export class NeuronView {
       step(
         'score',
         n.score,
-        t('neuron.score', {
+        // A real model's scores are computed here from its q and k (it returns weights, not scores).
+        t(run.scoresFrom === 'queryKey' ? 'neuron.score.real' : 'neuron.score', {
           dot: precise(n.dot),
           dK: n.dK,
           score: precise(n.score),
@@ -98,13 +131,20 @@ export class NeuronView {
         }),
       );
     steps.lastChild.dataset.engineScore = String(n.engineScore);
-    step('weight', n.weight, t('neuron.weight', { weight: precise(n.weight) }));
+    step(
+      'weight',
+      n.weight,
+      run.scoresFrom === 'queryKey'
+        ? t('neuron.weight.real', { weight: precise(n.weight), softmax: precise(n.softmaxWeight) })
+        : t('neuron.weight', { weight: precise(n.weight) }),
+    );
     steps.lastChild.dataset.softmax = String(n.softmaxWeight);
 
     const strip = this.#rowStrip(run, h, q, k, headColor(head.name, h));
     this.body.replaceChildren(
       el('p', { className: 'neuron-pair', textContent: pairText }),
       vectors,
+      colourLegend(),
       readout,
       steps,
       el('p', { className: 'neuron-row-title', textContent: t('neuron.rowTitle', { token: queryName }) }),
@@ -207,7 +247,7 @@ export class NeuronView {
   #rowStrip(run, h, q, k, color) {
     const cols = run.cols;
     const ramp = weightRamp(color);
-    const labelH = run.keyTokens.every((u) => isWide(u.text)) ? 34 : 76;
+    const labelH = run.keyTokens.every((u) => isWide(u.text)) ? (run.keyTokens.some((u) => roleTag(u)) ? 44 : 34) : 76;
     const width = cols * 24 + 4;
     const height = 24 + labelH;
     const svg = d3
@@ -241,9 +281,17 @@ export class NeuronView {
       else text.attr('transform', `translate(${x + 4},${28}) rotate(90)`);
       styleTokenText(text.node(), u);
       text.append('tspan').text(shortLabel(u.text, 8));
-      const index = text.append('tspan').attr('font-size', 8).attr('fill', UI.muted).text(u.index);
-      if (isWide(u.text)) index.attr('x', x).attr('dy', 11);
-      else index.attr('dx', 2);
+      // Its number (the real view's: the sentence's) and a 毒's role (lib/tokens.mjs).
+      const index = text.append('tspan').attr('font-size', 8).attr('fill', UI.muted).text(tokenNumber(u));
+      const tag = roleTag(u);
+      const role = tag ? text.append('tspan').attr('class', 'role-tag').attr('font-size', 8).text(tag) : null;
+      if (isWide(u.text)) {
+        index.attr('x', x).attr('dy', 11);
+        role?.attr('x', x).attr('dy', 10);
+      } else {
+        index.attr('dx', 2);
+        role?.attr('dx', 2);
+      }
     });
     const node = svg.node();
     const choose = (j) => this.onPair({ q, k: j });

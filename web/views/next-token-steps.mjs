@@ -19,6 +19,7 @@ import { PROMPTS, TokenSteps, promptText } from '../model/next-token-steps.mjs';
 import { Heatmap } from './heatmap.mjs';
 import { ModelGrid } from './model-grid.mjs';
 import { pieceLabel, topTokenList } from './top-tokens.mjs';
+import { ErrorBox, otherError } from './real-model-error.mjs';
 
 const COLOR = OKABE_ITO.blue;
 
@@ -31,6 +32,7 @@ export class NextTokenSteps {
   #status = ['next.idle', {}];
   #selected = { layer: 0, head: 0 };
   #grid;
+  #error;
 
   /**
    * @param {HTMLElement} root the .next-steps element of the predictions
@@ -59,6 +61,8 @@ export class NextTokenSteps {
       list: $('.next-list'),
     };
     const { el: e } = this;
+    // A failed step in the reader's words, the engine's own text as a detail (views/real-model-error.mjs).
+    this.#error = new ErrorBox($('.next-error'));
     this.#grid = new ModelGrid(
       { grid: e.grid, caption: e.gridCaption },
       {
@@ -94,6 +98,7 @@ export class NextTokenSteps {
     prompt.replaceChildren(...PROMPTS.map((p) => new Option(t(`next.prompt.${p}`), p)));
     prompt.value = value;
     this.#writeStatus();
+    this.#error.relabel();
     if (this.#record) this.#draw();
   }
 
@@ -114,6 +119,7 @@ export class NextTokenSteps {
     this.#steps = null;
     this.#busy = false;
     this.#status = ['next.idle', {}];
+    this.#error.hide();
     delete this.root.dataset.step;
     this.relabel();
     const { el: e } = this;
@@ -155,6 +161,7 @@ export class NextTokenSteps {
     this.#steps ??= new TokenSteps(model, promptText(this.el.prompt.value, this.hooks.text()));
     const steps = this.#steps;
     this.#busy = true;
+    this.#error.hide();
     this.#setEnabled();
     let ended = false;
     try {
@@ -178,8 +185,8 @@ export class NextTokenSteps {
       }
     } catch (error) {
       if (epoch !== this.#epoch) return;
-      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      this.#status = ['next.error', { message }];
+      this.#status = ['next.failed', {}];
+      this.#error.show('next.error', otherError(error));
       this.#writeStatus();
     } finally {
       if (epoch === this.#epoch) {

@@ -2,9 +2,10 @@
 // QKᵀ/√dK → mask → softmax → head output → concat → wO → output. Above it the
 // formulas (formula-bar.mjs), each term a button for its stage; the stages
 // are a toolbar of buttons with their shapes (one Tab stop, arrow keys
-// inside); the pressed one's matrix is drawn below. Next to it, the
-// material's three checks and the live invariants (model/pipeline-checks.mjs),
-// computed from the engine's arrays of this very run.
+// inside); the pressed one's matrix is drawn below. Under it, the
+// article's three sentences, each with the check of it, and the live
+// invariants (model/pipeline-checks.mjs), computed from the engine's arrays of
+// this very run.
 import { headColor } from '../lib/palette.mjs';
 import { el } from '../lib/dom.mjs';
 import { language, t } from '../lib/i18n.mjs';
@@ -37,6 +38,11 @@ function stages(run, h) {
   const queries = () => tokenRows(run.queryTokens);
   const keys = () => tokenRows(run.keyTokens);
   const keyNames = () => run.keyTokens.map(tokenName);
+  // The head of each of Concat's columns (wO's rows): head h holds columns h·d_v … (h + 1)·d_v − 1.
+  const heads = run.heads.map((x, i) => ({ text: headTitle(x.name), color: headColor(x.name, i) }));
+  const concatHeads = () => Array.from({ length: numHeads * dV }, (_, c) => heads[Math.floor(c / dV)]);
+  // The head each output column carries (wO places a head's values in columns of its own): named in its label.
+  const outHeads = () => labels.out.map((l) => heads[run.heads.findIndex((x) => l.startsWith(`${x.name}/`))] ?? null);
   return [
     {
       id: 'x',
@@ -104,7 +110,12 @@ function stages(run, h) {
       label: t('stage.concat.label'),
       shape: [rows, numHeads * dV],
       text: t('stage.concat.text', { n: numHeads, dV, width: numHeads * dV }),
-      get: () => ({ values: P.concat, rowLabels: queries(), colLabels: shown(labels.v) }),
+      get: () => ({
+        values: P.concat,
+        rowLabels: queries(),
+        colLabels: shown(strip(labels.v)),
+        colHeads: concatHeads(),
+      }),
     },
     {
       id: 'wo',
@@ -113,8 +124,10 @@ function stages(run, h) {
       text: t('stage.wo.text', { width: numHeads * dV, dModel }),
       get: () => ({
         values: spec.args.wO,
-        rowLabels: labels.v.map((l, i) => ({ text: l ? featureLabel(l) : t('stage.concatRow', { i }) })),
-        colLabels: shown(labels.out),
+        rowLabels: strip(labels.v).map((l, i) => ({ text: l ? featureLabel(l) : t('stage.concatRow', { i }) })),
+        rowHeads: concatHeads(),
+        colLabels: shown(strip(labels.out)),
+        colHeads: outHeads(),
       }),
     },
     {
@@ -122,7 +135,12 @@ function stages(run, h) {
       label: t('stage.output.label'),
       shape: [rows, dModel],
       text: t('stage.output.text'),
-      get: () => ({ values: run.output, rowLabels: queries(), colLabels: shown(labels.out) }),
+      get: () => ({
+        values: run.output,
+        rowLabels: queries(),
+        colLabels: shown(strip(labels.out)),
+        colHeads: outHeads(),
+      }),
     },
   ];
 }
@@ -199,7 +217,9 @@ export class PipelineView {
           textContent: c.ok ? '✓' : '✗',
           ariaLabel: t(c.ok ? 'check.holds' : 'check.fails'),
         });
-        return el('li', { className: c.ok ? 'ok' : 'fail' }, mark, c.text);
+        // The article's sentence the check tests, in the lede's words (markup from the catalogue), then the run's numbers.
+        const claim = c.claim ? [el('q', { className: 'claim', innerHTML: t(c.claim) }), el('br')] : [];
+        return el('li', { className: c.ok ? 'ok' : 'fail' }, mark, ...claim, c.text);
       }),
     );
   }

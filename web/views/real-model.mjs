@@ -27,12 +27,9 @@ import {
   scoreApplies,
   uniformScores,
 } from '../model/real-model-scores.mjs';
-import { articleMap, articleRecords, layerRun } from '../model/real-article.mjs';
-import { headCsv, headJson } from '../model/export-data.mjs';
-import { headName } from '../model/head-names.mjs';
-import { downloadPng, downloadText } from '../lib/download.mjs';
+import { articleMap, articleRecords } from '../model/real-article.mjs';
 import { ArticleView } from './real-article.mjs';
-import { HeadView } from './head-view.mjs';
+import { HeadTools } from './real-head-tools.mjs';
 import { ModelGrid, summaryItems } from './model-grid.mjs';
 import { ModelHead } from './model-head.mjs';
 import { ModelFilesInput } from './model-files-input.mjs';
@@ -65,11 +62,8 @@ export class RealModelView {
   /** The run in the article's terms (views/real-article.mjs), and what it measured for the chosen head's table. */
   #article;
   #articleScores = { closest: null, role: null };
-  /** The chosen head's layer as lines (views/head-view.mjs) and its state: the heads drawn, a locked token, the layout. */
-  #headView;
-  #headState = { lines: null, lock: null, layout: 'rows' };
-  /** Whether the special tokens ([CLS], [SEP], <s> …) are left out of the chosen head's pictures and exports. */
-  #hideSpecial = false;
+  /** The chosen head's head view, neuron view, hidden special tokens and export (views/real-head-tools.mjs). */
+  #tools;
   /** A translation model's view (views/translation.mjs). */
   #translation;
   /** The next token or a [MASK]'s fill (views/predictions.mjs). */
@@ -113,13 +107,6 @@ export class RealModelView {
       whereTitle: $('.real-where-title'),
       where: $('.real-where'),
       article: $('.real-article'),
-      hideSpecial: $('#real-hide-special'),
-      hiddenNote: $('.real-hidden-note'),
-      headViewTitle: $('.real-head-view-title'),
-      headView: $('.real-head-view'),
-      exportCsv: $('#real-export-csv'),
-      exportJson: $('#real-export-json'),
-      exportPng: $('#real-export-png'),
     };
     const { el: e } = this;
     e.text.maxLength = MAX_TEXT;
@@ -138,15 +125,16 @@ export class RealModelView {
       COLOR,
     );
     this.#article = new ArticleView(e.article, { onChoose: (h) => this.#choose(h) });
-    this.#headView = new HeadView(
-      e.headView,
-      {
-        onLock: (lock) => this.#setHeadState({ lock }),
-        onLines: (lines) => this.#setHeadState({ lines }),
-        onLayout: (layout) => this.#setHeadState({ layout }),
+    this.#tools = new HeadTools(section, {
+      onChoose: (h) => this.#choose(h),
+      onHide: () => {
+        this.#head.forget();
+        this.#showHead(this.selected);
       },
-      { exportLabel: 'real.headView.export', layout: this.#headState.layout },
-    );
+      onLock: (query) => this.#head.heatmap?.markRow(query),
+      heatmapSvg: () => this.#head.heatmap?.svg ?? null,
+      about: () => ({ model: this.#model?.config.modelType ?? 'model', variant: this.#engine.variant }),
+    });
     this.#error = new ErrorBox(e.error);
     this.#input = new ModelFilesInput(section, {
       canLoad: () => Boolean(this.#engine) && !this.#busy,
@@ -196,16 +184,6 @@ export class RealModelView {
       e.summary.replaceChildren(...summaryItems(this.#heads, this.#baseline, this.order));
       this.#arrangeGrid();
     });
-    e.hideSpecial.addEventListener('change', () => {
-      this.#hideSpecial = e.hideSpecial.checked;
-      this.#headState.lock = null;
-      this.#head.forget();
-      this.#showHead(this.selected);
-      this.#drawHeadView();
-    });
-    e.exportCsv.addEventListener('click', () => this.#export('csv'));
-    e.exportJson.addEventListener('click', () => this.#export('json'));
-    e.exportPng.addEventListener('click', () => this.#export('png'));
     e.focus.addEventListener('change', () => {
       this.#focus = e.focus.value;
       this.#score();
@@ -351,7 +329,7 @@ export class RealModelView {
   /** Empties the view (a new model is loading): nothing of the previous model stays on screen. */
   #clear() {
     this.#run = null;
-    this.#headState = { ...this.#headState, lines: null, lock: null };
+    this.#tools.reset();
     this.#loadedNote = null;
     this.#grid.clear();
     this.#head.clear();
@@ -386,7 +364,12 @@ export class RealModelView {
       const start = performance.now();
       // With its head's logits when it has one: the next token (a decoder), or each [MASK]'s fill (a BERT's).
       const { hasLogits, kind } = model.config;
-      const result = await model.run(e.text.value, { returnAttention: true, returnLogits: hasLogits });
+      // With every head's queries and keys for the neuron view (a few floats per token and head).
+      const result = await model.run(e.text.value, {
+        returnAttention: true,
+        returnLogits: hasLogits,
+        returnQueryKey: true,
+      });
       const ms = performance.now() - start;
       if (model !== this.#model) return; // another model was loaded meanwhile
       const maskId = model.specialTokens.find((s) => s.token === '[MASK]' || s.token === '<mask>')?.id;
@@ -419,6 +402,11 @@ export class RealModelView {
         numLayers,
         numHeads,
         hiddenSize: model.config.hiddenSize,
+        query: result.query,
+        key: result.key,
+        numKVHeads: model.config.numKVHeads,
+        headDim: model.config.headDim,
+        queryKeyScale: result.queryKeyScale,
         causal,
         ms,
       };
@@ -476,8 +464,6 @@ export class RealModelView {
     // Records again: a new language's glosses and role words.
     this.#run.records = articleRecords(this.#run.tokens, this.#run.article, t('gloss.tokens'));
     this.el.tokens.replaceChildren(...tokenList(this.#run));
-    // Nothing to hide in a sentence without special tokens (GPT-2's).
-    this.el.hideSpecial.disabled = !Array.from(this.#run.special).some(Boolean);
     this.#articleScores = this.#article.draw(this.#run, this.#run.text);
     fillControls(this.el, this.#run, { order: this.order, focus: this.#focus, baseline: this.#baseline });
     this.el.summary.replaceChildren(...summaryItems(this.#heads, this.#baseline, this.order));
@@ -485,57 +471,7 @@ export class RealModelView {
     if (!(await this.#grid.draw(run, () => run === this.#run))) return;
     this.#arrangeGrid();
     this.#showHead(this.selected);
-    this.#drawHeadView();
-  }
-
-  /** The chosen head's layer: every position, or all but the special tokens. */
-  #layerView(layer) {
-    return layerRun(this.#run, layer, { hideSpecial: this.#hideSpecial });
-  }
-
-  /** The head view of the chosen head's layer, the chosen head's lines drawn (the others a checkbox away). */
-  #drawHeadView() {
-    const run = this.#run;
-    const head = this.selected;
-    if (!run || !head) return;
-    const view = this.#layerView(head.layer);
-    this.el.headViewTitle.textContent = t('real.headView.title', { layer: head.layer });
-    this.#headState.lines ??= [headName(head.head)];
-    this.#headView.update(view, this.#headState);
-    const note = this.el.hiddenNote;
-    note.hidden = !this.#hideSpecial;
-    if (this.#hideSpecial) note.textContent = t('real.hideSpecial.note', { hidden: fixed(view.hiddenWeight) });
-  }
-
-  #setHeadState(patch) {
-    Object.assign(this.#headState, patch);
-    if (patch.lock !== undefined) this.#head.heatmap?.markRow(patch.lock?.side === 'query' ? patch.lock.index : null);
-    this.#drawHeadView();
-  }
-
-  /** The chosen head's numbers as CSV or JSON (the engine's float32 weights in full), or its map as PNG. */
-  #export(kind) {
-    const run = this.#run;
-    const head = this.selected;
-    if (!run || !head) return;
-    const view = this.#layerView(head.layer);
-    const model = this.#model?.config.modelType ?? 'model';
-    const file = `mha-${model}-layer-${head.layer}-head-${head.head}${this.#hideSpecial ? '-no-special' : ''}.${kind}`;
-    const name = headName(head.head);
-    if (kind === 'csv') downloadText(headCsv(view, name, { corner: t('export.corner') }), file, 'text/csv');
-    else if (kind === 'json')
-      downloadText(
-        headJson(view, name, {
-          model,
-          layer: head.layer,
-          headIndex: head.head,
-          specialHidden: this.#hideSpecial,
-          variant: this.#engine.variant,
-        }),
-        file,
-        'application/json',
-      );
-    else if (this.#head.heatmap) downloadPng(this.#head.heatmap.svg, file);
+    this.#tools.draw(run, this.selected);
   }
 
   /** Places the thumbnails in the current order. */
@@ -544,14 +480,11 @@ export class RealModelView {
   }
 
   #choose(head) {
-    // A head of another layer, or another head: the head view starts again with its lines.
-    if (head.layer !== this.selected?.layer || head.head !== this.selected?.head)
-      this.#headState = { ...this.#headState, lines: null, lock: null };
     this.selected = head;
     this.onChange({ realHead: head });
     this.#grid.markChosen(head);
     this.#showHead(head);
-    this.#drawHeadView();
+    if (this.#run) this.#tools.draw(this.#run, head);
   }
 
   /** Opens a head large: the heatmap with the model's tokens, its scores, and where each focus token looks. */
@@ -561,7 +494,7 @@ export class RealModelView {
       this.#run,
       head,
       { heads: this.#heads, baseline: this.#baseline, focus: this.#focus, article: this.#articleScores },
-      this.#layerView(head.layer),
+      this.#tools.layerView(this.#run, head.layer),
     );
   }
 }

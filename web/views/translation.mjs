@@ -18,6 +18,7 @@ import { captionedTable, el } from '../lib/dom.mjs';
 import { fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
 import { tokenRecords } from '../model/real-model-scores.mjs';
+import { articleMap, articleRecords } from '../model/real-article.mjs';
 import {
   crossWeights,
   duCharacters,
@@ -433,6 +434,10 @@ export class TranslationView {
     const [layers, heads] = group.shape;
     const rows = kind === 'encoder' ? source : produced;
     const keys = kind === 'cross' ? source : kind === 'encoder' ? source : g.decoderTokens;
+    // The source pieces in the article's terms (the sentence's numbers, each 毒 its role), for the page's sentence.
+    const map = articleMap(source, g.inputSpecial, this.#shown.text);
+    const sourceRecords = articleRecords(source.map(pieceText), map, t('gloss.tokens'));
+    const records = (list) => (list === source ? sourceRecords : tokenRecords(list.map(pieceText)));
     return {
       kind,
       group,
@@ -440,6 +445,8 @@ export class TranslationView {
       heads,
       rows: rows.map(pieceText),
       keys: keys.map(pieceText),
+      rowRecords: records(rows),
+      keyRecords: records(keys),
       causal: kind === 'decoder',
     };
   }
@@ -517,8 +524,8 @@ export class TranslationView {
       title: `${t(`mt.kind.${view.kind}`)} · ${this.#title(which)}`,
       description: t(`mt.heatmap.${view.kind}`),
       color: COLOR,
-      queryTokens: tokenRecords(view.rows),
-      keyTokens: tokenRecords(view.keys),
+      queryTokens: view.rowRecords,
+      keyTokens: view.keyRecords,
       onSelect: (q) => heatmap.markRow(q),
     });
     heatmap.update(weights, { causal: view.causal });

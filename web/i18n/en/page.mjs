@@ -1,6 +1,13 @@
 // English: the page's markup (index.html names these keys). Numbers in braces
 // come from the modules that define them (app.mjs pageParams).
 const zh = (text) => `<span lang="zh-Hans">${text}</span>`;
+// The article's three sentences as the lede words them: the lede and the pipeline's three checks
+// (model/pipeline-checks.mjs) both quote them.
+const CLAIMS = {
+  whole: 'several heads look at the <em>whole</em> sentence in different representation spaces',
+  own: 'each with its own <span translate="no">wQ, wK, wV</span>',
+  concat: 'Concat + <span translate="no">wO</span> keeps all their views',
+};
 
 export default {
   'page.title': 'mha-wasm — multi-head attention over 用毒毒毒蛇，毒蛇会不会被毒毒死, computed in your browser',
@@ -12,10 +19,12 @@ export default {
   'lang.legend': 'Language',
   lede:
     `Six identical ${zh('毒')} play three roles: poison (noun), to poison (verb), venomous (modifier). One ` +
-    'attention head has one way of looking at the sentence; several heads look at the <em>whole</em> sentence in ' +
-    'different representation spaces, each with its own <span translate="no">wQ, wK, wV</span>, and Concat + ' +
-    '<span translate="no">wO</span> keeps all their views. Every number on this page is computed in your browser by ' +
-    'the mha-wasm engine (C++ compiled to WebAssembly SIMD and threads).',
+    `attention head has one way of looking at the sentence; ${CLAIMS.whole}, ${CLAIMS.own}, and ${CLAIMS.concat}. ` +
+    'Every number on this page is computed in your browser by the mha-wasm engine (C++ compiled to WebAssembly ' +
+    'SIMD and threads).',
+  'claim.whole': CLAIMS.whole,
+  'claim.own': CLAIMS.own,
+  'claim.concat': CLAIMS.concat,
   terms:
     'On this page: <a href="?mode=encoder#heads" data-mode="encoder">encoder self-attention</a>, ' +
     '<a href="?mode=decoder#heads" data-mode="decoder">masked self-attention</a>, ' +
@@ -25,6 +34,10 @@ export default {
     '<a href="?stage=wo#pipeline" data-stage="wo">output projection</a> <span translate="no">W<sub>O</sub></span>, ' +
     '<a href="#neuron">one query–key pair</a> number by number, and a claim put to the test: ' +
     `<a href="#train">${zh('单头注意力不是不行，而是不够好')}</a> (one head can do it, just not as well).`,
+  'sentence.roleKey':
+    'Under each character, its position and its role: n noun · v verb · mod modifier (of a noun) · cv coverb ' +
+    `(a verb used as a marker: ${zh('用')} “with”, ${zh('被')} “by”) · aux modal verb (${zh('会')} “will”) · ` +
+    `neg negation · res result (${zh('死')} “to death”).`,
   'toolbar.label': 'What to compute',
   'modes.legend': 'Attention',
   'mode.encoder': 'Encoder',
@@ -45,6 +58,19 @@ export default {
   'free.compute': 'Compute',
   'heads.title': 'The heads',
   'caveat.label': 'What these heads show, and what they do not',
+  'caveat.short':
+    '<strong>Illustrations, not evidence.</strong> These heads are designed by hand: what they find is written into ' +
+    'hand-annotated columns of X (✎). The evidence that one head is not enough is in ' +
+    '<a href="#train">Train it yourself</a> (heads learned from scratch, one head against two, {defaultSeeds} seeds ' +
+    'each; <span class="caveat-own">press Train to measure it in this page</span>); what a trained model computes: ' +
+    '<a href="#real-model">what a real model shows</a>.',
+  'caveat.more': 'Why, and the columns of X',
+  'caveat.free':
+    '<strong>Random heads, not a trained model.</strong> Untrained (randomly initialised) attention has learned ' +
+    'nothing to prefer, and is much nearer uniform (every weight an even share) than these pictures. ' +
+    'The page scales the random <span translate="no">wQ</span> and <span translate="no">wK</span> up (“sharpens” ' +
+    'them) so that each head’s favourite keys show: a display choice, like the designed modes’ sharpness slider, ' +
+    'not something the model does.',
   'caveat.encoder':
     '<strong>Built, not discovered.</strong> These heads are designed by hand, and what they find is written into ' +
     'their input: besides each character and its position, X holds hand-annotated columns for the word, the ' +
@@ -52,30 +78,25 @@ export default {
     `<em>long-distance link group</em> (the blocks marked ✎ below). The role head is told that ${zh('毒')}2 is a ` +
     'verb; it only has to find the other verb. The <strong>single</strong> head is built as the sum of the three, so ' +
     'the picks it drops follow from that construction: they illustrate that one softmax must choose, and are not ' +
-    'evidence. The evidence that one head is not enough is <a href="#train">Train it yourself</a>: heads learned ' +
-    'from scratch on a toy grammar, one head against two, {defaultSeeds} seeds each; ' +
-    '<span class="caveat-own">press Train to measure it in this page</span>.',
+    'evidence.',
   'caveat.decoder':
     '<strong>Designed, too.</strong> The English X holds hand-written lemmas (poisoned → poison) and positions ' +
-    '(the blocks below, ✎ = annotated by hand); each head compares two of them. The evidence about how many heads a ' +
-    'task needs is in <a href="#train">Train it yourself</a>.',
+    '(the blocks below, ✎ = annotated by hand); each head compares two of them.',
   'caveat.cross':
     '<strong>Designed, too.</strong> The English X holds a hand-written lexicon (which Chinese characters each ' +
     'English word can translate, ✎ below); the clause boundaries that the order head uses are written into its ' +
     '<span translate="no">wQ</span> and <span translate="no">wK</span>. The alignment head’s top keys are checked ' +
-    'against a token-by-token alignment annotation: “by venom” is 毒12, “with venom” is 毒1. The evidence about how ' +
-    'many heads a task needs is in <a href="#train">Train it yourself</a>.',
+    'against a token-by-token alignment annotation: “by venom” is 毒12, “with venom” is 毒1.',
   'caveat.real':
-    'And <a href="#real-model">what a real model shows</a>: load a trained checkpoint in that section to see the ' +
-    'attention it really computes on this sentence, with no annotated column in its input.',
+    'Load a trained checkpoint in the Real model section to see the attention it really computes on this sentence, ' +
+    'with no annotated column in its input.',
   'heads.explain.encoder':
     '<a href="#formula">Encoder self-attention</a>: rows are queries (the token that looks), columns are keys (the ' +
-    'tokens it can look at); a darker cell is more weight, and each row sums to 1. <strong>role</strong>, ' +
+    'tokens it can look at); a darker cell is more weight, each row sums to 1. <strong>role</strong>, ' +
     '<strong>dependency</strong> and <strong>long-distance</strong> are three heads of one call. Rings mark the ' +
-    'annotation: solid where the row’s top key hits it, dashed where it misses; rows with nothing to find are ' +
-    'uniform. The <strong>single</strong> head is one head as wide as the three together, whose score is the sum of ' +
-    'their three scores; its rings are the three heads’ targets in their colours. Click a cell to take its pair to ' +
-    'the <a href="#neuron">neuron view</a>.',
+    'annotation (solid: the row’s top key hits it, dashed: it misses; on the <strong>single</strong> head, the ' +
+    'three heads’ targets in their colours); rows with nothing to find are uniform. Click a cell to take its pair ' +
+    'to the <a href="#neuron">neuron view</a>.',
   'heads.explain.decoder':
     'Masked self-attention (the decoder’s) over the English translation: a token sees only itself and the tokens ' +
     'before it, so every cell above the diagonal is masked (hatched) and exactly 0 in the engine’s result. ' +
@@ -89,8 +110,7 @@ export default {
     `clause to choose between two equal words: “by venom” → ${zh('毒')}12, “with venom” → ${zh('毒')}1. Words ` +
     'without a counterpart (a, by, if, we, ?) spread over their clause.',
   'heads.explain.free':
-    'Your sentence through seeded random, untrained heads: the patterns show how attention computes, not what a ' +
-    'trained model knows. The model’s width <span translate="no">d_model</span> stays as you set it; more heads ' +
+    'Your sentence through seeded random, untrained heads: the patterns show how attention computes. The model’s width <span translate="no">d_model</span> stays as you set it; more heads ' +
     'means narrower heads, <span translate="no">d_k = d_v = d_model / h</span>, as in the Transformer. The single ' +
     'head is one head of the full width scoring the sum of all heads’ scores. There is no annotation here, so no ' +
     'ground truth: the rings, on the single head only, are the heads’ own top keys.',
@@ -108,7 +128,8 @@ export default {
     '<a href="#train">the training section</a>’s job).',
   'headView.title': 'Head view',
   'headView.explain':
-    'The same weights as lines, as in bertviz: query tokens on one side, keys on the other; a line’s opacity is its ' +
+    'The same weights as lines, as in bertviz: the queries on the left (or above), the keys they look at on the right ' +
+    '(or below); a line’s opacity is its ' +
     'weight, its colour its head. Hover a token, or focus the drawing and use the arrow keys, to keep only its lines; ' +
     'click or press Enter to lock, again to unlock.',
   'pipeline.title': 'The pipeline',
@@ -129,7 +150,7 @@ export default {
   'neuron.query': 'Query',
   'neuron.key': 'Key',
   'about.title': 'How the designed heads are built',
-  'about.x': `X has one row per character and {xWidth} columns of explicit features, each a one-hot block: the character (the six ${zh('毒')} share it), the position (0–14), the word, the role, the position of the dependency head, and the long-distance link group (on second mentions: the group they refer back to; on first mentions: the group they start). A column of a head’s Q reads one feature of the query token, the same column of its K one feature of the key token, so Q·K counts what they share:`,
+  'about.x': `X has one row per character and d_model = {xWidth} columns: blocks of explicit features, each one-hot — the character (the six ${zh('毒')} share it), the position (0–14), the word, the role, the position of the dependency head, and the long-distance link group (on second mentions: the group they refer back to; on first mentions: the group they start) — and the rest 0 (“unused”). The heads split d_model, as in the Transformer: H heads get d_k = d_v = d_model / H columns each, so d_model must leave every head room for the features it reads (the role head reads three blocks). A column of a head’s Q reads one feature of the query token, the same column of its K one feature of the key token, so Q·K counts what they share:`,
   'about.role': `<strong>role</strong>: same role + same character − 2·same position, so another ${zh('毒')} of the same role scores 2 and the token itself 0;`,
   'about.dependency':
     '<strong>dependency</strong>: the query’s head position against the key’s position: 1 exactly on the head;',
@@ -137,6 +158,10 @@ export default {
     '<strong>long-distance</strong>: the group a second mention refers back to against the group a key starts: 1 on the first mention;',
   'about.single':
     '<strong>single</strong>: the three heads’ Q and K side by side (<span translate="no">wQ</span> × √3, since the engine divides by √96 instead of √32), so its score is their sum;',
+  'about.previousWord':
+    '<strong>previous-word</strong> (decoder, English): column p of Q reads “I am at position p + 1”, column p of K “I am at position p”, so a key scores 1 exactly when it is the word just before the query; the first word has none, and the causal mask leaves it only itself;',
+  'about.sameLemma':
+    '<strong>same-lemma</strong>: same lemma − same position: an earlier word with the lemma scores 1, the word itself 0, and the causal mask hides later ones; a word seen for the first time spreads evenly over the words so far;',
   'about.cross':
     '<strong>alignment</strong> (cross): the lexicon entry of the English word against the key’s position, plus ½ for the same clause; <strong>order</strong>: the clause of the English position against the clause of the Chinese position.',
   'about.code':

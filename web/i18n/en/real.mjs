@@ -95,8 +95,9 @@ export default {
   'real.hub.model.bertZh': 'BERT for Chinese, character by character (Google)',
   'real.hub.model.robertaZh': 'Chinese RoBERTa-wwm-ext (HFL): BERT-shaped, whole-word masking',
   'real.hub.model.xlmr': 'XLM-RoBERTa base: 100 languages, SentencePiece',
-  'real.hub.model.roberta': 'RoBERTa base, English (byte-level BPE)',
-  'real.hub.model.gpt2': 'GPT-2, the 124 M decoder: each token sees only those before it',
+  'real.hub.model.roberta': 'RoBERTa base, English only (byte-level BPE): a Chinese character is bytes to it',
+  'real.hub.model.gpt2':
+    'GPT-2, the 124 M decoder, English only: each token sees only those before it, and a Chinese character is bytes to it',
   'real.hub.model.opusMt': 'opus-mt zh→en (Helsinki-NLP): a translation model, encoder and decoder',
   'real.hub.model.qwen25':
     'Qwen2.5 (Alibaba), the smallest: a decoder that reads Chinese; its bf16 weights stay 16-bit in memory',
@@ -223,6 +224,15 @@ export default {
     'The head view of the chosen head’s layer: queries on one side, keys on the other, a line for each weight, ' +
     'darker for more; tick other heads to compare them. Hover or click a token to keep only its lines.',
   'real.headView.export': 'Export the head view',
+  'real.neuron.title': 'Neuron view: layer {layer} · head {head}',
+  'real.neuron.help':
+    'The query vector q of one token and the key vector k of another in this head, as the model computes them ' +
+    '(after its biases, norms and rotary positions), their product dimension by dimension, its sum q·k and the ' +
+    'score q·k/√dK. The model returns its weights, not its scores: the scores here are computed from its q and k, ' +
+    'and their softmax over the row is checked against the weight the model gave.',
+  'neuron.score.real': 'score = q·k / √d_k = {dot} / √{dK} = {score}',
+  'neuron.weight.real':
+    'weight = the model’s {weight}; the softmax of this row’s scores, computed from its q and k: {softmax}',
   'real.article.title': 'In the article’s terms',
   'real.article.numbering':
     'Numbers are the sentence’s own, as in the designed heads above (用 is 0, the first 毒 1, the verb 毒 2 …); the ' +
@@ -324,6 +334,7 @@ export default {
     'The most probable next token is “{token}”, one of the tokenizer’s special tokens (the end of the text): the ' +
     'generation stops here, as Hugging Face’s does.',
   'next.end.length': 'The model has no position left (it reads {max} tokens at most): the generation stops here.',
+  'next.failed': 'The step failed (the reason is below).',
   'next.error': 'The step failed: {message}',
   'next.grid.label': 'The new token’s attention, layer × head',
   'next.grid.caption':

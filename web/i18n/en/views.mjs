@@ -6,15 +6,16 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export default {
   'status.loading': 'Loading the WebAssembly engine…',
-  'status.engine': 'Engine: {variant} ({build}), {threads} · {note}',
-  'status.build.threaded-simd': 'threaded SIMD',
-  'status.build.simd': 'SIMD',
-  'status.build.scalar': 'scalar',
+  'status.engine': 'Computed here by {build}, {threads} ({variant}) · {note}',
+  'status.build.threaded-simd': 'WebAssembly SIMD (4 numbers at once)',
+  'status.build.simd': 'WebAssembly SIMD (4 numbers at once)',
+  'status.build.scalar': 'WebAssembly without SIMD (one number per instruction)',
   'status.threads': ({ n }) => plural(n, 'thread'),
-  'status.isolated': 'cross-origin isolated',
-  'status.notIsolated': 'not cross-origin isolated (no COOP/COEP headers), so single-thread SIMD',
-  'status.last': '{engine} · last computation: {calls} in {ms} ms at {time}',
-  'status.calls': ({ n }) => plural(n, 'engine call'),
+  'status.isolated': 'cross-origin isolated, as browsers require for threads',
+  'status.notIsolated':
+    'not cross-origin isolated (the server sent no COOP and COEP headers, which browsers require for threads)',
+  'status.last': '{engine} · last run: {calls} in {ms} ms at {time}',
+  'status.calls': ({ n }) => plural(n, 'call') + ' to the engine',
   'status.empty': '{engine} · nothing to compute: the sentence has no tokens',
   'error.stopped': 'Stopped: {message}',
   'error.noWasm': 'this browser has no WebAssembly, which the engine needs; try a current Chrome, Firefox or Safari.',
@@ -74,7 +75,9 @@ export default {
     `The ${heads} heads make ${picks} picks (a row's top key, in the rows where a head has something to find). `,
   'compare.kept': "The single head's top keeps {kept} of them and drops {dropped}",
   'compare.why': ': one softmax per row cannot put most of its weight on several keys at once. ',
-  'compare.entropy': 'Mean entropy per row: {heads} (rows with a pick); single head {single} (all rows). ',
+  'compare.entropy':
+    'Mean entropy per row, in bits (how spread a row’s weight is: 0 bits all on one key, 1 bit split evenly over ' +
+    'two keys, n bits over 2ⁿ): {heads} (rows with a pick); single head {single} (all rows). ',
   'compare.choose': 'Adding scores does not make it flatter, it makes it choose',
   'compare.split': ', and where two relations score the same it splits its weight: {names} (over 0.9 bits each). ',
   'compare.stop': '. ',
@@ -96,7 +99,8 @@ export default {
   'compare.flatRow': 'uniform (no key picked)',
   'compare.flat':
     'There is nothing to compare this time: every row of every head, the single head too, spreads its weight ' +
-    'evenly over the keys it can see ({single} per row for the single head, the entropy of an even spread). ' +
+    'evenly over the keys it can see ({single} per row for the single head, the entropy of an even spread: n bits ' +
+    'is an even split over 2ⁿ keys). ' +
     'With every score equal, the softmax can only spread evenly: no key is picked, so none is kept or dropped. ',
   'compare.flat.sharpness':
     'This is what sharpness 0 does: it multiplies every designed score by 0. Raise the sharpness and the heads ' +
@@ -116,6 +120,8 @@ export default {
     'weight. Arrow keys move between tokens; Enter locks one.',
   'headView.token': '{side} {token}: show only its lines (Enter to lock)',
   'headView.legend': 'line opacity = weight',
+  'headView.queries': 'queries',
+  'headView.keys': 'keys',
 
   'stage.x.text': 'the input: one row of features per token',
   'stage.x.textCross': 'the input: one row of features per English (query) token',
@@ -150,9 +156,15 @@ export default {
   'check.fails': 'fails',
   'check.whole': ({ cols, causal }) =>
     `Every head sees the whole sequence: each head's K and V have all ${cols} rows` +
-    `${causal ? ' (the causal mask then hides the keys after each query)' : ''}.`,
-  'check.own':
-    'Each head has its own wQ, wK ({dModel}×{dK}) and wV ({dModel}×{dV}): {n} different column slices of each.',
+    `${causal ? ' (the causal mask then hides the keys after each query)' : ''}. The heads split the ` +
+    'representation, never the sentence.',
+  'check.own': ({ n, dModel, dK, dV }) =>
+    (n === 1
+      ? `One head: its wQ, wK (${dModel}×${dK}) and wV (${dModel}×${dV}) are the whole width. `
+      : `Each head has its own wQ, wK (${dModel}×${dK}) and wV (${dModel}×${dV}): ${n} different column slices ` +
+        'of each. ') +
+    `The heads split d_model: ${n}·${dK} = ${n * dK} ${n * dK === dModel ? '=' : '≠'} d_model, ` +
+    `d_v ${dV === dK ? '=' : '≠'} d_k.`,
   'check.concat': 'Concat is {concat} wide, and wO ({width}×{dModel}) maps it back to d_model = {dModel}.',
   'check.sums': 'Each row of weights sums to 1: largest |sum − 1| is {error} over {rows} rows.',
   'check.masked': 'Masked cells are exactly 0: {zero} of {masked} masked cells ({heads} heads) are 0.',
@@ -163,6 +175,9 @@ export default {
   'neuron.q': 'q (query {token})',
   'neuron.k': 'k (key {token})',
   'neuron.product': 'q⊙k',
+  'neuron.legend.negative': 'negative (brown)',
+  'neuron.legend.positive': 'positive (purple)',
+  'neuron.legend.scale': 'each row is shaded against its own largest |value|: the darkest cell of a row holds it',
   'neuron.aria': 'q, k and their element-wise product for {pair}; arrow keys read a value.',
   'neuron.readout': '{row}[{i}] {label} = {value}',
   'neuron.hint': 'Hover a column, or focus the drawing and use the arrow keys.',
@@ -183,6 +198,9 @@ export default {
   'xBlocks.block': '{name} · {n}',
   'xBlocks.annotated': '✎ annotated by hand',
   'xBlocks.surface': 'the text itself',
+  'caveat.untrained':
+    'In this run, a typical row’s largest weight is {drawn} times an even share as drawn (wQ and wK × {gain}), and ' +
+    '{untrained} times for the same random heads without that gain (1 is a perfectly even row).',
   'caveat.own': ({ seeds, steps, results }) =>
     `this page’s own run (${plural(seeds, 'seed')} × ${steps} steps): ${results}`,
 

@@ -1,6 +1,12 @@
 // 中文：页面的标记文字（index.html 引用这些键）。花括号里的数字来自定义它们的模块（app.mjs pageParams）。
 const en = (text) => `<span lang="en">${text}</span>`;
 const code = (text) => `<span translate="no">${text}</span>`;
+// 文章的三句话，用本页导语的说法：导语和计算流程的三项检验（model/pipeline-checks.mjs）都引用它们。
+const CLAIMS = {
+  whole: '多个头在不同的表示子空间里看<em>整个</em>句子',
+  own: `每个头有自己的 ${code('wQ、wK、wV')}`,
+  concat: `拼接（Concat）再经 ${code('wO')} 输出投影，保留所有头的视角`,
+};
 
 export default {
   'page.title': 'mha-wasm — 多头注意力看“用毒毒毒蛇，毒蛇会不会被毒毒死”，在你的浏览器里计算',
@@ -11,11 +17,11 @@ export default {
   'lang.legend': '语言',
   lede:
     '六个一模一样的“毒”扮演三种角色：毒药（名词）、下毒（动词）、有毒的（修饰语）。一个注意力头只有一种看句子的方式；' +
-    '多个头在不同的表示子空间里看<em>整个</em>句子，每个头有自己的 ' +
-    code('wQ、wK、wV') +
-    '，拼接（Concat）再经 ' +
-    code('wO') +
-    ' 输出投影，保留所有头的视角。本页的每个数字都由 mha-wasm 引擎（C++ 编译为 WebAssembly SIMD 与多线程）在你的浏览器里算出。',
+    `${CLAIMS.whole}，${CLAIMS.own}，${CLAIMS.concat}。` +
+    '本页的每个数字都由 mha-wasm 引擎（C++ 编译为 WebAssembly SIMD 与多线程）在你的浏览器里算出。',
+  'claim.whole': CLAIMS.whole,
+  'claim.own': CLAIMS.own,
+  'claim.concat': CLAIMS.concat,
   terms:
     '本页依次展示：<a href="?mode=encoder#heads" data-mode="encoder">编码器自注意力</a>、' +
     '<a href="?mode=decoder#heads" data-mode="decoder">掩码自注意力</a>、' +
@@ -24,6 +30,8 @@ export default {
     `<a href="?stage=wo#pipeline" data-stage="wo">输出投影</a> ${code('W<sub>O</sub>')}，` +
     '<a href="#neuron">一对查询—键</a>的逐数计算，以及对一句话的检验：' +
     '<a href="#train">“单头注意力不是不行，而是不够好”</a>。',
+  'sentence.roleKey':
+    '每个字下面是它的位置和角色：名 名词 · 动 动词 · 定 修饰语（定语）· 介 介词（用、被）· 能 能愿动词（会）· 否 否定（不）· 补 补语（死：毒死）。',
   'toolbar.label': '计算什么',
   'modes.legend': '注意力',
   'mode.encoder': '编码器',
@@ -44,28 +52,35 @@ export default {
   'free.compute': '计算',
   'heads.title': '注意力头',
   'caveat.label': '这些头能说明什么，不能说明什么',
+  'caveat.short':
+    '<strong>这些头是示意，不是证据。</strong>它们是手工设计的，找到的东西事先写在 X 的人工标注列（✎）里。' +
+    '“一个头不够”的证据在<a href="#train">亲手训练</a>（从零学出来的头，一个头对两个头，各 {defaultSeeds} 个种子；' +
+    '<span class="caveat-own">按“训练”即可在本页亲自测量</span>）；训练好的模型真正算出什么，见' +
+    '<a href="#real-model">真实模型显示了什么</a>。',
+  'caveat.more': '为什么这么说，以及 X 的各列',
+  'caveat.free':
+    '<strong>随机的头，不是训练好的模型。</strong>未经训练（随机初始化）的注意力没有学到该偏爱什么，' +
+    '远比这些图接近均匀（均匀：每个权重都是平均份额）。' +
+    `本页把随机的 ${code('wQ')} 和 ${code('wK')} 放大（“锐化”），每个头才会偏爱某些键、显出图案：这是显示上的选择，` +
+    '就像设计模式里的锐度滑块，不是模型做的事。',
   'caveat.encoder':
     '<strong>是搭出来的，不是发现的。</strong>这些头是手工设计的，它们“找到”的东西事先写在输入里：除了每个字本身和它的位置，' +
     'X 还带有人工标注的列——所属的词、<em>角色</em>（名词、动词、修饰语……）、<em>依存中心词</em>的位置和<em>远距离链</em>的分组' +
     '（下面标 ✎ 的块）。角色头被直接告知毒2 是动词，它只需找出另一个动词。<strong>单头</strong>按构造就是三个头之和，' +
-    '所以它丢掉的选择是构造的结果：这说明一个 softmax 必须取舍，但不是证据。“一个头不够”的证据在' +
-    '<a href="#train">亲手训练</a>：在玩具语法上从零学出来的头，一个头对两个头，各 {defaultSeeds} 个种子；' +
-    '<span class="caveat-own">按“训练”即可在本页亲自测量</span>。',
+    '所以它丢掉的选择是构造的结果：这说明一个 softmax 必须取舍，但不是证据。',
   'caveat.decoder':
     `<strong>同样是设计的。</strong>英文的 X 带有人工写的词元（${en('poisoned → poison')}）和位置（下面的块，✎ 为人工标注）；` +
-    '每个头比较其中两项。一个任务需要几个头，证据在<a href="#train">亲手训练</a>。',
+    '每个头比较其中两项。',
   'caveat.cross':
     `<strong>同样是设计的。</strong>英文的 X 带有人工写的词表（每个英文词可以译成哪些汉字，下面标 ✎）；语序头用到的分句边界写在它的 ${code('wQ')} 和 ${code('wK')} 里。` +
-    `对齐头的最高键与逐词对齐标注核对：“${en('by venom')}”是毒12，“${en('with venom')}”是毒1。` +
-    '一个任务需要几个头，证据在<a href="#train">亲手训练</a>。',
+    `对齐头的最高键与逐词对齐标注核对：“${en('by venom')}”是毒12，“${en('with venom')}”是毒1。`,
   'caveat.real':
-    '另外，<a href="#real-model">真实模型显示了什么</a>：在那一节载入一个训练好的检查点，就能看到它在这句话上真正算出的注意力，' +
-    '它的输入里没有任何人工标注的列。',
+    '在“真实模型”一节载入一个训练好的检查点，就能看到它在这句话上真正算出的注意力，它的输入里没有任何人工标注的列。',
   'heads.explain.encoder':
     '<a href="#formula">编码器自注意力</a>：行是查询（发出注意的字），列是键（它可以看的字）；格子越深权重越大，每行之和为 1。' +
     '<strong>角色头</strong>、<strong>依存头</strong>和<strong>远距离头</strong>是同一次调用里的三个头。圆圈标出标注答案：' +
-    '实线表示该行的最高键命中，虚线表示未命中；无可寻找的行是均匀的。<strong>单头</strong>是一个与三个头加起来一样宽的头，' +
-    '得分是三个头得分之和；它的圆圈是三个头的目标，用各自的颜色。点一个格子，把这对查询—键送到<a href="#neuron">神经元视图</a>。',
+    '实线表示该行的最高键命中，虚线表示未命中（<strong>单头</strong>上是三个头的目标，用各自的颜色）；无可寻找的行是均匀的。' +
+    '点一个格子，把这对查询—键送到<a href="#neuron">神经元视图</a>。',
   'heads.explain.decoder':
     `解码器的掩码自注意力，作用在英文译文上：每个词只能看见自己和前面的词，所以对角线以上的格子都被掩码（斜线），` +
     `在引擎结果中恰好为 0。<strong>前词头</strong>回看前一个词；<strong>同词元头</strong>找到重复词的上一次出现` +
@@ -76,7 +91,7 @@ export default {
     `<strong>对齐头</strong>查出每个英文词所译的汉字，并用分句在两个相同的字之间作出选择：“${en('by venom')}”→ 毒12，` +
     `“${en('with venom')}”→ 毒1。没有对应词的英文词（${en('a, by, if, we, ?')}）平均分布在自己的分句上。`,
   'heads.explain.free':
-    `你的句子经过随机初始化、未经训练的头：图案展示注意力怎么算，而不是训练好的模型学到了什么。模型宽度 ${code('d_model')} 保持你设定的值；` +
+    `你的句子经过随机初始化、未经训练的头：图案展示注意力怎么算。模型宽度 ${code('d_model')} 保持你设定的值；` +
     `头越多，每个头越窄，${code('d_k = d_v = d_model / h')}，与 Transformer 一样。单头是一个全宽的头，得分是所有头得分之和。` +
     '这里没有标注，也就没有标准答案：圆圈只画在单头上，标的是各个头自己的最高键。',
   'overlay.truth': '标注圆圈',
@@ -91,7 +106,7 @@ export default {
     '或者只保留一个。这由它的构造决定，所以只是说明，而不是证明（证明是<a href="#train">训练部分</a>的事）。',
   'headView.title': '头视图',
   'headView.explain':
-    '同样的权重画成连线，如 bertviz：一侧是查询，另一侧是键；线的不透明度是权重，颜色代表头。把指针移到一个字上，' +
+    '同样的权重画成连线，如 bertviz：左边（或上面）是查询，右边（或下面）是它们看的键；线的不透明度是权重，颜色代表头。把指针移到一个字上，' +
     '或聚焦图形后用方向键，只保留它的连线；点击或按 Enter 锁定，再按一次解锁。',
   'pipeline.title': '计算流程',
   'pipeline.explain':
@@ -110,13 +125,20 @@ export default {
   'neuron.key': '键',
   'about.title': '设计的头是怎样搭出来的',
   'about.x':
-    'X 每个字一行，共 {xWidth} 列显式特征，每组都是独热编码：字（六个“毒”共用一列）、位置（0–14）、所属的词、角色、依存中心词的位置，' +
-    '以及远距离链的分组（第二次提及：它回指的组；第一次提及：它开启的组）。头的 Q 的一列读查询字的一个特征，K 的同一列读键字的一个特征，' +
+    `X 每个字一行，宽 ${code('d_model')} = {xWidth} 列：几组显式特征，每组都是独热编码——字（六个“毒”共用一列）、位置（0–14）、所属的词、角色、` +
+    '依存中心词的位置，以及远距离链的分组（第二次提及：它回指的组；第一次提及：它开启的组）——其余的列为 0（“未用”）。' +
+    `各头平分 ${code('d_model')}，与 Transformer 一样：H 个头各得 ${code('d_k = d_v = d_model / H')} 列，所以 ${code('d_model')} ` +
+    '要给每个头留够它读的特征（角色头读三组）。头的 Q 的一列读查询字的一个特征，K 的同一列读键字的一个特征，' +
     '所以 Q·K 数的是两者的共同点：',
   'about.role': '<strong>角色头</strong>：同角色 + 同字 − 2·同位置，所以同角色的另一个“毒”得 2 分，自己得 0 分；',
   'about.dependency': '<strong>依存头</strong>：查询的中心词位置对键的位置：恰好在中心词上得 1 分；',
   'about.longDistance': '<strong>远距离头</strong>：第二次提及回指的组对键开启的组：在第一次提及上得 1 分；',
   'about.single': `<strong>单头</strong>：三个头的 Q 和 K 并排（${code('wQ')} × √3，因为引擎除以 √96 而不是 √32），所以得分是三者之和；`,
+  'about.previousWord':
+    '<strong>前词头</strong>（解码器，英文）：Q 的第 p 列读“我在位置 p + 1”，K 的第 p 列读“我在位置 p”，所以键恰好是查询的前一个词时得 1 分；' +
+    '第一个词没有前一个词，因果掩码只给它留下它自己；',
+  'about.sameLemma':
+    '<strong>同词元头</strong>：同词元 − 同位置：更早的同词元的词得 1 分，自己得 0 分，后面的词被因果掩码遮住；第一次出现的词平均分给到它为止的词；',
   'about.cross':
     '<strong>对齐头</strong>（交叉）：英文词的词表条目对键的位置，同一分句再加 ½；<strong>语序头</strong>：英文位置所在的分句对中文位置所在的分句。',
   'about.code':

@@ -103,8 +103,8 @@ export default {
   'real.hub.model.bertZh': '中文 BERT，按字切分（Google）',
   'real.hub.model.robertaZh': '中文 RoBERTa-wwm-ext（哈工大讯飞联合实验室）：BERT 结构，全词遮盖',
   'real.hub.model.xlmr': 'XLM-RoBERTa 基础版：100 种语言，SentencePiece 分词',
-  'real.hub.model.roberta': 'RoBERTa 基础版，英文（字节级 BPE）',
-  'real.hub.model.gpt2': 'GPT-2（1.24 亿参数的解码器）：每个词元只看它前面的词元',
+  'real.hub.model.roberta': 'RoBERTa 基础版，只学过英文（字节级 BPE）：汉字对它来说是字节',
+  'real.hub.model.gpt2': 'GPT-2（1.24 亿参数的解码器），只学过英文：每个词元只看它前面的词元，汉字对它来说是字节',
   'real.hub.model.opusMt': 'opus-mt 中→英（赫尔辛基大学）：翻译模型，有编码器和解码器',
   'real.hub.model.qwen25':
     '通义千问 Qwen2.5（阿里巴巴）最小的一个：读得懂中文的解码器；它的 16 位权重在内存里仍是 16 位',
@@ -215,6 +215,13 @@ export default {
     '所选头所在层的头视图：一边是查询，一边是键，每个权重一条线，越深权重越大；勾选别的头来比较。' +
     '把鼠标移到一个词元上或点它，只留下它的线。',
   'real.headView.export': '导出头视图',
+  'real.neuron.title': '神经元视图：层 {layer} · 头 {head}',
+  'real.neuron.help':
+    '这个头里一个词元的查询向量 q 和另一个词元的键向量 k（模型自己算出的，已经加上偏置、归一化和旋转位置），' +
+    '它们逐维的乘积、乘积之和 q·k 和得分 q·k/√dK。模型返回的是权重，不是得分：这里的得分由它的 q 和 k 算出，' +
+    '再用这一行的 softmax 和模型给出的权重核对。',
+  'neuron.score.real': '得分 = q·k / √d_k = {dot} / √{dK} = {score}',
+  'neuron.weight.real': '权重 = 模型给出的 {weight}；由 q 和 k 算出的这一行得分的 softmax：{softmax}',
   'real.article.title': '用文章的话来读',
   'real.article.numbering':
     '编号用句子自己的编号，和上面设计的头一样（用 是 0，第一个 毒 是 1，动词 毒 是 2……）；模型的特殊词元照样显示，' +
@@ -298,6 +305,7 @@ export default {
   'next.end.special':
     '最可能的下一个词元是“{token}”，分词器的特殊词元之一（文字的结尾）：生成到此为止，和 Hugging Face 的做法一样。',
   'next.end.length': '模型没有剩下的位置了（最多读 {max} 个词元）：生成到此为止。',
+  'next.failed': '这一步出错了（原因见下）。',
   'next.error': '这一步出错了：{message}',
   'next.grid.label': '新词元的注意力，层 × 头',
   'next.grid.caption':

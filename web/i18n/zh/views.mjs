@@ -2,13 +2,13 @@
 
 export default {
   'status.loading': '正在加载 WebAssembly 引擎……',
-  'status.engine': '引擎：{variant}（{build}），{threads} · {note}',
-  'status.build.threaded-simd': '多线程 SIMD',
-  'status.build.simd': 'SIMD',
-  'status.build.scalar': '标量',
+  'status.engine': '在本机计算：{build}，{threads}（{variant}）· {note}',
+  'status.build.threaded-simd': 'WebAssembly SIMD（一条指令同时算 4 个数）',
+  'status.build.simd': 'WebAssembly SIMD（一条指令同时算 4 个数）',
+  'status.build.scalar': 'WebAssembly，没有 SIMD（一条指令算一个数）',
   'status.threads': ({ n }) => `${n} 个线程`,
-  'status.isolated': '已跨源隔离',
-  'status.notIsolated': '未跨源隔离（没有 COOP/COEP 响应头），因此用单线程 SIMD',
+  'status.isolated': '已跨源隔离（服务器发送了让网页能用多线程的两个响应头）',
+  'status.notIsolated': '未跨源隔离（服务器没有发送让网页能用多线程的两个响应头 COOP、COEP），所以只用一个线程',
   'status.last': '{engine} · 上次计算：{calls}，用时 {ms} 毫秒，于 {time}',
   'status.calls': ({ n }) => `${n} 次引擎调用`,
   'status.empty': '{engine} · 没有可计算的：句子里没有词元',
@@ -68,7 +68,9 @@ export default {
     `${heads} 个头共做出 ${picks} 个选择（在一个头有东西可找的行里，该行的最高键）。`,
   'compare.kept': '单头的最高键保留了其中 {kept} 个，丢掉 {dropped} 个',
   'compare.why': '：每行一个 softmax，无法把大部分权重同时放在几个键上。',
-  'compare.entropy': '每行的平均熵：{heads}（有选择的行）；单头 {single}（所有行）。',
+  'compare.entropy':
+    '每行的平均熵，以比特计（衡量一行的权重有多分散：0 比特是全部权重在一个键上，1 比特是平分给两个键，n 比特是平分给 2ⁿ 个键）：' +
+    '{heads}（有选择的行）；单头 {single}（所有行）。',
   'compare.choose': '把得分相加并没有让它更平坦，而是逼它取舍',
   'compare.split': '；两种关系得分相同的地方，它把权重分开：{names}（每行超过 0.9 比特）。',
   'compare.stop': '。',
@@ -84,7 +86,7 @@ export default {
   'compare.uniform': '均匀（无可寻找）',
   'compare.flatRow': '均匀（没有挑出键）',
   'compare.flat':
-    '这一次没有可比较的选择：每个头和单头的每一行都把权重平均分给它能看到的键（单头每行 {single}，即均匀分布的熵）。' +
+    '这一次没有可比较的选择：每个头和单头的每一行都把权重平均分给它能看到的键（单头每行 {single}，即均匀分布的熵：n 比特就是平分给 2ⁿ 个键）。' +
     '所有得分相等时，softmax 只能平均分配，没有哪个键被挑出来，所以也谈不上保留或丢掉。',
   'compare.flat.sharpness':
     '锐度为 0 时就是这样：每个设计得分都乘以 0。把锐度调高，各个头才会挑出它们要找的键，单头也才需要取舍。',
@@ -102,6 +104,8 @@ export default {
     '头视图：从每个查询连到它注意的键的线，每个头一种颜色，不透明度即权重。方向键在字之间移动；Enter 锁定。',
   'headView.token': '{side} {token}：只显示它的连线（Enter 锁定）',
   'headView.legend': '线的不透明度 = 权重',
+  'headView.queries': '查询',
+  'headView.keys': '键',
 
   'stage.x.text': '输入：每个字一行特征',
   'stage.x.textCross': '输入：每个英文（查询）词一行特征',
@@ -135,8 +139,14 @@ export default {
   'check.holds': '成立',
   'check.fails': '不成立',
   'check.whole': ({ cols, causal }) =>
-    `每个头都看整个序列：每个头的 K 和 V 都有全部 ${cols} 行${causal ? '（之后因果掩码再遮住每个查询之后的键）' : ''}。`,
-  'check.own': '每个头有自己的 wQ、wK（{dModel}×{dK}）和 wV（{dModel}×{dV}）：各是 {n} 个不同的列切片。',
+    `每个头都看整个序列：每个头的 K 和 V 都有全部 ${cols} 行${causal ? '（之后因果掩码再遮住每个查询之后的键）' : ''}。` +
+    '头切分的是表示，从不切分句子。',
+  'check.own': ({ n, dModel, dK, dV }) =>
+    (n === 1
+      ? `只有一个头：它的 wQ、wK（${dModel}×${dK}）和 wV（${dModel}×${dV}）就是全部宽度。`
+      : `每个头有自己的 wQ、wK（${dModel}×${dK}）和 wV（${dModel}×${dV}）：各是 ${n} 个不同的列切片。`) +
+    `各头切分 d_model：${n}·${dK} = ${n * dK} ${n * dK === dModel ? '=' : '≠'} d_model，` +
+    `d_v ${dV === dK ? '=' : '≠'} d_k。`,
   'check.concat': '拼接结果宽 {concat}，wO（{width}×{dModel}）把它映射回 d_model = {dModel}。',
   'check.sums': '每行权重之和为 1：{rows} 行中最大的 |和 − 1| 为 {error}。',
   'check.masked': '被掩码的格子恰好为 0：{masked} 个被掩码的格子（{heads} 个头）中 {zero} 个为 0。',
@@ -147,6 +157,9 @@ export default {
   'neuron.q': 'q（查询 {token}）',
   'neuron.k': 'k（键 {token}）',
   'neuron.product': 'q⊙k',
+  'neuron.legend.negative': '负（棕色）',
+  'neuron.legend.positive': '正（紫色）',
+  'neuron.legend.scale': '每一行按它自己的最大 |值| 着色：一行里颜色最深的格子就是它绝对值最大的数',
   'neuron.aria': '{pair} 的 q、k 及其逐元素乘积；方向键读出数值。',
   'neuron.readout': '{row}[{i}] {label} = {value}',
   'neuron.hint': '把指针移到一列上，或聚焦图形后用方向键。',
@@ -167,6 +180,9 @@ export default {
   'xBlocks.block': '{name} · {n}',
   'xBlocks.annotated': '✎ 人工标注',
   'xBlocks.surface': '文本本身',
+  'caveat.untrained':
+    '这次运行：画出来的头（wQ 和 wK × {gain}）里，典型的一行最大的权重是平均份额的 {drawn} 倍；' +
+    '同样的随机头去掉这个放大，只有 {untrained} 倍（1 倍就是完全平均的一行）。',
   'caveat.own': ({ seeds, steps, results }) => `本页自己的运行（${seeds} 个种子 × ${steps} 步）：${results}`,
 
   'block.char': '字',
