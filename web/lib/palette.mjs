@@ -18,8 +18,6 @@ export const UI = Object.freeze({
   line: '#d9d9e0',
   paper: '#ffffff',
   panel: '#f5f5f8',
-  /** The sticky toolbar: paper, nearly opaque. */
-  toolbar: 'rgba(255, 255, 255, 0.96)',
   accent: '#0b5cad',
   /** Pressed and hovered things: a pale and a stronger wash of the accent. */
   accentWash: '#e7f0fb',

@@ -35,9 +35,10 @@ export function hashText(text) {
 
 /**
  * Seeded random projections, entries N(0, 1/fanIn) ("LeCun normal"); wQ and
- * wK are multiplied by qkGain. Untrained heads with gain 1 are nearly flat
- * (every weight close to 1/n); 3 lets each head pick favourites, so a pattern
- * shows. Shapes as in the engine: wQ, wK [dModel, numHeads·dK]; wV
+ * wK are multiplied by qkGain. With gain 1 free mode's heads are much flatter
+ * (a typical row's largest weight a few times an even share, where a trained
+ * head's is near 1: free-mode.mjs's untrainedSpread measures it); 3 lets each
+ * head pick favourites, so a pattern shows. Shapes as in the engine: wQ, wK [dModel, numHeads·dK]; wV
  * [dModel, numHeads·dV]; wO [numHeads·dV, dModel]. The draw order is fixed
  * (wQ, wK, wV, wO), so a seed always gives the same weights.
  */
