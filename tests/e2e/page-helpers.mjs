@@ -113,3 +113,28 @@ export const readerText = (page) =>
     out.push(document.title);
     return out;
   });
+
+/**
+ * What a neuron view shows (the designed heads' #neuron, or the real model's .real-neuron): its
+ * menus, its vectors' cells and its three steps, as numbers.
+ */
+export const readNeuron = (page, selector = '#neuron') =>
+  page.$eval(selector, (section) => {
+    const cells = (row) =>
+      [...section.querySelectorAll(`.neuron-vectors rect[data-row="${row}"]`)].map((r) => Number(r.dataset.value));
+    const step = (name) => section.querySelector(`[data-step="${name}"]`);
+    return {
+      pair: section.querySelector('.neuron-pair').textContent,
+      head: section.querySelector('select.neuron-head').value,
+      q: Number(section.querySelector('select.neuron-query').value),
+      k: Number(section.querySelector('select.neuron-key').value),
+      qv: cells('q'),
+      kv: cells('k'),
+      product: cells('product'),
+      dot: Number(step('dot').dataset.value),
+      score: Number(step('score').dataset.value),
+      engineScore: Number(step('score').dataset.engineScore),
+      weight: Number(step('weight').dataset.value),
+      softmax: Number(step('weight').dataset.softmax),
+    };
+  });

@@ -11,7 +11,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createAttention } from '../../src/js/node.mjs';
-import { setUp, openPage, readHeatmaps } from './page-helpers.mjs';
+import { setUp, openPage, readHeatmaps, readNeuron } from './page-helpers.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { formatBytes } from '../../web/model/real-model-files.mjs';
 import { allHeadScores, focusRows, standOut, uniformScores } from '../../web/model/real-model-scores.mjs';
@@ -653,23 +653,6 @@ test('GPT-2: byte pieces and an English vocabulary said as such; nothing to hide
   }
 }, 60_000);
 
-/** The real view's neuron view (views/neuron-view.mjs on model/real-article.mjs's neuronRun), as numbers. */
-const readRealNeuron = (page) =>
-  page.$eval('#real-model .real-neuron', (box) => {
-    const cells = (row) =>
-      [...box.querySelectorAll(`.neuron-vectors rect[data-row="${row}"]`)].map((r) => Number(r.dataset.value));
-    const step = (name) => box.querySelector(`[data-step="${name}"]`);
-    return {
-      head: box.querySelector('select.neuron-head').value,
-      q: Number(box.querySelector('select.neuron-query').value),
-      k: Number(box.querySelector('select.neuron-key').value),
-      qv: cells('q'),
-      kv: cells('k'),
-      weight: Number(step('weight').dataset.value),
-      softmax: Number(step('weight').dataset.softmax),
-    };
-  });
-
 test('the neuron view of a real head: the model’s own q and k (a grouped-query key head’s), the softmax of their scores its weight', async () => {
   const { page, problems } = await openPage(env);
   const folder = 'tests/fixtures/models/hf-qwen2';
@@ -692,7 +675,7 @@ test('the neuron view of a real head: the model’s own q and k (a grouped-query
     // Another pair: the query 毒 of position 3 and key 0.
     await page.selectOption('#real-model .real-neuron select.neuron-query', '3');
     await page.selectOption('#real-model .real-neuron select.neuron-key', '0');
-    const shown = await readRealNeuron(page);
+    const shown = await readNeuron(page, '#real-model .real-neuron');
     expect([shown.head, shown.q, shown.k]).toEqual([`head-${numHeads - 1}`, 3, 0]);
     const L = want.tokens.length;
     const h = numHeads - 1;

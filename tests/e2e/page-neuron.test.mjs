@@ -6,7 +6,7 @@
 import { createAttention } from '../../src/js/node.mjs';
 import { encoderSpec } from '../../web/model/designed-heads.mjs';
 import { crossSpec } from '../../web/model/cross-heads.mjs';
-import { setUp, openPage, reveal } from './page-helpers.mjs';
+import { setUp, openPage, readNeuron, reveal } from './page-helpers.mjs';
 
 let env, engine;
 beforeAll(async () => {
@@ -16,28 +16,6 @@ afterAll(async () => {
   engine?.dispose();
   await env?.close();
 });
-
-/** What the neuron view shows: its vectors' cells and its three steps, as numbers. */
-const readNeuron = (page) =>
-  page.$eval('#neuron', (section) => {
-    const cells = (row) =>
-      [...section.querySelectorAll(`.neuron-vectors rect[data-row="${row}"]`)].map((r) => Number(r.dataset.value));
-    const step = (name) => section.querySelector(`[data-step="${name}"]`);
-    return {
-      pair: section.querySelector('.neuron-pair').textContent,
-      head: section.querySelector('select.neuron-head').value,
-      q: Number(section.querySelector('select.neuron-query').value),
-      k: Number(section.querySelector('select.neuron-key').value),
-      qv: cells('q'),
-      kv: cells('k'),
-      product: cells('product'),
-      dot: Number(step('dot').dataset.value),
-      score: Number(step('score').dataset.value),
-      engineScore: Number(step('score').dataset.engineScore),
-      weight: Number(step('weight').dataset.value),
-      softmax: Number(step('weight').dataset.softmax),
-    };
-  });
 
 /**
  * Waits until the neuron view is drawn for head `head`, query q and key k. A

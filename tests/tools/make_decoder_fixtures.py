@@ -57,6 +57,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model_fixtures.reference import write_sections  # noqa: E402 (reference.json of named sections)
 from model_fixtures.tokenizers import BYTE_ORDER, readable_tokens  # noqa: E402
+from fixture_docs import write_section
 
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "models")
 D, HEADS, KV_HEADS, FFN, LAYERS, MAX_POSITIONS = 32, 4, 2, 64, 2, 64
@@ -782,15 +783,7 @@ def document(results):
         seeds="; ".join("`%s` %s" % (f, spec_line(f)) for f in SPECS), bert_vocab=" ".join(
             "`%s`" % t for t in BERT_VOCAB), sentence=SENTENCE, short=SHORT, llama3=json.dumps(LLAMA3_ROPE),
         proc={f: code(SPECS[f].get("proc_text")) for f in SPECS})
-    md = os.path.join(OUT_DIR, "TRANSFORMERS.md")
-    old = open(md, encoding="utf-8").read()
-    block = BEGIN + "\n" + text.strip() + "\n" + END
-    if BEGIN in old:
-        new = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, old, flags=re.S)
-    else:
-        new = old.rstrip("\n") + "\n\n" + block + "\n"
-    with open(md, "w", encoding="utf-8") as f:
-        f.write(new)
+    write_section(os.path.join(OUT_DIR, "TRANSFORMERS.md"), BEGIN, END, text)
 
 
 DOC = """

@@ -46,6 +46,7 @@ from transformers.models.marian import modeling_marian
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model_fixtures.reference import write_sections  # noqa: E402 (reference.json of named sections)
+from fixture_docs import write_section
 
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "models")
 FOLDER, BIN_FOLDER = "hf-marian", "hf-marian-bin"
@@ -690,15 +691,7 @@ def document(vocab, tok, tokenizer_cases, target_cases, decode, forward_cases, h
         head_mask=json.dumps(HEAD_MASK), documented=DOCUMENTED, tolerance=json.dumps(TOLERANCE), max_length=MAX_LENGTH,
         sentence=SENTENCE, eos_text=EOS_TEXT, generation=json.dumps(
             json.load(open(os.path.join(OUT_DIR, FOLDER, "generation_config.json"))), sort_keys=True))
-    md = os.path.join(OUT_DIR, "TRANSFORMERS.md")
-    old = open(md, encoding="utf-8").read()
-    block = BEGIN + "\n" + text.strip() + "\n" + END
-    if BEGIN in old:
-        new = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, old, flags=re.S)
-    else:
-        new = old.rstrip("\n") + "\n\n" + block + "\n"
-    with open(md, "w", encoding="utf-8") as f:
-        f.write(new)
+    write_section(os.path.join(OUT_DIR, "TRANSFORMERS.md"), BEGIN, END, text)
 
 
 MARIAN_DOC = """

@@ -42,6 +42,7 @@ transformers.logging.set_verbosity_error()
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model_fixtures.reference import write_sections  # noqa: E402 (arrays at 12 significant digits, read back)
+from fixture_docs import write_section
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "models")
 OUT = os.path.join(MODELS, "query-key")
@@ -177,15 +178,7 @@ def document(results):
         "transformers' weights." % (r["folder"], r["class"], r["H"], r["G"], r["hd"], ", ".join(
             "`%s` (L=%d)" % (c["name"], len(c["inputIds"])) for c in r["cases"]), r["worst"]) for r in results)
     text = DOC.format(transformers=transformers.__version__, torch=torch.__version__, rows=rows)
-    md = os.path.join(MODELS, "TRANSFORMERS.md")
-    old = open(md, encoding="utf-8").read()
-    block = BEGIN + "\n" + text.strip() + "\n" + END
-    if BEGIN in old:
-        new = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, old, flags=re.S)
-    else:
-        new = old.rstrip("\n") + "\n\n" + block + "\n"
-    with open(md, "w", encoding="utf-8") as f:
-        f.write(new)
+    write_section(os.path.join(MODELS, "TRANSFORMERS.md"), BEGIN, END, text)
 
 
 def main():

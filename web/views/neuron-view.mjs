@@ -53,12 +53,25 @@ function colourLegend() {
   );
 }
 
+/** The menus of head, query and key, and the body the view draws into, appended to the view's container. */
+function appendControls(container) {
+  const bar = el('div', { className: 'bar' });
+  for (const name of ['head', 'query', 'key']) {
+    // data-i18n: a change of language writes the label again (lib/i18n.mjs translateDom).
+    const label = el('span', { textContent: t(`neuron.${name}`) });
+    label.dataset.i18n = `neuron.${name}`;
+    bar.append(el('label', {}, label, ' ', el('select', { className: `neuron-${name}` })));
+  }
+  container.append(bar, el('div', { className: 'neuron-body' }));
+}
+
 export class NeuronView {
   /**
    * @param {HTMLElement} section #neuron
    * @param {{ onHead: (name: string) => void, onPair: (pair: { q: number, k: number }) => void }} handlers
    */
   constructor(section, { onHead, onPair }) {
+    appendControls(section);
     this.$ = (s) => section.querySelector(s);
     this.body = this.$('.neuron-body');
     this.onPair = onPair;
