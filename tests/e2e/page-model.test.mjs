@@ -19,10 +19,13 @@ import { fixed } from '../../web/lib/format.mjs';
 import { articleMap, bestRoleShare, closestHeads } from '../../web/model/real-article.mjs';
 import { setLanguage, t } from '../../web/lib/i18n.mjs';
 
+/** A fixture folder's checkpoint files, as a reader would pick them (its reference.json left out). */
+const folderFiles = (folder) =>
+  readdirSync(folder)
+    .filter((name) => name !== 'reference.json')
+    .map((name) => path.join(folder, name));
 const FOLDER = 'tests/fixtures/models/bert-zh';
-const FILES = readdirSync(FOLDER)
-  .filter((name) => name !== 'reference.json')
-  .map((name) => path.join(FOLDER, name));
+const FILES = folderFiles(FOLDER);
 
 let env, engine, model, reference;
 beforeAll(async () => {
@@ -271,9 +274,7 @@ test('GPT-2 (byte-level pieces, causal): the masked cells are hatched and exactl
   const { page, problems } = await openPage(env);
   try {
     const folder = 'tests/fixtures/models/gpt2';
-    const files = readdirSync(folder)
-      .filter((name) => name !== 'reference.json')
-      .map((name) => path.join(folder, name));
+    const files = folderFiles(folder);
     await load(page, files);
     expect(await page.isHidden('#real-error')).toBe(true);
     const masked = await page.$$eval('#real-model .real-heatmap [data-masked]', (cells) =>
@@ -372,12 +373,7 @@ test('GPT-2: the sentence has no special token, so that score names no head and 
   const { page, problems } = await openPage(env);
   try {
     const folder = 'tests/fixtures/models/gpt2';
-    await load(
-      page,
-      readdirSync(folder)
-        .filter((name) => name !== 'reference.json')
-        .map((name) => path.join(folder, name)),
-    );
+    await load(page, folderFiles(folder));
     expect(await page.isHidden('#real-error')).toBe(true);
     expect(await page.$$eval('#real-model .real-token-list li.special', (l) => l.length)).toBe(0);
     const special = await page.textContent('#real-model .real-summary li[data-score="special"]');
@@ -623,12 +619,7 @@ test('GPT-2: byte pieces and an English vocabulary said as such; nothing to hide
   const { page, problems } = await openPage(env);
   try {
     const folder = 'tests/fixtures/models/gpt2';
-    await load(
-      page,
-      readdirSync(folder)
-        .filter((name) => name !== 'reference.json')
-        .map((name) => path.join(folder, name)),
-    );
+    await load(page, folderFiles(folder));
     expect(await notes(page)).toEqual(['tiny', 'numbering', 'foreign', 'bytes']);
     expect(await page.isDisabled('#real-hide-special')).toBe(true);
     // 用 in three byte pieces, each numbered 0 (the character's number), the piece in its own subscript.
@@ -661,12 +652,7 @@ test('the neuron view of a real head: the model’s own q and k (a grouped-query
     const want = await qwen.run(SENTENCE, { returnQueryKey: true });
     const { numHeads, numKVHeads, headDim } = qwen.config;
     expect(numKVHeads).toBeLessThan(numHeads); // the key heads are shared
-    await load(
-      page,
-      readdirSync(folder)
-        .filter((name) => name !== 'reference.json')
-        .map((name) => path.join(folder, name)),
-    );
+    await load(page, folderFiles(folder));
     await page.click(`#real-model .thumb[data-layer="1"][data-head="${numHeads - 1}"]`);
     await page.waitForFunction(
       (h) => document.querySelector('#real-model .real-neuron select.neuron-head')?.value === `head-${h}`,
