@@ -11,6 +11,7 @@
 // translation model (bench/seq2seq.mjs) and GPT-2-small- and
 // Qwen2.5-0.5B-shaped decoders generating text (bench/decoder.mjs) against
 // onnxruntime-web.
+// Then the relaxed-SIMD builds beside the SIMD128 ones (bench/relaxed.mjs).
 // Prints a table; writes everything to bench-output/bench.json.
 // Usage: npm run bench [-- --quick | --profile | --sizes | --help]
 import { execFileSync } from 'node:child_process';
@@ -24,6 +25,7 @@ import { CONFIGS, headsOf, makeInputs, time } from './inputs.mjs';
 import { decoderBench } from './decoder.mjs';
 import { modelBench } from './model.mjs';
 import { seq2seqBench } from './seq2seq.mjs';
+import { relaxedBench } from './relaxed.mjs';
 
 const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --sizes | --help]   (npm run bench -- <flag>)
   (none)     every runner and thread count, the kernels, start-up, a long sequence, the worker hop,
@@ -198,6 +200,8 @@ const model = await modelBench({ quick });
 const seq2seq = await seq2seqBench({ quick });
 // GPT-2-small- and Qwen2.5-0.5B-shaped decoders generating text against onnxruntime-web (bench/decoder.mjs).
 const decoder = await decoderBench({ quick });
+// The relaxed-SIMD builds beside the SIMD128 ones: GEMM, ceiling and attention (bench/relaxed.mjs).
+const relaxed = await relaxedBench({ quick });
 
 // ---- report ----
 const byRunner = (name, threads) => runs.find((r) => r.runner === name && r.threads === threads);
@@ -305,6 +309,7 @@ lines.push(sizesLine(sizes));
 lines.push('', model.report);
 lines.push('', seq2seq.report);
 lines.push('', decoder.report);
+lines.push('', relaxed.report);
 console.log(lines.join('\n'));
 
 mkdirSync('bench-output', { recursive: true });
@@ -326,6 +331,7 @@ writeFileSync(
       model: model.result,
       seq2seq: seq2seq.result,
       decoder: decoder.result,
+      relaxed: relaxed.result,
       wasmSizes: sizes,
     },
     null,

@@ -3,6 +3,7 @@
 # Installs only what is missing: Emscripten (Debian), binaryen (wasm-dis, for the
 # SIMD check), clang 14 with libFuzzer (the fuzz smoke test), clang-format (the
 # C++ lint), xsimd >= 12.1 headers (Debian 13's package, unpacked into .deps/),
+# Debian 13's Emscripten in a chroot for the relaxed-SIMD builds (.deps/trixie-root),
 # the npm devDependencies; then builds what is out of date.
 # Usage: bash scripts/setup.sh [--no-build]
 set -euo pipefail
@@ -16,6 +17,8 @@ emxx_ok() {
 emxx_ok || need_apt+=(emscripten)
 command -v wasm-dis >/dev/null 2>&1 || need_apt+=(binaryen)
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
+# debootstrap makes the chroot of the relaxed-SIMD builds' Emscripten (below).
+command -v debootstrap >/dev/null 2>&1 || need_apt+=(debootstrap)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
 # End-to-end tests drive Debian's Chromium with playwright-core (browser
 # downloads are not used).
@@ -78,6 +81,12 @@ SRC
   rm -rf "$tmp"
   xsimd_ok || { echo "mha-wasm setup: xsimd in $xsimd_dir is older than 12.1" >&2; exit 1; }
 fi
+
+# The relaxed-SIMD builds' compiler: Debian 13's Emscripten 3.1.69 (clang 19,
+# binaryen 120) in a chroot in .deps/trixie-root, made by debootstrap from the
+# Debian archive the apt sources name (about 2 minutes and 2.5 GB, once; the
+# other builds keep Debian 12's Emscripten). scripts/trixie-emscripten.sh says why.
+bash scripts/trixie-emscripten.sh install
 
 # npm devDependencies: installed when node_modules is missing, lacks a tool
 # the scripts run, or is older than package-lock.json (npm writes

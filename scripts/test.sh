@@ -113,6 +113,21 @@ echo "== Jest =="
 NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning ${NODE_OPTIONS:-}" \
   npx --no-install jest "$@"
 
+# The relaxed-SIMD builds, on the tests that loop over tests/js/helpers/engines.mjs's
+# builds (MHA_TEST_VARIANTS: those two alone) and the threaded build's own: Node 20
+# runs them only with --experimental-wasm-relaxed-simd, a V8 flag that NODE_OPTIONS
+# refuses, so Jest itself is started with it (its workers inherit it). Node >= 22
+# runs them in the run above already. Skipped when arguments chose the tests.
+relaxed_probe="import('./src/js/variants.mjs').then((m) => process.exit(m.hasRelaxedSimd() ? 0 : 1))"
+if [ $# -eq 0 ] && ! node -e "$relaxed_probe" && node --experimental-wasm-relaxed-simd -e "$relaxed_probe"; then
+  echo "== Jest: the relaxed-SIMD builds (node --experimental-wasm-relaxed-simd) =="
+  MHA_TEST_VARIANTS=threaded-relaxed-simd,relaxed-simd \
+    node --experimental-wasm-relaxed-simd --experimental-vm-modules --no-warnings=ExperimentalWarning \
+    node_modules/jest/bin/jest.js tests/js/fixtures.test.mjs tests/js/random.test.mjs tests/js/projections.test.mjs \
+    tests/js/nonfinite.test.mjs tests/js/paths.test.mjs tests/js/node-worker.test.mjs tests/js/node-exit.test.mjs \
+    tests/js/threads.test.mjs tests/js/relaxed.test.mjs
+fi
+
 if [ ${#skipped[@]} -gt 0 ]; then
   echo "== not run ==" >&2
   printf '  %s\n' "${skipped[@]}" >&2

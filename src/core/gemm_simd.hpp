@@ -12,6 +12,10 @@
 
 #include "kernels.hpp"
 
+#if defined(__wasm_relaxed_simd__)
+#include <wasm_simd128.h>
+#endif
+
 namespace mha::simd {
 
 using Vec = xsimd::batch<float>;
@@ -19,6 +23,27 @@ constexpr std::size_t W = Vec::size;
 constexpr std::size_t NV = kPanel / W;  // vectors per panel row
 static_assert(kPanel % W == 0, "a panel is a whole number of vectors");
 constexpr std::size_t MR = 4;  // rows of the gemm's register tile
+
+// a·b + c, the GEMM's one operation. In a relaxed-SIMD build (-mrelaxed-simd)
+// f32x4.relaxed_madd, which the engine fuses where the processor has FMA
+// (one rounding instead of two) and otherwise multiplies then adds: either
+// way the same instruction on every thread, so results stay bitwise the same
+// for any thread count within a build. Elsewhere xsimd::fma, which on
+// SIMD128 is a multiply then an add (SIMD128 has no FMA).
+inline Vec madd(const Vec& a, const Vec& b, const Vec& c) noexcept {
+#if defined(__wasm_relaxed_simd__)
+  return Vec(wasm_f32x4_relaxed_madd(a, b, c));
+#else
+  return xsimd::fma(a, b, c);
+#endif
+}
+
+// The kernel set's name, as engine.kernels() reports it.
+#if defined(__wasm_relaxed_simd__)
+constexpr const char* kName = "relaxed-simd";
+#else
+constexpr const char* kName = "simd";
+#endif
 
 // A row of a float panel as NV vectors.
 struct FloatPanel {
@@ -69,7 +94,7 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const type
     Panel::load(bk, b);
     for (std::size_t r = 0; r < MR; ++r) {
       const Vec av(*a[r]++);
-      for (std::size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(av, b[v], acc[r][v]);
+      for (std::size_t v = 0; v < NV; ++v) acc[r][v] = madd(av, b[v], acc[r][v]);
     }
   }
   for (std::size_t r = 0; r < MR; ++r) {
@@ -110,7 +135,7 @@ inline void gemm_wide_tile(std::size_t K, const float* A, std::size_t lda, const
     for (std::size_t r = 0; r < R; ++r) {
       const Vec av(*a[r]++);
       for (std::size_t q = 0; q < NP; ++q)
-        for (std::size_t v = 0; v < NV; ++v) acc[r][q][v] = xsimd::fma(av, b[q][v], acc[r][q][v]);
+        for (std::size_t v = 0; v < NV; ++v) acc[r][q][v] = madd(av, b[q][v], acc[r][q][v]);
     }
   }
   for (std::size_t r = 0; r < R; ++r)

@@ -2,9 +2,11 @@
 // so that the caller (attention.cpp) never chooses an instruction set itself:
 // scalar_kernels() is plain C++ (the no-SIMD build, and a second opinion in
 // tests); simd_kernels() is xsimd (WASM SIMD128 under em++, SSE/AVX natively)
-// and exists only when MHA_WITH_SIMD is set.
+// and exists only when MHA_WITH_SIMD is set. Built with -mrelaxed-simd, the
+// same simd_kernels() multiply-add with f32x4.relaxed_madd (gemm_simd.hpp's
+// madd) and call themselves "relaxed-simd".
 //
-// To add a kernel set (say relaxed SIMD): a kernels_<set>.cpp that defines the
+// To add a kernel set (say a wider tile): a kernels_<set>.cpp that defines the
 // functions below, named <op>_<mr>x<nr>_<set> where they have a tile, and a
 // `const Kernels& <set>_kernels()` filling this table with its tile geometry;
 // then pick it in default_kernels() (and in half_kernels()) and list the file
@@ -63,7 +65,7 @@ using ScaleFn = void (*)(float* x, std::size_t n, float factor) noexcept;
 using PeakFn = float (*)(std::size_t iterations, float seed) noexcept;
 
 struct Kernels {
-  const char* name;  // "simd" or "scalar", as engine.kernels() reports it
+  const char* name;  // "simd", "relaxed-simd" (simd_kernels() built with -mrelaxed-simd) or "scalar"
   // The gemm's register tile: mr rows of C by nr columns, nr being the width
   // of the panels it reads (kPanel, as pack_kn and pack_nk write them).
   std::size_t mr, nr;

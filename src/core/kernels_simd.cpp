@@ -15,6 +15,7 @@ namespace {
 
 using simd::FloatPanel;
 using simd::gemm_4x8_xsimd;
+using simd::madd;
 using simd::MR;
 using simd::Vec;
 using simd::W;
@@ -96,7 +97,7 @@ float peak_simd(std::size_t iterations, float seed) noexcept {
   for (std::size_t v = 0; v < 12; ++v) acc[v] = Vec(seed + static_cast<float>(v));
   const Vec a(0.999f), b(1e-3f);
   for (std::size_t i = 0; i < iterations; ++i)
-    for (auto& x : acc) x = xsimd::fma(x, a, b);
+    for (auto& x : acc) x = madd(x, a, b);
   Vec sum(0.0f);
   for (const auto& x : acc) sum += x;
   return xsimd::reduce_add(sum);
@@ -105,8 +106,8 @@ float peak_simd(std::size_t iterations, float seed) noexcept {
 }  // namespace
 
 const Kernels& simd_kernels() noexcept {
-  static const Kernels k{"simd",     MR,        kPanel, gemm_4x8_xsimd<FloatPanel>, row_max_simd, exp2_sum_simd,
-                         scale_simd, peak_simd, 24 * W};
+  static const Kernels k{simd::kName, MR,        kPanel, gemm_4x8_xsimd<FloatPanel>, row_max_simd, exp2_sum_simd,
+                         scale_simd,  peak_simd, 24 * W};
   return k;
 }
 

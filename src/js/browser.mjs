@@ -11,6 +11,7 @@ import { AttentionEngine, checkOptions, moduleOptions, MAX_THREADS } from './eng
 import { inferenceUrls, variantFiles } from './files.mjs';
 import { CALLS, MESSAGES } from './protocol.mjs';
 import { WorkerBackend, rebuildError } from './worker-backend.mjs';
+import { hasRelaxedSimd, hasSimd, isThreaded, kernelsOf, singleThreaded } from './variants.mjs';
 
 // The engine's own scripts, as literal new URL('…', import.meta.url) like the
 // builds' in files.mjs: bundlers (Vite, webpack 5, Rollup's import-meta-assets)
@@ -23,17 +24,7 @@ function engineScriptUrls() {
   };
 }
 
-export const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
-]);
-
-export function hasSimd() {
-  try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
-  } catch {
-    return false;
-  }
-}
+export { SIMD_PROBE, hasSimd } from './variants.mjs';
 
 export function hasThreads() {
   return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
@@ -42,16 +33,24 @@ export function hasThreads() {
 function chooseVariant(opts) {
   const simd = hasSimd();
   const threads = hasThreads();
-  if (opts.variant === 'threaded-simd' && !threads)
+  if (opts.variant && isThreaded(opts.variant) && !threads)
     throw new RangeError(
-      'variant: "threaded-simd" needs a cross-origin-isolated page (headers Cross-Origin-Opener-Policy: same-origin ' +
-        'and Cross-Origin-Embedder-Policy: require-corp); this page is not. Leave variant out to fall back to "simd".',
+      `variant: "${opts.variant}" needs a cross-origin-isolated page (headers Cross-Origin-Opener-Policy: same-origin ` +
+        'and Cross-Origin-Embedder-Policy: require-corp); this page is not. ' +
+        `Leave variant out to fall back to "${singleThreaded(opts.variant)}".`,
     );
   if (opts.variant && opts.variant !== 'scalar' && !simd)
     throw new RangeError(
       `variant: "${opts.variant}" needs WebAssembly SIMD, which this browser lacks; use "scalar" or leave variant out`,
     );
+  if (opts.variant && kernelsOf(opts.variant) === 'relaxed-simd' && !hasRelaxedSimd())
+    throw new RangeError(
+      `variant: "${opts.variant}" needs WebAssembly relaxed SIMD, which this browser lacks ` +
+        '(Chrome ≥ 114 and Firefox ≥ 145 have it, Safari does not); leave variant out for the SIMD128 builds',
+    );
   if (opts.variant) return opts.variant;
+  // The relaxed builds only when asked for, for now: the page's and the
+  // bundlers' browser tests still expect the SIMD128 builds by default.
   if (simd && threads && opts.threads !== 1) return 'threaded-simd';
   if (opts.threads > 1)
     console.warn(
@@ -134,6 +133,29 @@ function sameOriginWorkerUrl(url) {
   return URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(url)});`], { type: 'text/javascript' }));
 }
 
+// A checkpoint's tokenizer in a Worker of its own (dist/mha-model-tokenizer.js
+// at `url`), as models/tokenizers/bounded-host.mjs takes it: a tokenizer that
+// runs away is terminated there, and the page's thread never runs it.
+function tokenizerWorkerPort(url) {
+  const worker = new Worker(sameOriginWorkerUrl(url), { name: 'mha-wasm-tokenizer' });
+  return {
+    post: (message) => worker.postMessage(message),
+    listen(onMessage, onError) {
+      worker.onmessage = ({ data }) => onMessage(data);
+      worker.onerror = (event) => {
+        event.preventDefault(); // reported by the call that waits, not as the page's uncaught error
+        onError({
+          message:
+            event.message ||
+            `could not start it from ${url}; if a bundler moved ${new URL(url).pathname.split('/').pop()}, ` +
+              'pass createAttention({ locateFile }) with its URL',
+        });
+      };
+    },
+    terminate: () => worker.terminate(),
+  };
+}
+
 function startWorker(workerUrl, init) {
   let worker;
   try {
@@ -166,20 +188,22 @@ function startWorker(workerUrl, init) {
  * Loads the engine from the builds `buildUrls()` lists (files.mjs's
  * inferenceUrls, or train-files.mjs's trainUrls for 'mha-wasm/train'). What
  * an entry adds: `createTrainer` (attention-trainer.mjs, from
- * 'mha-wasm/train'); `models`: { urls, loadModel, openNamed } (model-files.mjs's
- * modelUrls, models/load.mjs and models/sources/hub-browser.mjs, from 'mha-wasm/model'), with which its
- * loadModel() starts the model build. Not part of the API: createAttention
- * here, in train.mjs and in model-entry.mjs.
+ * 'mha-wasm/train'); `models`: { urls, loadModel, openNamed, tokenizer: {
+ * fileName, url, host } } (model-files.mjs's modelUrls and tokenizer
+ * worker, models/load.mjs, models/sources/hub-browser.mjs and
+ * models/tokenizers/bounded-host.mjs, from 'mha-wasm/model'), with which its
+ * loadModel() starts the model build and each model's tokenizer. Not part of
+ * the API: createAttention here, in train.mjs and in model-entry.mjs.
  */
 export async function loadEngine(opts, family, buildUrls, { createTrainer, models } = {}) {
   const variant = chooseVariant(opts);
-  const threads =
-    variant === 'threaded-simd' ? (opts.threads ?? Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1)) : 1;
+  const threads = isThreaded(variant) ? (opts.threads ?? Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1)) : 1;
   const names = variantFiles(variant, family);
   const locate = fileLocator(opts.locateFile, () => {
     const build = buildUrls()[variant];
     const urls = engineScriptUrls();
     for (const [role, fileName] of Object.entries(names)) urls[fileName] = build[role];
+    if (models) urls[models.tokenizer.fileName] = models.tokenizer.url();
     return urls;
   });
   // Every file is located before the worker starts, so that a missing URL is
@@ -197,7 +221,7 @@ export async function loadEngine(opts, family, buildUrls, { createTrainer, model
     threads,
     poolSize: moduleOptions(threads).mhaPoolSize,
     wasmBinary: opts.wasmBinary,
-    build: { simd: variant !== 'scalar', wasm: names.wasm },
+    build: { kernels: kernelsOf(variant), wasm: names.wasm },
   });
   // Models run in the model build, on the same variant and threads, in a
   // Worker of their own.
@@ -209,11 +233,17 @@ export async function loadEngine(opts, family, buildUrls, { createTrainer, model
       );
     return loadEngine({ ...opts, variant, threads: started, wasmBinary: undefined }, 'model', models.urls, { models });
   };
+  // Located when a model's tokenizer first needs its worker (an app that loads no model never asks).
+  const tokenizerHost =
+    models &&
+    ((json, config, file) =>
+      models.tokenizer.host(() => tokenizerWorkerPort(locate(models.tokenizer.fileName)), json, config, file));
   return new AttentionEngine(new WorkerBackend(webWorkerPort(worker)), variant, started, family, limits, {
     openModels,
     createTrainer,
     loadModel: models?.loadModel,
     openNamed: models?.openNamed,
+    tokenizerHost,
   });
 }
 
@@ -228,7 +258,8 @@ export function refuseTraining(opts, entry) {
 
 /**
  * Loads the wasm engine into a dedicated Worker. Default variant: "threaded-simd"
- * in a cross-origin-isolated page, else "simd", else "scalar". The attention
+ * in a cross-origin-isolated page, else "simd", else "scalar". "threaded-relaxed-simd"
+ * and "relaxed-simd" when asked for, where the browser validates variants.mjs's probe. The attention
  * builds only: `training: true` needs createAttention from 'mha-wasm/train',
  * engine.loadModel() createAttention from 'mha-wasm/model'.
  */

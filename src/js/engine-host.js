@@ -51,18 +51,26 @@
 
   class EngineHost {
     // calls: the method names a backend may call (CALLS of protocol.mjs).
-    // build: { simd, wasm }: whether the variant asked for has SIMD kernels, and
-    // its .wasm file's name; a module of another build (the caller's
-    // wasmBinary) is refused here, before any call reaches it.
+    // build: { kernels, wasm }: the kernels of the variant asked for
+    // ("relaxed-simd", "simd" or "scalar", variants.mjs kernelsOf), and its
+    // .wasm file's name; a module of another build (the caller's wasmBinary)
+    // is refused here, before any call reaches it.
     constructor(module, threads, calls, build) {
       this.module = module;
-      this.engine = new module.Engine(threads);
-      const simd = build && this.engine.kernels() === 'simd';
-      if (build && simd !== build.simd) {
-        this.engine.delete();
+      // A module of another Emscripten (a relaxed build's bytes under a
+      // SIMD128 build's glue, or the reverse) may start without its bindings.
+      if (typeof module.Engine !== 'function')
         throw new TypeError(
-          `wasmBinary: expected the bytes of ${build.wasm}, got those of a build ${simd ? 'with' : 'without'} ` +
-            `SIMD kernels (${simd ? 'mha-simd.wasm?' : 'mha-scalar.wasm?'})`,
+          `wasmBinary: expected the bytes of ${build?.wasm ?? 'this build'}, got those of a build of another ` +
+            'Emscripten (its bindings did not register)',
+        );
+      this.engine = new module.Engine(threads);
+      const kernels = build && this.engine.kernels();
+      if (build && kernels !== build.kernels) {
+        this.engine.delete();
+        const what = { simd: 'with SIMD', scalar: 'without SIMD', 'relaxed-simd': 'with relaxed-SIMD' }[kernels];
+        throw new TypeError(
+          `wasmBinary: expected the bytes of ${build.wasm}, got those of a build ${what} kernels (mha-${kernels}.wasm?)`,
         );
       }
       this.layers = new Map();

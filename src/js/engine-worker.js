@@ -46,10 +46,14 @@ async function init({ urls, threads, poolSize, wasmBinary, calls, build }) {
         throw new Error(`mha-wasm: could not load ${urls.wasm}: HTTP ${response.status} ${response.statusText}`);
       wasmBinary = await response.arrayBuffer();
     }
+    // Emscripten 3.1.6's pthread worker script (NAME.worker.js) imports the
+    // glue from mainScriptUrlOrBlob; 3.1.69's (the relaxed builds) is the
+    // glue itself, so it must be same-origin as a Worker's script.
+    const ownWorker = Object.keys(urls.byName).some((fileName) => fileName.endsWith('.worker.js'));
     const module = await createMhaModule({
       mhaPoolSize: poolSize,
       // pthread workers load the glue from here, not from this worker's URL.
-      mainScriptUrlOrBlob: urls.glue,
+      mainScriptUrlOrBlob: ownWorker ? urls.glue : sameOriginWorkerUrl(urls.glue),
       locateFile: (fileName) => {
         const url = urls.byName[fileName] ?? new URL(fileName, urls.glue).href;
         return fileName.endsWith('.worker.js') ? sameOriginWorkerUrl(url) : url;

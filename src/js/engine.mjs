@@ -13,6 +13,7 @@ import {
   normalizeForwardArguments,
 } from './validate.mjs';
 import { VARIANTS } from './files.mjs';
+import { isThreaded } from './variants.mjs';
 import { CALL, DETACH, EngineResource } from './resource.mjs';
 import { CALLS } from './protocol.mjs';
 
@@ -42,9 +43,10 @@ export function checkOptions(options) {
       throw new TypeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${describe(threads)}`);
     if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)
       throw new RangeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${threads}`);
-    if (threads > 1 && (variant === 'simd' || variant === 'scalar'))
+    if (threads > 1 && variant !== undefined && !isThreaded(variant))
       throw new RangeError(
-        `threads: variant "${variant}" runs on one thread, got threads ${threads}; use variant "threaded-simd"`,
+        `threads: variant "${variant}" runs on one thread, got threads ${threads}; ` +
+          `use variant "${variant === 'relaxed-simd' ? 'threaded-relaxed-simd' : 'threaded-simd'}"`,
       );
   }
   if (locateFile !== undefined && typeof locateFile !== 'function')
@@ -94,7 +96,7 @@ export class AttentionEngine {
     this.#limits = Object.freeze(limits);
     this.#platform = platform;
     this.#family = family;
-    /** The build in use: "threaded-simd", "simd" or "scalar". */
+    /** The build in use: "threaded-relaxed-simd", "relaxed-simd", "threaded-simd", "simd" or "scalar". */
     this.variant = variant;
     /** Threads that share each call. */
     this.threads = threads;

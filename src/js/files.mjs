@@ -11,8 +11,13 @@
 // caller then needs locateFile instead. tests/js/files.test.mjs checks that
 // names and URLs say the same and that every file is in dist/.
 
-/** Builds, from most to least capable. */
-export const VARIANTS = ['threaded-simd', 'simd', 'scalar'];
+/**
+ * Builds, from most to least capable. The relaxed-SIMD two come from Debian 13's
+ * Emscripten 3.1.69 (scripts/trixie-emscripten.sh), the others from Debian 12's
+ * 3.1.6, whose threaded build alone has a separate pthread worker script:
+ * 3.1.69's pthreads start from the glue itself.
+ */
+export const VARIANTS = ['threaded-relaxed-simd', 'relaxed-simd', 'threaded-simd', 'simd', 'scalar'];
 
 /** The families of builds: attention alone, with the trainer, with the Transformer models. */
 export const FAMILIES = ['inference', 'train', 'model'];
@@ -30,6 +35,14 @@ export function variantFiles(variant, family = 'inference') {
 /** The URL of every file of the inference builds: inferenceUrls()[variant][role]. Throws without import.meta.url. */
 export function inferenceUrls() {
   return {
+    'threaded-relaxed-simd': {
+      glue: new URL('../../dist/mha-threaded-relaxed-simd.js', import.meta.url),
+      wasm: new URL('../../dist/mha-threaded-relaxed-simd.wasm', import.meta.url),
+    },
+    'relaxed-simd': {
+      glue: new URL('../../dist/mha-relaxed-simd.js', import.meta.url),
+      wasm: new URL('../../dist/mha-relaxed-simd.wasm', import.meta.url),
+    },
     'threaded-simd': {
       glue: new URL('../../dist/mha-threaded-simd.js', import.meta.url),
       wasm: new URL('../../dist/mha-threaded-simd.wasm', import.meta.url),

@@ -2,16 +2,19 @@
 // tests/types/example.ts (`tsc --noEmit`, part of `npm test`).
 
 /** Which WebAssembly build runs the engine. */
-export type Variant = 'threaded-simd' | 'simd' | 'scalar';
+export type Variant = 'threaded-relaxed-simd' | 'relaxed-simd' | 'threaded-simd' | 'simd' | 'scalar';
 
 export interface CreateAttentionOptions {
   /**
    * Build to load. Default in Node: "threaded-simd". Default in browsers: "threaded-simd" in a
-   * cross-origin-isolated page, else "simd" where WebAssembly SIMD exists, else "scalar".
+   * cross-origin-isolated page, else "simd" where WebAssembly SIMD exists, else "scalar". Where
+   * the host runs WebAssembly relaxed SIMD (Chrome ≥ 114, Firefox ≥ 145, Node ≥ 22, Node 20 with
+   * --experimental-wasm-relaxed-simd), "threaded-relaxed-simd" and "relaxed-simd" instead of the
+   * two SIMD builds: the same engine whose products use fused multiply-add.
    */
   variant?: Variant;
   /**
-   * Threads per call, 1 to 16 (only "threaded-simd" uses more than 1). Default: the number of
+   * Threads per call, 1 to 16 (only the threaded builds use more than 1). Default: the number of
    * logical cores. In a page that is not cross-origin isolated it falls back to 1 with a warning.
    */
   threads?: number;

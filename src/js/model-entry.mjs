@@ -1,17 +1,21 @@
 // The 'mha-wasm/model' entry in browsers and bundlers: createAttention as in
 // 'mha-wasm', whose engine's loadModel() also starts the builds with the
 // Transformer models (dist/mha-model-*) when the first model is loaded. Those
-// builds' URLs (model-files.mjs) and the models' loader (models/, with the
-// tokenizers it imports) are only in this module's graph, so a bundle carries
-// them only when the app imports this entry, and a page downloads the builds
-// only when it loads a model. In Node, 'mha-wasm/model' is node.mjs, whose
+// builds' URLs (model-files.mjs), the models' loader (models/) and the
+// tokenizers' worker are only in this module's graph, so a bundle carries
+// them only when the app imports this entry, and a page downloads them only
+// when it loads a model. In Node, 'mha-wasm/model' is node.mjs, whose
 // engines load models from either entry.
 import { checkOptions } from './engine.mjs';
 import { inferenceUrls } from './files.mjs';
-import { modelUrls } from './model-files.mjs';
+import { TOKENIZER_WORKER, modelUrls, tokenizerWorkerUrl } from './model-files.mjs';
 import { loadModel } from './models/load.mjs';
 import { openNamed } from './models/sources/hub-browser.mjs';
+import { boundedTokenizerHost } from './models/tokenizers/bounded-host.mjs';
 import { loadEngine, refuseTraining } from './browser.mjs';
+
+// A checkpoint's tokenizer runs in a Web Worker of its own (dist/mha-model-tokenizer.js), bounded in time.
+const tokenizer = { fileName: TOKENIZER_WORKER, url: tokenizerWorkerUrl, host: boundedTokenizerHost };
 
 /**
  * Loads the wasm engine into a dedicated Worker, as createAttention of
@@ -20,5 +24,5 @@ import { loadEngine, refuseTraining } from './browser.mjs';
 export async function createAttention(options) {
   const opts = checkOptions(options);
   refuseTraining(opts, 'mha-wasm/model');
-  return loadEngine(opts, 'inference', inferenceUrls, { models: { urls: modelUrls, loadModel, openNamed } });
+  return loadEngine(opts, 'inference', inferenceUrls, { models: { urls: modelUrls, loadModel, openNamed, tokenizer } });
 }

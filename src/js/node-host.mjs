@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { access, readFile } from 'node:fs/promises';
 import { moduleOptions } from './engine.mjs';
 import { CALLS } from './protocol.mjs';
+import { kernelsOf } from './variants.mjs';
 
 const require = createRequire(import.meta.url);
 const EngineHost = require('./engine-host.js');
@@ -51,7 +52,7 @@ export async function loadHost({ variant, threads, files, paths, locateFile }, w
   }
   let host;
   try {
-    host = new EngineHost(module, threads, Object.values(CALLS), { simd: variant !== 'scalar', wasm: files.wasm });
+    host = new EngineHost(module, threads, Object.values(CALLS), { kernels: kernelsOf(variant), wasm: files.wasm });
   } catch (error) {
     module.PThread?.terminateAllThreads();
     throw error;
@@ -65,3 +66,16 @@ export async function loadHost({ variant, threads, files, paths, locateFile }, w
 }
 
 export { EngineHost };
+
+/**
+ * The options a worker_threads Worker of this package starts with: the
+ * process's, less --input-type (valid only for the main script given with
+ * -e, an error in a Worker) and V8's WebAssembly flags
+ * (--experimental-wasm-relaxed-simd), which a Worker refuses and needs not:
+ * they hold for every thread of the process.
+ */
+export function workerExecArgv() {
+  return process.execArgv.filter(
+    (option) => !option.startsWith('--input-type') && !option.startsWith('--experimental-wasm-'),
+  );
+}

@@ -13,7 +13,8 @@ import { openNamed } from './models/sources/hub-node.mjs';
 import { nodeTokenizerHost } from './models/tokenizers/node-host.mjs';
 import { createTrainer } from './attention-trainer.mjs';
 import { trainUrls } from './train-files.mjs';
-import { loadHost } from './node-host.mjs';
+import { loadHost, workerExecArgv } from './node-host.mjs';
+import { hasRelaxedSimd, isThreaded, kernelsOf, simdVariant } from './variants.mjs';
 import { MESSAGES } from './protocol.mjs';
 import { WorkerBackend, rebuildError } from './worker-backend.mjs';
 
@@ -61,12 +62,9 @@ function nodeWorkerPort(worker) {
 
 // Starts the Worker and waits for its engine; rejects as createAttention would.
 function startWorker(plan, wasmBinary) {
-  // The Worker inherits Node's options, less --input-type (valid only for the
-  // main script given with -e, an error in a Worker).
-  const execArgv = process.execArgv.filter((option) => !option.startsWith('--input-type'));
   const worker = new Worker(new URL('./node-worker.mjs', import.meta.url), {
     workerData: { plan, wasmBinary },
-    execArgv,
+    execArgv: workerExecArgv(),
   });
   return new Promise((resolve, reject) => {
     const fail = (error) => {
@@ -85,7 +83,9 @@ function startWorker(plan, wasmBinary) {
 const URLS = { inference: inferenceUrls, train: trainUrls, model: modelUrls };
 
 /**
- * Loads and instantiates the wasm engine. Defaults: variant "threaded-simd",
+ * Loads and instantiates the wasm engine. Defaults: variant "threaded-relaxed-simd"
+ * where Node runs relaxed SIMD (Node ≥ 22, or Node 20 started with
+ * --experimental-wasm-relaxed-simd: variants.mjs's probe), else "threaded-simd";
  * threads = os.availableParallelism() (at most 16), on the calling thread
  * ({ worker: true }: in a worker_threads Worker).
  */
@@ -95,8 +95,13 @@ export async function createAttention(options) {
 }
 
 async function openEngine(opts, family) {
-  const variant = opts.variant ?? (opts.threads === 1 ? 'simd' : 'threaded-simd');
-  const threads = variant === 'threaded-simd' ? (opts.threads ?? Math.min(MAX_THREADS, os.availableParallelism())) : 1;
+  if (opts.variant && kernelsOf(opts.variant) === 'relaxed-simd' && !hasRelaxedSimd())
+    throw new RangeError(
+      `variant: "${opts.variant}" needs WebAssembly relaxed SIMD, which this Node ${process.version} lacks ` +
+        '(Node ≥ 22 has it; Node 20 with --experimental-wasm-relaxed-simd); leave variant out for the SIMD128 builds',
+    );
+  const variant = opts.variant ?? simdVariant(opts.threads !== 1);
+  const threads = isThreaded(variant) ? (opts.threads ?? Math.min(MAX_THREADS, os.availableParallelism())) : 1;
   const files = variantFiles(variant, family);
   const urls = URLS[family]()[variant];
   const paths = {};
@@ -109,7 +114,7 @@ async function openEngine(opts, family) {
   const modelOptions = {
     ...opts,
     variant,
-    threads: variant === 'threaded-simd' ? threads : undefined,
+    threads: isThreaded(variant) ? threads : undefined,
     wasmBinary: undefined,
   };
   const platform = {

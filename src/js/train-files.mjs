@@ -5,6 +5,14 @@
 /** The URL of every file of the builds with the trainer: trainUrls()[variant][role]. Throws without import.meta.url. */
 export function trainUrls() {
   return {
+    'threaded-relaxed-simd': {
+      glue: new URL('../../dist/mha-train-threaded-relaxed-simd.js', import.meta.url),
+      wasm: new URL('../../dist/mha-train-threaded-relaxed-simd.wasm', import.meta.url),
+    },
+    'relaxed-simd': {
+      glue: new URL('../../dist/mha-train-relaxed-simd.js', import.meta.url),
+      wasm: new URL('../../dist/mha-train-relaxed-simd.wasm', import.meta.url),
+    },
     'threaded-simd': {
       glue: new URL('../../dist/mha-train-threaded-simd.js', import.meta.url),
       wasm: new URL('../../dist/mha-train-threaded-simd.wasm', import.meta.url),

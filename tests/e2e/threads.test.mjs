@@ -122,6 +122,32 @@ test('page without isolation headers: falls back to simd, reference results; thr
   await page.close();
 }, 120_000);
 
+// Debian's Chromium runs relaxed SIMD: both relaxed builds, asked for by name, give the
+// reference results (threaded on 2 and 4 threads in the isolated page, the same values
+// as the one-thread build's), and the page validates the probe the choice reads.
+test('relaxed SIMD in Chromium: threaded-relaxed-simd and relaxed-simd, reference results, same bits for any thread count', async () => {
+  const { page, problems } = await openBlankPage(browser.context, servers.isolated.url);
+  const probe = await page.evaluate(async () => (await import('/src/js/variants.mjs')).hasRelaxedSimd());
+  expect(probe).toBe(true);
+  const runs = [];
+  for (const options of [
+    { variant: 'threaded-relaxed-simd', threads: 2 },
+    { variant: 'threaded-relaxed-simd', threads: 4 },
+    { variant: 'relaxed-simd' },
+  ]) {
+    const run = await runFixturesInPage(page, options);
+    expect(run.info).toEqual({ variant: options.variant, threads: options.threads ?? 1, isolated: true });
+    expectMatchesFixtures(run.results);
+    runs.push(run.results);
+  }
+  for (const other of runs.slice(1))
+    other.forEach((r, i) =>
+      expect([r.name, r.output, r.attention]).toEqual([runs[0][i].name, runs[0][i].output, runs[0][i].attention]),
+    );
+  expect(problems).toEqual([]);
+  await page.close();
+}, 120_000);
+
 test('a large computation never blocks the main thread for more than 50 ms', async () => {
   const { page, problems } = await openBlankPage(browser.context, servers.isolated.url);
   const report = await page.evaluate(async () => {

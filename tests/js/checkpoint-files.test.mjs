@@ -4,21 +4,12 @@
 // rule on made-up paths, then the loader on the bert-zh fixture given with a
 // parent folder, a subfolder with another config.json and a hidden one: it
 // loads the folder the rule picks, and runs as PyTorch does.
-import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { pickCheckpointFiles } from '../../src/js/models/checkpoint-files.mjs';
 import { createAttention } from '../../src/js/node.mjs';
+import { filesOf, reference } from './helpers/checkpoints.mjs';
 import { compareClose } from './helpers/compare.mjs';
 
-const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
-const filesOf = (name) =>
-  Object.fromEntries(
-    readdirSync(path.join(MODELS, name))
-      .filter((f) => f !== 'reference.json')
-      .map((f) => [f, new Uint8Array(readFileSync(path.join(MODELS, name, f)))]),
-  );
-const reference = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
 const paths = (entries) => pickCheckpointFiles(entries.map((p) => ({ path: p }))).files.map((e) => e.path);
 
 test('the folder with config.json nearest the top, hidden files and folders left out', () => {

@@ -307,7 +307,9 @@ describe('createAttention options', () => {
       'a bad variant',
       { variant: 'avx2' },
       RangeError,
-      [/^variant: expected one of "threaded-simd", "simd", "scalar", got the string "avx2"$/],
+      [
+        /^variant: expected one of "threaded-relaxed-simd", "relaxed-simd", "threaded-simd", "simd", "scalar", got the string "avx2"$/,
+      ],
     ],
     [
       'a variant in the wrong case',

@@ -5,15 +5,16 @@
 // reachable only from the 'mha-wasm/train' entry, the models' only from
 // 'mha-wasm/model', so that bundles of apps that never train or load a model
 // leave them out.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import * as esbuild from 'esbuild';
 import { FAMILIES, VARIANTS, inferenceUrls, variantFiles } from '../../src/js/files.mjs';
 import { trainUrls } from '../../src/js/train-files.mjs';
-import { modelUrls } from '../../src/js/model-files.mjs';
-import { ENTRY_CODE, markersIn } from './helpers/entry-code.mjs';
+import { TOKENIZER_WORKER, modelUrls, tokenizerWorkerUrl } from '../../src/js/model-files.mjs';
+import { TOKENIZER_WORKER_BUILD } from '../../scripts/build-tokenizer-worker.mjs';
+import { ENTRY_CODE, TOKENIZER_LIBRARY, markersIn } from './helpers/entry-code.mjs';
 
 const URLS = { inference: inferenceUrls, train: trainUrls, model: modelUrls };
 
@@ -76,6 +77,7 @@ test.each(ENTRIES)(
     for (const family of families)
       for (const variant of VARIANTS)
         for (const name of Object.values(variantFiles(variant, family))) want.push(path.join(SRC, '../../dist', name));
+    if (families.includes('model')) want.push(path.join(SRC, '../../dist', TOKENIZER_WORKER));
     expect(files.sort()).toEqual(want.sort());
     for (const file of files) expect(existsSync(file)).toBe(true);
     for (const family of FAMILIES.filter((f) => f !== 'inference' && !families.includes(f)))
@@ -101,6 +103,26 @@ test.each(ENTRIES)(
     }
   },
 );
+
+// The browsers' tokenizer runs in a Worker of its own, from one classic script with the tokenizers library
+// inside (scripts/build-tokenizer-worker.mjs): no entry's bundle carries the library, and the worker
+// script needs no other file (no import, no importScripts: a bundler copies it as it is).
+test("the tokenizers library is in the tokenizer's worker alone, which needs no other file", async () => {
+  for (const [entry] of ENTRIES) {
+    const { code, modules } = await bundle(entry, 'esm');
+    expect([entry, modules.some((m) => TOKENIZER_LIBRARY.module.test(m))]).toEqual([entry, false]);
+    expect([entry, code.includes(TOKENIZER_LIBRARY.marker)]).toEqual([entry, false]);
+  }
+  const file = fileURLToPath(tokenizerWorkerUrl());
+  expect(file.endsWith(`/dist/${TOKENIZER_WORKER}`)).toBe(true);
+  const worker = readFileSync(file, 'utf8');
+  expect(worker).toContain(TOKENIZER_LIBRARY.marker);
+  expect(worker).toContain('not a tokenizer this package reads'); // serve.mjs
+  expect(worker).not.toMatch(/\bimport\s*[({"'*]|\bimportScripts\s*\(|\brequire\s*\(/);
+  // Built from today's sources: the same bytes as esbuild makes of them now (else run npm run build).
+  const { outputFiles } = await esbuild.build({ ...TOKENIZER_WORKER_BUILD, write: false, logLevel: 'silent' });
+  expect(outputFiles[0].text === worker).toBe(true);
+});
 
 describe.each(ENTRIES.map(([entry]) => entry))('%s bundled without import.meta (esbuild iife)', (entry) => {
   let mha;

@@ -92,7 +92,7 @@ describe('createAttention rejects (cases beyond errors.test.mjs)', () => {
       'variant null',
       { variant: null },
       RangeError,
-      /^variant: expected one of "threaded-simd", "simd", "scalar", got null$/,
+      /^variant: expected one of "threaded-relaxed-simd", "relaxed-simd", "threaded-simd", "simd", "scalar", got null$/,
     ],
     ['threads = NaN', { threads: NaN }, RangeError, /^threads: expected an integer from 1 to 16, got NaN$/],
     [

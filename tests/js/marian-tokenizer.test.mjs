@@ -23,7 +23,8 @@ import {
   SentencePiece,
   readSentencePieceModel,
 } from '../../src/js/models/tokenizers/sentencepiece.mjs';
-import { createTokenizer, inThreadTokenizerHost } from '../../src/js/models/tokenizers/tokenizer.mjs';
+import { createTokenizer } from '../../src/js/models/tokenizers/tokenizer.mjs';
+import { inThreadTokenizerHost } from '../../src/js/models/tokenizers/in-thread-host.mjs';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const FOLDER = `${FIXTURES}hf-marian/`;
@@ -171,7 +172,7 @@ describe('createTokenizer: a folder with source.spm and no tokenizer.json is Mar
   ])('without %s: an Error naming it', async (name, message) => {
     const files = loaderFiles();
     delete files[name];
-    await expect(createTokenizer(files)).rejects.toThrow(message);
+    await expect(createTokenizer(files, inThreadTokenizerHost)).rejects.toThrow(message);
   });
 
   test.each([
@@ -179,7 +180,9 @@ describe('createTokenizer: a folder with source.spm and no tokenizer.json is Mar
     ['no <unk>', '{"</s>": 0, "a": 1}', /^vocab\.json: no <unk> token/],
     ['not JSON', '{"</s>": 0,', /^vocab\.json: not valid JSON/],
   ])('a vocab.json with %s: an Error naming it', async (_, text, message) => {
-    await expect(createTokenizer({ ...loaderFiles(), 'vocab.json': text })).rejects.toThrow(message);
+    await expect(createTokenizer({ ...loaderFiles(), 'vocab.json': text }, inThreadTokenizerHost)).rejects.toThrow(
+      message,
+    );
   });
 
   test('the loader reads and the Hub downloads what the tokenizer needs, and only that', () => {
@@ -375,8 +378,12 @@ describe('hostile SentencePiece files are Errors naming the file', () => {
 
   test('through createTokenizer: a bad source.spm or target.spm names its file, the worker included', async () => {
     const bad = Uint8Array.of(0x0a, 0xff, 0x01);
-    await expect(createTokenizer({ ...loaderFiles(), 'source.spm': bad })).rejects.toThrow(/^source\.spm: /);
-    await expect(createTokenizer({ ...loaderFiles(), 'target.spm': bad })).rejects.toThrow(/^target\.spm: /);
+    await expect(createTokenizer({ ...loaderFiles(), 'source.spm': bad }, inThreadTokenizerHost)).rejects.toThrow(
+      /^source\.spm: /,
+    );
+    await expect(createTokenizer({ ...loaderFiles(), 'target.spm': bad }, inThreadTokenizerHost)).rejects.toThrow(
+      /^target\.spm: /,
+    );
     // A growth the file's reading cannot see: the probe text (which has an "a") is refused in the worker.
     const bomb = modelBytes({ normalizer: message(2, charsmap('x'.repeat(10_000))) });
     const files = { ...loaderFiles(), 'source.spm': bomb, 'vocab.json': '{"</s>": 0, "<unk>": 1}' };

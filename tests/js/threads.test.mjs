@@ -1,29 +1,35 @@
 // The threaded build in Node: every fixture on 1, 2, 3 and 4 threads, with
 // results bitwise identical across thread counts (and equal to the one-thread
-// simd build); the life cycle of engines and their workers.
+// build of the same kernels); the life cycle of engines and their workers. The
+// threaded build is the first of the helpers' builds: threaded-relaxed-simd
+// where this Node runs relaxed SIMD (the default build then), else threaded-simd.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { fixtureNames, loadFixture } from './helpers/fixtures.mjs';
 import { expectClose, expectSameBits } from './helpers/compare.mjs';
 import { mulberry32, gaussian, randomFloat32 } from './helpers/random.mjs';
+import { VARIANTS } from './helpers/engines.mjs';
+import { isThreaded, singleThreaded } from '../../src/js/variants.mjs';
 
 const THREADS = [1, 2, 3, 4];
+const THREADED = VARIANTS.find(isThreaded);
+const SINGLE = singleThreaded(THREADED);
 let engines;
 
 beforeAll(async () => {
-  engines = await Promise.all(THREADS.map((threads) => createAttention({ variant: 'threaded-simd', threads })));
-  engines.push(await createAttention({ variant: 'simd' }));
+  engines = await Promise.all(THREADS.map((threads) => createAttention({ variant: THREADED, threads })));
+  engines.push(await createAttention({ variant: SINGLE }));
 });
 afterAll(() => engines?.forEach((e) => e.dispose()));
 
 test('engines report the build and thread count asked for', () => {
   expect(engines.map((e) => [e.variant, e.threads])).toEqual([
-    ['threaded-simd', 1],
-    ['threaded-simd', 2],
-    ['threaded-simd', 3],
-    ['threaded-simd', 4],
-    ['simd', 1],
+    [THREADED, 1],
+    [THREADED, 2],
+    [THREADED, 3],
+    [THREADED, 4],
+    [SINGLE, 1],
   ]);
 });
 
@@ -35,7 +41,7 @@ describe.each(fixtureNames())('fixture %s', (name) => {
     expectClose(results[0].output, want.output, tolerance, `${name} output`);
     expectClose(results[0].attention, want.attention, tolerance, `${name} attention`);
     for (let i = 1; i < results.length; i++) {
-      const label = `${name}: ${engines[i].variant} ×${engines[i].threads} vs threaded-simd ×1`;
+      const label = `${name}: ${engines[i].variant} ×${engines[i].threads} vs ${THREADED} ×1`;
       expectSameBits(results[i].output, results[0].output, `${label} output`);
       expectSameBits(results[i].attention, results[0].attention, `${label} attention`);
     }
@@ -115,7 +121,11 @@ test('a Node process that disposed its engines exits by itself', () => {
     for (const e of engines) await e.multiHeadAttention({ query: Float32Array.of(1, 2, 3, 4), seqLenQ: 2, dModel: 2, numHeads: 1, wQ: I, wK: I, wV: I, wO: I });
     engines.forEach((e) => e.dispose());
     console.log('done');`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000, encoding: 'utf8' });
+  const wasmFlags = process.execArgv.filter((option) => option.startsWith('--experimental-wasm-'));
+  const run = spawnSync(process.execPath, [...wasmFlags, '--input-type=module', '-e', script], {
+    timeout: 20_000,
+    encoding: 'utf8',
+  });
   expect(run.error).toBeUndefined(); // ETIMEDOUT if the workers kept the process alive
   expect(run.status).toBe(0);
   expect(run.stdout.trim()).toBe('done');

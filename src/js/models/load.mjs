@@ -43,7 +43,8 @@ export function canonicalName(name, prefixes) {
  * resolves to a TransformerModel. `openNamed`: the platform's opener of a
  * name (a Hub repo; in Node, a folder too): sources/hub-node.mjs,
  * sources/hub-browser.mjs. `tokenizerHost`: where the checkpoint's tokenizer
- * runs (tokenizers/node-host.mjs in Node: bounded in time and memory).
+ * runs, bounded in time (tokenizers/node-host.mjs in Node, with a heap limit;
+ * a Web Worker in browsers, browser.mjs).
  */
 export async function loadModel(call, source, options, { openNamed, tokenizerHost, onDispose }) {
   const opts = checkLoadOptions(options);
@@ -59,7 +60,7 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   const tokenizerFiles = {};
   for (const name of tokenizerFilesToRead((n) => Boolean(files[n])))
     tokenizerFiles[name] = await (BINARY_FILES.includes(name) ? readBytes : readText)(files[name]);
-  const tokenizer = await createTokenizer(tokenizerFiles, tokenizerHost);
+  const tokenizer = await createTokenizer(tokenizerFiles, tokenizerHost, { vocabSize: layout.config.vocabSize });
   const sources = await weightFiles(files);
   const headers = await Promise.all(sources.map((file) => readTensors(file)));
   const plan = planLoad(layout, sources, headers);

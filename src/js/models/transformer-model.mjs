@@ -575,7 +575,7 @@ export class TransformerModel extends EngineResource {
       const bad = encoding.ids.findIndex((id) => !Number.isInteger(id) || id < 0 || id >= this.config.vocabSize);
       if (bad >= 0)
         throw new Error(
-          `${this.#tokenizer.file}: the tokenizer gave id ${encoding.ids[bad]} for this text, not a token of the model ` +
+          `${this.#tokenizer.file}: the tokenizer gave ${typeof encoding.ids[bad] === 'number' ? `id ${encoding.ids[bad]}` : `no id (${describe(encoding.ids[bad])}) to a piece`} for this text, not a token of the model ` +
             `(0 to ${this.config.vocabSize - 1}, config.json's vocab_size)`,
         );
       inputIds = Int32Array.from(encoding.ids);

@@ -9,17 +9,21 @@ export const ENTRY_CODE = {
     modules: [/src\/js\/attention-trainer\.mjs$/, /src\/js\/validate-trainer\.mjs$/],
     markers: ['tags (one per token), got'], // validate-trainer.mjs
   },
+  // The tokenizers library itself is not among them: in browsers it runs in the tokenizer's worker,
+  // dist/mha-model-tokenizer.js, which the bundle references as a file (TOKENIZER_LIBRARY below).
   model: {
-    modules: [/src\/js\/models\//, /@huggingface\/tokenizers\//],
+    modules: [/src\/js\/models\//],
     markers: [
       'is in the checkpoint twice', // models/load.mjs
       'this model has positions for', // models/transformer-model.mjs
       'too short for a safetensors file', // models/formats/safetensors.mjs
       'BertPreTokenizer', // models/tokenizers/tokenizer.mjs, and the tokenizers package
-      'Unterminated character class', // @huggingface/tokenizers
     ],
   },
 };
+
+/** @huggingface/tokenizers' module and a string of its code: only in the browsers' tokenizer worker. */
+export const TOKENIZER_LIBRARY = { module: /@huggingface\/tokenizers\//, marker: 'Unterminated character class' };
 
 /** The markers of `family` ('train' or 'model') found in `code`. */
 export const markersIn = (code, family) => ENTRY_CODE[family].markers.filter((marker) => code.includes(marker));

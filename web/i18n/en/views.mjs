@@ -9,6 +9,8 @@ export default {
   'status.engine': 'Computed here by {build}, {threads} ({variant}) · {note}',
   'status.build.threaded-simd': 'WebAssembly SIMD (4 numbers at once)',
   'status.build.simd': 'WebAssembly SIMD (4 numbers at once)',
+  'status.build.threaded-relaxed-simd': 'WebAssembly relaxed SIMD (4 numbers at once, multiply and add fused)',
+  'status.build.relaxed-simd': 'WebAssembly relaxed SIMD (4 numbers at once, multiply and add fused)',
   'status.build.scalar': 'WebAssembly without SIMD (one number per instruction)',
   'status.threads': ({ n }) => plural(n, 'thread'),
   'status.isolated': 'cross-origin isolated, as browsers require for threads',

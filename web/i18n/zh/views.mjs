@@ -5,6 +5,8 @@ export default {
   'status.engine': '在本机计算：{build}，{threads}（{variant}）· {note}',
   'status.build.threaded-simd': 'WebAssembly SIMD（一条指令同时算 4 个数）',
   'status.build.simd': 'WebAssembly SIMD（一条指令同时算 4 个数）',
+  'status.build.threaded-relaxed-simd': 'WebAssembly 宽松 SIMD（一条指令同时算 4 个数，乘法和加法合为一步）',
+  'status.build.relaxed-simd': 'WebAssembly 宽松 SIMD（一条指令同时算 4 个数，乘法和加法合为一步）',
   'status.build.scalar': 'WebAssembly，没有 SIMD（一条指令算一个数）',
   'status.threads': ({ n }) => `${n} 个线程`,
   'status.isolated': '已跨源隔离（服务器发送了让网页能用多线程的两个响应头）',

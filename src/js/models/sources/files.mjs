@@ -26,14 +26,22 @@ const typedArray = Object.getPrototypeOf(Uint8Array.prototype);
 const intrinsic = (name) => Object.getOwnPropertyDescriptor(typedArray, name).get;
 const [bufferOf, offsetOf, lengthOf] = ['buffer', 'byteOffset', 'byteLength'].map(intrinsic);
 
-function bytesFile(name, bytes) {
+function bytesFile(name, bytes, path) {
   // A plain Uint8Array over the bytes, whose slice() copies the range: Node's
   // Buffer is a Uint8Array whose slice() is a view of the caller's memory, and
   // a subclass's getters or slice() may say anything.
-  const view =
-    bytes instanceof ArrayBuffer
-      ? new Uint8Array(bytes)
-      : new Uint8Array(bufferOf.call(bytes), offsetOf.call(bytes), lengthOf.call(bytes)); // a Uint8Array
+  let view;
+  try {
+    view =
+      bytes instanceof ArrayBuffer
+        ? new Uint8Array(bytes)
+        : new Uint8Array(bufferOf.call(bytes), offsetOf.call(bytes), lengthOf.call(bytes)); // a Uint8Array
+  } catch {
+    // Only a detached buffer (transferred to a Worker, say) refuses a view of itself.
+    throw new TypeError(
+      `source["${path}"]: its ArrayBuffer is detached (transferred elsewhere), so it holds no bytes; pass the file's bytes`,
+    );
+  }
   const slice = Uint8Array.prototype.slice;
   return { name, size: view.byteLength, read: async (begin, end) => slice.call(view, begin, end) };
 }
@@ -73,7 +81,7 @@ async function sourceFiles(source, openNamed, options) {
     return Object.entries(source).map(([path, value]) => {
       if (isBlob(value)) return { path, file: blobFile(fileNameOf(path), value) };
       if (value instanceof ArrayBuffer || value instanceof Uint8Array)
-        return { path, file: bytesFile(fileNameOf(path), value) };
+        return { path, file: bytesFile(fileNameOf(path), value, path) };
       throw new TypeError(
         `source["${path}"]: expected an ArrayBuffer, Uint8Array or Blob with the file's bytes, got ${describe(value)}`,
       );

@@ -316,6 +316,12 @@ export function createMarianTokenizer(files, config = {}) {
         [model, vocab] = [source, encoder];
       }
     },
+    /** The largest id each file can make encode() give, for checking them against the model's vocabulary. */
+    largestIds: Object.freeze({
+      'vocab.json': largest(encoder.values()),
+      ...(separate ? { 'target_vocab.json': largest(targetEncoder.values()) } : {}),
+      'tokenizer_config.json': largest(addedEncoder.values()),
+    }),
     /** Whether `id` is one decode() takes, and which those are (for messages). */
     validId,
     idRange,
@@ -346,6 +352,13 @@ export function createMarianTokenizer(files, config = {}) {
     },
   };
 }
+
+// The largest of ids (-1 of none); not Math.max(...ids), which a vocabulary of 250,000 would overflow.
+const largest = (ids) => {
+  let max = -1;
+  for (const id of ids) if (id > max) max = id;
+  return max;
+};
 
 // PreTrainedTokenizerBase.clean_up_tokenization.
 function cleanUpTokenization(text) {

@@ -1,15 +1,16 @@
-// A checkpoint's tokenizer: through @huggingface/tokenizers (imported when a
-// model with a tokenizer is loaded), tokenizer.json as the Hub ships it, or,
-// for a BERT folder with only vocab.txt, the WordPiece tokenizer that
-// BertTokenizer builds from it; for a Marian folder (source.spm, no
-// tokenizer.json), MarianTokenizer's (marian.mjs, on sentencepiece.mjs).
+// A checkpoint's tokenizer: tokenizer.json as the Hub ships it, or, for a
+// BERT folder with only vocab.txt, the WordPiece tokenizer that
+// BertTokenizer builds from it, both run by @huggingface/tokenizers; for a
+// Marian folder (source.spm, no tokenizer.json), MarianTokenizer's
+// (marian.mjs, on sentencepiece.mjs). Each runs where the platform's host
+// puts it (a worker, bounded in time: bounded-host.mjs); here, on the
+// calling thread, only what needs no library: its ids checked against the
+// model, and each call's input against what its growth allows.
 // Also the readable pieces the page shows: byte-level BPE (GPT-2, RoBERTa)
 // stores a CJK character as pieces of its UTF-8 bytes, which are shown as
 // that character, numbered.
 import { describe, rejectUnknown } from '../../checks.mjs';
 import { parseJsonObject } from '../sources/files.mjs';
-import { checkTokenizerJson } from './check.mjs';
-import { PROBE_TEXT, makeRunner } from './encode.mjs';
 import { MarianFiles, createMarianTokenizer } from './marian.mjs';
 
 // GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other
@@ -202,31 +203,6 @@ function tokensById(json) {
   return byId;
 }
 
-/**
- * A tokenizer on the calling thread: the host where no worker bounds it
- * (browsers, for now: the checks of check.mjs, and sentencepiece.mjs's
- * bounds, limit what it can do). `json`: tokenizer.json's object, or a
- * Marian tokenizer's MarianFiles.
- */
-export async function inThreadTokenizerHost(json, config, file) {
-  let runner;
-  if (json instanceof MarianFiles) runner = makeRunner({ kind: 'marian', files: json.files }, config);
-  else {
-    const { Tokenizer } = await import('@huggingface/tokenizers');
-    try {
-      runner = makeRunner({ kind: 'tokenizer.json', json }, config, Tokenizer);
-    } catch (error) {
-      throw new Error(`${file}: not a tokenizer this package reads (${error.message})`);
-    }
-  }
-  runner.encode(PROBE_TEXT);
-  return {
-    encode: async (text, textPair, options) => runner.encode(text, textPair, options),
-    decode: async (ids, options) => runner.decode(ids, options),
-    dispose() {},
-  };
-}
-
 const DECODE_OPTIONS = new Set(['skipSpecialTokens']);
 
 /**
@@ -253,16 +229,114 @@ function decodeArguments(ids, options, validId, range) {
   return [list, { skipSpecialTokens: options?.skipSpecialTokens ?? false }];
 }
 
+// The most UTF-16 units a call may make: a text times its tokenizer's growth
+// (check.mjs) when encoding, the ids' longest tokens when decoding. A
+// browser's worker that runs out of memory takes the page with it, so a
+// call that could is refused before it is sent.
+export const MAX_TEXT_UNITS = 1 << 22;
+export const MAX_DECODED_UNITS = 1 << 24;
+
+/**
+ * `runner`'s encode and decode, each refusing an input that its growth (a
+ * host's, from check.mjs) could make longer than the bounds above; `file`
+ * for messages, `longestToken`: the longest token's length (null: decode
+ * unbounded here).
+ */
+function boundedCalls(runner, file, longestToken) {
+  const { encode: grow, decode: shrink } = runner.growth ?? {};
+  const maxText = grow ? Math.floor((MAX_TEXT_UNITS - grow.extra) / grow.factor) : Infinity;
+  const maxIds =
+    shrink && longestToken !== null
+      ? Math.floor(MAX_DECODED_UNITS / (shrink.factor * Math.max(1, longestToken) + shrink.extra + 1))
+      : Infinity;
+  const tooLong = (name, text) => {
+    if (typeof text === 'string' && text.length > maxText)
+      throw new RangeError(
+        `${name}: ${text.length} characters, more than the ${maxText} that ${file}'s tokenizer reads at once ` +
+          `(it can grow a text up to ${grow.factor} times)`,
+      );
+  };
+  return {
+    encode: async (text, textPair, options) => {
+      tooLong('input.text', text);
+      tooLong('input.textPair', textPair);
+      return runner.encode(text, textPair, options);
+    },
+    decode: async (ids, options) => {
+      if (ids.length > maxIds)
+        throw new RangeError(
+          `ids: ${ids.length} ids, more than the ${maxIds} that ${file}'s tokenizer decodes at once`,
+        );
+      return runner.decode(ids, options);
+    },
+  };
+}
+
+/**
+ * Every id the tokenizer of tokenizer.json's object `json` can give — its
+ * vocabulary's, its added tokens', its post-processor's special tokens' —
+ * is a token of the model (an integer from 0 to vocabSize − 1), and the
+ * unknown token it falls back to is in its vocabulary: an Error naming
+ * `file` and the entry otherwise (an id of 2^32 + 5 or 5.5 once ran as row
+ * 5; an unk_token missing from the vocabulary once gave id 0).
+ */
+function checkIds(json, file, vocabSize) {
+  const model = `(0 to ${vocabSize - 1}, config.json's vocab_size)`;
+  const check = (id, where) => {
+    if (!Number.isInteger(id) || id < 0 || id >= vocabSize)
+      throw new Error(
+        `${file}: ${where} has id ${typeof id === 'number' ? id : describe(id)}, not a token of the model ${model}`,
+      );
+  };
+  const { vocab, unk_token: unk, unk_id: unkId, type } = json.model;
+  if (Array.isArray(vocab)) {
+    // Unigram: the pieces are ids 0…n−1.
+    if (vocab.length > vocabSize)
+      throw new Error(`${file}: model.vocab has ${vocab.length} pieces, more than the model's ${vocabSize} ${model}`);
+    if (unkId !== undefined && unkId !== null && !(Number.isInteger(unkId) && unkId >= 0 && unkId < vocab.length))
+      throw new Error(`${file}: model.unk_id ${describe(unkId)} is not one of its ${vocab.length} pieces`);
+  } else if (vocab && typeof vocab === 'object') {
+    for (const [token, id] of Object.entries(vocab))
+      check(
+        id,
+        file === 'vocab.txt' ? `line ${id + 1} (${JSON.stringify(token)})` : `model.vocab[${JSON.stringify(token)}]`,
+      );
+    // WordPiece and WordLevel give the unknown token for a word they cannot cut; a BPE names one or none.
+    const needsUnk = type === 'WordPiece' || type === 'WordLevel';
+    if ((needsUnk || (unk !== undefined && unk !== null)) && !(typeof unk === 'string' && Object.hasOwn(vocab, unk)))
+      throw new Error(
+        `${file}: model.unk_token ${typeof unk === 'string' ? JSON.stringify(unk) : describe(unk)} is not in ` +
+          'model.vocab, so an unknown word would have no id',
+      );
+  } else throw new Error(`${file}: model.vocab is ${describe(vocab)}, not a vocabulary`);
+  (json.added_tokens ?? []).forEach((t, i) => check(t?.id, `added_tokens[${i}] (${JSON.stringify(t?.content)})`));
+  const processor = (part, where) => {
+    if (!part || typeof part !== 'object') return;
+    if (part.type === 'Sequence') (part.processors ?? []).forEach((p, i) => processor(p, `${where}.processors[${i}]`));
+    for (const name of ['cls', 'sep']) if (Array.isArray(part[name])) check(part[name][1], `${where}.${name}`);
+    for (const [token, special] of Object.entries(part.special_tokens ?? {}))
+      (special?.ids ?? []).forEach((id, i) => check(id, `${where}.special_tokens[${JSON.stringify(token)}].ids[${i}]`));
+  };
+  processor(json.post_processor, 'post_processor');
+}
+
 // A Marian folder's tokenizer: checked here (every file's Error names it), run by the host.
-async function marianTokenizer(files, config, host) {
+async function marianTokenizer(files, config, host, vocabSize) {
   const marian = createMarianTokenizer(files, config);
+  if (vocabSize !== undefined)
+    for (const [file, id] of Object.entries(marian.largestIds))
+      if (id >= vocabSize)
+        throw new Error(
+          `${file}: id ${id}, not a token of the model (0 to ${vocabSize - 1}, config.json's vocab_size)`,
+        );
   const runner = await host(new MarianFiles(files), config, 'source.spm');
+  const calls = boundedCalls(runner, 'source.spm', null);
   return {
     file: 'source.spm',
     specialTokens: marian.specialTokens,
     // options: { addSpecialTokens, target } (target: a text of the target language, cut by target.spm).
-    encode: (text, textPair, options) => runner.encode(text, textPair, options),
-    decode: async (ids, options) => runner.decode(...decodeArguments(ids, options, marian.validId, marian.idRange)),
+    encode: calls.encode,
+    decode: async (ids, options) => calls.decode(...decodeArguments(ids, options, marian.validId, marian.idRange)),
     pieces: (inputIds) => marian.pieces(inputIds),
     dispose: () => runner.dispose(),
   };
@@ -276,27 +350,34 @@ async function marianTokenizer(files, config, host) {
  * specialTokens: [{ id, token }], dispose() }. `files`: { 'tokenizer.json'?,
  * 'tokenizer_config.json'?, 'vocab.txt'?, 'vocab.json'?,
  * 'target_vocab.json'? } as texts, { 'source.spm'?, 'target.spm'? } as
- * bytes. `host(json, config, file)`: where it runs (the platform's:
- * node-host.mjs in Node, bounded in time and memory).
+ * bytes. `host(json, config, file)`: where it runs and is checked (the
+ * platform's: node-host.mjs in Node, bounded-host.mjs through browser.mjs in
+ * browsers; in-thread-host.mjs for tests). `vocabSize`: config.json's, which
+ * every id the tokenizer can give must be below.
  */
-export async function createTokenizer(files, host = inThreadTokenizerHost) {
+export async function createTokenizer(files, host, { vocabSize } = {}) {
   let json;
   const parse = (name) => parseJsonObject(name, files[name]);
   if (files['tokenizer.json'] !== undefined) json = parse('tokenizer.json');
   const config = files['tokenizer_config.json'] !== undefined ? parse('tokenizer_config.json') : {};
-  if (!json && files['source.spm'] !== undefined) return marianTokenizer(files, config, host);
+  if (!json && files['source.spm'] !== undefined) return marianTokenizer(files, config, host, vocabSize);
   const file = json ? 'tokenizer.json' : 'vocab.txt';
   if (!json && files['vocab.txt'] !== undefined) json = wordPieceJson(files['vocab.txt'], config);
   if (!json) return null;
-  // Its regexes compiled as the tokenizers library compiles them (it rewrites Oniguruma's syntax, such as
-  // Qwen's case-insensitive (?i:…) group, which JavaScript's RegExp does not read).
-  const { ReplaceNormalizer } = await import('@huggingface/tokenizers');
-  checkTokenizerJson(json, file, (Regex) => new ReplaceNormalizer({ pattern: { Regex }, content: '' }).pattern);
+  if (!json.model || typeof json.model !== 'object') throw new Error(`${file}: model is missing; refused`);
+  if (vocabSize !== undefined) checkIds(json, file, vocabSize);
+  // Checked (check.mjs) where it runs, with the tokenizers library's own regex compiler.
   const runner = await host(json, config, file);
   const byteLevel = isByteLevel(json);
   const byteFallback = json.model?.byte_fallback === true;
   const byId = tokensById(json);
-  const maxId = [...byId.keys()].reduce((m, id) => Math.max(m, id), -1); // not Math.max(...): 250,000 arguments
+  let maxId = -1; // not Math.max(...): 250,000 arguments
+  let longestToken = 0;
+  for (const [id, token] of byId) {
+    maxId = Math.max(maxId, id);
+    longestToken = Math.max(longestToken, token.length);
+  }
+  const calls = boundedCalls(runner, file, longestToken);
   const special = new Set((json.added_tokens ?? []).map((t) => t.content));
   // The tokenizer's own special tokens ([CLS], <s>, <|endoftext|> …): its
   // added tokens marked special, by id (valid ids only, each once).
@@ -309,9 +390,9 @@ export async function createTokenizer(files, host = inThreadTokenizerHost) {
     file, // the file it was made from, for messages
     specialTokens: Object.freeze(specialTokens),
     // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
-    encode: (text, textPair, options) => runner.encode(text, textPair, options),
+    encode: calls.encode,
     decode: async (ids, options) =>
-      runner.decode(...decodeArguments(ids, options, (id) => byId.has(id), `${file}'s, 0 to ${maxId}`)),
+      calls.decode(...decodeArguments(ids, options, (id) => byId.has(id), `${file}'s, 0 to ${maxId}`)),
     pieces(ids) {
       const pieces = Array.from(ids, (id) => byId.get(id) ?? `[${id}]`);
       if (byteLevel) return readableBytePieces(pieces, special);

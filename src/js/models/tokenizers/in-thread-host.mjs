@@ -1,0 +1,20 @@
+// A tokenizer on the calling thread, for tests and tools that want no
+// worker: checked and made as in a worker (serve.mjs), but bounded by
+// nothing. loadModel never uses it: Node's engines run tokenizers in a
+// worker thread (node-host.mjs), browsers' in a Web Worker (bounded-host.mjs).
+import { PROBE_TEXT } from './encode.mjs';
+import { MarianFiles } from './marian.mjs';
+import { checkedRunner } from './serve.mjs';
+
+/** A host as createTokenizer takes it (`json`: tokenizer.json's object, or a Marian tokenizer's MarianFiles). */
+export async function inThreadTokenizerHost(json, config, file) {
+  const spec = json instanceof MarianFiles ? { kind: 'marian', files: json.files } : { kind: 'tokenizer.json', json };
+  const { runner, growth } = checkedRunner(spec, config, file, await import('@huggingface/tokenizers'));
+  runner.encode(PROBE_TEXT);
+  return {
+    growth,
+    encode: async (text, textPair, options) => runner.encode(text, textPair, options),
+    decode: async (ids, options) => runner.decode(ids, options),
+    dispose() {},
+  };
+}
