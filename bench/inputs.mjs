@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { hasRelaxedSimd } from '../src/js/variants.mjs';
 import { mulberry32 } from '../tests/js/helpers/random.mjs';
 
 /** (seqLen, dModel, numHeads[, dK], causal): the demo sentence up to long sequences. */
@@ -86,9 +87,27 @@ export function cpuModel() {
   return os.cpus()[0]?.model ?? 'unknown';
 }
 
+/**
+ * The Node flags a child process needs to run the relaxed-SIMD builds: none
+ * where this Node runs them (Node >= 22), --experimental-wasm-relaxed-simd
+ * where it runs them only so (Node 20), null where it cannot.
+ */
+export function relaxedSimdFlags() {
+  if (hasRelaxedSimd()) return [];
+  const flags = ['--experimental-wasm-relaxed-simd'];
+  const variants = JSON.stringify(new URL('../src/js/variants.mjs', import.meta.url).href);
+  const probe = `import { hasRelaxedSimd } from ${variants}; process.exit(hasRelaxedSimd() ? 0 : 1);`;
+  try {
+    execFileSync(process.execPath, [...flags, '--input-type=module', '-e', probe], { stdio: 'ignore' });
+    return flags;
+  } catch {
+    return null;
+  }
+}
+
 /** Runs `script` (a bench runner, each in a process of its own) with `args`; its last line of stdout, parsed. */
-export function runStep(script, args) {
-  const out = execFileSync(process.execPath, [script, ...args], {
+export function runStep(script, args, nodeFlags = []) {
+  const out = execFileSync(process.execPath, [...nodeFlags, script, ...args], {
     encoding: 'utf8',
     maxBuffer: 1 << 26,
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -4,7 +4,7 @@
 //                                    the same token ids at each L: max |Δ| of
 //                                    last_hidden_state and the attention; writes
 //                                    mha-wasm's outputs as <dir>/ref-L.bin
-//   time <mha-wasm|onnx-bert> <threads> <dir> [--quick]
+//   time <mha-wasm|mha-wasm-relaxed|onnx-bert> <threads> <dir> [--quick]
 //                                    load ×3 (mha-wasm: also ×3 from Buffers in a
 //                                    { worker: true } engine), then at each L: check the first
 //                                    output against ref-L.bin, then time with and
@@ -77,12 +77,19 @@ async function timeCalls(fn, { samples, warmup }) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** mha-wasm at `threads`: { load(dir) → model { run, dispose }, heap(), dispose }. */
-async function mhaWasm(threads) {
+/**
+ * mha-wasm at `threads`, on the SIMD128 builds or (`relaxed`) the relaxed-SIMD
+ * ones (this process then runs with --experimental-wasm-relaxed-simd on Node
+ * 20): { load(dir) → model { run, dispose }, heap(), dispose }.
+ */
+async function mhaWasm(threads, relaxed = false) {
   const { createAttention } = await import('../src/js/node.mjs');
-  const engine = await createAttention(threads === 1 ? { variant: 'simd' } : { threads });
+  const family = relaxed ? 'relaxed-simd' : 'simd';
+  const engine = await createAttention(
+    threads === 1 ? { variant: family } : { variant: `threaded-${family}`, threads },
+  );
   return {
-    name: 'mha-wasm',
+    name: relaxed ? 'mha-wasm-relaxed' : 'mha-wasm',
     variant: engine.variant,
     async load(dir) {
       const t0 = performance.now();
@@ -187,7 +194,9 @@ async function bufferWorkerLoads(dir, threads) {
 
 async function timeRunner(name, threads, dir) {
   const { vocab_size: V } = config(dir);
-  const runner = name === 'mha-wasm' ? await mhaWasm(threads) : await onnxBert(threads);
+  const runner = name.startsWith('mha-wasm')
+    ? await mhaWasm(threads, name === 'mha-wasm-relaxed')
+    : await onnxBert(threads);
   // Load three times, disposing each model but the last: the median is the load time.
   const loads = [];
   let model;

@@ -15,15 +15,23 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BERT_BASE, writeCheckpoint } from './model-checkpoint.mjs';
 
-import { runAlone, runHeader, runStep } from './inputs.mjs';
+import { relaxedSimdFlags, runAlone, runHeader, runStep } from './inputs.mjs';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
-const step = (args) => runStep(here('./model-run.mjs'), args);
+const step = (args, flags) => runStep(here('./model-run.mjs'), args, flags);
 
+// The relaxed-SIMD builds run where this Node does, or in a Node 20 started with its flag.
+const RELAXED_FLAGS = relaxedSimdFlags();
 const RUNNERS = [
   ['mha-wasm', 1],
   ['mha-wasm', 2],
+  ...(RELAXED_FLAGS
+    ? [
+        ['mha-wasm-relaxed', 1],
+        ['mha-wasm-relaxed', 2],
+      ]
+    : []),
   ['onnx-bert', 1],
   ['onnx-bert', 2],
 ];
@@ -51,7 +59,8 @@ export async function modelBench({ quick = false, config = BERT_BASE, log = (s) 
     for (const [name, threads] of RUNNERS) {
       log(`model: ${name} on ${threads} thread(s)…\n`);
       try {
-        result.runs.push(step(['time', name, String(threads), dir, ...(quick ? ['--quick'] : [])]));
+        const flags = name === 'mha-wasm-relaxed' ? RELAXED_FLAGS : [];
+        result.runs.push(step(['time', name, String(threads), dir, ...(quick ? ['--quick'] : [])], flags));
       } catch (error) {
         result.runs.push({
           runner: name === 'onnx-bert' ? 'onnxruntime-web' : name,
@@ -70,9 +79,9 @@ function report(r) {
   const fmt = (x, d = 0) => (x === undefined || x === null || !Number.isFinite(x) ? '—' : x.toFixed(d));
   const ms = (x) => (x === undefined ? '—' : x >= 100 ? fmt(x, 0) : fmt(x, 1));
   const mib = (b) => `${fmt(b / 2 ** 20, 0)} MiB`;
-  const run = (name, threads) =>
-    r.runs.find((x) => (x.runner === name || x.runner?.startsWith(name)) && x.threads === threads);
+  const run = (name, threads) => r.runs.find((x) => x.runner === name && x.threads === threads);
   const ours = [run('mha-wasm', 1), run('mha-wasm', 2)];
+  const relaxed = [run('mha-wasm-relaxed', 1), run('mha-wasm-relaxed', 2)];
   const peer = [run('onnxruntime-web', 1), run('onnxruntime-web', 2)];
   const lines = [];
   const c = r.config;
@@ -89,7 +98,12 @@ function report(r) {
     lines.push(
       `  L=${String(row.L).padEnd(4)} ${row.hidden.toExponential(1)} / ${row.attention.toExponential(1)}${row.ok ? '' : '   !! BEYOND TOLERANCE'}`,
     );
-  const header = `${'L'.padEnd(5)} ${'mha ×1'.padStart(8)} ${'mha ×2'.padStart(8)} ${'ort ×1'.padStart(8)} ${'ratio'.padStart(6)} ${'ort ×2'.padStart(8)} ${'ratio'.padStart(6)}`;
+  // mha = the SIMD128 builds, relaxed = the relaxed-SIMD ones (when this Node runs them).
+  const header =
+    `${'L'.padEnd(5)} ${'mha ×1'.padStart(8)} ${'mha ×2'.padStart(8)} ${'ort ×1'.padStart(8)} ${'ratio'.padStart(6)} ${'ort ×2'.padStart(8)} ${'ratio'.padStart(6)}` +
+    (relaxed[0]
+      ? ` ${'relaxed ×1'.padStart(10)} ${'ratio'.padStart(6)} ${'relaxed ×2'.padStart(10)} ${'ratio'.padStart(6)}`
+      : '');
   for (const [key, title] of [
     [
       'withAttention',
@@ -121,14 +135,22 @@ function report(r) {
           ratio(peer[0], ours[0]).padStart(6),
           peerMs(peer[1]).padStart(8),
           ratio(peer[1], ours[1]).padStart(6),
+          ...(relaxed[0]
+            ? [
+                ms(t(relaxed[0])).padStart(10),
+                ratio(peer[0], relaxed[0]).padStart(6),
+                ms(t(relaxed[1])).padStart(10),
+                ratio(peer[1], relaxed[1]).padStart(6),
+              ]
+            : []),
         ].join(' '),
       );
     }
   }
   lines.push('load (median of 3), peak RSS of the process (after the loads / at the end), wasm heap:');
-  for (const x of [...ours, ...peer]) {
+  for (const x of [...ours, ...relaxed, ...peer]) {
     if (!x) continue;
-    const what = x.runner === 'mha-wasm' ? 'loadModel(folder)' : 'read model.onnx + InferenceSession.create';
+    const what = x.runner.startsWith('mha-wasm') ? 'loadModel(folder)' : 'read model.onnx + InferenceSession.create';
     lines.push(
       x.failed
         ? `  ${x.runner} ×${x.threads}: FAILED ${x.failed}`
@@ -145,9 +167,9 @@ function report(r) {
   // The aims: ahead of onnxruntime-web at every length on both thread
   // counts (with the attention returned), and the checkpoint loaded in under 2 s.
   const behind = [];
-  for (const [i, o] of ours.entries())
+  for (const o of [...ours, ...relaxed])
     for (const row of o?.rows ?? []) {
-      const p = peer[i]?.rows?.find((y) => y.L === row.L);
+      const p = peer[o.threads - 1]?.rows?.find((y) => y.L === row.L);
       for (const key of ['withAttention', 'hiddenOnly']) {
         const theirs = Math.min(
           p?.[key]?.medianMs ?? Infinity,
@@ -155,7 +177,7 @@ function report(r) {
         );
         if (row[key] && theirs <= row[key].medianMs)
           behind.push(
-            `L=${row.L} ×${i + 1} ${key === 'hiddenOnly' ? 'hidden only' : 'with attention'} (${fmt(theirs / row[key].medianMs, 2)}×)`,
+            `${o.runner} L=${row.L} ×${o.threads} ${key === 'hiddenOnly' ? 'hidden only' : 'with attention'} (${fmt(theirs / row[key].medianMs, 2)}×)`,
           );
       }
     }

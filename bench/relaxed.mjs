@@ -12,8 +12,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../src/js/node.mjs';
-import { hasRelaxedSimd } from '../src/js/variants.mjs';
-import { CONFIGS, flopsOf, headsOf, makeInputs, maxRelativeError, runAlone, runHeader, time } from './inputs.mjs';
+import {
+  CONFIGS,
+  flopsOf,
+  headsOf,
+  makeInputs,
+  maxRelativeError,
+  relaxedSimdFlags,
+  runAlone,
+  runHeader,
+  time,
+} from './inputs.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 // The relaxed build's output against the SIMD128 build's: both round every product in float32,
@@ -86,7 +95,11 @@ async function measure(quick) {
 
 /** { result, report } of the relaxed builds beside the SIMD128 ones, measured in a Node that runs relaxed SIMD. */
 export async function relaxedBench({ quick = false } = {}) {
-  const flags = hasRelaxedSimd() ? [] : ['--experimental-wasm-relaxed-simd'];
+  const flags = relaxedSimdFlags();
+  if (!flags)
+    throw new Error(
+      `relaxed SIMD: this Node ${process.version} runs it neither as it is nor with --experimental-wasm-relaxed-simd`,
+    );
   const out = execFileSync(
     process.execPath,
     [...flags, here('./relaxed.mjs'), '--measure', ...(quick ? ['--quick'] : [])],

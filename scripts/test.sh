@@ -109,23 +109,26 @@ fi
 echo "== TypeScript declarations (tsc --noEmit) =="
 npx --no-install tsc --noEmit -p tests/types
 
-echo "== Jest =="
-NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning ${NODE_OPTIONS:-}" \
-  npx --no-install jest "$@"
-
-# The relaxed-SIMD builds, on the tests that loop over tests/js/helpers/engines.mjs's
-# builds (MHA_TEST_VARIANTS: those two alone) and the threaded build's own: Node 20
-# runs them only with --experimental-wasm-relaxed-simd, a V8 flag that NODE_OPTIONS
-# refuses, so Jest itself is started with it (its workers inherit it). Node >= 22
-# runs them in the run above already. Skipped when arguments chose the tests.
+# Jest runs the relaxed-SIMD builds as Node >= 22 and Chromium do (the page's
+# tests compare the page with Node on the page's build): Node 20 runs them only
+# with --experimental-wasm-relaxed-simd, a V8 flag that NODE_OPTIONS refuses, so
+# Jest itself is started with it (its workers inherit it). Then, unless
+# arguments chose the tests, a few suites again without it: Node 20's default,
+# the SIMD128 builds.
 relaxed_probe="import('./src/js/variants.mjs').then((m) => process.exit(m.hasRelaxedSimd() ? 0 : 1))"
-if [ $# -eq 0 ] && ! node -e "$relaxed_probe" && node --experimental-wasm-relaxed-simd -e "$relaxed_probe"; then
-  echo "== Jest: the relaxed-SIMD builds (node --experimental-wasm-relaxed-simd) =="
-  MHA_TEST_VARIANTS=threaded-relaxed-simd,relaxed-simd \
-    node --experimental-wasm-relaxed-simd --experimental-vm-modules --no-warnings=ExperimentalWarning \
-    node_modules/jest/bin/jest.js tests/js/fixtures.test.mjs tests/js/random.test.mjs tests/js/projections.test.mjs \
-    tests/js/nonfinite.test.mjs tests/js/paths.test.mjs tests/js/node-worker.test.mjs tests/js/node-exit.test.mjs \
-    tests/js/threads.test.mjs tests/js/relaxed.test.mjs
+relaxed_flag=()
+if ! node -e "$relaxed_probe" && node --experimental-wasm-relaxed-simd -e "$relaxed_probe"; then
+  relaxed_flag=(--experimental-wasm-relaxed-simd)
+fi
+echo "== Jest${relaxed_flag:+ (node ${relaxed_flag[*]})} =="
+NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning ${NODE_OPTIONS:-}" \
+  node "${relaxed_flag[@]}" node_modules/jest/bin/jest.js "$@"
+
+if [ $# -eq 0 ] && [ ${#relaxed_flag[@]} -gt 0 ]; then
+  echo "== Jest: Node 20 without relaxed SIMD (the SIMD128 builds by default) =="
+  NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning ${NODE_OPTIONS:-}" \
+    node node_modules/jest/bin/jest.js tests/js/relaxed.test.mjs tests/js/fixtures.test.mjs \
+    tests/js/node-worker.test.mjs tests/js/node-exit.test.mjs tests/js/threads.test.mjs tests/js/errors.test.mjs
 fi
 
 if [ ${#skipped[@]} -gt 0 ]; then

@@ -11,7 +11,7 @@ import { AttentionEngine, checkOptions, moduleOptions, MAX_THREADS } from './eng
 import { inferenceUrls, variantFiles } from './files.mjs';
 import { CALLS, MESSAGES } from './protocol.mjs';
 import { WorkerBackend, rebuildError } from './worker-backend.mjs';
-import { hasRelaxedSimd, hasSimd, isThreaded, kernelsOf, singleThreaded } from './variants.mjs';
+import { hasRelaxedSimd, hasSimd, isThreaded, kernelsOf, simdVariant, singleThreaded } from './variants.mjs';
 
 // The engine's own scripts, as literal new URL('…', import.meta.url) like the
 // builds' in files.mjs: bundlers (Vite, webpack 5, Rollup's import-meta-assets)
@@ -49,15 +49,15 @@ function chooseVariant(opts) {
         '(Chrome ≥ 114 and Firefox ≥ 145 have it, Safari does not); leave variant out for the SIMD128 builds',
     );
   if (opts.variant) return opts.variant;
-  // The relaxed builds only when asked for, for now: the page's and the
-  // bundlers' browser tests still expect the SIMD128 builds by default.
-  if (simd && threads && opts.threads !== 1) return 'threaded-simd';
+  // The relaxed builds where the browser validates their probe (Chrome ≥ 114,
+  // Firefox ≥ 145), the SIMD128 builds elsewhere (Safari).
+  if (simd && threads && opts.threads !== 1) return simdVariant(true);
   if (opts.threads > 1)
     console.warn(
       `mha-wasm: ${opts.threads} threads asked for, but this page is not cross-origin isolated ` +
         '(COOP/COEP headers); running on one thread.',
     );
-  return simd ? 'simd' : 'scalar';
+  return simd ? simdVariant(false) : 'scalar';
 }
 
 // The Web Worker as WorkerBackend takes it.
@@ -257,9 +257,10 @@ export function refuseTraining(opts, entry) {
 }
 
 /**
- * Loads the wasm engine into a dedicated Worker. Default variant: "threaded-simd"
- * in a cross-origin-isolated page, else "simd", else "scalar". "threaded-relaxed-simd"
- * and "relaxed-simd" when asked for, where the browser validates variants.mjs's probe. The attention
+ * Loads the wasm engine into a dedicated Worker. Default variant: "threaded-relaxed-simd"
+ * in a cross-origin-isolated page whose browser validates variants.mjs's relaxed-SIMD
+ * probe, "threaded-simd" if it does not; without isolation "relaxed-simd" or "simd";
+ * without SIMD "scalar". The attention
  * builds only: `training: true` needs createAttention from 'mha-wasm/train',
  * engine.loadModel() createAttention from 'mha-wasm/model'.
  */

@@ -16,6 +16,9 @@ import path from 'node:path';
 import { compareClose } from '../js/helpers/compare.mjs';
 import { ENTRY_CODE, markersIn } from '../js/helpers/entry-code.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
+import { PAGE_BUILD } from './page-builds.mjs';
+import { VARIANTS as ALL_BUILDS } from '../../src/js/files.mjs';
+import { isThreaded } from '../../src/js/variants.mjs';
 import {
   REPO,
   buildRecipe,
@@ -56,7 +59,7 @@ async function expectReference(page, problems, variant) {
   const result = await page.evaluate(() => window.mhaResult);
   expect(result.error).toBeUndefined();
   expect(result.variant).toBe(variant);
-  if (variant === 'threaded-simd') expect(result.threads).toBeGreaterThanOrEqual(2);
+  if (isThreaded(variant)) expect(result.threads).toBeGreaterThanOrEqual(2);
   else expect(result.threads).toBe(1);
   const want = exampleReference();
   expect(compareClose(result.output, want.output, TOLERANCE)).toBeNull();
@@ -101,14 +104,11 @@ describe.each(RECIPES)('%s', (recipe) => {
   test("emits the attention builds, and the trainer's or the models' only for an app that imports their entry", () => {
     const names = (app) => emitted(outputs[app ? `${recipe}-${app}` : recipe]).map(({ file }) => file);
     const builds = (files, family) =>
-      ['threaded-simd', 'simd', 'scalar'].filter((variant) =>
-        files.some((f) => new RegExp(`mha-${family}${variant}[^/]*\\.wasm$`).test(f)),
-      );
+      ALL_BUILDS.filter((variant) => files.some((f) => new RegExp(`mha-${family}${variant}[^/]*\\.wasm$`).test(f)));
     for (const app of [undefined, ...APPS]) {
       const files = names(app);
-      expect(builds(files, '')).toEqual(['threaded-simd', 'simd', 'scalar']);
-      for (const family of APPS)
-        expect(builds(files, `${family}-`)).toEqual(app === family ? ['threaded-simd', 'simd', 'scalar'] : []);
+      expect(builds(files, '')).toEqual(ALL_BUILDS);
+      for (const family of APPS) expect(builds(files, `${family}-`)).toEqual(app === family ? ALL_BUILDS : []);
       report[recipe] = { ...report[recipe], [app ?? 'attention']: sizes(outputs[app ? `${recipe}-${app}` : recipe]) };
     }
   });
@@ -126,10 +126,7 @@ describe.each(RECIPES)('%s', (recipe) => {
     }
   });
 
-  test.each([
-    ['isolated', 'threaded-simd'],
-    ['plain', 'simd'],
-  ])('%s page: runs %s and gets the reference result', async (mode, variant) => {
+  test.each(Object.entries(PAGE_BUILD))('%s page: runs %s and gets the reference result', async (mode, variant) => {
     const { page, problems } = await openPage(browser.context, `${server.url}${mode}/${recipe}/index.html`);
     try {
       const { threads } = await expectReference(page, problems, variant);
@@ -145,7 +142,7 @@ describe.each(RECIPES)('%s', (recipe) => {
     try {
       await page.waitForFunction(() => window.mhaTrain, null, { timeout: 15_000 });
       const result = await page.evaluate((fixture) => window.mhaTrain(fixture), f);
-      expect(result).toMatchObject({ variant: 'threaded-simd', training: true });
+      expect(result).toMatchObject({ variant: PAGE_BUILD.isolated, training: true });
       expect(compareClose(result.losses, f.losses, { abs: 1e-6, rel: 1e-5 })).toBeNull();
       expect(problems).toEqual([]);
     } finally {
@@ -153,7 +150,7 @@ describe.each(RECIPES)('%s', (recipe) => {
     }
   });
 
-  test("an app that imports 'mha-wasm/model' loads a checkpoint, plain page (simd), as PyTorch runs it", async () => {
+  test("an app that imports 'mha-wasm/model' loads a checkpoint, plain page, as PyTorch runs it", async () => {
     const { names, reference } = modelFixture();
     const c = reference.cases.find((x) => x.name === 'sentence');
     const { page, problems } = await openPage(browser.context, `${server.url}plain/${recipe}-model/index.html`);
@@ -164,7 +161,7 @@ describe.each(RECIPES)('%s', (recipe) => {
         [`${server.url}plain/models/bert-zh/`, names, c.input],
       );
       expect(result).toMatchObject({
-        variant: 'simd',
+        variant: PAGE_BUILD.plain,
         threads: 1,
         tokens: c.readable ?? c.tokens,
         inputIds: c.inputIds,
@@ -181,10 +178,7 @@ describe.each(RECIPES)('%s', (recipe) => {
   });
 });
 
-test.each([
-  ['isolated', 'threaded-simd'],
-  ['plain', 'simd'],
-])(
+test.each(Object.entries(PAGE_BUILD))(
   'every file from another origin (locateFile to a CDN), %s page: runs %s, reference result',
   async (mode, variant) => {
     const files = `${cdn.url}${mode}/esbuild-esm-cdn/mha-wasm/`;

@@ -6,10 +6,11 @@
 import { createAttention } from '../../src/js/node.mjs';
 import { freeSpec } from '../../web/model/free-mode.mjs';
 import { setUp, openPage, readHeatmaps, reveal } from './page-helpers.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
 
 let env, engine;
 beforeAll(async () => {
-  [env, engine] = await Promise.all([setUp(), createAttention({ variant: 'simd' })]);
+  [env, engine] = await Promise.all([setUp(), createAttention(pageEngineOptions({ isolated: false }))]);
 }, 60_000);
 afterAll(async () => {
   engine?.dispose();

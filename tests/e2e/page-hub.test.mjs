@@ -14,6 +14,7 @@ import { openPage, readHeatmaps, setUp } from './page-helpers.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { formatBytes } from '../../web/model/real-model-files.mjs';
 import { setLanguage, t } from '../../web/lib/i18n.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
 
 const FOLDER = fileURLToPath(new URL('../fixtures/models/bert-zh/', import.meta.url));
 const REPO = 'google-bert/bert-base-chinese';
@@ -25,7 +26,7 @@ beforeAll(async () => {
     repos: { [REPO]: { files: folderFiles(FOLDER) }, [GATED]: { files: folderFiles(FOLDER), gated: true } },
   }).start();
   env = await setUp({ hubEndpoints: [hub.url], hubDownloadHosts: [hub.cdnUrl] });
-  engine = await createAttention({ variant: 'simd' });
+  engine = await createAttention(pageEngineOptions({ isolated: false }));
   reference = await (await engine.loadModel(FOLDER)).run(SENTENCE);
 }, 60_000);
 

@@ -14,6 +14,8 @@ import { encoderSpec } from '../../web/model/designed-heads.mjs';
 const CODE = [
   'mha-wasm',
   'WebAssembly',
+  'threaded-relaxed-simd',
+  'relaxed-simd',
   'threaded-simd',
   'SIMD',
   'simd',

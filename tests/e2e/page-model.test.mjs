@@ -18,6 +18,7 @@ import { allHeadScores, focusRows, standOut, uniformScores } from '../../web/mod
 import { fixed } from '../../web/lib/format.mjs';
 import { articleMap, bestRoleShare, closestHeads } from '../../web/model/real-article.mjs';
 import { setLanguage, t } from '../../web/lib/i18n.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
 
 /** A fixture folder's checkpoint files, as a reader would pick them (its reference.json left out). */
 const folderFiles = (folder) =>
@@ -30,7 +31,7 @@ const FILES = folderFiles(FOLDER);
 let env, engine, model, reference;
 beforeAll(async () => {
   env = await setUp({ locale: 'zh-CN' });
-  engine = await createAttention({ variant: 'simd' });
+  engine = await createAttention(pageEngineOptions({ isolated: false }));
   model = await engine.loadModel(FOLDER);
   reference = await model.run(SENTENCE);
 }, 60_000);
@@ -170,7 +171,9 @@ test('a checkpoint from the file picker: every head as a thumbnail, the chosen o
     expect(values).toEqual([...values].sort((a, b) => b - a));
     expect(page.url()).toContain('rorder=same');
     // The status says how long the forward pass took, on which build and threads.
-    expect(await page.textContent('#real-forward')).toMatch(/前向计算 17 个词元用时 [\d.]+ 毫秒 · 引擎：threaded-simd/);
+    expect(await page.textContent('#real-forward')).toMatch(
+      /前向计算 17 个词元用时 [\d.]+ 毫秒 · 引擎：threaded-relaxed-simd/,
+    );
     expect(await page.textContent('#real-status')).toContain('2 层 × 4 头');
     await page.selectOption('#real-order', 'grid');
     // The sticky toolbar would cover the top of the section in its picture (set through the CSSOM: the CSP has no inline styles).

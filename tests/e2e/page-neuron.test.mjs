@@ -7,10 +7,11 @@ import { createAttention } from '../../src/js/node.mjs';
 import { encoderSpec } from '../../web/model/designed-heads.mjs';
 import { crossSpec } from '../../web/model/cross-heads.mjs';
 import { setUp, openPage, readNeuron, reveal } from './page-helpers.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
 
 let env, engine;
 beforeAll(async () => {
-  [env, engine] = await Promise.all([setUp(), createAttention({ variant: 'simd' })]);
+  [env, engine] = await Promise.all([setUp(), createAttention(pageEngineOptions({ isolated: false }))]);
 }, 60_000);
 afterAll(async () => {
   engine?.dispose();

@@ -15,6 +15,7 @@ import { SENTENCE } from '../../web/sentence.mjs';
 import { topTokens } from '../../web/model/predictions.mjs';
 import { lastRows, promptText } from '../../web/model/next-token-steps.mjs';
 import { openPage, setUp } from './page-helpers.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
 
 const files = (name) =>
   readdirSync(path.join('tests/fixtures/models', name))
@@ -24,7 +25,7 @@ const files = (name) =>
 let env, engine;
 beforeAll(async () => {
   env = await setUp({ locale: 'en-US' });
-  engine = await createAttention({ variant: 'threaded-simd', threads: 2 });
+  engine = await createAttention(pageEngineOptions());
 }, 60_000);
 afterAll(async () => {
   engine?.dispose();

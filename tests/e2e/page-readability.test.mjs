@@ -11,13 +11,14 @@ import { createAttention } from '../../src/js/node.mjs';
 import { runSpec } from '../../web/model/compute.mjs';
 import { freeSpec, DEFAULT_FREE, untrainedSpread } from '../../web/model/free-mode.mjs';
 import { setUp, openPage, reveal } from './page-helpers.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
 
 let zh, en, engine;
 beforeAll(async () => {
   [zh, en, engine] = await Promise.all([
     setUp({ locale: 'zh-CN' }),
     setUp({ locale: 'en-US' }),
-    createAttention({ variant: 'simd' }),
+    createAttention(pageEngineOptions({ isolated: false })),
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -283,7 +284,7 @@ test('free mode says that its random heads are sharpened for the display, with t
 test('jargon is said in plain words: the status line, bits, the role abbreviations', async () => {
   const { page, problems } = await openPage(zh);
   const status = await page.textContent('#status');
-  expect(status).toContain('WebAssembly SIMD（一条指令同时算 4 个数）');
+  expect(status).toContain('WebAssembly 宽松 SIMD（一条指令同时算 4 个数）');
   expect(status).toContain('已跨源隔离（服务器发送了让网页能用多线程的两个响应头）');
   await reveal(page, '#compare');
   expect(await page.textContent('#compare .summary')).toContain('0 比特是全部权重在一个键上');

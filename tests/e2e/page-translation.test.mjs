@@ -15,6 +15,7 @@ import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { crossWeights, presetMask } from '../../web/model/translation.mjs';
 import { openPage, readHeatmaps, setUp } from './page-helpers.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
 
 const FOLDER = 'tests/fixtures/models/hf-marian';
 const FILES = readdirSync(FOLDER)
@@ -24,8 +25,8 @@ const FILES = readdirSync(FOLDER)
 let env, engine, model, translation;
 beforeAll(async () => {
   env = await setUp({ locale: 'zh-CN' });
-  // The page's engine: threaded-simd on the isolated page, as Node's here.
-  engine = await createAttention({ variant: 'threaded-simd', threads: 2 });
+  // The page's engine: its build on the isolated page, as Node's here.
+  engine = await createAttention(pageEngineOptions());
   model = await engine.loadModel(FOLDER);
   translation = await model.generate(SENTENCE, { numBeams: 4, numReturnSequences: 4, returnAttention: true });
 }, 60_000);

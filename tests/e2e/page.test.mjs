@@ -15,11 +15,12 @@ import { freeSpec } from '../../web/model/free-mode.mjs';
 import { ENGLISH } from '../../web/sentence.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
 import { readHeatmaps, reveal } from './page-helpers.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
 
 let browser, servers, engine;
 
 beforeAll(async () => {
-  [browser, engine] = await Promise.all([launchChromium(), createAttention({ variant: 'simd' })]);
+  [browser, engine] = await Promise.all([launchChromium(), createAttention(pageEngineOptions({ isolated: false }))]);
   servers = {};
   for (const isolate of [true, false]) {
     const server = await startServer({ port: 0, isolate });
@@ -73,10 +74,10 @@ const visibleLines = (page) =>
       .map((l) => [Number(l.dataset.q), Number(l.dataset.k), l.dataset.headName]),
   );
 
-test('loads without console problems, runs threaded-simd, and shows the engine’s three 15×15 heads and the single head', async () => {
+test('loads without console problems, runs threaded-relaxed-simd, and shows the engine’s three 15×15 heads and the single head', async () => {
   const { page, problems } = await open();
   expect(await page.textContent('#status')).toMatch(
-    /^Computed here by WebAssembly SIMD \(4 numbers at once\), \d+ threads \(threaded-simd\) · cross-origin isolated, as browsers require for threads · last run: 2 calls to the engine in [\d.]+ ms/,
+    /^Computed here by WebAssembly relaxed SIMD, \d+ threads \(threaded-relaxed-simd\) · cross-origin isolated, as browsers require for threads · last run: 2 calls to the engine in [\d.]+ ms/,
   );
   const maps = await readAllHeatmaps(page);
   expect(Object.keys(maps)).toEqual(['role', 'dependency', 'long-distance', 'single']);
@@ -308,7 +309,7 @@ test('export: the current head as CSV and JSON, the view as SVG and PNG', async 
 
 test('without cross-origin isolation: single-thread SIMD, and the page says so', async () => {
   const { page, problems } = await open('', { plain: true });
-  expect(await page.textContent('#status')).toMatch(/, 1 thread \(simd\) · not cross-origin isolated \(/);
+  expect(await page.textContent('#status')).toMatch(/, 1 thread \(relaxed-simd\) · not cross-origin isolated \(/);
   expect(Object.keys(await readAllHeatmaps(page))).toEqual(['role', 'dependency', 'long-distance', 'single']);
   expect(problems).toEqual([]);
   await page.close();

@@ -1,7 +1,10 @@
-// The browser build choice and the Worker, in real headless Chromium: a page
-// served with COOP/COEP runs threaded-simd on >= 2 threads, the same page
-// without them runs simd; both give the reference results; and a large
-// computation never blocks the page's main thread for more than 50 ms.
+// The browser build choice and the Worker, in real headless Chromium, which
+// runs relaxed SIMD: a page served with COOP/COEP runs threaded-relaxed-simd on
+// >= 2 threads, the same page without them runs relaxed-simd; a browser that
+// refuses the relaxed-SIMD probe (as Safari does) gets threaded-simd and simd;
+// all give the reference results; and a large computation never blocks the
+// page's main thread for more than 50 ms.
+import { RELAXED_SIMD_PROBE } from '../../src/js/variants.mjs';
 import { startServer } from '../../web/server.mjs';
 import { fixtureNames, loadFixture } from '../js/helpers/fixtures.mjs';
 import { compareClose } from '../js/helpers/compare.mjs';
@@ -22,6 +25,18 @@ afterAll(async () => {
   await browser?.close();
   for (const { server } of Object.values(servers)) await new Promise((r) => server.close(r));
 });
+
+// Makes the page a browser without relaxed SIMD: WebAssembly.validate refuses
+// the probe module, as a host without it does (the SIMD128 builds hold no
+// relaxed opcode, so nothing else changes).
+const withoutRelaxedSimd = (page) =>
+  page.evaluate((probe) => {
+    const validate = WebAssembly.validate;
+    const same = (bytes) => bytes.length === probe.length && bytes.every((b, i) => b === probe[i]);
+    const view = (b) =>
+      ArrayBuffer.isView(b) ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : new Uint8Array(b);
+    WebAssembly.validate = (bytes) => !same(view(bytes)) && validate(bytes);
+  }, Array.from(RELAXED_SIMD_PROBE));
 
 // Runs every fixture through createAttention(options) inside the page.
 async function runFixturesInPage(page, options) {
@@ -68,10 +83,10 @@ function expectMatchesFixtures(results) {
   }
 }
 
-test('cross-origin isolated page: threaded-simd on >= 2 threads, reference results', async () => {
+test('cross-origin isolated page: threaded-relaxed-simd on >= 2 threads, reference results', async () => {
   const { page, problems } = await openBlankPage(browser.context, servers.isolated.url);
   const { info, results } = await runFixturesInPage(page, {});
-  expect(info).toEqual({ variant: 'threaded-simd', threads: expect.any(Number), isolated: true });
+  expect(info).toEqual({ variant: 'threaded-relaxed-simd', threads: expect.any(Number), isolated: true });
   expect(info.threads).toBeGreaterThanOrEqual(2);
   expectMatchesFixtures(results);
   // Four threads on two cores: still the reference results.
@@ -82,10 +97,10 @@ test('cross-origin isolated page: threaded-simd on >= 2 threads, reference resul
   await page.close();
 }, 120_000);
 
-test('page without isolation headers: falls back to simd, reference results; threaded-simd is a clear error', async () => {
+test('page without isolation headers: falls back to relaxed-simd, reference results; threaded-simd is a clear error', async () => {
   const { page, problems } = await openBlankPage(browser.context, servers.plain.url);
   const { info, results } = await runFixturesInPage(page, {});
-  expect(info).toEqual({ variant: 'simd', threads: 1, isolated: false });
+  expect(info).toEqual({ variant: 'relaxed-simd', threads: 1, isolated: false });
   expectMatchesFixtures(results);
   const scalar = await runFixturesInPage(page, { variant: 'scalar' });
   expect(scalar.info.variant).toBe('scalar');
@@ -121,6 +136,37 @@ test('page without isolation headers: falls back to simd, reference results; thr
   expect(problems).toEqual([]);
   await page.close();
 }, 120_000);
+
+test.each([
+  ['isolated', 'threaded-simd'],
+  ['plain', 'simd'],
+])(
+  'a browser without relaxed SIMD, %s page: %s by default, reference results; a relaxed build is a clear error',
+  async (mode, variant) => {
+    const { page, problems } = await openBlankPage(browser.context, servers[mode].url);
+    await withoutRelaxedSimd(page);
+    const { info, results } = await runFixturesInPage(page, {});
+    expect(info).toEqual({ variant, threads: expect.any(Number), isolated: mode === 'isolated' });
+    if (mode === 'isolated') expect(info.threads).toBeGreaterThanOrEqual(2);
+    else expect(info.threads).toBe(1);
+    expectMatchesFixtures(results);
+    const error = await page.evaluate(async () => {
+      const { createAttention } = await import('/src/js/browser.mjs');
+      try {
+        await createAttention({ variant: 'relaxed-simd' });
+        return 'no error';
+      } catch (e) {
+        return `${e.name}: ${e.message}`;
+      }
+    });
+    expect(error).toMatch(
+      /^RangeError: variant: "relaxed-simd" needs WebAssembly relaxed SIMD, which this browser lacks/,
+    );
+    expect(problems).toEqual([]);
+    await page.close();
+  },
+  120_000,
+);
 
 // Debian's Chromium runs relaxed SIMD: both relaxed builds, asked for by name, give the
 // reference results (threaded on 2 and 4 threads in the isolated page, the same values

@@ -14,8 +14,9 @@ import { createAttention } from '../../src/js/node.mjs';
 import { filesOf, withJson } from '../js/helpers/checkpoints.mjs';
 import { GOOD, SENTENCE } from '../js/helpers/hostile-checkpoints.mjs';
 import { launchChromium, openBlankPage } from './chromium.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
 
-const ENGINE = { variant: 'threaded-simd', threads: 2 };
+const ENGINE = pageEngineOptions();
 const base64 = (files) =>
   Object.fromEntries(Object.entries(files).map(([n, b]) => [n, Buffer.from(b).toString('base64')]));
 const withTokenizer = (change) => base64(withJson(filesOf('bert-zh'), 'tokenizer.json', change));

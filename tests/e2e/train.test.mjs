@@ -2,7 +2,7 @@
 // controls draws growing loss curves and a learned heatmap that changes while
 // it trains; when done, the page's heatmap, its per-run table and its text are
 // exactly what the same experiment gives in Node (training is seeded and
-// bitwise reproducible per build: the page and Node both run threaded-simd);
+// bitwise reproducible per build: the page and Node both run page-builds.mjs's build);
 // the default experiment, pressed as it comes, ends with the evidence chart,
 // its sentences, the collapsed runs and the bridge's heads all exactly Node's
 // run of the same code, and says how long it took; Stop stops; nothing
@@ -22,11 +22,15 @@ import { runSpec } from '../../web/model/compute.mjs';
 import { percent, thousands } from '../../web/lib/format.mjs';
 import { setLanguage } from '../../web/lib/i18n.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
+import { PAGE_BUILD, pageEngineOptions } from './page-builds.mjs';
 
 let browser, server, url, engine;
 
 beforeAll(async () => {
-  [browser, engine] = await Promise.all([launchChromium(), createAttention({ training: true })]);
+  [browser, engine] = await Promise.all([
+    launchChromium(),
+    createAttention({ ...pageEngineOptions(), training: true }),
+  ]);
   server = await startServer({ port: 0, isolate: true });
   url = `http://127.0.0.1:${server.address().port}/`;
   mkdirSync('test-output', { recursive: true });
@@ -100,7 +104,9 @@ test('a short run draws growing curves and a changing learned heatmap, and ends 
   expect(await page.isVisible('.train-head-view .head-toggles')).toBe(true);
   const done = [
     /^Done: 2 runs × 500 steps in [\d.]+ s, evaluations included · /,
-    /[\d,]+ steps\/s of training on threaded-simd with \d+ threads?: one run of 500 steps takes [\d.]+ s$/,
+    new RegExp(
+      `[\\d,]+ steps/s of training on ${PAGE_BUILD.isolated} with \\d+ threads?: one run of 500 steps takes [\\d.]+ s$`,
+    ),
   ];
   expect(await page.textContent('#train-status')).toMatch(new RegExp(done.map((r) => r.source).join('')));
 
@@ -256,8 +262,8 @@ const miniMaps = (page, scope) =>
   );
 
 test('the default experiment: the evidence chart, its sentences, the collapsed runs and the bridge are Node’s run', async () => {
-  // The page runs threaded-simd (the server isolates it; its status says so below): Node's run is on that build.
-  expect(engine.variant).toBe('threaded-simd');
+  // The page runs PAGE_BUILD.isolated (the server isolates it; its status says so below): Node's run is on that build.
+  expect(engine.variant).toBe(PAGE_BUILD.isolated);
   const data = buildData();
   const settings = settingsFor(DEFAULT_OPTIONS);
   const want = await runExperiment(engine, {
@@ -267,7 +273,7 @@ test('the default experiment: the evidence chart, its sentences, the collapsed r
     data,
   });
   const summary = summarize(want);
-  const inference = await createAttention();
+  const inference = await createAttention(pageEngineOptions());
   const designed = await runSpec(inference, encoderSpec());
   inference.dispose();
   setLanguage('en');
@@ -301,7 +307,7 @@ test('the default experiment: the evidence chart, its sentences, the collapsed r
   const status = await page.textContent('#train-status');
   expect(status).toMatch(
     new RegExp(
-      `^Done: ${runs} runs × 3,000 steps in \\d+\\.\\d s, evaluations included · [\\d,]+ steps/s of training on threaded-simd with \\d+ threads?: one run of 3,000 steps takes [\\d.]+ s$`,
+      `^Done: ${runs} runs × 3,000 steps in \\d+\\.\\d s, evaluations included · [\\d,]+ steps/s of training on ${PAGE_BUILD.isolated} with \\d+ threads?: one run of 3,000 steps takes [\\d.]+ s$`,
     ),
   );
 

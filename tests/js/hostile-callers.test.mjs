@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadFixture, callArguments } from './helpers/fixtures.mjs';
 import { expectClose, toleranceFor } from './helpers/compare.mjs';
-import { BUILDS, VARIANTS, createEngines, disposeEngines } from './helpers/engines.mjs';
+import { BUILDS, VARIANTS, WASM_FLAGS, createEngines, disposeEngines } from './helpers/engines.mjs';
 import { LAYER, pick } from './helpers/arguments.mjs';
 
 // A child process that does not exit by itself is killed after this long (a
@@ -169,7 +169,7 @@ test('an engine disposed from a getter of createLayer, multiHeadAttention or a t
       engine.dispose();
     }
     console.log(JSON.stringify(out));`;
-  const printed = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+  const printed = execFileSync(process.execPath, [...WASM_FLAGS, '--input-type=module', '-e', script], {
     encoding: 'utf8',
     timeout: SUBPROCESS_MS,
   });
@@ -213,7 +213,7 @@ test('a start-up that fails rejects clearly and leaves nothing that keeps Node a
     for (const options of attempts)
       out.push(await createAttention(options).then(() => 'resolved', (e) => e.constructor.name + ': ' + e.message));
     console.log(JSON.stringify(out));`;
-  const printed = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+  const printed = execFileSync(process.execPath, [...WASM_FLAGS, '--input-type=module', '-e', script], {
     encoding: 'utf8',
     timeout: SUBPROCESS_MS,
     stdio: ['ignore', 'pipe', 'ignore'],

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isThreaded } from '../../src/js/variants.mjs';
-import { BUILDS, VARIANTS } from './helpers/engines.mjs';
+import { BUILDS, VARIANTS, WASM_FLAGS } from './helpers/engines.mjs';
 import { CASES, KINDS } from './helpers/hostile-checkpoints.mjs';
 
 const CHILD = fileURLToPath(new URL('./helpers/hostile-child.mjs', import.meta.url));
@@ -27,8 +27,6 @@ const CONFIGS = [
   ...Object.entries(BUILDS),
   ...(threaded ? [[`${threaded}, { worker: true }`, { ...BUILDS[threaded], worker: true }]] : []),
 ];
-// The child runs with this process's flags (Node 20 runs the relaxed-SIMD builds only with one).
-const EXEC_ARGV = process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
 
 /**
  * Runs the cases `indices` on an engine of `options` in child processes:
@@ -55,7 +53,7 @@ async function runCases(options, indices) {
 // One child process over `indices`: { done: [[index, record]], crashed?: { index, reason } }.
 function runChild(options, indices) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...EXEC_ARGV, CHILD, JSON.stringify(options), ...indices.map(String)], {
+    const child = spawn(process.execPath, [...WASM_FLAGS, CHILD, JSON.stringify(options), ...indices.map(String)], {
       env: { ...process.env, NODE_OPTIONS: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

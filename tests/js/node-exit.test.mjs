@@ -3,7 +3,7 @@
 // Each case runs in a child process of its own.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { BUILDS, VARIANTS } from './helpers/engines.mjs';
+import { BUILDS, VARIANTS, WASM_FLAGS } from './helpers/engines.mjs';
 
 const entry = JSON.stringify(fileURLToPath(new URL('../../src/js/node.mjs', import.meta.url)));
 const prelude = `
@@ -13,15 +13,11 @@ const prelude = `
   const { readFileSync } = await import('node:fs');
   const threads = () => Number(readFileSync('/proc/self/status', 'utf8').match(/Threads:\\s+(\\d+)/)[1]);`;
 
-// This Node's WebAssembly flags (--experimental-wasm-relaxed-simd in the
-// relaxed builds' run of scripts/test.sh), which the child needs to run them.
-const wasmFlags = process.execArgv.filter((option) => option.startsWith('--experimental-wasm-'));
-
 // Runs `body` as an ES module in a new Node; returns its last line parsed and
 // how long the process lived after printing it.
 function run(body, flags = []) {
   const script = `${prelude}\n${body}\nconsole.log(JSON.stringify({ ...result, at: Date.now() }));`;
-  const child = spawnSync(process.execPath, [...wasmFlags, ...flags, '--input-type=module', '-e', script], {
+  const child = spawnSync(process.execPath, [...WASM_FLAGS, ...flags, '--input-type=module', '-e', script], {
     encoding: 'utf8',
     timeout: 20000,
   });

@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BUILDS, VARIANTS } from './helpers/engines.mjs';
+import { BUILDS, VARIANTS, WASM_FLAGS } from './helpers/engines.mjs';
 
 const entry = JSON.stringify(fileURLToPath(new URL('../../src/js/node.mjs', import.meta.url)));
 const reportDir = new URL('../../test-output/', import.meta.url);
@@ -125,10 +125,14 @@ const MiB = (bytes) => Math.round((bytes / 2 ** 20) * 100) / 100;
 test.each(VARIANTS)(
   '%s: 200 refusals of each kind leave arrayBuffers and the wasm heap where they were',
   (variant) => {
-    const child = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script(BUILDS[variant])], {
-      encoding: 'utf8',
-      timeout: 240_000,
-    });
+    const child = spawnSync(
+      process.execPath,
+      [...WASM_FLAGS, '--expose-gc', '--input-type=module', '-e', script(BUILDS[variant])],
+      {
+        encoding: 'utf8',
+        timeout: 240_000,
+      },
+    );
     expect(child.stderr).toBe('');
     const result = JSON.parse(child.stdout.trim().split('\n').pop());
     report.builds[variant] = Object.fromEntries(

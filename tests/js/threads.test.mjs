@@ -9,7 +9,7 @@ import { createAttention } from '../../src/js/node.mjs';
 import { fixtureNames, loadFixture } from './helpers/fixtures.mjs';
 import { expectClose, expectSameBits } from './helpers/compare.mjs';
 import { mulberry32, gaussian, randomFloat32 } from './helpers/random.mjs';
-import { VARIANTS } from './helpers/engines.mjs';
+import { VARIANTS, WASM_FLAGS } from './helpers/engines.mjs';
 import { isThreaded, singleThreaded } from '../../src/js/variants.mjs';
 
 const THREADS = [1, 2, 3, 4];
@@ -121,8 +121,7 @@ test('a Node process that disposed its engines exits by itself', () => {
     for (const e of engines) await e.multiHeadAttention({ query: Float32Array.of(1, 2, 3, 4), seqLenQ: 2, dModel: 2, numHeads: 1, wQ: I, wK: I, wV: I, wO: I });
     engines.forEach((e) => e.dispose());
     console.log('done');`;
-  const wasmFlags = process.execArgv.filter((option) => option.startsWith('--experimental-wasm-'));
-  const run = spawnSync(process.execPath, [...wasmFlags, '--input-type=module', '-e', script], {
+  const run = spawnSync(process.execPath, [...WASM_FLAGS, '--input-type=module', '-e', script], {
     timeout: 20_000,
     encoding: 'utf8',
   });
