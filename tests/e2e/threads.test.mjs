@@ -38,6 +38,18 @@ const withoutRelaxedSimd = (page) =>
     WebAssembly.validate = (bytes) => !same(view(bytes)) && validate(bytes);
   }, Array.from(RELAXED_SIMD_PROBE));
 
+// What createAttention(options) throws inside the page, as "Name: message".
+const createError = (page, options) =>
+  page.evaluate(async (options) => {
+    const { createAttention } = await import('/src/js/browser.mjs');
+    try {
+      await createAttention(options);
+      return 'no error';
+    } catch (e) {
+      return `${e.name}: ${e.message}`;
+    }
+  }, options);
+
 // Runs every fixture through createAttention(options) inside the page.
 async function runFixturesInPage(page, options) {
   const fixtures = fixtureNames().map((name) => loadFixture(name).raw);
@@ -105,15 +117,7 @@ test('page without isolation headers: falls back to relaxed-simd, reference resu
   const scalar = await runFixturesInPage(page, { variant: 'scalar' });
   expect(scalar.info.variant).toBe('scalar');
   expectMatchesFixtures(scalar.results);
-  const error = await page.evaluate(async () => {
-    const { createAttention } = await import('/src/js/browser.mjs');
-    try {
-      await createAttention({ variant: 'threaded-simd' });
-      return 'no error';
-    } catch (e) {
-      return `${e.name}: ${e.message}`;
-    }
-  });
+  const error = await createError(page, { variant: 'threaded-simd' });
   expect(error).toMatch(/^RangeError: variant: "threaded-simd" needs a cross-origin-isolated page/);
   expect(error).toMatch(/Cross-Origin-Embedder-Policy: require-corp/);
   // The 'mha-wasm' entry carries no model build: loadModel says which entry does.
@@ -150,15 +154,7 @@ test.each([
     if (mode === 'isolated') expect(info.threads).toBeGreaterThanOrEqual(2);
     else expect(info.threads).toBe(1);
     expectMatchesFixtures(results);
-    const error = await page.evaluate(async () => {
-      const { createAttention } = await import('/src/js/browser.mjs');
-      try {
-        await createAttention({ variant: 'relaxed-simd' });
-        return 'no error';
-      } catch (e) {
-        return `${e.name}: ${e.message}`;
-      }
-    });
+    const error = await createError(page, { variant: 'relaxed-simd' });
     expect(error).toMatch(
       /^RangeError: variant: "relaxed-simd" needs WebAssembly relaxed SIMD, which this browser lacks/,
     );
