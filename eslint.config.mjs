@@ -113,6 +113,11 @@ export default [
     ],
     languageOptions: { sourceType: 'module', globals: { ...globals.node } },
   },
+  // The browser benchmark's functions passed to page.evaluate() run in the page.
+  {
+    files: ['bench/load-browser.mjs'],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
 
   // Last: no formatting rules (Prettier owns the layout).
   prettier,

@@ -11,9 +11,12 @@
 // translation model (bench/seq2seq.mjs) and GPT-2-small- and
 // Qwen2.5-0.5B-shaped decoders generating text (bench/decoder.mjs) against
 // onnxruntime-web.
-// Then the relaxed-SIMD builds beside the SIMD128 ones (bench/relaxed.mjs).
+// Then the relaxed-SIMD builds beside the SIMD128 ones (bench/relaxed.mjs),
+// the bert-base-shaped model's forward block by block on both
+// (bench/model-profile.mjs), and loading its 406.7 MB checkpoint in Node and
+// Chromium on both (bench/load.mjs).
 // Prints a table; writes everything to bench-output/bench.json.
-// Usage: npm run bench [-- --quick | --profile | --sizes | --help]
+// Usage: npm run bench [-- --quick | --profile | --model-profile | --sizes | --help]
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,23 +24,27 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { FAMILIES, VARIANTS, variantFiles } from '../src/js/files.mjs';
 import { createAttention } from '../src/js/node.mjs';
-import { CONFIGS, headsOf, makeInputs, time } from './inputs.mjs';
+import { CONFIGS, headsOf, makeInputs, relaxedSimdFlags, time } from './inputs.mjs';
 import { decoderBench } from './decoder.mjs';
+import { loadBench } from './load.mjs';
+import { modelProfile } from './model-profile.mjs';
 import { modelBench } from './model.mjs';
 import { seq2seqBench } from './seq2seq.mjs';
 import { relaxedBench } from './relaxed.mjs';
 
-const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --sizes | --help]   (npm run bench -- <flag>)
+const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --model-profile | --sizes | --help]   (npm run bench -- <flag>)
   (none)     every runner and thread count, the kernels, start-up, a long sequence, the worker hop,
              training, the bert-base-shaped model, the opus-mt-shaped translation and the GPT-2- and
              Qwen2.5-shaped decoders (about 31 minutes); writes bench-output/bench.json
   --quick    the same, shorter
   --profile  where a forward call's time goes, stage by stage (bench/profile.mjs)
+  --model-profile  where a bert-base-shaped model's forward goes, block by block (bench/model-profile.mjs)
   --sizes    the .wasm size of every build in dist/, and nothing else
   --help     this text
-One part alone: node bench/run.mjs <mha-wasm|onnxruntime|tfjs|plain-js> <threads> [--quick],
+One part alone: node bench/run.mjs <mha-wasm|mha-wasm-relaxed|onnxruntime|tfjs|plain-js> <threads> [--quick],
   node bench/train.mjs [--quick], node bench/model.mjs [--quick], node bench/seq2seq.mjs [--quick],
-  node bench/decoder.mjs [--quick]`;
+  node bench/decoder.mjs [--quick], node bench/relaxed.mjs [--quick], node bench/model-profile.mjs [--quick],
+  node bench/load.mjs [--quick]`;
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
 /** The .wasm size in bytes of every build, by family and variant (files.mjs names them); null if not built. */
@@ -68,20 +75,32 @@ if (process.argv.includes('--profile')) {
   await import('./profile.mjs');
   process.exit(0);
 }
+if (process.argv.includes('--model-profile')) {
+  console.log((await modelProfile({ quick: process.argv.includes('--quick') })).report);
+  process.exit(0);
+}
 const quick = process.argv.includes('--quick');
 const node = (args) =>
   execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
-const runner = (name, threads) =>
+const runner = (name, threads, flags = []) =>
   JSON.parse(
-    node([here('./run.mjs'), name, String(threads), ...(quick ? ['--quick'] : [])])
+    node([...flags, here('./run.mjs'), name, String(threads), ...(quick ? ['--quick'] : [])])
       .trim()
       .split('\n')
       .pop(),
   );
 
+// The relaxed-SIMD build runs where this Node does, or in a Node 20 started with its flag (null: neither).
+const RELAXED_FLAGS = relaxedSimdFlags();
 const RUNNERS = [
   ['mha-wasm', 1],
   ['mha-wasm', 2],
+  ...(RELAXED_FLAGS
+    ? [
+        ['mha-wasm-relaxed', 1],
+        ['mha-wasm-relaxed', 2],
+      ]
+    : []),
   ['onnxruntime', 1],
   ['onnxruntime', 2],
   ['tfjs', 1],
@@ -90,7 +109,7 @@ const RUNNERS = [
 const runs = [];
 for (const [name, threads] of RUNNERS) {
   process.stderr.write(`running ${name} on ${threads} thread(s)…\n`);
-  runs.push(runner(name, threads));
+  runs.push(runner(name, threads, name === 'mha-wasm-relaxed' ? RELAXED_FLAGS : []));
 }
 
 // Kernel level: the projection GEMM at 512³ against the ceiling of this build
@@ -202,6 +221,11 @@ const seq2seq = await seq2seqBench({ quick });
 const decoder = await decoderBench({ quick });
 // The relaxed-SIMD builds beside the SIMD128 ones: GEMM, ceiling and attention (bench/relaxed.mjs).
 const relaxed = await relaxedBench({ quick });
+// The model's forward block by block, on both builds (bench/model-profile.mjs).
+process.stderr.write('model profile: block by block…\n');
+const blocks = await modelProfile({ quick });
+// Loading the 406.7 MB checkpoint in Node and Chromium, on both builds (bench/load.mjs).
+const load = await loadBench({ quick });
 
 // ---- report ----
 const byRunner = (name, threads) => runs.find((r) => r.runner === name && r.threads === threads);
@@ -219,7 +243,10 @@ lines.push(
   `mha-wasm bench — ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? 'cpu'} ×${os.availableParallelism()}, Node ${process.version}`,
 );
 lines.push(
-  'median ms per call (min–max in bench.json); ratio = peer median / mha-wasm median at the same thread count',
+  'median ms per call (min–max in bench.json); mha: the SIMD128 build (threaded-simd), relaxed: threaded-relaxed-simd;',
+);
+lines.push(
+  '  ratio = peer median / mha-wasm median at the same thread count (for onnxruntime-web: ÷ SIMD128 / ÷ relaxed)',
 );
 const peers = [
   ['onnxruntime-web', 1],
@@ -227,37 +254,46 @@ const peers = [
   ['tfjs-backend-wasm', 1],
   ['plain JS', 1],
 ];
+const peerName = (n, t) => `${n.replace('-backend-wasm', '').replace('onnxruntime-web', 'ort')} ×${t}`;
 lines.push(
   [
     'config'.padEnd(24),
     'mha ×1'.padStart(9),
     'mha ×2'.padStart(9),
-    ...peers.map(
-      ([n, t]) => `${n.replace('-backend-wasm', '').replace('onnxruntime-web', 'ort')} ×${t}`.padStart(12) + '  ratio',
-    ),
+    'relaxed ×1'.padStart(10),
+    'relaxed ×2'.padStart(10),
+    ...peers.map(([n, t]) => peerName(n, t).padStart(12) + ' ' + 'ratio'.padEnd(n === 'onnxruntime-web' ? 13 : 6)),
     'GFLOP/s ×1/×2'.padStart(15),
   ].join(' '),
 );
 const ours = [byRunner('mha-wasm', 1), byRunner('mha-wasm', 2)];
+const relaxedRuns = [byRunner('mha-wasm-relaxed', 1), byRunner('mha-wasm-relaxed', 2)];
+const ratioOf = (p, mine) => (p?.medianMs && mine?.medianMs ? `${fmt(p.medianMs / mine.medianMs)}×` : '');
 for (const config of CONFIGS) {
   const [o1, o2] = ours.map((r) => r?.results.find((x) => x.config === config.name));
+  const [x1, x2] = relaxedRuns.map((r) => r?.results.find((x) => x.config === config.name));
   if (!o1) continue;
   const cells = peers.map(([n, t]) => {
     const p = byRunner(n, t)?.results?.find((x) => x.config === config.name);
-    const mine = t === 1 ? o1 : o2;
-    const ratio = p?.medianMs && mine?.medianMs ? p.medianMs / mine.medianMs : undefined;
-    return `${ms(p).padStart(12)} ${(ratio ? `${fmt(ratio)}×` : '').padStart(6)}`;
+    const ratio =
+      n === 'onnxruntime-web'
+        ? `${ratioOf(p, t === 1 ? o1 : o2)}/${ratioOf(p, t === 1 ? x1 : x2) || '—'}`.padEnd(13)
+        : ratioOf(p, t === 1 ? o1 : o2).padEnd(6);
+    return `${ms(p).padStart(12)} ${ratio}`;
   });
   lines.push(
     [
       config.name.padEnd(24),
       ms(o1).padStart(9),
       ms(o2).padStart(9),
+      ms(x1).padStart(10),
+      ms(x2).padStart(10),
       ...cells,
       `${fmt(o1.gflops, 1)}/${fmt(o2?.gflops, 1)}`.padStart(15),
     ].join(' '),
   );
 }
+if (!RELAXED_FLAGS) lines.push('(relaxed: this Node cannot run the relaxed-SIMD builds)');
 lines.push('');
 lines.push(
   "mha-wasm with layer.forward({ output }), the result written into an array of the caller's (no allocation):",
@@ -310,6 +346,8 @@ lines.push('', model.report);
 lines.push('', seq2seq.report);
 lines.push('', decoder.report);
 lines.push('', relaxed.report);
+lines.push('', blocks.report);
+lines.push('', load.report);
 console.log(lines.join('\n'));
 
 mkdirSync('bench-output', { recursive: true });
@@ -332,6 +370,8 @@ writeFileSync(
       seq2seq: seq2seq.result,
       decoder: decoder.result,
       relaxed: relaxed.result,
+      modelProfile: blocks.result,
+      load: load.result,
       wasmSizes: sizes,
     },
     null,

@@ -1,35 +1,46 @@
-// Loading a 224 MB checkpoint four ways: from its folder's path and from
-// Buffers (what fs.readFileSync gives), each on the calling thread and in a
-// { worker: true } engine, whose chunks are posted to the engine's Worker
-// (issue 27: from Buffers that once took 46 s and 1.4 GB, every chunk a clone
-// of the whole file). A BERT of bert-base's width with 6 layers and a
-// vocabulary of 17,000 (random weights written at bench time,
-// model-checkpoint.mjs); each way in a process of its own: median of 3 loads,
-// the process's peak RSS, and the last hidden state of one run, which must be
-// the same bits every way.
-// Usage: node bench/load.mjs [--quick] (one load each); the result goes to the
-// "load" section of bench-output/bench.json.
-//   node bench/load.mjs --way <path|buffers> <direct|worker> <dir>: one way, one JSON line.
+// Loading the bert-base-shaped checkpoint (406.7 MB of float32, random
+// weights written at bench time, model-checkpoint.mjs). In Node, four ways:
+// from its folder's path and from Buffers (what fs.readFileSync gives), each
+// on the calling thread and in a { worker: true } engine, whose chunks are
+// posted to the engine's Worker (issue 27: from Buffers that once took 46 s
+// and 1.4 GB, every chunk a clone of the whole file), on the SIMD128 build;
+// and from the path on the relaxed-SIMD build where this Node runs it. Each
+// way in a process of its own: median of 3 loads, the process's peak RSS,
+// and the last hidden state of one run, which must be the same bits every
+// way of a build. Then in Chromium (load-browser.mjs): from dropped files
+// and from the Cache API, on both builds.
+// Usage: node bench/load.mjs [--quick] (one load each in Node); the result
+// goes to the "load" section of bench-output/bench.json; npm run bench runs it too.
+//   node bench/load.mjs --way <path|buffers> <direct|worker> <variant> <dir>: one way, one JSON line.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { browserLoads } from './load-browser.mjs';
 import { BERT_BASE, makeInputIds, writeCheckpoint } from './model-checkpoint.mjs';
-import { runAlone, runHeader, runStep } from './inputs.mjs';
+import { relaxedSimdFlags, runAlone, runHeader, runStep } from './inputs.mjs';
 
-const CONFIG = { ...BERT_BASE, num_hidden_layers: 6, vocab_size: 17000 };
+const CONFIG = BERT_BASE;
+// [source, thread, build]: the relaxed build's rows where this Node runs it.
+const RELAXED_FLAGS = relaxedSimdFlags();
 const WAYS = [
-  ['path', 'direct'],
-  ['path', 'worker'],
-  ['buffers', 'direct'],
-  ['buffers', 'worker'],
+  ['path', 'direct', 'simd'],
+  ['path', 'worker', 'simd'],
+  ['buffers', 'direct', 'simd'],
+  ['buffers', 'worker', 'simd'],
+  ...(RELAXED_FLAGS
+    ? [
+        ['path', 'direct', 'relaxed-simd'],
+        ['buffers', 'worker', 'relaxed-simd'],
+      ]
+    : []),
 ];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One way's loads in this process: { medianMs, allMs, maxRssBytes, hidden (the run's bits, base64) }. */
-async function loadWay(source, thread, dir, loads) {
+async function loadWay(source, thread, variant, dir, loads) {
   const { createAttention } = await import('../src/js/node.mjs');
-  const engine = await createAttention({ worker: thread === 'worker' });
+  const engine = await createAttention({ worker: thread === 'worker', variant });
   const files = () =>
     Object.fromEntries(['config.json', 'model.safetensors'].map((name) => [name, readFileSync(path.join(dir, name))]));
   const allMs = [];
@@ -53,25 +64,32 @@ export async function loadBench({ quick = false, log = (s) => process.stderr.wri
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mha-load-'));
   const result = { ...runHeader(quick), config: CONFIG, ways: [] };
   try {
-    log(`load: writing a ${CONFIG.num_hidden_layers}-layer bert-base-wide checkpoint in ${dir}…\n`);
+    log(`load: writing a bert-base-shaped checkpoint in ${dir}…\n`);
     const { bytes, ms } = writeCheckpoint(dir, CONFIG);
     result.checkpoint = { bytes, ms };
-    for (const [source, thread] of WAYS) {
+    const script = fileURLToPath(import.meta.url);
+    for (const [source, thread, variant] of WAYS) {
       log(
-        `load: from ${source === 'path' ? 'the path' : 'Buffers'}, ${thread === 'worker' ? '{ worker: true }' : 'on the calling thread'}…\n`,
+        `load: ${variant}, from ${source === 'path' ? 'the path' : 'Buffers'}, ${thread === 'worker' ? '{ worker: true }' : 'on the calling thread'}…\n`,
       );
-      const script = fileURLToPath(import.meta.url);
+      const flags = variant === 'relaxed-simd' ? RELAXED_FLAGS : [];
       result.ways.push({
         source,
         thread,
-        ...runStep(script, ['--way', source, thread, dir, ...(quick ? ['--quick'] : [])]),
+        variant,
+        ...runStep(script, ['--way', source, thread, variant, dir, ...(quick ? ['--quick'] : [])], flags),
       });
     }
+    const inputIds = makeInputIds(17, CONFIG.vocab_size);
+    result.browser = await browserLoads(dir, { loads: quick ? 1 : 3, inputIds, log });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const first = result.ways[0].hidden;
-  result.sameBits = result.ways.every((w) => w.hidden === first);
+  // Within a build, every way gives the same bits (the builds differ in their last bits: FMA).
+  result.sameBits = ['simd', 'relaxed-simd'].every((variant) => {
+    const ways = result.ways.filter((w) => w.variant === variant);
+    return ways.every((w) => w.hidden === ways[0].hidden);
+  });
   for (const w of result.ways) delete w.hidden;
   return { result, report: report(result) };
 }
@@ -81,21 +99,44 @@ function report(r) {
   const lines = [
     `loadModel of a ${mb(r.checkpoint.bytes)} MB model.safetensors (BERT, hidden 768, ${r.config.num_hidden_layers} layers, ` +
       `vocabulary ${r.config.vocab_size}); ${r.cpu} ×${r.cores}, Node ${r.node}${r.quick ? ', --quick' : ''}`,
-    `${'source'.padEnd(10)} ${'engine'.padEnd(18)} ${'median ms'.padStart(10)}  ${'loads ms'.padEnd(24)} peak RSS`,
+    `${'build'.padEnd(22)} ${'source'.padEnd(14)} ${'engine'.padEnd(18)} ${'median ms'.padStart(10)}  ${'loads ms'.padEnd(24)} peak RSS`,
   ];
   for (const w of r.ways)
     lines.push(
-      `${(w.source === 'path' ? 'path' : 'Buffers').padEnd(10)} ${(w.thread === 'worker' ? '{ worker: true }' : 'calling thread').padEnd(18)} ` +
+      `${('Node ' + w.variant).padEnd(22)} ${(w.source === 'path' ? 'path' : 'Buffers').padEnd(14)} ${(w.thread === 'worker' ? '{ worker: true }' : 'calling thread').padEnd(18)} ` +
         `${w.medianMs.toFixed(0).padStart(10)}  ${w.allMs
           .map((x) => x.toFixed(0))
           .join(', ')
           .padEnd(24)} ${(w.maxRssBytes / 2 ** 20).toFixed(0)} MiB`,
     );
-  lines.push(`the last hidden state of one run: ${r.sameBits ? 'the same bits every way' : '!! NOT THE SAME BITS'}`);
+  for (const b of r.browser)
+    for (const w of b.ways)
+      lines.push(
+        `${('Chromium ' + b.build).padEnd(22)} ${w.way.padEnd(14)} ${'page'.padEnd(18)} ` +
+          (w.failed
+            ? `!! ${w.failed}`
+            : `${w.medianMs.toFixed(0).padStart(10)}  ${w.allMs
+                .map((x) => x.toFixed(0))
+                .join(', ')
+                .padEnd(24)} ${(b.peakRssBytes / 2 ** 20).toFixed(0)} MiB (renderer)`),
+      );
+  for (const b of r.browser)
+    lines.push(
+      `Chromium ${b.build}: first load by name from the local Hub (download into the Cache API) ${b.firstByNameMs?.toFixed(0) ?? '—'} ms`,
+    );
+  lines.push(
+    `the last hidden state of one run: ${r.sameBits ? 'the same bits every way, within a build' : '!! NOT THE SAME BITS'}`,
+  );
   return lines.join('\n');
 }
 
 if (process.argv[2] === '--way') {
-  const [, source, thread, dir] = process.argv.slice(2);
-  console.log(JSON.stringify(await loadWay(source, thread, dir, process.argv.includes('--quick') ? 1 : 3)));
-} else await runAlone(import.meta.url, 'load', loadBench, (result) => result.sameBits === true);
+  const [, source, thread, variant, dir] = process.argv.slice(2);
+  console.log(JSON.stringify(await loadWay(source, thread, variant, dir, process.argv.includes('--quick') ? 1 : 3)));
+} else
+  await runAlone(
+    import.meta.url,
+    'load',
+    loadBench,
+    (result) => result.sameBits === true && result.browser.every((b) => b.sameBits),
+  );

@@ -2,15 +2,17 @@
 // (onnxruntime-web fixes its thread count once per process). For each config:
 // check the runner's output against mha-wasm's (simd build) on the same
 // inputs, then time it. Prints one JSON object on stdout.
-// Usage: node bench/run.mjs <mha-wasm|onnxruntime|tfjs|plain-js> <threads> [--quick]
+// Usage: node bench/run.mjs <mha-wasm|mha-wasm-relaxed|onnxruntime|tfjs|plain-js> <threads> [--quick]
+// (mha-wasm-relaxed: the threaded-relaxed-simd build, in a Node that runs relaxed SIMD.)
 import { createAttention } from '../src/js/node.mjs';
 import { CONFIGS, flopsOf, headsOf, makeInputs, maxRelativeError, time } from './inputs.mjs';
 
 const [runnerName, threadsArg, ...flags] = process.argv.slice(2);
 const threads = Number(threadsArg);
 const quick = flags.includes('--quick');
-const { createPeer } = await import(`./peers/${runnerName}.mjs`);
-const peer = await createPeer({ threads });
+const relaxed = runnerName === 'mha-wasm-relaxed';
+const { createPeer } = await import(`./peers/${relaxed ? 'mha-wasm' : runnerName}.mjs`);
+const peer = await createPeer({ threads, relaxed });
 if (!peer) {
   console.log(JSON.stringify({ runner: runnerName, threads, skipped: 'does not run with this many threads in Node' }));
   process.exit(0);

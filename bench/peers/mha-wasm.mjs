@@ -1,12 +1,14 @@
 // mha-wasm itself, as a runner like the peers: a layer (weights packed once,
-// as the peers keep theirs) on the threaded-simd build with `threads` threads.
+// as the peers keep theirs) on the threaded-simd build with `threads` threads,
+// or the threaded-relaxed-simd one (`relaxed`: run.mjs's runner
+// mha-wasm-relaxed, in a Node that runs relaxed SIMD).
 import { createAttention } from '../../src/js/node.mjs';
 import { headsOf } from '../inputs.mjs';
 
-export async function createPeer({ threads }) {
-  const engine = await createAttention({ variant: 'threaded-simd', threads });
+export async function createPeer({ threads, relaxed = false }) {
+  const engine = await createAttention({ variant: relaxed ? 'threaded-relaxed-simd' : 'threaded-simd', threads });
   return {
-    name: 'mha-wasm',
+    name: relaxed ? 'mha-wasm-relaxed' : 'mha-wasm',
     version: 'this repository',
     engine,
     async prepare(config, inputs) {

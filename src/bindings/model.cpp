@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "../model/blocks/profile.hpp"
 #include "engine.hpp"
 
 namespace mha::bindings {
@@ -183,7 +184,7 @@ class Model {
     return guarded([&] {
       val names = val::array();
       for (const std::string& name : live().missing()) names.call<void>("push", name);
-      std::vector<unsigned char>().swap(chunk_);
+      chunk_.release();
       return names;
     });
   }
@@ -463,7 +464,7 @@ class Model {
 
   Engine& engine_;
   std::unique_ptr<model::Model> model_;
-  std::vector<unsigned char> chunk_;
+  Buffer<unsigned char> chunk_;  // write()'s chunk on its way in: grown, never zeroed, freed by missing()
   std::vector<std::int32_t> ids_, types_;
   std::vector<std::uint8_t> masks_[3];  // the encoder's, the decoder's, the cross-attention's
   FloatBuffer out_;
@@ -483,6 +484,26 @@ val modelLimits() {
   return table;
 }
 
+#if MHA_PROFILE
+// The benchmark's model builds only (bench/model-profile.mjs): the blocks'
+// milliseconds since the last read (model/blocks/profile.hpp), measured from
+// the first call on; for an engine of one thread.
+val readBlockProfile() {
+  static model::BlockProfile profile;
+  model::g_blockProfile = &profile;
+  val table = val::object();
+  table.set("embeddings", profile.embeddings);
+  table.set("linear", profile.linear);
+  table.set("activation", profile.activation);
+  table.set("attention", profile.attention);
+  table.set("norms", profile.norms);
+  table.set("copies", profile.copies);
+  table.set("total", profile.total);
+  profile = model::BlockProfile();
+  return table;
+}
+#endif
+
 }  // namespace
 }  // namespace mha::bindings
 
@@ -490,6 +511,9 @@ EMSCRIPTEN_BINDINGS(mha_model) {
   using namespace mha::bindings;
   emscripten::function("modelLimits", &modelLimits);
   emscripten::function("describeModel", &describeModel);
+#if MHA_PROFILE
+  emscripten::function("readBlockProfile", &readBlockProfile);
+#endif
   emscripten::class_<Model>("Model")
       .constructor<Engine&>()
       .function("configure", &Model::configure)

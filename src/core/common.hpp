@@ -16,22 +16,24 @@
 
 namespace mha {
 
-// A float buffer that grows without initializing, for buffers that every
-// call writes in full before reading them (scratch, a call's copied-in arrays
-// and its output): zeroing megabytes per call would cost as much as a small
-// call itself. Growing does not keep the contents.
-class FloatBuffer {
+// A buffer that grows without initializing, for buffers that every call
+// writes in full before reading them (scratch, a call's copied-in arrays and
+// its output, a checkpoint chunk on its way in): zeroing megabytes per call
+// would cost as much as a small call itself. Growing does not keep the
+// contents; shrinking keeps the memory.
+template <typename T>
+class Buffer {
  public:
-  using value_type = float;
-  float* data() noexcept { return data_.get(); }
-  const float* data() const noexcept { return data_.get(); }
+  using value_type = T;
+  T* data() noexcept { return data_.get(); }
+  const T* data() const noexcept { return data_.get(); }
   std::size_t size() const noexcept { return size_; }
   std::size_t capacity() const noexcept { return capacity_; }
   void resize(std::size_t n) {
     if (n > capacity_) {
       data_.reset();
       capacity_ = 0;
-      data_.reset(new float[n]);  // default-initialized: not zeroed
+      data_.reset(new T[n]);  // default-initialized: not zeroed
       capacity_ = n;
     }
     size_ = n;
@@ -40,16 +42,17 @@ class FloatBuffer {
     data_.reset();
     size_ = capacity_ = 0;
   }
-  void swap(FloatBuffer& other) noexcept {
+  void swap(Buffer& other) noexcept {
     data_.swap(other.data_);
     std::swap(size_, other.size_);
     std::swap(capacity_, other.capacity_);
   }
 
  private:
-  std::unique_ptr<float[]> data_;
+  std::unique_ptr<T[]> data_;
   std::size_t size_ = 0, capacity_ = 0;
 };
+using FloatBuffer = Buffer<float>;
 
 // The largest element count of any array the engine takes, returns or keeps:
 // every index then fits a signed 32-bit integer, and a wasm32 pointer.

@@ -149,34 +149,46 @@ inline void gemm_4x8_xsimd(std::size_t M, std::size_t N, std::size_t K, const fl
                            bool accumulate, float* C, std::size_t ldc) noexcept {
   static_assert(MR == 4 && kPanel == 8, "the tile's name says 4×8");
   assert(lda >= K && ldc >= N && panelStride >= K * kPanel);
-  std::size_t j0 = 0;
-  // One or two rows (a decoder's step, two beams): several whole panels at a time.
-  constexpr std::size_t kWide = 4;
-  if (M == 1)
-    for (; j0 + kWide * kPanel <= N; j0 += kWide * kPanel)
-      gemm_wide_tile<1, kWide, Panel>(K, A, lda, packedB + (j0 / kPanel) * panelStride, panelStride,
-                                      bias ? bias + j0 : nullptr, accumulate, C + j0, ldc);
-  if (M == 2)
-    for (; j0 + 2 * kPanel <= N; j0 += 2 * kPanel)
-      gemm_wide_tile<2, 2, Panel>(K, A, lda, packedB + (j0 / kPanel) * panelStride, panelStride,
-                                  bias ? bias + j0 : nullptr, accumulate, C + j0, ldc);
-  // Panel by panel: one panel (K × kPanel floats) stays in L1 while the rows
-  // of A stream past it.
-  for (; j0 < N; j0 += kPanel) {
-    const typename Panel::T* panel = packedB + (j0 / kPanel) * panelStride;
-    const float* b = bias ? bias + j0 : nullptr;
-    const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;
-    std::size_t i = 0;
-    for (; i + MR <= M; i += MR)
-      gemm_tile<MR, Panel>(K, A + i * lda, lda, panel, b, accumulate, C + i * ldc + j0, ldc, cols);
-    // The last 1–3 rows as one smaller tile (a 15-token sentence is 3 tiles of 4 and one of 3).
-    const float* a = A + i * lda;
-    float* c = C + i * ldc + j0;
-    switch (M - i) {
-      case 3: gemm_tile<3, Panel>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
-      case 2: gemm_tile<2, Panel>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
-      case 1: gemm_tile<1, Panel>(K, a, lda, panel, b, accumulate, c, ldc, cols); break;
-      default: break;
+  // Rows in tiles of MR, panel by panel: one panel (K × kPanel floats) stays
+  // in L1 while the rows of A stream past it. The last M % MR rows (one of a
+  // 17-token sentence, all of a decoder's step) would leave a tile of one or
+  // two rows bound by the latency of its few sums: they run across a group
+  // of panels at once (gemm_wide_tile), after the group's full tiles, while
+  // its panels are still in cache. Three rows keep gemm_tile<3> (6 sums in
+  // flight; wider would spill x86's 16 vector registers).
+  const std::size_t full = M / MR * MR, rest = M - full;
+  constexpr std::size_t kWide1 = 4, kWide2 = 2;  // panels per group for 1 and 2 rows
+  const std::size_t group = rest == 1 ? kWide1 : rest == 2 ? kWide2 : 1;
+  for (std::size_t g0 = 0; g0 < N; g0 += group * kPanel) {
+    const std::size_t g1 = g0 + group * kPanel < N ? g0 + group * kPanel : N;
+    for (std::size_t j0 = g0; j0 < g1; j0 += kPanel) {
+      const typename Panel::T* panel = packedB + (j0 / kPanel) * panelStride;
+      const float* b = bias ? bias + j0 : nullptr;
+      const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;
+      for (std::size_t i = 0; i < full; i += MR)
+        gemm_tile<MR, Panel>(K, A + i * lda, lda, panel, b, accumulate, C + i * ldc + j0, ldc, cols);
+    }
+    if (rest == 0) continue;
+    const float* a = A + full * lda;
+    float* c = C + full * ldc;
+    const typename Panel::T* panels = packedB + (g0 / kPanel) * panelStride;
+    const float* b = bias ? bias + g0 : nullptr;
+    if (rest == 1 && g1 - g0 == kWide1 * kPanel) {
+      gemm_wide_tile<1, kWide1, Panel>(K, a, lda, panels, panelStride, b, accumulate, c + g0, ldc);
+    } else if (rest == 2 && g1 - g0 == kWide2 * kPanel) {
+      gemm_wide_tile<2, kWide2, Panel>(K, a, lda, panels, panelStride, b, accumulate, c + g0, ldc);
+    } else {
+      // A group cut short by the last panel, or three rows: panel by panel.
+      for (std::size_t j0 = g0; j0 < g1; j0 += kPanel) {
+        const typename Panel::T* panel = packedB + (j0 / kPanel) * panelStride;
+        const float* bj = bias ? bias + j0 : nullptr;
+        const std::size_t cols = N - j0 < kPanel ? N - j0 : kPanel;
+        switch (rest) {
+          case 3: gemm_tile<3, Panel>(K, a, lda, panel, bj, accumulate, c + j0, ldc, cols); break;
+          case 2: gemm_tile<2, Panel>(K, a, lda, panel, bj, accumulate, c + j0, ldc, cols); break;
+          default: gemm_tile<1, Panel>(K, a, lda, panel, bj, accumulate, c + j0, ldc, cols); break;
+        }
+      }
     }
   }
 }

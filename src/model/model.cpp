@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "blocks/profile.hpp"
 #include "blocks/self_attention.hpp"
 
 namespace mha::model {
@@ -113,7 +114,10 @@ void Model::forward(Attention& attention, const std::int32_t* ids, const std::in
   check(ids, types, 0, L, out);
   Sequence in{ids, types, L};
   in.headMask = headMask;
-  network_->forward(attention, in, out, scratch_.data(), nullptr);
+  {
+    MHA_BLOCK(total);
+    network_->forward(attention, in, out, scratch_.data(), nullptr);
+  }
 }
 
 std::size_t Model::cache_room(std::size_t positions) const noexcept {
@@ -154,7 +158,10 @@ void Model::step(Attention& attention, const std::int32_t* ids, std::size_t L, c
   try {
     Sequence in{ids, nullptr, L};
     in.headMask = headMask;
-    network_->forward(attention, in, out, scratch_.data(), &caches_);
+    {
+      MHA_BLOCK(total);
+      network_->forward(attention, in, out, scratch_.data(), &caches_);
+    }
   } catch (...) {
     for (KVCache& cache : caches_) cache.truncate(std::min(before, cache.length()));  // as before the call
     throw;
@@ -213,7 +220,10 @@ void Model::encode(Attention& attention, const std::int32_t* ids, std::size_t S,
   in.headMask = headMask;
   reset();  // a new input: what the decoder saw was of the last one
   cross_.clear();
-  network_->encode(attention, in, encoderOnly, scratch_.data(), cross_);
+  {
+    MHA_BLOCK(total);
+    network_->encode(attention, in, encoderOnly, scratch_.data(), cross_);
+  }
 }
 
 void Model::begin(std::size_t beams, std::size_t capacity) {
@@ -261,7 +271,10 @@ void Model::decode(Attention& attention, const std::int32_t* ids, std::size_t be
   in.headMask = headMask;
   in.crossHeadMask = crossHeadMask;
   try {
-    network_->decode(attention, in, beams, out, scratch_.data(), caches_, cross_);
+    {
+      MHA_BLOCK(total);
+      network_->decode(attention, in, beams, out, scratch_.data(), caches_, cross_);
+    }
   } catch (...) {
     for (KVCache& cache : caches_) cache.truncate(std::min(past, cache.length()));  // as before the call
     throw;

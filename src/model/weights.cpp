@@ -128,34 +128,49 @@ void Weights::write(std::size_t index, DType dtype, std::size_t first, std::size
   Slot& slot = *place.slot;
   // In blocks, to floats, then each element to its place: elements of the
   // slot's file layout, row after row (rows of K for packNK, of N otherwise).
+  // The storage is chosen once per block, not per element: this loop packs
+  // every weight of a checkpoint.
   constexpr std::size_t kBlock = 1024;
   float block[kBlock];
   const std::size_t rowLength = slot.packNK ? slot.K : slot.N, panelFloats = kPanel * slot.K;
+  const bool halves = slot.storage != Storage::F32;
+  // Element r of a run to place `at` (the lane of column j % kPanel already in `at`).
+  const auto scatter = [&](std::size_t e0, std::size_t n, auto put) {
+    for (std::size_t i = 0; i < n;) {
+      const std::size_t e = e0 + i, row = e / rowLength, column = e % rowLength;
+      const std::size_t run = std::min(n - i, rowLength - column);
+      const auto lane = [&](std::size_t j) { return halves ? half_lane(j % kPanel) : j % kPanel; };
+      if (slot.packNK) {
+        // A row of the file is column j = row of B: K elements kPanel apart in one panel.
+        const std::size_t at = row / kPanel * panelFloats + column * kPanel + lane(row);
+        for (std::size_t r = 0; r < run; ++r) put(at + r * kPanel, i + r);
+      } else {
+        // A row of the file is row k of B: kPanel contiguous columns per panel.
+        for (std::size_t r = 0; r < run; ++r) {
+          const std::size_t j = column + r;
+          put(j / kPanel * panelFloats + row * kPanel + lane(j), i + r);
+        }
+      }
+      i += run;
+    }
+  };
   for (std::size_t done = 0; done < count;) {
     const std::size_t n = std::min(kBlock, count - done);
     to_float(dtype, data + done * bytes_of(dtype), n, block);
     const std::size_t e0 = place.offset + first + done;
     if (!slot.packed) {
       std::copy_n(block, n, slot.data.data() + e0);
+    } else if (!halves) {
+      float* const to = slot.data.data();
+      scatter(e0, n, [&](std::size_t at, std::size_t i) { to[at] = block[i]; });
     } else {
-      for (std::size_t i = 0; i < n;) {
-        const std::size_t e = e0 + i, row = e / rowLength, column = e % rowLength;
-        const std::size_t run = std::min(n - i, rowLength - column);
-        // (k, j) of B [K, N] for each element of the run, and its place in the panels.
-        for (std::size_t r = 0; r < run; ++r) {
-          const std::size_t k = slot.packNK ? column + r : row, j = slot.packNK ? row : column + r;
-          const std::size_t at = j / kPanel * panelFloats + k * kPanel;
-          if (slot.storage == Storage::F32) {
-            slot.data[at + j % kPanel] = block[i + r];
-          } else {
-            const std::uint16_t h = narrow(slot.storage, block[i + r]);
-            if (std::isinf(widen(slot.storage, h)) && !std::isinf(block[i + r]))
-              beyond_range(t.name, first + done + i + r, block[i + r], slot.storage);
-            slot.halves[at + half_lane(j % kPanel)] = h;
-          }
-        }
-        i += run;
-      }
+      std::uint16_t* const to = slot.halves.data();
+      scatter(e0, n, [&](std::size_t at, std::size_t i) {
+        const std::uint16_t h = narrow(slot.storage, block[i]);
+        if (std::isinf(widen(slot.storage, h)) && !std::isinf(block[i]))
+          beyond_range(t.name, first + done + i, block[i], slot.storage);
+        to[at] = h;
+      });
     }
     done += n;
   }

@@ -217,9 +217,11 @@ TEST(Gemm, EveryTailAgainstANaiveProduct) {
           }
 }
 
-// A decoder's step multiplies one row (or two beams) at a time, which the
-// SIMD kernels tile across several panels at once: each row's result must be
-// bit for bit that row of a taller product (the KV cache's steps equal run()).
+// A decoder's step multiplies one row (or two beams) at a time, and the last
+// M % 4 rows of any product (a 17-token sentence's last row), which the SIMD
+// kernels tile across several panels at once: each row's result must be bit
+// for bit that row of a taller product (the KV cache's steps equal run();
+// a row's bits do not depend on the length of its sentence).
 TEST(Gemm, AShortProductsRowsAreThoseOfATallerOneBitForBit) {
   std::mt19937 rng(6);
   std::uniform_real_distribution<float> u(-1, 1);
@@ -227,7 +229,7 @@ TEST(Gemm, AShortProductsRowsAreThoseOfATallerOneBitForBit) {
     for (std::size_t N : {8, 16, 31, 32, 33, 40, 64, 70})
       for (std::size_t K : {1, 5, 64})
         for (bool accumulate : {false, true}) {
-          const std::size_t tall = 7;
+          const std::size_t tall = 11;
           std::vector<float> A(tall * K), B(K * N), bias(N), C0(tall * N);
           for (auto* v : {&A, &B, &bias, &C0})
             for (auto& x : *v) x = u(rng);
@@ -235,7 +237,7 @@ TEST(Gemm, AShortProductsRowsAreThoseOfATallerOneBitForBit) {
           mha::pack_kn(K, N, B.data(), N, packed.data());
           std::vector<float> want = C0;
           k->gemm(tall, N, K, A.data(), K, packed.data(), K * mha::kPanel, bias.data(), accumulate, want.data(), N);
-          for (std::size_t M : {1, 2, 3})
+          for (std::size_t M : {1, 2, 3, 5, 6, 7, 9})
             for (std::size_t first = 0; first + M <= tall; first += M) {
               std::vector<float> got(C0.begin() + first * N, C0.begin() + (first + M) * N);
               k->gemm(M, N, K, A.data() + first * K, K, packed.data(), K * mha::kPanel, bias.data(), accumulate,

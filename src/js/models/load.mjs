@@ -18,6 +18,8 @@ import { TransformerModel } from './transformer-model.mjs';
 
 /** Bytes of weights per call into the engine while loading. */
 const CHUNK_BYTES = 8 << 20;
+/** Chunks being read while one is written (at most (1 + READ_AHEAD) × CHUNK_BYTES held). */
+const READ_AHEAD = 3;
 // Tensors of checkpoints that the blocks do not use: task heads, pooler,
 // GPT-2's mask buffers, position id buffers.
 const UNUSED =
@@ -89,27 +91,33 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   try {
     const totalBytes = plan.flat().reduce((sum, t) => sum + t.end - t.begin, 0);
     let loadedBytes = 0;
-    for (let f = 0; f < sources.length; f++)
-      for (const tensor of plan[f]) {
-        const size = DTYPE_BYTES[tensor.dtype];
-        for (let at = tensor.begin; at < tensor.end;) {
-          signal?.throwIfAborted();
-          const end = Math.min(tensor.end, at + CHUNK_BYTES);
-          const read = await sources[f].read(at, end);
-          if (read.byteLength !== end - at)
-            throw new Error(`${sources[f].name}: ended at byte ${at + read.byteLength} while reading "${tensor.name}"`);
-          // Transferred to the engine's Worker, not copied (the loader owns what read() gives).
-          const bytes = ownBuffer(read);
-          await call(
-            CALLS.modelWrite,
-            [id, tensor.index, tensor.dtype, (at - tensor.begin) / size, bytes],
-            [bytes.buffer],
-          );
-          loadedBytes += end - at;
-          at = end;
-          onProgress?.({ phase: 'load', loadedBytes, totalBytes, file: sources[f].name });
-        }
+    // The next READ_AHEAD chunks are being read while chunk i is written: the
+    // source's reads (the disk, a Blob, the network) overlap the engine's
+    // packing, and a browser reads a File faster with several reads in flight.
+    const chunks = plan.flatMap((tensors, f) => tensors.flatMap((tensor) => chunksOf(tensor, f)));
+    const reads = [];
+    const readAhead = (upTo) => {
+      for (let j = reads.length; j < Math.min(upTo, chunks.length); j++) {
+        const { f, at, end } = chunks[j];
+        reads.push(Promise.resolve(sources[f].read(at, end)));
+        reads[j].catch(() => {}); // a read not awaited (a write failed first) must not be an unhandled rejection
       }
+    };
+    for (let i = 0; i < chunks.length; i++) {
+      const { f, tensor, at, end } = chunks[i];
+      signal?.throwIfAborted();
+      readAhead(i + 1 + READ_AHEAD);
+      const read = await reads[i];
+      reads[i] = null; // the loader holds no chunk it has written
+      if (read.byteLength !== end - at)
+        throw new Error(`${sources[f].name}: ended at byte ${at + read.byteLength} while reading "${tensor.name}"`);
+      // Transferred to the engine's Worker, not copied (the loader owns what read() gives).
+      const bytes = ownBuffer(read);
+      const first = (at - tensor.begin) / DTYPE_BYTES[tensor.dtype];
+      await call(CALLS.modelWrite, [id, tensor.index, tensor.dtype, first, bytes], [bytes.buffer]);
+      loadedBytes += end - at;
+      onProgress?.({ phase: 'load', loadedBytes, totalBytes, file: sources[f].name });
+    }
     const missing = await call(CALLS.modelMissing, [id]);
     if (missing.length) throw new Error(`tensors not loaded: ${missing.join(', ')}`);
     // Known once the weights are in: a BERT's masked-LM head is read only when the checkpoint holds all of it.
@@ -186,6 +194,14 @@ export function chooseWeights(requested, layout, plan) {
   if (types.size === 1 && types.has('BF16')) return 'bf16';
   if (types.size === 1 && types.has('F16')) return 'f16';
   return 'float32';
+}
+
+/** The chunks of `tensor` (of file f) the loader writes: [{ f, tensor, at, end }], at most CHUNK_BYTES each. */
+function chunksOf(tensor, f) {
+  const chunks = [];
+  for (let at = tensor.begin; at < tensor.end; at += CHUNK_BYTES)
+    chunks.push({ f, tensor, at, end: Math.min(tensor.end, at + CHUNK_BYTES) });
+  return chunks;
 }
 
 // The chunk as the whole of an ArrayBuffer, which can be transferred: a

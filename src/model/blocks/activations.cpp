@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+
+#include "profile.hpp"
 #if MHA_WITH_SIMD
 #include <xsimd/xsimd.hpp>
 #endif
@@ -62,6 +64,7 @@ void silu(float* x, std::size_t n) noexcept {
 }
 
 void swiglu(const float* gateUp, std::size_t rows, std::size_t I, float* out) noexcept {
+  MHA_BLOCK(activation);
   for (std::size_t r = 0; r < rows; ++r) {
     float* o = out + r * I;
     std::copy(gateUp + r * 2 * I, gateUp + r * 2 * I + I, o);

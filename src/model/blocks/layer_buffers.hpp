@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "../arch/architecture.hpp"
+#include "profile.hpp"
 #include "self_attention.hpp"
 
 namespace mha::model {
@@ -22,6 +23,7 @@ struct LayerBuffers {
 
 // out.hiddenStates[index] = from [L, D], when they are wanted.
 inline void keep_hidden(const Outputs& out, std::size_t index, const float* from, std::size_t L, std::size_t D) {
+  MHA_BLOCK(copies);
   if (out.hiddenStates) std::copy(from, from + L * D, out.hiddenStates + index * L * D);
 }
 
@@ -30,6 +32,7 @@ inline void keep_hidden(const Outputs& out, std::size_t index, const float* from
 inline void keep_query_key(const Outputs& out, std::size_t layer, std::size_t L, const float* qkv,
                            const QkvLayout& layout) {
   if (!out.query) return;
+  MHA_BLOCK(copies);
   const std::size_t hd = layout.headDim, ld = layout.width();
   float* const query = out.query + layer * layout.H * L * hd;
   float* const key = out.key + layer * layout.G * L * hd;

@@ -2,6 +2,7 @@
 
 #include "../../core/tiles.hpp"
 #include "activations.hpp"
+#include "profile.hpp"
 
 namespace mha::model {
 
@@ -22,13 +23,18 @@ void linear(Attention& attention, std::size_t M, const float* A, std::size_t lda
     float* c = C + tile.row * ldc + tile.column;
     const float* a = A + tile.row * lda;
     const float* b = bias ? bias->floats() + tile.column : nullptr;
-    if (W.storage == Storage::F32)
-      kern.gemm(tile.rows, tile.columns, K, a, lda, W.floats() + tile.column * K, K * kPanel, b, false, c, ldc);
-    else
-      (W.storage == Storage::BF16 ? half.bf16 : half.f16)(
-          tile.rows, tile.columns, K, a, lda, W.half_data() + tile.column * K, K * kPanel, b, false, c, ldc);
-    if (epilogue != Epilogue::None)
+    {
+      MHA_BLOCK(linear);
+      if (W.storage == Storage::F32)
+        kern.gemm(tile.rows, tile.columns, K, a, lda, W.floats() + tile.column * K, K * kPanel, b, false, c, ldc);
+      else
+        (W.storage == Storage::BF16 ? half.bf16 : half.f16)(
+            tile.rows, tile.columns, K, a, lda, W.half_data() + tile.column * K, K * kPanel, b, false, c, ldc);
+    }
+    if (epilogue != Epilogue::None) {
+      MHA_BLOCK(activation);
       for (std::size_t r = 0; r < tile.rows; ++r) activation(c + r * ldc, tile.columns);
+    }
   });
 }
 

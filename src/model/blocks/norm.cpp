@@ -2,10 +2,13 @@
 
 #include <cmath>
 
+#include "profile.hpp"
+
 namespace mha::model {
 
 void layer_norm(float* x, const float* add, std::size_t rows, std::size_t D, const float* gain, const float* bias,
                 float eps, float* out) noexcept {
+  MHA_BLOCK(norms);
   for (std::size_t r = 0; r < rows; ++r) {
     float* row = x + r * D;
     if (add)
@@ -22,6 +25,7 @@ void layer_norm(float* x, const float* add, std::size_t rows, std::size_t D, con
 
 void rms_norm(float* x, const float* add, std::size_t rows, std::size_t D, const float* gain, float eps, float* out,
               std::size_t stride) noexcept {
+  MHA_BLOCK(norms);
   if (stride == 0) stride = D;
   for (std::size_t r = 0; r < rows; ++r) {
     float* row = x + r * stride;

@@ -1,9 +1,12 @@
 #include "self_attention.hpp"
 
+#include "profile.hpp"
+
 namespace mha::model {
 
 void grouped_self_attention(Attention& attention, std::size_t L, const float* qkv, const QkvLayout& layout, bool causal,
                             KVCache* cache, float* heads, float* weights, const std::uint8_t* headMask) {
+  MHA_BLOCK(attention);
   const std::size_t ld = layout.width();
   AttendArgs a;
   a.seqLenQ = L;
@@ -48,6 +51,7 @@ void cached_self_attention(Attention& attention, std::size_t L, const float* qkv
 
 void cross_attention(Attention& attention, std::size_t N, const float* q, std::size_t D, std::size_t H,
                      const KVCache& encoded, float* heads, float* weights, const std::uint8_t* headMask) {
+  MHA_BLOCK(attention);
   AttendArgs a;
   a.seqLenQ = N;
   a.seqLenK = encoded.length();
