@@ -103,9 +103,22 @@ bool Weights::complete(std::size_t group) const noexcept {
 }
 
 void Weights::allocate() {
-  // Zeros: what an optional tensor left out holds, and the packed panels'
-  // columns past N (+0 in every storage).
-  for (Slot& s : slots_) (s.storage == Storage::F32 ? (void)s.data.resize(s.size) : s.halves.resize(s.size));
+  // A packed slot's memory is left as it comes: a checkpoint writes every
+  // element of it before the model can run (missing()), and zeroing hundreds
+  // of megabytes first would touch every page once more before the load
+  // does. Zeros where no write may come: the plain slots (an optional tensor
+  // left out holds zeros; they are small) and the last panel of a packed
+  // slot, whose columns past N must be +0 (in every storage).
+  for (Slot& s : slots_) {
+    const std::size_t from = s.packed && s.N ? (panels(s.N) - 1) * kPanel * s.K : 0;
+    if (s.storage == Storage::F32) {
+      s.data.resize(s.size);
+      std::fill(s.data.data() + from, s.data.data() + s.size, 0.0f);
+    } else {
+      s.halves.resize(s.size);
+      std::fill(s.halves.data() + from, s.halves.data() + s.size, std::uint16_t(0));
+    }
+  }
   allocated_ = true;
 }
 
@@ -134,7 +147,8 @@ void Weights::write(std::size_t index, DType dtype, std::size_t first, std::size
   float block[kBlock];
   const std::size_t rowLength = slot.packNK ? slot.K : slot.N, panelFloats = kPanel * slot.K;
   const bool halves = slot.storage != Storage::F32;
-  // Element r of a run to place `at` (the lane of column j % kPanel already in `at`).
+  // put(at, i) for each element i of a block whose first is element e0 of the
+  // slot: `at` is its place in the panels, its column's lane included.
   const auto scatter = [&](std::size_t e0, std::size_t n, auto put) {
     for (std::size_t i = 0; i < n;) {
       const std::size_t e = e0 + i, row = e / rowLength, column = e % rowLength;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/common.hpp"
 #include "../core/half.hpp"
 #include "config.hpp"
 
@@ -49,8 +50,9 @@ struct Tensor {
 // layout a tied output head multiplies by: one copy serves the lookup
 // (column()) and the head.
 struct Slot {
-  std::vector<float> data;            // Storage::F32
-  std::vector<std::uint16_t> halves;  // Storage::BF16, F16 (packed slots only)
+  // Not zeroed when allocated (Weights::allocate says which elements are).
+  Buffer<float> data;            // Storage::F32
+  Buffer<std::uint16_t> halves;  // Storage::BF16, F16 (packed slots only)
   Storage storage = Storage::F32;
   std::size_t size = 0;  // elements of `data` or `halves`, allocated or not
   bool packed = false, packNK = false;
