@@ -35,7 +35,8 @@ import { relaxedBench } from './relaxed.mjs';
 const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --model-profile | --sizes | --help]   (npm run bench -- <flag>)
   (none)     every runner and thread count, the kernels, start-up, a long sequence, the worker hop,
              training, the bert-base-shaped model, the opus-mt-shaped translation and the GPT-2- and
-             Qwen2.5-shaped decoders (about 31 minutes); writes bench-output/bench.json
+             Qwen2.5-shaped decoders, the relaxed-SIMD builds, the model block by block, loading in Node
+             and Chromium (about 37 minutes); writes bench-output/bench.json
   --quick    the same, shorter
   --profile  where a forward call's time goes, stage by stage (bench/profile.mjs)
   --model-profile  where a bert-base-shaped model's forward goes, block by block (bench/model-profile.mjs)
