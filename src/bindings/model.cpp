@@ -486,8 +486,8 @@ val modelLimits() {
 
 #if MHA_PROFILE
 // The benchmark's model builds only (bench/model-profile.mjs): the blocks'
-// milliseconds since the last read (model/blocks/profile.hpp), measured from
-// the first call on; for an engine of one thread.
+// milliseconds since the last read (model/blocks/profile.hpp); the first read
+// starts the measuring. Those builds have one thread (no pool to race on it).
 val readBlockProfile() {
   static model::BlockProfile profile;
   model::g_blockProfile = &profile;
