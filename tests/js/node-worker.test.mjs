@@ -72,9 +72,12 @@ test('a long call in a Worker leaves the event loop free; on the calling thread 
       const started = performance.now();
       const gap = await largestGap(() => engine.multiHeadAttention(args));
       const took = performance.now() - started;
-      if (worker) expect(gap).toBeLessThan(50);
-      // On the calling thread the call blocks the loop for its whole length
-      // (the contrast shows the measurement can fail).
+      // In a Worker the loop ticks through the call: its largest gap stays
+      // under 50 ms, or under a quarter of the call on a loaded machine (two
+      // cores shared with the other test files, where a tick can be late by
+      // itself). On the calling thread the call blocks the loop for its whole
+      // length (the contrast shows the measurement can fail).
+      if (worker) expect(gap).toBeLessThan(Math.max(50, took / 4));
       else expect(gap).toBeGreaterThan(Math.min(50, took / 2));
     } finally {
       engine.dispose();
