@@ -192,7 +192,7 @@ export interface AttentionEngine {
 }
 
 /**
- * A Hugging Face Hub model's name ('org/name', or a Hub page's URL), a model
+ * A Hugging Face Hub model's name ('org/name', or a Hub page's URL as a string or URL), a model
  * folder's path or file: URL (Node; a folder of that path comes first), or a
  * folder's files.
  */
@@ -230,7 +230,11 @@ export interface LoadModelOptions {
   endpoint?: string;
   /** Node: huggingface_hub's cache folder (default $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub). */
   cacheDir?: string;
-  /** An access token for gated and private models (default: $HF_TOKEN, else the token `huggingface-cli login` saved). */
+  /**
+   * An access token for gated and private models (default: $HF_TOKEN, else the token `huggingface-cli login` saved).
+   * Sent to the endpoint's origin only: never to another origin (a CDN, a redirect, a source URL's host), never over
+   * plain http unless the endpoint is loopback; a URL source on another origin loads without it.
+   */
   token?: string;
   /** The cache only, no request (default: $HF_HUB_OFFLINE in Node). */
   offline?: boolean;

@@ -16,7 +16,7 @@
 //
 // Faults for the tests: cut(sha256, bytes) ends the next download of that file after `bytes`;
 // corrupt(sha256) changes its first byte; throttle(sha256, ms) sends it 1 KB per `ms`;
-// fail(path, status, times) answers `status` the next `times` requests of a path. Every request
+// fail(path, status, times, headers) answers `status` the next `times` requests of a path. Every request
 // is logged in `requests` ({ method, path, range, authorization, port }).
 //
 // Run alone: node tests/tools/hub-server.mjs [port] serves the fixture folders
@@ -118,9 +118,9 @@ export class HubServer {
     else this.throttled.delete(sha256);
   }
 
-  /** The next `times` requests of `pathname` are answered `status`. */
-  fail(pathname, status, times = 1) {
-    this.failures.set(pathname, { status, times });
+  /** The next `times` requests of `pathname` are answered `status` (with `headers`: a Location, say). */
+  fail(pathname, status, times = 1, headers = {}) {
+    this.failures.set(pathname, { status, times, headers });
   }
 
   /** The sha256 of a file of a repo's main revision. */
@@ -158,7 +158,7 @@ export class HubServer {
     const failure = this.failures.get(pathname);
     if (failure && failure.times > 0) {
       failure.times--;
-      res.writeHead(failure.status, { 'retry-after': '0' });
+      res.writeHead(failure.status, { 'retry-after': '0', ...failure.headers });
       return res.end('injected failure');
     }
     if (port === 'cdn') return this.#cdn(req, res, pathname);

@@ -26,7 +26,8 @@ export const CACHE_NAME = 'mha-wasm-hub';
 
 /** A string or URL source's files in a browser: a Hub repo ('org/name', or a Hub page's URL). */
 export async function openNamed(source, options = {}) {
-  const named = source instanceof URL ? parseHubUrl(source) : { repo: parseRepoId(source) };
+  const named =
+    source instanceof URL || /^https?:\/\//i.test(source) ? parseHubUrl(source) : { repo: parseRepoId(source) };
   if (!named?.repo)
     throw new TypeError(
       `source: expected a Hugging Face model name ("org/name") or a Hub model's URL, got ${describe(String(source))}; ` +
@@ -38,7 +39,7 @@ export async function openNamed(source, options = {}) {
     throw new Error(
       `${named.repo}: this page has no Cache API (it needs a secure context: https or localhost), where models are kept`,
     );
-  const settings = checkHubOptions(options, { endpoint: DEFAULT_ENDPOINT, offline: false, ...named });
+  const settings = checkHubOptions(options, { endpoint: DEFAULT_ENDPOINT, offline: false }, named);
   const hub = {
     ...settings,
     repo: named.repo,

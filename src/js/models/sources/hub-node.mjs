@@ -79,23 +79,29 @@ const isFolder = (p) =>
  * offline, signal, onProgress).
  */
 export async function openNamed(source, options = {}) {
-  let named = { repo: null };
+  let named;
   if (source instanceof URL) {
     if (source.protocol === 'file:') return readFolder(fileURLToPath(source));
-    named = parseHubUrl(source) ?? named;
-    if (!named.repo)
+    named = parseHubUrl(source);
+    if (!named)
       throw new TypeError(
         `source: expected a file: URL of a folder or a Hub model's URL (https://huggingface.co/org/name), got ${source.href}`,
       );
   } else if (await isFolder(source)) return readFolder(source);
-  else named = { repo: parseRepoId(source) };
+  else if (/^https?:\/\//i.test(source)) {
+    named = parseHubUrl(source);
+    if (!named)
+      throw new TypeError(
+        `source: expected a Hub model's URL (https://huggingface.co/org/name, or …/tree/{revision}), got "${source}"`,
+      );
+  } else named = { repo: parseRepoId(source) };
   if (!named.repo)
     throw new Error(
       `source: no folder ${source}, and "${source}" is not a Hugging Face model name ("name" or "org/name": ` +
         'letters, digits, "-", "_", ".")',
     );
   const env = await hubEnvironment();
-  const settings = checkHubOptions(options, { ...env, ...named });
+  const settings = checkHubOptions(options, env, named);
   if (options.cacheDir !== undefined && (typeof options.cacheDir !== 'string' || options.cacheDir === ''))
     throw new TypeError(`cacheDir: expected a folder path, got ${describe(options.cacheDir)}`);
   const hub = {

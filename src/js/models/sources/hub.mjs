@@ -36,10 +36,19 @@ export function parseRepoId(s) {
 }
 
 /**
- * The repo of a Hub page's URL (https://huggingface.co/org/name, with
- * /tree/{revision} or not): { repo, endpoint, revision? }, or null.
+ * The repo a Hub page's URL names (https://huggingface.co/org/name, with
+ * /tree/{revision} or not): { repo, origin, revision? }, or null. `url`: a
+ * URL, or a string that is an http(s) URL.
  */
 export function parseHubUrl(url) {
+  if (typeof url === 'string') {
+    if (!/^https?:\/\//i.test(url)) return null;
+    try {
+      url = new URL(url);
+    } catch {
+      return null;
+    }
+  }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
   const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
   const tree = parts.indexOf('tree');
@@ -47,12 +56,27 @@ export function parseHubUrl(url) {
   const repo = parseRepoId(name);
   if (!repo) return null;
   const revision = tree >= 0 ? parts.slice(tree + 1).join('/') : undefined;
-  return { repo, endpoint: url.origin, ...(revision ? { revision } : {}) };
+  return { repo, origin: url.origin, ...(revision ? { revision } : {}) };
 }
 
-/** Hub options (of loadModel's options) checked: { revision, endpoint, token, offline }. */
-export function checkHubOptions(options, defaults) {
-  const out = { revision: 'main', ...defaults };
+// Where a token may go: 127.0.0.0/8, localhost and [::1] over plain http, any other host over https only.
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * Hub options (of loadModel's options) checked: { revision, endpoint, token,
+ * tokenWithheld, offline }. `defaults`: the environment's (endpoint, token,
+ * offline …). `named`: the source's { repo, origin?, revision? }: a Hub URL's
+ * origin is where the files are asked for.
+ *
+ * The token (options.token, else the environment's) goes to the configured
+ * endpoint (options.endpoint, else the environment's) and nowhere else: not
+ * to a source URL's origin that is not the endpoint's, and not over plain http
+ * unless the endpoint is loopback. Where it may not go, the load goes on
+ * without it (a public model loads; a gated or private one is refused), and
+ * `tokenWithheld` says why for the messages.
+ */
+export function checkHubOptions(options, defaults, named = {}) {
+  const out = { revision: named.revision ?? 'main', ...defaults };
   for (const name of ['revision', 'endpoint', 'token']) {
     const value = options[name];
     if (value === undefined) continue;
@@ -84,6 +108,16 @@ export function checkHubOptions(options, defaults) {
   out.endpoint = endpoint.href.replace(/\/+$/, '');
   if (out.token !== undefined && /[\s\0]/.test(out.token))
     throw new RangeError('token: expected a Hugging Face access token (hf_…), got a string with spaces or line breaks');
+  if (named.origin && named.origin !== endpoint.origin) {
+    // The files come from the URL's origin; the token stays with the endpoint.
+    out.endpoint = named.origin;
+    if (out.token)
+      out.tokenWithheld =
+        `the token is sent to the endpoint (${endpoint.origin}) only, and the URL names ${named.origin}; ` +
+        `to send it there, set options.endpoint to ${named.origin}`;
+  } else if (out.token && endpoint.protocol === 'http:' && !LOOPBACK.test(endpoint.hostname))
+    out.tokenWithheld = `the token is never sent over plain http (${endpoint.origin}): use an https endpoint`;
+  if (out.tokenWithheld) delete out.token;
   return out;
 }
 
@@ -148,12 +182,18 @@ async function hubError(hub, response, what) {
   const page = `${hub.endpoint}/${hub.repo}`;
   const tokenHint = hub.token
     ? 'the token given (options.token or HF_TOKEN) has no access to it'
-    : 'pass a token of an account that has access (options.token, or HF_TOKEN, or `huggingface-cli login`)';
+    : hub.tokenWithheld
+      ? `no token was sent: ${hub.tokenWithheld}`
+      : 'pass a token of an account that has access (options.token, or HF_TOKEN, or `huggingface-cli login`)';
   let message;
   if (code === 'GatedRepo')
     message =
-      `${hub.repo} is a gated model: accept its conditions on ${page} while logged in, then ` +
-      (hub.token ? 'the token given has no access yet (accept them with the account of the token)' : tokenHint);
+      `${hub.repo} is a gated model: accept its conditions on ${page} while logged in` +
+      (hub.token
+        ? ', then the token given has no access yet (accept them with the account of the token)'
+        : hub.tokenWithheld
+          ? `; ${tokenHint}`
+          : `, then ${tokenHint}`);
   else if (code === 'RepoNotFound' || (response.status === 401 && !code))
     message =
       `${hub.repo}: no model of that name on ${hub.endpoint}, or it is private (${tokenHint}); ` +
