@@ -20,10 +20,14 @@ void check_available(double bytes, double held, const char* who, const char* adv
     (Message() << who << " needs " << static_cast<unsigned long long>(bytes)
                << " bytes of WebAssembly memory, more than the " << static_cast<unsigned long long>(available)
                << " bytes available (limit " << static_cast<unsigned long long>(limit) << "); " << advice)
-        .raise();
+        .raise_too_large();
 }
 
 // (From a std::string: Embind reads that as UTF-8; a const char* as Latin-1.)
-val range_error(const char* message) { return val::global("RangeError").new_(val(std::string(message))); }
+val range_error(const char* message) {
+  val error = val::global("RangeError").new_(val(std::string(message)));
+  error.set("code", val(error_code()));
+  return error;
+}
 
 }  // namespace mha::bindings

@@ -68,7 +68,8 @@ val copy_out(const T* data, std::size_t count, const char* type = "Float32Array"
   return out;
 }
 
-// A new JS RangeError with `message`, returned rather than thrown (see guarded()).
+// A new JS RangeError with `message` and the code of the error kept last
+// (error_code()), returned rather than thrown (see guarded()).
 val range_error(const char* message);
 
 template <typename T>
@@ -86,7 +87,16 @@ inline char* error_message() {
   return message;
 }
 
-// Keeps the message of the error being handled (in a catch block) in error_message().
+// The code (src/js/errors.mjs) of the error kept last: 'TooLarge' for a size
+// past what the engine holds (TooLargeError, a failed allocation), else
+// 'InvalidArgument'.
+inline const char*& error_code() {
+  static thread_local const char* code = "InvalidArgument";
+  return code;
+}
+
+// Keeps the message and code of the error being handled (in a catch block) in
+// error_message() and error_code().
 inline void keep_error() {
   const auto keep = [](const char* text) {
     // (Not snprintf: it would pull printf's formatting code into the .wasm.)
@@ -95,10 +105,15 @@ inline void keep_error() {
     for (; text[n] && n + 1 < 1024; ++n) message[n] = text[n];
     message[n] = '\0';
   };
+  error_code() = "InvalidArgument";
   try {
     throw;
   } catch (const std::bad_alloc&) {
     keep("out of memory: the arrays of this call do not fit the WebAssembly memory");
+    error_code() = "TooLarge";
+  } catch (const TooLargeError& e) {
+    keep(e.what());
+    error_code() = "TooLarge";
   } catch (const std::exception& e) {
     keep(e.what());
   }

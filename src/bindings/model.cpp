@@ -125,7 +125,11 @@ val with_config(const val& json, const Use& use) {
     const model::Config config = model::read_config(JsConfig(json));
     return guarded([&] { return use(config); });
   } catch (const model::ConfigError& e) {
-    return val::global("Error").new_(std::string(e.what()));
+    val error = val::global("Error").new_(std::string(e.what()));
+    error.set("code", val(e.code));
+    error.set("file", val("config.json"));
+    if (!e.field.empty()) error.set("field", val(e.field)), error.set("value", val(e.value));
+    return error;
   } catch (const std::exception&) {
     keep_error();
     return range_error(error_message());

@@ -64,6 +64,12 @@ struct ArgumentError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// Thrown for a size past what the engine can hold (its memory, kMaxElements,
+// the address space); the bindings give it code 'TooLarge' (src/js/errors.mjs).
+struct TooLargeError : ArgumentError {
+  using ArgumentError::ArgumentError;
+};
+
 // Decimal digits of n, for error messages (std::to_string would pull printf's
 // float formatting into every .wasm).
 inline std::string decimal(unsigned long long n) {
@@ -153,6 +159,7 @@ class Message {
   }
   const char* text() const noexcept { return text_; }
   [[noreturn]] MHA_COLD void raise() const { throw ArgumentError(text_); }
+  [[noreturn]] MHA_COLD void raise_too_large() const { throw TooLargeError(text_); }
 
  private:
   char text_[400] = "";
@@ -173,10 +180,10 @@ class Message {
     wrapped = wrapped || (f != 0 && n > UINT64_MAX / f);
     n *= f;
   }
-  if (wrapped || n > UINT64_MAX / elementBytes) (message << " elements, more than 2^64 bytes").raise();
+  if (wrapped || n > UINT64_MAX / elementBytes) (message << " elements, more than 2^64 bytes").raise_too_large();
   message << " = " << n << " elements (" << n * elementBytes << " bytes), more than ";
-  if (n > kMaxElements) (message << kMaxElements).raise();
-  (message << "the " << SIZE_MAX << " bytes this platform can address").raise();
+  if (n > kMaxElements) (message << kMaxElements).raise_too_large();
+  (message << "the " << SIZE_MAX << " bytes this platform can address").raise_too_large();
 }
 
 // The product of `factors`, an element count, computed in 64 bits: on wasm32

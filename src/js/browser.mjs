@@ -12,6 +12,7 @@ import { inferenceUrls, variantFiles } from './files.mjs';
 import { CALLS, MESSAGES } from './protocol.mjs';
 import { WorkerBackend, rebuildError } from './worker-backend.mjs';
 import { hasRelaxedSimd, hasSimd, isThreaded, kernelsOf, simdVariant, singleThreaded } from './variants.mjs';
+import { ArgumentRangeError, ArgumentTypeError } from './errors.mjs';
 
 // The engine's own scripts, as literal new URL('…', import.meta.url) like the
 // builds' in files.mjs: bundlers (Vite, webpack 5, Rollup's import-meta-assets)
@@ -34,17 +35,17 @@ function chooseVariant(opts) {
   const simd = hasSimd();
   const threads = hasThreads();
   if (opts.variant && isThreaded(opts.variant) && !threads)
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `variant: "${opts.variant}" needs a cross-origin-isolated page (headers Cross-Origin-Opener-Policy: same-origin ` +
         'and Cross-Origin-Embedder-Policy: require-corp); this page is not. ' +
         `Leave variant out to fall back to "${singleThreaded(opts.variant)}".`,
     );
   if (opts.variant && opts.variant !== 'scalar' && !simd)
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `variant: "${opts.variant}" needs WebAssembly SIMD, which this browser lacks; use "scalar" or leave variant out`,
     );
   if (opts.variant && kernelsOf(opts.variant) === 'relaxed-simd' && !hasRelaxedSimd())
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `variant: "${opts.variant}" needs WebAssembly relaxed SIMD, which this browser lacks ` +
         '(Chrome ≥ 114 and Firefox ≥ 145 have it, Safari does not); leave variant out for the SIMD128 builds',
     );
@@ -119,7 +120,7 @@ function fileLocator(locateFile, defaults) {
       );
     const url = locateFile ? locateFile(fileName, defaultUrl) : defaultUrl;
     if (typeof url !== 'string' && !(url instanceof URL))
-      throw new TypeError(
+      throw new ArgumentTypeError(
         `locateFile: expected a URL (string or URL) for ${fileName}, got ${url === null ? 'null' : typeof url}`,
       );
     return workerSafeUrl(new URL(String(url), pageBase()).href);
@@ -227,7 +228,7 @@ export async function loadEngine(opts, family, buildUrls, { createTrainer, model
   // Worker of their own.
   const openModels = async () => {
     if (!models)
-      throw new TypeError(
+      throw new ArgumentTypeError(
         "loadModel: 'mha-wasm' loads only the attention builds; for models, " +
           "import { createAttention } from 'mha-wasm/model' (the same engine, with loadModel)",
       );
@@ -250,7 +251,7 @@ export async function loadEngine(opts, family, buildUrls, { createTrainer, model
 /** Refuses `training: true` in an entry (`entry`) that loads no trainer build. Not part of the API. */
 export function refuseTraining(opts, entry) {
   if (opts.training === true)
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `training: '${entry}' loads only the builds without the trainer; for createTrainer(), ` +
         "import { createAttention } from 'mha-wasm/train' and call createAttention({ training: true })",
     );

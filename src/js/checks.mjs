@@ -2,6 +2,7 @@
 // validate-trainer.mjs): each reads one argument, checks it, and throws a
 // TypeError or RangeError that names it, says what was expected and what was
 // given. Limits are passed in (engine.limits, defined in the C++ core).
+import { ArgumentRangeError, ArgumentTypeError } from './errors.mjs';
 
 export function describe(value) {
   if (value === null) return 'null';
@@ -50,7 +51,7 @@ export function rejectUnknown(obj, known, where) {
   for (const name of Object.keys(obj)) {
     if (!known.has(name)) {
       const hint = closest(name, [...known]);
-      throw new TypeError(
+      throw new ArgumentTypeError(
         `${where}: unknown argument "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; ` +
           `expected one of ${[...known].join(', ')}`,
       );
@@ -62,18 +63,18 @@ export function dimension(args, name, limits, fallback) {
   const v = args[name];
   if (v === undefined || v === null) {
     if (fallback !== undefined) return fallback;
-    throw new TypeError(`${name}: expected an integer >= 1, got ${describe(v)}`);
+    throw new ArgumentTypeError(`${name}: expected an integer >= 1, got ${describe(v)}`);
   }
-  if (typeof v !== 'number') throw new TypeError(`${name}: expected an integer >= 1, got ${describe(v)}`);
+  if (typeof v !== 'number') throw new ArgumentTypeError(`${name}: expected an integer >= 1, got ${describe(v)}`);
   if (!Number.isInteger(v) || v < 1 || v > limits.maxElements)
-    throw new RangeError(`${name}: expected an integer from 1 to ${limits.maxElements}, got ${v}`);
+    throw new ArgumentRangeError(`${name}: expected an integer from 1 to ${limits.maxElements}, got ${v}`);
   return v;
 }
 
 export function flag(args, name) {
   const v = args[name];
   if (v === undefined || v === null) return false;
-  if (typeof v !== 'boolean') throw new TypeError(`${name}: expected a boolean, got ${describe(v)}`);
+  if (typeof v !== 'boolean') throw new ArgumentTypeError(`${name}: expected a boolean, got ${describe(v)}`);
   return v;
 }
 
@@ -105,16 +106,16 @@ export function typedArray(args, name, Type, count, shape, optional) {
   const text = () => (typeof shape === 'function' ? shape() : shape);
   if (v === undefined || v === null) {
     if (optional) return undefined;
-    throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${text()}, got ${describe(v)}`);
+    throw new ArgumentTypeError(`${name}: expected a ${Type.name} of ${count} elements ${text()}, got ${describe(v)}`);
   }
   // The [[TypedArrayName]] slot, read through the intrinsic getter: undefined
   // for anything that is not a real typed array (a Proxy included), from any realm.
   if (tagOf.call(v) !== Type.name)
-    throw new TypeError(`${name}: expected a ${Type.name} of ${count} elements ${text()}, got ${describe(v)}`);
+    throw new ArgumentTypeError(`${name}: expected a ${Type.name} of ${count} elements ${text()}, got ${describe(v)}`);
   const length = lengthOf.call(v);
   if (length !== count) {
     const detached = length === 0 && isDetached(bufferOf.call(v)) ? ' (its buffer is detached)' : '';
-    throw new RangeError(`${name}: expected ${count} elements ${text()}, got ${length}${detached}`);
+    throw new ArgumentRangeError(`${name}: expected ${count} elements ${text()}, got ${length}${detached}`);
   }
   // A new plain view of exactly the checked elements is what reaches the
   // bindings, never the caller's object: its own properties (a `length`
@@ -125,7 +126,7 @@ export function typedArray(args, name, Type, count, shape, optional) {
 export function count(limits, name, ...factors) {
   const n = factors.reduce((a, b) => a * b, 1);
   if (n > limits.maxElements)
-    throw new RangeError(`${name}: ${factors.join('×')} = ${n} elements, more than ${limits.maxElements}`);
+    throw new ArgumentRangeError(`${name}: ${factors.join('×')} = ${n} elements, more than ${limits.maxElements}`);
   return n;
 }
 
@@ -136,7 +137,7 @@ export function count(limits, name, ...factors) {
  */
 export function checkObject(args, known, where) {
   if (args === null || typeof args !== 'object' || Array.isArray(args))
-    throw new TypeError(`${where}: expected an object of arguments, got ${describe(args)}`);
+    throw new ArgumentTypeError(`${where}: expected an object of arguments, got ${describe(args)}`);
   rejectUnknown(args, known, where);
   // Each known name read once, own or inherited.
   const snapshot = {};
@@ -151,12 +152,12 @@ export function integer(args, name, { min, max, fallback }) {
   const v = args[name];
   if (v === undefined || v === null) {
     if (fallback !== undefined) return fallback;
-    throw new TypeError(`${name}: expected an integer from ${min} to ${max}, got ${describe(v)}`);
+    throw new ArgumentTypeError(`${name}: expected an integer from ${min} to ${max}, got ${describe(v)}`);
   }
   if (typeof v !== 'number')
-    throw new TypeError(`${name}: expected an integer from ${min} to ${max}, got ${describe(v)}`);
+    throw new ArgumentTypeError(`${name}: expected an integer from ${min} to ${max}, got ${describe(v)}`);
   if (!Number.isInteger(v) || v < min || v > max)
-    throw new RangeError(`${name}: expected an integer from ${min} to ${max}, got ${v}`);
+    throw new ArgumentRangeError(`${name}: expected an integer from ${min} to ${max}, got ${v}`);
   return v;
 }
 
@@ -164,8 +165,9 @@ export function real(args, name, { above, below, fallback, inclusiveLow }) {
   const v = args[name];
   const range = `${inclusiveLow ? '≥' : '>'} ${above}${below === undefined ? '' : ` and < ${below}`}`;
   if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number') throw new TypeError(`${name}: expected a finite number ${range}, got ${describe(v)}`);
+  if (typeof v !== 'number')
+    throw new ArgumentTypeError(`${name}: expected a finite number ${range}, got ${describe(v)}`);
   if (!Number.isFinite(v) || (inclusiveLow ? v < above : v <= above) || (below !== undefined && v >= below))
-    throw new RangeError(`${name}: expected a finite number ${range}, got ${v}`);
+    throw new ArgumentRangeError(`${name}: expected a finite number ${range}, got ${v}`);
   return v;
 }

@@ -18,6 +18,13 @@
     return result;
   }
 
+  // A TypeError of an argument the host refuses, with errors.mjs's code (a classic script cannot import it).
+  function argumentError(message) {
+    const error = new TypeError(message);
+    error.code = 'InvalidArgument';
+    return error;
+  }
+
   // Model.run's logits codes (src/bindings/model.cpp): none, every row's, the last row's.
   const logitsCode = (returnLogits) => (returnLogits === 'last' ? 2 : returnLogits ? 1 : 0);
 
@@ -45,7 +52,7 @@
   // The object filed under `id` in `map`, or an Error saying it was disposed.
   function live(map, id, what) {
     const object = map.get(id);
-    if (!object) throw new Error(`mha-wasm: this ${what} was disposed`);
+    if (!object) throw Object.assign(new Error(`mha-wasm: this ${what} was disposed`), { code: 'Disposed' });
     return object;
   }
 
@@ -60,7 +67,7 @@
       // A module of another Emscripten (a relaxed build's bytes under a
       // SIMD128 build's glue, or the reverse) may start without its bindings.
       if (typeof module.Engine !== 'function')
-        throw new TypeError(
+        throw argumentError(
           `wasmBinary: expected the bytes of ${build?.wasm ?? 'this build'}, got those of a build of another ` +
             'Emscripten (its bindings did not register)',
         );
@@ -69,7 +76,7 @@
       if (build && kernels !== build.kernels) {
         this.engine.delete();
         const what = { simd: 'with SIMD', scalar: 'without SIMD', 'relaxed-simd': 'with relaxed-SIMD' }[kernels];
-        throw new TypeError(
+        throw argumentError(
           `wasmBinary: expected the bytes of ${build.wasm}, got those of a build ${what} kernels (mha-${kernels}.wasm?)`,
         );
       }
@@ -243,7 +250,7 @@
     createModel(config, weights = 0) {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
       if (weights !== 0 && weights !== 1 && weights !== 2)
-        throw new TypeError(`weights: expected 0 (float32), 1 (bf16) or 2 (f16), got ${String(weights)}`);
+        throw argumentError(`weights: expected 0 (float32), 1 (bf16) or 2 (f16), got ${String(weights)}`);
       let configured;
       const id = adopt(
         this,
@@ -260,9 +267,9 @@
     // offset and length read through the intrinsic getters).
     modelWrite(id, index, dtype, first, bytes) {
       const code = DTYPE_CODES.indexOf(dtype);
-      if (code < 0) throw new TypeError(`dtype: expected one of ${DTYPE_CODES.join(', ')}, got ${String(dtype)}`);
+      if (code < 0) throw argumentError(`dtype: expected one of ${DTYPE_CODES.join(', ')}, got ${String(dtype)}`);
       if (!ArrayBuffer.isView(bytes) || !(bytes instanceof Uint8Array))
-        throw new TypeError("bytes: expected a Uint8Array of the tensor's elements");
+        throw argumentError("bytes: expected a Uint8Array of the tensor's elements");
       const view = new Uint8Array(bufferOf.call(bytes), offsetOf.call(bytes), lengthOf.call(bytes));
       checked(live(this.models, id, 'model').write(index, code, first, view));
     }

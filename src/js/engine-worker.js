@@ -25,8 +25,12 @@ function sameOriginWorkerUrl(url) {
   return URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(url)});`], { type: 'text/javascript' }));
 }
 
+// errors.mjs's describeError (a classic script cannot import it): the name, message, code and fields.
 function describeError(error) {
-  return { name: error?.name ?? 'Error', message: String(error?.message ?? error) };
+  const out = { name: error?.name ?? 'Error', message: String(error?.message ?? error) };
+  for (const name of ['code', 'file', 'field', 'repo', 'endpoint', 'value'])
+    if (typeof error?.[name] === 'string') out[name] = error[name];
+  return out;
 }
 
 async function init({ urls, threads, poolSize, wasmBinary, calls, build }) {

@@ -16,6 +16,7 @@ import { VARIANTS } from './files.mjs';
 import { isThreaded } from './variants.mjs';
 import { CALL, DETACH, EngineResource } from './resource.mjs';
 import { CALLS } from './protocol.mjs';
+import { ArgumentRangeError, ArgumentTypeError, codedError } from './errors.mjs';
 
 /** The most threads an engine starts (its pool is sized at load). */
 export const MAX_THREADS = 16;
@@ -25,34 +26,38 @@ const OPTIONS = new Set(['variant', 'threads', 'training', 'locateFile', 'wasmBi
 export function checkOptions(options) {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object' || Array.isArray(options))
-    throw new TypeError(`createAttention: expected an options object, got ${describe(options)}`);
+    throw new ArgumentTypeError(`createAttention: expected an options object, got ${describe(options)}`);
   rejectUnknown(options, OPTIONS, 'createAttention');
   const { variant, threads, training, locateFile, wasmBinary, worker } = options;
   if (worker !== undefined && typeof worker !== 'boolean')
-    throw new TypeError(`worker: expected a boolean (true runs the engine in a Worker), got ${describe(worker)}`);
+    throw new ArgumentTypeError(
+      `worker: expected a boolean (true runs the engine in a Worker), got ${describe(worker)}`,
+    );
   if (training !== undefined && typeof training !== 'boolean')
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `training: expected a boolean (true loads the build with the trainer), got ${describe(training)}`,
     );
   if (variant !== undefined && !VARIANTS.includes(variant))
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `variant: expected one of ${VARIANTS.map((v) => `"${v}"`).join(', ')}, got ${describe(variant)}`,
     );
   if (threads !== undefined) {
     if (typeof threads !== 'number')
-      throw new TypeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${describe(threads)}`);
+      throw new ArgumentTypeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${describe(threads)}`);
     if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)
-      throw new RangeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${threads}`);
+      throw new ArgumentRangeError(`threads: expected an integer from 1 to ${MAX_THREADS}, got ${threads}`);
     if (threads > 1 && variant !== undefined && !isThreaded(variant))
-      throw new RangeError(
+      throw new ArgumentRangeError(
         `threads: variant "${variant}" runs on one thread, got threads ${threads}; ` +
           `use variant "${variant === 'relaxed-simd' ? 'threaded-relaxed-simd' : 'threaded-simd'}"`,
       );
   }
   if (locateFile !== undefined && typeof locateFile !== 'function')
-    throw new TypeError(`locateFile: expected a function (fileName, defaultUrl) => url, got ${describe(locateFile)}`);
+    throw new ArgumentTypeError(
+      `locateFile: expected a function (fileName, defaultUrl) => url, got ${describe(locateFile)}`,
+    );
   if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer || ArrayBuffer.isView(wasmBinary)))
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `wasmBinary: expected an ArrayBuffer or Uint8Array holding the variant's .wasm file, got ${describe(wasmBinary)}`,
     );
   return options;
@@ -108,7 +113,8 @@ export class AttentionEngine {
   }
 
   #live() {
-    if (!this.#backend) throw new Error('mha-wasm: this engine was disposed; create a new one with createAttention()');
+    if (!this.#backend)
+      throw codedError('Disposed', 'mha-wasm: this engine was disposed; create a new one with createAttention()');
     return this.#backend;
   }
 
@@ -216,7 +222,7 @@ export class AttentionEngine {
     let model;
     const onDispose = () => this.#resources.delete(model);
     model = await this.#platform.loadModel(this.#caller, source, options, { openNamed, tokenizerHost, onDispose });
-    if (!this.#backend) throw new Error('mha-wasm: this engine was disposed while the model loaded');
+    if (!this.#backend) throw codedError('Disposed', 'mha-wasm: this engine was disposed while the model loaded');
     this.#resources.add(model);
     return model;
   }

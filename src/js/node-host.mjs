@@ -9,6 +9,7 @@ import { access, readFile } from 'node:fs/promises';
 import { moduleOptions } from './engine.mjs';
 import { CALLS } from './protocol.mjs';
 import { kernelsOf } from './variants.mjs';
+import { ArgumentTypeError } from './errors.mjs';
 
 const require = createRequire(import.meta.url);
 const EngineHost = require('./engine-host.js');
@@ -36,7 +37,7 @@ export async function loadHost({ variant, threads, files, paths, locateFile }, w
   }
   const bytes = wasmBinary ?? (await readFile(locate(files.wasm)));
   if (!WebAssembly.validate(bytes))
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `wasmBinary: expected the bytes of ${files.wasm}, got ${bytes.byteLength} bytes that are not a WebAssembly module`,
     );
   const moduleArgs = { ...moduleOptions(threads), wasmBinary: bytes, locateFile: locate };

@@ -4,8 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadHost, EngineHost } from './node-host.mjs';
 import { MESSAGES } from './protocol.mjs';
-
-const describeError = (error) => ({ name: error?.name ?? 'Error', message: String(error?.message ?? error) });
+import { describeError } from './errors.mjs';
 
 try {
   const host = await loadHost(workerData.plan, workerData.wasmBinary);

@@ -17,6 +17,7 @@ import { loadHost, workerExecArgv } from './node-host.mjs';
 import { hasRelaxedSimd, isThreaded, kernelsOf, simdVariant } from './variants.mjs';
 import { MESSAGES } from './protocol.mjs';
 import { WorkerBackend, rebuildError } from './worker-backend.mjs';
+import { ArgumentRangeError } from './errors.mjs';
 
 function toPath(url) {
   const s = String(url);
@@ -96,7 +97,7 @@ export async function createAttention(options) {
 
 async function openEngine(opts, family) {
   if (opts.variant && kernelsOf(opts.variant) === 'relaxed-simd' && !hasRelaxedSimd())
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `variant: "${opts.variant}" needs WebAssembly relaxed SIMD, which this Node ${process.version} lacks ` +
         '(Node ≥ 22 has it; Node 20 with --experimental-wasm-relaxed-simd); leave variant out for the SIMD128 builds',
     );

@@ -1,5 +1,6 @@
 // What layers, trainers and models share: an object in an engine's wasm
 // memory, reached through the engine's calls (engine.mjs).
+import { codedError } from './errors.mjs';
 
 // Keys private to the package (not exported by its entries), so that layers,
 // trainers and models show only their documented methods.
@@ -61,7 +62,7 @@ export class EngineResource {
   }
 
   #live() {
-    if (!this.#call) throw new Error(`mha-wasm: this ${this.#what} was disposed (or its engine was)`);
+    if (!this.#call) throw codedError('Disposed', `mha-wasm: this ${this.#what} was disposed (or its engine was)`);
   }
 
   /** Frees it in the engine's memory. Idempotent; later calls reject. */

@@ -2,6 +2,7 @@
 // trainer's methods), against the engine's limits.trainer (TrainerLimits in
 // src/train/trainer.hpp) and the model's parameter shapes.
 import { describe, flag, typedArray, checkObject, integer, real, tagOf } from './checks.mjs';
+import { ArgumentRangeError, ArgumentTypeError } from './errors.mjs';
 
 const TRAINER_KNOWN = new Set([
   'vocabSize',
@@ -28,7 +29,9 @@ function float(args, name, options) {
   const { above, below, inclusiveLow } = options;
   if (Number.isFinite(f) && (inclusiveLow ? f >= above : f > above) && (below === undefined || f < below)) return v;
   const range = `${inclusiveLow ? '≥' : '>'} ${above}${below === undefined ? '' : ` and < ${below}`}`;
-  throw new RangeError(`${name}: expected a finite number ${range} as a 32-bit float, got ${v} (${f} as a float)`);
+  throw new ArgumentRangeError(
+    `${name}: expected a finite number ${range} as a 32-bit float, got ${v} (${f} as a float)`,
+  );
 }
 
 /**
@@ -42,7 +45,7 @@ export function normalizeTrainerOptions(args, limits) {
   const dModel = integer(args, 'dModel', { min: 1, max: L.dModel, fallback: 16 });
   const numHeads = integer(args, 'numHeads', { min: 1, max: dModel, fallback: 1 });
   if (dModel % numHeads !== 0)
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `numHeads: expected a divisor of dModel (${dModel}), so that every head count has the same width, got ${numHeads}`,
     );
   return {
@@ -64,7 +67,7 @@ export function normalizeTrainerOptions(args, limits) {
 function idList(value, name) {
   if (Array.isArray(value)) return value;
   if (tagOf.call(value) === 'Int32Array') return value;
-  throw new TypeError(`${name}: expected an Array or Int32Array of integer ids, got ${describe(value)}`);
+  throw new ArgumentTypeError(`${name}: expected an Array or Int32Array of integer ids, got ${describe(value)}`);
 }
 
 /**
@@ -76,11 +79,11 @@ export function normalizeSentences(args, config, where, needTags, limits) {
   checkObject(args, new Set(where === 'evaluate' ? ['sentences', 'returnAttention'] : ['sentences']), where);
   const { sentences } = args;
   if (!Array.isArray(sentences) || sentences.length === 0)
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `sentences: expected a non-empty Array of { tokens${needTags ? ', tags' : ', tags?'} }, got ${describe(sentences)}`,
     );
   if (sentences.length * config.maxLength > limits.maxElements)
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `sentences: ${sentences.length} sentences of maxLength ${config.maxLength} are more than ${limits.maxElements} slots`,
     );
   const L = config.maxLength;
@@ -92,35 +95,35 @@ export function normalizeSentences(args, config, where, needTags, limits) {
   sentences.forEach((sentence, i) => {
     const at = `sentences[${i}]`;
     if (sentence === null || typeof sentence !== 'object' || Array.isArray(sentence))
-      throw new TypeError(
+      throw new ArgumentTypeError(
         `${at}: expected an object { tokens${needTags ? ', tags' : ', tags?'} }, got ${describe(sentence)}`,
       );
     const ids = idList(sentence.tokens, `${at}.tokens`);
     if (ids.length < 1 || ids.length > L)
-      throw new RangeError(`${at}.tokens: expected 1 to maxLength=${L} tokens, got ${ids.length}`);
+      throw new ArgumentRangeError(`${at}.tokens: expected 1 to maxLength=${L} tokens, got ${ids.length}`);
     lengths[i] = ids.length;
     for (let t = 0; t < ids.length; t++) {
       const id = ids[t];
       if (!Number.isInteger(id) || id < 0 || id >= config.vocabSize)
-        throw new RangeError(
+        throw new ArgumentRangeError(
           `${at}.tokens[${t}]: expected an integer id from 0 to vocabSize-1=${config.vocabSize - 1}, got ${describe(id)}`,
         );
       tokens[i * L + t] = id;
     }
     if (sentence.tags === undefined || sentence.tags === null) {
       if (needTags)
-        throw new TypeError(
+        throw new ArgumentTypeError(
           `${at}.tags: expected an Array or Int32Array of ${ids.length} tag ids (-1 = no loss), got ${describe(sentence.tags)}`,
         );
       return;
     }
     const tagIds = idList(sentence.tags, `${at}.tags`);
     if (tagIds.length !== ids.length)
-      throw new RangeError(`${at}.tags: expected ${ids.length} tags (one per token), got ${tagIds.length}`);
+      throw new ArgumentRangeError(`${at}.tags: expected ${ids.length} tags (one per token), got ${tagIds.length}`);
     for (let t = 0; t < tagIds.length; t++) {
       const tag = tagIds[t];
       if (!Number.isInteger(tag) || tag < -1 || tag >= config.numTags)
-        throw new RangeError(
+        throw new ArgumentRangeError(
           `${at}.tags[${t}]: expected -1 (no loss) or a tag id from 0 to numTags-1=${config.numTags - 1}, got ${describe(tag)}`,
         );
       tags[i * L + t] = tag;
@@ -151,7 +154,7 @@ export function normalizeTrainArguments(args, limits, config) {
   const slots = steps * batchSize * maxLength; // below 2^53: exact
   if (slots > most) {
     const perStep = batchSize * maxLength;
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `train: steps×batchSize×maxLength = ${steps}×${batchSize}×${maxLength} = ${slots} token slots, more than ${most} per call; ` +
         (perStep <= most
           ? `split it into calls of at most ${Math.floor(most / perStep)} steps`
@@ -173,7 +176,7 @@ export function normalizeParameters(args, shapes) {
     const v = typedArray(args, name, Float32Array, rows * cols, `[${rows}, ${cols}]`, true);
     if (v === undefined) continue;
     const bad = v.findIndex((x) => !Number.isFinite(x));
-    if (bad >= 0) throw new RangeError(`${name}: expected finite numbers, got ${v[bad]} at index ${bad}`);
+    if (bad >= 0) throw new ArgumentRangeError(`${name}: expected finite numbers, got ${v[bad]} at index ${bad}`);
     values[name] = v;
   }
   return values;

@@ -4,6 +4,7 @@
 // core through the bindings (engine.limits, read at load), so these checks and
 // the core's own safety net cannot disagree (tests/js/limits.test.mjs).
 import { describe, dimension, flag, typedArray, count, checkObject } from './checks.mjs';
+import { ArgumentRangeError, ArgumentTypeError } from './errors.mjs';
 
 const DIMS = ['batch', 'seqLenQ', 'seqLenK', 'dModel', 'numHeads', 'dK', 'dV'];
 const ARRAYS = ['query', 'key', 'value', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
@@ -34,7 +35,7 @@ function checkHeads(args, limits) {
   const split = (name) => {
     if (args[name] !== undefined && args[name] !== null) return dimension(args, name, limits);
     if (dModel % numHeads !== 0)
-      throw new RangeError(
+      throw new ArgumentRangeError(
         `numHeads: expected a divisor of dModel (${dModel}) when ${name} is not given, got ${numHeads}; ` +
           `pass ${name} explicitly for heads of another width`,
       );
@@ -83,7 +84,7 @@ function checkActivations(args, { dModel, numHeads }, limits) {
   const given = (name) => (args[name] === null ? undefined : args[name]);
   const sources = { key: given('key'), value: given('value') ?? given('key') };
   if (sources.key === undefined && sources.value !== undefined)
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `key: expected a Float32Array of ${kvCount} elements ${kvShape()} when value is given, got ${describe(args.key)}`,
     );
   const self = sources.key === args.query && sources.value === args.query;
@@ -113,7 +114,7 @@ function checkActivations(args, { dModel, numHeads }, limits) {
   if (call.keyPaddingMask) {
     const bad = call.keyPaddingMask.findIndex((m) => m > 1);
     if (bad >= 0)
-      throw new RangeError(
+      throw new ArgumentRangeError(
         `keyPaddingMask: expected only 0 (use the key) or 1 (ignore it), got ${call.keyPaddingMask[bad]} at index ${bad}`,
       );
   }

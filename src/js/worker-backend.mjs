@@ -4,12 +4,9 @@
 // message with the same id; the worker handles one message at a time, so
 // calls run in order, never mixed.
 import { MESSAGES } from './protocol.mjs';
+import { codedError, rebuildError } from './errors.mjs';
 
-/** A TypeError or RangeError as the worker described it ({ name, message }); any other as an Error. */
-export function rebuildError({ name, message }) {
-  const Type = { TypeError, RangeError }[name] ?? Error;
-  return new Type(message);
-}
+export { rebuildError };
 
 export class WorkerBackend {
   #port;
@@ -32,7 +29,8 @@ export class WorkerBackend {
         if (data.error) pending.reject(rebuildError(data.error));
         else pending.resolve(data.result);
       },
-      (message) => this.#failAll(new Error(`mha-wasm: the engine worker failed: ${message ?? 'unknown error'}`)),
+      (message) =>
+        this.#failAll(codedError('WorkerFailed', `mha-wasm: the engine worker failed: ${message ?? 'unknown error'}`)),
     );
     port.busy?.(false);
   }
@@ -53,7 +51,7 @@ export class WorkerBackend {
 
   dispose() {
     this.#port.terminate(); // ends the engine and its pthread workers
-    this.#failAll(new Error('mha-wasm: this engine was disposed during the call'));
+    this.#failAll(codedError('Disposed', 'mha-wasm: this engine was disposed during the call'));
   }
 
   #failAll(error) {

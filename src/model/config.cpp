@@ -159,8 +159,9 @@ Config read_config(const ConfigSource& source) {
   const std::string modelType = typed ? source.string("model_type") : "";
   const Architecture* architecture = typed ? find_architecture(modelType) : nullptr;
   if (!architecture)
-    reader.fail("model_type " + source.json("model_type") + " is not supported; mha-wasm runs " +
-                quoted(model_types()));
+    throw ConfigError("config.json: model_type " + source.json("model_type") + " is not supported; mha-wasm runs " +
+                          quoted(model_types()),
+                      "UnsupportedModel", "model_type", source.json("model_type"));
   Config c;
   c.architecture = architecture;
   c.modelType = modelType;

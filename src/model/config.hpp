@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mha::model {
@@ -78,9 +79,15 @@ struct Config {
 
 // A config.json file that breaks a rule: its message names the file and the
 // field. The bindings turn it into a JS Error (a bad file), not a RangeError
-// (a bad argument).
+// (a bad argument), with its code (src/js/errors.mjs): 'BadConfig', or
+// 'UnsupportedModel' with the field and its value as JSON for a model_type
+// the engine does not run.
 struct ConfigError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit ConfigError(const std::string& message, const char* code_ = "BadConfig", std::string field_ = {},
+                       std::string value_ = {})
+      : std::runtime_error(message), code(code_), field(std::move(field_)), value(std::move(value_)) {}
+  const char* code;
+  std::string field, value;
 };
 
 // What a config.json holds, field by field.

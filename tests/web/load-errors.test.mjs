@@ -2,9 +2,9 @@
 // (web/model/load-errors.mjs): each kind made by the package itself in Node
 // (engine.loadModel on broken folders, and by name against the test Hub of
 // tests/tools/hub-server.mjs: a name it does not have, a gated model, a
-// download cut off every time, a Hub that cannot be reached, a cancel), so
-// that the kinds follow the engine's real messages; every kind has its
-// message in both catalogues.
+// download cut off every time, a Hub that cannot be reached, a cancel), each
+// with the code and fields the package gives it (src/js/errors.mjs), which
+// are all the page reads; every kind has its message in both catalogues.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,12 +43,27 @@ async function failure(source, options) {
   return error;
 }
 
+/** The page's reason for the error loadModel rejects with, which must carry `code` (and `fields`). */
+async function reasonOf(code, fields, source, options) {
+  const error = await failure(source, options);
+  expect({ code: error.code, ...Object.fromEntries(Object.keys(fields).map((k) => [k, error[k]])) }).toEqual({
+    code,
+    ...fields,
+  });
+  return loadErrorReason(error);
+}
 const reason = async (source, options) => loadErrorReason(await failure(source, options));
 const byName = (repo, options = {}) => reason(repo, { endpoint: hub.url, cacheDir, ...options });
 
 test('a folder: no config.json, an architecture the engine does not run, a setting it refuses, no weights', async () => {
-  expect(await reason({ 'model.safetensors': FILES['model.safetensors'] })).toMatchObject({ kind: 'noConfig' });
-  const type = await reason(withConfig({ model_type: 'nope' }));
+  expect(await reasonOf('NoConfig', {}, { 'model.safetensors': FILES['model.safetensors'] })).toMatchObject({
+    kind: 'noConfig',
+  });
+  const type = await reasonOf(
+    'UnsupportedModel',
+    { file: 'config.json', field: 'model_type', value: '"nope"' },
+    withConfig({ model_type: 'nope' }),
+  );
   expect(type).toMatchObject({
     kind: 'modelType',
     params: { file: 'config.json', field: 'model_type', type: '"nope"' },
@@ -60,14 +75,17 @@ test('a folder: no config.json, an architecture the engine does not run, a setti
   });
   // The engine's own words stay as the detail.
   expect(type.detail).toMatch(/^Error: config\.json: model_type "nope" is not supported; mha-wasm runs "bert"/);
-  expect(await reason(withConfig({ num_attention_heads: 0 }))).toMatchObject({ kind: 'config' });
+  expect(await reasonOf('BadConfig', { file: 'config.json' }, withConfig({ num_attention_heads: 0 }))).toMatchObject({
+    kind: 'config',
+  });
   const { 'model.safetensors': __, ...noWeights } = FILES;
-  expect(await reason(noWeights)).toMatchObject({ kind: 'noWeights' });
+  expect(await reasonOf('NoWeights', {}, noWeights)).toMatchObject({ kind: 'noWeights' });
 });
 
 test('a folder: a file the engine cannot read is named', async () => {
   const weights = FILES['model.safetensors'];
-  expect(await reason({ ...FILES, 'model.safetensors': weights.subarray(0, weights.length >> 1) })).toMatchObject({
+  const cut = { ...FILES, 'model.safetensors': weights.subarray(0, weights.length >> 1) };
+  expect(await reasonOf('BadCheckpoint', { file: 'model.safetensors' }, cut)).toMatchObject({
     kind: 'badFile',
     params: { file: 'model.safetensors' },
   });
@@ -75,7 +93,9 @@ test('a folder: a file the engine cannot read is named', async () => {
     kind: 'badFile',
     params: { file: 'pytorch_model.bin' },
   });
-  expect(await reason({ ...FILES, 'config.json': Buffer.from('{ not json') })).toMatchObject({
+  expect(
+    await reasonOf('BadCheckpoint', { file: 'config.json' }, { ...FILES, 'config.json': Buffer.from('{ not json') }),
+  ).toMatchObject({
     kind: 'badFile',
     params: { file: 'config.json' },
   });
@@ -87,14 +107,22 @@ test('a folder: a file the engine cannot read is named', async () => {
 });
 
 test('by name: not on the Hub, gated (without and with a token), a Hub that cannot be reached', async () => {
-  expect(await byName('tests/no-such-model')).toMatchObject({
+  const named = (code, fields, repo, options = {}) =>
+    reasonOf(code, fields, repo, { endpoint: hub.url, cacheDir, ...options });
+  expect(
+    await named('RepoNotFound', { repo: 'tests/no-such-model', endpoint: hub.url }, 'tests/no-such-model'),
+  ).toMatchObject({
     kind: 'notFound',
     params: { repo: 'tests/no-such-model', endpoint: hub.url },
   });
-  expect(await byName('tests/gated')).toMatchObject({ kind: 'gated', params: { repo: 'tests/gated' } });
+  expect(await named('GatedRepo', { repo: 'tests/gated' }, 'tests/gated')).toMatchObject({
+    kind: 'gated',
+    params: { repo: 'tests/gated' },
+  });
   expect(await byName('tests/gated', { token: 'hf_no_access' })).toMatchObject({ kind: 'gated' });
   // A port nothing listens on (after the loader's retries, 3.5 s).
-  expect(await byName('tests/bert', { endpoint: 'http://127.0.0.1:9' })).toMatchObject({
+  const unreachable = { endpoint: 'http://127.0.0.1:9' };
+  expect(await named('Unreachable', unreachable, 'tests/bert', unreachable)).toMatchObject({
     kind: 'unreachable',
     params: { endpoint: 'http://127.0.0.1:9' },
   });
@@ -109,7 +137,10 @@ test('by name: a download cut off at every try is "interrupted"; a cancel is not
     }
   })([[weights, 1000]]);
   try {
-    const cut = await byName('tests/bert', { cacheDir: mkdtempSync(path.join(cacheDir, 'cut-')) });
+    const cut = await reasonOf('Interrupted', { repo: 'tests/bert', file: 'model.safetensors' }, 'tests/bert', {
+      endpoint: hub.url,
+      cacheDir: mkdtempSync(path.join(cacheDir, 'cut-')),
+    });
     expect(cut).toMatchObject({ kind: 'interrupted', params: { file: 'model.safetensors' } });
   } finally {
     hub.cuts = new Map();
@@ -119,7 +150,13 @@ test('by name: a download cut off at every try is "interrupted"; a cancel is not
   expect(await byName('tests/bert', { signal: controller.signal })).toMatchObject({ kind: 'cancelled' });
 }, 30_000);
 
-test('anything else is "other", with its text as the detail', () => {
+test('anything else is "other", with its text as the detail: no message is read', () => {
+  // A message the old regexes took for a gated repo, without the code: other.
+  expect(loadErrorReason(new Error('org/name is a gated model: accept its conditions'))).toMatchObject({
+    kind: 'other',
+  });
+  // A file's code without the file: other (the message needs the name).
+  expect(loadErrorReason(Object.assign(new Error('x'), { code: 'BadCheckpoint' }))).toMatchObject({ kind: 'other' });
   expect(loadErrorReason(new RangeError('offset is out of bounds'))).toEqual({
     kind: 'other',
     params: {},

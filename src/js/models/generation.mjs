@@ -8,6 +8,7 @@
 // against transformers through the models (tests/js/seq2seq.test.mjs,
 // tests/js/decoder-generate.test.mjs). Written by hand: transformers.js, the
 // one JS library of the job, has no beam search (a TODO in its generate()).
+import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
 
 /** generation_config.json's fields that are read, with transformers' defaults. */
 export const GENERATION_DEFAULTS = Object.freeze({
@@ -154,11 +155,15 @@ export function generationSettings(
   ])
     if (options[key] !== undefined) s[key] = options[key];
   if (s.numReturnSequences > s.numBeams)
-    throw new RangeError(`numReturnSequences: expected at most numBeams (${s.numBeams}), got ${s.numReturnSequences}`);
+    throw new ArgumentRangeError(
+      `numReturnSequences: expected at most numBeams (${s.numBeams}), got ${s.numReturnSequences}`,
+    );
   if (s.doSample && s.numBeams > 1)
-    throw new TypeError('doSample: sampling with beams (beam-search multinomial) is not supported; use numBeams 1');
+    throw new ArgumentTypeError(
+      'doSample: sampling with beams (beam-search multinomial) is not supported; use numBeams 1',
+    );
   if (s.maxLength <= promptLength)
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `maxLength: ${s.maxLength} leaves no token to generate after the ${promptLength} the output starts with; ` +
         'give maxNewTokens',
     );

@@ -15,6 +15,7 @@ import { readTensors, weightFiles } from './formats/weights.mjs';
 import { openSource, readBytes, readJson, readText } from './sources/files.mjs';
 import { createTokenizer } from './tokenizers/tokenizer.mjs';
 import { TransformerModel } from './transformer-model.mjs';
+import { ArgumentRangeError, ArgumentTypeError, codeIfNone, codedError, fileError } from '../errors.mjs';
 
 /** Bytes of weights per call into the engine while loading. */
 const CHUNK_BYTES = 8 << 20;
@@ -53,24 +54,33 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   const { onProgress, signal } = opts;
   const files = await openSource(source, openNamed, opts);
   if (!files['config.json'])
-    throw new Error(
+    throw codedError(
+      'NoConfig',
       `no config.json in the folder (it has ${Object.keys(files).join(', ') || 'no files'}): download config.json with the weights`,
+      { file: 'config.json' },
     );
-  const json = await readJson(files['config.json']); // an object, or an Error naming config.json
-  // Read and checked by the model build (an Error naming config.json's field).
-  const layout = await call(CALLS.describeModel, [json]);
-  const tokenizerFiles = {};
-  for (const name of tokenizerFilesToRead((n) => Boolean(files[n])))
-    tokenizerFiles[name] = await (BINARY_FILES.includes(name) ? readBytes : readText)(files[name]);
-  const tokenizer = await createTokenizer(tokenizerFiles, tokenizerHost, { vocabSize: layout.config.vocabSize });
-  const sources = await weightFiles(files);
-  const headers = await Promise.all(sources.map((file) => readTensors(file)));
-  const plan = planLoad(layout, sources, headers);
-
-  // What generate() starts from: generation_config.json, else config.json's own generation fields.
-  const generation = files['generation_config.json']
-    ? { json: await readJson(files['generation_config.json']), file: 'generation_config.json' }
-    : { json, file: 'config.json' };
+  // An object, or an Error naming config.json; then read and checked by the
+  // model build (an Error naming config.json's field: BadConfig, UnsupportedModel).
+  const json = await step('BadCheckpoint', () => readJson(files['config.json']));
+  const layout = await step('BadConfig', () => call(CALLS.describeModel, [json]), { file: 'config.json' });
+  const tokenizer = await step('BadTokenizer', async () => {
+    const tokenizerFiles = {};
+    for (const name of tokenizerFilesToRead((n) => Boolean(files[n])))
+      tokenizerFiles[name] = await (BINARY_FILES.includes(name) ? readBytes : readText)(files[name]);
+    return createTokenizer(tokenizerFiles, tokenizerHost, { vocabSize: layout.config.vocabSize });
+  });
+  const { sources, plan, generation } = await step('BadCheckpoint', async () => {
+    const sources = await weightFiles(files);
+    const headers = await Promise.all(sources.map((file) => readTensors(file)));
+    return {
+      sources,
+      plan: planLoad(layout, sources, headers),
+      // What generate() starts from: generation_config.json, else config.json's own generation fields.
+      generation: files['generation_config.json']
+        ? { json: await readJson(files['generation_config.json']), file: 'generation_config.json' }
+        : { json, file: 'config.json' },
+    };
+  });
   // Each element goes straight to its place: the load needs the parameters' memory and no more.
   const weights = chooseWeights(opts.weights ?? 'auto', layout, plan);
   const { id } = await call(CALLS.createModel, [json, WEIGHTS.indexOf(weights)]);
@@ -110,23 +120,44 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
       const read = await reads[i];
       reads[i] = null; // the loader holds no chunk it has written
       if (read.byteLength !== end - at)
-        throw new Error(`${sources[f].name}: ended at byte ${at + read.byteLength} while reading "${tensor.name}"`);
+        throw fileError(
+          sources[f].name,
+          `${sources[f].name}: ended at byte ${at + read.byteLength} while reading "${tensor.name}"`,
+        );
       // Transferred to the engine's Worker, not copied (the loader owns what read() gives).
       const bytes = ownBuffer(read);
       const first = (at - tensor.begin) / DTYPE_BYTES[tensor.dtype];
-      await call(CALLS.modelWrite, [id, tensor.index, tensor.dtype, first, bytes], [bytes.buffer]);
+      await step(
+        'BadCheckpoint',
+        () => call(CALLS.modelWrite, [id, tensor.index, tensor.dtype, first, bytes], [bytes.buffer]),
+        { file: sources[f].name },
+      );
       loadedBytes += end - at;
       onProgress?.({ phase: 'load', loadedBytes, totalBytes, file: sources[f].name });
     }
     const missing = await call(CALLS.modelMissing, [id]);
-    if (missing.length) throw new Error(`tensors not loaded: ${missing.join(', ')}`);
+    if (missing.length) throw codedError('BadCheckpoint', `tensors not loaded: ${missing.join(', ')}`);
     // Known once the weights are in: a BERT's masked-LM head is read only when the checkpoint holds all of it.
     config.public = Object.freeze({ ...config.public, hasLogits: await call(CALLS.modelHasLogits, [id]) });
   } catch (error) {
     call(CALLS.disposeModel, [id]).catch(() => {});
-    throw error;
+    throw codeIfNone(error, 'BadCheckpoint');
   }
   return new TransformerModel(call, id, config, tokenizer, onDispose);
+}
+
+/**
+ * `body()`, its errors coded `code` (with `fields`) unless they have a code
+ * of their own: what a step of the load is about. A RangeError the engine
+ * gives a file's content ('InvalidArgument') is the file's fault here: a
+ * step's arguments are the checkpoint's, checked options aside.
+ */
+async function step(code, body, fields = {}) {
+  try {
+    return await body();
+  } catch (error) {
+    throw codeIfNone(error, code, fields, true);
+  }
 }
 
 /**
@@ -144,28 +175,32 @@ function planLoad(layout, sources, headers) {
       const name = canonicalName(tensor.name, layout.prefixes);
       const want = wanted.get(name);
       const where = `${sources[f].name}: tensor "${tensor.name}"`;
+      const fail = (message) => {
+        throw fileError(sources[f].name, message);
+      };
       // A copy of a tied tensor, or one the model computes (Marian's positions): not read.
       if (!want && layout.derived.includes(name)) continue;
       if (!want) {
         if (BACKBONE.test(name) && !UNUSED.test(name))
-          throw new Error(
+          fail(
             `${where} is not part of a ${layout.config.modelType} with config.json's sizes ` +
               `(${layout.config.numLayers} layers, hidden size ${layout.config.hiddenSize}); is config.json this model's?`,
           );
         continue;
       }
-      if (found.has(name)) throw new Error(`${where} is in the checkpoint twice (also in ${found.get(name).file})`);
+      if (found.has(name)) fail(`${where} is in the checkpoint twice (also in ${found.get(name).file})`);
       if (!FLOAT_DTYPES.includes(tensor.dtype))
-        throw new Error(`${where} has dtype ${tensor.dtype}; expected one of ${FLOAT_DTYPES.join(', ')}`);
+        fail(`${where} has dtype ${tensor.dtype}; expected one of ${FLOAT_DTYPES.join(', ')}`);
       if (tensor.shape.length !== want.shape.length || tensor.shape.some((n, i) => n !== want.shape[i]))
-        throw new Error(`${where} has shape [${tensor.shape}], but config.json's sizes make it [${want.shape}]`);
+        fail(`${where} has shape [${tensor.shape}], but config.json's sizes make it [${want.shape}]`);
       found.set(name, { file: sources[f].name });
       plan[f].push({ ...tensor, index: want.index });
     }
   });
   const absent = layout.tensors.filter((t) => !found.has(t.name) && !t.optional).map((t) => t.name);
   if (absent.length)
-    throw new Error(
+    throw fileError(
+      sources[0].name,
       `${sources.map((s) => s.name).join(', ')}: ${absent.length === 1 ? 'tensor' : `${absent.length} tensors`} missing: ` +
         `${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', …' : ''} (a ${layout.config.modelType} of ` +
         `${layout.config.numLayers} layers, as config.json says, needs ${layout.tensors.length})`,
@@ -227,24 +262,24 @@ const LOAD_OPTIONS = new Set([
 function checkLoadOptions(options) {
   if (options === undefined) return {};
   if (!options || typeof options !== 'object')
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `loadModel options: expected { onProgress, signal, weights, revision, endpoint, cacheDir, token, offline }, got ${describe(options)}`,
     );
   rejectUnknown(options, LOAD_OPTIONS, 'loadModel');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `onProgress: expected a function ({ phase, file, loadedBytes, totalBytes }) => void, got ${describe(options.onProgress)}`,
     );
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `signal: expected an AbortSignal (new AbortController().signal), got ${describe(options.signal)}`,
     );
   if (options.weights !== undefined) {
     const expected = `'auto', ${WEIGHTS.map((w) => `'${w}'`).join(', ')}`;
     if (typeof options.weights !== 'string')
-      throw new TypeError(`weights: expected one of ${expected}, got ${describe(options.weights)}`);
+      throw new ArgumentTypeError(`weights: expected one of ${expected}, got ${describe(options.weights)}`);
     if (options.weights !== 'auto' && !WEIGHTS.includes(options.weights))
-      throw new RangeError(`weights: expected one of ${expected}, got ${JSON.stringify(options.weights)}`);
+      throw new ArgumentRangeError(`weights: expected one of ${expected}, got ${JSON.stringify(options.weights)}`);
   }
   options.signal?.throwIfAborted();
   return options;

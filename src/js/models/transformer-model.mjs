@@ -5,6 +5,7 @@ import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
 import { CALL, DETACH, EngineResource } from '../resource.mjs';
 import { beamSearch, generationSettings, greedySearch, seededRandom } from './generation.mjs';
+import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
 
 const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates', 'returnLogits', 'returnQueryKey']);
 // An encoder-decoder's run also takes a head mask; its input, the decoder's ids.
@@ -44,14 +45,14 @@ const STEP_KEYS = new Set(['inputIds']);
 
 function ids(value, name, length) {
   if (!(value instanceof Int32Array) && !Array.isArray(value))
-    throw new TypeError(`${name}: expected an Int32Array or an array of integers, got ${describe(value)}`);
+    throw new ArgumentTypeError(`${name}: expected an Int32Array or an array of integers, got ${describe(value)}`);
   if (length !== undefined && value.length !== length)
-    throw new RangeError(`${name}: expected ${length} ids (one per token of inputIds), got ${value.length}`);
+    throw new ArgumentRangeError(`${name}: expected ${length} ids (one per token of inputIds), got ${value.length}`);
   const out = new Int32Array(value.length);
   for (let i = 0; i < value.length; i++) {
     const v = value[i];
     if (!Number.isInteger(v) || v < 0 || v > 2 ** 31 - 1)
-      throw new RangeError(`${name}[${i}]: expected a non-negative integer id, got ${describe(v)}`);
+      throw new ArgumentRangeError(`${name}[${i}]: expected a non-negative integer id, got ${describe(v)}`);
     out[i] = v;
   }
   return out;
@@ -176,7 +177,7 @@ export class TransformerModel extends EngineResource {
   async generate(input, options) {
     if (this.config.kind === 'decoder') return this.#generateDecoder(input, options);
     if (this.config.kind !== 'encoder-decoder')
-      throw new TypeError(
+      throw new ArgumentTypeError(
         `generate: a ${this.config.modelType} is an ${this.config.kind}; generate() is a decoder's or an ` +
           "encoder-decoder's (an encoder's predictions are its masked-LM head's: run() with returnLogits)",
       );
@@ -185,7 +186,7 @@ export class TransformerModel extends EngineResource {
       maxPositions: this.config.maxPositions,
     });
     if (settings.maxLength > this.config.maxLength)
-      throw new RangeError(
+      throw new ArgumentRangeError(
         `maxLength: ${settings.maxLength} tokens, more than the ${this.config.maxLength} positions this model has`,
       );
     return this.#exclusive(async () => {
@@ -282,7 +283,7 @@ export class TransformerModel extends EngineResource {
         maxPositions: this.config.maxPositions,
       });
       if (settings.maxLength > this.config.maxLength)
-        throw new RangeError(
+        throw new ArgumentRangeError(
           `maxLength: ${settings.maxLength} tokens (the prompt's ${prompt.length} and the new ones), more than the ` +
             `${this.config.maxLength} positions this model has`,
         );
@@ -339,7 +340,7 @@ export class TransformerModel extends EngineResource {
 
   async #stateful(method, input, options, what) {
     if (this.config.kind !== 'decoder')
-      throw new TypeError(
+      throw new ArgumentTypeError(
         `${what}: a ${this.config.modelType} is an ${this.config.kind}, with no state between calls; ` +
           "prefill and step are a decoder's (use run)",
       );
@@ -433,9 +434,10 @@ export class TransformerModel extends EngineResource {
     encoded,
   ) {
     const T = decoderIds.length;
-    if (T === 0) throw new RangeError('input.decoderInputIds: no ids (the decoder starts from decoder_start_token_id)');
+    if (T === 0)
+      throw new ArgumentRangeError('input.decoderInputIds: no ids (the decoder starts from decoder_start_token_id)');
     if (T > this.config.maxLength)
-      throw new RangeError(
+      throw new ArgumentRangeError(
         `input.decoderInputIds: ${T} ids, more than the ${this.config.maxLength} positions this model has`,
       );
     encoded ??= await this[CALL](CALLS.modelEncode, () => [
@@ -490,18 +492,18 @@ export class TransformerModel extends EngineResource {
       rejectUnknown(input, SEQ2SEQ_KEYS, `${what} input`);
       if ('decoderInputIds' in input) {
         if (what === 'generate')
-          throw new TypeError('input.decoderInputIds: generate() decides them; give them to run()');
+          throw new ArgumentTypeError('input.decoderInputIds: generate() decides them; give them to run()');
         decoderInputIds = ids(input.decoderInputIds, 'input.decoderInputIds');
         const bad = decoderInputIds.findIndex((v) => v >= this.config.vocabSize);
         if (bad >= 0)
-          throw new RangeError(
+          throw new ArgumentRangeError(
             `input.decoderInputIds[${bad}]: expected an id below the vocabulary size ${this.config.vocabSize}, got ${decoderInputIds[bad]}`,
           );
       }
       if ('text' in input && 'inputIds' in input)
-        throw new TypeError('input: give text or inputIds, not both (which would the model run?)');
+        throw new ArgumentTypeError('input: give text or inputIds, not both (which would the model run?)');
       if ('text' in input && typeof input.text !== 'string')
-        throw new TypeError(`input.text: expected a string, got ${describe(input.text)}`);
+        throw new ArgumentTypeError(`input.text: expected a string, got ${describe(input.text)}`);
       source = 'text' in input ? input.text : { inputIds: input.inputIds };
     }
     const read = await this.#read(source, what, false, 0);
@@ -554,17 +556,17 @@ export class TransformerModel extends EngineResource {
     let typeIds = null;
     const keys = pairs ? INPUT_KEYS : STEP_KEYS;
     if (input && typeof input === 'object' && 'text' in input && 'inputIds' in input)
-      throw new TypeError('input: give text or inputIds, not both (which would the model run?)');
+      throw new ArgumentTypeError('input: give text or inputIds, not both (which would the model run?)');
     if (input && typeof input === 'object' && 'inputIds' in input && 'textPair' in input)
-      throw new TypeError('input.textPair: a second text goes with text, not with inputIds');
+      throw new ArgumentTypeError('input.textPair: a second text goes with text, not with inputIds');
     if (typeof input === 'string' || (pairs && input && typeof input === 'object' && 'text' in input)) {
       const [text, textPair] = typeof input === 'string' ? [input, undefined] : [input.text, input.textPair];
       if (typeof input !== 'string') rejectUnknown(input, keys, `${what} input`);
-      if (typeof text !== 'string') throw new TypeError(`input.text: expected a string, got ${describe(text)}`);
+      if (typeof text !== 'string') throw new ArgumentTypeError(`input.text: expected a string, got ${describe(text)}`);
       if (textPair !== undefined && typeof textPair !== 'string')
-        throw new TypeError(`input.textPair: expected a string, got ${describe(textPair)}`);
+        throw new ArgumentTypeError(`input.textPair: expected a string, got ${describe(textPair)}`);
       if (!this.#tokenizer)
-        throw new TypeError(
+        throw new ArgumentTypeError(
           'input: this model folder has no tokenizer (tokenizer.json, vocab.txt, or source.spm with vocab.json), so it ' +
             'cannot read text; pass { inputIds }',
         );
@@ -586,22 +588,23 @@ export class TransformerModel extends EngineResource {
       if (input.tokenTypeIds !== undefined) {
         // transformers' GPT-2 would add wte(token_type_ids): refused rather than ignored.
         if (!this.#architecture.tokenTypeEmbeddings)
-          throw new TypeError(
+          throw new ArgumentTypeError(
             `input.tokenTypeIds: a ${this.config.modelType} has no token type embeddings; leave tokenTypeIds out`,
           );
         typeIds = ids(input.tokenTypeIds, 'input.tokenTypeIds', inputIds.length);
       }
     } else {
-      throw new TypeError(
+      throw new ArgumentTypeError(
         pairs
           ? `input: expected a string, { text, textPair } or { inputIds, tokenTypeIds }, got ${describe(input)}`
           : `input: expected a string or { inputIds }, got ${describe(input)}`,
       );
     }
     const max = this.config.maxLength - past;
-    if (inputIds.length === 0) throw new RangeError('input: no tokens (an empty text gives none with this tokenizer)');
+    if (inputIds.length === 0)
+      throw new ArgumentRangeError('input: no tokens (an empty text gives none with this tokenizer)');
     if (inputIds.length > max)
-      throw new RangeError(
+      throw new ArgumentRangeError(
         past
           ? `input: ${inputIds.length} tokens, more than the ${max} positions left after the ${past} the model has seen`
           : `input: ${inputIds.length} tokens, more than the ${max} this model has positions for`,
@@ -609,7 +612,7 @@ export class TransformerModel extends EngineResource {
     const vocab = this.config.vocabSize;
     const bad = inputIds.findIndex((v) => v >= vocab);
     if (bad >= 0)
-      throw new RangeError(
+      throw new ArgumentRangeError(
         `input.inputIds[${bad}]: expected an id below the vocabulary size ${vocab}, got ${inputIds[bad]}`,
       );
     const tokens = this.#tokenizer ? this.#tokenizer.pieces(inputIds) : Array.from(inputIds, String);
@@ -621,7 +624,7 @@ export class TransformerModel extends EngineResource {
 function checkRunOptions(options, what, config) {
   if (options === undefined) return { headMask: null };
   if (!options || typeof options !== 'object')
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `${what} options: expected { returnAttention, returnHiddenStates, returnLogits, ` +
         `${what === 'run' ? 'returnQueryKey, ' : ''}headMask }, got ${describe(options)}`,
     );
@@ -629,7 +632,7 @@ function checkRunOptions(options, what, config) {
   checkBooleans(options);
   // A step's keys would be its new tokens' alone (the earlier ones are in the cache): run() returns them all.
   if (what !== 'run' && options.returnQueryKey)
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `returnQueryKey: ${what}() returns no queries and keys; run() over the whole sequence returns every ` +
         "position's (model.run({ inputIds }, { returnQueryKey: true }))",
     );
@@ -640,23 +643,23 @@ function checkRunOptions(options, what, config) {
 function checkBooleans(options) {
   for (const name of RUN_OPTIONS)
     if (options[name] !== undefined && typeof options[name] !== 'boolean')
-      throw new TypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
+      throw new ArgumentTypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
 }
 
 // One head mask: [layers][heads] of 1 (keep) or 0 (switch off), as a Uint8Array for the engine.
 function maskRows(rows, layers, heads, name) {
   if (!Array.isArray(rows) || rows.length !== layers)
-    throw new RangeError(`${name}: expected ${layers} layers of ${heads} heads, got ${describe(rows)}`);
+    throw new ArgumentRangeError(`${name}: expected ${layers} layers of ${heads} heads, got ${describe(rows)}`);
   const flat = new Uint8Array(layers * heads);
   rows.forEach((row, l) => {
     if (!Array.isArray(row) && !ArrayBuffer.isView(row))
-      throw new TypeError(`${name}[${l}]: expected an array of ${heads} values 0 or 1, got ${describe(row)}`);
+      throw new ArgumentTypeError(`${name}[${l}]: expected an array of ${heads} values 0 or 1, got ${describe(row)}`);
     if (row.length !== heads)
-      throw new RangeError(`${name}[${l}]: expected ${heads} values (one per head), got ${row.length}`);
+      throw new ArgumentRangeError(`${name}[${l}]: expected ${heads} values (one per head), got ${row.length}`);
     for (let h = 0; h < heads; h++) {
       const v = row[h];
       if (v !== 0 && v !== 1 && v !== true && v !== false)
-        throw new RangeError(`${name}[${l}][${h}]: expected 1 (keep) or 0 (switch off), got ${describe(v)}`);
+        throw new ArgumentRangeError(`${name}[${l}][${h}]: expected 1 (keep) or 0 (switch off), got ${describe(v)}`);
       flat[l * heads + h] = v === 1 || v === true ? 1 : 0;
     }
   });
@@ -668,7 +671,7 @@ function checkHeadMask(mask, config) {
   const none = { encoder: null, decoder: null, cross: null };
   if (mask === undefined) return none;
   if (!mask || typeof mask !== 'object' || Array.isArray(mask))
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `headMask: expected { encoder, decoder, cross } of [layers][heads] 0/1 arrays, got ${describe(mask)}`,
     );
   rejectUnknown(mask, new Set(['encoder', 'decoder', 'cross']), 'headMask');
@@ -691,13 +694,13 @@ function checkLayerMask(mask, config) {
 function checkSeq2SeqRunOptions(options, config) {
   if (options === undefined) return { headMask: checkHeadMask(undefined, config) };
   if (!options || typeof options !== 'object')
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `run options: expected { returnAttention, returnHiddenStates, returnLogits, headMask }, got ${describe(options)}`,
     );
   rejectUnknown(options, SEQ2SEQ_RUN_OPTIONS, 'run');
   checkBooleans(options);
   if (options.returnQueryKey)
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `returnQueryKey: a ${config.modelType} is an encoder-decoder, whose queries and keys run() does not return; ` +
         "run() returns them for an encoder's or a decoder's layers (model.config.kind 'encoder' or 'decoder')",
     );
@@ -708,11 +711,11 @@ function checkGenerateOptions(options, config, allowed) {
   const mask = (m) => (config.kind === 'decoder' ? checkLayerMask(m, config) : checkHeadMask(m, config));
   if (options === undefined) return { headMask: mask(undefined) };
   if (!options || typeof options !== 'object')
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `generate options: expected an object such as { maxNewTokens, numBeams }, got ${describe(options)}`,
     );
   if (options.returnQueryKey !== undefined)
-    throw new TypeError(
+    throw new ArgumentTypeError(
       config.kind === 'decoder'
         ? 'returnQueryKey: generate() returns no queries and keys; run() over its outputIds returns them ' +
             '(model.run({ inputIds: result.outputIds }, { returnQueryKey: true }))'
@@ -724,8 +727,8 @@ function checkGenerateOptions(options, config, allowed) {
     const v = options[name];
     if (v === undefined) return;
     if (typeof v !== 'number' || !Number.isInteger(v))
-      throw new TypeError(`${name}: expected an integer, got ${describe(v)}`);
-    if (v < least || v > most) throw new RangeError(`${name}: expected ${least} to ${most}, got ${v}`);
+      throw new ArgumentTypeError(`${name}: expected an integer, got ${describe(v)}`);
+    if (v < least || v > most) throw new ArgumentRangeError(`${name}: expected ${least} to ${most}, got ${v}`);
   };
   whole('maxNewTokens', 1, config.maxLength - 1);
   whole('maxLength', 2, config.maxLength);
@@ -734,35 +737,37 @@ function checkGenerateOptions(options, config, allowed) {
   whole('noRepeatNgramSize', 0, config.maxLength);
   whole('minNewTokens', 0, config.maxLength);
   if (options.maxNewTokens !== undefined && options.maxLength !== undefined)
-    throw new TypeError('maxNewTokens, maxLength: give one of them (which would bound the output?)');
+    throw new ArgumentTypeError('maxNewTokens, maxLength: give one of them (which would bound the output?)');
   if (
     options.lengthPenalty !== undefined &&
     (typeof options.lengthPenalty !== 'number' || !Number.isFinite(options.lengthPenalty))
   )
-    throw new TypeError(`lengthPenalty: expected a finite number, got ${describe(options.lengthPenalty)}`);
+    throw new ArgumentTypeError(`lengthPenalty: expected a finite number, got ${describe(options.lengthPenalty)}`);
   for (const name of ['temperature', 'repetitionPenalty']) {
     const v = options[name];
     if (v !== undefined && (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)))
-      throw new RangeError(`${name}: expected a finite number > 0, got ${describe(v)}`);
+      throw new ArgumentRangeError(`${name}: expected a finite number > 0, got ${describe(v)}`);
   }
   whole('topK', 0, config.vocabSize);
   if (options.topP !== undefined && (typeof options.topP !== 'number' || !(options.topP > 0 && options.topP <= 1)))
-    throw new RangeError(`topP: expected a number in (0, 1], got ${describe(options.topP)}`);
+    throw new ArgumentRangeError(`topP: expected a number in (0, 1], got ${describe(options.topP)}`);
   if (options.doSample !== undefined && typeof options.doSample !== 'boolean')
-    throw new TypeError(`doSample: expected a boolean, got ${describe(options.doSample)}`);
+    throw new ArgumentTypeError(`doSample: expected a boolean, got ${describe(options.doSample)}`);
   if (options.seed !== undefined && (!Number.isInteger(options.seed) || options.seed < 0 || options.seed > 2 ** 32 - 1))
-    throw new RangeError(`seed: expected an integer from 0 to 2^32 - 1, got ${describe(options.seed)}`);
+    throw new ArgumentRangeError(`seed: expected an integer from 0 to 2^32 - 1, got ${describe(options.seed)}`);
   if (options.earlyStopping !== undefined && ![true, false, 'never'].includes(options.earlyStopping))
-    throw new TypeError(`earlyStopping: expected true, false or 'never', got ${describe(options.earlyStopping)}`);
+    throw new ArgumentTypeError(
+      `earlyStopping: expected true, false or 'never', got ${describe(options.earlyStopping)}`,
+    );
   for (const name of ['returnAttention', 'returnHiddenStates'])
     if (options[name] !== undefined && typeof options[name] !== 'boolean')
-      throw new TypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
+      throw new ArgumentTypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
   if (options.onToken !== undefined && typeof options.onToken !== 'function')
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `onToken: expected a function ({ outputIds, tokens }) => void, got ${describe(options.onToken)}`,
     );
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
-    throw new TypeError(`signal: expected an AbortSignal, got ${describe(options.signal)}`);
+    throw new ArgumentTypeError(`signal: expected an AbortSignal, got ${describe(options.signal)}`);
   options.signal?.throwIfAborted();
   return { ...options, headMask: mask(options.headMask) };
 }

@@ -10,6 +10,7 @@
 // bytes' absolute offsets in the file, so the loader streams both formats
 // alike. Hand-written because no maintained JS library reads this format
 // without a Python runtime.
+import { fileError } from '../../errors.mjs';
 import { readStoredZip } from './zip.mjs';
 
 /** The storages a state_dict's tensors use → safetensors' dtype names (only F32/F16/BF16 load). */
@@ -71,7 +72,7 @@ export const isZip = (bytes) => bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[
  */
 export async function readPytorchTensors(file) {
   const fail = (problem) => {
-    throw new Error(`${file.name}: ${problem}`);
+    throw fileError(file.name, `${file.name}: ${problem}`);
   };
   const head = await file.read(0, Math.min(4, file.size));
   if (!isZip(head)) {

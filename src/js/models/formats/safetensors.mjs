@@ -4,6 +4,7 @@
 // then the data segment, offsets relative to its start. Headers are padded to
 // 8 bytes by new writers and not by old ones: nothing here assumes alignment.
 // Every check names the file and the problem.
+import { fileError } from '../../errors.mjs';
 
 /** Bytes per element of the dtypes the format defines. */
 export const DTYPE_BYTES = Object.freeze({
@@ -35,7 +36,7 @@ const MAX_HEADER = 100_000_000;
  */
 export async function readHeader(file) {
   const fail = (problem) => {
-    throw new Error(`${file.name}: ${problem}`);
+    throw fileError(file.name, `${file.name}: ${problem}`);
   };
   if (file.size < 8) fail(`${file.size} bytes, too short for a safetensors file (it starts with an 8-byte length)`);
   const prefix = await file.read(0, 8);

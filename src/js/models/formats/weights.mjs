@@ -4,6 +4,7 @@
 // (pytorch_model.bin, or the shards of pytorch_model.bin.index.json). Every
 // tensor comes out as { name, dtype, shape, elements, begin, end }, so the
 // loader matches and streams both alike.
+import { codedError, fileError } from '../../errors.mjs';
 import { readJson } from '../sources/files.mjs';
 import { readPytorchTensors } from './pytorch.mjs';
 import { readHeader } from './safetensors.mjs';
@@ -43,12 +44,12 @@ export const WEIGHT_FILE_NAMES = FORMATS.flatMap(({ single, index }) => [index, 
  */
 export function shardNames(index, json) {
   const map = json.weight_map;
-  if (!map || typeof map !== 'object' || Array.isArray(map)) throw new Error(`${index}: no weight_map`);
+  if (!map || typeof map !== 'object' || Array.isArray(map)) throw fileError(index, `${index}: no weight_map`);
   const names = [...new Set(Object.values(map))];
   // A plain file name beside the index: never a path (a Hub source joins it onto its cache folder).
   const bad = names.find((n) => typeof n !== 'string' || !/^[^/\\]+$/.test(n) || n === '.' || n === '..');
   if (bad !== undefined)
-    throw new Error(`${index}: a weight_map value is not a file name beside it: ${JSON.stringify(bad)}`);
+    throw fileError(index, `${index}: a weight_map value is not a file name beside it: ${JSON.stringify(bad)}`);
   return names;
 }
 
@@ -63,11 +64,13 @@ export async function weightFiles(files) {
     const names = shardNames(choice.index, await readJson(files[choice.index]));
     // (Own names only: a weight_map naming "constructor" or "__proto__" names no file.)
     const absent = names.filter((n) => !Object.hasOwn(files, n));
-    if (absent.length) throw new Error(`${choice.index} lists ${absent.join(', ')}, which the folder does not have`);
+    if (absent.length)
+      throw fileError(choice.index, `${choice.index} lists ${absent.join(', ')}, which the folder does not have`);
     return names.map((n) => files[n]);
   }
   const others = Object.keys(files).filter((n) => OTHER_WEIGHTS.test(n));
-  throw new Error(
+  throw codedError(
+    'NoWeights',
     `no model.safetensors or pytorch_model.bin in the folder${others.length ? ` (it has ${others.join(', ')})` : ''}: ` +
       "download the weights from the model's page on the Hugging Face Hub (Files and versions), as " +
       'model.safetensors (preferred) or pytorch_model.bin',

@@ -9,6 +9,7 @@
 // platform's `openNamed` (sources/hub-node.mjs, sources/hub-browser.mjs).
 import { describe } from '../../checks.mjs';
 import { fileNameOf, pickCheckpointFiles } from '../checkpoint-files.mjs';
+import { ArgumentTypeError, fileError } from '../../errors.mjs';
 
 const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
 
@@ -38,7 +39,7 @@ function bytesFile(name, bytes, path) {
         : new Uint8Array(bufferOf.call(bytes), offsetOf.call(bytes), lengthOf.call(bytes)); // a Uint8Array
   } catch {
     // Only a detached buffer (transferred to a Worker, say) refuses a view of itself.
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `source["${path}"]: its ArrayBuffer is detached (transferred elsewhere), so it holds no bytes; pass the file's bytes`,
     );
   }
@@ -62,9 +63,9 @@ export async function openSource(source, openNamed, options) {
 async function sourceFiles(source, openNamed, options) {
   if (typeof source === 'string' || (typeof URL === 'function' && source instanceof URL)) {
     if (source === '')
-      throw new TypeError('source: expected a Hugging Face model name or a folder, got the empty string');
+      throw new ArgumentTypeError('source: expected a Hugging Face model name or a folder, got the empty string');
     if (!openNamed)
-      throw new TypeError(
+      throw new ArgumentTypeError(
         "source: a name works with the engine of 'mha-wasm/model' (a Hub repo id, or a folder path in Node); or pass the files",
       );
     return openNamed(source, options);
@@ -74,7 +75,7 @@ async function sourceFiles(source, openNamed, options) {
   if (list)
     return list.map((file, i) => {
       if (!isBlob(file) || typeof file.name !== 'string')
-        throw new TypeError(`source[${i}]: expected a File (with a name), got ${describe(file)}`);
+        throw new ArgumentTypeError(`source[${i}]: expected a File (with a name), got ${describe(file)}`);
       return { path: file.webkitRelativePath || file.name, file: blobFile(file.name, file) };
     });
   if (source && typeof source === 'object' && !ArrayBuffer.isView(source) && !isBlob(source))
@@ -82,11 +83,11 @@ async function sourceFiles(source, openNamed, options) {
       if (isBlob(value)) return { path, file: blobFile(fileNameOf(path), value) };
       if (value instanceof ArrayBuffer || value instanceof Uint8Array)
         return { path, file: bytesFile(fileNameOf(path), value, path) };
-      throw new TypeError(
+      throw new ArgumentTypeError(
         `source["${path}"]: expected an ArrayBuffer, Uint8Array or Blob with the file's bytes, got ${describe(value)}`,
       );
     });
-  throw new TypeError(
+  throw new ArgumentTypeError(
     "source: expected a Hugging Face model name ('org/name'), a folder, or a model folder's files " +
       `(a folder path or file: URL in Node, a FileList, File[] or { fileName: ArrayBuffer | Uint8Array | Blob }), got ${describe(source)}`,
   );
@@ -99,7 +100,10 @@ export const MAX_TEXT_BYTES = 64 << 20;
 
 export async function readText(file) {
   if (file.size > MAX_TEXT_BYTES)
-    throw new Error(`${file.name}: ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a checkpoint's text file has`);
+    throw fileError(
+      file.name,
+      `${file.name}: ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a checkpoint's text file has`,
+    );
   return new TextDecoder().decode(await file.read(0, file.size));
 }
 
@@ -109,12 +113,13 @@ export async function readText(file) {
  */
 export async function readBytes(file) {
   if (file.size > MAX_TEXT_BYTES)
-    throw new Error(
+    throw fileError(
+      file.name,
       `${file.name}: ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a checkpoint's tokenizer file has`,
     );
   const bytes = await file.read(0, file.size);
   if (bytes.byteLength !== file.size)
-    throw new Error(`${file.name}: ended at byte ${bytes.byteLength} of ${file.size}`);
+    throw fileError(file.name, `${file.name}: ended at byte ${bytes.byteLength} of ${file.size}`);
   return bytes;
 }
 
@@ -132,10 +137,11 @@ export function parseJsonObject(name, text) {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${name}: not valid JSON (${error.message})`);
+    throw fileError(name, `${name}: not valid JSON (${error.message})`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw new Error(
+    throw fileError(
+      name,
       `${name}: expected a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`,
     );
   return value;

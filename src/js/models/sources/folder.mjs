@@ -5,6 +5,7 @@
 // reaches node:fs.
 import { opendir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { codedError } from '../../errors.mjs';
 
 /** The files of a model folder, read when asked: [{ path, file: { name, size, read(begin, end) } }]. */
 export async function readFolder(folder) {
@@ -12,7 +13,9 @@ export async function readFolder(folder) {
   try {
     dir = await opendir(folder);
   } catch (error) {
-    throw new Error(`source: cannot read the folder ${folder} (${error.code ?? error.message})`);
+    throw codedError('InvalidArgument', `source: cannot read the folder ${folder} (${error.code ?? error.message})`, {
+      cause: error,
+    });
   }
   const files = [];
   for await (const entry of dir) {

@@ -20,6 +20,7 @@
 // under pressure. A download is checked against the file list's size; its
 // sha256 is not (browsers have no streaming digest).
 import { describe } from '../../checks.mjs';
+import { ArgumentTypeError, codedError } from '../../errors.mjs';
 import { checkHubOptions, hubFetch, openHub, parseHubUrl, parseRepoId, DEFAULT_ENDPOINT } from './hub.mjs';
 
 export const CACHE_NAME = 'mha-wasm-hub';
@@ -29,15 +30,17 @@ export async function openNamed(source, options = {}) {
   const named =
     source instanceof URL || /^https?:\/\//i.test(source) ? parseHubUrl(source) : { repo: parseRepoId(source) };
   if (!named?.repo)
-    throw new TypeError(
+    throw new ArgumentTypeError(
       `source: expected a Hugging Face model name ("org/name") or a Hub model's URL, got ${describe(String(source))}; ` +
         'a folder on disk is loaded by passing its files (a FileList from <input type=file webkitdirectory>, File[])',
     );
   if (options.cacheDir !== undefined)
-    throw new TypeError('cacheDir: works in Node only; browsers keep models in the Cache API ("mha-wasm-hub")');
+    throw new ArgumentTypeError('cacheDir: works in Node only; browsers keep models in the Cache API ("mha-wasm-hub")');
   if (typeof caches === 'undefined')
-    throw new Error(
+    throw codedError(
+      'Unsupported',
       `${named.repo}: this page has no Cache API (it needs a secure context: https or localhost), where models are kept`,
+      { repo: named.repo },
     );
   const settings = checkHubOptions(options, { endpoint: DEFAULT_ENDPOINT, offline: false }, named);
   const hub = {
@@ -200,19 +203,32 @@ export class BrowserHubStore {
       } catch (error) {
         if (hub.signal?.aborted) throw hub.signal.reason;
         if (error?.name === 'QuotaExceededError')
-          throw new Error(`${hub.repo}: ${name}: the browser's storage for this page is full (${error.message})`);
+          throw codedError(
+            'StorageFull',
+            `${hub.repo}: ${name}: the browser's storage for this page is full (${error.message})`,
+            {
+              repo: hub.repo,
+              file: name,
+            },
+          );
         if (attempt < 3) continue;
-        throw new Error(
+        throw codedError(
+          'Interrupted',
           `${hub.repo}: ${name}: the download stopped at byte ${at} (${error.message}); load again to go on`,
-          {
-            cause: error,
-          },
+          { cause: error, repo: hub.repo, file: name },
         );
       }
       if (size !== undefined && at !== size) {
         if (at < size && attempt < 3) continue;
         for (let i = 0; i < part; i++) await this.#cache.delete(this.#partKey(commit, name, i));
-        throw new Error(`${hub.repo}: ${name}: downloaded ${at} bytes, but the Hub says it has ${size}; load again`);
+        throw codedError(
+          'Interrupted',
+          `${hub.repo}: ${name}: downloaded ${at} bytes, but the Hub says it has ${size}; load again`,
+          {
+            repo: hub.repo,
+            file: name,
+          },
+        );
       }
       await this.#cache.put(this.#fileKey(commit, name), new Response(JSON.stringify({ size: at, parts: part })));
       return;
@@ -230,8 +246,10 @@ async function checkSpace(hub, name, size) {
   }
   const { quota, usage } = await storage.estimate();
   if (Number.isFinite(quota) && Number.isFinite(usage) && quota - usage < size)
-    throw new Error(
+    throw codedError(
+      'StorageFull',
       `${hub.repo}: ${name} is ${(size / 2 ** 20).toFixed(1)} MB, but the browser allows this page ` +
         `${((quota - usage) / 2 ** 20).toFixed(1)} MB more storage: free some (the browser's site settings) or load the files from disk`,
+      { repo: hub.repo, file: name },
     );
 }

@@ -38,6 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from '../../checks.mjs';
+import { ArgumentTypeError, codedError } from '../../errors.mjs';
 import { fileAt, readFolder } from './folder.mjs';
 import {
   COMMIT,
@@ -84,26 +85,27 @@ export async function openNamed(source, options = {}) {
     if (source.protocol === 'file:') return readFolder(fileURLToPath(source));
     named = parseHubUrl(source);
     if (!named)
-      throw new TypeError(
+      throw new ArgumentTypeError(
         `source: expected a file: URL of a folder or a Hub model's URL (https://huggingface.co/org/name), got ${source.href}`,
       );
   } else if (await isFolder(source)) return readFolder(source);
   else if (/^https?:\/\//i.test(source)) {
     named = parseHubUrl(source);
     if (!named)
-      throw new TypeError(
+      throw new ArgumentTypeError(
         `source: expected a Hub model's URL (https://huggingface.co/org/name, or …/tree/{revision}), got "${source}"`,
       );
   } else named = { repo: parseRepoId(source) };
   if (!named.repo)
-    throw new Error(
+    throw codedError(
+      'InvalidArgument',
       `source: no folder ${source}, and "${source}" is not a Hugging Face model name ("name" or "org/name": ` +
         'letters, digits, "-", "_", ".")',
     );
   const env = await hubEnvironment();
   const settings = checkHubOptions(options, env, named);
   if (options.cacheDir !== undefined && (typeof options.cacheDir !== 'string' || options.cacheDir === ''))
-    throw new TypeError(`cacheDir: expected a folder path, got ${describe(options.cacheDir)}`);
+    throw new ArgumentTypeError(`cacheDir: expected a folder path, got ${describe(options.cacheDir)}`);
   const hub = {
     ...settings,
     repo: named.repo,
@@ -223,12 +225,29 @@ export class NodeHubStore {
   async download(hub, commit, name, entry, onBytes) {
     const meta = await this.#metadata(hub, commit, name);
     if (meta.commit && meta.commit !== commit)
-      throw new Error(`${hub.repo}: ${name}: the Hub answered for commit ${meta.commit}, not ${commit}; try again`);
+      throw codedError(
+        'HubError',
+        `${hub.repo}: ${name}: the Hub answered for commit ${meta.commit}, not ${commit}; try again`,
+        {
+          repo: hub.repo,
+          file: name,
+        },
+      );
     const size = meta.size ?? entry?.size;
     if (entry?.size !== undefined && meta.size !== undefined && entry.size !== meta.size)
-      throw new Error(`${hub.repo}: ${name}: the file list says ${entry.size} bytes, the file's headers ${meta.size}`);
+      throw codedError(
+        'HubError',
+        `${hub.repo}: ${name}: the file list says ${entry.size} bytes, the file's headers ${meta.size}`,
+        {
+          repo: hub.repo,
+          file: name,
+        },
+      );
     if (!/^[\w.-]+$/.test(meta.etag))
-      throw new Error(`${hub.repo}: ${name}: the Hub gave no usable ETag ("${meta.etag}")`);
+      throw codedError('HubError', `${hub.repo}: ${name}: the Hub gave no usable ETag ("${meta.etag}")`, {
+        repo: hub.repo,
+        file: name,
+      });
     const blob = path.join(this.root, 'blobs', meta.etag);
     await mkdir(path.dirname(blob), { recursive: true });
     if (!(await exists(blob))) {
@@ -308,11 +327,10 @@ export class NodeHubStore {
           if (hub.signal?.aborted) throw hub.signal.reason;
           // Cut off: resumed from where it stopped.
           if (attempt < 3) continue;
-          throw new Error(
+          throw codedError(
+            'Interrupted',
             `${hub.repo}: ${name}: the download stopped at byte ${written} (${error.message}); load again to resume`,
-            {
-              cause: error,
-            },
+            { cause: error, repo: hub.repo, file: name },
           );
         } finally {
           await handle.close();
@@ -331,7 +349,10 @@ export class NodeHubStore {
           restarted = true; // what an earlier download left may be what is wrong
           continue;
         }
-        throw new Error(`${hub.repo}: ${name}: downloaded ${wrong}; it was deleted: load again`);
+        throw codedError('Interrupted', `${hub.repo}: ${name}: downloaded ${wrong}; it was deleted: load again`, {
+          repo: hub.repo,
+          file: name,
+        });
       }
       await rename(partial, blob);
       return;

@@ -16,6 +16,7 @@
 // wasm module for a few requests; what is used of the Hub's HTTP is small
 // and documented (huggingface_hub's file_download.py and hf_api.py).
 import { describe } from '../../checks.mjs';
+import { ArgumentRangeError, ArgumentTypeError, codedError } from '../../errors.mjs';
 import { READ_FILES, filesToRead, textFilesDecided } from '../checkpoint-files.mjs';
 import { WEIGHT_FILE_NAMES, OTHER_WEIGHTS, shardNames, weightChoice } from '../formats/weights.mjs';
 import { parseJsonObject } from './files.mjs';
@@ -81,17 +82,17 @@ export function checkHubOptions(options, defaults, named = {}) {
     const value = options[name];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value === '')
-      throw new TypeError(`${name}: expected a non-empty string, got ${describe(value)}`);
+      throw new ArgumentTypeError(`${name}: expected a non-empty string, got ${describe(value)}`);
     out[name] = value;
   }
   if (options.offline !== undefined) {
     if (typeof options.offline !== 'boolean')
-      throw new TypeError(`offline: expected true or false, got ${describe(options.offline)}`);
+      throw new ArgumentTypeError(`offline: expected true or false, got ${describe(options.offline)}`);
     out.offline = options.offline;
     out.offlineWhy = 'offline: true';
   }
   if (/(^|\/)\.\.?(\/|$)|^\/|\/$|[\\\0]/.test(out.revision))
-    throw new RangeError(`revision: expected a branch, tag or commit of the repo, got "${out.revision}"`);
+    throw new ArgumentRangeError(`revision: expected a branch, tag or commit of the repo, got "${out.revision}"`);
   let endpoint;
   try {
     endpoint = new URL(out.endpoint);
@@ -104,10 +105,14 @@ export function checkHubOptions(options, defaults, named = {}) {
     endpoint.search ||
     endpoint.hash
   )
-    throw new RangeError(`endpoint: expected an http(s) URL such as ${DEFAULT_ENDPOINT}, got "${out.endpoint}"`);
+    throw new ArgumentRangeError(
+      `endpoint: expected an http(s) URL such as ${DEFAULT_ENDPOINT}, got "${out.endpoint}"`,
+    );
   out.endpoint = endpoint.href.replace(/\/+$/, '');
   if (out.token !== undefined && /[\s\0]/.test(out.token))
-    throw new RangeError('token: expected a Hugging Face access token (hf_…), got a string with spaces or line breaks');
+    throw new ArgumentRangeError(
+      'token: expected a Hugging Face access token (hf_…), got a string with spaces or line breaks',
+    );
   if (named.origin && named.origin !== endpoint.origin) {
     // The files come from the URL's origin; the token stays with the endpoint.
     out.endpoint = named.origin;
@@ -155,11 +160,12 @@ export async function hubFetch(hub, url, what, init = {}) {
         await sleep(500 << attempt, hub.signal);
         continue;
       }
-      throw new Error(
+      throw codedError(
+        'Unreachable',
         `${hub.repo}: cannot reach ${hub.endpoint} for ${what} (${error.cause?.code ?? error.cause?.message ?? error.message}): ` +
           'check the network, set the endpoint (options.endpoint or HF_ENDPOINT) to a mirror you can reach, ' +
           'or load from the cache with offline: true',
-        { cause: error },
+        { cause: error, repo: hub.repo, endpoint: hub.endpoint },
       );
     }
     if (response.ok || (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect')
@@ -186,6 +192,7 @@ async function hubError(hub, response, what) {
       ? `no token was sent: ${hub.tokenWithheld}`
       : 'pass a token of an account that has access (options.token, or HF_TOKEN, or `huggingface-cli login`)';
   let message;
+  let kind = code;
   if (code === 'GatedRepo')
     message =
       `${hub.repo} is a gated model: accept its conditions on ${page} while logged in` +
@@ -194,16 +201,26 @@ async function hubError(hub, response, what) {
         : hub.tokenWithheld
           ? `; ${tokenHint}`
           : `, then ${tokenHint}`);
-  else if (code === 'RepoNotFound' || (response.status === 401 && !code))
+  else if (code === 'RepoNotFound' || (response.status === 401 && !code)) {
+    kind = 'RepoNotFound';
     message =
       `${hub.repo}: no model of that name on ${hub.endpoint}, or it is private (${tokenHint}); ` +
       'a name is "org/name" as the model\'s page shows it, e.g. google-bert/bert-base-chinese';
-  else if (code === 'RevisionNotFound')
+  } else if (code === 'RevisionNotFound')
     message = `${hub.repo}: no revision "${hub.revision}" (a branch, tag or commit of ${page})`;
   else if (code === 'EntryNotFound') message = `${hub.repo}: ${what} is not in the repo at revision "${hub.revision}"`;
-  else if (response.status === 403) message = `${hub.repo}: ${what} refused (HTTP 403): ${tokenHint}`;
-  else message = `${hub.repo}: ${what} failed: HTTP ${response.status} from ${hub.endpoint}`;
-  return new Error(detail && !message.includes(detail) ? `${message} (the Hub says: ${detail})` : message);
+  else if (response.status === 403) {
+    kind = 'Forbidden';
+    message = `${hub.repo}: ${what} refused (HTTP 403): ${tokenHint}`;
+  } else {
+    kind = 'HubError';
+    message = `${hub.repo}: ${what} failed: HTTP ${response.status} from ${hub.endpoint}`;
+  }
+  return codedError(kind, detail && !message.includes(detail) ? `${message} (the Hub says: ${detail})` : message, {
+    repo: hub.repo,
+    endpoint: hub.endpoint,
+    ...(code === 'EntryNotFound' && what !== 'the file list' ? { file: what } : {}),
+  });
 }
 
 // ---- The repo's files ---------------------------------------------------------
@@ -218,8 +235,19 @@ export async function listRepo(hub) {
   const what = `${hub.endpoint}/api/models/${hub.repo}/revision/${hub.revision}`;
   const info = parseJsonObject(what, await response.text());
   if (typeof info.sha !== 'string' || !COMMIT.test(info.sha))
-    throw new Error(`${what}: no commit id ("sha") in the answer; is ${hub.endpoint} a Hugging Face Hub?`);
-  if (!Array.isArray(info.siblings)) throw new Error(`${what}: no file list ("siblings") in the answer`);
+    throw codedError(
+      'HubError',
+      `${what}: no commit id ("sha") in the answer; is ${hub.endpoint} a Hugging Face Hub?`,
+      {
+        repo: hub.repo,
+        endpoint: hub.endpoint,
+      },
+    );
+  if (!Array.isArray(info.siblings))
+    throw codedError('HubError', `${what}: no file list ("siblings") in the answer`, {
+      repo: hub.repo,
+      endpoint: hub.endpoint,
+    });
   const files = new Map();
   for (const s of info.siblings) {
     if (!s || typeof s.rfilename !== 'string' || s.rfilename.includes('/')) continue;
@@ -294,9 +322,11 @@ export async function openHub(hub, store) {
   }
   if (hub.offline) {
     if (!pinned)
-      throw new Error(
+      throw codedError(
+        'Offline',
         `${hub.repo}: ${hub.offlineWhy}, and the cache (${store.where}) has no revision "${hub.revision}" of it: ` +
           `load it once online (or download it with \`huggingface-cli download ${hub.repo}\`)`,
+        { repo: hub.repo },
       );
     // What the snapshot holds, as a folder: the loader names what it lacks.
     return filesOf(store, pinned, await store.names(pinned));
@@ -306,13 +336,22 @@ export async function openHub(hub, store) {
   const choice = weightChoice(state);
   if (!choice) {
     const others = [...files.keys()].filter((n) => OTHER_WEIGHTS.test(n) || /\.safetensors$/.test(n));
-    throw new Error(
+    throw codedError(
+      'NoWeights',
       `${hub.repo}: no model.safetensors or pytorch_model.bin at revision "${hub.revision}"` +
         `${others.length ? ` (it has ${others.join(', ')})` : ''}: the engine reads those two formats only`,
+      { repo: hub.repo },
     );
   }
   if (!files.has('config.json'))
-    throw new Error(`${hub.repo}: no config.json at revision "${hub.revision}": not a transformers model`);
+    throw codedError(
+      'NoConfig',
+      `${hub.repo}: no config.json at revision "${hub.revision}": not a transformers model`,
+      {
+        repo: hub.repo,
+        file: 'config.json',
+      },
+    );
   const names = filesToRead((n) => files.has(n));
   const progress = downloadProgress(hub);
   const fetchOne = async (name) => {
@@ -327,7 +366,14 @@ export async function openHub(hub, store) {
     const shards = shardNames(choice.index, parseJsonObject(choice.index, await readAll(index)));
     const absent = shards.filter((n) => !files.has(n));
     if (absent.length)
-      throw new Error(`${hub.repo}: ${choice.index} lists ${absent.join(', ')}, which the repo does not have`);
+      throw codedError(
+        'EntryNotFound',
+        `${hub.repo}: ${choice.index} lists ${absent.join(', ')}, which the repo does not have`,
+        {
+          repo: hub.repo,
+          file: absent[0],
+        },
+      );
     names.push(choice.index, ...shards);
   } else names.push(choice.single);
   for (const name of names)

@@ -8,6 +8,10 @@
 // runs). The worker's side is serve.mjs.
 import { PROBE_TEXT } from './encode.mjs';
 import { MarianFiles } from './marian.mjs';
+import { codedError } from '../../errors.mjs';
+
+/** An error of the tokenizer of `file` (code BadTokenizer). */
+const tokenizerError = (file, message) => codedError('BadTokenizer', message, { file });
 
 /** The bounds of a tokenizer's work: seconds per call (and for starting), megabytes of heap (where it can be set). */
 export const TOKENIZER_LIMITS = Object.freeze({ seconds: 10, heapMb: 256 });
@@ -64,12 +68,14 @@ class BoundedTokenizer {
     try {
       port = this.#start(this.#limits);
     } catch (error) {
-      return Promise.reject(new Error(`${file}: could not start the tokenizer's worker (${error?.message ?? error})`));
+      return Promise.reject(
+        tokenizerError(file, `${file}: could not start the tokenizer's worker (${error?.message ?? error})`),
+      );
     }
     this.#port = port;
     this.#ready = new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.#stop(port, new Error(`${file}: the tokenizer took more than ${seconds} s to start`));
+        this.#stop(port, tokenizerError(file, `${file}: the tokenizer took more than ${seconds} s to start`));
       }, seconds * 1000);
       let made = false;
       port.listen(
@@ -81,7 +87,7 @@ class BoundedTokenizer {
             this.growth = message.growth;
             resolve(port);
           } else {
-            const error = new Error(message.message);
+            const error = tokenizerError(file, message.message);
             this.#stop(port, error);
             reject(error);
           }
@@ -89,11 +95,12 @@ class BoundedTokenizer {
         (failure) => {
           clearTimeout(timer);
           const reason = failure.outOfMemory
-            ? new Error(
+            ? tokenizerError(
+                file,
                 `${file}: the tokenizer used more than its ${heapMb} MB of memory on this text ` +
                   '(a normalizer or pre-tokenizer that grows it without end?), so it was stopped',
               )
-            : new Error(`${file}: the tokenizer failed (${failure.message})`);
+            : tokenizerError(file, `${file}: the tokenizer failed (${failure.message})`);
           this.#stop(port, reason);
           reject(reason);
         },
@@ -112,7 +119,7 @@ class BoundedTokenizer {
     clearTimeout(call.timer);
     if (!this.#pending.size) this.#port?.busy?.(false);
     if (error !== undefined)
-      call.reject(new Error(`${this.#file}: the tokenizer failed on ${call.subject} (${error})`));
+      call.reject(tokenizerError(this.#file, `${this.#file}: the tokenizer failed on ${call.subject} (${error})`));
     else call.resolve(result);
   }
 
@@ -146,7 +153,8 @@ class BoundedTokenizer {
         () =>
           this.#stop(
             port,
-            new Error(
+            tokenizerError(
+              this.#file,
               `${this.#file}: ${doing} ${subject} took more than ${seconds} s, so the tokenizer was stopped ` +
                 '(a normalizer or pre-tokenizer regex that backtracks without end?)',
             ),
@@ -160,6 +168,6 @@ class BoundedTokenizer {
   }
 
   dispose() {
-    if (this.#port) this.#stop(this.#port, new Error(`${this.#file}: the model was disposed`));
+    if (this.#port) this.#stop(this.#port, codedError('Disposed', `${this.#file}: the model was disposed`));
   }
 }

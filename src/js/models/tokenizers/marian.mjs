@@ -26,6 +26,7 @@
 //   is stripped of Python's whitespace.
 import { parseJsonObject } from '../sources/files.mjs';
 import { SentencePiece, readSentencePieceModel } from './sentencepiece.mjs';
+import { ArgumentRangeError } from '../../errors.mjs';
 
 /** The files a Marian tokenizer is made of (createTokenizer's choice, the loader's list). */
 export const MARIAN_FILES = Object.freeze(['source.spm', 'target.spm', 'vocab.json', 'target_vocab.json']);
@@ -330,7 +331,7 @@ export function createMarianTokenizer(files, config = {}) {
       const tokens = [];
       Array.from(ids).forEach((id, i) => {
         if (!Number.isInteger(id) || !validId(id))
-          throw new RangeError(`ids[${i}]: expected a token id of this tokenizer (${idRange}), got ${id}`);
+          throw new ArgumentRangeError(`ids[${i}]: expected a token id of this tokenizer (${idRange}), got ${id}`);
         if (!(skipSpecialTokens && specialIds.has(id))) tokens.push(idToToken(id));
       });
       // convert_tokens_to_string: special tokens are not decoded by the SentencePiece model.

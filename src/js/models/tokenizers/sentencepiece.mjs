@@ -23,6 +23,7 @@
 // varint is at most 10 bytes, a file holds at most MAX_PIECES pieces, a
 // character map's indices are checked before use, and the normalized text may
 // grow at most MAX_GROWTH times; each problem is an Error naming the file.
+import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
 
 /** The most pieces a model may have (real ones: 8,000 to 256,000). */
 export const MAX_PIECES = 1 << 20;
@@ -201,7 +202,7 @@ export function readSentencePieceModel(bytes, file) {
   const fail = (problem) => {
     throw new Error(`${file}: ${problem}; not a SentencePiece model this package reads`);
   };
-  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${file}: expected the file's bytes as a Uint8Array`);
+  if (!(bytes instanceof Uint8Array)) throw new ArgumentTypeError(`${file}: expected the file's bytes as a Uint8Array`);
   if (bytes.length === 0) fail('the file is empty');
   const r = new ProtoReader(bytes, 0, bytes.length, fail);
   const pieces = [];
@@ -616,7 +617,9 @@ export class SentencePiece {
   /** The piece of id `id`; a RangeError outside 0 to size - 1. */
   idToPiece(id) {
     if (!Number.isInteger(id) || id < 0 || id >= this.#pieces.length)
-      throw new RangeError(`id: expected a piece id of ${this.file} (0 to ${this.#pieces.length - 1}), got ${id}`);
+      throw new ArgumentRangeError(
+        `id: expected a piece id of ${this.file} (0 to ${this.#pieces.length - 1}), got ${id}`,
+      );
     return this.#pieces[id];
   }
 

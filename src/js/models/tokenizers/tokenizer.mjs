@@ -12,6 +12,7 @@
 import { describe, rejectUnknown } from '../../checks.mjs';
 import { parseJsonObject } from '../sources/files.mjs';
 import { MarianFiles, createMarianTokenizer } from './marian.mjs';
+import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
 
 // GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other
 // 68 are shifted to U+0100…; the inverse turns a byte-level piece into bytes.
@@ -212,19 +213,20 @@ const DECODE_OPTIONS = new Set(['skipSpecialTokens']);
  */
 function decodeArguments(ids, options, validId, range) {
   if (!Array.isArray(ids) && !(ArrayBuffer.isView(ids) && !(ids instanceof DataView)))
-    throw new TypeError(`ids: expected an array of token ids, got ${describe(ids)}`);
+    throw new ArgumentTypeError(`ids: expected an array of token ids, got ${describe(ids)}`);
   const list = Array.from(ids);
   list.forEach((id, i) => {
     if (typeof id !== 'number' || !Number.isInteger(id))
-      throw new TypeError(`ids[${i}]: expected an integer token id, got ${describe(id)}`);
-    if (!validId(id)) throw new RangeError(`ids[${i}]: expected a token id of this tokenizer (${range}), got ${id}`);
+      throw new ArgumentTypeError(`ids[${i}]: expected an integer token id, got ${describe(id)}`);
+    if (!validId(id))
+      throw new ArgumentRangeError(`ids[${i}]: expected a token id of this tokenizer (${range}), got ${id}`);
   });
   if (options !== undefined) {
     if (!options || typeof options !== 'object')
-      throw new TypeError(`decode options: expected { skipSpecialTokens }, got ${describe(options)}`);
+      throw new ArgumentTypeError(`decode options: expected { skipSpecialTokens }, got ${describe(options)}`);
     rejectUnknown(options, DECODE_OPTIONS, 'decode');
     if (options.skipSpecialTokens !== undefined && typeof options.skipSpecialTokens !== 'boolean')
-      throw new TypeError(`skipSpecialTokens: expected a boolean, got ${describe(options.skipSpecialTokens)}`);
+      throw new ArgumentTypeError(`skipSpecialTokens: expected a boolean, got ${describe(options.skipSpecialTokens)}`);
   }
   return [list, { skipSpecialTokens: options?.skipSpecialTokens ?? false }];
 }
@@ -251,7 +253,7 @@ function boundedCalls(runner, file, longestToken) {
       : Infinity;
   const tooLong = (name, text) => {
     if (typeof text === 'string' && text.length > maxText)
-      throw new RangeError(
+      throw new ArgumentRangeError(
         `${name}: ${text.length} characters, more than the ${maxText} that ${file}'s tokenizer reads at once ` +
           `(it can grow a text up to ${grow.factor} times)`,
       );
@@ -264,7 +266,7 @@ function boundedCalls(runner, file, longestToken) {
     },
     decode: async (ids, options) => {
       if (ids.length > maxIds)
-        throw new RangeError(
+        throw new ArgumentRangeError(
           `ids: ${ids.length} ids, more than the ${maxIds} that ${file}'s tokenizer decodes at once`,
         );
       return runner.decode(ids, options);
