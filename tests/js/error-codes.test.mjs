@@ -61,6 +61,19 @@ describe.each([false, true])('createAttention({ worker: %s })', (worker) => {
     expect(range.code).toBe('InvalidArgument');
   });
 
+  test("a load stopped by its signal rejects with the signal's own reason, untouched", async () => {
+    const controller = new AbortController();
+    const mine = new Error('stopped by the user');
+    const error = await rejection(
+      engine.loadModel(FILES, {
+        signal: controller.signal,
+        onProgress: (e) => e.phase === 'load' && controller.abort(mine),
+      }),
+    );
+    expect(error).toBe(mine);
+    expect(error.code).toBeUndefined();
+  });
+
   test('a disposed engine: Disposed', async () => {
     const other = await createAttention({ worker, threads: 1 });
     other.dispose();

@@ -141,7 +141,8 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
     config.public = Object.freeze({ ...config.public, hasLogits: await call(CALLS.modelHasLogits, [id]) });
   } catch (error) {
     call(CALLS.disposeModel, [id]).catch(() => {});
-    throw codeIfNone(error, 'BadCheckpoint');
+    // The signal's reason is the caller's own object: thrown as it is.
+    throw signal?.aborted && error === signal.reason ? error : codeIfNone(error, 'BadCheckpoint');
   }
   return new TransformerModel(call, id, config, tokenizer, onDispose);
 }
