@@ -2,10 +2,10 @@
 // package's runtime files at their repository paths, /src/js/ and /dist/, so
 // that the relative URLs inside src/js/browser.mjs (../../dist/mha-simd.js and
 // the others) resolve as they do in the published package, plus d3's dist/
-// folder at /vendor/d3/ and @huggingface/tokenizers' dist/ folder at
-// /vendor/tokenizers/ (the page's import map resolves the package's bare
-// import('@huggingface/tokenizers') there). Nothing else of the repository is reachable (no
-// /tests, no other /node_modules, no /.git, no /package.json).
+// folder at /vendor/d3/ (the checkpoints' tokenizers run in
+// dist/mha-model-tokenizer.js, which has the tokenizers library inside).
+// Nothing else of the repository is reachable (no /tests, no other
+// /node_modules, no /.git, no /package.json).
 //
 // The static file layer is written here rather than taken from a package so
 // that one function decides which file a URL names (resolveUrl), one opens it
@@ -14,8 +14,7 @@
 //
 // Usage: node web/server.mjs    PORT=0 picks a free port; default 8080.
 import { createServer } from 'node:http';
-import { createHash } from 'node:crypto';
-import { constants, existsSync, readFileSync, realpathSync } from 'node:fs';
+import { constants, existsSync, realpathSync } from 'node:fs';
 import { open, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream';
@@ -30,9 +29,6 @@ const FOLDERS = {
   // d3's prebuilt bundles, for the page's views (web/lib/d3.mjs): same origin,
   // so the page works offline and under COEP; only this one folder of node_modules.
   '/vendor/d3/': here('node_modules/d3/dist'),
-  // The tokenizers of Hugging Face checkpoints, which src/js imports by its bare
-  // name when the real-model view loads one; index.html's import map points here.
-  '/vendor/tokenizers/': here('node_modules/@huggingface/tokenizers/dist'),
   '/': here('web'),
 };
 
@@ -64,13 +60,10 @@ const ISOLATION_HEADERS = {
 // the engine compile its .wasm; no JavaScript eval is allowed. style-src has
 // no 'unsafe-inline': the page sets styles through the CSSOM only. img-src
 // data: is the favicon (index.html), blob: the SVG drawn into a canvas for the
-// PNG export (lib/download.mjs). The one inline script, index.html's import
-// map, is allowed by its hash, computed here from the file at start-up. The
-// one other host the page may contact is the Hugging Face Hub of the
+// PNG export (lib/download.mjs). No inline script is allowed. The one other host the page may contact is the Hugging Face Hub of the
 // real-model view, when the reader loads a model by name: connect-src lists
 // exactly the hub endpoints the server is given (MHA_HUB_ENDPOINTS) and, for
 // huggingface.co, the hosts its downloads are redirected to.
-export const IMPORT_MAP_HASH = importMapHash(readFileSync(new URL('./index.html', import.meta.url), 'utf8'));
 /** The Hub the page offers by default, and where huggingface.co sends its large files (cdn-lfs*.hf.co, cas-bridge.xethub.hf.co). */
 export const DEFAULT_HUB_ENDPOINTS = Object.freeze(['https://huggingface.co']);
 const HUB_DOWNLOAD_HOSTS = { 'https://huggingface.co': ['https://*.huggingface.co', 'https://*.hf.co'] };
@@ -88,7 +81,7 @@ export function contentSecurityPolicy(hubEndpoints = DEFAULT_HUB_ENDPOINTS, down
   ];
   return [
     "default-src 'self'",
-    `script-src 'self' 'wasm-unsafe-eval' '${IMPORT_MAP_HASH}'`,
+    "script-src 'self' 'wasm-unsafe-eval'",
     "worker-src 'self'",
     "style-src 'self'",
     "img-src 'self' data: blob:",
@@ -117,16 +110,6 @@ export function hubOrigins(urls, what = 'MHA_HUB_ENDPOINTS') {
       throw new RangeError(`${what}: expected http(s) origins such as https://huggingface.co, got "${text}"`);
     return url.origin;
   });
-}
-
-/**
- * The CSP source of the import map in a page's HTML: 'sha256-…' of the exact
- * text between <script type="importmap"> and </script> (what the browser hashes).
- */
-export function importMapHash(html) {
-  const match = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html);
-  if (!match) throw new Error('web/index.html: no <script type="importmap"> (the page needs it for the tokenizers)');
-  return `sha256-${createHash('sha256').update(match[1], 'utf8').digest('base64')}`;
 }
 
 const SECURITY_HEADERS = {

@@ -192,10 +192,12 @@ export class AttentionEngine {
   }
 
   /**
-   * Loads a Hugging Face checkpoint (BERT, RoBERTa, GPT-2: config.json,
-   * model.safetensors or its shards, tokenizer.json or vocab.txt) from a
-   * folder path (Node) or its files, and resolves to a model whose run()
-   * gives every layer's hidden states and every head's attention. The models
+   * Loads a Hugging Face checkpoint (an encoder, a decoder or an
+   * encoder-decoder of the architectures src/model/arch/ registers: config.json,
+   * model.safetensors or pytorch_model.bin or their shards, and its tokenizer's
+   * files) by its Hub name, from a folder path (Node) or from its files, and
+   * resolves to a model whose run() gives every layer's hidden states and
+   * every head's attention. The models
    * run in the build with the Transformer blocks (dist/mha-model-*), loaded
    * with the first model on the same variant and threads.
    */

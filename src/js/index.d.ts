@@ -220,9 +220,12 @@ export interface AttentionEngine {
    */
   createTrainer(options: TrainerOptions): Promise<AttentionTrainer>;
   /**
-   * Loads a Hugging Face checkpoint (BERT, RoBERTa or GPT-2: config.json, model.safetensors or its
-   * shards, tokenizer.json, vocab.txt, or a Marian model's source.spm, target.spm and vocab.json) from a folder path (Node) or its files. Runs in the build with
-   * the Transformer blocks (dist/mha-model-*), started with the first model on the same variant and threads.
+   * Loads a Hugging Face checkpoint — an encoder (BERT, RoBERTa, XLM-R, CamemBERT), a decoder (GPT-2, Llama,
+   * Qwen2, Qwen3) or an encoder-decoder (MarianMT): config.json, model.safetensors or pytorch_model.bin or their
+   * shards, and tokenizer.json, vocab.txt, or a Marian model's source.spm, target.spm and vocab.json — by its Hub
+   * name or page URL, from a folder path or file: URL (Node) or from its files. Its errors carry a code
+   * (ErrorCode). Runs in the build with the Transformer blocks (dist/mha-model-*), started with the first model on
+   * the same variant and threads.
    * In browsers and bundlers, the engine must come from 'mha-wasm/model' (so that an app that only computes
    * attention does not carry the model builds); in Node, from any entry.
    */
@@ -283,7 +286,10 @@ export interface LoadModelOptions {
 }
 
 export interface ModelConfig {
-  /** config.json's model_type, one the engine's architectures run ('bert', 'roberta', 'gpt2', 'marian', 'llama', 'qwen2', …). */
+  /**
+   * config.json's model_type, one the engine's architectures run (src/model/arch/registry.cpp): 'bert', 'roberta',
+   * 'xlm-roberta', 'camembert', 'gpt2', 'marian', 'llama', 'qwen2', 'qwen3'.
+   */
   modelType: string;
   /** An encoder-decoder's are its encoder's. */
   numLayers: number;
@@ -534,10 +540,24 @@ export interface StepResult extends Omit<ModelResult, 'query' | 'key' | 'queryKe
   past: number;
 }
 
+export interface SpecialToken {
+  readonly id: number;
+  readonly token: string;
+}
+
+/** A tokenizer's special tokens, by id, with its roles as properties. */
+export type SpecialTokens = ReadonlyArray<SpecialToken> & {
+  readonly [role in 'bos' | 'eos' | 'unk' | 'sep' | 'pad' | 'cls' | 'mask']?: SpecialToken;
+};
+
 export interface TransformerModel {
   readonly config: ModelConfig;
-  /** The tokenizer's special tokens by id ([] for a folder without a tokenizer). */
-  readonly specialTokens: ReadonlyArray<{ readonly id: number; readonly token: string }>;
+  /**
+   * The tokenizer's special tokens by id ([] for a folder without a tokenizer), and by role as transformers names
+   * them (tokenizer_config.json's bos_token … mask_token, else the tokenizer class's defaults): `specialTokens.mask`
+   * is BERT's [MASK] or RoBERTa's <mask>, absent where the tokenizer has none.
+   */
+  readonly specialTokens: SpecialTokens;
   /** One sequence through every layer. */
   run(input: ModelInput, options?: ModelRunOptions): Promise<ModelResult>;
   /** An encoder-decoder's (kind 'encoder-decoder'): the input encoded, the decoder's ids decoded at once. */

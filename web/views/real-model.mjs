@@ -149,7 +149,7 @@ export class RealModelView {
       },
       mask: () => {
         // The second 毒 of the sentence (the verb of 用毒毒毒蛇) as the model's mask token.
-        const mask = this.#model?.specialTokens.find((s) => s.token === '[MASK]');
+        const mask = this.#model?.specialTokens.mask;
         if (!mask) return;
         const chars = [...SENTENCE];
         chars[2] = mask.token;
@@ -372,7 +372,7 @@ export class RealModelView {
       });
       const ms = performance.now() - start;
       if (model !== this.#model) return; // another model was loaded meanwhile
-      const maskId = model.specialTokens.find((s) => s.token === '[MASK]' || s.token === '<mask>')?.id;
+      const maskId = model.specialTokens.mask?.id;
       this.#predictions.show(
         hasLogits && (kind === 'decoder' || maskId !== undefined)
           ? {

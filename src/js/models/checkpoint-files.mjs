@@ -68,19 +68,35 @@ export const BINARY_FILES = Object.freeze(['source.spm', 'target.spm']);
 
 /** Every file besides the weights that the loader may read. */
 export const READ_FILES = Object.freeze([...TEXT_FILES, ...BINARY_FILES]);
-// tokenizers/marian.mjs's MARIAN_FILES (not imported: this module is pure, and the page's too).
-const MARIAN = ['source.spm', 'target.spm', 'vocab.json', 'target_vocab.json'];
+
+/**
+ * The kinds of tokenizer a checkpoint may have, in the order the loader
+ * chooses among them (the one rule: tokenizers/tokenizer.mjs builds the kind
+ * this picks): `marker`, the file that makes a folder that kind, and `files`,
+ * every file of it the loader reads (with tokenizer_config.json).
+ */
+export const TOKENIZER_KINDS = Object.freeze([
+  // tokenizers' own file (so GPT-2's vocab.json, which it makes needless, is not read).
+  Object.freeze({ kind: 'tokenizer.json', marker: 'tokenizer.json', files: Object.freeze(['tokenizer.json']) }),
+  // MarianTokenizer's: two SentencePiece models and the vocabularies (target_vocab.json with separate_vocabs).
+  Object.freeze({
+    kind: 'marian',
+    marker: 'source.spm',
+    files: Object.freeze(['source.spm', 'target.spm', 'vocab.json', 'target_vocab.json']),
+  }),
+  // BertTokenizer's.
+  Object.freeze({ kind: 'wordpiece', marker: 'vocab.txt', files: Object.freeze(['vocab.txt']) }),
+]);
+
+/** The kind of tokenizer (TOKENIZER_KINDS) of a checkpoint that has the files `has(name)` is true of, or null. */
+export const tokenizerKind = (has) => TOKENIZER_KINDS.find((k) => has(k.marker)) ?? null;
 
 /**
  * The tokenizer's files the loader reads of a checkpoint that has the files
- * `has(name)` is true of: tokenizer_config.json and, as
- * tokenizers/tokenizer.mjs chooses, tokenizer.json, else Marian's
- * source.spm, target.spm, vocab.json, target_vocab.json, else vocab.txt (so
- * GPT-2's vocab.json, which its tokenizer.json makes needless, is not read).
+ * `has(name)` is true of: tokenizer_config.json and its kind's (tokenizerKind).
  */
 export function tokenizerFilesToRead(has) {
-  const tokenizer = has('tokenizer.json') ? ['tokenizer.json'] : has('source.spm') ? MARIAN : ['vocab.txt'];
-  const wanted = new Set(['tokenizer_config.json', ...tokenizer]);
+  const wanted = new Set(['tokenizer_config.json', ...(tokenizerKind(has)?.files ?? [])]);
   return READ_FILES.filter((name) => wanted.has(name) && has(name));
 }
 
@@ -98,18 +114,19 @@ export function filesToRead(has) {
  * 'absent' or undefined, not known) decides every file besides the weights
  * that the loader would read (generation_config.json aside: config.json has
  * the same settings, and caches made before it was read stay complete):
- * config.json there, tokenizer_config.json known, and tokenizer.json there, or known absent with source.spm known:
- * there with vocab.json, target.spm and target_vocab.json known (a Marian
- * tokenizer), absent with vocab.txt known. A cache that holds part of a repo
- * (what one program downloaded) is complete when this and the weights'
- * choice (formats/weights.mjs) are decided.
+ * config.json there, tokenizer_config.json known, and the tokenizer's kind
+ * decided: of TOKENIZER_KINDS in order, each marker known absent up to one
+ * that is there with every file of its kind known (or all absent: no
+ * tokenizer). A cache that holds part of a repo (what one program
+ * downloaded) is complete when this and the weights' choice
+ * (formats/weights.mjs) are decided.
  */
 export function textFilesDecided(state) {
   if (state('config.json') !== 'present' || state('tokenizer_config.json') === undefined) return false;
-  const json = state('tokenizer.json');
-  if (json === 'present') return true;
-  if (json !== 'absent') return false;
-  const spm = state('source.spm');
-  if (spm === 'present') return ['vocab.json', 'target.spm', 'target_vocab.json'].every((n) => state(n) !== undefined);
-  return spm === 'absent' && state('vocab.txt') !== undefined;
+  for (const { marker, files } of TOKENIZER_KINDS) {
+    const there = state(marker);
+    if (there === 'present') return files.every((n) => state(n) !== undefined);
+    if (there !== 'absent') return false;
+  }
+  return true;
 }

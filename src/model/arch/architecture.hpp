@@ -1,5 +1,5 @@
 // What an architecture is, for the files of this folder: one file each
-// (bert.cpp, gpt2.cpp), holding everything about it: the config.json fields it
+// (bert.cpp, gpt2.cpp, llama.cpp, marian.cpp), holding everything about it: the config.json fields it
 // reads with their defaults (read_config), its tensors with Hugging Face's
 // names, shapes and roles (build, into Weights), and its forward as numbered
 // passes over the shared blocks (../blocks/) and the core's attention. The

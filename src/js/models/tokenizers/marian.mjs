@@ -24,12 +24,14 @@
 //   `not separate_vocabs`), where a piece the model lacks is kept as it is;
 //   a special token is followed by a space; ▁ becomes a space and the text
 //   is stripped of Python's whitespace.
+import { TOKENIZER_KINDS } from '../checkpoint-files.mjs';
 import { parseJsonObject } from '../sources/files.mjs';
 import { SentencePiece, readSentencePieceModel } from './sentencepiece.mjs';
 import { ArgumentRangeError } from '../../errors.mjs';
+import { tokenContent as contentOf, withRoles } from './special-roles.mjs';
 
-/** The files a Marian tokenizer is made of (createTokenizer's choice, the loader's list). */
-export const MARIAN_FILES = Object.freeze(['source.spm', 'target.spm', 'vocab.json', 'target_vocab.json']);
+/** The files a Marian tokenizer is made of (checkpoint-files.mjs's TOKENIZER_KINDS, the loader's one list). */
+export const MARIAN_FILES = TOKENIZER_KINDS.find((k) => k.kind === 'marian').files;
 
 // Python's str.isspace() characters: what strip(), lstrip() and rstrip() remove.
 const PY_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
@@ -158,16 +160,13 @@ function readVocab(name, text) {
   return vocab;
 }
 
-// A special token of tokenizer_config.json: a string, or an AddedToken's { content }.
-const contentOf = (value) =>
-  typeof value === 'string' ? value : typeof value?.content === 'string' ? value.content : null;
-
 /**
  * A Marian tokenizer of `files` ({ 'source.spm', 'target.spm': bytes;
  * 'vocab.json', 'target_vocab.json'?: texts }) and `config`
  * (tokenizer_config.json's object): encode(text, textPair, {
  * addSpecialTokens }) → { ids, typeIds: null, tokens }, decode(ids, {
- * skipSpecialTokens }) → text, pieces(ids), specialTokens: [{ id, token }].
+ * skipSpecialTokens }) → text, pieces(ids), specialTokens: [{ id, token }] with
+ * its roles (special-roles.mjs: eos, unk, pad).
  * Errors name the file that is wrong.
  */
 export function createMarianTokenizer(files, config = {}) {
@@ -291,8 +290,11 @@ export function createMarianTokenizer(files, config = {}) {
   const maxId = [...decoder.keys(), ...addedDecoder.keys()].reduce((m, id) => Math.max(m, id), decodeModel.size - 1);
   const idRange = `0 to ${maxId}, ${separate ? 'target_vocab.json' : 'vocab.json'}'s`;
 
-  const specialTokens = Object.freeze(
+  const specialTokens = withRoles(
     [...new Set(specialIds)].sort((a, b) => a - b).map((id) => Object.freeze({ id, token: idToToken(id) })),
+    config,
+    (text) => addedEncoder.get(text) ?? encoder.get(text),
+    MARIAN_DEFAULTS,
   );
 
   return {

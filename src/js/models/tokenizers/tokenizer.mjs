@@ -13,6 +13,8 @@ import { describe, rejectUnknown } from '../../checks.mjs';
 import { parseJsonObject } from '../sources/files.mjs';
 import { MarianFiles, createMarianTokenizer } from './marian.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
+import { roleDefaults, withRoles } from './special-roles.mjs';
+import { tokenizerKind } from '../checkpoint-files.mjs';
 
 // GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other
 // 68 are shifted to U+0100…; the inverse turns a byte-level piece into bytes.
@@ -349,7 +351,7 @@ async function marianTokenizer(files, config, host, vocabSize) {
  * source.spm (Marian's) and vocab.txt: { encode(text, textPair, {
  * addSpecialTokens }) → Promise<{ ids, typeIds }>, decode(ids, {
  * skipSpecialTokens }) → Promise<text>, pieces(ids) → readable strings,
- * specialTokens: [{ id, token }], dispose() }. `files`: { 'tokenizer.json'?,
+ * specialTokens: [{ id, token }] with its roles (special-roles.mjs), dispose() }. `files`: { 'tokenizer.json'?,
  * 'tokenizer_config.json'?, 'vocab.txt'?, 'vocab.json'?,
  * 'target_vocab.json'? } as texts, { 'source.spm'?, 'target.spm'? } as
  * bytes. `host(json, config, file)`: where it runs and is checked (the
@@ -358,14 +360,24 @@ async function marianTokenizer(files, config, host, vocabSize) {
  * every id the tokenizer can give must be below.
  */
 export async function createTokenizer(files, host, { vocabSize } = {}) {
-  let json;
   const parse = (name) => parseJsonObject(name, files[name]);
-  if (files['tokenizer.json'] !== undefined) json = parse('tokenizer.json');
+  // The kind the loader chose the files for (checkpoint-files.mjs: the one rule).
+  const kind = tokenizerKind((name) => files[name] !== undefined)?.kind;
+  if (!kind) return null;
+  const json = kind === 'tokenizer.json' ? parse('tokenizer.json') : null;
   const config = files['tokenizer_config.json'] !== undefined ? parse('tokenizer_config.json') : {};
-  if (!json && files['source.spm'] !== undefined) return marianTokenizer(files, config, host, vocabSize);
-  const file = json ? 'tokenizer.json' : 'vocab.txt';
-  if (!json && files['vocab.txt'] !== undefined) json = wordPieceJson(files['vocab.txt'], config);
-  if (!json) return null;
+  if (kind === 'marian') return marianTokenizer(files, config, host, vocabSize);
+  return jsonTokenizer(
+    json ?? wordPieceJson(files['vocab.txt'], config),
+    kind === 'wordpiece' ? 'vocab.txt' : 'tokenizer.json',
+    config,
+    host,
+    vocabSize,
+  );
+}
+
+// A tokenizer.json's tokenizer (or the one BertTokenizer makes of a vocab.txt): checked here, run by the host.
+async function jsonTokenizer(json, file, config, host, vocabSize) {
   if (!json.model || typeof json.model !== 'object') throw new Error(`${file}: model is missing; refused`);
   if (vocabSize !== undefined) checkIds(json, file, vocabSize);
   // Checked (check.mjs) where it runs, with the tokenizers library's own regex compiler.
@@ -388,9 +400,13 @@ export async function createTokenizer(files, host, { vocabSize } = {}) {
     if (t && t.special === true && Number.isInteger(t.id) && t.id >= 0 && typeof t.content === 'string')
       if (!specialTokens.some((s) => s.id === t.id)) specialTokens.push(Object.freeze({ id: t.id, token: t.content }));
   specialTokens.sort((a, b) => a.id - b.id);
+  // By role (tokenizer_config.json's *_token), their ids as the tokenizer has them: an added token's, else the vocabulary's.
+  const added = new Map((json.added_tokens ?? []).filter((t) => Number.isInteger(t?.id)).map((t) => [t.content, t.id]));
+  let vocab; // token → id, made when a role is not an added token
+  const idOf = (text) => added.get(text) ?? (vocab ??= new Map([...byId].map(([id, t]) => [t, id]))).get(text);
   return {
     file, // the file it was made from, for messages
-    specialTokens: Object.freeze(specialTokens),
+    specialTokens: withRoles(specialTokens, config, idOf, roleDefaults(config, file)),
     // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
     encode: calls.encode,
     decode: async (ids, options) =>
