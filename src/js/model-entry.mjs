@@ -10,9 +10,13 @@ import { checkOptions } from './engine.mjs';
 import { inferenceUrls } from './files.mjs';
 import { TOKENIZER_WORKER, modelUrls, tokenizerWorkerUrl } from './model-files.mjs';
 import { loadModel } from './models/load.mjs';
-import { openNamed } from './models/sources/hub-browser.mjs';
+import { listModelFiles, openNamed } from './models/sources/hub-browser.mjs';
 import { boundedTokenizerHost } from './models/tokenizers/bounded-host.mjs';
 import { loadEngine, refuseTraining } from './browser.mjs';
+
+export { listModelFiles };
+export { parseModelName } from './models/sources/repo-files.mjs';
+export { DEFAULT_ENDPOINT as DEFAULT_HUB_ENDPOINT } from './models/sources/hub.mjs';
 
 // A checkpoint's tokenizer runs in a Web Worker of its own (dist/mha-model-tokenizer.js), bounded in time.
 const tokenizer = { fileName: TOKENIZER_WORKER, url: tokenizerWorkerUrl, host: boundedTokenizerHost };

@@ -19,6 +19,11 @@ import { MESSAGES } from './protocol.mjs';
 import { WorkerBackend, rebuildError } from './worker-backend.mjs';
 import { ArgumentRangeError } from './errors.mjs';
 
+// What 'mha-wasm/model' adds in browsers: a Hub repo's files before loading it.
+export { listModelFiles } from './models/sources/hub-node.mjs';
+export { parseModelName } from './models/sources/repo-files.mjs';
+export { DEFAULT_ENDPOINT as DEFAULT_HUB_ENDPOINT } from './models/sources/hub.mjs';
+
 function toPath(url) {
   const s = String(url);
   return s.startsWith('file:') ? fileURLToPath(s) : s;

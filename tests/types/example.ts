@@ -3,7 +3,12 @@
 // declarations must reject: if a declaration drifts, tsc fails.
 import { createAttention } from 'mha-wasm';
 import { createAttention as createWithTrainer } from 'mha-wasm/train';
-import { createAttention as createWithModels } from 'mha-wasm/model';
+import {
+  createAttention as createWithModels,
+  listModelFiles,
+  parseModelName,
+  DEFAULT_HUB_ENDPOINT,
+} from 'mha-wasm/model';
 import type {
   AttentionEngine,
   AttentionGradients,
@@ -22,6 +27,9 @@ import type {
   TrainerOptions,
   TrainerParameters,
   Evaluation,
+  ErrorCode,
+  MhaErrorFields,
+  SpecialToken,
 } from 'mha-wasm';
 
 const variants: Variant[] = ['threaded-simd', 'simd', 'scalar'];
@@ -324,4 +332,28 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     ids.inputIds.length +
     (r.hiddenStates?.length ?? 0)
   );
+}
+
+// A Hub repo's files before loading it; errors by code; special tokens by role.
+export async function beforeLoading(model: TransformerModel): Promise<number> {
+  const listed = await listModelFiles('Qwen/Qwen2.5-0.5B', { revision: 'main', endpoint: DEFAULT_HUB_ENDPOINT });
+  const sizes: (number | undefined)[] = listed.files.map((f) => f.size);
+  const bytes: number = listed.download?.bytes ?? 0;
+  // @ts-expect-error: listModelFiles takes the Hub's options only
+  await listModelFiles('org/name', { weights: 'bf16' });
+  const repo: string | undefined = parseModelName('https://huggingface.co/org/name')?.repo;
+  const mask: SpecialToken | undefined = model.specialTokens.mask;
+  const firstId: number = model.specialTokens[0].id;
+  // @ts-expect-error: not a role
+  void model.specialTokens.separator;
+  let code: ErrorCode | undefined;
+  try {
+    await listModelFiles(new URL('https://huggingface.co/org/name'));
+  } catch (error) {
+    const fields = error as MhaErrorFields;
+    code = fields.code;
+    // @ts-expect-error: not a code
+    if (fields.code === 'NotFound') code = undefined;
+  }
+  return sizes.length + bytes + (repo?.length ?? 0) + (mask?.id ?? 0) + firstId + (code?.length ?? 0);
 }

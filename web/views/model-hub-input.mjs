@@ -8,10 +8,13 @@
 import { t } from '../lib/i18n.mjs';
 import { formatBytes } from '../model/real-model-files.mjs';
 import { SUGGESTED_MODELS } from '../model/hub-models.mjs';
-import { checkpointDownload, listRepo, parseRepoId, DEFAULT_ENDPOINT } from '../../src/js/models/sources/hub.mjs';
+
+// The package's public entry for models (listModelFiles, parseModelName, DEFAULT_HUB_ENDPOINT), when first needed.
+const models = () => import('../../src/js/model-entry.mjs');
 
 /** The Hubs the page's server lets it reach (web/server.mjs); a static host without the file: huggingface.co. */
 export async function hubEndpoints() {
+  const { DEFAULT_HUB_ENDPOINT: DEFAULT_ENDPOINT } = await models();
   try {
     const response = await fetch('hub-endpoints.json', { cache: 'no-cache' });
     if (!response.ok) return [DEFAULT_ENDPOINT];
@@ -95,8 +98,8 @@ export class ModelHubInput {
     this.#drawSuggestions();
   }
 
-  #submit(text) {
-    const repo = parseRepoId(text);
+  async #submit(text) {
+    const repo = (await models()).parseModelName(text)?.repo;
     if (!repo) {
       this.el.name.setCustomValidity(t('real.hub.badName', { name: text }));
       this.el.name.reportValidity();
@@ -173,11 +176,9 @@ export class ModelHubInput {
     const sizes = new Map();
     this.#sizes.set(endpoint, sizes);
     for (const { repo } of SUGGESTED_MODELS)
-      listRepo({ repo, revision: 'main', endpoint, fetch: globalThis.fetch.bind(globalThis) })
-        .then(({ files }) => {
-          const download = checkpointDownload(files);
-          sizes.set(repo, download ?? { error: t('real.hub.size.none') });
-        })
+      models()
+        .then(({ listModelFiles }) => listModelFiles(repo, { endpoint }))
+        .then(({ download }) => sizes.set(repo, download ?? { error: t('real.hub.size.none') }))
         .catch((error) => sizes.set(repo, { error: error.message }))
         .finally(() => {
           if (this.endpoint === endpoint) this.#drawSuggestions();

@@ -22,8 +22,12 @@
 import { describe } from '../../checks.mjs';
 import { ArgumentTypeError, codedError } from '../../errors.mjs';
 import { checkHubOptions, hubFetch, openHub, parseHubUrl, parseRepoId, DEFAULT_ENDPOINT } from './hub.mjs';
+import { repoFiles } from './repo-files.mjs';
 
 export const CACHE_NAME = 'mha-wasm-hub';
+
+/** A Hub repo's files and what loading it downloads (sources/repo-files.mjs); the endpoint's default is huggingface.co. */
+export const listModelFiles = (name, options) => repoFiles(name, options, { endpoint: DEFAULT_ENDPOINT });
 
 /** A string or URL source's files in a browser: a Hub repo ('org/name', or a Hub page's URL). */
 export async function openNamed(source, options = {}) {

@@ -50,6 +50,10 @@ import {
   parseHubUrl,
   parseRepoId,
 } from './hub.mjs';
+import { repoFiles } from './repo-files.mjs';
+
+/** A Hub repo's files and what loading it downloads (sources/repo-files.mjs), with Node's settings (HF_ENDPOINT, HF_TOKEN …). */
+export const listModelFiles = async (name, options) => repoFiles(name, options, await hubEnvironment());
 
 /** huggingface_hub's settings from the environment: { endpoint, cacheDir, token?, offline, offlineWhy? }. */
 export async function hubEnvironment(env = process.env) {
