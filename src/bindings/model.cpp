@@ -162,11 +162,24 @@ class Model {
     });
   }
 
-  // Elements [first, first + bytes.length / element size) of tensor `index`
-  // from `bytes` (a plain Uint8Array, engine-host.js makes it one) in the
-  // dtype of `dtypeCode`: 0 F32, 1 F16, 2 BF16. No argument owns memory here
-  // (a string would leak if a JS exception crossed this frame).
-  val write(unsigned index, unsigned dtypeCode, double first, const val& bytes) {
+  // The chunk write() reads, `length` bytes, as a view of the wasm memory:
+  // engine-host.js copies a tensor's bytes into it on the JS side, so that
+  // nothing of the copy (a detached or hostile array, a patched set()) runs
+  // under this frame, where a JS exception would skip the clean-up.
+  val chunk(double length) {
+    return guarded([&] {
+      live();
+      if (!(length >= 0 && length <= double(kMaxElements)) || length != double(std::size_t(length)))
+        throw ArgumentError("length: expected a byte count");
+      chunk_.resize(std::size_t(length));
+      return val(emscripten::typed_memory_view(std::size_t(length), chunk_.data()));
+    });
+  }
+
+  // Elements [first, first + length / element size) of tensor `index` from
+  // the first `length` bytes of the chunk (chunk()), in the dtype of
+  // `dtypeCode`: 0 F32, 1 F16, 2 BF16. No argument owns memory here.
+  val write(unsigned index, unsigned dtypeCode, double first, double length) {
     return guarded([&] {
       model::Model& m = live();
       if (dtypeCode > 2) throw ArgumentError("dtype: expected F32, F16 or BF16");
@@ -174,11 +187,11 @@ class Model {
                                 : dtypeCode == 1 ? model::DType::F16
                                                  : model::DType::BF16;
       const std::size_t size = model::bytes_of(type);
-      const std::size_t length = bytes["length"].as<std::size_t>();
-      if (length % size != 0) throw ArgumentError("bytes: not a whole number of elements");
-      chunk_.resize(length);
-      val(emscripten::typed_memory_view(length, chunk_.data())).call<void>("set", bytes);
-      m.write(index, type, static_cast<std::size_t>(first), length / size, chunk_.data());
+      if (!(length >= 0 && length <= double(chunk_.size())) || length != double(std::size_t(length)))
+        throw ArgumentError("length: expected at most the chunk's bytes");
+      const std::size_t bytes = std::size_t(length);
+      if (bytes % size != 0) throw ArgumentError("bytes: not a whole number of elements");
+      m.write(index, type, static_cast<std::size_t>(first), bytes / size, chunk_.data());
       return val::undefined();
     });
   }
@@ -521,6 +534,7 @@ EMSCRIPTEN_BINDINGS(mha_model) {
   emscripten::class_<Model>("Model")
       .constructor<Engine&>()
       .function("configure", &Model::configure)
+      .function("chunk", &Model::chunk)
       .function("write", &Model::write)
       .function("missing", &Model::missing)
       .function("run", &Model::run)

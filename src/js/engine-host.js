@@ -32,6 +32,8 @@
   const DTYPE_CODES = ['F32', 'F16', 'BF16'];
   const intrinsic = (name) => Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), name).get;
   const [bufferOf, offsetOf, lengthOf] = ['buffer', 'byteOffset', 'byteLength'].map(intrinsic);
+  // %TypedArray%.prototype.set as the engine found it (a caller may replace the prototype's).
+  const setBytes = Object.getPrototypeOf(Uint8Array.prototype).set;
 
   // An Embind object on the host's engine (a Layer, a Trainer, a Model), set
   // up by `setup` (and deleted if that throws), filed in `map` under a new id.
@@ -261,17 +263,21 @@
       return { id, ...configured };
     }
 
-    // Nothing the bindings read can throw in JS (an exception crossing the
-    // wasm frames would skip their clean-up): the dtype goes as its code, the
-    // bytes as a plain Uint8Array over exactly the caller's (its buffer,
-    // offset and length read through the intrinsic getters).
+    // Nothing the bindings run can throw in JS (an exception crossing the
+    // wasm frames would skip their clean-up): the bytes are copied here, into
+    // the chunk the model gives as a view of its memory, with the intrinsic
+    // set() (a caller's patched one, a detached array, throw here, in JS, and
+    // the model's memory stays as it was); the dtype goes as its code.
     modelWrite(id, index, dtype, first, bytes) {
       const code = DTYPE_CODES.indexOf(dtype);
       if (code < 0) throw argumentError(`dtype: expected one of ${DTYPE_CODES.join(', ')}, got ${String(dtype)}`);
       if (!ArrayBuffer.isView(bytes) || !(bytes instanceof Uint8Array))
         throw argumentError("bytes: expected a Uint8Array of the tensor's elements");
-      const view = new Uint8Array(bufferOf.call(bytes), offsetOf.call(bytes), lengthOf.call(bytes));
-      checked(live(this.models, id, 'model').write(index, code, first, view));
+      const model = live(this.models, id, 'model');
+      const length = lengthOf.call(bytes);
+      const chunk = checked(model.chunk(length));
+      setBytes.call(chunk, new Uint8Array(bufferOf.call(bytes), offsetOf.call(bytes), length));
+      checked(model.write(index, code, first, length));
     }
 
     modelMissing(id) {

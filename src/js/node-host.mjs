@@ -5,6 +5,7 @@
 // as wasmBinary, which also avoids Emscripten 3.1.6's loader tripping over
 // Node >= 18's global fetch ("Failed to parse URL").
 import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { access, readFile } from 'node:fs/promises';
 import { moduleOptions } from './engine.mjs';
 import { CALLS } from './protocol.mjs';
@@ -68,15 +69,41 @@ export async function loadHost({ variant, threads, files, paths, locateFile }, w
 
 export { EngineHost };
 
+const isInputType = (option) => option.startsWith('--input-type');
+let explicitExecArgv;
+
 /**
- * The options a worker_threads Worker of this package starts with: the
- * process's, less --input-type (valid only for the main script given with
- * -e, an error in a Worker) and V8's WebAssembly flags
- * (--experimental-wasm-relaxed-simd), which a Worker refuses and needs not:
- * they hold for every thread of the process.
+ * The execArgv a worker_threads Worker of this package starts with:
+ * undefined, the process's own options as Node passes them on (V8's and the
+ * process's among them: --max-old-space-size, --stack-size, --title,
+ * --experimental-wasm-relaxed-simd hold for every thread, and a Worker
+ * refuses them given explicitly) — unless the process was started with
+ * --input-type (valid only for a main script given with -e; an error in a
+ * Worker started from a file): then its options without it and without those
+ * a Worker refuses, as Node's own constructor says of each (once a process).
  */
 export function workerExecArgv() {
-  return process.execArgv.filter(
-    (option) => !option.startsWith('--input-type') && !option.startsWith('--experimental-wasm-'),
-  );
+  if (!process.execArgv.some(isInputType)) return undefined;
+  explicitExecArgv ??= acceptedByWorkers(process.execArgv.filter((o) => !isInputType(o)));
+  return explicitExecArgv;
+}
+
+// `options` less those a Worker refuses: the whole list tried first, then each
+// option with its value (a following argument that is not an option).
+function acceptedByWorkers(options) {
+  const accepted = (list) => {
+    try {
+      new Worker('', { eval: true, execArgv: list }).terminate();
+      return true;
+    } catch (error) {
+      if (error?.code === 'ERR_WORKER_INVALID_EXEC_ARGV') return false;
+      throw error;
+    }
+  };
+  if (accepted(options)) return options;
+  const groups = [];
+  for (const option of options)
+    if (option.startsWith('-') || !groups.length) groups.push([option]);
+    else groups.at(-1).push(option);
+  return groups.filter(accepted).flat();
 }

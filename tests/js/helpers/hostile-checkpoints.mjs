@@ -382,6 +382,38 @@ const ROWS = [
     },
     { value: (v, expect) => expect(v).toEqual({ same: 20 }) },
   ],
+  [
+    "%TypedArray%.prototype.set replaced by a throwing one, 20 loads (the chunk's copy threw inside Model.write: ~94 KB left each)",
+    'leak',
+    async (engine, tools) => {
+      const prototype = Object.getPrototypeOf(Uint8Array.prototype);
+      const intrinsic = prototype.set;
+      const outcomes = { loaded: 0, same: 0, refused: [] };
+      // Only while the loader copies: the files are read before (filesOf), the checks run after.
+      const files = filesOf('bert-zh');
+      for (let i = 0; i < 20; i++) {
+        prototype.set = function set() {
+          throw new Error('a hostile set()');
+        };
+        let model;
+        try {
+          model = await engine.loadModel(files);
+        } catch (error) {
+          outcomes.refused.push(String(error?.message));
+        } finally {
+          prototype.set = intrinsic;
+        }
+        if (model) {
+          outcomes.loaded++;
+          if (tools.sameBits(await model.run(SENTENCE))) outcomes.same++;
+          model.dispose();
+        }
+      }
+      return outcomes;
+    },
+    // The engine copies with the set() it found: every load works, and gives the good model's bits.
+    { value: (v, expect) => expect(v).toEqual({ loaded: 20, same: 20, refused: [] }) },
+  ],
   // ---- Silent wrong results.
   [
     "model.safetensors: the header length lowered into the header's padding (every tensor shifted)",
