@@ -4,7 +4,7 @@
 // 'mha-wasm'` — in plain `node` child processes, outside Jest and outside this
 // repository. About 10 s; skip it with `npx jest tests/js`.
 import { execFile } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,7 +74,7 @@ ${trainBody(f)}`;
 // The 'mha-wasm/model' subpath: a tiny checkpoint (tests/fixtures/models, from PyTorch) loaded from its folder.
 const MODEL_FOLDER = fileURLToPath(new URL('../fixtures/models/bert-zh', import.meta.url));
 const MODEL_ESM = (folder) => `import { createAttention } from 'mha-wasm/model';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 const ref = JSON.parse(readFileSync(${JSON.stringify(`${folder}/reference.json`)}, 'utf8'));
 const c = ref.cases.find((x) => x.name === 'sentence');
 const engine = await createAttention({ variant: 'simd' });
@@ -168,16 +168,59 @@ describe('[slow] npm pack, install, require and import', () => {
     if ((await readdir(repo)).includes('README.md')) expect(files).toContain('README.md');
     const unexpected = files.filter(
       (f) =>
-        !/^(dist\/mha-[\w-]+(\.worker)?\.(js|wasm)|src\/js\/(?:[\w-]+\/)*[\w-]+\.(mjs|cjs|js|d\.ts)|docs\/[\w-]+\.(png|md)|(README|ARCHITECTURE|CONTRIBUTING)\.md|package\.json|LICENSE)$/.test(
+        !/^(dist\/mha-[\w-]+(\.worker)?\.(js|wasm)|src\/js\/(?:[\w-]+\/)*[\w-]+\.(mjs|cjs|js|d\.ts)|docs\/[\w-]+\.md|(README|ARCHITECTURE|CONTRIBUTING|THIRD_PARTY_NOTICES)\.md|package\.json|LICENSE)$/.test(
           f,
         ),
     );
     expect(unexpected).toEqual([]);
     expect(files.filter((f) => /\.(cpp|hpp|h|cc)$|^tests\/|node_modules\/|^build\/|CMakeLists/.test(f))).toEqual([]);
+    // The licence and the notices of what dist/ bundles; the demo's pictures stay in the repository.
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'THIRD_PARTY_NOTICES.md']));
+    expect(files.filter((f) => /\.(png|jpe?g)$/.test(f))).toEqual([]);
   });
 
-  test('every relative link and image of the README points at a file in the tarball', () => {
+  test("the notices name the tokenizers library's version as dist/ bundles it, and xsimd's as the builds compile it", () => {
+    const notices = readFileSync(join(repo, 'THIRD_PARTY_NOTICES.md'), 'utf8');
+    const tokenizers = JSON.parse(
+      readFileSync(join(repo, 'node_modules/@huggingface/tokenizers/package.json'), 'utf8'),
+    );
+    expect(readFileSync(join(repo, 'dist/mha-model-tokenizer.js'), 'utf8')).toContain(
+      `${tokenizers.name} ${tokenizers.version} (${tokenizers.license}`,
+    );
+    expect(notices).toContain(
+      `${tokenizers.name}](https://github.com/huggingface/tokenizers.js) ${tokenizers.version}`,
+    );
+    expect(notices).toContain(`Apache-2.0`);
+    expect(notices).toContain('BSD-3-Clause');
+    const include = process.env.XSIMD_INCLUDE_DIR || join(repo, '.deps/xsimd/usr/include'); // scripts/configure.sh's
+    const xsimd = readFileSync(join(include, 'xsimd/config/xsimd_config.hpp'), 'utf8');
+    const major = /#define XSIMD_VERSION_MAJOR (\d+)/.exec(xsimd)[1];
+    expect(notices).toContain(`[xsimd](https://github.com/xtensor-stack/xsimd) ${major} (`);
+  });
+
+  test('npm pack runs no set-up: its prepack only checks dist/, and says what to do without it', async () => {
+    const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+    expect(pkg.scripts.prepack).toBe('node scripts/check-dist.mjs');
+    await run('node', [join(repo, 'scripts/check-dist.mjs')]);
+    // The same script in a copy of the repository's layout without dist/.
+    const copy = join(work, 'no-dist');
+    for (const file of ['scripts/check-dist.mjs', 'src/js/files.mjs', 'src/js/model-files.mjs']) {
+      await run('mkdir', ['-p', join(copy, file, '..')]);
+      await run('cp', [join(repo, file), join(copy, file)]);
+    }
+    const failed = await run('node', [join(copy, 'scripts/check-dist.mjs')]).catch((e) => e);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(
+      /^mha-wasm: npm pack: dist\/ lacks \d+ of the \d+ built files .*Install mha-wasm from the npm registry/,
+    );
+  });
+
+  test("every relative link of the README points at a file in the tarball; every picture at the repository's", () => {
     const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+    const pictures = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+    expect(pictures.length).toBeGreaterThan(2);
+    const RAW = 'https://raw.githubusercontent.com/mha-wasm/mha-wasm/main/';
+    expect(pictures.filter((p) => !p.startsWith(RAW) || !existsSync(join(repo, p.slice(RAW.length))))).toEqual([]);
     const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)]
       .map((m) => m[1])
       .filter((t) => !/^[a-z]+:/.test(t) && !t.startsWith('#'))
