@@ -283,6 +283,11 @@ export interface LoadModelOptions {
   token?: string;
   /** The cache only, no request (default: $HF_HUB_OFFLINE in Node). */
   offline?: boolean;
+  /**
+   * Downloads every file again, even those the cache holds (huggingface_hub's force_download); refused offline.
+   * Without it, a branch or tag the cache holds costs one HEAD request (has it moved?), a commit none.
+   */
+  forceDownload?: boolean;
 }
 
 export interface ModelConfig {

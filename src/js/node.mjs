@@ -22,7 +22,7 @@ import { ArgumentRangeError } from './errors.mjs';
 // What 'mha-wasm/model' adds in browsers: a Hub repo's files before loading it.
 export { listModelFiles } from './models/sources/hub-node.mjs';
 export { parseModelName } from './models/sources/repo-files.mjs';
-export { DEFAULT_ENDPOINT as DEFAULT_HUB_ENDPOINT } from './models/sources/hub.mjs';
+export { DEFAULT_ENDPOINT as DEFAULT_HUB_ENDPOINT } from './models/sources/hub-options.mjs';
 
 function toPath(url) {
   const s = String(url);

@@ -36,7 +36,8 @@ afterAll(async () => {
   await hub?.stop();
 });
 
-const fileRequests = () => hub.requests.filter((r) => /\/resolve\/|^\/cdn\//.test(r.path));
+/** The downloads (GET): a reload's load asks only whether main moved (a HEAD), which is no download. */
+const fileRequests = () => hub.requests.filter((r) => r.method === 'GET' && /\/resolve\/|^\/cdn\//.test(r.path));
 const bertButton = (page) => page.locator('.real-suggestion', { hasText: REPO });
 
 async function loadByClick(page) {
@@ -100,13 +101,16 @@ test('by name: sizes from the file list, a click downloads and loads, a reload d
     );
     expect(fileRequests().length).toBeGreaterThan(0);
     await expectHeatmapAsNode(page);
-    // A reload: the model from the browser's storage, no file asked for.
+    // A reload: the model from the browser's storage, no file downloaded; one HEAD asks whether main moved.
     await page.reload();
     await page.waitForSelector('body[data-ready]');
     await page.locator('#real-hub').scrollIntoViewIfNeeded();
     hub.requests.length = 0;
     await loadByClick(page);
     expect(fileRequests()).toEqual([]);
+    expect(hub.requests.filter((r) => r.method !== 'OPTIONS').map((r) => `${r.method} ${r.path}`)).toEqual([
+      `HEAD /${REPO}/resolve/main/config.json`,
+    ]);
     expect(await page.textContent('#real-status')).toContain("from this browser's storage, nothing downloaded");
     await expectHeatmapAsNode(page);
     // The console's only complaints: the test Hub's 401 for the suggestions it does not have.

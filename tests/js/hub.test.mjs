@@ -1,7 +1,8 @@
 // Models by name (sources/hub.mjs, sources/hub-node.mjs) against a local
 // server that speaks the Hub's HTTP (tests/tools/hub-server.mjs, never the
 // real Hub): a model loads by name and gives transformers' numbers
-// (reference.json of tests/fixtures/models); a second load makes no request;
+// (reference.json of tests/fixtures/models); a second load asks only whether
+// its branch moved (hub-revalidate.test.mjs);
 // the cache is huggingface_hub's layout, and one huggingface_hub itself wrote
 // (tests/fixtures/hub/python-cache, by tests/tools/make_hub_fixtures.mjs) loads
 // offline; gated, missing and renamed repos; a cut download resumes; two
@@ -182,19 +183,20 @@ test("a model loads by name from the Hub's HTTP, with transformers' numbers, int
   );
   model.dispose();
 
-  // A second load makes no request at all.
+  // A second load makes one request: a HEAD of config.json at main, which has not moved (huggingface_hub's revalidation).
   server.requests.length = 0;
   const again = await engine.loadModel(ROBERTA, { endpoint: server.url, cacheDir });
-  expect(server.requests).toEqual([]);
+  expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`HEAD /${ROBERTA}/resolve/main/config.json`]);
   await expectTransformers(again, 'hf-roberta');
   again.dispose();
-  // …nor does one by commit, or offline.
+  server.requests.length = 0;
+  // …one by commit, or offline, none.
   (await engine.loadModel(ROBERTA, { endpoint: server.url, cacheDir, revision: commit })).dispose();
   (await engine.loadModel(ROBERTA, { endpoint: 'http://127.0.0.1:1', cacheDir, offline: true })).dispose();
   expect(server.requests).toEqual([]);
 });
 
-test('a cache huggingface_hub and transformers wrote (tests/fixtures/hub) loads offline, and online without a request', async () => {
+test('a cache huggingface_hub and transformers wrote (tests/fixtures/hub) loads offline, and online asking only whether main moved', async () => {
   const cacheDir = freshCache();
   cpSync(PYTHON_CACHE, cacheDir, { recursive: true, verbatimSymlinks: true });
   process.env.HF_HUB_CACHE = cacheDir;
@@ -204,9 +206,9 @@ test('a cache huggingface_hub and transformers wrote (tests/fixtures/hub) loads 
     await expectTransformers(model, 'hf-xlm-roberta-bin-sharded');
     model.dispose();
     delete process.env.HF_HUB_OFFLINE;
-    // Online: Python's trees/{commit}.json says what the repo has: nothing to ask.
+    // Online: Python's trees/{commit}.json says what the repo has: only whether main moved is asked.
     const online = await engine.loadModel(SHARDED, { endpoint: server.url });
-    expect(server.requests).toEqual([]);
+    expect(server.requests.map((r) => r.method)).toEqual(['HEAD']);
     online.dispose();
   } finally {
     delete process.env.HF_HUB_CACHE;

@@ -16,7 +16,8 @@
 //
 // Faults for the tests: cut(sha256, bytes) ends the next download of that file after `bytes`;
 // corrupt(sha256) changes its first byte; throttle(sha256, ms) sends it 1 KB per `ms`;
-// fail(path, status, times, headers) answers `status` the next `times` requests of a path. Every request
+// fail(path, status, times, headers) answers `status` the next `times` requests of a path; push(repo,
+// files) moves main to a new commit. Every request
 // is logged in `requests` ({ method, path, range, authorization, port }).
 //
 // Run alone: node tests/tools/hub-server.mjs [port] serves the fixture folders
@@ -49,20 +50,23 @@ export function folderFiles(folder) {
  * revision "main" is `files`; each other revision its own files, with a commit of its own.
  */
 function makeRepo(id, spec) {
-  const revisions = new Map();
-  const add = (names, files) => {
-    const entries = Object.entries(files).map(([name, bytes]) => {
-      const lfs = LFS.test(name);
-      return [name, { bytes, oid: gitOid(bytes), sha256: lfs ? sha('sha256', bytes) : undefined, lfs }];
-    });
-    const commit = sha('sha1', id, ...entries.map(([n, e]) => `${n}:${e.oid}`));
-    const revision = { commit, files: new Map(entries) };
-    for (const name of names) revisions.set(name, revision);
-    revisions.set(commit, revision);
-  };
-  add(['main'], spec.files);
-  for (const [name, files] of Object.entries(spec.revisions ?? {})) add([name], files);
-  return { id, gated: Boolean(spec.gated), revisions };
+  const repo = { id, gated: Boolean(spec.gated), revisions: new Map() };
+  addRevision(repo, ['main'], spec.files);
+  for (const [name, files] of Object.entries(spec.revisions ?? {})) addRevision(repo, [name], files);
+  return repo;
+}
+
+/** `files` as a commit of `repo`, which the revisions `names` then point at; returns the revision. */
+function addRevision(repo, names, files) {
+  const entries = Object.entries(files).map(([name, bytes]) => {
+    const lfs = LFS.test(name);
+    return [name, { bytes, oid: gitOid(bytes), sha256: lfs ? sha('sha256', bytes) : undefined, lfs }];
+  });
+  const commit = sha('sha1', repo.id, ...entries.map(([n, e]) => `${n}:${e.oid}`));
+  const revision = { commit, files: new Map(entries) };
+  for (const name of names) repo.revisions.set(name, revision);
+  repo.revisions.set(commit, revision);
+  return revision;
 }
 
 export class HubServer {
@@ -116,6 +120,13 @@ export class HubServer {
   throttle(sha256, ms) {
     if (ms) this.throttled.set(sha256, ms);
     else this.throttled.delete(sha256);
+  }
+
+  /** A new commit of `repo` holding `files`, which its main branch moves to (the old commit stays reachable); its id. */
+  push(repo, files) {
+    const revision = addRevision(this.repos.get(repo), ['main'], files);
+    for (const file of revision.files.values()) if (file.lfs) this.blobs.set(file.sha256, file.bytes);
+    return revision.commit;
   }
 
   /** The next `times` requests of `pathname` are answered `status` (with `headers`: a Location, say). */

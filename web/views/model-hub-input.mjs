@@ -9,8 +9,10 @@ import { t } from '../lib/i18n.mjs';
 import { formatBytes } from '../model/real-model-files.mjs';
 import { SUGGESTED_MODELS } from '../model/hub-models.mjs';
 
-// The package's public entry for models (listModelFiles, parseModelName, DEFAULT_HUB_ENDPOINT), when first needed.
-const models = () => import('../../src/js/model-entry.mjs');
+// The package's public entry for models (listModelFiles, parseModelName, DEFAULT_HUB_ENDPOINT): the
+// page's engine comes from it too (app.mjs), so it is there by the time a reader submits a name.
+let entry;
+const models = async () => (entry ??= await import('../../src/js/model-entry.mjs'));
 
 /** The Hubs the page's server lets it reach (web/server.mjs); a static host without the file: huggingface.co. */
 export async function hubEndpoints() {
@@ -98,8 +100,10 @@ export class ModelHubInput {
     this.#drawSuggestions();
   }
 
-  async #submit(text) {
-    const repo = (await models()).parseModelName(text)?.repo;
+  #submit(text) {
+    // At once (the view's error and progress are reset in the same task as the click).
+    if (!entry) return void models().then(() => this.#submit(text));
+    const repo = entry.parseModelName(text)?.repo;
     if (!repo) {
       this.el.name.setCustomValidity(t('real.hub.badName', { name: text }));
       this.el.name.reportValidity();

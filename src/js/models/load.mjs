@@ -257,6 +257,7 @@ const LOAD_OPTIONS = new Set([
   'cacheDir',
   'token',
   'offline',
+  'forceDownload',
 ]);
 
 /** loadModel's options, checked here where they are the same for every source (the Hub's by sources/hub.mjs). */
@@ -264,7 +265,7 @@ function checkLoadOptions(options) {
   if (options === undefined) return {};
   if (!options || typeof options !== 'object')
     throw new ArgumentTypeError(
-      `loadModel options: expected { onProgress, signal, weights, revision, endpoint, cacheDir, token, offline }, got ${describe(options)}`,
+      `loadModel options: expected { onProgress, signal, weights, revision, endpoint, cacheDir, token, offline, forceDownload }, got ${describe(options)}`,
     );
   rejectUnknown(options, LOAD_OPTIONS, 'loadModel');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function')

@@ -21,7 +21,8 @@
 // sha256 is not (browsers have no streaming digest).
 import { describe } from '../../checks.mjs';
 import { ArgumentTypeError, codedError } from '../../errors.mjs';
-import { checkHubOptions, hubFetch, openHub, parseHubUrl, parseRepoId, DEFAULT_ENDPOINT } from './hub.mjs';
+import { hubFetch, openHub } from './hub.mjs';
+import { checkHubOptions, parseHubUrl, parseRepoId, DEFAULT_ENDPOINT } from './hub-options.mjs';
 import { repoFiles } from './repo-files.mjs';
 
 export const CACHE_NAME = 'mha-wasm-hub';
@@ -162,8 +163,13 @@ export class BrowserHubStore {
    * from the first part not yet cached (Range), each part put as it fills;
    * cut off, it goes on from the last whole part (3 times).
    */
-  async download(hub, commit, name, entry, onBytes) {
+  async download(hub, commit, name, entry, onBytes, { force = false } = {}) {
     const size = entry?.size;
+    if (force) {
+      // Fetched again from the start: the file's record and every part it had go first.
+      await this.#cache.delete(this.#fileKey(commit, name));
+      for (let i = 0; await this.#cache.delete(this.#partKey(commit, name, i)); i++);
+    }
     await checkSpace(hub, name, size);
     const url = `${this.#base}/resolve/${commit}/${name.split('/').map(encodeURIComponent).join('/')}`;
     const PART_BYTES = BrowserHubStore.partBytes;

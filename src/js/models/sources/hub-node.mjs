@@ -40,16 +40,8 @@ import { fileURLToPath } from 'node:url';
 import { describe } from '../../checks.mjs';
 import { ArgumentTypeError, codedError } from '../../errors.mjs';
 import { fileAt, readFolder } from './folder.mjs';
-import {
-  COMMIT,
-  DEFAULT_ENDPOINT,
-  checkHubOptions,
-  hubFetch,
-  hubHeaders,
-  openHub,
-  parseHubUrl,
-  parseRepoId,
-} from './hub.mjs';
+import { hubFetch, hubHeaders, openHub } from './hub.mjs';
+import { COMMIT, DEFAULT_ENDPOINT, checkHubOptions, parseHubUrl, parseRepoId } from './hub-options.mjs';
 import { repoFiles } from './repo-files.mjs';
 
 /** A Hub repo's files and what loading it downloads (sources/repo-files.mjs), with Node's settings (HF_ENDPOINT, HF_TOKEN …). */
@@ -226,7 +218,7 @@ export class NodeHubStore {
    * /{repo}/resolve/{commit}/{name} for its ETag, size and where it is
    * (relative redirects followed, a CDN's Location kept), then a GET there.
    */
-  async download(hub, commit, name, entry, onBytes) {
+  async download(hub, commit, name, entry, onBytes, { force = false } = {}) {
     const meta = await this.#metadata(hub, commit, name);
     if (meta.commit && meta.commit !== commit)
       throw codedError(
@@ -254,11 +246,12 @@ export class NodeHubStore {
       });
     const blob = path.join(this.root, 'blobs', meta.etag);
     await mkdir(path.dirname(blob), { recursive: true });
-    if (!(await exists(blob))) {
+    if (force || !(await exists(blob))) {
       const release = await this.#lock(meta.etag, hub.signal);
       try {
-        // Another process may have finished it while this one waited.
-        if (!(await exists(blob))) await this.#fetchBlob(hub, name, meta, size, blob, onBytes);
+        // Another process may have finished it while this one waited; forced, it is fetched again from the start.
+        if (force) await rm(`${blob}.incomplete`, { force: true });
+        if (force || !(await exists(blob))) await this.#fetchBlob(hub, name, meta, size, blob, onBytes);
       } finally {
         await release();
       }

@@ -1,11 +1,12 @@
 // Models by name (engine.loadModel('org/name')): a Hugging Face Hub repo,
 // spoken to as huggingface_hub speaks to it, in Node and in browsers alike.
-// Here what is the same on both: a repo id and its options checked, the
-// repo's file list (GET /api/models/{repo}/revision/{revision}?blobs=true:
+// Here what is the same on both (a repo id and its options: hub-options.mjs):
+// the repo's file list (GET /api/models/{repo}/revision/{revision}?blobs=true:
 // the commit, every file with its size and LFS sha256), the files of it the
 // loader reads (checkpoint-files.mjs, formats/weights.mjs: no TensorFlow,
 // Flax, ONNX or other file is fetched), the Hub's answers made into errors
-// that say what to do, retries, and the download's progress. Where the
+// that say what to do, retries, whether a cached branch moved (one HEAD), and
+// the download's progress. Where the
 // files are kept is a store's (hub-node.mjs: huggingface_hub's cache
 // folder; hub-browser.mjs: the Cache API), and a store fetches each file
 // from /{repo}/resolve/{commit}/{path}.
@@ -15,116 +16,11 @@
 // refs/, read no HF_ENDPOINT or HF_HUB_OFFLINE, and it brings 5 MB with a
 // wasm module for a few requests; what is used of the Hub's HTTP is small
 // and documented (huggingface_hub's file_download.py and hf_api.py).
-import { describe } from '../../checks.mjs';
-import { ArgumentRangeError, ArgumentTypeError, codedError } from '../../errors.mjs';
+import { codedError } from '../../errors.mjs';
+import { COMMIT } from './hub-options.mjs';
 import { READ_FILES, filesToRead, textFilesDecided } from '../checkpoint-files.mjs';
 import { WEIGHT_FILE_NAMES, OTHER_WEIGHTS, shardNames, weightChoice } from '../formats/weights.mjs';
 import { parseJsonObject } from './files.mjs';
-
-export const DEFAULT_ENDPOINT = 'https://huggingface.co';
-/** A full commit id: the revision a snapshot is stored under. */
-export const COMMIT = /^[0-9a-f]{40}$/;
-// huggingface_hub's validate_repo_id: "name" or "namespace/name", letters,
-// digits, "-", "_" and ".", 96 characters at most, no "--" or "..", not
-// starting or ending with "-" or ".".
-const REPO_ID = /^(?:[\w.-]+\/)?[\w.-]+$/;
-
-/** The repo id `s` names, or null when it is not one (a folder path, a typo with a space). */
-export function parseRepoId(s) {
-  if (typeof s !== 'string' || s.length > 96 || !REPO_ID.test(s)) return null;
-  if (s.includes('--') || s.includes('..') || s.endsWith('.git') || /(^|\/)[-.]|[-.](\/|$)/.test(s)) return null;
-  return s;
-}
-
-/**
- * The repo a Hub page's URL names (https://huggingface.co/org/name, with
- * /tree/{revision} or not): { repo, origin, revision? }, or null. `url`: a
- * URL, or a string that is an http(s) URL.
- */
-export function parseHubUrl(url) {
-  if (typeof url === 'string') {
-    if (!/^https?:\/\//i.test(url)) return null;
-    try {
-      url = new URL(url);
-    } catch {
-      return null;
-    }
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  const tree = parts.indexOf('tree');
-  const name = (tree >= 0 ? parts.slice(0, tree) : parts).join('/');
-  const repo = parseRepoId(name);
-  if (!repo) return null;
-  const revision = tree >= 0 ? parts.slice(tree + 1).join('/') : undefined;
-  return { repo, origin: url.origin, ...(revision ? { revision } : {}) };
-}
-
-// Where a token may go: 127.0.0.0/8, localhost and [::1] over plain http, any other host over https only.
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
-/**
- * Hub options (of loadModel's options) checked: { revision, endpoint, token,
- * tokenWithheld, offline }. `defaults`: the environment's (endpoint, token,
- * offline …). `named`: the source's { repo, origin?, revision? }: a Hub URL's
- * origin is where the files are asked for.
- *
- * The token (options.token, else the environment's) goes to the configured
- * endpoint (options.endpoint, else the environment's) and nowhere else: not
- * to a source URL's origin that is not the endpoint's, and not over plain http
- * unless the endpoint is loopback. Where it may not go, the load goes on
- * without it (a public model loads; a gated or private one is refused), and
- * `tokenWithheld` says why for the messages.
- */
-export function checkHubOptions(options, defaults, named = {}) {
-  const out = { revision: named.revision ?? 'main', ...defaults };
-  for (const name of ['revision', 'endpoint', 'token']) {
-    const value = options[name];
-    if (value === undefined) continue;
-    if (typeof value !== 'string' || value === '')
-      throw new ArgumentTypeError(`${name}: expected a non-empty string, got ${describe(value)}`);
-    out[name] = value;
-  }
-  if (options.offline !== undefined) {
-    if (typeof options.offline !== 'boolean')
-      throw new ArgumentTypeError(`offline: expected true or false, got ${describe(options.offline)}`);
-    out.offline = options.offline;
-    out.offlineWhy = 'offline: true';
-  }
-  if (/(^|\/)\.\.?(\/|$)|^\/|\/$|[\\\0]/.test(out.revision))
-    throw new ArgumentRangeError(`revision: expected a branch, tag or commit of the repo, got "${out.revision}"`);
-  let endpoint;
-  try {
-    endpoint = new URL(out.endpoint);
-  } catch {
-    endpoint = null;
-  }
-  if (
-    !endpoint ||
-    (endpoint.protocol !== 'https:' && endpoint.protocol !== 'http:') ||
-    endpoint.search ||
-    endpoint.hash
-  )
-    throw new ArgumentRangeError(
-      `endpoint: expected an http(s) URL such as ${DEFAULT_ENDPOINT}, got "${out.endpoint}"`,
-    );
-  out.endpoint = endpoint.href.replace(/\/+$/, '');
-  if (out.token !== undefined && /[\s\0]/.test(out.token))
-    throw new ArgumentRangeError(
-      'token: expected a Hugging Face access token (hf_…), got a string with spaces or line breaks',
-    );
-  if (named.origin && named.origin !== endpoint.origin) {
-    // The files come from the URL's origin; the token stays with the endpoint.
-    out.endpoint = named.origin;
-    if (out.token)
-      out.tokenWithheld =
-        `the token is sent to the endpoint (${endpoint.origin}) only, and the URL names ${named.origin}; ` +
-        `to send it there, set options.endpoint to ${named.origin}`;
-  } else if (out.token && endpoint.protocol === 'http:' && !LOOPBACK.test(endpoint.hostname))
-    out.tokenWithheld = `the token is never sent over plain http (${endpoint.origin}): use an https endpoint`;
-  if (out.tokenWithheld) delete out.token;
-  return out;
-}
 
 // ---- Requests -----------------------------------------------------------------
 
@@ -303,22 +199,28 @@ const readAll = async (file) => new TextDecoder().decode(await file.read(0, file
 
 /**
  * The files of repo `hub.repo` at `hub.revision` that the loader reads, as a
- * source's { [fileName]: file } (sources/files.mjs), from `store`: without
- * a request when the store holds them all (the revision's ref, its
- * snapshot, what it knows is absent), else listed and the missing ones
- * downloaded; offline, whatever the store holds.
+ * source's { [fileName]: file } (sources/files.mjs), from `store`: when the
+ * store holds them all (the revision's ref, its snapshot, what it knows is
+ * absent), with no request for a commit and one HEAD for a branch or tag
+ * (revisionCommit: has it moved?); else listed and the missing ones
+ * downloaded (every one with forceDownload); offline, whatever the store
+ * holds.
  *
- * `hub`: { repo, revision, endpoint, token, offline, fetch, signal,
- * onProgress }. `store`: { where, ref(revision), state(commit, name),
+ * `hub`: { repo, revision, endpoint, token, offline, forceDownload, fetch,
+ * signal, onProgress }. `store`: { where, ref(revision), state(commit, name),
  * file(commit, name), names(commit), download(hub, commit, name, entry,
- * onBytes: (the file's bytes so far) => void), markAbsent(commit, names,
- * files: the listing), setRef(revision, commit) }.
+ * onBytes: (the file's bytes so far) => void, { force }: fetched again even
+ * when held), markAbsent(commit, names, files: the listing),
+ * setRef(revision, commit) }.
  */
 export async function openHub(hub, store) {
-  const pinned = COMMIT.test(hub.revision) ? hub.revision : await store.ref(hub.revision);
-  if (pinned) {
+  const byCommit = COMMIT.test(hub.revision);
+  const pinned = byCommit ? hub.revision : await store.ref(hub.revision);
+  if (pinned && !hub.forceDownload) {
     const names = await cachedCheckpoint(store, pinned);
-    if (names) return filesOf(store, pinned, names);
+    // A commit, or offline: the cache as it is. A branch or tag online: one HEAD says whether it moved.
+    if (names && (byCommit || hub.offline || (await revisionCommit(hub, pinned)) === pinned))
+      return filesOf(store, pinned, names);
   }
   if (hub.offline) {
     if (!pinned)
@@ -354,9 +256,12 @@ export async function openHub(hub, store) {
     );
   const names = filesToRead((n) => files.has(n));
   const progress = downloadProgress(hub);
+  const wanted = async (name) => hub.forceDownload || (await store.state(commit, name)) !== 'present';
   const fetchOne = async (name) => {
-    if ((await store.state(commit, name)) !== 'present')
-      await store.download(hub, commit, name, files.get(name), progress.file(name, files.get(name).size));
+    if (await wanted(name))
+      await store.download(hub, commit, name, files.get(name), progress.file(name, files.get(name).size), {
+        force: hub.forceDownload,
+      });
   };
   // The index first: its shards are the files to fetch.
   if (choice.index) {
@@ -376,8 +281,7 @@ export async function openHub(hub, store) {
       );
     names.push(choice.index, ...shards);
   } else names.push(choice.single);
-  for (const name of names)
-    if ((await store.state(commit, name)) !== 'present') progress.plan(name, files.get(name).size);
+  for (const name of names) if (await wanted(name)) progress.plan(name, files.get(name).size);
   for (const name of names) await fetchOne(name);
   await store.markAbsent(
     commit,
@@ -386,6 +290,30 @@ export async function openHub(hub, store) {
   );
   if (hub.revision !== commit) await store.setRef(hub.revision, commit);
   return filesOf(store, commit, names);
+}
+
+/**
+ * The commit `hub.revision` (a branch or tag) is at now, by one HEAD of its
+ * config.json (X-Repo-Commit), as huggingface_hub revalidates a cached
+ * file; `cached` (the commit the cache holds) when the Hub cannot say: no
+ * answer after the retries, or an answer without the header (the cache is
+ * used, as huggingface_hub uses it then). A repo that is gone, gated or
+ * without that revision is refused as a load would be.
+ */
+async function revisionCommit(hub, cached) {
+  const url = `${hub.endpoint}/${hub.repo}/resolve/${encodeURIComponent(hub.revision)}/config.json`;
+  try {
+    const response = await hubFetch(hub, url, 'config.json', {
+      method: 'HEAD',
+      headers: { 'accept-encoding': 'identity' },
+    });
+    const commit = response.headers.get('x-repo-commit');
+    return commit && COMMIT.test(commit) ? commit : cached;
+  } catch (error) {
+    if (['RepoNotFound', 'GatedRepo', 'RevisionNotFound', 'Forbidden'].includes(error?.code)) throw error;
+    if (hub.signal?.aborted) throw error;
+    return error?.code === 'EntryNotFound' ? null : cached;
+  }
 }
 
 async function filesOf(store, commit, names) {

@@ -6,7 +6,8 @@
 // loadModel's (sources/hub.mjs).
 import { describe, rejectUnknown } from '../../checks.mjs';
 import { ArgumentTypeError } from '../../errors.mjs';
-import { checkHubOptions, checkpointDownload, listRepo, parseHubUrl, parseRepoId } from './hub.mjs';
+import { checkpointDownload, listRepo } from './hub.mjs';
+import { checkHubOptions, parseHubUrl, parseRepoId } from './hub-options.mjs';
 
 /**
  * The repo a name or Hub URL names: { repo, revision? } ('org/name',
