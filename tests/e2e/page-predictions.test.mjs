@@ -82,8 +82,47 @@ test('a decoder’s next token, with Node’s probabilities; the most probable a
     await page.waitForSelector('#real-model[data-ready]');
     const appended = await page.inputValue('#real-text');
     expect(appended.startsWith(before)).toBe(true);
-    const next = await model.decode([expected(r.logits, V, last, 1.5)[0][0]]);
-    expect(appended).toBe(before + next);
+    // What the token adds to the whole sequence's decoding (the tokenizer's, transformers' on the fixtures).
+    const ids = Array.from(r.inputIds);
+    const whole = await model.decode([...ids, expected(r.logits, V, last, 1.5)[0][0]]);
+    expect(await model.decode(ids)).toBe(before);
+    expect(appended).toBe(whole);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
+
+// karpathy's stories260K (../shared/fixtures/real): a real trained Llama whose SentencePiece pieces carry their
+// space ("▁there"); the appended token keeps it, as the whole sequence decodes (it was "time,there").
+const STORIES = path.join('..', 'shared', 'fixtures', 'real', 'stories260K');
+test('a SentencePiece token keeps its space when appended (stories260K, a real trained Llama)', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await page.locator('#real-model').scrollIntoViewIfNeeded();
+    await page.setInputFiles(
+      '#real-files',
+      readdirSync(STORIES).map((f) => path.join(STORIES, f)),
+    );
+    await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
+    const prompt = 'Once upon a time,';
+    const model = await engine.loadModel(STORIES);
+    const r = await model.run(prompt, { returnLogits: true });
+    const V = model.config.vocabSize;
+    const [best] = topTokens(r.logits.subarray((r.inputIds.length - 1) * V), 1, 1);
+    await page.fill('#real-text', prompt);
+    await page.press('#real-text', 'Enter');
+    // The page's run of the prompt: its predictions at the prompt's last position.
+    await page.waitForSelector(`#real-model .pred-tokens[data-position="${r.inputIds.length - 1}"]`);
+    const whole = await model.decode([...Array.from(r.inputIds), best.id]);
+    expect(await model.decode(Array.from(r.inputIds))).toBe(prompt);
+    await page.click('#pred-action');
+    await page.waitForFunction((p) => document.querySelector('#real-text').value !== p, prompt);
+    const appended = await page.inputValue('#real-text');
+    expect(appended).toBe(whole);
+    // The trained model's next word after "Once upon a time," is a word of its own, after a space.
+    expect(appended).toMatch(/^Once upon a time, \w+$/);
+    model.dispose();
     expect(problems).toEqual([]);
   } finally {
     await page.close();

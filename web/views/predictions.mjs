@@ -94,16 +94,27 @@ export class PredictionsView {
     );
   }
 
-  // The button: append the most probable next token (its text), or mask a 毒 of the sentence.
+  // The button: append the most probable next token (its text), or mask a 毒 of the sentence. Its text is
+  // what it adds to the whole sequence's decoding, as the tokenizer decodes it: a SentencePiece "▁there"
+  // after "time," is " there" (decoded alone, its space would be dropped), a byte piece completes its character.
   async #act() {
     const run = this.#run;
     if (!run) return;
     if (run.kind === 'decoder') {
       const row = run.logits.subarray((run.inputIds.length - 1) * run.vocab, run.inputIds.length * run.vocab);
       const [best] = topTokens(row, 1, this.#temperature);
-      this.hooks.append(await run.decode([best.id]));
+      const ids = Array.from(run.inputIds);
+      const [before, after] = await Promise.all([run.decode(ids), run.decode([...ids, best.id])]);
+      this.hooks.append(after.slice(commonPrefix(before, after)));
     } else {
       this.hooks.mask();
     }
   }
+}
+
+/** How many characters `a` and `b` have in common from the start. */
+function commonPrefix(a, b) {
+  let n = 0;
+  while (n < a.length && a[n] === b[n]) n++;
+  return n;
 }
