@@ -1,7 +1,9 @@
 // Jest over the wasm builds in dist/. Tests are native ES modules, so Jest runs
 // with NODE_OPTIONS=--experimental-vm-modules (scripts/test.sh sets it) and
-// transforms nothing. tests/pack (npm pack + install, ~5 s) is the slow part:
-// `npx jest tests/js` leaves it out, and tests/e2e (Chromium, ~30 s).
+// transforms nothing. tests/e2e (Chromium: about half of the whole run's
+// time) and tests/pack (npm pack + install) are the slow parts: `npx jest
+// tests/js` leaves both out. scripts/test.sh runs the suites two at a time,
+// then the ones that time the machine alone.
 export default {
   testEnvironment: 'node',
   testMatch: [

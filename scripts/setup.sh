@@ -105,3 +105,4 @@ fi
 if [ "${1:-}" != "--no-build" ]; then
   bash scripts/build.sh
 fi
+echo "mha-wasm setup: done in $SECONDS s"
