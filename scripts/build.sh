@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds what is out of date: the wasm builds into dist/ (Emscripten), the
 # browsers' tokenizer worker into dist/ too, and the native core with its tests
-# into build/native. `npm run build` runs this.
+# into build/native. `npm run build` runs this; with --bench (`npm run bench`)
+# the benchmark's own builds too (build/wasm*/bench/: the kernels and a model
+# build that times its blocks), which no test loads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -15,8 +17,10 @@ source scripts/configure.sh
 xsimd_found || exit 1
 xsimd=$(xsimd_define)
 
+bench=()
+[ "${1:-}" = --bench ] && bench=(--target all mha-bench-simd mha-bench-model-simd)
 configure build/wasm emcmake cmake -S . -DCMAKE_BUILD_TYPE=Release "$xsimd"
-cmake --build build/wasm -j "$jobs"
+cmake --build build/wasm -j "$jobs" "${bench[@]}"
 
 # The relaxed-SIMD builds (threaded-relaxed-simd, relaxed-simd) need Debian 13's
 # Emscripten 3.1.69, which runs in the chroot scripts/setup.sh makes in
@@ -24,9 +28,11 @@ cmake --build build/wasm -j "$jobs"
 # own path inside: build/wasm-relaxed is configured and built there alone.
 case "${CI:-}" in '' | 0 | false) ci=false ;; *) ci=true ;; esac
 if bash scripts/trixie-emscripten.sh ready && [ "$(id -u)" = 0 ]; then
+  bench_relaxed=""
+  [ "${1:-}" = --bench ] && bench_relaxed="--target all mha-bench-relaxed-simd mha-bench-model-relaxed-simd"
   bash scripts/trixie-emscripten.sh run bash -c 'source scripts/configure.sh &&
     configure build/wasm-relaxed emcmake cmake -S . -DCMAKE_BUILD_TYPE=Release -DMHA_RELAXED_SIMD=ON "$1" &&
-    cmake --build build/wasm-relaxed -j "$2"' relaxed "$xsimd" "$jobs"
+    cmake --build build/wasm-relaxed -j "$2" $3' relaxed "$xsimd" "$jobs" "$bench_relaxed"
 elif [ "$ci" = true ]; then
   echo "mha-wasm: the relaxed-SIMD builds need the trixie chroot (as root): run \`bash scripts/setup.sh\`" >&2
   exit 1

@@ -10,6 +10,7 @@
 // reset goes back to the prompt, the first clause's too. No console errors.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { topTokens } from '../../web/model/predictions.mjs';
@@ -95,7 +96,8 @@ test('a decoder’s next token, with Node’s probabilities; the most probable a
 
 // karpathy's stories260K (../shared/fixtures/real): a real trained Llama whose SentencePiece pieces carry their
 // space ("▁there"); the appended token keeps it, as the whole sequence decodes (it was "time,there").
-const STORIES = path.join('..', 'shared', 'fixtures', 'real', 'stories260K');
+// ../shared beside the repository (where CI lays it), whatever the working folder.
+const STORIES = fileURLToPath(new URL('../../../shared/fixtures/real/stories260K/', import.meta.url));
 test('a SentencePiece token keeps its space when appended (stories260K, a real trained Llama)', async () => {
   const { page, problems } = await openPage(env);
   try {
