@@ -2,8 +2,7 @@
 // with NODE_OPTIONS=--experimental-vm-modules (scripts/test.sh sets it) and
 // transforms nothing. tests/e2e (Chromium: about half of the whole run's
 // time) and tests/pack (npm pack + install) are the slow parts: `npx jest
-// tests/js` leaves both out. scripts/test.sh runs the suites that time the
-// machine first, one at a time, then the rest two at a time.
+// tests/js` leaves both out.
 export default {
   testEnvironment: 'node',
   testMatch: [

@@ -136,29 +136,13 @@ jest() {
   NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning ${NODE_OPTIONS:-}" \
     node "$@"
 }
-# Suites that time the machine (a main thread's or event loop's longest gap, a
-# Worker's exit and its threads, a socket's timeout): run first, one at a
-# time, on a machine no other suite loads (run after the heavy suites, two of
-# them failed their margins once). Every other suite then runs two at a time
-# (Jest's workers; 2 cores): 11.5 min here against 18 one at a time.
-timed=(tests/e2e/threads.test.mjs tests/js/node-worker.test.mjs tests/js/node-exit.test.mjs
-  tests/e2e/tokenizer-browser.test.mjs tests/e2e/server.test.mjs)
-if [ $# -gt 0 ]; then
-  echo "== Jest${relaxed_flag:+ (node ${relaxed_flag[*]})}: $* =="
-  jest "${relaxed_flag[@]}" node_modules/jest/bin/jest.js "$@"
-else
-  echo "== Jest${relaxed_flag:+ (node ${relaxed_flag[*]})}: the suites that time the machine, one at a time =="
-  jest "${relaxed_flag[@]}" node_modules/jest/bin/jest.js --runInBand "${timed[@]}"
-  stage_done
-  echo "== Jest${relaxed_flag:+ (node ${relaxed_flag[*]})}, every other suite, two at a time =="
-  ignore=$(printf '%s|' "${timed[@]}")
-  jest "${relaxed_flag[@]}" node_modules/jest/bin/jest.js --maxWorkers=2 --testPathIgnorePatterns "${ignore%|}"
-fi
+echo "== Jest${relaxed_flag:+ (node ${relaxed_flag[*]})} =="
+jest "${relaxed_flag[@]}" node_modules/jest/bin/jest.js "$@"
 stage_done
 
 if [ $# -eq 0 ] && [ ${#relaxed_flag[@]} -gt 0 ]; then
   echo "== Jest: Node 20 without relaxed SIMD (the SIMD128 builds by default) =="
-  jest node_modules/jest/bin/jest.js --runInBand tests/js/relaxed.test.mjs tests/js/fixtures.test.mjs \
+  jest node_modules/jest/bin/jest.js tests/js/relaxed.test.mjs tests/js/fixtures.test.mjs \
     tests/js/node-worker.test.mjs tests/js/node-exit.test.mjs tests/js/threads.test.mjs tests/js/errors.test.mjs
   stage_done
 fi
