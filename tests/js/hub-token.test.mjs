@@ -14,23 +14,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
-import { HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { HUB_ENVIRONMENT, HubServer, folderFiles } from '../tools/hub-server.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const PUBLIC = 'mha-wasm-tests/hf-roberta';
 const GATED = 'mha-wasm-tests/gated-bert';
 const TOKEN = 'hf_secret';
-const ENV = [
-  'HF_HOME',
-  'HF_HUB_CACHE',
-  'HUGGINGFACE_HUB_CACHE',
-  'HF_TOKEN',
-  'HUGGING_FACE_HUB_TOKEN',
-  'HF_HUB_OFFLINE',
-  'HF_ENDPOINT',
-  'HF_TOKEN_PATH',
-  'XDG_CACHE_HOME',
-];
+const ENV = HUB_ENVIRONMENT;
 
 let endpoint; // the configured endpoint's server
 let other; // a server on another origin

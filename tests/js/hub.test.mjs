@@ -26,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { createAttention } from '../../src/js/node.mjs';
-import { HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { HUB_ENVIRONMENT, HubServer, folderFiles } from '../tools/hub-server.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const PYTHON_CACHE = fileURLToPath(new URL('../fixtures/hub/python-cache/', import.meta.url));
@@ -68,17 +68,7 @@ let server;
 let engine;
 let home;
 const saved = {};
-const ENV = [
-  'HF_HOME',
-  'HF_HUB_CACHE',
-  'HUGGINGFACE_HUB_CACHE',
-  'HF_TOKEN',
-  'HUGGING_FACE_HUB_TOKEN',
-  'HF_HUB_OFFLINE',
-  'HF_ENDPOINT',
-  'HF_TOKEN_PATH',
-  'XDG_CACHE_HOME',
-];
+const ENV = HUB_ENVIRONMENT;
 const freshCache = () => mkdtempSync(path.join(home, 'cache-'));
 const hubRequests = () => server.requests.filter((r) => r.port === 'hub');
 

@@ -69,6 +69,19 @@ function addRevision(repo, names, files) {
   return revision;
 }
 
+/** The environment variables huggingface_hub's settings come from: a test clears them so that nothing of the machine's is read. */
+export const HUB_ENVIRONMENT = Object.freeze([
+  'HF_HOME',
+  'HF_HUB_CACHE',
+  'HUGGINGFACE_HUB_CACHE',
+  'HF_TOKEN',
+  'HUGGING_FACE_HUB_TOKEN',
+  'HF_HUB_OFFLINE',
+  'HF_ENDPOINT',
+  'HF_TOKEN_PATH',
+  'XDG_CACHE_HOME',
+]);
+
 export class HubServer {
   /** `repos`: { id: spec } (makeRepo); `renamed`: { oldId: newId }; `tokens`: tokens with access to the gated repos. */
   constructor({ repos = {}, renamed = {}, tokens = ['hf_granted'] } = {}) {
