@@ -17,7 +17,7 @@
 //                                         generation's ids against the reference, then
 //                                         the timed generations in turns
 // <weights>: a name of WEIGHTS (float32, bf16). Both runtimes generate through the same
-// greedySearch of src/js/models/generation.mjs with the same settings
+// greedySearch of src/js/models/generation/ with the same settings
 // (generationSettings of the folder's generation_config.json): only the
 // model's compute differs. A runtime that cannot load the model (it does
 // not fit its memory) is a row that says why, not a failure of the process.
@@ -28,7 +28,8 @@ import path from 'node:path';
 import { heapOf } from './inputs.mjs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { generationSettings, greedySearch } from '../src/js/models/generation.mjs';
+import { greedySearch } from '../src/js/models/generation/greedy.mjs';
+import { generationSettings } from '../src/js/models/generation/settings.mjs';
 import {
   NEW_TOKENS,
   PROMPT,
@@ -116,7 +117,7 @@ async function mhaWasm(threads) {
   };
 }
 
-/** onnxruntime-web on `threads`, driven by generation.mjs's greedySearch. */
+/** onnxruntime-web on `threads`, driven by generation/greedy.mjs's greedySearch. */
 async function onnxDecoder(threads) {
   const { createPeer } = await import('./peers/onnx-decoder.mjs');
   const peer = await createPeer({ threads });
@@ -139,7 +140,9 @@ async function onnxDecoder(threads) {
             encoderDecoder: false,
             maxPositions: config.n_positions ?? config.max_position_embeddings,
           });
-          const { step, stepLogits } = model.decoder({ recordLogits });
+          const decoder = model.decoder({ recordLogits });
+          const { stepLogits } = decoder;
+          const step = async (ids) => ({ logits: await decoder.step(ids) }); // the search's step: { logits }
           const found = await greedySearch(step, settings, { prompt: inputIds, onToken });
           return { outputIds: found.outputIds, stepLogits };
         },

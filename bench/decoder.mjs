@@ -5,7 +5,7 @@
 // mha-wasm's loadModel() + generate() on 1 and 2 threads against
 // onnxruntime-web on an ONNX export of the same weights with past keys and
 // values (bench/peers/onnx-decoder.mjs), driven by the same greedySearch
-// (src/js/models/generation.mjs), each with the weights held as each entry
+// (src/js/models/generation/), each with the weights held as each entry
 // of WEIGHTS says (float32; bf16: 16-bit matrices). Outputs are compared
 // before timing (the tokenizer's ids, the greedy ids, the logits of the
 // prompt's step and of every step after it; then every timed process's ids

@@ -15,14 +15,16 @@
 //                                    and without every attention returned,
 //                                    onnxruntime-web)
 // Both runtimes generate through the same greedySearch/beamSearch of
-// src/js/models/generation.mjs with the same settings (generationSettings of
+// src/js/models/generation/ with the same settings (generationSettings of
 // the folder's generation_config.json): only the model's compute differs.
 // Prints one JSON object on stdout (the last line).
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { heapOf } from './inputs.mjs';
-import { beamSearch, generationSettings, greedySearch } from '../src/js/models/generation.mjs';
+import { beamSearch } from '../src/js/models/generation/beam.mjs';
+import { greedySearch } from '../src/js/models/generation/greedy.mjs';
+import { generationSettings } from '../src/js/models/generation/settings.mjs';
 import { NEW_TOKENS, sourceIds } from './seq2seq-checkpoint.mjs';
 
 /** Tolerances: max |Δ| of the encoder's output and of the logits, mha-wasm against onnxruntime-web. */
@@ -87,7 +89,7 @@ async function mhaWasm(threads) {
   };
 }
 
-/** onnxruntime-web on `threads`, its decoder driven by generation.mjs's searches. */
+/** onnxruntime-web on `threads`, its decoder driven by generation/'s searches. */
 async function onnxMarian(threads) {
   const { createPeer } = await import('./peers/onnx-marian.mjs');
   const peer = await createPeer({ threads });
@@ -112,7 +114,9 @@ async function onnxMarian(threads) {
             V,
             { maxPositions },
           );
-          const { step, reorder, stepLogits } = await model.decoder(inputIds, numBeams, { recordLogits });
+          const decoder = await model.decoder(inputIds, numBeams, { recordLogits });
+          const { reorder, stepLogits } = decoder;
+          const step = async (ids) => ({ logits: await decoder.step(ids) }); // the searches' step: { logits }
           const found =
             numBeams === 1
               ? await greedySearch(step, settings, { onToken })
@@ -222,7 +226,7 @@ async function searchAlone(dir, logits) {
     const times = [];
     for (let rep = 0; rep < 6; rep++) {
       let k = 0;
-      const step = async () => rows[k++ % rows.length];
+      const step = async () => ({ logits: rows[k++ % rows.length] });
       const t0 = performance.now();
       if (numBeams === 1) await greedySearch(step, settings);
       else await beamSearch(step, () => {}, settings, V);

@@ -7,7 +7,7 @@
 // against onnxruntime-web on the ONNX export Optimum would make of the same
 // weights (encoder, decoder, decoder with past; bench/peers/onnx-marian.mjs),
 // its decoder driven by the same greedySearch/beamSearch
-// (src/js/models/generation.mjs). Outputs are compared before timing (the
+// (src/js/models/generation/). Outputs are compared before timing (the
 // teacher-forced logits, every with-past step's logits, the ids and scores of
 // both searches; then every timed process's ids against mha-wasm ×1's). Each
 // thread count runs in its own process (bench/seq2seq-run.mjs), both
@@ -97,7 +97,7 @@ function report(r) {
   );
   lines.push(
     `translating ${r.sourceIds.length} source ids (用毒毒毒蛇，毒蛇会不会被毒毒死 + </s>) into exactly ${r.newTokens} tokens (min_new_tokens ${r.newTokens - 1}, then the forced eos), ` +
-      'both runtimes through the same greedySearch/beamSearch (generation.mjs, renormalize_logits, bad_words_ids [[pad]])',
+      'both runtimes through the same greedySearch/beamSearch (src/js/models/generation/, renormalize_logits, bad_words_ids [[pad]])',
   );
   const t = r.check.tolerance ?? {};
   lines.push(`outputs before timing, ${r.check.against ?? 'check'}:`);
@@ -149,7 +149,7 @@ function report(r) {
     }
   if (r.check.searchAlone)
     lines.push(
-      `of each token, the search alone (generation.mjs over logits of this size, the model's step free; the same for both runtimes): ` +
+      `of each token, the search alone (generation/ over logits of this size, the model's step free; the same for both runtimes): ` +
         `greedy ${ms(r.check.searchAlone.greedy)} ms, beam 4 ${ms(r.check.searchAlone['beam 4'])} ms`,
     );
   for (const [threads] of [[1], [2]]) {

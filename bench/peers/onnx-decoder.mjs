@@ -411,7 +411,7 @@ function readWhole(file) {
 /**
  * onnxruntime-web at `threads` threads (fixed once per process). load(dir,
  * form) resolves { createMs, decoder, dispose }: decoder() → { step } for
- * src/js/models/generation.mjs's greedySearch: the prompt with empty pasts
+ * src/js/models/generation/greedy.mjs's greedySearch: the prompt with empty pasts
  * first, then each token with the presents of the step before.
  */
 export async function createPeer({ threads }) {

@@ -337,7 +337,7 @@ function gatherBeams(ort, tensor, parents) {
  *     then decoder_model over all of decoderIds at once (teacher-forced)
  *   decoder(inputIds, numBeams, { recordLogits }) → { step, reorder, stepLogits }: the encoder run,
  *     its output repeated for each beam (as transformers' generate() expands it), and the
- *     step(ids)/reorder(parents) of src/js/models/generation.mjs's searches: decoder_model at the
+ *     step(ids)/reorder(parents) of src/js/models/generation/'s searches (each step's logits as { logits }): decoder_model at the
  *     first step, decoder_with_past_model after it; reorder gathers the decoder's past keys and
  *     values by beam (the encoder's are the same for every beam, as BART's _reorder_cache leaves them)
  */

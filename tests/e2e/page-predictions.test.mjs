@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { topTokens } from '../../web/model/predictions.mjs';
-import { lastRows, promptText } from '../../web/model/next-token-steps.mjs';
+import { promptText } from '../../web/model/next-token-steps.mjs';
+import { lastRows } from '../js/helpers/attention-rows.mjs';
 import { openPage, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 

@@ -4,11 +4,15 @@
 // (tests/fixtures/models/hf-qwen2) against run() over the same ids in Node:
 // each step's attention the last row of run()'s, bit for bit, its logits
 // run()'s last row, its token the most probable of the row before; with the
-// cache emptied between two steps too; and where a generation ends.
+// cache emptied between two steps too; and where a generation ends (at the
+// checkpoint's eos_token_id, as transformers' generate() ends on the GPT-2
+// fixture, tests/tools/make_decoder_fixtures.py; or at the length).
+import { readFileSync } from 'node:fs';
 import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { topTokens } from '../../web/model/predictions.mjs';
-import { PROMPTS, TokenSteps, lastRows, promptText } from '../../web/model/next-token-steps.mjs';
+import { PROMPTS, TokenSteps, promptText } from '../../web/model/next-token-steps.mjs';
+import { lastRows } from '../js/helpers/attention-rows.mjs';
 import { expectSameBits } from '../js/helpers/compare.mjs';
 
 const QWEN2 = 'tests/fixtures/models/hf-qwen2';
@@ -109,38 +113,33 @@ describe('through the engine', () => {
   });
 });
 
-// A model that gives fixed logits (the end of a generation is the rule under test, not the engine's numbers).
-function stubModel({ best, maxLength = 8, special = [{ id: 3, token: '<|endoftext|>' }] }) {
-  const vocabSize = 4;
-  const logits = (rows) => {
-    const out = new Float32Array(rows * vocabSize);
-    for (let r = 0; r < rows; r++) out[r * vocabSize + best] = 1;
-    return out;
-  };
-  const model = {
-    config: { numLayers: 1, numHeads: 1, vocabSize, maxLength },
-    specialTokens: special,
-    past: 0,
-    pieces: (ids) => Array.from(ids, String),
-    async prefill(input) {
-      const inputIds = typeof input === 'string' ? Int32Array.of(0, 1) : input.inputIds;
-      model.past = inputIds.length;
-      return { inputIds, logits: logits(inputIds.length) };
-    },
-    async step({ inputIds }) {
-      model.past += inputIds.length;
-      return { attention: new Float32Array(model.past).fill(1 / model.past), logits: logits(1) };
-    },
-  };
-  return model;
-}
-
-test('a generation ends at a special token, or when the model has no position left', async () => {
-  const special = new TokenSteps(stubModel({ best: 3 }), 'ab');
-  expect(await special.next()).toEqual({ ended: 'special', id: 3 });
-  expect(special.steps).toBe(0);
-  const full = new TokenSteps(stubModel({ best: 2, maxLength: 3 }), 'ab');
-  const first = await full.next();
-  expect([first.id, Array.from(first.ids)]).toEqual([2, [0, 1, 2]]);
-  expect(await full.next()).toEqual({ ended: 'length' });
+test('a generation ends where transformers’ generate() ends: at eos_token_id, or at the length', async () => {
+  const engine = await createAttention({ variant: 'simd' });
+  try {
+    const GPT2 = 'tests/fixtures/models/hf-gpt2-lm';
+    const ref = JSON.parse(readFileSync(`${GPT2}/reference.json`, 'utf8'));
+    const g = ref.generate.find((c) => c.name === 'eos');
+    expect(g.stop).toBe('eos');
+    const gpt2 = await engine.loadModel(GPT2);
+    const P = g.inputIds.length;
+    const atEos = new TokenSteps(gpt2, g.text, { maxLength: P + g.options.max_new_tokens });
+    const records = [];
+    for (let r = await atEos.next(); !r.ended; r = await atEos.next()) records.push(r);
+    // Every token but the eos is a step (fed, its attention shown); the eos ends it.
+    expect(records.map((r) => r.id)).toEqual(g.sequence.slice(P, -1));
+    expect(await atEos.next()).toEqual({ ended: 'eos', id: ref.generationConfig.eos_token_id });
+    expect(atEos.steps).toBe(g.sequence.length - P - 1);
+    const qwen = await engine.loadModel(QWEN2);
+    const prompt = promptText('clause');
+    const n = (await qwen.run(prompt)).inputIds.length;
+    const short = new TokenSteps(qwen, prompt, { maxLength: n + 3 });
+    const first = await short.next();
+    const second = await short.next();
+    expect([first.step, second.step, second.ids.length]).toEqual([1, 2, n + 2]);
+    const end = await short.next();
+    expect(end).toEqual({ ended: 'length', id: expect.any(Number) });
+    expect(await short.next()).toBe(end);
+  } finally {
+    engine.dispose();
+  }
 });

@@ -212,7 +212,7 @@ export class NextTokenSteps {
   }
 
   #endStatus(record) {
-    if (record.ended === 'special') return ['next.end.special', { token: this.#model.pieces([record.id])[0] }];
+    if (record.ended === 'eos') return ['next.end.eos', { token: this.#model.pieces([record.id])[0] }];
     return ['next.end.length', { max: this.#model.config.maxLength }];
   }
 

@@ -330,10 +330,12 @@ export default {
   'next.done': ({ step, before, token, probability, temperature, ms }) =>
     `Step ${step}: after “${before}” the model chose “${token}”, the most probable (${probability} at temperature ` +
     `${temperature}); ${ms} ms${step === 1 ? ', the prompt’s pass included' : ''}.`,
-  'next.end.special':
-    'The most probable next token is “{token}”, one of the tokenizer’s special tokens (the end of the text): the ' +
-    'generation stops here, as Hugging Face’s does.',
-  'next.end.length': 'The model has no position left (it reads {max} tokens at most): the generation stops here.',
+  'next.end.eos':
+    'The most probable next token is “{token}”, the end of the text (generation_config.json’s eos_token_id): the ' +
+    'generation stops here, as Hugging Face’s generate() does.',
+  'next.end.length':
+    'The text has reached {max} tokens, the most this model reads: the generation stops here, as Hugging Face’s ' +
+    'does at max_length.',
   'next.failed': 'The step failed (the reason is below).',
   'next.error': 'The step failed: {message}',
   'next.grid.label': 'The new token’s attention, layer × head',

@@ -302,9 +302,9 @@ export default {
   'next.done': ({ step, before, token, probability, temperature, ms }) =>
     `第 ${step} 步：在“${before}”之后，模型选了“${token}”，即最可能的词元（温度 ${temperature} 下为 ` +
     `${probability}）；用时 ${ms} 毫秒${step === 1 ? '，含提示的那一遍' : ''}。`,
-  'next.end.special':
-    '最可能的下一个词元是“{token}”，分词器的特殊词元之一（文字的结尾）：生成到此为止，和 Hugging Face 的做法一样。',
-  'next.end.length': '模型没有剩下的位置了（最多读 {max} 个词元）：生成到此为止。',
+  'next.end.eos':
+    '最可能的下一个词元是“{token}”，即文字的结尾（检查点的生成配置所定的结束词元）：生成到此为止，和 Hugging Face 的生成一样。',
+  'next.end.length': '文字已达 {max} 个词元，即这个模型最多读的数目：生成到此为止，和 Hugging Face 在最大长度处一样。',
   'next.failed': '这一步出错了（原因见下）。',
   'next.error': '这一步出错了：{message}',
   'next.grid.label': '新词元的注意力，层 × 头',

@@ -1,0 +1,206 @@
+// A decoder's calls (GPT-2, Llama, Qwen2/3): run() as an encoder's on a causal
+// stack; prefill() and step() through its keys-and-values cache; generate(),
+// greedy or sampled, the prompt prefilled once and one new token a step; and
+// generateSteps(), the same search one step per next(), between which other
+// calls may use the cache (the stream then feeds its own tokens again).
+import { checkGenerateOptions, checkRunOptions, GENERATE_OPTIONS } from '../model-options.mjs';
+import { readInput } from '../model-input.mjs';
+import { CALLS } from '../../protocol.mjs';
+import { rejectUnknown } from '../../checks.mjs';
+import { ArgumentRangeError } from '../../errors.mjs';
+import { generationSettings } from '../generation/settings.mjs';
+import { greedySearch, greedySteps } from '../generation/greedy.mjs';
+import { seededRandom } from '../generation/sampling.mjs';
+import { runStack, stackResult } from './encoder.mjs';
+
+// prefill() and step(): one engine call with state, `past` counted after it.
+function stateful(inner, method, input, options, what) {
+  return inner.exclusive(async () => {
+    let read;
+    const result = await inner.call(method, async () => {
+      const {
+        returnAttention = true,
+        returnHiddenStates = false,
+        returnLogits = false,
+        headMask,
+      } = checkRunOptions(options, what, inner.config);
+      read = await readInput(inner, input, what, false, what === 'step' ? inner.past : 0);
+      return [read.inputIds, returnAttention, returnHiddenStates, returnLogits, headMask];
+    });
+    inner.past = result.past + read.inputIds.length;
+    inner.cacheOwner = null; // the caller's now: a step stream feeds its tokens again
+    return stackResult(inner, read, result);
+  });
+}
+
+// generate()'s input: a string, { text } or { inputIds }, as the prompt.
+function promptSource(input, what) {
+  if (input && typeof input === 'object' && 'text' in input) {
+    rejectUnknown(input, new Set(['text']), `${what} input`);
+    return input.text;
+  }
+  return input;
+}
+
+// The prompt read and the search's settings, checked against the model's positions.
+async function prepare(inner, source, opts, what) {
+  const read = await readInput(inner, source, what, false, 0);
+  const prompt = read.inputIds;
+  const { config } = inner;
+  const settings = generationSettings(inner.generation.json, inner.generation.file, opts, config.vocabSize, {
+    promptLength: prompt.length,
+    encoderDecoder: false,
+    maxPositions: config.maxPositions,
+  });
+  if (settings.maxLength > config.maxLength)
+    throw new ArgumentRangeError(
+      `maxLength: ${settings.maxLength} tokens (the prompt's ${prompt.length} and the new ones), more than the ` +
+        `${config.maxLength} positions this model has`,
+    );
+  return { read, settings, seed: opts.seed ?? Math.floor(Math.random() * 2 ** 32) };
+}
+
+// The rows of the last `n` queries of an attention [layers, heads, T, keys]: [layers, heads, n, keys].
+function lastQueries({ data, shape: [layers, heads, T, keys] }, n) {
+  const out = new Float32Array(layers * heads * n * keys);
+  for (let block = 0; block < layers * heads; block++)
+    out.set(data.subarray((block * T + T - n) * keys, (block * T + T) * keys), block * n * keys);
+  return { data: out, shape: [layers, heads, n, keys] };
+}
+
+/**
+ * One step of a stream as the caller sees it (generate's onStep,
+ * generateSteps' values): the token chosen and what it was chosen from —
+ * the raw logits row, its processed score, and the attention of the tokens
+ * fed for it (the prompt at step 1, the token before after that), as
+ * transformers' generate(output_logits, output_scores, output_attentions)
+ * gives them for each step.
+ */
+function publicStep(inner, found, index, seed) {
+  const { id, outputIds, score, fed } = found;
+  const out = { step: index, id, token: inner.pieces([id])[0], outputIds, score, logits: fed.logits };
+  if (fed.attention) {
+    const [group] = inner.architecture.attentionGroups;
+    out.attention = fed.attention;
+    out.attentions = { [group]: { data: fed.attention, shape: fed.attentionShape } };
+  }
+  if (seed !== undefined) out.seed = seed;
+  return out;
+}
+
+async function generate(inner, input, options) {
+  const opts = checkGenerateOptions(options, inner.config, GENERATE_OPTIONS.decoder);
+  const source = promptSource(input, 'generate');
+  return inner.exclusive(async () => {
+    const { read, settings, seed } = await prepare(inner, source, opts, 'generate');
+    const prompt = read.inputIds;
+    const mask = opts.headMask;
+    // With onStep, each step returns its attention too (unless returnAttention is false): its weights are
+    // then computed as run()'s are, bit for bit, and so are the logits.
+    const stepAttention = Boolean(opts.onStep) && opts.returnAttention !== false;
+    let first = true;
+    // The prompt through every layer once (its keys and values kept), then one new token a step.
+    const step = async (ids) => {
+      const method = first ? CALLS.modelPrefill : CALLS.modelStep;
+      first = false;
+      return inner.call(method, () => [Int32Array.from(ids), stepAttention, false, 'last', mask]);
+    };
+    let found;
+    let index = 0;
+    try {
+      found = await greedySearch(step, settings, {
+        prompt,
+        random: seededRandom(seed),
+        onToken: opts.onToken && tokenReporter(inner, opts.onToken),
+        onStep:
+          opts.onStep && ((s) => opts.onStep(publicStep(inner, s, ++index, settings.doSample ? seed : undefined))),
+        signal: opts.signal,
+      });
+    } finally {
+      // What the search left in the caches is the search's: the model's state is empty again.
+      await inner.call(CALLS.modelReset);
+      inner.past = 0;
+      inner.cacheOwner = null;
+    }
+    const out = {
+      inputIds: prompt,
+      inputTokens: read.tokens,
+      outputIds: found.outputIds,
+      text: await inner.decodeText(found.outputIds.subarray(prompt.length)),
+      tokens: inner.pieces(found.outputIds),
+      score: found.score,
+      stepScores: Float64Array.from(found.stepScores),
+    };
+    if (settings.doSample) out.seed = seed;
+    if (opts.returnAttention !== false || opts.returnHiddenStates) {
+      const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
+      const r = await inner.call(CALLS.modelRun, () => [
+        fed,
+        null,
+        opts.returnAttention !== false,
+        opts.returnHiddenStates === true,
+        false,
+        mask,
+      ]);
+      const fedRead = { inputIds: fed, typeIds: null, tokens: inner.pieces(fed) };
+      const { attention, attentions, hiddenStates } = stackResult(inner, fedRead, r);
+      Object.assign(out, attention && { attention, attentions }, hiddenStates && { hiddenStates });
+    }
+    return out;
+  });
+}
+
+// onToken's calls, in order, with the tokens so far.
+export function tokenReporter(inner, onToken) {
+  return ({ outputIds, id, beams }) => {
+    const report = { outputIds, tokens: inner.pieces(outputIds) };
+    if (id !== undefined) report.id = id;
+    if (beams) report.beams = beams;
+    onToken(report);
+  };
+}
+
+// generateSteps(): the arguments checked now, the steps computed one per next().
+function generateSteps(inner, input, options) {
+  const opts = checkGenerateOptions(options, inner.config, GENERATE_OPTIONS.steps, 'generateSteps');
+  return stream(inner, promptSource(input, 'generateSteps'), opts);
+}
+
+async function* stream(inner, source, opts) {
+  const { read, settings, seed } = await inner.exclusive(() => prepare(inner, source, opts, 'generateSteps'));
+  const owner = {}; // the cache is this stream's while inner.cacheOwner is this object
+  const cached = []; // the ids this stream has fed
+  const attention = opts.returnAttention !== false;
+  const feed = (ids) =>
+    inner.exclusive(async () => {
+      let r;
+      if (cached.length && inner.cacheOwner === owner) {
+        r = await inner.call(CALLS.modelStep, () => [Int32Array.from(ids), attention, false, 'last', opts.headMask]);
+      } else {
+        // First, or the cache was used since: everything this stream fed, again (the rows of the new ids
+        // are the step's, bit for bit).
+        const whole = Int32Array.from([...cached, ...ids]);
+        r = await inner.call(CALLS.modelPrefill, () => [whole, attention, false, 'last', opts.headMask]);
+        if (attention && cached.length) {
+          const { data, shape } = lastQueries({ data: r.attention, shape: r.attentionShape }, ids.length);
+          r = { ...r, attention: data, attentionShape: shape };
+        }
+        inner.cacheOwner = owner;
+      }
+      cached.push(...ids);
+      inner.past = cached.length;
+      return r;
+    });
+  let index = 0;
+  const random = seededRandom(seed);
+  for await (const found of greedySteps(feed, settings, { prompt: read.inputIds, random, signal: opts.signal }))
+    yield publicStep(inner, found, ++index, settings.doSample ? seed : undefined);
+}
+
+export const decoder = Object.freeze({
+  run: runStack,
+  prefill: (inner, input, options) => stateful(inner, CALLS.modelPrefill, input, options, 'prefill'),
+  step: (inner, input, options) => stateful(inner, CALLS.modelStep, input, options, 'step'),
+  generate,
+  generateSteps,
+});

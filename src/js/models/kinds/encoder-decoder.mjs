@@ -1,0 +1,235 @@
+// An encoder-decoder's calls (Marian): run(), teacher-forced (the encoder over
+// the input, the decoder over decoderInputIds at once); generate(), the input
+// encoded once, then the decoder a token at a time, greedy or by beam search,
+// its attention assembled from the steps' rows (bit for bit the
+// teacher-forced run's). No state between calls: prefill, step and
+// generateSteps are a decoder's.
+import { checkGenerateOptions, checkSeq2SeqRunOptions, GENERATE_OPTIONS } from '../model-options.mjs';
+import { readSeq2Seq } from '../model-input.mjs';
+import { CALLS } from '../../protocol.mjs';
+import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
+import { generationSettings } from '../generation/settings.mjs';
+import { greedySearch } from '../generation/greedy.mjs';
+import { beamSearch } from '../generation/beam.mjs';
+import { tokenReporter } from './decoder.mjs';
+
+const decoderStart = (inner) =>
+  generationSettings(inner.generation.json, inner.generation.file, {}, inner.config.vocabSize).decoderStartTokenId;
+
+function run(inner, input, options) {
+  const opts = checkSeq2SeqRunOptions(options, inner.config);
+  return inner.exclusive(async () => {
+    const read = await readSeq2Seq(inner, input, 'run');
+    const decoderIds = read.decoderInputIds ?? Int32Array.of(decoderStart(inner));
+    delete read.decoderInputIds;
+    return { ...read, ...(await forward(inner, read, decoderIds, { ...opts, masks: opts.headMask })) };
+  });
+}
+
+function assemble(inner, read, encoded, fed, steps, origins) {
+  const c = inner.config;
+  const [Ld, H, D] = [c.decoderLayers, c.decoderHeads, c.hiddenSize];
+  const S = read.inputIds.length;
+  const T = fed.length;
+  const self = new Float32Array(Ld * H * T * T);
+  const cross = new Float32Array(Ld * H * T * S);
+  const last = new Float32Array(T * D);
+  for (let t = 0; t < T; t++) {
+    const step = steps[t];
+    const b = origins[t];
+    const B = step.attentionShape[1];
+    last.set(step.lastHiddenState.subarray(b * D, (b + 1) * D), t * D);
+    for (let l = 0; l < Ld; l++)
+      for (let h = 0; h < H; h++) {
+        const from = ((l * B + b) * H + h) * (t + 1);
+        self.set(step.attention.subarray(from, from + t + 1), ((l * H + h) * T + t) * T);
+        const crossFrom = ((l * H + h) * B + b) * S;
+        cross.set(step.crossAttention.subarray(crossFrom, crossFrom + S), ((l * H + h) * T + t) * S);
+      }
+  }
+  return {
+    decoderInputIds: Int32Array.from(fed),
+    decoderTokens: inner.pieces(fed),
+    encoderLastHiddenState: encoded.lastHiddenState,
+    lastHiddenState: last,
+    encoderAttention: encoded.attention,
+    decoderAttention: self,
+    crossAttention: cross,
+    attentions: {
+      encoder: { data: encoded.attention, shape: [c.numLayers, c.numHeads, S, S] },
+      decoder: { data: self, shape: [Ld, H, T, T] },
+      cross: { data: cross, shape: [Ld, H, T, S] },
+    },
+  };
+}
+
+// `encoded`: the encoder's result for read.inputIds when the model holds it already (generate() encoded
+// once, with what this asks of it), else the encoder runs first.
+async function forward(
+  inner,
+  read,
+  decoderIds,
+  { returnAttention = true, returnHiddenStates = false, returnLogits = false, masks },
+  encoded,
+) {
+  const T = decoderIds.length;
+  if (T === 0)
+    throw new ArgumentRangeError('input.decoderInputIds: no ids (the decoder starts from decoder_start_token_id)');
+  if (T > inner.config.maxLength)
+    throw new ArgumentRangeError(
+      `input.decoderInputIds: ${T} ids, more than the ${inner.config.maxLength} positions this model has`,
+    );
+  encoded ??= await inner.call(CALLS.modelEncode, () => [
+    read.inputIds,
+    returnAttention,
+    returnHiddenStates,
+    masks.encoder,
+  ]);
+  await inner.call(CALLS.modelBegin, () => [1, T]);
+  const decoded = await inner.call(CALLS.modelDecode, () => [
+    Int32Array.from(decoderIds),
+    1,
+    returnAttention,
+    returnHiddenStates,
+    returnLogits,
+    masks.decoder,
+    masks.cross,
+  ]);
+  const c = inner.config;
+  const S = read.inputIds.length;
+  const out = {
+    decoderInputIds: Int32Array.from(decoderIds),
+    decoderTokens: inner.pieces(decoderIds),
+    encoderLastHiddenState: encoded.lastHiddenState,
+    lastHiddenState: decoded.lastHiddenState,
+  };
+  if (returnAttention) {
+    // The decoder's self-attention comes as [layers, beams = 1, heads, T, T]: the same floats.
+    out.encoderAttention = encoded.attention;
+    out.decoderAttention = decoded.attention;
+    out.crossAttention = decoded.crossAttention;
+    out.attentions = {
+      encoder: { data: encoded.attention, shape: [c.numLayers, c.numHeads, S, S] },
+      decoder: { data: decoded.attention, shape: [c.decoderLayers, c.decoderHeads, T, T] },
+      cross: { data: decoded.crossAttention, shape: [c.decoderLayers, c.decoderHeads, T, S] },
+    };
+  }
+  if (returnHiddenStates) {
+    out.encoderHiddenStates = encoded.hiddenStates;
+    out.decoderHiddenStates = decoded.hiddenStates;
+  }
+  if (returnLogits) out.logits = decoded.logits;
+  return out;
+}
+
+// One greedy step as generate's onStep sees it: the token, what it was chosen from, and the attention of the
+// token fed for it (decoder_start_token_id at step 1): decoder [Ld, H, 1, t + 1], cross [Ld, H, 1, S].
+function publicStep(inner, { id, outputIds, score, fed }, index, S) {
+  const out = { step: index, id, token: inner.pieces([id])[0], outputIds, score, logits: fed.logits };
+  if (fed.attention) {
+    const [Ld, H] = [inner.config.decoderLayers, inner.config.decoderHeads];
+    out.attentions = {
+      decoder: { data: fed.attention, shape: [Ld, H, 1, index] },
+      cross: { data: fed.crossAttention, shape: [Ld, H, 1, S] },
+    };
+  }
+  return out;
+}
+
+async function generate(inner, input, options) {
+  const { config } = inner;
+  const opts = checkGenerateOptions(options, config, GENERATE_OPTIONS['encoder-decoder']);
+  const settings = generationSettings(inner.generation.json, inner.generation.file, opts, config.vocabSize, {
+    maxPositions: config.maxPositions,
+  });
+  if (settings.maxLength > config.maxLength)
+    throw new ArgumentRangeError(
+      `maxLength: ${settings.maxLength} tokens, more than the ${config.maxLength} positions this model has`,
+    );
+  const B = settings.numBeams;
+  if (opts.onStep && B > 1)
+    throw new ArgumentTypeError(
+      `onStep: a step of a beam search is ${B} beams, not one token (numBeams ${B}` +
+        `${opts.numBeams === undefined ? `, from ${inner.generation.file}` : ''}); give numBeams: 1, or follow the beams with onToken`,
+    );
+  return inner.exclusive(async () => {
+    const read = await readSeq2Seq(inner, input, 'generate');
+    const masks = opts.headMask;
+    // Encoded once: with the attention and hidden states the result returns (they cost the encoder nothing
+    // more), its keys and values read by every step and by the teacher-forced decode at the end.
+    const wantAttention = opts.returnAttention !== false;
+    const wantHidden = opts.returnHiddenStates === true;
+    const encoded = await inner.call(CALLS.modelEncode, () => [
+      read.inputIds,
+      wantAttention,
+      wantHidden,
+      masks.encoder,
+    ]);
+    await inner.call(CALLS.modelBegin, () => [B, settings.maxLength]);
+    // Each step's attention rows are kept (without hidden states, they are all the result needs): the rows of
+    // the chosen ids are then the teacher-forced run's, bit for bit, with no pass after the search. onStep's
+    // steps carry theirs too.
+    const collect = wantAttention && !wantHidden;
+    const stepAttention = collect || (wantAttention && Boolean(opts.onStep));
+    const steps = [];
+    const decode = async (ids) => {
+      const r = await inner.call(CALLS.modelDecode, () => [
+        Int32Array.from(ids),
+        B,
+        stepAttention,
+        false,
+        true,
+        masks.decoder,
+        masks.cross,
+      ]);
+      if (collect) steps.push(r);
+      return r;
+    };
+    const S = read.inputIds.length;
+    let index = 0;
+    const hooks = {
+      onToken: opts.onToken && tokenReporter(inner, opts.onToken),
+      onStep: opts.onStep && ((s) => opts.onStep(publicStep(inner, s, ++index, S))),
+      signal: opts.signal,
+    };
+    const found =
+      B === 1
+        ? await greedySearch(decode, settings, hooks)
+        : await beamSearch(
+            decode,
+            (parents) => inner.call(CALLS.modelReorder, () => [Int32Array.from(parents)]),
+            settings,
+            config.vocabSize,
+            hooks,
+          );
+    const candidates = found.candidates ?? [{ outputIds: found.outputIds, score: found.score }];
+    for (const c of candidates) {
+      c.text = await inner.decodeText(c.outputIds);
+      c.tokens = inner.pieces(c.outputIds);
+    }
+    // tokens are the output's (as text is); the input's are inputTokens, as its ids are inputIds.
+    const out = {
+      inputIds: read.inputIds,
+      inputTokens: read.tokens,
+      inputSpecial: read.special,
+      outputIds: found.outputIds,
+      text: candidates[0].text,
+      tokens: candidates[0].tokens,
+    };
+    out.score = found.score;
+    out.candidates = candidates;
+    if (found.stepScores) out.stepScores = Float64Array.from(found.stepScores);
+    // The attention of every token fed back: its rows of the steps, or a teacher-forced run over outputIds
+    // but its last (for the hidden states).
+    const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
+    if (collect) {
+      Object.assign(out, assemble(inner, read, encoded, fed, steps, found.origins ?? fed.map(() => 0)));
+    } else if (wantAttention || wantHidden) {
+      const options = { returnAttention: wantAttention, returnHiddenStates: wantHidden, returnLogits: false, masks };
+      Object.assign(out, await forward(inner, read, fed, options, encoded));
+    }
+    return out;
+  });
+}
+
+export const encoderDecoder = Object.freeze({ run, generate });

@@ -1,0 +1,207 @@
+// The options of a model's calls (run, prefill, step, generate), checked
+// against the model's sizes before anything crosses to the engine: each bad
+// one a TypeError or RangeError naming it, with what was expected and given.
+// The head masks become the engine's form here: one Uint8Array
+// [layers × heads] per attention group (1 keep, 0 switch off), null for all.
+import { describe, rejectUnknown } from '../checks.mjs';
+import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
+
+const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates', 'returnLogits', 'returnQueryKey']);
+// An encoder-decoder's run also takes a head mask; its input, the decoder's ids.
+const SEQ2SEQ_RUN_OPTIONS = new Set([...RUN_OPTIONS, 'headMask']);
+const COMMON_GENERATE_OPTIONS = [
+  'maxNewTokens',
+  'maxLength',
+  'minNewTokens',
+  'noRepeatNgramSize',
+  'repetitionPenalty',
+  'returnAttention',
+  'returnHiddenStates',
+  'headMask',
+  'onToken',
+  'onStep',
+  'signal',
+];
+// An encoder-decoder's search: greedy or beams; a decoder's: greedy or sampled (seeded).
+const SEQ2SEQ_GENERATE_OPTIONS = new Set([
+  ...COMMON_GENERATE_OPTIONS,
+  'numBeams',
+  'numReturnSequences',
+  'lengthPenalty',
+  'earlyStopping',
+]);
+const DECODER_GENERATE_OPTIONS = new Set([
+  ...COMMON_GENERATE_OPTIONS,
+  'doSample',
+  'temperature',
+  'topK',
+  'topP',
+  'seed',
+]);
+// What a step stream takes: generate()'s options but the callbacks and the hidden states.
+const streamOptions = (allowed) =>
+  new Set([...allowed].filter((name) => !['onToken', 'onStep', 'returnHiddenStates'].includes(name)));
+
+/** The generate() options of each kind, and of model.generateSteps() (a decoder's). */
+export const GENERATE_OPTIONS = Object.freeze({
+  'encoder-decoder': SEQ2SEQ_GENERATE_OPTIONS,
+  decoder: DECODER_GENERATE_OPTIONS,
+  steps: streamOptions(DECODER_GENERATE_OPTIONS),
+});
+
+export function checkRunOptions(options, what, config) {
+  if (options === undefined) return { headMask: null };
+  if (!options || typeof options !== 'object')
+    throw new ArgumentTypeError(
+      `${what} options: expected { returnAttention, returnHiddenStates, returnLogits, ` +
+        `${what === 'run' ? 'returnQueryKey, ' : ''}headMask }, got ${describe(options)}`,
+    );
+  rejectUnknown(options, new Set([...RUN_OPTIONS, 'headMask']), what);
+  checkBooleans(options);
+  // A step's keys would be its new tokens' alone (the earlier ones are in the cache): run() returns them all.
+  if (what !== 'run' && options.returnQueryKey)
+    throw new ArgumentTypeError(
+      `returnQueryKey: ${what}() returns no queries and keys; run() over the whole sequence returns every ` +
+        "position's (model.run({ inputIds }, { returnQueryKey: true }))",
+    );
+  return { ...options, headMask: checkLayerMask(options.headMask, config) };
+}
+
+// The run options that are booleans, each a TypeError naming it otherwise.
+function checkBooleans(options) {
+  for (const name of RUN_OPTIONS)
+    if (options[name] !== undefined && typeof options[name] !== 'boolean')
+      throw new ArgumentTypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
+}
+
+// One head mask: [layers][heads] of 1 (keep) or 0 (switch off), as a Uint8Array for the engine.
+function maskRows(rows, layers, heads, name) {
+  if (!Array.isArray(rows) || rows.length !== layers)
+    throw new ArgumentRangeError(`${name}: expected ${layers} layers of ${heads} heads, got ${describe(rows)}`);
+  const flat = new Uint8Array(layers * heads);
+  rows.forEach((row, l) => {
+    if (!Array.isArray(row) && !ArrayBuffer.isView(row))
+      throw new ArgumentTypeError(`${name}[${l}]: expected an array of ${heads} values 0 or 1, got ${describe(row)}`);
+    if (row.length !== heads)
+      throw new ArgumentRangeError(`${name}[${l}]: expected ${heads} values (one per head), got ${row.length}`);
+    for (let h = 0; h < heads; h++) {
+      const v = row[h];
+      if (v !== 0 && v !== 1 && v !== true && v !== false)
+        throw new ArgumentRangeError(`${name}[${l}][${h}]: expected 1 (keep) or 0 (switch off), got ${describe(v)}`);
+      flat[l * heads + h] = v === 1 || v === true ? 1 : 0;
+    }
+  });
+  return flat;
+}
+
+// An encoder-decoder's head mask: { encoder?, decoder?, cross? }, each [layers][heads] (null: every head kept).
+function checkHeadMask(mask, config) {
+  const none = { encoder: null, decoder: null, cross: null };
+  if (mask === undefined) return none;
+  if (!mask || typeof mask !== 'object' || Array.isArray(mask))
+    throw new ArgumentTypeError(
+      `headMask: expected { encoder, decoder, cross } of [layers][heads] 0/1 arrays, got ${describe(mask)}`,
+    );
+  rejectUnknown(mask, new Set(['encoder', 'decoder', 'cross']), 'headMask');
+  const shape = {
+    encoder: [config.numLayers, config.numHeads],
+    decoder: [config.decoderLayers, config.decoderHeads],
+    cross: [config.decoderLayers, config.decoderHeads],
+  };
+  const out = { ...none };
+  for (const [group, [layers, heads]] of Object.entries(shape))
+    if (mask[group] !== undefined) out[group] = maskRows(mask[group], layers, heads, `headMask.${group}`);
+  return out;
+}
+
+// An encoder's or a decoder's head mask: [numLayers][numHeads] (null: every head kept).
+function checkLayerMask(mask, config) {
+  return mask === undefined ? null : maskRows(mask, config.numLayers, config.numHeads, 'headMask');
+}
+
+export function checkSeq2SeqRunOptions(options, config) {
+  if (options === undefined) return { headMask: checkHeadMask(undefined, config) };
+  if (!options || typeof options !== 'object')
+    throw new ArgumentTypeError(
+      `run options: expected { returnAttention, returnHiddenStates, returnLogits, headMask }, got ${describe(options)}`,
+    );
+  rejectUnknown(options, SEQ2SEQ_RUN_OPTIONS, 'run');
+  checkBooleans(options);
+  if (options.returnQueryKey)
+    throw new ArgumentTypeError(
+      `returnQueryKey: a ${config.modelType} is an encoder-decoder, whose queries and keys run() does not return; ` +
+        "run() returns them for an encoder's or a decoder's layers (model.config.kind 'encoder' or 'decoder')",
+    );
+  return { ...options, headMask: checkHeadMask(options.headMask, config) };
+}
+
+// generate()'s options (`allowed`: GENERATE_OPTIONS of the model's kind), or
+// generateSteps()'s (`what`), the head masks in the engine's form.
+export function checkGenerateOptions(options, config, allowed, what = 'generate') {
+  const mask = (m) => (config.kind === 'decoder' ? checkLayerMask(m, config) : checkHeadMask(m, config));
+  if (options === undefined) return { headMask: mask(undefined) };
+  if (!options || typeof options !== 'object')
+    throw new ArgumentTypeError(
+      `${what} options: expected an object such as { maxNewTokens, numBeams }, got ${describe(options)}`,
+    );
+  if (options.returnQueryKey !== undefined)
+    throw new ArgumentTypeError(
+      config.kind === 'decoder'
+        ? `returnQueryKey: ${what}() returns no queries and keys; run() over its outputIds returns them ` +
+            '(model.run({ inputIds: result.outputIds }, { returnQueryKey: true }))'
+        : `returnQueryKey: generate() returns no queries and keys (nor does a ${config.modelType}'s run(): ` +
+            "an encoder-decoder's are not returned)",
+    );
+  rejectUnknown(options, allowed, what);
+  const whole = (name, least, most) => {
+    const v = options[name];
+    if (v === undefined) return;
+    if (typeof v !== 'number' || !Number.isInteger(v))
+      throw new ArgumentTypeError(`${name}: expected an integer, got ${describe(v)}`);
+    if (v < least || v > most) throw new ArgumentRangeError(`${name}: expected ${least} to ${most}, got ${v}`);
+  };
+  whole('maxNewTokens', 1, config.maxLength - 1);
+  whole('maxLength', 2, config.maxLength);
+  whole('numBeams', 1, 64);
+  whole('numReturnSequences', 1, 64);
+  whole('noRepeatNgramSize', 0, config.maxLength);
+  whole('minNewTokens', 0, config.maxLength);
+  if (options.maxNewTokens !== undefined && options.maxLength !== undefined)
+    throw new ArgumentTypeError('maxNewTokens, maxLength: give one of them (which would bound the output?)');
+  if (
+    options.lengthPenalty !== undefined &&
+    (typeof options.lengthPenalty !== 'number' || !Number.isFinite(options.lengthPenalty))
+  )
+    throw new ArgumentTypeError(`lengthPenalty: expected a finite number, got ${describe(options.lengthPenalty)}`);
+  for (const name of ['temperature', 'repetitionPenalty']) {
+    const v = options[name];
+    if (v !== undefined && (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)))
+      throw new ArgumentRangeError(`${name}: expected a finite number > 0, got ${describe(v)}`);
+  }
+  whole('topK', 0, config.vocabSize);
+  if (options.topP !== undefined && (typeof options.topP !== 'number' || !(options.topP > 0 && options.topP <= 1)))
+    throw new ArgumentRangeError(`topP: expected a number in (0, 1], got ${describe(options.topP)}`);
+  if (options.doSample !== undefined && typeof options.doSample !== 'boolean')
+    throw new ArgumentTypeError(`doSample: expected a boolean, got ${describe(options.doSample)}`);
+  if (options.seed !== undefined && (!Number.isInteger(options.seed) || options.seed < 0 || options.seed > 2 ** 32 - 1))
+    throw new ArgumentRangeError(`seed: expected an integer from 0 to 2^32 - 1, got ${describe(options.seed)}`);
+  if (options.earlyStopping !== undefined && ![true, false, 'never'].includes(options.earlyStopping))
+    throw new ArgumentTypeError(
+      `earlyStopping: expected true, false or 'never', got ${describe(options.earlyStopping)}`,
+    );
+  for (const name of ['returnAttention', 'returnHiddenStates'])
+    if (options[name] !== undefined && typeof options[name] !== 'boolean')
+      throw new ArgumentTypeError(`${name}: expected a boolean, got ${describe(options[name])}`);
+  if (options.onToken !== undefined && typeof options.onToken !== 'function')
+    throw new ArgumentTypeError(
+      `onToken: expected a function ({ outputIds, tokens }) => void, got ${describe(options.onToken)}`,
+    );
+  if (options.onStep !== undefined && typeof options.onStep !== 'function')
+    throw new ArgumentTypeError(
+      `onStep: expected a function ({ step, id, token, outputIds, score, logits, attentions }) => void, got ${describe(options.onStep)}`,
+    );
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    throw new ArgumentTypeError(`signal: expected an AbortSignal, got ${describe(options.signal)}`);
+  options.signal?.throwIfAborted();
+  return { ...options, headMask: mask(options.headMask) };
+}
