@@ -70,7 +70,18 @@ async function measure(build, quick) {
   for (const L of quick ? [17, 128] : [17, 128, 512]) {
     const ids = makeInputIds(L, BERT_BASE.vocab_size);
     // Every attention returned, as the model bench's first table.
-    const run = () => checked(model.run(ids, null, true, false, 0, null, false), 'run');
+    const request = {
+      call: 'run',
+      inputIds: ids,
+      tokenTypeIds: null,
+      beams: 1,
+      returnAttention: true,
+      returnHiddenStates: false,
+      returnLogits: 0,
+      returnQueryKey: false,
+      headMask: { encoder: null, decoder: null, cross: null },
+    };
+    const run = () => checked(model.call(request), 'run');
     for (let i = 0; i < 3; i++) run();
     m.readBlockProfile(); // starts the profile from here
     const samples = L >= 512 ? 7 : 15;

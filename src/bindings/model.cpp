@@ -1,146 +1,20 @@
 // Embind registration of the Transformer models (src/model), only in the
 // model builds (mha-model-*): Model, which src/js/models/load.mjs fills tensor
-// by tensor from a checkpoint (loadModel) and runs (transformer-model.mjs).
+// by tensor from a checkpoint (loadModel) and runs (src/js/models/kinds/*.mjs, through one named call).
 #include "../model/model.hpp"
 
 #include <algorithm>
-#include <initializer_list>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "../model/blocks/profile.hpp"
 #include "engine.hpp"
+#include "model_description.hpp"
+#include "outputs.hpp"
 
 namespace mha::bindings {
 namespace {
-
-// config.json as a JS object, field by field (model/config.hpp reads it).
-class JsConfig final : public model::ConfigSource {
- public:
-  explicit JsConfig(const val& object) : object_(object) {}
-  Type type(const char* field) const override {
-    const val v = object_[field];
-    if (v.isUndefined()) return Type::Absent;
-    if (v.isNull()) return Type::Null;
-    const std::string t = v.typeOf().as<std::string>();
-    if (t == "object") return val::global("Array").call<bool>("isArray", v) ? Type::Other : Type::Object;
-    return t == "number" ? Type::Number : t == "string" ? Type::String : t == "boolean" ? Type::Boolean : Type::Other;
-  }
-  double number(const char* field) const override { return object_[field].as<double>(); }
-  bool boolean(const char* field) const override { return object_[field].as<bool>(); }
-  std::string string(const char* field) const override { return object_[field].as<std::string>(); }
-  std::string json(const char* field) const override {
-    const val text = val::global("JSON").call<val>("stringify", object_[field]);
-    return text.isUndefined() ? "undefined" : text.as<std::string>();
-  }
-  std::unique_ptr<model::ConfigSource> object(const char* field) const override {
-    return std::make_unique<JsConfig>(object_[field]);
-  }
-
- private:
-  val object_;
-};
-
-val strings(const std::vector<const char*>& list) {
-  val array = val::array();
-  for (const char* s : list) array.call<void>("push", std::string(s));
-  return array;
-}
-
-// The names of Storage, as loadModel's `weights` option spells them.
-const char* storage_name(Storage s) noexcept {
-  return s == Storage::F32 ? "float32" : s == Storage::BF16 ? "bf16" : "f16";
-}
-
-// What JS needs to load and run a model, from its layout: { tensors
-// ([{ name, shape, slot, matrix }] in the model's order: tensors of one
-// slot are gathered into one packed matrix; `matrix`, held as `weights`
-// says), weights (how the matrices are held: "float32", "bf16", "f16"),
-// weightBytes ({ float32, bf16 }: the parameters' bytes held either way; f16
-// as bf16), prefixes (of a checkpoint's names
-// that tensors leave out), maxLength, config (model.config's fields),
-// architecture ({ name, kind, causal, tokenTypes, tokenTypeEmbeddings, attentionGroups }) }.
-val description(const model::Model& model) {
-  const model::Config& c = model.config();
-  const model::Architecture& a = model.architecture();
-  val tensors = val::array();
-  for (const model::Tensor& t : model.tensors()) {
-    val entry = val::object();
-    entry.set("name", t.name);
-    val shape = val::array();
-    for (std::size_t n : t.shape) shape.call<void>("push", static_cast<double>(n));
-    entry.set("shape", shape);
-    entry.set("slot", static_cast<double>(t.slot));
-    if (t.matrix) entry.set("matrix", true);
-    if (t.optional) entry.set("optional", true);
-    tensors.call<void>("push", entry);
-  }
-  val config = val::object();
-  config.set("modelType", c.modelType);
-  config.set("numLayers", static_cast<double>(c.numLayers));
-  config.set("numHeads", static_cast<double>(c.numHeads));
-  config.set("hiddenSize", static_cast<double>(c.hiddenSize));
-  config.set("vocabSize", static_cast<double>(c.vocabSize));
-  config.set("maxPositions", static_cast<double>(c.maxPositions));
-  // Every head's width (dK = dV) and the key/value heads (numHeads but with grouped-query attention): the
-  // shapes of run()'s query and key.
-  config.set("headDim", static_cast<double>(c.head_dim()));
-  config.set("numKVHeads", static_cast<double>(c.kv_heads()));
-  if (a.kind == model::Kind::EncoderDecoder) {
-    // numLayers and numHeads are the encoder's.
-    config.set("decoderLayers", static_cast<double>(c.decoderLayers));
-    config.set("decoderHeads", static_cast<double>(c.decoderHeads));
-  }
-  val architecture = val::object();
-  architecture.set("name", std::string(a.name));
-  architecture.set("kind", std::string(model::kind_name(a.kind)));
-  architecture.set("causal", a.causal);
-  // Whether this model takes token types: its architecture has them, and more than one.
-  architecture.set("tokenTypes", a.tokenTypes && c.typeVocabSize > 1);
-  // Whether it has token type embeddings at all (caller-given type ids are refused without).
-  architecture.set("tokenTypeEmbeddings", a.tokenTypes);
-  architecture.set("attentionGroups", strings(model::attention_groups(a.kind)));
-  val result = val::object();
-  result.set("tensors", tensors);
-  result.set("prefixes", strings(a.prefixes));
-  result.set("derived", strings(a.derived));
-  result.set("maxLength", static_cast<double>(model.max_length()));
-  result.set("weights", std::string(storage_name(model.matrices())));
-  val bytes = val::object();
-  bytes.set("float32", model::Model::bytes_for(c, Storage::F32));
-  bytes.set("bf16", model::Model::bytes_for(c, Storage::BF16));
-  result.set("weightBytes", bytes);
-  result.set("config", config);
-  result.set("architecture", architecture);
-  return result;
-}
-
-// config.json (as JSON.parse returns it) read and checked by the model's
-// reader, then `use`d; a config.json that breaks a rule is a JS Error naming
-// the file and the field (a bad file), any other refusal a RangeError.
-template <typename Use>
-val with_config(const val& json, const Use& use) {
-  try {
-    const model::Config config = model::read_config(JsConfig(json));
-    return guarded([&] { return use(config); });
-  } catch (const model::ConfigError& e) {
-    val error = val::global("Error").new_(std::string(e.what()));
-    error.set("code", val(e.code));
-    error.set("file", val("config.json"));
-    if (!e.field.empty()) error.set("field", val(e.field)), error.set("value", val(e.value));
-    return error;
-  } catch (const std::exception&) {
-    keep_error();
-    return range_error(error_message());
-  }
-}
-
-// A model's description (above) from its config.json alone, allocating no
-// parameter: the loader matches a checkpoint's tensors against it first.
-val describeModel(const val& json) {
-  return with_config(json, [](const model::Config& config) { return description(model::Model::laid_out(config)); });
-}
 
 // Like a Layer, a Model runs on the engine it was made with and must not
 // outlive it (src/js disposes an engine's models first).
@@ -206,25 +80,31 @@ class Model {
     });
   }
 
-  // { lastHiddenState, attention?, hiddenStates?, logits?, query?, key?,
-  // queryKeyScale? } for one sequence. logits: 0 none, 1 every row's, 2 the
-  // last row's (a generation's next token); headMask: a Uint8Array
-  // [numLayers × numHeads] (0: that head off) or null; wantQueryKey: each
-  // layer's queries [numLayers, numHeads, L, headDim] and keys [numLayers,
-  // numKVHeads, L, headDim] as its attention takes them (model::Outputs),
-  // and the factor of their dot products.
-  val run(const val& ids, const val& types, bool wantAttention, bool wantHidden, int logits, const val& headMask,
-          bool wantQueryKey) {
-    return call(Mode::Run, ids, types, wantAttention, wantHidden, logits, headMask, wantQueryKey);
+  // One model call, named (engine-host.js modelCall makes the request whole): { call: "run" | "prefill" |
+  // "step" | "encode" | "decode", inputIds (Int32Array), tokenTypeIds (Int32Array or null; run), beams
+  // (decode), returnAttention, returnHiddenStates, returnLogits (0 none, 1 every row's, 2 the last row's),
+  // returnQueryKey (run), headMask: { encoder, decoder, cross } (each a Uint8Array [layers × heads], 0: that
+  // head off, or null) }. Resolves to { lastHiddenState, attention?, crossAttention?, hiddenStates?,
+  // logits?, query?, key? }, each { data, shape } (OutputLayout), with queryKeyScale (run with
+  // returnQueryKey: the factor of the dot products) and past (prefill, step, decode: the positions seen
+  // before the call). run, prefill and step take the group their stack's architecture names (its first of
+  // attention_groups); a decoder's prefill and step use its cache (model::Model::prefill, step).
+  val call(const val& request) {
+    return guarded([&] {
+      model::Model& m = live();
+      const std::string call = request["call"].as<std::string>();
+      const Flags f{request["returnAttention"].as<bool>(), request["returnHiddenStates"].as<bool>(),
+                    request["returnLogits"].as<int>(), request["returnQueryKey"].as<bool>()};
+      const val masks = request["headMask"];
+      if (call == "encode") return encode(m, request["inputIds"], f, masks);
+      if (call == "decode") return decode(m, request["inputIds"], request["beams"].as<double>(), f, masks);
+      const Mode mode = call == "run" ? Mode::Run : call == "prefill" ? Mode::Prefill : Mode::Step;
+      if (mode == Mode::Step && call != "step") (Message() << "call: no model call named " << call.c_str()).raise();
+      const char* group = model::attention_groups(m.architecture().kind).front();
+      return stack(m, mode, request["inputIds"], request["tokenTypeIds"], f, masks[group]);
+    });
   }
-  // A decoder's calls with state (model::Model::prefill, step, reset):
-  // results as run's, attention [numLayers, numHeads, L, past + L].
-  val prefill(const val& ids, bool wantAttention, bool wantHidden, int logits, const val& headMask) {
-    return call(Mode::Prefill, ids, val::null(), wantAttention, wantHidden, logits, headMask, false);
-  }
-  val step(const val& ids, bool wantAttention, bool wantHidden, int logits, const val& headMask) {
-    return call(Mode::Step, ids, val::null(), wantAttention, wantHidden, logits, headMask, false);
-  }
+
   val reset() {
     return guarded([&] {
       live().reset();
@@ -233,39 +113,6 @@ class Model {
   }
   // The positions a decoder has seen (0 for an encoder).
   double past() const { return model_ ? static_cast<double>(model_->past()) : 0.0; }
-
-  // An encoder-decoder's calls (model::Model::encode, begin, decode,
-  // reorder). encode: { lastHiddenState, attention?, attentionShape,
-  // hiddenStates? } of the encoder; headMask a Uint8Array [numLayers ×
-  // numHeads] or null.
-  val encode(const val& ids, bool wantAttention, bool wantHidden, const val& headMask) {
-    return guarded([&] {
-      model::Model& m = live();
-      m.check_encoder_decoder();
-      const model::Config& c = m.config();
-      const std::size_t S = ids["length"].as<std::size_t>(), D = c.hiddenSize, H = c.numHeads;
-      m.check_length(S);
-      copy_ids(ids, ids_, S, "inputIds");
-      const std::uint8_t* mask = copy_mask(headMask, masks_[0], c.numLayers, H, "headMask.encoder");
-      const std::size_t nh = S * D, na = wantAttention ? checked_product({c.numLayers, H, S, S}, "attention") : 0;
-      const std::size_t ns = wantHidden ? checked_product({c.numLayers + 1, S, D}, "hiddenStates") : 0;
-      check_fits(4.0 * (double(nh) + double(na) + double(ns) + m.scratch_floats(S) + m.encode_floats(S)) +
-                 engine_.attention().scratch_bytes_for({1, S, S, D, H, D / H, D / H}, wantAttention, false));
-      out_.resize(nh + na + ns);
-      model::Outputs o{out_.data(), wantAttention ? out_.data() + nh : nullptr,
-                       wantHidden ? out_.data() + nh + na : nullptr};
-      m.encode(engine_.attention(), ids_.data(), S, o, mask);
-      val result = val::object();
-      result.set("lastHiddenState", copy_out(o.lastHiddenState, nh));
-      if (wantAttention) {
-        result.set("attention", copy_out(o.attention, na));
-        result.set("attentionShape", shape_of({c.numLayers, H, S, S}));
-      }
-      if (wantHidden) result.set("hiddenStates", copy_out(o.hiddenStates, ns));
-      release_scratch(m);
-      return result;
-    });
-  }
 
   // The decoder readied for `beams` sequences of up to `capacity` tokens.
   val begin(double beams, double capacity) {
@@ -277,67 +124,6 @@ class Model {
       check_fits(4.0 * m.begin_floats(B, T));
       m.begin(B, T);
       return val::undefined();
-    });
-  }
-
-  // L new tokens of each of `beams` sequences (ids beam after beam):
-  // { lastHiddenState, attention? [decoderLayers, beams, decoderHeads, L,
-  // past + L], attentionShape, crossAttention? [decoderLayers, decoderHeads,
-  // beams·L, S], crossAttentionShape, hiddenStates?, logits? [beams·L,
-  // vocabSize], past }.
-  val decode(const val& ids, double beams, bool wantAttention, bool wantHidden, bool wantLogits, const val& headMask,
-             const val& crossHeadMask) {
-    return guarded([&] {
-      model::Model& m = live();
-      m.check_encoder_decoder();
-      const model::Config& c = m.config();
-      const std::size_t B = whole(beams, "beams"), N = ids["length"].as<std::size_t>();
-      if (B != m.beams()) (Message() << "beams: the decoder was readied for " << m.beams() << ", got " << B).raise();
-      if (N % B != 0 || N == 0)
-        (Message() << "decoderInputIds: expected a multiple of " << B << " ids (the same count for each beam), got "
-                   << N)
-            .raise();
-      const std::size_t L = N / B, past = m.past(), S = m.encoded(), D = c.hiddenSize, H = c.decoderHeads;
-      const std::size_t Ld = c.decoderLayers, Lk = past + L;
-      if (S == 0) throw ArgumentError("model: nothing encoded yet (encode the input first)");
-      if (L > m.capacity() - past)
-        (Message() << "decoderInputIds: expected 1 to " << m.capacity() - past << " tokens after the " << past
-                   << " decoded, got " << L)
-            .raise();
-      copy_ids(ids, ids_, N, "decoderInputIds");
-      const std::uint8_t* selfMask = copy_mask(headMask, masks_[1], Ld, H, "headMask.decoder");
-      const std::uint8_t* crossMask = copy_mask(crossHeadMask, masks_[2], Ld, H, "headMask.cross");
-      const std::size_t nh = N * D, na = wantAttention ? checked_product({Ld, B, H, L, Lk}, "attention") : 0;
-      const std::size_t nc = wantAttention ? checked_product({Ld, H, N, S}, "crossAttention") : 0;
-      const std::size_t ns = wantHidden ? checked_product({Ld + 1, N, D}, "hiddenStates") : 0;
-      const std::size_t nl = wantLogits ? checked_product({N, c.vocabSize}, "logits") : 0;
-      const double attend =
-          std::max(engine_.attention().scratch_bytes_for({B, L, Lk, D, H, D / H, D / H}, wantAttention, false),
-                   engine_.attention().scratch_bytes_for({1, N, S, D, H, D / H, D / H}, wantAttention, false));
-      check_fits(4.0 * (double(nh) + double(na) + double(nc) + double(ns) + double(nl) + m.scratch_floats(N)) + attend);
-      out_.resize(nh + na + nc + ns + nl);
-      float* at = out_.data();
-      const auto take = [&at](std::size_t n) { return n ? std::exchange(at, at + n) : nullptr; };
-      model::Outputs o;
-      o.lastHiddenState = take(nh);
-      o.attention = take(na);
-      o.crossAttention = take(nc);
-      o.hiddenStates = take(ns);
-      o.logits = take(nl);
-      m.decode(engine_.attention(), ids_.data(), B, L, o, selfMask, crossMask);
-      val result = val::object();
-      result.set("lastHiddenState", copy_out(o.lastHiddenState, nh));
-      if (wantAttention) {
-        result.set("attention", copy_out(o.attention, na));
-        result.set("attentionShape", shape_of({Ld, B, H, L, Lk}));
-        result.set("crossAttention", copy_out(o.crossAttention, nc));
-        result.set("crossAttentionShape", shape_of({Ld, H, N, S}));
-      }
-      if (wantHidden) result.set("hiddenStates", copy_out(o.hiddenStates, ns));
-      if (wantLogits) result.set("logits", copy_out(o.logits, nl));
-      result.set("past", static_cast<double>(past));
-      release_scratch(m);
-      return result;
     });
   }
 
@@ -365,65 +151,117 @@ class Model {
 
  private:
   enum class Mode { Run, Prefill, Step };
+  struct Flags {
+    bool attention, hidden;
+    int logits;  // 0 none, 1 every row's, 2 the last row's
+    bool queryKey;
+  };
 
-  val call(Mode mode, const val& ids, const val& types, bool wantAttention, bool wantHidden, int logits,
-           const val& headMask, bool wantQueryKey) {
-    return guarded([&] {
-      const bool wantLogits = logits != 0;
-      model::Model& m = live();
-      const model::Config& c = m.config();
-      if (mode != Mode::Run) m.check_decoder();
-      const std::size_t past = mode == Mode::Step ? m.past() : 0;
-      const std::size_t L = ids["length"].as<std::size_t>();
-      m.check_length(L, past);
-      copy_ids(ids, ids_, L, "inputIds");
-      const bool typed = !types.isNull() && !types.isUndefined();
-      if (typed) copy_ids(types, types_, L, "tokenTypeIds");
-      const std::size_t D = c.hiddenSize, H = c.numHeads, Lk = past + L;
-      const std::size_t nh = L * D, na = wantAttention ? checked_product({c.numLayers, H, L, Lk}, "attention") : 0;
-      const std::size_t ns = wantHidden ? checked_product({c.numLayers + 1, L, D}, "hiddenStates") : 0;
-      const std::size_t rows = logits == 2 ? 1 : L;
-      const std::size_t nl = wantLogits && m.has_logits() ? checked_product({rows, c.vocabSize}, "logits") : 0;
-      const std::size_t hd = c.head_dim();
-      const std::size_t nq = wantQueryKey ? checked_product({c.numLayers, H, L, hd}, "query") : 0;
-      const std::size_t nk = wantQueryKey ? checked_product({c.numLayers, c.kv_heads(), L, hd}, "key") : 0;
-      const std::uint8_t* mask = copy_mask(headMask, masks_[0], c.numLayers, H, "headMask");
-      const double caches = mode == Mode::Run ? 0.0 : m.cache_floats(past + L);
-      check_fits(4.0 * (double(nh) + double(na) + double(ns) + double(nl) + double(nq) + double(nk) +
-                        m.scratch_floats(L) + caches) +
-                 engine_.attention().scratch_bytes_for({1, L, Lk, D, H, hd, hd}, wantAttention, false));
-      out_.resize(nh + na + ns + nl + nq + nk);
-      model::Outputs o{out_.data(), wantAttention ? out_.data() + nh : nullptr,
-                       wantHidden ? out_.data() + nh + na : nullptr};
-      // (A model without a head gets a pointer anyway, so that Model refuses it by name.)
-      o.logits = wantLogits ? out_.data() + nh + na + ns : nullptr;
-      o.logitRows = logits == 2 ? 1 : 0;
-      if (wantQueryKey) {
-        o.query = out_.data() + nh + na + ns + nl;
-        o.key = o.query + nq;
-      }
-      if (mode == Mode::Run)
-        m.forward(engine_.attention(), ids_.data(), typed ? types_.data() : nullptr, L, o, mask);
-      else if (mode == Mode::Prefill)
-        m.prefill(engine_.attention(), ids_.data(), L, o, mask);
-      else
-        m.step(engine_.attention(), ids_.data(), L, o, mask);
-      val result = val::object();
-      result.set("lastHiddenState", copy_out(o.lastHiddenState, nh));
-      if (wantAttention) {
-        result.set("attention", copy_out(o.attention, na));
-        result.set("attentionShape", shape_of({c.numLayers, H, L, Lk}));
-      }
-      if (wantHidden) result.set("hiddenStates", copy_out(o.hiddenStates, ns));
-      if (nl) result.set("logits", copy_out(o.logits, nl));
-      if (wantQueryKey) {
-        result.set("query", copy_out(o.query, nq));
-        result.set("key", copy_out(o.key, nk));
-        result.set("queryKeyScale", m.query_key_scale());
-      }
-      release_scratch(m);
-      return result;
-    });
+  // run, prefill or step of one stack (an encoder's, a decoder's).
+  val stack(model::Model& m, Mode mode, const val& ids, const val& types, const Flags& f, const val& headMask) {
+    const model::Config& c = m.config();
+    if (mode != Mode::Run) m.check_decoder();
+    if (mode != Mode::Run && f.queryKey) throw ArgumentError("returnQueryKey: run() only");
+    const std::size_t past = mode == Mode::Step ? m.past() : 0;
+    const std::size_t L = ids["length"].as<std::size_t>();
+    m.check_length(L, past);
+    copy_ids(ids, ids_, L, "inputIds");
+    const bool typed = !types.isNull() && !types.isUndefined();
+    if (typed) copy_ids(types, types_, L, "tokenTypeIds");
+    const std::size_t D = c.hiddenSize, H = c.numHeads, Lk = past + L, hd = c.head_dim();
+    const bool logits = f.logits != 0;
+    OutputLayout out;
+    const auto last = out.add("lastHiddenState", {L, D});
+    const auto attention = out.add("attention", {c.numLayers, H, L, Lk}, f.attention);
+    const auto hidden = out.add("hiddenStates", {c.numLayers + 1, L, D}, f.hidden);
+    const auto logitRows = out.add("logits", {f.logits == 2 ? 1 : L, c.vocabSize}, logits && m.has_logits());
+    const auto query = out.add("query", {c.numLayers, H, L, hd}, f.queryKey);
+    const auto key = out.add("key", {c.numLayers, c.kv_heads(), L, hd}, f.queryKey);
+    const std::uint8_t* mask = copy_mask(headMask, masks_[0], c.numLayers, H, "headMask");
+    const double caches = mode == Mode::Run ? 0.0 : m.cache_floats(past + L);
+    check_fits(4.0 * (out.floats() + m.scratch_floats(L) + caches) +
+               engine_.attention().scratch_bytes_for({1, L, Lk, D, H, hd, hd}, f.attention, false));
+    out.place(out_);
+    model::Outputs o{out[last], out[attention], out[hidden]};
+    // (A model without a head gets a pointer anyway, so that Model refuses it by name.)
+    o.logits = logits ? (logitRows == OutputLayout::kNone ? out[last] : out[logitRows]) : nullptr;
+    o.logitRows = f.logits == 2 ? 1 : 0;
+    o.query = out[query];
+    o.key = out[key];
+    if (mode == Mode::Run)
+      m.forward(engine_.attention(), ids_.data(), typed ? types_.data() : nullptr, L, o, mask);
+    else if (mode == Mode::Prefill)
+      m.prefill(engine_.attention(), ids_.data(), L, o, mask);
+    else
+      m.step(engine_.attention(), ids_.data(), L, o, mask);
+    val result = out.result();
+    if (f.queryKey) result.set("queryKeyScale", m.query_key_scale());
+    if (mode != Mode::Run) result.set("past", static_cast<double>(past));
+    release_scratch(m);
+    return result;
+  }
+
+  // An encoder-decoder's encoder over the input (model::Model::encode).
+  val encode(model::Model& m, const val& ids, const Flags& f, const val& masks) {
+    m.check_encoder_decoder();
+    const model::Config& c = m.config();
+    const std::size_t S = ids["length"].as<std::size_t>(), D = c.hiddenSize, H = c.numHeads;
+    m.check_length(S);
+    copy_ids(ids, ids_, S, "inputIds");
+    const std::uint8_t* mask = copy_mask(masks["encoder"], masks_[0], c.numLayers, H, "headMask.encoder");
+    OutputLayout out;
+    const auto last = out.add("lastHiddenState", {S, D});
+    const auto attention = out.add("attention", {c.numLayers, H, S, S}, f.attention);
+    const auto hidden = out.add("hiddenStates", {c.numLayers + 1, S, D}, f.hidden);
+    check_fits(4.0 * (out.floats() + m.scratch_floats(S) + m.encode_floats(S)) +
+               engine_.attention().scratch_bytes_for({1, S, S, D, H, D / H, D / H}, f.attention, false));
+    out.place(out_);
+    m.encode(engine_.attention(), ids_.data(), S, model::Outputs{out[last], out[attention], out[hidden]}, mask);
+    val result = out.result();
+    release_scratch(m);
+    return result;
+  }
+
+  // L new tokens of each of `beams` sequences (ids beam after beam): attention [decoderLayers, beams,
+  // decoderHeads, L, past + L], crossAttention [decoderLayers, decoderHeads, beams·L, S], logits
+  // [beams·L, vocabSize] (model::Model::decode).
+  val decode(model::Model& m, const val& ids, double beams, const Flags& f, const val& masks) {
+    m.check_encoder_decoder();
+    const model::Config& c = m.config();
+    const std::size_t B = whole(beams, "beams"), N = ids["length"].as<std::size_t>();
+    if (B != m.beams()) (Message() << "beams: the decoder was readied for " << m.beams() << ", got " << B).raise();
+    if (N % B != 0 || N == 0)
+      (Message() << "decoderInputIds: expected a multiple of " << B << " ids (the same count for each beam), got " << N)
+          .raise();
+    const std::size_t L = N / B, past = m.past(), S = m.encoded(), D = c.hiddenSize, H = c.decoderHeads;
+    const std::size_t Ld = c.decoderLayers, Lk = past + L;
+    if (S == 0) throw ArgumentError("model: nothing encoded yet (encode the input first)");
+    if (L > m.capacity() - past)
+      (Message() << "decoderInputIds: expected 1 to " << m.capacity() - past << " tokens after the " << past
+                 << " decoded, got " << L)
+          .raise();
+    copy_ids(ids, ids_, N, "decoderInputIds");
+    const std::uint8_t* selfMask = copy_mask(masks["decoder"], masks_[1], Ld, H, "headMask.decoder");
+    const std::uint8_t* crossMask = copy_mask(masks["cross"], masks_[2], Ld, H, "headMask.cross");
+    OutputLayout out;
+    const auto last = out.add("lastHiddenState", {N, D});
+    const auto attention = out.add("attention", {Ld, B, H, L, Lk}, f.attention);
+    const auto cross = out.add("crossAttention", {Ld, H, N, S}, f.attention);
+    const auto hidden = out.add("hiddenStates", {Ld + 1, N, D}, f.hidden);
+    const auto logits = out.add("logits", {N, c.vocabSize}, f.logits != 0);
+    const double attend =
+        std::max(engine_.attention().scratch_bytes_for({B, L, Lk, D, H, D / H, D / H}, f.attention, false),
+                 engine_.attention().scratch_bytes_for({1, N, S, D, H, D / H, D / H}, f.attention, false));
+    check_fits(4.0 * (out.floats() + m.scratch_floats(N)) + attend);
+    out.place(out_);
+    model::Outputs o{out[last], out[attention], out[hidden]};
+    o.crossAttention = out[cross];
+    o.logits = out[logits];
+    m.decode(engine_.attention(), ids_.data(), B, L, o, selfMask, crossMask);
+    val result = out.result();
+    result.set("past", static_cast<double>(past));
+    release_scratch(m);
+    return result;
   }
 
   // What a call leaves behind above kKeepBytes, given back.
@@ -431,12 +269,6 @@ class Model {
     trim(out_);
     if (m.scratch_bytes() > kKeepBytes) m.release();
     if (engine_.attention().scratch_bytes() > kKeepBytes) engine_.attention().release();
-  }
-
-  static val shape_of(std::initializer_list<std::size_t> dims) {
-    val shape = val::array();
-    for (std::size_t n : dims) shape.call<void>("push", static_cast<double>(n));
-    return shape;
   }
 
   // A count from JS (a positive integer below 2^31).
@@ -537,14 +369,10 @@ EMSCRIPTEN_BINDINGS(mha_model) {
       .function("chunk", &Model::chunk)
       .function("write", &Model::write)
       .function("missing", &Model::missing)
-      .function("run", &Model::run)
-      .function("prefill", &Model::prefill)
-      .function("step", &Model::step)
+      .function("call", &Model::call)
       .function("reset", &Model::reset)
       .function("past", &Model::past)
-      .function("encode", &Model::encode)
       .function("begin", &Model::begin)
-      .function("decode", &Model::decode)
       .function("reorder", &Model::reorder)
       .function("bytes", &Model::bytes)
       .function("hasLogits", &Model::hasLogits);

@@ -25,7 +25,8 @@
     return error;
   }
 
-  // Model.run's logits codes (src/bindings/model.cpp): none, every row's, the last row's.
+  // Model.call's names of calls, and its logits codes: none, every row's, the last row's (src/bindings/model.cpp).
+  const MODEL_CALLS = ['run', 'prefill', 'step', 'encode', 'decode'];
   const logitsCode = (returnLogits) => (returnLogits === 'last' ? 2 : returnLogits ? 1 : 0);
 
   // Model.write's dtype codes (src/bindings/model.cpp), and the typed arrays' own getters.
@@ -288,84 +289,51 @@
       return live(this.models, id, 'model').hasLogits();
     }
 
-    // returnLogits: false, true (every row's) or 'last' (the last row's, a generation's next token);
-    // headMask: a Uint8Array [numLayers × numHeads] or null; returnQueryKey: each layer's queries and keys.
-    modelRun(
-      id,
-      inputIds,
-      tokenTypeIds,
-      returnAttention,
-      returnHiddenStates,
-      returnLogits,
-      headMask = null,
-      returnQueryKey = false,
-    ) {
+    // One model call, named (src/bindings/model.cpp, Model::call): { call ('run', 'prefill', 'step',
+    // 'encode', 'decode'), inputIds, tokenTypeIds?, beams?, returnAttention?, returnHiddenStates?,
+    // returnLogits? (false, true: every row's, 'last': the last row's, a generation's next token),
+    // returnQueryKey?, headMask? ({ encoder, decoder, cross }: Uint8Array [layers × heads] or null) }, made
+    // whole here (every field present, of its type) so that the bindings read no undefined. Resolves to
+    // { lastHiddenState, attention?, crossAttention?, hiddenStates?, logits?, query?, key? } as
+    // { data, shape } each, with past and queryKeyScale where the call has them.
+    modelCall(id, request) {
       const model = live(this.models, id, 'model');
+      if (!request || typeof request !== 'object') throw argumentError('request: expected an object');
+      const { call, inputIds, tokenTypeIds = null, beams = 1, headMask = {} } = request;
+      if (!MODEL_CALLS.includes(call))
+        throw argumentError(`call: expected one of ${MODEL_CALLS.join(', ')}, got ${String(call)}`);
+      if (!(inputIds instanceof Int32Array)) throw argumentError('request.inputIds: expected an Int32Array');
+      if (tokenTypeIds !== null && !(tokenTypeIds instanceof Int32Array))
+        throw argumentError('request.tokenTypeIds: expected an Int32Array or null');
+      const mask = (group) => {
+        const m = headMask?.[group] ?? null;
+        if (m !== null && !(m instanceof Uint8Array))
+          throw argumentError(`request.headMask.${group}: expected a Uint8Array or null`);
+        return m;
+      };
       return checked(
-        model.run(
+        model.call({
+          call,
           inputIds,
           tokenTypeIds,
-          returnAttention,
-          returnHiddenStates,
-          logitsCode(returnLogits),
-          headMask,
-          returnQueryKey === true,
-        ),
+          beams: Number(beams),
+          returnAttention: request.returnAttention === true,
+          returnHiddenStates: request.returnHiddenStates === true,
+          returnLogits: logitsCode(request.returnLogits),
+          returnQueryKey: request.returnQueryKey === true,
+          headMask: { encoder: mask('encoder'), decoder: mask('decoder'), cross: mask('cross') },
+        }),
       );
-    }
-
-    // A decoder's calls with state: results as modelRun's, with `past`, the
-    // positions the model had seen before the call (none before a prefill).
-    modelPrefill(id, inputIds, returnAttention, returnHiddenStates, returnLogits, headMask = null) {
-      const model = live(this.models, id, 'model');
-      const result = model.prefill(inputIds, returnAttention, returnHiddenStates, logitsCode(returnLogits), headMask);
-      return { ...checked(result), past: 0 };
-    }
-
-    modelStep(id, inputIds, returnAttention, returnHiddenStates, returnLogits, headMask = null) {
-      const model = live(this.models, id, 'model');
-      const past = model.past();
-      const result = model.step(inputIds, returnAttention, returnHiddenStates, logitsCode(returnLogits), headMask);
-      return { ...checked(result), past };
     }
 
     modelReset(id) {
       checked(live(this.models, id, 'model').reset());
     }
 
-    // An encoder-decoder's calls (src/bindings/model.cpp): ids as Int32Array,
-    // head masks as Uint8Array or null, made so by models/transformer-model.mjs.
-    modelEncode(id, inputIds, returnAttention, returnHiddenStates, headMask) {
-      const model = live(this.models, id, 'model');
-      return checked(model.encode(inputIds, returnAttention, returnHiddenStates, headMask));
-    }
-
+    // An encoder-decoder's decoder readied for `beams` sequences of up to `capacity` tokens (then modelCall
+    // 'decode'), and its beams reordered.
     modelBegin(id, beams, capacity) {
       checked(live(this.models, id, 'model').begin(beams, capacity));
-    }
-
-    modelDecode(
-      id,
-      decoderInputIds,
-      beams,
-      returnAttention,
-      returnHiddenStates,
-      returnLogits,
-      headMask,
-      crossHeadMask,
-    ) {
-      const model = live(this.models, id, 'model');
-      return checked(
-        model.decode(
-          decoderInputIds,
-          beams,
-          returnAttention,
-          returnHiddenStates,
-          returnLogits,
-          headMask,
-          crossHeadMask,
-        ),
-      );
     }
 
     modelReorder(id, parents) {

@@ -28,13 +28,10 @@ export const CALLS = Object.freeze({
   modelWrite: 'modelWrite',
   modelMissing: 'modelMissing',
   modelHasLogits: 'modelHasLogits',
-  modelRun: 'modelRun',
-  modelPrefill: 'modelPrefill',
-  modelStep: 'modelStep',
+  // A model's run, prefill, step, encode and decode: one call with one named request (engine-host.js).
+  modelCall: 'modelCall',
   modelReset: 'modelReset',
-  modelEncode: 'modelEncode',
   modelBegin: 'modelBegin',
-  modelDecode: 'modelDecode',
   modelReorder: 'modelReorder',
   disposeModel: 'disposeModel',
 });

@@ -88,10 +88,23 @@ describe('the model limits and rules', () => {
         );
         // (The raw model has no weights: below the limit it is refused for them instead.)
         const cpp = rawConfigure(config, (raw) =>
-          /^inputIds: expected 1 to \d+ tokens/.test(refusal(raw.run(ids, null, false, false, 0, null, false)) ?? ''),
+          /^inputIds: expected 1 to \d+ tokens/.test(refusal(raw.call(runRequest(ids))) ?? ''),
         );
         expect({ js, cpp }).toEqual({ js: L > maxLength, cpp: L > maxLength });
       });
+  });
+
+  // A run of `ids` as the bindings take it, whole (engine-host.js modelCall makes it so).
+  const runRequest = (ids) => ({
+    call: 'run',
+    inputIds: ids,
+    tokenTypeIds: null,
+    beams: 1,
+    returnAttention: false,
+    returnHiddenStates: false,
+    returnLogits: 0,
+    returnQueryKey: false,
+    headMask: { encoder: null, decoder: null, cross: null },
   });
 
   // A config.json of a BERT whose sizes are all 1 but `changes` (in config.json's words).

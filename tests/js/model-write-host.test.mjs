@@ -5,7 +5,9 @@
 // through the intrinsic getters, a dtype that is not F32/F16/BF16 and bytes
 // that are not a Uint8Array are refused before the call; after 1,600 such
 // calls the heap in use is where it was. And the memory a model takes, in
-// float32 or 16-bit weights, is counted up front.
+// float32 or 16-bit weights, is counted up front. EngineHost.modelCall, the
+// one named call of run, prefill, step, encode and decode, likewise refuses a
+// malformed request before the bindings read it.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadHost } from '../../src/js/node-host.mjs';
@@ -101,4 +103,29 @@ test('a model too large for the memory is refused before anything is allocated, 
   expect(() => host.call('createModel', [CONFIG, 3])).toThrow(
     'weights: expected 0 (float32), 1 (bf16) or 2 (f16), got 3',
   );
+});
+
+test('modelCall: one named request; a malformed one is refused before the bindings, the heap unchanged', () => {
+  const { id } = host.call('createModel', [CONFIG]);
+  const ids = Int32Array.of(1, 2, 3);
+  // A model whose weights are not all written is refused by the bindings by name (their own check).
+  expect(() => host.call('modelCall', [id, { call: 'run', inputIds: ids }])).toThrow(/not loaded|missing|weights/);
+  const before = host.call('memoryStats', []).inUseBytes;
+  for (let i = 0; i < 200; i++) {
+    expect(() => host.call('modelCall', [id, { call: 'fly', inputIds: ids }])).toThrow(
+      'call: expected one of run, prefill, step, encode, decode, got fly',
+    );
+    expect(() => host.call('modelCall', [id, null])).toThrow('request: expected an object');
+    expect(() => host.call('modelCall', [id, { call: 'run', inputIds: [1, 2, 3] }])).toThrow(
+      'request.inputIds: expected an Int32Array',
+    );
+    expect(() => host.call('modelCall', [id, { call: 'run', inputIds: ids, tokenTypeIds: [0, 0, 0] }])).toThrow(
+      'request.tokenTypeIds: expected an Int32Array or null',
+    );
+    expect(() => host.call('modelCall', [id, { call: 'run', inputIds: ids, headMask: { encoder: [1, 1] } }])).toThrow(
+      'request.headMask.encoder: expected a Uint8Array or null',
+    );
+  }
+  expect(host.call('memoryStats', []).inUseBytes).toBe(before);
+  host.call('disposeModel', [id]);
 });

@@ -52,6 +52,9 @@ export class TransformerModel extends EngineResource {
       past: 0,
       cacheOwner: null,
       call: (name, args) => this[CALL](name, args),
+      // One model call (run, prefill, step, encode, decode) with its named request, made by `request`
+      // (possibly async: a text is tokenized first); resolves to the engine's named arrays, { data, shape }.
+      send: (request) => this[CALL](CALLS.modelCall, async () => [await request()]),
       // One whole call with state at a time: an encoder-decoder's engine calls (encode, begin, decode …), a
       // decoder's prefill, step, reset, generate and each step of a stream are not interleaved with another's.
       exclusive(task) {

@@ -14,23 +14,27 @@ import { seededRandom } from '../generation/sampling.mjs';
 import { runStack, stackResult } from './encoder.mjs';
 
 // prefill() and step(): one engine call with state, `past` counted after it.
-function stateful(inner, method, input, options, what) {
+function stateful(inner, call, input, options) {
   return inner.exclusive(async () => {
     let read;
-    const result = await inner.call(method, async () => {
-      const {
-        returnAttention = true,
-        returnHiddenStates = false,
-        returnLogits = false,
-        headMask,
-      } = checkRunOptions(options, what, inner.config);
-      read = await readInput(inner, input, what, false, what === 'step' ? inner.past : 0);
-      return [read.inputIds, returnAttention, returnHiddenStates, returnLogits, headMask];
+    const result = await inner.send(async () => {
+      const { returnAttention = true, headMask, ...returns } = checkRunOptions(options, call, inner.config);
+      read = await readInput(inner, input, call, false, call === 'step' ? inner.past : 0);
+      return { call, inputIds: read.inputIds, returnAttention, ...returns, headMask: masks(inner, headMask) };
     });
     inner.past = result.past + read.inputIds.length;
     inner.cacheOwner = null; // the caller's now: a step stream feeds its tokens again
     return stackResult(inner, read, result);
   });
+}
+
+// A decoder's head mask as the engine's request names it: by its one attention group.
+const masks = (inner, headMask) => ({ [inner.architecture.attentionGroups[0]]: headMask ?? null });
+
+// A step of the searches (generation/greedy.mjs): the new ids fed with the cache, the next token's logits.
+function feed(inner, call, ids, returnAttention, headMask) {
+  const request = { call, inputIds: Int32Array.from(ids), returnAttention, returnLogits: 'last', headMask };
+  return inner.send(() => request).then((r) => ({ ...r, logits: r.logits.data }));
 }
 
 // generate()'s input: a string, { text } or { inputIds }, as the prompt.
@@ -60,7 +64,7 @@ async function prepare(inner, source, opts, what) {
   return { read, settings, seed: opts.seed ?? Math.floor(Math.random() * 2 ** 32) };
 }
 
-// The rows of the last `n` queries of an attention [layers, heads, T, keys]: [layers, heads, n, keys].
+// The rows of the last `n` queries of an attention { data, shape: [layers, heads, T, keys] }: [layers, heads, n, keys].
 function lastQueries({ data, shape: [layers, heads, T, keys] }, n) {
   const out = new Float32Array(layers * heads * n * keys);
   for (let block = 0; block < layers * heads; block++)
@@ -80,9 +84,8 @@ function publicStep(inner, found, index, seed) {
   const { id, outputIds, score, fed } = found;
   const out = { step: index, id, token: inner.pieces([id])[0], outputIds, score, logits: fed.logits };
   if (fed.attention) {
-    const [group] = inner.architecture.attentionGroups;
-    out.attention = fed.attention;
-    out.attentions = { [group]: { data: fed.attention, shape: fed.attentionShape } };
+    out.attention = fed.attention.data;
+    out.attentions = { [inner.architecture.attentionGroups[0]]: fed.attention };
   }
   if (seed !== undefined) out.seed = seed;
   return out;
@@ -94,16 +97,16 @@ async function generate(inner, input, options) {
   return inner.exclusive(async () => {
     const { read, settings, seed } = await prepare(inner, source, opts, 'generate');
     const prompt = read.inputIds;
-    const mask = opts.headMask;
+    const mask = masks(inner, opts.headMask);
     // With onStep, each step returns its attention too (unless returnAttention is false): its weights are
     // then computed as run()'s are, bit for bit, and so are the logits.
     const stepAttention = Boolean(opts.onStep) && opts.returnAttention !== false;
     let first = true;
     // The prompt through every layer once (its keys and values kept), then one new token a step.
-    const step = async (ids) => {
-      const method = first ? CALLS.modelPrefill : CALLS.modelStep;
+    const step = (ids) => {
+      const call = first ? 'prefill' : 'step';
       first = false;
-      return inner.call(method, () => [Int32Array.from(ids), stepAttention, false, 'last', mask]);
+      return feed(inner, call, ids, stepAttention, mask);
     };
     let found;
     let index = 0;
@@ -134,14 +137,13 @@ async function generate(inner, input, options) {
     if (settings.doSample) out.seed = seed;
     if (opts.returnAttention !== false || opts.returnHiddenStates) {
       const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
-      const r = await inner.call(CALLS.modelRun, () => [
-        fed,
-        null,
-        opts.returnAttention !== false,
-        opts.returnHiddenStates === true,
-        false,
-        mask,
-      ]);
+      const r = await inner.send(() => ({
+        call: 'run',
+        inputIds: fed,
+        returnAttention: opts.returnAttention !== false,
+        returnHiddenStates: opts.returnHiddenStates === true,
+        headMask: mask,
+      }));
       const fedRead = { inputIds: fed, typeIds: null, tokens: inner.pieces(fed) };
       const { attention, attentions, hiddenStates } = stackResult(inner, fedRead, r);
       Object.assign(out, attention && { attention, attentions }, hiddenStates && { hiddenStates });
@@ -171,20 +173,17 @@ async function* stream(inner, source, opts) {
   const owner = {}; // the cache is this stream's while inner.cacheOwner is this object
   const cached = []; // the ids this stream has fed
   const attention = opts.returnAttention !== false;
-  const feed = (ids) =>
+  const mask = masks(inner, opts.headMask);
+  const step = (ids) =>
     inner.exclusive(async () => {
       let r;
       if (cached.length && inner.cacheOwner === owner) {
-        r = await inner.call(CALLS.modelStep, () => [Int32Array.from(ids), attention, false, 'last', opts.headMask]);
+        r = await feed(inner, 'step', ids, attention, mask);
       } else {
         // First, or the cache was used since: everything this stream fed, again (the rows of the new ids
         // are the step's, bit for bit).
-        const whole = Int32Array.from([...cached, ...ids]);
-        r = await inner.call(CALLS.modelPrefill, () => [whole, attention, false, 'last', opts.headMask]);
-        if (attention && cached.length) {
-          const { data, shape } = lastQueries({ data: r.attention, shape: r.attentionShape }, ids.length);
-          r = { ...r, attention: data, attentionShape: shape };
-        }
+        r = await feed(inner, 'prefill', [...cached, ...ids], attention, mask);
+        if (attention && cached.length) r = { ...r, attention: lastQueries(r.attention, ids.length) };
         inner.cacheOwner = owner;
       }
       cached.push(...ids);
@@ -193,14 +192,14 @@ async function* stream(inner, source, opts) {
     });
   let index = 0;
   const random = seededRandom(seed);
-  for await (const found of greedySteps(feed, settings, { prompt: read.inputIds, random, signal: opts.signal }))
+  for await (const found of greedySteps(step, settings, { prompt: read.inputIds, random, signal: opts.signal }))
     yield publicStep(inner, found, ++index, settings.doSample ? seed : undefined);
 }
 
 export const decoder = Object.freeze({
   run: runStack,
-  prefill: (inner, input, options) => stateful(inner, CALLS.modelPrefill, input, options, 'prefill'),
-  step: (inner, input, options) => stateful(inner, CALLS.modelStep, input, options, 'step'),
+  prefill: (inner, input, options) => stateful(inner, 'prefill', input, options),
+  step: (inner, input, options) => stateful(inner, 'step', input, options),
   generate,
   generateSteps,
 });

@@ -26,42 +26,50 @@ function run(inner, input, options) {
   });
 }
 
+// The decoder's self-attention of one beam of a decode's { data, shape: [Ld, B, H, L, Lk] } (B = 1: the same
+// floats) as [Ld, H, L, Lk].
+const oneBeam = ({ data, shape: [Ld, , H, L, Lk] }) => ({ data, shape: [Ld, H, L, Lk] });
+
 function assemble(inner, read, encoded, fed, steps, origins) {
-  const c = inner.config;
-  const [Ld, H, D] = [c.decoderLayers, c.decoderHeads, c.hiddenSize];
   const S = read.inputIds.length;
   const T = fed.length;
+  const [Ld, , H] = steps[0].attention.shape;
+  const D = steps[0].lastHiddenState.shape[1];
   const self = new Float32Array(Ld * H * T * T);
   const cross = new Float32Array(Ld * H * T * S);
   const last = new Float32Array(T * D);
   for (let t = 0; t < T; t++) {
     const step = steps[t];
     const b = origins[t];
-    const B = step.attentionShape[1];
-    last.set(step.lastHiddenState.subarray(b * D, (b + 1) * D), t * D);
+    const B = step.attention.shape[1];
+    last.set(step.lastHiddenState.data.subarray(b * D, (b + 1) * D), t * D);
     for (let l = 0; l < Ld; l++)
       for (let h = 0; h < H; h++) {
         const from = ((l * B + b) * H + h) * (t + 1);
-        self.set(step.attention.subarray(from, from + t + 1), ((l * H + h) * T + t) * T);
+        self.set(step.attention.data.subarray(from, from + t + 1), ((l * H + h) * T + t) * T);
         const crossFrom = ((l * H + h) * B + b) * S;
-        cross.set(step.crossAttention.subarray(crossFrom, crossFrom + S), ((l * H + h) * T + t) * S);
+        cross.set(step.crossAttention.data.subarray(crossFrom, crossFrom + S), ((l * H + h) * T + t) * S);
       }
   }
   return {
     decoderInputIds: Int32Array.from(fed),
     decoderTokens: inner.pieces(fed),
-    encoderLastHiddenState: encoded.lastHiddenState,
+    encoderLastHiddenState: encoded.lastHiddenState.data,
     lastHiddenState: last,
-    encoderAttention: encoded.attention,
+    encoderAttention: encoded.attention.data,
     decoderAttention: self,
     crossAttention: cross,
     attentions: {
-      encoder: { data: encoded.attention, shape: [c.numLayers, c.numHeads, S, S] },
+      encoder: encoded.attention,
       decoder: { data: self, shape: [Ld, H, T, T] },
       cross: { data: cross, shape: [Ld, H, T, S] },
     },
   };
 }
+
+// The encoder over the input (generate: once, with the attention and hidden states the result returns).
+const encode = (inner, inputIds, returnAttention, returnHiddenStates, headMask) =>
+  inner.send(() => ({ call: 'encode', inputIds, returnAttention, returnHiddenStates, headMask }));
 
 // `encoded`: the encoder's result for read.inputIds when the model holds it already (generate() encoded
 // once, with what this asks of it), else the encoder runs first.
@@ -79,60 +87,42 @@ async function forward(
     throw new ArgumentRangeError(
       `input.decoderInputIds: ${T} ids, more than the ${inner.config.maxLength} positions this model has`,
     );
-  encoded ??= await inner.call(CALLS.modelEncode, () => [
-    read.inputIds,
-    returnAttention,
-    returnHiddenStates,
-    masks.encoder,
-  ]);
+  encoded ??= await encode(inner, read.inputIds, returnAttention, returnHiddenStates, masks);
   await inner.call(CALLS.modelBegin, () => [1, T]);
-  const decoded = await inner.call(CALLS.modelDecode, () => [
-    Int32Array.from(decoderIds),
-    1,
+  const decoded = await inner.send(() => ({
+    call: 'decode',
+    inputIds: Int32Array.from(decoderIds),
+    beams: 1,
     returnAttention,
     returnHiddenStates,
     returnLogits,
-    masks.decoder,
-    masks.cross,
-  ]);
-  const c = inner.config;
-  const S = read.inputIds.length;
+    headMask: masks,
+  }));
   const out = {
     decoderInputIds: Int32Array.from(decoderIds),
     decoderTokens: inner.pieces(decoderIds),
-    encoderLastHiddenState: encoded.lastHiddenState,
-    lastHiddenState: decoded.lastHiddenState,
+    encoderLastHiddenState: encoded.lastHiddenState.data,
+    lastHiddenState: decoded.lastHiddenState.data,
   };
   if (returnAttention) {
-    // The decoder's self-attention comes as [layers, beams = 1, heads, T, T]: the same floats.
-    out.encoderAttention = encoded.attention;
-    out.decoderAttention = decoded.attention;
-    out.crossAttention = decoded.crossAttention;
-    out.attentions = {
-      encoder: { data: encoded.attention, shape: [c.numLayers, c.numHeads, S, S] },
-      decoder: { data: decoded.attention, shape: [c.decoderLayers, c.decoderHeads, T, T] },
-      cross: { data: decoded.crossAttention, shape: [c.decoderLayers, c.decoderHeads, T, S] },
-    };
+    out.encoderAttention = encoded.attention.data;
+    out.decoderAttention = decoded.attention.data;
+    out.crossAttention = decoded.crossAttention.data;
+    out.attentions = { encoder: encoded.attention, decoder: oneBeam(decoded.attention), cross: decoded.crossAttention };
   }
   if (returnHiddenStates) {
-    out.encoderHiddenStates = encoded.hiddenStates;
-    out.decoderHiddenStates = decoded.hiddenStates;
+    out.encoderHiddenStates = encoded.hiddenStates.data;
+    out.decoderHiddenStates = decoded.hiddenStates.data;
   }
-  if (returnLogits) out.logits = decoded.logits;
+  if (returnLogits) out.logits = decoded.logits.data;
   return out;
 }
 
 // One greedy step as generate's onStep sees it: the token, what it was chosen from, and the attention of the
 // token fed for it (decoder_start_token_id at step 1): decoder [Ld, H, 1, t + 1], cross [Ld, H, 1, S].
-function publicStep(inner, { id, outputIds, score, fed }, index, S) {
+function publicStep(inner, { id, outputIds, score, fed }, index) {
   const out = { step: index, id, token: inner.pieces([id])[0], outputIds, score, logits: fed.logits };
-  if (fed.attention) {
-    const [Ld, H] = [inner.config.decoderLayers, inner.config.decoderHeads];
-    out.attentions = {
-      decoder: { data: fed.attention, shape: [Ld, H, 1, index] },
-      cross: { data: fed.crossAttention, shape: [Ld, H, 1, S] },
-    };
-  }
+  if (fed.attention) out.attentions = { decoder: oneBeam(fed.attention), cross: fed.crossAttention };
   return out;
 }
 
@@ -159,12 +149,7 @@ async function generate(inner, input, options) {
     // more), its keys and values read by every step and by the teacher-forced decode at the end.
     const wantAttention = opts.returnAttention !== false;
     const wantHidden = opts.returnHiddenStates === true;
-    const encoded = await inner.call(CALLS.modelEncode, () => [
-      read.inputIds,
-      wantAttention,
-      wantHidden,
-      masks.encoder,
-    ]);
+    const encoded = await encode(inner, read.inputIds, wantAttention, wantHidden, masks);
     await inner.call(CALLS.modelBegin, () => [B, settings.maxLength]);
     // Each step's attention rows are kept (without hidden states, they are all the result needs): the rows of
     // the chosen ids are then the teacher-forced run's, bit for bit, with no pass after the search. onStep's
@@ -173,23 +158,21 @@ async function generate(inner, input, options) {
     const stepAttention = collect || (wantAttention && Boolean(opts.onStep));
     const steps = [];
     const decode = async (ids) => {
-      const r = await inner.call(CALLS.modelDecode, () => [
-        Int32Array.from(ids),
-        B,
-        stepAttention,
-        false,
-        true,
-        masks.decoder,
-        masks.cross,
-      ]);
+      const r = await inner.send(() => ({
+        call: 'decode',
+        inputIds: Int32Array.from(ids),
+        beams: B,
+        returnAttention: stepAttention,
+        returnLogits: true,
+        headMask: masks,
+      }));
       if (collect) steps.push(r);
-      return r;
+      return { ...r, logits: r.logits.data };
     };
-    const S = read.inputIds.length;
     let index = 0;
     const hooks = {
       onToken: opts.onToken && tokenReporter(inner, opts.onToken),
-      onStep: opts.onStep && ((s) => opts.onStep(publicStep(inner, s, ++index, S))),
+      onStep: opts.onStep && ((s) => opts.onStep(publicStep(inner, s, ++index))),
       signal: opts.signal,
     };
     const found =
