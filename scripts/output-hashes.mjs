@@ -10,6 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../src/js/node.mjs';
+import { hasRelaxedSimd } from '../src/js/variants.mjs';
 import { randomCase } from '../tests/js/helpers/random.mjs';
 
 const FIXTURES = fileURLToPath(new URL('../tests/fixtures/', import.meta.url));
@@ -44,12 +45,20 @@ const RANDOM = [
   { seqLenQ: 257, dModel: 96, numHeads: 6, causal: true, self: true },
 ];
 
-for (const [variant, threads] of [
-  ['scalar', 1],
-  ['simd', 1],
-  ['threaded-simd', 1],
-  ['threaded-simd', 3],
-]) {
+// Every build this Node can run (the relaxed ones with relaxed SIMD: Node ≥ 22, or 20 with
+// --experimental-wasm-relaxed-simd), the threaded ones on 1 and 3 threads.
+const RUNS = ['scalar', 'simd', 'threaded-simd', 'relaxed-simd', 'threaded-relaxed-simd']
+  .filter((variant) => !variant.includes('relaxed') || hasRelaxedSimd())
+  .flatMap((variant) =>
+    variant.startsWith('threaded')
+      ? [
+          [variant, 1],
+          [variant, 3],
+        ]
+      : [[variant, 1]],
+  );
+
+for (const [variant, threads] of RUNS) {
   const engine = await createAttention({ variant, threads });
   const label = `${variant}/${threads}`;
   for (const file of attentionFixtures) {
@@ -71,10 +80,26 @@ for (const [variant, threads] of [
   for (const name of modelFolders) {
     const ref = JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
     const model = await engine.loadModel(path.join(MODELS, name));
-    for (const c of ref.cases) {
+    for (const c of ref.cases ?? []) {
       const r = await model.run(c.input, { returnAttention: true, returnHiddenStates: true });
       for (const key of ['lastHiddenState', 'hiddenStates', 'attention'])
         console.log(`${label} ${name}/${c.name} ${key} ${hash(r[key])}`);
+    }
+    // An encoder-decoder's teacher-forced forward cases, and its generations (greedy and beams).
+    for (const c of ref.forward ?? []) {
+      const input = { inputIds: c.inputIds, decoderInputIds: c.decoderInputIds };
+      const r = await model.run(input, { returnAttention: true, returnHiddenStates: true, returnLogits: true });
+      for (const key of ['encoderAttention', 'decoderAttention', 'crossAttention', 'decoderHiddenStates', 'logits'])
+        console.log(`${label} ${name}/${c.name} ${key} ${hash(r[key])}`);
+    }
+    for (const g of ref.generate && !ref.cases ? ref.generate : []) {
+      const options = Object.fromEntries(
+        Object.entries(g.options)
+          .filter(([k]) => k !== 'do_sample') // false in every case: greedy or beams
+          .map(([k, v]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), v]),
+      );
+      const r = await model.generate({ inputIds: g.inputIds }, { ...options, returnAttention: true });
+      console.log(`${label} ${name}/generate ${g.name} ${Array.from(r.outputIds).join(',')} ${hash(r.crossAttention)}`);
     }
     model.dispose();
   }
