@@ -11,6 +11,7 @@ import { headCsv, headJson } from './model/export-data.mjs';
 import { headTitle } from './model/head-names.mjs';
 import { headline } from './model/train-text.mjs';
 import { thousands } from './lib/format.mjs';
+import { modelEntry, trainEntry } from './lib/package.mjs';
 import { downloadPng, downloadSvg, downloadText } from './lib/download.mjs';
 import { language, setLanguage, t, translateDom } from './lib/i18n.mjs';
 import { roving } from './lib/roving.mjs';
@@ -331,12 +332,12 @@ async function main() {
   // Imported here rather than at the top, so that a missing or broken engine
   // file is reported on the page instead of silently stopping this module.
   // The 'mha-wasm/model' entry: its engine also loads checkpoints (Real model).
-  const { createAttention } = await import('../src/js/model-entry.mjs');
+  const { createAttention } = await modelEntry();
   engine = await createAttention();
   $('status').removeAttribute('data-i18n');
   $('status').textContent = engineText(engine);
   // The bridge sets the learned heads beside the designed encoder heads, whatever the mode shown above.
-  views.train.enable(async () => (await import('../src/js/train.mjs')).createAttention({ training: true }), {
+  views.train.enable(async () => (await trainEntry()).createAttention({ training: true }), {
     designed: () => runSpec(engine, encoderSpec()),
   });
   views.real.enable(engine);

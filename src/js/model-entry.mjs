@@ -16,6 +16,7 @@ import { loadEngine, refuseTraining } from './browser.mjs';
 
 export { listModelFiles };
 export { parseModelName } from './models/sources/repo-files.mjs';
+export { pickModelFiles } from './models/checkpoint-files.mjs';
 export { DEFAULT_ENDPOINT as DEFAULT_HUB_ENDPOINT } from './models/sources/hub-options.mjs';
 
 // A checkpoint's tokenizer runs in a Web Worker of its own (dist/mha-model-tokenizer.js), bounded in time.

@@ -41,5 +41,18 @@ export function listModelFiles(
 /** The repo a model name or Hub URL names ({ repo, revision? }), or null for text that names none. No request. */
 export function parseModelName(name: string | URL): { repo: string; revision?: string } | null;
 
+/**
+ * Which of a user's local files loadModel() takes as the checkpoint, before loading them (no file is read).
+ * `entries`: records with a `path` relative to what was given, '/' or '\' separated (a dropped or picked
+ * folder's files, e.g. { path: 'bert/config.json', file }). `files`: the records of the one folder loadModel
+ * takes from such files (the folder holding config.json nearest the top; hidden files and folders and other
+ * folders left out; of two files with one name, the first), `folder` its path ('' at the top); `read`: those of
+ * `files` it reads besides the weights (config.json, generation_config.json, the tokenizer's files). The records
+ * themselves, in their order.
+ */
+export function pickModelFiles<T extends { path: string }>(
+  entries: readonly T[],
+): { folder: string; files: T[]; read: T[] };
+
 /** The Hub asked when no endpoint is given (in Node, $HF_ENDPOINT comes first). */
 export const DEFAULT_HUB_ENDPOINT: string;

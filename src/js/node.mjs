@@ -19,9 +19,11 @@ import { MESSAGES } from './protocol.mjs';
 import { WorkerBackend, rebuildError } from './worker-backend.mjs';
 import { ArgumentRangeError } from './errors.mjs';
 
-// What 'mha-wasm/model' adds in browsers: a Hub repo's files before loading it.
+// What 'mha-wasm/model' adds in browsers: a Hub repo's files before loading it, and which of a user's files
+// are the checkpoint.
 export { listModelFiles } from './models/sources/hub-node.mjs';
 export { parseModelName } from './models/sources/repo-files.mjs';
+export { pickModelFiles } from './models/checkpoint-files.mjs';
 export { DEFAULT_ENDPOINT as DEFAULT_HUB_ENDPOINT } from './models/sources/hub-options.mjs';
 
 function toPath(url) {

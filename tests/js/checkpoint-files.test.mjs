@@ -3,10 +3,13 @@
 // and that the page's real-model view applies to what a reader dropped. The
 // rule on made-up paths, then the loader on the bert-zh fixture given with a
 // parent folder, a subfolder with another config.json and a hidden one: it
-// loads the folder the rule picks, and runs as PyTorch does.
+// loads the folder the rule picks, and runs as PyTorch does. pickModelFiles,
+// the rule's public form ('mha-wasm/model', Node's entries), against folders
+// as the Hub holds them: which files are the checkpoint, which of them the
+// loader reads besides the weights.
 import path from 'node:path';
 import { pickCheckpointFiles } from '../../src/js/models/checkpoint-files.mjs';
-import { createAttention } from '../../src/js/node.mjs';
+import { createAttention, pickModelFiles } from '../../src/js/node.mjs';
 import { filesOf, reference } from './helpers/checkpoints.mjs';
 import { compareClose } from './helpers/compare.mjs';
 
@@ -48,6 +51,71 @@ test('Windows separators are separators; a name twice in the folder counts once,
   expect(paths(['config.json', 'vocab.txt', 'vocab.txt'])).toHaveLength(2);
   const first = { path: 'vocab.txt', n: 1 };
   expect(pickCheckpointFiles([first, { path: 'vocab.txt', n: 2 }]).files).toEqual([first]);
+});
+
+test("pickModelFiles: the checkpoint's files among a user's, and those read besides the weights", () => {
+  const records = (paths) => paths.map((p, i) => ({ path: p, size: i }));
+  // bert-base-chinese as the Hub holds it, dropped with its parent and a .git folder: vocab.txt is not read
+  // beside tokenizer.json, nor any weights (the loader chooses those), nor README.md.
+  const bert = records([
+    'models/.git/config.json',
+    'models/bert/config.json',
+    'models/bert/tokenizer.json',
+    'models/bert/tokenizer_config.json',
+    'models/bert/vocab.txt',
+    'models/bert/model.safetensors',
+    'models/bert/pytorch_model.bin',
+    'models/bert/README.md',
+    'models/bert/onnx/config.json',
+  ]);
+  const picked = pickModelFiles(bert);
+  expect(picked.folder).toBe('models/bert');
+  expect(picked.files).toEqual(bert.slice(1, 8)); // the records themselves, in their order
+  expect(picked.read.map((e) => e.path)).toEqual([
+    'models/bert/config.json',
+    'models/bert/tokenizer.json',
+    'models/bert/tokenizer_config.json',
+  ]);
+  expect(picked.read[0]).toBe(bert[1]);
+  // gpt2 picked as loose files: generation_config.json is read; vocab.json and merges.txt are not beside
+  // tokenizer.json.
+  const gpt2 = [
+    'config.json',
+    'generation_config.json',
+    'merges.txt',
+    'vocab.json',
+    'tokenizer.json',
+    'model.safetensors',
+  ];
+  expect(pickModelFiles(records(gpt2)).read.map((e) => e.path)).toEqual([
+    'config.json',
+    'generation_config.json',
+    'tokenizer.json',
+  ]);
+  // opus-mt-zh-en (Windows paths): MarianTokenizer's files; a BERT folder without tokenizer.json: vocab.txt.
+  const marian = [
+    'config.json',
+    'source.spm',
+    'target.spm',
+    'vocab.json',
+    'tokenizer_config.json',
+    'pytorch_model.bin',
+  ];
+  expect(pickModelFiles(records(marian.map((n) => `opus\\${n}`))).read.map((e) => e.path)).toEqual(
+    marian.slice(0, 5).map((n) => `opus\\${n}`),
+  );
+  expect(pickModelFiles(records(['config.json', 'vocab.txt', 'model.safetensors'])).read.map((e) => e.path)).toEqual([
+    'config.json',
+    'vocab.txt',
+  ]);
+  // Nothing given: nothing picked. Not records with a path: a TypeError with the code.
+  expect(pickModelFiles([])).toEqual({ folder: '', files: [], read: [] });
+  expect(() => pickModelFiles('config.json')).toThrow(
+    new TypeError('pickModelFiles: expected an array of { path }, got the string "config.json"'),
+  );
+  expect(() => pickModelFiles([{ path: 'config.json' }, { name: 'vocab.txt' }])).toThrow(
+    expect.objectContaining({ code: 'InvalidArgument', message: expect.stringContaining('entries[1].path') }),
+  );
 });
 
 describe('the loader takes the files the rule picks', () => {

@@ -1,7 +1,7 @@
 """huggingface_hub and transformers themselves against the engine's Hub code.
 
 Run by tests/tools/make_hub_fixtures.mjs inside the transformers chroot
-(../shared/tools/make-hf-chroot.sh), with tests/tools/hub-server.mjs
+(tests/tools/make-hf-chroot.sh), with tests/tools/hub-server.mjs
 listening at --endpoint:
 
 1. Online, Python downloads the repo from the test hub server the way a user

@@ -11,10 +11,10 @@ merges), each folder with a reference.json of what transformers computes:
 hidden states, attention weights and logits of forward passes, and (decoders)
 model.generate, greedy.
 
-Runs in the Debian sid chroot of ../shared/tools/make-hf-chroot.sh (python3-
+Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh (python3-
 transformers 5.x, python3-torch 2.x, python3-tokenizers), from the repository:
 
-    bash ../shared/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
+    bash tests/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
         python3 "$PWD/tests/tools/make_decoder_fixtures.py" [FOLDER ...]
 
 Given folder names (e.g. hf-qwen3) it writes those folders alone; the decoders'

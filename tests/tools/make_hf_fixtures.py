@@ -10,10 +10,10 @@ both texts: these tokenizers return no type ids) and ids with <pad> inside
 (create_position_ids_from_input_ids: a pad token's position is padding_idx
 and does not advance the count).
 
-Runs in the Debian sid chroot of ../shared/tools/make-hf-chroot.sh (python3-
+Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh (python3-
 transformers 5.x, python3-torch 2.x, python3-tokenizers), from the repository:
 
-    bash ../shared/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
+    bash tests/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
         python3 "$PWD/tests/tools/make_hf_fixtures.py"
 
 References in float64 with attn_implementation="eager" (the default attention

@@ -2,7 +2,7 @@
 // (python-cache/, which tests/js/hub.test.mjs loads offline) and the report
 // of huggingface_hub and transformers reading the cache the engine's loader
 // wrote (python-report.json). Needs the built dist/ and the transformers
-// chroot (bash ../shared/tools/make-hf-chroot.sh, once; root). Run:
+// chroot (bash tests/tools/make-hf-chroot.sh, once; root). Run:
 //
 //   node tests/tools/make_hub_fixtures.mjs [CHROOT_DIR]   (default /var/tmp/sid-root)
 //
@@ -35,7 +35,7 @@ try {
   const { stdout: report } = await promisify(execFile)(
     'bash',
     [
-      path.join(ROOT, '../shared/tools/make-hf-chroot.sh'),
+      path.join(ROOT, 'tests/tools/make-hf-chroot.sh'),
       '--run',
       CHROOT,
       '--bind',

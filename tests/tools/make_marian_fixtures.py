@@ -12,11 +12,11 @@ states, logits), the same with heads switched off (Hugging Face's old
 head_mask semantics, emulated: transformers 5 no longer takes head_mask) and
 model.generate (greedy and beam search).
 
-Runs in the Debian sid chroot of ../shared/tools/make-hf-chroot.sh (python3-
+Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh (python3-
 transformers 5.x, python3-torch 2.x, python3-sentencepiece), from the
 repository:
 
-    bash ../shared/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
+    bash tests/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
         python3 "$PWD/tests/tools/make_marian_fixtures.py"
 
 References in float64 with attn_implementation="eager" (the default attention

@@ -13,10 +13,10 @@ special tokens inside, with and without skip_special_tokens. Also the decoding
 with separate_vocabs (vocab.json given as target_vocab.json too), where
 transformers decodes with target.spm instead of source.spm.
 
-Runs in the Debian sid chroot of ../shared/tools/make-hf-chroot.sh (python3-
+Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh (python3-
 transformers 5.x, python3-sentencepiece), from the repository:
 
-    bash ../shared/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
+    bash tests/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
         python3 "$PWD/tests/tools/make_marian_tokenizer_cases.py" [FOLDER [OUT]]
 
 FOLDER defaults to tests/fixtures/models/hf-marian, OUT to FOLDER/tokenizer-cases.json.

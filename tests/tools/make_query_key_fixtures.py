@@ -19,10 +19,10 @@ h over key head h // (heads / key heads), gives the attention weights
 transformers returns (output_attentions), and that those are the folder's
 reference.json's (the same model and inputs).
 
-Runs in the Debian sid chroot of ../shared/tools/make-hf-chroot.sh, from the
+Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh, from the
 repository:
 
-    bash ../shared/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
+    bash tests/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
         python3 "$PWD/tests/tools/make_query_key_fixtures.py"
 
 Writes its section of tests/fixtures/models/TRANSFORMERS.md (between its

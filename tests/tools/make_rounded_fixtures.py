@@ -9,10 +9,10 @@ rounding them itself: tests/js/model-weights.test.mjs checks that its
 rounding and its 16-bit products give bit for bit what these files give held
 as float32.
 
-Runs in the Debian sid chroot of ../shared/tools/make-hf-chroot.sh, from the
+Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh, from the
 repository:
 
-    bash ../shared/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
+    bash tests/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
         python3 "$PWD/tests/tools/make_rounded_fixtures.py"
 """
 import os

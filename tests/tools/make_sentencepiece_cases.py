@@ -10,10 +10,10 @@ control symbols, byte fallback, and the normalizer's whitespace options
 models use the identity normalization (no precompiled map: the Marian fixture has
 nmt_nfkc's), so that each stays a few kilobytes.
 
-Runs in the Debian sid chroot of ../shared/tools/make-hf-chroot.sh (python3-
+Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh (python3-
 sentencepiece), from the repository:
 
-    bash ../shared/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
+    bash tests/tools/make-hf-chroot.sh --run --bind "$PWD" -- \
         python3 "$PWD/tests/tools/make_sentencepiece_cases.py"
 
 Format of cases.json: {"sentencepiece": version, "models": {name: {"encode": [{text,

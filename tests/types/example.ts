@@ -7,6 +7,7 @@ import {
   createAttention as createWithModels,
   listModelFiles,
   parseModelName,
+  pickModelFiles,
   DEFAULT_HUB_ENDPOINT,
 } from 'mha-wasm/model';
 import type {
@@ -342,6 +343,13 @@ export async function beforeLoading(model: TransformerModel): Promise<number> {
   // @ts-expect-error: listModelFiles takes the Hub's options only
   await listModelFiles('org/name', { weights: 'bf16' });
   const repo: string | undefined = parseModelName('https://huggingface.co/org/name')?.repo;
+  // A user's files: the checkpoint's records (their own type kept), and those read besides the weights.
+  const dropped = [{ path: 'bert/config.json', size: 1, file: new Blob([]) }];
+  const picked = pickModelFiles(dropped);
+  const given: Blob[] = picked.files.map((e) => e.file);
+  const read: number = picked.read.length + picked.folder.length + given.length;
+  // @ts-expect-error: records need a path
+  pickModelFiles([{ name: 'config.json' }]);
   const mask: SpecialToken | undefined = model.specialTokens.mask;
   const firstId: number = model.specialTokens[0].id;
   // @ts-expect-error: not a role
@@ -355,5 +363,5 @@ export async function beforeLoading(model: TransformerModel): Promise<number> {
     // @ts-expect-error: not a code
     if (fields.code === 'NotFound') code = undefined;
   }
-  return sizes.length + bytes + (repo?.length ?? 0) + (mask?.id ?? 0) + firstId + (code?.length ?? 0);
+  return sizes.length + bytes + read + (repo?.length ?? 0) + (mask?.id ?? 0) + firstId + (code?.length ?? 0);
 }

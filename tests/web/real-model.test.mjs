@@ -20,6 +20,7 @@ import {
   uniformScores,
 } from '../../web/model/real-model-scores.mjs';
 import { tokenLanguage } from '../../web/model/tokenize.mjs';
+import { pickModelFiles } from '../../src/js/node.mjs';
 import { filesRead, formatBytes, totalBytes } from '../../web/model/real-model-files.mjs';
 import { LEVELS, colourTable, weightPixels } from '../../web/lib/attention-image.mjs';
 import { DEFAULTS, formatState, readLink } from '../../web/state.mjs';
@@ -228,7 +229,7 @@ test('a score the sentence gives no key for (GPT-2: no special tokens) has no be
   expect(scoreSummary(heads, 'neighbour', base)).toMatchObject({ applies: true, best: heads[1] });
 });
 
-test("the files the loader read: its text files and the weight files it reported, a shards' index with them", () => {
+test("the files the loader read: its text files (pickModelFiles' read) and the weight files it reported, a shards' index with them", () => {
   const entry = (path, size = 1) => ({ path, size });
   // A BERT folder from the Hub: vocab.txt is not read beside tokenizer.json, nor the other formats' weights.
   const bert = [
@@ -242,7 +243,7 @@ test("the files the loader read: its text files and the weight files it reported
     'flax_model.msgpack',
     'README.md',
   ].map((n) => entry(`bert/${n}`));
-  expect(filesRead(bert, ['model.safetensors']).map((e) => e.path)).toEqual([
+  expect(filesRead(pickModelFiles(bert), ['model.safetensors']).map((e) => e.path)).toEqual([
     'bert/config.json',
     'bert/tokenizer.json',
     'bert/tokenizer_config.json',
@@ -258,7 +259,7 @@ test("the files the loader read: its text files and the weight files it reported
     'model.safetensors',
     '64-8bits.tflite',
   ].map((n) => entry(n));
-  expect(filesRead(gpt2, ['model.safetensors']).map((e) => e.path)).toEqual([
+  expect(filesRead(pickModelFiles(gpt2), ['model.safetensors']).map((e) => e.path)).toEqual([
     'config.json',
     'generation_config.json',
     'tokenizer.json',
@@ -273,7 +274,7 @@ test("the files the loader read: its text files and the weight files it reported
     'pytorch_model.bin.index.json',
     'pytorch_model-00001-of-00002.bin',
   ].map((n) => entry(n));
-  expect(filesRead(sharded, shards).map((e) => e.path)).toEqual([
+  expect(filesRead(pickModelFiles(sharded), shards).map((e) => e.path)).toEqual([
     'config.json',
     'tokenizer.json',
     'model.safetensors.index.json',

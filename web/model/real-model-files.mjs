@@ -1,29 +1,32 @@
 // The sizes the real-model view writes about the checkpoint's files (which
-// files those are is the package's rule, src/js/models/checkpoint-files.mjs).
-import { fileNameOf, filesToRead } from '../../src/js/models/checkpoint-files.mjs';
+// files those are, and which of them the loader reads besides the weights, is
+// the package's rule: pickModelFiles of 'mha-wasm/model').
 
 /** The files' total size in bytes. */
 export const totalBytes = (entries) => entries.reduce((sum, e) => sum + (e.size ?? 0), 0);
 
+/** An entry's file name: the page's paths are '/'-separated (lib/dropped-files.mjs). */
+const nameOf = (entry) => entry.path.slice(entry.path.lastIndexOf('/') + 1);
+
 /**
- * The entries ({ path, size }) the loader read of a checkpoint: its text and
- * tokenizer files (filesToRead: not GPT-2's vocab.json and merges.txt beside
- * its tokenizer.json, not BERT's vocab.txt beside one) and the weight files it
- * reported reading (`weightNames`: the `file` of onProgress's 'load' phase),
- * with their index when they are shards. A folder's other weights (TensorFlow,
- * Flax, a second format) and files are not read, so they are not counted.
+ * The entries ({ path, size }) the loader read of a checkpoint: of
+ * pickModelFiles' result, its `read` (the text and tokenizer files: not
+ * GPT-2's vocab.json and merges.txt beside its tokenizer.json, not BERT's
+ * vocab.txt beside one) and the weight files the loader reported reading
+ * (`weightNames`: the `file` of onProgress's 'load' phase), with their index
+ * when they are shards. A folder's other weights (TensorFlow, Flax, a second
+ * format) and files are not read, so they are not counted.
  */
-export function filesRead(entries, weightNames) {
+export function filesRead({ files, read }, weightNames) {
   const weights = new Set(weightNames);
-  const names = new Set(entries.map((e) => fileNameOf(e.path)));
-  const read = new Set([...filesToRead((n) => names.has(n)), ...weights]);
+  const names = new Set([...read.map(nameOf), ...weights]);
   // An index (model.safetensors.index.json) is read when the weights read are its shards, not its single file.
-  for (const name of names) {
+  for (const name of files.map(nameOf)) {
     const single = name.replace(/\.index\.json$/, '');
     const format = single.replace(/^.*(?=\.)/, '');
-    if (single !== name && [...weights].some((w) => w !== single && w.endsWith(format))) read.add(name);
+    if (single !== name && [...weights].some((w) => w !== single && w.endsWith(format))) names.add(name);
   }
-  return entries.filter((e) => read.has(fileNameOf(e.path)));
+  return files.filter((e) => names.has(nameOf(e)));
 }
 
 /** Bytes as the view writes them: "812 B", "3.4 KB", "418.9 MB", "1.32 GB" (decimal units). */

@@ -87,6 +87,26 @@ export function duReadings(weights, decoderTokens, decoderSpecial, spans, dus) {
   });
 }
 
+/** A translation model's three groups of attention: the keys of generate()'s `attentions` and of a head mask. */
+export const ATTENTION_KINDS = ['cross', 'encoder', 'decoder'];
+
+/**
+ * The sizes of one group in a model's config: { layers, heads }. The
+ * encoder's self-attention has the encoder's; the decoder's masked
+ * self-attention and its cross-attention have the decoder's.
+ */
+export function groupDims(config, kind) {
+  return kind === 'encoder'
+    ? { layers: config.numLayers, heads: config.numHeads }
+    : { layers: config.decoderLayers, heads: config.decoderHeads };
+}
+
+/** 1 for each id of `ids` that is one of the model's special tokens ([{ id }]), else 0. */
+export function specialFlags(specialTokens, ids) {
+  const special = new Set(specialTokens.map((s) => s.id));
+  return Array.from(ids, (id) => (special.has(id) ? 1 : 0));
+}
+
 /**
  * Head masks for the "switch heads off" controls, each [layers][heads] of 1
  * and 0: 'all' keeps every head; { only: h } keeps head h of every layer

@@ -6,13 +6,14 @@
 // which hosts the page contacts and why. Loading, progress and cancel are the
 // view's.
 import { t } from '../lib/i18n.mjs';
+import { modelEntry } from '../lib/package.mjs';
 import { formatBytes } from '../model/real-model-files.mjs';
 import { SUGGESTED_MODELS } from '../model/hub-models.mjs';
 
 // The package's public entry for models (listModelFiles, parseModelName, DEFAULT_HUB_ENDPOINT): the
 // page's engine comes from it too (app.mjs), so it is there by the time a reader submits a name.
 let entry;
-const models = async () => (entry ??= await import('../../src/js/model-entry.mjs'));
+const models = async () => (entry ??= await modelEntry());
 
 /** The Hubs the page's server lets it reach (web/server.mjs); a static host without the file: huggingface.co. */
 export async function hubEndpoints() {

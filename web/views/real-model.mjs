@@ -1,23 +1,19 @@
 // "Real model" (真实模型): a Hugging Face checkpoint that the reader drops or
-// picks, or names on the Hugging Face Hub (views/model-hub-input.mjs: downloaded
-// into this browser's Cache API), loaded by the engine (engine.loadModel, in
-// its Worker; a reader's files are read in the browser and never leave it),
-// run on the sentence, and shown as
+// picks, or names on the Hugging Face Hub (downloaded into this browser's
+// Cache API), loaded by the engine (engine.loadModel, in its Worker; a
+// reader's files are read in the browser and never leave it;
+// views/real-model-load.mjs), run on the sentence, and shown as
 // bertviz's model view: every layer × head as a thumbnail (views/model-grid.mjs);
 // the chosen head opens large with the model's own tokens (views/model-head.mjs).
 // The scores (model/real-model-scores.mjs) sort the heads and say, from the
 // numbers only, where the focus token (the six 毒) looks. Its choices (head,
-// order) are reported to the page's URL state. The pickers, the drop zone
-// and the progress bar are views/model-files-input.mjs; the tokens and menus
+// order) are reported to the page's URL state. The tokens and menus
 // around the heads, views/real-model-controls.mjs; what went wrong, in the
 // reader's words, views/real-model-error.mjs.
 import { OKABE_ITO } from '../lib/palette.mjs';
 import { fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
 import { SENTENCE } from '../sentence.mjs';
-import { pickCheckpointFiles } from '../../src/js/models/checkpoint-files.mjs';
-import { filesRead, formatBytes, totalBytes } from '../model/real-model-files.mjs';
-import { loadErrorReason } from '../model/load-errors.mjs';
 import {
   ORDERS,
   allHeadScores,
@@ -32,8 +28,7 @@ import { ArticleView } from './real-article.mjs';
 import { HeadTools } from './real-head-tools.mjs';
 import { ModelGrid, summaryItems } from './model-grid.mjs';
 import { ModelHead } from './model-head.mjs';
-import { ModelFilesInput } from './model-files-input.mjs';
-import { ModelHubInput, hubEndpoints } from './model-hub-input.mjs';
+import { ModelLoader } from './real-model-load.mjs';
 import { fillControls, tokenList } from './real-model-controls.mjs';
 import { TranslationView } from './translation.mjs';
 import { PredictionsView } from './predictions.mjs';
@@ -55,10 +50,8 @@ export class RealModelView {
   /** The thumbnails (views/model-grid.mjs) and the chosen head, large (views/model-head.mjs). */
   #grid;
   #head;
-  /** The pickers, drop zone and progress bar (views/model-files-input.mjs). */
-  #input;
-  /** The name field, suggestions and Hub settings (views/model-hub-input.mjs). */
-  #hub;
+  /** The files and the name the model comes from, and the status line (views/real-model-load.mjs). */
+  #loader;
   /** The run in the article's terms (views/real-article.mjs), and what it measured for the chosen head's table. */
   #article;
   #articleScores = { closest: null, role: null };
@@ -68,9 +61,6 @@ export class RealModelView {
   #translation;
   /** The next token or a [MASK]'s fill (views/predictions.mjs). */
   #predictions;
-
-  /** The status line's message and parameters, so that a change of language can write it again. */
-  #status = ['real.waiting', {}];
   #loadedNote = null;
   /** What went wrong, in the reader's words (views/real-model-error.mjs). */
   #error;
@@ -88,7 +78,6 @@ export class RealModelView {
     this.selected = head;
     this.order = ORDERS.includes(order) ? order : 'grid';
     this.el = {
-      status: $('#real-status'),
       forward: $('#real-forward'),
       error: $('#real-error'),
       form: $('#real-run'),
@@ -136,12 +125,25 @@ export class RealModelView {
       about: () => ({ model: this.#model?.config.modelType ?? 'model', variant: this.#engine.variant }),
     });
     this.#error = new ErrorBox(e.error);
-    this.#input = new ModelFilesInput(section, {
+    this.#loader = new ModelLoader(section, {
+      error: this.#error,
       canLoad: () => Boolean(this.#engine) && !this.#busy,
-      onEntries: (entries) => this.#load(entries),
-      onError: (error) => this.#error.show('real.error.load', loadErrorReason(error)),
+      setInputs: (enabled) => this.#setInputs(enabled),
+      begin: () => {
+        this.#busy = true;
+        this.#setInputs(false);
+        this.#clear();
+        const old = this.#model;
+        this.#model = null;
+        old?.dispose();
+      },
+      end: async (model) => {
+        this.#model = model;
+        this.#busy = false;
+        this.#setInputs(true);
+        if (model) await this.#compute();
+      },
     });
-    this.#hub = new ModelHubInput(section, { onName: (request) => this.#loadByName(request) });
     this.#predictions = new PredictionsView($('.real-predictions'), {
       append: (text) => {
         e.text.value += text;
@@ -163,12 +165,7 @@ export class RealModelView {
       onBusy: (busy) => this.#setInputs(!busy),
       onError: (key, error) => this.#error.show(key, otherError(error)),
     });
-    hubEndpoints().then((endpoints) => {
-      this.#hub.setEndpoints(endpoints);
-      this.#setInputs(Boolean(this.#engine) && !this.#busy);
-    });
     this.#setInputs(false);
-    this.#writeStatus();
     this.#listen();
   }
 
@@ -194,17 +191,15 @@ export class RealModelView {
   /** The engine is ready: loading is possible from now on. */
   enable(engine) {
     this.#engine = engine;
-    this.#status = ['real.none', {}];
-    this.#writeStatus();
+    this.#loader.enable(engine);
     this.#setInputs(true);
   }
 
   /** Writes every text again in the page's (new) language. */
   relabel() {
-    this.#hub.relabel();
+    this.#loader.relabel();
     this.#translation.relabel();
     this.#predictions.relabel();
-    this.#writeStatus();
     this.#error.relabel();
     if (this.#loadedNote) this.#writeForward();
     if (this.#run) {
@@ -215,115 +210,9 @@ export class RealModelView {
 
   #setInputs(enabled) {
     const { el: e } = this;
-    this.#input.setEnabled(enabled);
-    this.#hub.setEnabled(enabled);
+    this.#loader.setEnabled(enabled);
     e.text.disabled = !enabled || !this.#model;
     e.submit.disabled = !enabled || !this.#model;
-  }
-
-  #writeStatus() {
-    const [key, params] = this.#status;
-    this.el.status.textContent = t(key, params);
-  }
-
-  /** Loads the checkpoint among the entries ([{ path, size, file }]); the previous model is freed first. */
-  async #load(entries) {
-    if (this.#busy || !this.#engine) return;
-    if (!entries.length) {
-      this.#error.show('real.error.load', { kind: 'noFiles', params: {}, detail: '' });
-      return;
-    }
-    const { files } = pickCheckpointFiles(entries);
-    // The weight files the loader reads, as it reports them: the load line counts what was read, not what was given.
-    const weights = new Set();
-    await this.#loadFrom(
-      files.map((f) => f.file),
-      { onLoad: (p) => weights.add(p.file) },
-      ['real.reading', {}],
-      () => {
-        const read = filesRead(files, weights);
-        return { key: 'real.loaded', params: { files: read.length, bytes: formatBytes(totalBytes(read)) } };
-      },
-    );
-  }
-
-  /** Downloads `repo` from the Hub (or this browser's cache) and loads it; cancel stops it. */
-  async #loadByName({ repo, endpoint, token }) {
-    if (this.#busy || !this.#engine) return;
-    const controller = new AbortController();
-    let downloaded = 0;
-    this.#hub.showCancel(() => controller.abort(new DOMException(t('real.cancelled'), 'AbortError')));
-    try {
-      await this.#loadFrom(
-        repo,
-        {
-          endpoint,
-          ...(token ? { token } : {}),
-          signal: controller.signal,
-          onDownload: (p) => (downloaded = p.totalBytes),
-        },
-        ['real.asking', { endpoint, repo }],
-        () => ({
-          key: 'real.loadedHub',
-          params: {
-            repo,
-            from: downloaded
-              ? t('real.loadedHub.downloaded', { bytes: formatBytes(downloaded) })
-              : t('real.loadedHub.cached'),
-          },
-        }),
-      );
-    } finally {
-      this.#hub.showCancel(null);
-    }
-  }
-
-  /** Frees the previous model and loads `source`; `loaded()` says what the status line writes after. */
-  async #loadFrom(source, { onDownload, onLoad, ...options }, status, loaded) {
-    this.#error.hide();
-    this.#busy = true;
-    this.#setInputs(false);
-    this.#clear();
-    const old = this.#model;
-    this.#model = null;
-    old?.dispose();
-    const progress = this.#input.startProgress();
-    const onProgress = (p) => {
-      if (p.phase === 'download') onDownload?.(p);
-      if (p.phase === 'load') onLoad?.(p);
-      progress(p);
-    };
-    this.#status = status;
-    this.#writeStatus();
-    const start = performance.now();
-    try {
-      const model = await this.#engine.loadModel(source, { ...options, onProgress });
-      this.#model = model;
-      const { modelType, numLayers, numHeads, hiddenSize, vocabSize } = model.config;
-      const { key, params } = loaded();
-      this.#status = [
-        key,
-        {
-          type: modelType,
-          layers: numLayers,
-          heads: numHeads,
-          hidden: hiddenSize,
-          vocab: vocabSize,
-          ...params,
-          ms: Math.round(performance.now() - start),
-        },
-      ];
-    } catch (error) {
-      this.#status = ['real.none', {}];
-      if (error?.name === 'AbortError') this.#status = ['real.cancelled', {}];
-      else this.#error.show('real.error.load', loadErrorReason(error));
-    } finally {
-      this.#input.endProgress(Boolean(this.#model));
-      this.#busy = false;
-      this.#writeStatus();
-      this.#setInputs(true);
-    }
-    if (this.#model) await this.#compute();
   }
 
   /** Empties the view (a new model is loading): nothing of the previous model stays on screen. */

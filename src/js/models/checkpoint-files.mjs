@@ -5,6 +5,10 @@
 // File[] or an object's keys) and for the page's real-model view (on what a
 // reader dropped or picked), so both take the same files. Pure: works on
 // records with a `path` (relative to what was given, '/' or '\' separated).
+// pickModelFiles, public in 'mha-wasm/model' and Node's entry, gives a page
+// both: the checkpoint among a reader's files, and which of them are read.
+import { describe } from '../checks.mjs';
+import { ArgumentTypeError } from '../errors.mjs';
 
 const partsOf = (path) => path.split(/[\\/]/);
 /** The folder part of a relative path ('' at the top), '/'-separated. */
@@ -129,4 +133,33 @@ export function textFilesDecided(state) {
     if (there !== 'absent') return false;
   }
   return true;
+}
+
+/**
+ * Which of a user's local files loadModel() takes as the checkpoint, before
+ * loading them (public: 'mha-wasm/model', and Node's entries): `entries`,
+ * records with a `path` relative to what was given ('/' or '\' separated:
+ * a dropped or picked folder's files), give `files`, the records of the one
+ * folder the loader takes (pickCheckpointFiles, the rule loadModel applies to
+ * a FileList, File[] or an object's keys), `folder` its path, and `read`, those
+ * of `files` the loader reads besides the weights (filesToRead: config.json,
+ * generation_config.json, the tokenizer's). The records are returned
+ * themselves, in their order. Pure: no file is read.
+ * @template {{ path: string }} T
+ * @param {T[]} entries
+ * @returns {{ folder: string, files: T[], read: T[] }}
+ */
+export function pickModelFiles(entries) {
+  if (!Array.isArray(entries))
+    throw new ArgumentTypeError(`pickModelFiles: expected an array of { path }, got ${describe(entries)}`);
+  entries.forEach((entry, i) => {
+    if (typeof entry?.path !== 'string')
+      throw new ArgumentTypeError(
+        `pickModelFiles: entries[${i}].path: expected a string, got ${describe(entry?.path)}`,
+      );
+  });
+  const { folder, files } = pickCheckpointFiles(entries);
+  const names = new Set(files.map((e) => fileNameOf(e.path)));
+  const read = new Set(filesToRead((name) => names.has(name)));
+  return { folder, files, read: files.filter((e) => read.has(fileNameOf(e.path))) };
 }

@@ -1,0 +1,363 @@
+// Declarations of Hugging Face models (src/js/index.d.ts re-exports them):
+// loadModel's sources and options, a model's config, run() and its results, an
+// encoder-decoder's run and generate(), a decoder's prefill, step and
+// generate(), special tokens, and the model's methods.
+
+/**
+ * A Hugging Face Hub model's name ('org/name', or a Hub page's URL as a string or URL), a model
+ * folder's path or file: URL (Node; a folder of that path comes first), or a
+ * folder's files.
+ */
+export type ModelSource = string | URL | FileList | File[] | { [fileName: string]: ArrayBuffer | Uint8Array | Blob };
+
+export interface LoadProgress {
+  /** 'download': a file coming from the Hub into the cache; 'load': the weights streaming into the engine. */
+  phase: 'download' | 'load';
+  /** The file the bytes are of. */
+  file: string;
+  /** Bytes so far and in all, over this phase's files. */
+  loadedBytes: number;
+  totalBytes: number;
+  /** Bytes of `file` so far and in all (downloads). */
+  fileLoadedBytes?: number;
+  fileTotalBytes?: number;
+}
+
+export interface LoadModelOptions {
+  /** Called as files download and as the weights stream into the engine. */
+  onProgress?: (progress: LoadProgress) => void;
+  /** Stops the download and the load (it rejects with the signal's reason); what was downloaded stays in the cache. */
+  signal?: AbortSignal;
+  /**
+   * How the weight matrices (every linear layer's, the token embeddings) are held in the engine's memory; norms
+   * and biases stay float32. 16-bit weights are widened exactly inside the GEMM, so a bf16 checkpoint held as
+   * 'bf16' gives the float32 results bit for bit in half the memory. 'bf16' and 'f16' round a float32
+   * checkpoint to nearest even ('f16' refuses a value beyond ±65504, naming the tensor). Default 'auto': the
+   * checkpoint's own 16-bit type when every matrix is stored in it, else 'float32' (it never rounds).
+   */
+  weights?: 'auto' | 'float32' | 'bf16' | 'f16';
+  /** A Hub model's branch, tag or commit (default 'main'). */
+  revision?: string;
+  /** The Hub to ask (default: $HF_ENDPOINT in Node, else https://huggingface.co). */
+  endpoint?: string;
+  /** Node: huggingface_hub's cache folder (default $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub). */
+  cacheDir?: string;
+  /**
+   * An access token for gated and private models (default: $HF_TOKEN, else the token `huggingface-cli login` saved).
+   * Sent to the endpoint's origin only: never to another origin (a CDN, a redirect, a source URL's host), never over
+   * plain http unless the endpoint is loopback; a URL source on another origin loads without it.
+   */
+  token?: string;
+  /** The cache only, no request (default: $HF_HUB_OFFLINE in Node). */
+  offline?: boolean;
+  /**
+   * Downloads every file again, even those the cache holds (huggingface_hub's force_download); refused offline.
+   * Without it, a branch or tag the cache holds costs one HEAD request (has it moved?), a commit none.
+   */
+  forceDownload?: boolean;
+}
+
+export interface ModelConfig {
+  /**
+   * config.json's model_type, one the engine's architectures run (src/model/arch/registry.cpp): 'bert', 'roberta',
+   * 'xlm-roberta', 'camembert', 'gpt2', 'marian', 'llama', 'qwen2', 'qwen3'.
+   */
+  modelType: string;
+  /** An encoder-decoder's are its encoder's. */
+  numLayers: number;
+  numHeads: number;
+  /** An encoder-decoder's decoder (kind 'encoder-decoder' only). */
+  decoderLayers?: number;
+  decoderHeads?: number;
+  hiddenSize: number;
+  vocabSize: number;
+  /** config.json's max_position_embeddings (n_positions for GPT-2). */
+  maxPositions: number;
+  /** What the architecture is: BERT and RoBERTa encode, GPT-2 decodes, Marian (a translation model) does both. */
+  kind: 'encoder' | 'decoder' | 'encoder-decoder';
+  /** Whether its (an encoder-decoder's: its decoder's) self-attention sees only earlier positions (each attention row i is 0 past key i). */
+  causal: boolean;
+  /** The longest input in tokens (RoBERTa's first position ids are taken). */
+  maxLength: number;
+  /** Whether run() returns logits (returnLogits): a decoder's or an encoder-decoder's head, a BERT's masked-LM head when the checkpoint holds it. */
+  hasLogits: boolean;
+  /**
+   * Every head's width (dK = dV: hiddenSize / numHeads, or config.json's head_dim, as Qwen3's), and the key/value
+   * heads: numHeads, or fewer with grouped-query attention (Llama, Qwen2, Qwen3), where query head h uses key head
+   * floor(h / (numHeads / numKVHeads)). An encoder-decoder's are its encoder's.
+   */
+  headDim: number;
+  numKVHeads: number;
+  /** How the weight matrices are held (loadModel's `weights`, 'auto' resolved), and the bytes the parameters take. */
+  weights: 'float32' | 'bf16' | 'f16';
+  weightBytes: number;
+}
+
+/** Text (tokenized by the folder's tokenizer), a sentence pair, or token ids. */
+export type ModelInput =
+  | string
+  | { text: string; textPair?: string }
+  | { inputIds: Int32Array | number[]; tokenTypeIds?: Int32Array | number[] };
+
+export interface ModelRunOptions {
+  /** Every layer's attention weights (default true). */
+  returnAttention?: boolean;
+  /** Hugging Face's output_hidden_states (default false). */
+  returnHiddenStates?: boolean;
+  /** The language-model head's logits (default false): GPT-2's, tied to its token embeddings; a RangeError for a model without one. */
+  returnLogits?: boolean;
+  /** Heads switched off: [numLayers][numHeads] of 1 (keep) or 0 (off); an off head's output and weights are 0. */
+  headMask?: ArrayLike<0 | 1 | boolean>[];
+  /**
+   * Every layer's queries and keys as its attention takes them (default false): result.query, result.key and
+   * result.queryKeyScale. run() of an encoder or a decoder only: prefill(), step(), generate() and an
+   * encoder-decoder's run() refuse it with a TypeError.
+   */
+  returnQueryKey?: boolean;
+}
+
+/** A decoder's prefill() and step() take run()'s options but returnQueryKey (run() over the whole sequence has it). */
+export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey'>;
+
+export interface ModelResult {
+  /** [L]. */
+  inputIds: Int32Array;
+  /** [L] readable pieces: "[CLS]", "毒", "##s", " snake"; byte pieces of one character as "毒₁", "毒₂", "毒₃". */
+  tokens: string[];
+  /** [L, hiddenSize]. */
+  lastHiddenState: Float32Array;
+  /** [numLayers, numHeads, L, L], rows are queries. */
+  attention?: Float32Array;
+  /** [numLayers + 1, L, hiddenSize]: BERT, the embeddings' output then each layer's; GPT-2, each block's input then ln_f of the last. */
+  hiddenStates?: Float32Array;
+  /** [L, vocabSize]: the next token's logits after each position (returnLogits). */
+  logits?: Float32Array;
+  /** [L]: 1 where the token is one of the tokenizer's special tokens ([CLS], <s>, <|endoftext|> …). */
+  special: Uint8Array;
+  /** The attention by group, as transformers names them (an encoder's, a decoder's; `attention` is the same array). */
+  attentions?: { encoder?: AttentionGroup; decoder?: AttentionGroup; cross?: AttentionGroup };
+  /**
+   * returnQueryKey: [numLayers, numHeads, L, headDim] and [numLayers, numKVHeads, L, headDim], each head's L
+   * vectors together: the queries and keys of every layer's attention, biases added, Qwen3's q/k norms and the
+   * rotary positions (Llama, Qwen2, Qwen3) applied. Query head h of layer l weighs key head
+   * g = floor(h / (numHeads / numKVHeads)): attention[l][h][i] = softmax over j of
+   * queryKeyScale · query[l][h][i] · key[l][g][j], j ≤ i in a causal model (a head headMask switches off: 0).
+   */
+  query?: Float32Array;
+  key?: Float32Array;
+  /** The factor of those dot products, 1/√headDim: the same in every layer and head of every architecture run. */
+  queryKeyScale?: number;
+}
+
+/** One group of attention weights and its shape: [numLayers, numHeads, queries, keys]. */
+export interface AttentionGroup {
+  data: Float32Array;
+  shape: [number, number, number, number];
+}
+
+/**
+ * An encoder-decoder's input: the text to encode (its tokenizer appends `</s>`) or its ids, and for run()
+ * the decoder's ids (teacher forcing; default [decoder_start_token_id]).
+ */
+export type Seq2SeqInput =
+  | string
+  | { text: string; decoderInputIds?: Int32Array | number[] }
+  | { inputIds: Int32Array | number[]; decoderInputIds?: Int32Array | number[] };
+
+/**
+ * Heads switched off, per kind of attention: [layers][heads] of 1 (keep) or 0 (off). An off head's weights
+ * are multiplied by 0 before they weigh V (Hugging Face's head_mask): its output and its weights are 0.
+ */
+export interface HeadMask {
+  encoder?: ArrayLike<0 | 1 | boolean>[];
+  decoder?: ArrayLike<0 | 1 | boolean>[];
+  cross?: ArrayLike<0 | 1 | boolean>[];
+}
+
+export interface Seq2SeqRunOptions extends Omit<ModelRunOptions, 'headMask' | 'returnQueryKey'> {
+  headMask?: HeadMask;
+}
+
+/** An encoder-decoder's run: S input tokens, T decoder tokens. */
+export interface Seq2SeqResult {
+  /** [S], the encoder's input. */
+  inputIds: Int32Array;
+  tokens: string[];
+  special: Uint8Array;
+  /** [T], the decoder's input (decoder_start_token_id first). */
+  decoderInputIds: Int32Array;
+  decoderTokens: string[];
+  /** [S, hiddenSize]: the encoder's output. */
+  encoderLastHiddenState: Float32Array;
+  /** [T, hiddenSize]: the decoder's output. */
+  lastHiddenState: Float32Array;
+  /** [numLayers, numHeads, S, S]. */
+  encoderAttention?: Float32Array;
+  /** [decoderLayers, decoderHeads, T, T], causal. */
+  decoderAttention?: Float32Array;
+  /** [decoderLayers, decoderHeads, T, S]: each decoder token's queries over the encoder's positions. */
+  crossAttention?: Float32Array;
+  /** The three with their shapes, by transformers' names. */
+  attentions?: { encoder: AttentionGroup; decoder: AttentionGroup; cross: AttentionGroup };
+  /** [numLayers + 1, S, hiddenSize] and [decoderLayers + 1, T, hiddenSize]: the embeddings', then each layer's. */
+  encoderHiddenStates?: Float32Array;
+  decoderHiddenStates?: Float32Array;
+  /** [T, vocabSize] (final_logits_bias added). */
+  logits?: Float32Array;
+}
+
+export interface GenerateOptions {
+  /** Tokens after decoder_start_token_id (default: generation_config.json's max_length, 20 without one). */
+  maxNewTokens?: number;
+  /** The whole output's length, decoder_start_token_id included; or maxNewTokens, not both. */
+  maxLength?: number;
+  /** 1: greedy search; more: beam search (default generation_config.json's num_beams). */
+  numBeams?: number;
+  /** Candidates returned (beam search), at most numBeams. */
+  numReturnSequences?: number;
+  lengthPenalty?: number;
+  earlyStopping?: boolean | 'never';
+  noRepeatNgramSize?: number;
+  repetitionPenalty?: number;
+  /** No eos before this many new tokens. */
+  minNewTokens?: number;
+  /** The attention (and hidden states) of run() over the ids fed back (default true; hidden states false). */
+  returnAttention?: boolean;
+  returnHiddenStates?: boolean;
+  /** Applied at every step and to the returned attention. */
+  headMask?: HeadMask;
+  /** Each new token as it is decided (greedy), or each step's best beam, with every beam (beam search). */
+  onToken?: (report: { outputIds: Int32Array; tokens: string[]; id?: number; beams?: Int32Array[] }) => void;
+  /** Stops between steps (it rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
+export interface GenerateCandidate {
+  /** decoder_start_token_id first, eos last unless the length ran out. */
+  outputIds: Int32Array;
+  text: string | null;
+  tokens: string[];
+  /** Greedy: the sum of the chosen tokens' log-probabilities; beam search: transformers' sequences_scores (length-penalized). */
+  score: number;
+}
+
+/** transformers' generate(): sequences[0] as outputIds, its text, and the attention of every token fed back. */
+export interface GenerateResult extends Partial<Omit<Seq2SeqResult, 'inputIds' | 'tokens' | 'special'>> {
+  /** [S], the input, and its readable pieces and special tokens (run()'s inputIds, tokens and special). */
+  inputIds: Int32Array;
+  inputTokens: string[];
+  inputSpecial: Uint8Array;
+  outputIds: Int32Array;
+  /** The readable pieces of outputIds. */
+  tokens: string[];
+  /** The translation: outputIds decoded without special tokens (null without a tokenizer). */
+  text: string | null;
+  /** Greedy: each chosen token's processed score. */
+  stepScores?: Float64Array;
+  score: number;
+  /** The numReturnSequences best, best first (greedy: the one). */
+  candidates: GenerateCandidate[];
+}
+
+export interface DecoderGenerateOptions {
+  /** New tokens after the prompt (default: generation_config.json's max_length, which counts the prompt). */
+  maxNewTokens?: number;
+  maxLength?: number;
+  /** Sampling (default generation_config.json's do_sample), with its temperature, topK (default 50) and topP. */
+  doSample?: boolean;
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  /** The sampler's seed (mha-wasm's own generator: the same seed, the same text, in Node and browsers). */
+  seed?: number;
+  repetitionPenalty?: number;
+  noRepeatNgramSize?: number;
+  /** No eos before this many new tokens. */
+  minNewTokens?: number;
+  /** attention [numLayers, numHeads, n − 1, n − 1] of run() over outputIds without its last id (default true). */
+  returnAttention?: boolean;
+  returnHiddenStates?: boolean;
+  /** [numLayers][numHeads] of 1 (keep) or 0 (off), at every step and in the returned attention. */
+  headMask?: ArrayLike<0 | 1 | boolean>[];
+  onToken?: (report: { outputIds: Int32Array; tokens: string[]; id?: number }) => void;
+  signal?: AbortSignal;
+}
+
+export interface DecoderGenerateResult {
+  /** The prompt's ids and pieces. */
+  inputIds: Int32Array;
+  inputTokens: string[];
+  /** The prompt, then the new ids (transformers' generate() sequences[0]). */
+  outputIds: Int32Array;
+  /** The new text only (null without a tokenizer). */
+  text: string | null;
+  /** The pieces of outputIds. */
+  tokens: string[];
+  /** The sum of the chosen tokens' log-probabilities (after the processors); each one's processed score. */
+  score: number;
+  stepScores: Float64Array;
+  /** The seed a sampled generation used (to repeat it). */
+  seed?: number;
+  attention?: Float32Array;
+  attentions?: { decoder: AttentionGroup };
+  hiddenStates?: Float32Array;
+}
+
+/** What a decoder's prefill and step take: one text (a step's gets no special tokens) or ids. */
+export type StepInput = string | { inputIds: Int32Array | number[] };
+
+/** A decoder's prefill or step: its L new tokens after `past`, attention [numLayers, numHeads, L, past + L]. */
+export interface StepResult extends Omit<ModelResult, 'query' | 'key' | 'queryKeyScale'> {
+  /** The positions the model had seen before these tokens (0 for a prefill). */
+  past: number;
+}
+
+export interface SpecialToken {
+  readonly id: number;
+  readonly token: string;
+}
+
+/** A tokenizer's special tokens, by id, with its roles as properties. */
+export type SpecialTokens = ReadonlyArray<SpecialToken> & {
+  readonly [role in 'bos' | 'eos' | 'unk' | 'sep' | 'pad' | 'cls' | 'mask']?: SpecialToken;
+};
+
+export interface TransformerModel {
+  readonly config: ModelConfig;
+  /**
+   * The tokenizer's special tokens by id ([] for a folder without a tokenizer), and by role as transformers names
+   * them (tokenizer_config.json's bos_token … mask_token, else the tokenizer class's defaults): `specialTokens.mask`
+   * is BERT's [MASK] or RoBERTa's <mask>, absent where the tokenizer has none.
+   */
+  readonly specialTokens: SpecialTokens;
+  /** One sequence through every layer. */
+  run(input: ModelInput, options?: ModelRunOptions): Promise<ModelResult>;
+  /** An encoder-decoder's (kind 'encoder-decoder'): the input encoded, the decoder's ids decoded at once. */
+  run(input: Seq2SeqInput, options?: Seq2SeqRunOptions): Promise<Seq2SeqResult>;
+  /** An encoder-decoder's generation (a translation), as transformers' generate() with generation_config.json. */
+  generate(input: Seq2SeqInput, options?: GenerateOptions): Promise<GenerateResult>;
+  /** A decoder's generation: the prompt, then a token a step through the KV cache, greedy or sampled. */
+  generate(prompt: StepInput | { text: string }, options?: DecoderGenerateOptions): Promise<DecoderGenerateResult>;
+  /**
+   * A decoder's first call with state (kind 'decoder'; an encoder's is a TypeError): the sequence
+   * through every layer, each layer's keys and values kept for the steps after it.
+   */
+  prefill(input: StepInput, options?: StepOptions): Promise<StepResult>;
+  /**
+   * A decoder's next tokens after the positions it has seen, through its KV cache: bit for bit the
+   * rows of run() over the whole sequence with the same returnAttention (with the weights the softmax
+   * takes whole rows, without them tiles: the last bits differ, and a prefill's choice carries into
+   * the keys and values its steps read).
+   */
+  step(input: StepInput, options?: StepOptions): Promise<StepResult>;
+  /** Forgets what a decoder has seen. */
+  reset(): Promise<void>;
+  /** The positions a decoder has seen through prefill() and step(). */
+  readonly past: number;
+  /** The readable pieces of token ids, as results' tokens show them. */
+  pieces(ids: ArrayLike<number>): string[];
+  /** Token ids as text through the checkpoint's tokenizer (null without one). */
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): Promise<string | null>;
+  /** Frees the model's memory. Idempotent; calls afterwards reject. */
+  dispose(): void;
+}

@@ -1,0 +1,228 @@
+// The attention of one translation (views/translation.mjs runs it): the
+// cross-attention, the encoder's self-attention or the decoder's masked
+// self-attention of generate()'s result, as a layer × head grid of thumbnails
+// (views/model-grid.mjs) and one head, a layer's mean or every head's mean
+// large (views/heatmap.mjs); and, for the page's sentence, where each English
+// token looks among the six 毒 (model/translation.mjs computes it).
+import { OKABE_ITO } from '../lib/palette.mjs';
+import { captionedTable, el } from '../lib/dom.mjs';
+import { fixed } from '../lib/format.mjs';
+import { t } from '../lib/i18n.mjs';
+import { tokenRecords } from '../model/real-model-scores.mjs';
+import { articleMap, articleRecords } from '../model/real-article.mjs';
+import {
+  ATTENTION_KINDS,
+  crossWeights,
+  duCharacters,
+  duReadings,
+  pieceText,
+  sourceSpans,
+  specialFlags,
+} from '../model/translation.mjs';
+import { Heatmap } from './heatmap.mjs';
+import { ModelGrid } from './model-grid.mjs';
+
+const COLOR = OKABE_ITO.green;
+
+export class TranslationAttention {
+  #grid;
+  #which = 'mean';
+  /** The run shown: { text, generated } (see show). */
+  #shown = null;
+  #specialTokens = [];
+
+  /**
+   * @param {{ kind: HTMLSelectElement, which: HTMLSelectElement, gridCaption: HTMLElement, grid: HTMLElement,
+   *   heatmap: HTMLElement, du: HTMLElement }} elements
+   */
+  constructor(elements) {
+    this.el = elements;
+    this.#grid = new ModelGrid(
+      { grid: elements.grid, caption: elements.gridCaption },
+      {
+        color: COLOR,
+        onPreview: (h) => this.#drawHeatmap(h),
+        onLeave: () => this.#drawHeatmap(this.#which),
+        onChoose: (h) => this.#choose(h),
+      },
+    );
+    elements.kind.addEventListener('change', () => {
+      this.#which = 'mean';
+      this.#draw();
+    });
+    elements.which.addEventListener('change', () => this.#choose(this.#parseWhich(elements.which.value)));
+  }
+
+  /** Writes the kinds in the page's (new) language. */
+  relabel() {
+    const view = this.el.kind.value || 'cross';
+    this.el.kind.replaceChildren(...ATTENTION_KINDS.map((k) => new Option(t(`mt.kind.${k}`), k)));
+    this.el.kind.value = view;
+  }
+
+  /**
+   * Draws the attention of a translation: `run.text` the sentence translated,
+   * `run.generated` generate()'s result (with its attentions); `specialTokens`
+   * the model's ([{ id }]). null forgets the last one.
+   */
+  show(run, specialTokens = []) {
+    this.#shown = run;
+    this.#specialTokens = specialTokens;
+    this.#draw();
+  }
+
+  /** Empties the grid, the heatmap and the 毒 table (what is shown stays, for the choices). */
+  clear() {
+    this.el.heatmap.replaceChildren();
+    this.el.du.replaceChildren();
+    this.#grid.clear();
+  }
+
+  // The group shown ('cross', 'encoder', 'decoder') as the grid and heatmap take it: rows, keys, weights.
+  #group() {
+    const g = this.#shown.generated;
+    const kind = this.el.kind.value || 'cross';
+    const source = g.inputTokens; // the encoder's pieces (with </s>)
+    // A decoder row is the query of the step that chose the next token: it is labelled with that token.
+    const produced = g.tokens.slice(1);
+    const group = g.attentions[kind];
+    const [layers, heads] = group.shape;
+    const rows = kind === 'encoder' ? source : produced;
+    const keys = kind === 'cross' ? source : kind === 'encoder' ? source : g.decoderTokens;
+    // The source pieces in the article's terms (the sentence's numbers, each 毒 its role), for the page's sentence.
+    const map = articleMap(source, g.inputSpecial, this.#shown.text);
+    const sourceRecords = articleRecords(source.map(pieceText), map, t('gloss.tokens'));
+    const records = (list) => (list === source ? sourceRecords : tokenRecords(list.map(pieceText)));
+    return {
+      kind,
+      group,
+      layers,
+      heads,
+      rows: rows.map(pieceText),
+      keys: keys.map(pieceText),
+      rowRecords: records(rows),
+      keyRecords: records(keys),
+      causal: kind === 'decoder',
+    };
+  }
+
+  #draw() {
+    if (!this.#shown) return;
+    const { el: e } = this;
+    const view = this.#group();
+    const which = e.which;
+    which.replaceChildren(
+      new Option(t('mt.which.mean'), 'mean'),
+      ...Array.from({ length: view.layers }, (_, l) => new Option(t('mt.which.layer', { layer: l }), `layer:${l}`)),
+      ...Array.from({ length: view.layers * view.heads }, (_, i) => {
+        const layer = Math.floor(i / view.heads);
+        const head = i % view.heads;
+        return new Option(t('real.layerHead', { layer, head }), `head:${layer}:${head}`);
+      }),
+    );
+    which.value = this.#whichValue(this.#which);
+    const run = {
+      tokens: view.rows,
+      keyTokens: view.keys,
+      attention: view.group.data,
+      numLayers: view.layers,
+      numHeads: view.heads,
+    };
+    this.#grid.clear();
+    const shown = this.#shown;
+    this.#grid
+      .draw(run, () => shown === this.#shown)
+      .then((done) => {
+        if (!done) return;
+        const heads = [];
+        for (let layer = 0; layer < view.layers; layer++)
+          for (let head = 0; head < view.heads; head++) heads.push({ layer, head });
+        const selected = typeof this.#which === 'object' && this.#which.head !== 'mean' ? this.#which : null;
+        this.#grid.arrange(run, heads, 'grid', selected, (h) => t('real.layerHead', h));
+        e.gridCaption.textContent = t(`mt.grid.${view.kind}`, { layers: view.layers, heads: view.heads });
+      });
+    this.#drawHeatmap(this.#which);
+    this.#drawDu();
+  }
+
+  #whichValue(which) {
+    if (which === 'mean') return 'mean';
+    return which.head === 'mean' ? `layer:${which.layer}` : `head:${which.layer}:${which.head}`;
+  }
+
+  #parseWhich(value) {
+    const [kind, a, b] = value.split(':');
+    if (kind === 'layer') return { layer: Number(a), head: 'mean' };
+    if (kind === 'head') return { layer: Number(a), head: Number(b) };
+    return 'mean';
+  }
+
+  #choose(which) {
+    this.#which = which;
+    this.el.which.value = this.#whichValue(which);
+    this.#grid.markChosen(typeof which === 'object' && which.head !== 'mean' ? which : null);
+    this.#drawHeatmap(which);
+    this.#drawDu();
+  }
+
+  #title(which) {
+    if (which === 'mean') return t('mt.which.mean');
+    return which.head === 'mean' ? t('mt.which.layer', { layer: which.layer }) : t('real.layerHead', which);
+  }
+
+  #drawHeatmap(which) {
+    if (!this.#shown) return;
+    const view = this.#group();
+    const weights = crossWeights(view.group, which);
+    const heatmap = new Heatmap({
+      name: `mt-${view.kind}-${this.#whichValue(which).replaceAll(':', '-')}`,
+      title: `${t(`mt.kind.${view.kind}`)} · ${this.#title(which)}`,
+      description: t(`mt.heatmap.${view.kind}`),
+      color: COLOR,
+      queryTokens: view.rowRecords,
+      keyTokens: view.keyRecords,
+      onSelect: (q) => heatmap.markRow(q),
+    });
+    heatmap.update(weights, { causal: view.causal });
+    this.el.heatmap.replaceChildren(heatmap.element);
+  }
+
+  // Where each English token looks among the six 毒 (the page's sentence only), for the head(s) shown.
+  #drawDu() {
+    const { el: e } = this;
+    const g = this.#shown.generated;
+    const dus = duCharacters(this.#shown.text);
+    if (!dus.length) {
+      e.du.replaceChildren(el('p', { className: 'help', textContent: t('mt.du.other') }));
+      return;
+    }
+    const spans = sourceSpans(g.inputTokens, g.inputSpecial, this.#shown.text);
+    const weights = crossWeights(g.attentions.cross, this.#which);
+    const produced = g.tokens.slice(1);
+    const special = specialFlags(this.#specialTokens, g.outputIds.subarray(1));
+    const readings = duReadings(weights, produced, special, spans, dus);
+    const table = el('table', { className: 'mt-du-table' });
+    const head = el('tr', {}, el('th', { scope: 'col', textContent: t('mt.du.token') }));
+    for (const d of dus)
+      head.append(
+        el('th', { scope: 'col', textContent: t('mt.du.char', { index: d.index, role: t(`role.${d.role}`) }) }),
+      );
+    head.append(el('th', { scope: 'col', textContent: t('mt.du.most') }));
+    const body = el('tbody');
+    readings.forEach((r) => {
+      if (!r.weights.length) return;
+      const row = el('tr', {}, el('th', { scope: 'row', translate: false, textContent: pieceText(r.token) }));
+      for (const d of r.weights) row.append(el('td', { textContent: fixed(d.weight, 2) }));
+      row.append(
+        el('td', {
+          textContent: r.best
+            ? t('mt.du.char', { index: r.best.index, role: t(`role.${r.best.role}`) })
+            : t('mt.du.none'),
+        }),
+      );
+      body.append(row);
+    });
+    table.append(el('thead', {}, head), body);
+    e.du.replaceChildren(captionedTable(t('mt.du.caption', { which: this.#title(this.#which) }), table));
+  }
+}
