@@ -294,6 +294,15 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     await model.step({ text: 'a', textPair: 'b' });
     // @ts-expect-error a step's keys would be its new tokens' alone: run() returns the queries and keys
     await model.step({ inputIds: [262] }, { returnQueryKey: true });
+    // The step stream: each token, the logits it came from and the attention of the tokens fed for it.
+    for await (const s of model.generateSteps('Once upon a time', { maxNewTokens: 8 })) {
+      const row: Float32Array = s.logits;
+      const shape: number[] | undefined = s.attentions?.decoder.shape;
+      void [row, shape, s.token, s.score + s.step + s.id];
+    }
+    // @ts-expect-error a stream has no callbacks: its steps are its values
+    model.generateSteps('a', { onToken: () => {} });
+    await model.generate('a', { onStep: async ({ id, attention }) => void [id, attention?.length] });
     void pastBefore;
   }
   if (model.config.kind === 'encoder-decoder') {
@@ -308,6 +317,7 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
       numReturnSequences: 2,
       onToken: ({ tokens }) => tokens.join(''),
     });
+    await model.generate('毒', { numBeams: 1, onStep: ({ attentions }) => void attentions?.cross?.shape });
     const best: string | null = g.text;
     const scores: number[] = g.candidates.map((c) => c.score);
     // @ts-expect-error: early stopping is a boolean or 'never'

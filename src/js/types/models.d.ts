@@ -228,8 +228,39 @@ export interface GenerateOptions {
   headMask?: HeadMask;
   /** Each new token as it is decided (greedy), or each step's best beam, with every beam (beam search). */
   onToken?: (report: { outputIds: Int32Array; tokens: string[]; id?: number; beams?: Int32Array[] }) => void;
+  /**
+   * Each step of a greedy search (numBeams 1; with beams a TypeError): its token, the logits it was chosen from
+   * and the decoder's and cross-attention rows of the token fed for it. Awaited before the next step.
+   */
+  onStep?: (step: GenerationStep) => void | Promise<void>;
   /** Stops between steps (it rejects with the signal's reason). */
   signal?: AbortSignal;
+}
+
+/**
+ * One step of a generation, as transformers' generate(output_logits, output_scores, output_attentions) gives
+ * it: the token chosen, the raw logits row it was chosen from, its processed score, and (with returnAttention,
+ * the default) the attention of the tokens fed for it — a decoder's: [numLayers, numHeads, fed, keys] (the
+ * prompt at step 1, then the token before), run()'s rows bit for bit; an encoder-decoder's: decoder
+ * [decoderLayers, decoderHeads, 1, step] and cross [decoderLayers, decoderHeads, 1, S].
+ */
+export interface GenerationStep {
+  /** 1 for the first new token. */
+  step: number;
+  id: number;
+  /** Its readable piece. */
+  token: string;
+  /** The output so far: the prompt (or decoder_start_token_id), then the new ids through `id`. */
+  outputIds: Int32Array;
+  /** id's score after the logits processors (the step's stepScores entry). */
+  score: number;
+  /** The raw logits the token was chosen from, [vocabSize]. */
+  logits: Float32Array;
+  /** A sampled generation's seed. */
+  seed?: number;
+  /** A decoder's: the data of attentions.decoder. */
+  attention?: Float32Array;
+  attentions?: { decoder: AttentionGroup; cross?: AttentionGroup };
 }
 
 export interface GenerateCandidate {
@@ -280,8 +311,16 @@ export interface DecoderGenerateOptions {
   /** [numLayers][numHeads] of 1 (keep) or 0 (off), at every step and in the returned attention. */
   headMask?: ArrayLike<0 | 1 | boolean>[];
   onToken?: (report: { outputIds: Int32Array; tokens: string[]; id?: number }) => void;
+  /**
+   * Each step: its token, the logits it was chosen from, and (with returnAttention, the default) the attention
+   * of the tokens fed for it, computed as run()'s. Awaited before the next step.
+   */
+  onStep?: (step: GenerationStep) => void | Promise<void>;
   signal?: AbortSignal;
 }
+
+/** generateSteps()'s options: generate()'s but the callbacks and the hidden states. */
+export type GenerateStepsOptions = Omit<DecoderGenerateOptions, 'onToken' | 'onStep' | 'returnHiddenStates'>;
 
 export interface DecoderGenerateResult {
   /** The prompt's ids and pieces. */
@@ -338,6 +377,15 @@ export interface TransformerModel {
   generate(input: Seq2SeqInput, options?: GenerateOptions): Promise<GenerateResult>;
   /** A decoder's generation: the prompt, then a token a step through the KV cache, greedy or sampled. */
   generate(prompt: StepInput | { text: string }, options?: DecoderGenerateOptions): Promise<DecoderGenerateResult>;
+  /**
+   * A decoder's generation one step per next() (kind 'decoder'; others: a TypeError): the same search as
+   * generate(), stopped where it stops (eos_token_id, the length). Other calls may use the model between two
+   * steps; the stream then feeds its tokens again (the cache is left holding them: `past`).
+   */
+  generateSteps(
+    prompt: StepInput | { text: string },
+    options?: GenerateStepsOptions,
+  ): AsyncGenerator<GenerationStep, void, undefined>;
   /**
    * A decoder's first call with state (kind 'decoder'; an encoder's is a TypeError): the sequence
    * through every layer, each layer's keys and values kept for the steps after it.
