@@ -66,8 +66,9 @@
     // is refused here, before any call reaches it.
     constructor(module, threads, calls, build) {
       this.module = module;
-      // A module of another Emscripten (a relaxed build's bytes under a
-      // SIMD128 build's glue, or the reverse) may start without its bindings.
+      // Bytes that are not this glue's build mostly fail to link (node-host.mjs
+      // says so); bytes that link and start without the bindings (another
+      // Emscripten's build whose imports happen to match) are refused here.
       if (typeof module.Engine !== 'function')
         throw argumentError(
           `wasmBinary: expected the bytes of ${build?.wasm ?? 'this build'}, got those of a build of another ` +
@@ -361,7 +362,9 @@
       for (const model of this.models.values()) model.delete();
       this.models.clear();
       this.engine.delete(); // joins the engine's threads
-      // Idle pool workers would keep Node alive (Emscripten < 3.1.27).
+      // Ends the pool's Workers, which the join leaves idle: each is a thread
+      // with a V8 isolate of its own, kept until the process exits otherwise
+      // (tests/js/node-exit.test.mjs counts them).
       this.module.PThread?.terminateAllThreads();
       // Nothing of the module is kept: its memory goes with the last reference.
       this.engine = this.module = undefined;
