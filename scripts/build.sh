@@ -26,11 +26,9 @@ if [ -f build/wasm/CMakeCache.txt ] && ! grep -qxF "MHA_EMSCRIPTEN:STRING=$emscr
   rm -rf build/wasm
 fi
 # The relaxed builds' own folder when a second Emscripten made them, and
-# 3.1.6's pthread worker scripts (NAME.worker.js), which npm pack would ship.
-rm -rf build/wasm-relaxed dist/mha-*.worker.js
 # 3.1.6's pthread worker scripts (NAME.worker.js), which no build makes now:
 # left in dist/, npm pack would ship them.
-rm -f dist/mha-*.worker.js
+rm -rf build/wasm-relaxed dist/mha-*.worker.js
 
 bench=""
 [ "${1:-}" = --bench ] &&
