@@ -7,13 +7,16 @@
 // head clicked in the grid); the six 毒 get a column each; the decoder's
 // masked cells are 0; heads switched off (head 0 of every layer only)
 // translate as Node does with that head mask; in English every text is
-// written again; at 390 px nothing scrolls sideways; no console errors.
+// written again; a random checkpoint is never called real (the view flags it,
+// and lists the source pieces the encoder read); at 390 px nothing scrolls
+// sideways; no console errors.
 // Screenshots go to test-output/.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { crossWeights, presetMask } from '../../web/model/translation.mjs';
+import { translationNotes } from '../../web/model/translation-notes.mjs';
 import { openPage, readHeatmaps, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
@@ -65,6 +68,20 @@ test('a translation model translates the sentence in the page, with Node’s num
       expect(beams[i]).toContain(c.score.toFixed(3));
     });
     expect(await page.textContent('#mt-status')).toContain(`得分 ${translation.score.toFixed(3)}`);
+
+    // A random test checkpoint is never called real: the view flags it as the other views do (its heads, measured,
+    // or that nothing measured says it was trained), and lists the source's pieces as the encoder read them.
+    const mt = await page.textContent('#real-model .mt');
+    expect(mt).not.toMatch(/真实的翻译模型|不是示意/);
+    const notes = await page.$$eval('#real-model .mt-notes li', (items) =>
+      items.map((li) => ({ kind: li.dataset.note, warning: li.classList.contains('warning'), text: li.textContent })),
+    );
+    const flag = translationNotes(translation);
+    expect(notes.map((n) => n.kind)).toEqual([flag.kind, 'source']);
+    expect(['random', 'unmeasured']).toContain(flag.kind);
+    expect(notes[0].warning).toBe(true);
+    expect(notes[1].text).toContain(`${translation.inputTokens.length} 个片段`);
+    expect(notes[1].text).toContain(translation.inputTokens.map((p) => `「${p}」`).join(''));
 
     // The cross-attention: every head's mean first, then one head from the grid, as Node computes them.
     const S = translation.inputIds.length;
@@ -126,6 +143,8 @@ test('a translation model translates the sentence in the page, with Node’s num
     await page.check('input[name="lang"][value="en"]');
     await page.waitForFunction(() => document.querySelector('#mt-title').textContent === 'Real translation');
     expect(await page.textContent('#mt-status')).toMatch(/tokens in \d+ ms, beam search over 4 beams/);
+    expect(await page.textContent('#real-model .mt')).not.toMatch(/real translation model/);
+    expect(await page.textContent('#real-model .mt-notes li[data-note="source"]')).toContain('pieces');
     expect(problems).toEqual([]);
   } finally {
     await page.close();

@@ -24,6 +24,7 @@ import {
   specialFlags,
   topPieceChanges,
 } from '../model/translation.mjs';
+import { translationNotes } from '../model/translation-notes.mjs';
 import { HeadSwitches } from './translation-heads.mjs';
 import { TranslationAttention } from './translation-attention.mjs';
 
@@ -59,6 +60,7 @@ export class TranslationView {
       output: $('.mt-output'),
       status: $('#mt-status'),
       candidates: $('.mt-candidates'),
+      notes: $('.mt-notes'),
       maskKind: $('#mt-mask-kind'),
       maskPreset: $('#mt-mask-preset'),
       maskRun: $('#mt-mask-run'),
@@ -132,6 +134,7 @@ export class TranslationView {
     this.#writeStatus();
     if (this.#shown) {
       this.#writeResult();
+      this.#writeNotes();
       this.#drawAttention();
     }
   }
@@ -145,6 +148,7 @@ export class TranslationView {
     const { el: e } = this;
     e.output.textContent = '';
     e.candidates.replaceChildren();
+    e.notes.replaceChildren();
     e.compare.textContent = '';
     this.#attention.clear();
     this.#status = null;
@@ -172,6 +176,7 @@ export class TranslationView {
     if (!run || model !== this.#model) return;
     this.#base = this.#shown = run;
     this.#writeResult();
+    this.#writeNotes();
     this.#drawAttention();
     this.root.dataset.ready = 'true';
   }
@@ -232,6 +237,22 @@ export class TranslationView {
             el('li', { textContent: t('mt.candidate', { i: i + 1, text: c.text ?? '', score: fixed(c.score, 3) }) }),
           )
         : []),
+    );
+  }
+
+  // What the page can say of the checkpoint (measured on the translation with every head), and the source's pieces.
+  #writeNotes() {
+    const notes = translationNotes(this.#base.generated);
+    const item = (kind, text) => {
+      const li = el('li', { textContent: text });
+      li.dataset.note = kind;
+      if (kind !== 'source') li.className = 'warning';
+      return li;
+    };
+    const pieces = notes.source.map((p) => `「${p}」`).join('');
+    this.el.notes.replaceChildren(
+      item(notes.kind, t(`mt.note.${notes.kind}`, notes)),
+      item('source', t('mt.note.source', { n: notes.source.length, pieces })),
     );
   }
 
