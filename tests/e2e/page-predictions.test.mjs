@@ -70,6 +70,11 @@ test('a decoder’s next token, with Node’s probabilities; the most probable a
     const V = model.config.vocabSize;
     const last = r.inputIds.length - 1;
     expect(await page.textContent('#real-model .pred-title')).toBe('Next token');
+    // The random checkpoint's predictions of the sentence are measured no better than chance: flagged as a warning.
+    expect(await page.$eval('#real-model .real-article-notes li', (li) => [li.dataset.note, li.className])).toEqual([
+      'chance',
+      'warning',
+    ]);
     expectSame(await shown(page), [{ position: last, top: expected(r.logits, V, last) }]);
     // Hotter: the same logits, spread.
     await page.$eval('#pred-temperature', (input) => {
@@ -119,6 +124,16 @@ test('a SentencePiece token keeps its space when appended (stories260K, a real t
     await page.waitForSelector(`#real-model .pred-tokens[data-position="${r.inputIds.length - 1}"]`);
     const whole = await model.decode([...Array.from(r.inputIds), best.id]);
     expect(await model.decode(Array.from(r.inputIds))).toBe(prompt);
+    // Trained though only 64 hidden units wide: measured, its predictions of the prompt beat chance, and the view
+    // says that, not "test-sized, weights usually random" (the rule was hiddenSize < 128).
+    const notes = await page.$$eval('#real-model .real-article-notes li', (items) =>
+      items.map((li) => [li.dataset.note, li.className]),
+    );
+    expect(notes[0]).toEqual(['predicts', '']);
+    expect(notes.map(([kind]) => kind)).not.toContain('tiny');
+    expect(await page.textContent('#real-model .real-article-notes li[data-note="predicts"]')).toMatch(
+      /^Measured: this model predicts the text’s \d+ tokens with a mean log-probability of [−-]?\d/,
+    );
     await page.click('#pred-action');
     await page.waitForFunction((p) => document.querySelector('#real-text').value !== p, prompt);
     const appended = await page.inputValue('#real-text');

@@ -2,7 +2,8 @@
 // how the model's tokens stand for the sentence's characters (one numbering
 // with the designed heads, byte pieces, shared and unknown tokens), whether
 // the model was made for this language and whether its heads look anywhere
-// (a random checkpoint), and, for each designed head, the real heads closest
+// (a random checkpoint) or predict the text better than chance (measured, never
+// read off the size), and, for each designed head, the real heads closest
 // to it, or that none is; then which head best tells the six 毒 apart.
 // Every sentence here is written from the numbers.
 import { captionedTable, el } from '../lib/dom.mjs';
@@ -11,18 +12,17 @@ import { fixed } from '../lib/format.mjs';
 import { SENTENCE } from '../sentence.mjs';
 import { bestRoleShare, closestHeads, headEvenness, vocabularyFit } from '../model/real-article.mjs';
 
-/** Below this hidden size a checkpoint is a test model (the smallest trained ones, such as bert-tiny, have 128). */
-export const TRAINED_HIDDEN = 128;
-
 /** The notes on how the model reads the sentence: [{ kind, text }], each from the run's numbers. */
 export function articleNotes(run, text) {
   const notes = [];
   const say = (kind, params = {}) => notes.push({ kind, text: t(`real.article.${kind}`, params) });
   const map = run.article;
   const evenness = headEvenness(run);
+  // Trained or not is measured, never read off the size: near-uniform heads, else the model's own predictions of
+  // the text against chance (model/predictions.mjs, predictionFit), or that there is nothing to measure it with.
   if (evenness.nearUniform) say('random', { even: evenness.even, count: evenness.count });
-  // The smallest trained checkpoints people use (bert-tiny) have 128 hidden units; smaller ones are test models.
-  else if (run.hiddenSize < TRAINED_HIDDEN) say('tiny', { hidden: run.hiddenSize, layers: run.numLayers });
+  else if (!run.fit) say('unmeasured');
+  else say(run.fit.better ? 'predicts' : 'chance', fitParams(run.fit));
   if (!map) {
     say(String(text).replace(/\s/gu, '') === SENTENCE ? 'unread' : 'other', { sentence: SENTENCE });
     return notes;
@@ -127,10 +127,31 @@ export class ArticleView {
   }
 }
 
+// A probability given by its log as "1 / n", n to two significant digits (never in exponent notation below 1e21).
+const oneIn = (logP) => `1 / ${Number(Math.exp(-logP).toPrecision(2))}`;
+
+/** A prediction measure's numbers as the notes write them. */
+export function fitParams(fit) {
+  return {
+    count: fit.count,
+    mean: fixed(fit.meanLogProb, 2),
+    chance: fixed(fit.chance, 2),
+    p: oneIn(fit.meanLogProb),
+    even: oneIn(fit.chance),
+  };
+}
+
 function noteItem({ kind, text }) {
   const li = el('li', { textContent: text });
   li.dataset.note = kind;
-  if (kind === 'random' || kind === 'tiny' || kind === 'foreign' || kind === 'other' || kind === 'unread')
+  if (
+    kind === 'random' ||
+    kind === 'chance' ||
+    kind === 'unmeasured' ||
+    kind === 'foreign' ||
+    kind === 'other' ||
+    kind === 'unread'
+  )
     li.className = 'warning';
   return li;
 }

@@ -24,6 +24,7 @@ import {
   uniformScores,
 } from '../model/real-model-scores.mjs';
 import { articleMap, articleRecords } from '../model/real-article.mjs';
+import { predictionFit } from '../model/predictions.mjs';
 import { ArticleView } from './real-article.mjs';
 import { HeadTools } from './real-head-tools.mjs';
 import { ModelGrid, summaryItems } from './model-grid.mjs';
@@ -290,7 +291,16 @@ export class RealModelView {
         attention: result.attention,
         numLayers,
         numHeads,
-        hiddenSize: model.config.hiddenSize,
+        // Whether the model's own predictions of the text beat chance (null: no output head to measure with).
+        fit: hasLogits
+          ? predictionFit({
+              logits: result.logits,
+              vocab: model.config.vocabSize,
+              inputIds: result.inputIds,
+              special: result.special,
+              causal,
+            })
+          : null,
         query: result.query,
         key: result.key,
         numKVHeads: model.config.numKVHeads,

@@ -255,10 +255,19 @@ export default {
     `${even} of the ${count} heads spread their weight almost evenly (each row keeps at least 97 % of an even ` +
     'row’s entropy): this looks like a random, untrained checkpoint (a test model), whose heads look nowhere in ' +
     'particular. Nothing here is evidence about trained heads; load a trained model for that.',
-  'real.article.tiny': ({ hidden, layers }) =>
-    `This model is test-sized (${hidden} hidden units, ${layers} ${layers === 1 ? 'layer' : 'layers'}; the ` +
-    'smallest trained models people use have 128): checkpoints this small are made for tests and their weights ' +
-    'are usually random, so its heads are no evidence about trained ones, however sharp they look.',
+  'real.article.predicts': ({ count, mean, chance, p, even }) =>
+    `Measured: this model predicts the text’s ${count} tokens with a mean log-probability of ${mean} (geometric ` +
+    `mean probability ${p}), against ${chance} for chance (1 / vocabulary = ${even}): clearly better than chance, ` +
+    'so its weights are trained and its heads are worth reading.',
+  'real.article.chance': ({ count, mean, chance, p, even }) =>
+    `Measured: this model predicts the text’s ${count} tokens with a mean log-probability of ${mean} (geometric ` +
+    `mean probability ${p}), no better than chance, ${chance} (1 / vocabulary = ${even}): either its weights are ` +
+    'random (a test model) or the text is unlike what it was trained on. Either way its heads here are no ' +
+    'evidence about trained ones.',
+  'real.article.unmeasured':
+    'This checkpoint has no output head (an encoder only), so the page cannot measure whether its predictions beat ' +
+    'chance, nor so whether its weights were trained: unless you know it was, its heads are no evidence about ' +
+    'trained ones.',
   'real.article.other':
     'The text is not the article’s sentence ({sentence}), so its labels (roles, dependency heads, long-distance ' +
     'links) do not apply and the comparison with the designed heads is left out.',
