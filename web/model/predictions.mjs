@@ -70,3 +70,24 @@ export function predictionFit({ logits, vocab, inputIds, special, causal }) {
   const chance = -Math.log(vocab);
   return { count, meanLogProb, chance, better: meanLogProb >= chance + Math.LN2 };
 }
+
+// Characters with no glyph of their own: controls, format characters, private use, unassigned, lone surrogates.
+const INVISIBLE = /\p{C}/gu;
+
+/** `text` with each invisible character written as its code, ⟨U+000B⟩, so a reader sees what is there. */
+export const escapeInvisible = (text) =>
+  text.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+
+/**
+ * Whether the text a token adds to the decoded sequence may be appended to the
+ * text box: null if so; 'invisible' if it holds a character with no glyph (a
+ * control such as U+000B: appended silently, the box would look unchanged but
+ * the model would read it); 'partial' if it holds U+FFFD, a byte piece that is
+ * not a whole character on its own; 'empty' if it adds nothing.
+ */
+export function appendRefusal(added) {
+  if (added === '') return 'empty';
+  if (/\p{C}/u.test(added)) return 'invisible';
+  if (added.includes('\uFFFD')) return 'partial';
+  return null;
+}

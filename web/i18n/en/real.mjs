@@ -311,6 +311,13 @@ export default {
     "What the model predicts after the text, from its own logits: softmax(logits / temperature) of the last position. A higher temperature spreads the probability; the button appends the most probable token and runs the model again, so the heads below show the new token's attention over everything before it.",
   'pred.next.after': 'After “{token}”:',
   'pred.next.append': 'Append the most probable token',
+  'pred.next.refused.invisible':
+    'Not appended: the most probable token, {token}, is a character with no glyph (its code is written here). ' +
+    'Appended, the text box would look unchanged while the model reads it.',
+  'pred.next.refused.partial':
+    'Not appended: the most probable token, {token}, is a byte piece, part of a character, that decodes to no ' +
+    'character on its own (it would show as �).',
+  'pred.next.refused.empty': 'Not appended: the most probable token, {token}, adds no text when decoded.',
   'pred.mask.title': 'Fill the mask',
   'pred.mask.help':
     'A BERT trained to fill masks predicts each [MASK] of the text from both sides. Put [MASK] in the sentence (用毒[MASK]毒蛇…), or let the button mask a 毒.',

@@ -282,6 +282,11 @@ export default {
     '模型根据自己算出的分数预测这段文字之后的词元：最后一个位置的 softmax(分数 / 温度)。温度越高，概率越分散；按钮会把最可能的词元接在后面，再运行一次模型，下面的各个头就显示这个新词元对它之前所有词元的注意力。',
   'pred.next.after': '在“{token}”之后：',
   'pred.next.append': '接上最可能的词元',
+  'pred.next.refused.invisible':
+    '没有接上：最可能的词元 {token} 是一个看不见的字符（这里写出它的编码）。接上它，文本框看起来不变，模型却会读到它。',
+  'pred.next.refused.partial':
+    '没有接上：最可能的词元 {token} 只是一个字符的一部分字节，单独解码不成字符（会显示为 �）。',
+  'pred.next.refused.empty': '没有接上：最可能的词元 {token} 解码后不增加任何文字。',
   'pred.mask.title': '填空',
   'pred.mask.help':
     '训练过填空任务的 BERT 会从左右两边预测文字中的每个 [MASK]。在句子里放一个 [MASK]（用毒[MASK]毒蛇……），或者用按钮遮住一个“毒”。',
