@@ -626,14 +626,15 @@ test('GPT-2: byte pieces and an English vocabulary said as such; nothing to hide
     // Its predictions of the sentence, measured, are no better than chance: flagged.
     expect(await notes(page)).toEqual(['chance', 'numbering', 'foreign', 'bytes']);
     expect(await page.isDisabled('#real-hide-special')).toBe(true);
-    // 用 in three byte pieces, each numbered 0 (the character's number), the piece in its own subscript.
+    // 用 in three byte pieces, each numbered 0 (the character's number), the piece counted by a letter, not a
+    // subscript digit that ran into the number ("用₁0").
     const first = await page.$$eval('#real-model .real-heatmap .row-labels text', (texts) =>
       texts.slice(0, 4).map((x) => [...x.querySelectorAll('tspan')].map((s) => s.textContent)),
     );
     expect(first).toEqual([
-      ['用₁', '0'],
-      ['用₂', '0'],
-      ['用₃', '0'],
+      ['用ᵃ', '0'],
+      ['用ᵇ', '0'],
+      ['用ᶜ', '0'],
       ['毒', '1', '名'],
     ]);
     // A random BERT initialised as transformers does (weights of about ±0.02): its heads are near uniform.

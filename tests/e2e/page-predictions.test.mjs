@@ -77,6 +77,17 @@ test('a decoder’s next token, with Node’s probabilities; the most probable a
       'chance',
       'warning',
     ]);
+    // Qwen's tokens: byte pieces counted by letters apart from the number (不ᵃ 9, 毒死ᵃ 13–14), and, with 毒蛇 and
+    // 毒死 single tokens, the question is asked of the 毒 that are tokens of their own, not of six.
+    const labels = await page.$$eval('#real-model .real-heatmap .row-labels text', (texts) =>
+      texts.map((x) => [...x.querySelectorAll('tspan')].map((s) => s.textContent)),
+    );
+    expect(labels).toContainEqual(['不ᵃ', '9']);
+    expect(labels).toContainEqual(['毒死ᵃ', '13–14']);
+    expect(labels.flat().join('')).not.toMatch(/[\u2080-\u2089]/u);
+    expect(await page.textContent('#real-model .real-role-share')).toMatch(
+      /^Which head tells the 毒 apart\? Only 3 of the six 毒 are tokens of their own here; 3 share a token/,
+    );
     expectSame(await shown(page), [{ position: last, top: expected(r.logits, V, last) }]);
     // Hotter: the same logits, spread.
     await page.$eval('#pred-temperature', (input) => {

@@ -12,6 +12,7 @@ import {
   articleRows,
   bestRoleShare,
   closestHeads,
+  duTokens,
   evenWeights,
   evenness,
   headEvenness,
@@ -23,6 +24,7 @@ import {
 } from '../../web/model/real-article.mjs';
 import { SENTENCE, TOKENS } from '../../web/sentence.mjs';
 import { neuronPair } from '../../web/model/neuron.mjs';
+import { pieceLetters, shortLabel, tokenName } from '../../web/lib/tokens.mjs';
 
 const BERT = ['[CLS]', ...SENTENCE, '[SEP]'];
 const BERT_SPECIAL = BERT.map((t) => (t.startsWith('[') ? 1 : 0));
@@ -269,4 +271,23 @@ test("a real layer for the neuron view: a grouped-query head reads its key head'
   expect(pair.score).toBeCloseTo(1 * scale, 6); // (1, −1)·(1, 0)
   expect(n.heads[1].tops[2]).toEqual([0]);
   expect(neuronRun({ ...run, query: undefined }, 0)).toBe(null);
+});
+
+test('byte pieces are counted in letters, never digits beside a position; the 毒 question follows the tokens', () => {
+  // "不₁" beside its position 9 read as 不19, and "毒₁ 毒₂" clashed with the numbering 毒1 毒2.
+  expect(['不₁', '不₂', '不₃', '毒死₁', '死₂', '毒', '▁there'].map(pieceLetters)).toEqual([
+    '不ᵃ',
+    '不ᵇ',
+    '不ᶜ',
+    '毒死ᵃ',
+    '死ᵇ',
+    '毒',
+    '▁there',
+  ]);
+  expect(shortLabel('毒死₁')).toBe('毒死ᵃ');
+  expect(tokenName({ text: '不₁', index: 11, label: '9' })).toBe('不ᵃ 9');
+  // Qwen makes 毒蛇 (twice) and 毒死 one token each: only 毒1, 毒2 and 毒12 are tokens of their own.
+  expect(duTokens(articleMap(QWEN, zeros(QWEN), SENTENCE))).toEqual({ alone: 3, shared: 3 });
+  expect(duTokens(articleMap(BERT, BERT_SPECIAL, SENTENCE))).toEqual({ alone: 6, shared: 0 });
+  expect(duTokens(articleMap(GPT2, zeros(GPT2), SENTENCE))).toEqual({ alone: 6, shared: 0 });
 });

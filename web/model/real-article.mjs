@@ -275,6 +275,17 @@ export function roleShare(weights, L, map, causal) {
 }
 
 /**
+ * How the tokens hold the six 毒: `alone`, those that are a token (or byte
+ * pieces) of their own; `shared`, those inside a token with another character
+ * (毒蛇, 毒死 as one token) or in none. The page's question follows it.
+ */
+export function duTokens(map) {
+  const du = TOKENS.flatMap((u, c) => (u.char === '毒' ? [c] : []));
+  const alone = du.filter((c) => map.tokensOf[c].length && map.tokensOf[c].every((k) => map.cover[k].length === 1));
+  return { alone: alone.length, shared: du.length - alone.length };
+}
+
+/**
  * The head that best tells the 毒 apart: the highest roleShare among the
  * heads that give the other 毒 at least the even spread's weight (a head
  * that does not look at them cannot be said to tell them apart), with the

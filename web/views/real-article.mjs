@@ -10,7 +10,7 @@ import { captionedTable, el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
 import { fixed } from '../lib/format.mjs';
 import { SENTENCE } from '../sentence.mjs';
-import { bestRoleShare, closestHeads, headEvenness, vocabularyFit } from '../model/real-article.mjs';
+import { bestRoleShare, closestHeads, duTokens, headEvenness, vocabularyFit } from '../model/real-article.mjs';
 
 /** The notes on how the model reads the sentence: [{ kind, text }], each from the run's numbers. */
 export function articleNotes(run, text) {
@@ -63,7 +63,7 @@ export class ArticleView {
     }
     const closest = closestHeads(run, run.article);
     const role = bestRoleShare(run, run.article);
-    parts.push(this.#closestTable(closest, run.causal), this.#roleLine(role));
+    parts.push(this.#closestTable(closest, run.causal), this.#roleLine(role, duTokens(run.article)));
     this.box.replaceChildren(...parts);
     return { closest, role };
   }
@@ -108,13 +108,17 @@ export class ArticleView {
     return captionedTable(t('real.closest.caption'), table);
   }
 
-  #roleLine(role) {
-    if (!role?.best) return el('p', { className: 'real-role-share', textContent: t('real.roleShare.none') });
+  // The question asked as the tokens allow: six 毒 of their own, or fewer when 毒蛇/毒死 are single tokens.
+  #roleLine(role, du) {
+    const lead = du.shared ? t('real.roleShare.leadShared', du) : t('real.roleShare.lead');
+    if (!role?.best)
+      return el('p', { className: 'real-role-share', textContent: `${lead} ${t('real.roleShare.none')}` });
     const { best, blind } = role;
     const p = el('p', { className: 'real-role-share' });
     p.dataset.share = String(best.share);
+    p.dataset.alone = String(du.alone);
     p.append(
-      t('real.roleShare.lead'),
+      lead,
       ' ',
       this.#headButton(best),
       ' ',

@@ -239,9 +239,9 @@ export default {
     'model’s special tokens are shown but carry none, and each 毒 carries its role (noun, verb, modifier).',
   'real.article.bytes': ({ n, total }) =>
     `${n} of the ${total} characters are cut into byte pieces: this tokenizer stores a character it has no token ` +
-    'for as the bytes of its UTF-8 code (3 for a Chinese character), one token per piece or a few, so “毒₁ 毒₂ 毒₃” ' +
-    'are three pieces of one character (the small number counts the piece, not the position), and its number ' +
-    'is the character’s.',
+    'for as the bytes of its UTF-8 code (3 for a Chinese character), one token per piece or a few, so “毒ᵃ 毒ᵇ 毒ᶜ” ' +
+    'are three pieces of one character (the small letter counts the piece), and the number after it is the ' +
+    'character’s position in the sentence.',
   'real.article.merged': ({ n, total }) =>
     `${n} of the ${total} characters share a token with another (such as 毒蛇 as one token): a relation inside one ` +
     'token (毒3 → 蛇4) is not a weight between two tokens, so no head can show it, and the scores below leave it out.',
@@ -302,8 +302,11 @@ export default {
     `does best, and gives only ${share} of the weight its 毒 put on the other 毒 to the 毒 with the same role, ` +
     `against ${blind} for a head blind to roles: no head here tells them apart by role (not twice the blind share); ` +
     'looking at every 毒 alike is exactly what blurs them in the article.',
-  'real.roleShare.none':
-    'Which head tells the six 毒 apart? None looks at the other 毒 even as much as an even spread does.',
+  'real.roleShare.leadShared': ({ alone, shared }) =>
+    `Which head tells the 毒 apart? Only ${alone} of the six 毒 are tokens of their own here; ${shared} share a ` +
+    'token with a neighbour (such as 毒蛇 or 毒死), which counts as that 毒 below though the model reads the two ' +
+    'characters as one.',
+  'real.roleShare.none': 'None looks at the other 毒 even as much as an even spread does.',
   'real.articleScores.caption': 'The chosen head against the designed heads: its weight where each looks',
   'real.articleScores.roleShare': 'share of its 毒 → 毒 weight to the 毒 of the same role',
   'pred.next.title': 'Next token',
