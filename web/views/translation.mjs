@@ -31,6 +31,10 @@ import { TranslationAttention } from './translation-attention.mjs';
 const BEAMS = [1, 2, 4, 6];
 const MASK_KINDS = ['all', ...ATTENTION_KINDS];
 
+/** How many tokens a translation produced, the special ones (</s>) not counted. */
+const producedTokens = (specialTokens, outputIds) =>
+  specialFlags(specialTokens, outputIds.subarray(1)).filter((f) => !f).length;
+
 /** The pieces of a decoded sequence as text: ▁ is a space. */
 const joinPieces = (pieces) => pieces.join('').replaceAll('▁', ' ').trim();
 
@@ -72,6 +76,7 @@ export class TranslationView {
       grid: $('.mt-grid'),
       heatmap: $('.mt-heatmap'),
       du: $('.mt-du'),
+      shown: $('.mt-shown'),
     };
     const { el: e } = this;
     this.#heads = new HeadSwitches({ maskKind: e.maskKind, maskPreset: e.maskPreset, mask: e.mask });
@@ -150,6 +155,7 @@ export class TranslationView {
     e.candidates.replaceChildren();
     e.notes.replaceChildren();
     e.compare.textContent = '';
+    e.shown.textContent = '';
     this.#attention.clear();
     this.#status = null;
     e.status.textContent = '';
@@ -162,6 +168,9 @@ export class TranslationView {
 
   #drawAttention() {
     this.#attention.show(this.#shown, this.#model.specialTokens);
+    const masked = this.#shown !== this.#base;
+    this.el.shown.textContent = masked ? t('mt.shown.masked', this.#shown.kept) : t('mt.shown.all');
+    this.el.shown.classList.toggle('warning', masked);
   }
 
   /**
@@ -199,8 +208,9 @@ export class TranslationView {
         numReturnSequences: numBeams,
         returnAttention: true,
         ...(masks && { headMask: masks }),
+        // The full translation grows in the main output; one with heads off in the comparison.
         onToken: ({ tokens }) => {
-          if (model === this.#model) e.output.textContent = joinPieces(tokens.slice(1));
+          if (model === this.#model) (masks ? e.compare : e.output).textContent = joinPieces(tokens.slice(1));
         },
       });
       const ms = performance.now() - start;
@@ -215,16 +225,19 @@ export class TranslationView {
     }
   }
 
-  /** The translation, its score and its candidates; with heads off, the comparison with every head. */
+  /**
+   * The translation with every head, its score and its candidates (a run with heads off never replaces them: it
+   * is written in the comparison, and the maps below say which run they draw).
+   */
   #writeResult() {
-    const run = this.#shown;
+    const run = this.#base;
     const g = run.generated;
     const { el: e } = this;
     e.output.textContent = g.text ?? joinPieces(g.tokens.slice(1));
     this.#status = [
       'mt.done',
       {
-        tokens: g.outputIds.length - 1,
+        tokens: producedTokens(this.#model.specialTokens, g.outputIds),
         ms: fixed(run.ms, 0),
         score: fixed(g.score, 3),
         search: g.candidates.length > 1 ? t('mt.search.beam', { n: g.candidates.length }) : t('mt.search.greedy'),
@@ -264,8 +277,10 @@ export class TranslationView {
     if (!this.#base || this.#base.text !== text) await this.translate(text);
     if (!this.#base || model !== this.#model) return;
     const masks = this.#heads.headMask();
+    const kept = this.#heads.kept();
     const run = await this.#generate(text, masks);
     if (!run || model !== this.#model) return;
+    run.kept = { kept: kept.reduce((n, k) => n + k.kept, 0), all: kept.reduce((n, k) => n + k.all, 0) };
     this.#shown = run;
     this.#writeResult();
     this.#drawAttention();
@@ -283,7 +298,9 @@ export class TranslationView {
     );
     const vocab = this.#model.config.vocabSize;
     const S = base.inputIds.length;
-    const special = specialFlags(this.#model.specialTokens, base.decoderInputIds);
+    // Row t of the cross-attention is the query that chose output token t + 1: a row is left out when the token
+    // it chose is special (</s>), so the rows are the tokens the status counts.
+    const special = specialFlags(this.#model.specialTokens, ids.subarray(1));
     const moved = topPieceChanges(
       crossWeights(base.attentions.cross, 'mean'),
       crossWeights(forced.attentions.cross, 'mean'),
@@ -291,10 +308,9 @@ export class TranslationView {
       special,
     );
     const all = this.#model.config;
-    const kept = this.#heads.kept();
     this.el.compare.textContent = t('mt.compare', {
-      kept: kept.reduce((n, k) => n + k.kept, 0),
-      all: kept.reduce((n, k) => n + k.all, 0),
+      kept: run.kept.kept,
+      all: run.kept.all,
       before: this.#base.generated.text ?? '',
       after: run.generated.text ?? '',
       same: run.generated.text === this.#base.generated.text ? t('mt.compare.same') : t('mt.compare.different'),

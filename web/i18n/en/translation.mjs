@@ -30,7 +30,7 @@ export default {
   'mt.beams.n': 'beam search, {n} beams',
   'mt.translate': 'Translate',
   'mt.translating': 'Translating ({beams} beams)…',
-  'mt.done': '{tokens} tokens in {ms} ms, {search}; score {score}.',
+  'mt.done': '{tokens} tokens (special ones such as the end token not counted) in {ms} ms, {search}; score {score}.',
   'mt.search.greedy': 'greedy search (score: the sum of the chosen tokens’ log-probabilities)',
   'mt.search.beam': 'beam search over {n} beams (score: transformers’ length-penalized log-probability)',
   'mt.candidate': 'Beam {i}: “{text}” (score {score})',
@@ -57,6 +57,11 @@ export default {
     'With {kept} of {all} heads: “{after}” — {same} “{before}” with every head. The translation with every head ' +
     'has log-probability {logpAll} with every head and {logp} with these heads; {moved} of its {words} tokens ' +
     'look mostly at another Chinese piece now (cross-attention averaged over the heads).',
+  'mt.shown.all': 'The maps below are of the translation with every head (the one above).',
+  'mt.shown.masked':
+    'The maps below are of the translation with heads switched off ({kept} of {all} heads kept), not of the ' +
+    'one above with every head; translate again to go back to every head.',
+  'mt.heads.elsewhere': 'Note: heads are off in {kinds} too, not shown here; they are off in the translation as well.',
   'mt.compare.same': 'the same as',
   'mt.compare.different': 'not',
   'mt.heads.caveat':

@@ -31,7 +31,7 @@ export default {
   'mt.beams.n': '束搜索，{n} 束',
   'mt.translate': '翻译',
   'mt.translating': '正在翻译（{beams} 束）……',
-  'mt.done': '{tokens} 个词元，用时 {ms} 毫秒，{search}；得分 {score}。',
+  'mt.done': '{tokens} 个词元（不算结束符等特殊词元），用时 {ms} 毫秒，{search}；得分 {score}。',
   'mt.search.greedy': '贪心搜索（得分：所选词元的对数概率之和）',
   'mt.search.beam': '{n} 束的束搜索（得分：按长度惩罚后的对数概率）',
   'mt.candidate': '第 {i} 束：“{text}”（得分 {score}）',
@@ -59,6 +59,10 @@ export default {
     '保留 {kept} / {all} 个头时：“{after}”——与全部头时的“{before}”{same}。全部头得到的那句译文，在全部头下的对数概率为 {logpAll}，' +
     '在这些头下为 {logp}；它的 {words} 个词元中有 {moved} 个现在主要看向另一个中文片段（交叉注意力按头平均）。',
   'mt.compare.same': '相同',
+  'mt.shown.all': '下面的注意力图来自全部头的翻译（上面那一句）。',
+  'mt.shown.masked':
+    '下面的注意力图来自关掉头之后的翻译（保留 {kept} / {all} 个头），不是上面全部头的那一句；再按“翻译”回到全部头。',
+  'mt.heads.elsewhere': '注意：你没在看的{kinds}也关掉了头，翻译时一并关掉。',
   'mt.compare.different': '不同',
   'mt.heads.caveat':
     '<strong>这能说明什么，不能说明什么。</strong>在用全部头训练好的模型上关掉一些头，并不等于训练一个只有一个头的模型：' +
