@@ -197,7 +197,9 @@ export default {
   'bridge.designedLabel': '设计的（引擎在锐度 {sharpness} 下算出）',
   'bridge.learnedLabel': '学到的（2 个头的中位数种子）',
   'train.legend': '设置',
-  'train.chartsHelp': '细线：每个种子一条；粗线：各种子的平均；虚线：加 MLP。表格列出所有数字。',
+  'train.chartsHelp': '细线：每个种子一条（超过 20 条时画得很淡）；粗线：各种子的平均。表格列出所有数字。',
+  'train.chartsHelp.mlp':
+    '细线：每个种子一条（超过 20 条时画得很淡）；粗线：各种子的平均；虚线：加 MLP。表格列出所有数字。',
   'train.showed': '运行结果说明了什么',
   'train.text.waiting': '按“训练”：运行结束后，这段文字会根据本页自己的运行写出。',
   'train.everyRun': '每一次运行',
