@@ -639,6 +639,8 @@ test('GPT-2: byte pieces and an English vocabulary said as such; nothing to hide
     ]);
     // A random BERT initialised as transformers does (weights of about ±0.02): its heads are near uniform.
     await load(page, twelveByTwelve({ scale: 0.04, layers: 2, heads: 4 }));
+    // (The section is still data-ready from GPT-2 while the new model loads: wait for its own notes.)
+    await page.waitForSelector('#real-model .real-article-notes li[data-note="random"]');
     expect((await notes(page))[0]).toBe('random');
     expect(await page.textContent('#real-model .real-article-notes li[data-note="random"]')).toContain(
       '8 个头里有 8 个',

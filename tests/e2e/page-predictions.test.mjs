@@ -177,6 +177,20 @@ test('a BERT with its masked-LM head fills the [MASK] on a 毒 as Node does', as
     const model = await engine.loadModel('tests/fixtures/models/hf-bert-mlm');
     const r = await model.run(text, { returnLogits: true, returnAttention: true }); // as the page runs it: the same softmax path, the same bits;
     expectSame(await shown(page), [{ position: 3, top: expected(r.logits, model.config.vocabSize, 3) }]);
+    // The masked sentence is still the article's: [MASK] stands for the 毒 it hides (number 2, a verb), the notes
+    // and the comparison with the designed heads stay; and the random checkpoint's fill carries a caveat.
+    const labels = await page.$$eval('#real-model .real-heatmap .row-labels text', (texts) =>
+      texts.map((x) => [...x.querySelectorAll('tspan')].map((s) => s.textContent)),
+    );
+    expect(labels[3]).toEqual(['[MASK]', '2', 'v']);
+    const kinds = await page.$$eval('#real-model .real-article-notes li', (items) =>
+      items.map((li) => li.dataset.note),
+    );
+    expect(kinds).toContain('numbering');
+    expect(kinds).not.toContain('other');
+    expect(await page.locator('#real-model .real-closest-table tbody tr').count()).toBe(3);
+    expect(await page.isVisible('#real-model .pred-caveat')).toBe(true);
+    expect(await page.textContent('#real-model .pred-caveat')).toMatch(/^Note: this checkpoint’s predictions/);
     expect(problems).toEqual([]);
   } finally {
     await page.close();

@@ -22,7 +22,7 @@ import {
   rowsScore,
   vocabularyFit,
 } from '../../web/model/real-article.mjs';
-import { SENTENCE, TOKENS } from '../../web/sentence.mjs';
+import { SENTENCE, TOKENS, maskedSentence } from '../../web/sentence.mjs';
 import { neuronPair } from '../../web/model/neuron.mjs';
 import { pieceLetters, shortLabel, tokenName } from '../../web/lib/tokens.mjs';
 
@@ -290,4 +290,23 @@ test('byte pieces are counted in letters, never digits beside a position; the �
   expect(duTokens(articleMap(QWEN, zeros(QWEN), SENTENCE))).toEqual({ alone: 3, shared: 3 });
   expect(duTokens(articleMap(BERT, BERT_SPECIAL, SENTENCE))).toEqual({ alone: 6, shared: 0 });
   expect(duTokens(articleMap(GPT2, zeros(GPT2), SENTENCE))).toEqual({ alone: 6, shared: 0 });
+});
+
+test('a [MASK] on a 毒 keeps the sentence: the mask token stands for the character it hides', () => {
+  expect(maskedSentence(`用毒[MASK]${SENTENCE.slice(3)}`, '[MASK]')).toEqual({ hidden: ['毒'] });
+  expect(maskedSentence(`[MASK]毒毒${SENTENCE.slice(3, 14)}[MASK]`, '[MASK]')).toEqual({ hidden: ['用', '死'] });
+  expect(maskedSentence(`用毒[MASK]毒${SENTENCE.slice(3)}`, '[MASK]')).toBe(null); // one character too many
+  expect(maskedSentence(SENTENCE, '[MASK]')).toBe(null);
+  expect(maskedSentence(`用毒[MASK]${SENTENCE.slice(3)}`, null)).toBe(null);
+  const tokens = [...BERT];
+  tokens[3] = '[MASK]';
+  const special = tokens.map((t) => (t.startsWith('[') ? 1 : 0));
+  const text = `用毒[MASK]${SENTENCE.slice(3)}`;
+  const map = articleMap(tokens, special, text, '[MASK]');
+  expect(map.cover[3]).toEqual([2]);
+  expect(articleIndex(map, 3)).toBe('2');
+  expect(articleRole(map, 3)).toBe('verb');
+  expect(map.cover[0]).toEqual([]); // [CLS] still stands for none
+  // Without the model's mask token it is another text.
+  expect(articleMap(tokens, special, text)).toBe(null);
 });

@@ -39,6 +39,7 @@ export class PredictionsView {
       list: $('.pred-list'),
       action: $('#pred-action'),
       note: $('.pred-note'),
+      caveat: $('.pred-caveat'),
     };
     this.#steps = new NextTokenSteps($('.next-steps'), { temperature: () => this.#temperature, text: hooks.text });
     this.el.temperature.addEventListener('input', () => {
@@ -80,6 +81,10 @@ export class PredictionsView {
     e.title.textContent = t(decoder ? 'pred.next.title' : 'pred.mask.title');
     e.help.textContent = t(decoder ? 'pred.next.help' : 'pred.mask.help');
     e.temperatureRow.hidden = !decoder;
+    // A checkpoint whose predictions of the text were measured no better than chance (the notes above say how):
+    // its probabilities are no finding about the language, however confident.
+    e.caveat.hidden = !run.untrained;
+    e.caveat.textContent = run.untrained ? t('pred.caveat') : '';
     e.temperatureValue.textContent = fixed(this.#temperature, 1);
     e.action.textContent = t(decoder ? 'pred.next.append' : 'pred.mask.du');
     e.note.hidden = !this.#refused;

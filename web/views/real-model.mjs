@@ -263,6 +263,17 @@ export class RealModelView {
       const ms = performance.now() - start;
       if (model !== this.#model) return; // another model was loaded meanwhile
       const maskId = model.specialTokens.mask?.id;
+      const { numLayers, numHeads, causal } = model.config;
+      // Whether the model's own predictions of the text beat chance (null: no output head to measure with).
+      const fit = hasLogits
+        ? predictionFit({
+            logits: result.logits,
+            vocab: model.config.vocabSize,
+            inputIds: result.inputIds,
+            special: result.special,
+            causal,
+          })
+        : null;
       this.#predictions.show(
         hasLogits && (kind === 'decoder' || maskId !== undefined)
           ? {
@@ -275,12 +286,19 @@ export class RealModelView {
               pieces: (ids) => model.pieces(ids),
               decode: (ids) => model.decode(ids),
               model,
+              // Measured no better than chance: the list is said to be no finding (views/predictions.mjs).
+              untrained: !fit?.better,
             }
           : null,
       );
-      const { numLayers, numHeads, causal } = model.config;
       // The tokens read against the article's sentence (null for another text): its numbers, roles and targets.
-      const article = articleMap(result.tokens, result.special, e.text.value);
+      // (A [MASK] on one of its characters keeps it the sentence: the mask token stands for what it hides.)
+      const article = articleMap(
+        result.tokens,
+        result.special,
+        e.text.value,
+        maskId === undefined ? null : model.specialTokens.mask.token,
+      );
       this.#run = {
         tokens: result.tokens,
         // Which tokens are special: the model's tokenizer says (never guessed from their text).
@@ -291,16 +309,7 @@ export class RealModelView {
         attention: result.attention,
         numLayers,
         numHeads,
-        // Whether the model's own predictions of the text beat chance (null: no output head to measure with).
-        fit: hasLogits
-          ? predictionFit({
-              logits: result.logits,
-              vocab: model.config.vocabSize,
-              inputIds: result.inputIds,
-              special: result.special,
-              causal,
-            })
-          : null,
+        fit,
         query: result.query,
         key: result.key,
         numKVHeads: model.config.numKVHeads,

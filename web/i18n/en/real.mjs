@@ -321,6 +321,10 @@ export default {
     'Not appended: the most probable token, {token}, is a byte piece, part of a character, that decodes to no ' +
     'character on its own (it would show as �).',
   'pred.next.refused.empty': 'Not appended: the most probable token, {token}, adds no text when decoded.',
+  'pred.caveat':
+    'Note: this checkpoint’s predictions of the text were measured no better than chance, or could not be measured ' +
+    '(see the notes above). The probabilities below reflect its weights, not a finding about the language, however ' +
+    'confident they look.',
   'pred.mask.title': 'Fill the mask',
   'pred.mask.help':
     'A BERT trained to fill masks predicts each [MASK] of the text from both sides. Put [MASK] in the sentence (用毒[MASK]毒蛇…), or let the button mask a 毒.',

@@ -290,6 +290,9 @@ export default {
   'pred.next.refused.partial':
     '没有接上：最可能的词元 {token} 只是一个字符的一部分字节，单独解码不成字符（会显示为 �）。',
   'pred.next.refused.empty': '没有接上：最可能的词元 {token} 解码后不增加任何文字。',
+  'pred.caveat':
+    '注意：本页测得这个检查点对这段文字的预测并不好于随机猜测，或者无法测量（见上面的说明）。下面的概率只反映它的权重，' +
+    '不是关于语言的发现，不管看起来多有把握。',
   'pred.mask.title': '填空',
   'pred.mask.help':
     '训练过填空任务的 BERT 会从左右两边预测文字中的每个 [MASK]。在句子里放一个 [MASK]（用毒[MASK]毒蛇……），或者用按钮遮住一个“毒”。',
