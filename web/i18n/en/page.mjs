@@ -45,7 +45,7 @@ export default {
   'mode.decoder': 'Decoder',
   'mode.decoder.note': 'English, causal',
   'mode.cross': 'Cross',
-  'mode.cross.note': 'English → Chinese',
+  'mode.cross.note': 'zh → en: English looks at Chinese',
   'mode.free': 'Free',
   'mode.free.note': 'your sentence',
   'sharpness.label': 'Sharpness',

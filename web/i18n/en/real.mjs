@@ -24,7 +24,7 @@ export default {
     code('tokenizer.json') +
     ' or ' +
     code('vocab.txt') +
-    '. BERT, RoBERTa, XLM-R, CamemBERT and GPT-2 models work, such as ' +
+    '. BERT, RoBERTa, XLM-R, CamemBERT, GPT-2, Llama, Qwen2 and Qwen3 models work, such as ' +
     code('bert-base-chinese') +
     ', ' +
     code('roberta-base') +
@@ -228,7 +228,7 @@ export default {
   'real.neuron.help':
     'The query vector q of one token and the key vector k of another in this head, as the model computes them ' +
     '(after its biases, norms and rotary positions), their product dimension by dimension, its sum q·k and the ' +
-    'score q·k/√dK. The model returns its weights, not its scores: the scores here are computed from its q and k, ' +
+    'score q·k/√d_k. The model returns its weights, not its scores: the scores here are computed from its q and k, ' +
     'and their softmax over the row is checked against the weight the model gave.',
   'neuron.score.real': 'score = q·k / √d_k = {dot} / √{dK} = {score}',
   'neuron.weight.real':

@@ -50,7 +50,7 @@ export default {
   'mt.preset.all': 'every head',
   'mt.preset.only': 'head {head} of every layer only',
   'mt.kind.all': 'every kind of attention',
-  'mt.kind.cross': 'cross-attention (English → Chinese)',
+  'mt.kind.cross': 'cross-attention (English tokens looking at the Chinese)',
   'mt.kind.encoder': 'encoder self-attention (Chinese)',
   'mt.kind.decoder': 'decoder masked self-attention (English)',
   'mt.compare':

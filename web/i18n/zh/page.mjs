@@ -39,7 +39,7 @@ export default {
   'mode.decoder': '解码器',
   'mode.decoder.note': '英文，掩码',
   'mode.cross': '交叉',
-  'mode.cross.note': '英文 → 中文',
+  'mode.cross.note': '中译英：英文看中文',
   'mode.free': '自由',
   'mode.free.note': '你的句子',
   'sharpness.label': '锐度',

@@ -52,7 +52,7 @@ export default {
   'mt.preset.all': '全部头',
   'mt.preset.only': '每层只留第 {head} 个头',
   'mt.kind.all': '所有种类的注意力',
-  'mt.kind.cross': '交叉注意力（英文 → 中文）',
+  'mt.kind.cross': '交叉注意力（英文词元看中文片段）',
   'mt.kind.encoder': '编码器自注意力（中文）',
   'mt.kind.decoder': '解码器掩码自注意力（英文）',
   'mt.compare':
