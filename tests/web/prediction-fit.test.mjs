@@ -66,7 +66,8 @@ test('stories260K, trained though 64 hidden units wide, predicts a story better 
   const run = await pageRun(STORIES, STORY);
   expect(run.fit.better).toBe(true);
   expect(run.fit.meanLogProb).toBeGreaterThan(run.fit.chance + 3);
-  expect(kinds(run, STORY)).toEqual(['predicts', 'other']);
+  // (Its SentencePiece pieces carry the word-start mark ▁, which a note explains.)
+  expect(kinds(run, STORY)).toEqual(['predicts', 'other', 'wordStart']);
   // On the article's Chinese (bytes it never read) it is no better than chance, and the note says the text may be
   // the reason, not that its weights are random.
   const zh = await pageRun(STORIES, SENTENCE);

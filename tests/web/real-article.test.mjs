@@ -25,6 +25,7 @@ import {
 import { SENTENCE, TOKENS, maskedSentence } from '../../web/sentence.mjs';
 import { neuronPair } from '../../web/model/neuron.mjs';
 import { pieceLetters, shortLabel, tokenName } from '../../web/lib/tokens.mjs';
+import { articleNotes } from '../../web/views/real-article.mjs';
 
 const BERT = ['[CLS]', ...SENTENCE, '[SEP]'];
 const BERT_SPECIAL = BERT.map((t) => (t.startsWith('[') ? 1 : 0));
@@ -309,4 +310,24 @@ test('a [MASK] on a 毒 keeps the sentence: the mask token stands for the charac
   expect(map.cover[0]).toEqual([]); // [CLS] still stands for none
   // Without the model's mask token it is another text.
   expect(articleMap(tokens, special, text)).toBe(null);
+});
+
+test('SentencePiece’s word-start mark ▁ is explained wherever the tokens show it, and only then', () => {
+  const even = (tokens) => ({
+    tokens,
+    attention: new Float32Array(tokens.length * tokens.length).fill(1 / tokens.length),
+    numLayers: 1,
+    numHeads: 1,
+    causal: false,
+    fit: null,
+  });
+  const xlmr = even(XLMR);
+  xlmr.article = articleMap(XLMR, XLMR_SPECIAL, SENTENCE);
+  expect(articleNotes(xlmr, SENTENCE).map((n) => n.kind)).toContain('wordStart');
+  const bert = even(BERT);
+  bert.article = articleMap(BERT, BERT_SPECIAL, SENTENCE);
+  expect(articleNotes(bert, SENTENCE).map((n) => n.kind)).not.toContain('wordStart');
+  const other = even(['▁Once', '▁upon']);
+  other.article = null;
+  expect(articleNotes(other, 'Once upon').map((n) => n.kind)).toEqual(['random', 'other', 'wordStart']);
 });

@@ -23,8 +23,11 @@ export function articleNotes(run, text) {
   if (evenness.nearUniform) say('random', { even: evenness.even, count: evenness.count });
   else if (!run.fit) say('unmeasured');
   else say(run.fit.better ? 'predicts' : 'chance', fitParams(run.fit));
+  // SentencePiece's word-start mark, shown as the tokens hold it, is said once wherever it appears.
+  const wordStart = () => run.tokens?.some((token) => token.includes('▁')) && say('wordStart');
   if (!map) {
     say(String(text).replace(/\s/gu, '') === SENTENCE ? 'unread' : 'other', { sentence: SENTENCE });
+    wordStart();
     return notes;
   }
   say('numbering');
@@ -33,6 +36,7 @@ export function articleNotes(run, text) {
   if (fit.bytes) say('bytes', { n: fit.bytes, total: fit.total });
   if (fit.merged) say('merged', { n: fit.merged, total: fit.total });
   if (fit.unknown) say('unknown', { n: fit.unknown, total: fit.total });
+  wordStart();
   return notes;
 }
 

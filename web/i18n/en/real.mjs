@@ -268,6 +268,9 @@ export default {
     'This checkpoint has no output head (an encoder only), so the page cannot measure whether its predictions beat ' +
     'chance, nor so whether its weights were trained: unless you know it was, its heads are no evidence about ' +
     'trained ones.',
+  'real.article.wordStart':
+    'Some tokens begin with “▁”: the SentencePiece tokenizer’s mark for “a word starts here” (a space or the start ' +
+    'of the text), not part of the text.',
   'real.article.other':
     'The text is not the article’s sentence ({sentence}), so its labels (roles, dependency heads, long-distance ' +
     'links) do not apply and the comparison with the designed heads is left out.',
