@@ -148,3 +148,27 @@ export const ENGLISH = Object.freeze(
  * 毒蛇会不会被毒毒死 (the question); the comma between them belongs to neither.
  */
 export const CLAUSES = Object.freeze([1, 1, 1, 1, 1, null, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+
+/**
+ * `text` as the sentence with characters hidden by `maskToken`: { hidden }
+ * (the characters the mask tokens stand for, in order), or null when it is
+ * not that (no mask token, or the rest is not the sentence's).
+ */
+export function maskedSentence(text, maskToken) {
+  if (!maskToken) return null;
+  const parts = String(text).replace(/\s/gu, '').split(maskToken.replace(/\s/gu, ''));
+  if (parts.length < 2) return null;
+  const chars = [...SENTENCE];
+  const hidden = [];
+  let at = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const part = [...parts[i]];
+    if (chars.slice(at, at + part.length).join('') !== parts[i]) return null;
+    at += part.length;
+    if (i < parts.length - 1) {
+      if (at >= chars.length) return null;
+      hidden.push(chars[at++]);
+    }
+  }
+  return at === chars.length ? { hidden } : null;
+}

@@ -6,14 +6,20 @@
 // heatmap's cells are Node's, bit for bit (the mean of every head, then a
 // head clicked in the grid); the six 毒 get a column each; the decoder's
 // masked cells are 0; heads switched off (head 0 of every layer only)
+// never replace the translation with every head (main output, beams) and the
+// maps say which run they draw; heads off in a group not shown are named; the
+// status and the comparison count the same tokens; heads switched off
 // translate as Node does with that head mask; in English every text is
-// written again; at 390 px nothing scrolls sideways; no console errors.
+// written again; a random checkpoint is never called real (the view flags it,
+// and lists the source pieces the encoder read); at 390 px nothing scrolls
+// sideways; no console errors.
 // Screenshots go to test-output/.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
-import { crossWeights, presetMask } from '../../web/model/translation.mjs';
+import { crossWeights, presetMask, specialFlags } from '../../web/model/translation.mjs';
+import { translationNotes } from '../../web/model/translation-notes.mjs';
 import { openPage, readHeatmaps, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
@@ -66,6 +72,20 @@ test('a translation model translates the sentence in the page, with Node’s num
     });
     expect(await page.textContent('#mt-status')).toContain(`得分 ${translation.score.toFixed(3)}`);
 
+    // A random test checkpoint is never called real: the view flags it as the other views do (its heads, measured,
+    // or that nothing measured says it was trained), and lists the source's pieces as the encoder read them.
+    const mt = await page.textContent('#real-model .mt');
+    expect(mt).not.toMatch(/真实的翻译模型|不是示意/);
+    const notes = await page.$$eval('#real-model .mt-notes li', (items) =>
+      items.map((li) => ({ kind: li.dataset.note, warning: li.classList.contains('warning'), text: li.textContent })),
+    );
+    const flag = translationNotes(translation);
+    expect(notes.map((n) => n.kind)).toEqual([flag.kind, 'source']);
+    expect(['random', 'unmeasured']).toContain(flag.kind);
+    expect(notes[0].warning).toBe(true);
+    expect(notes[1].text).toContain(`${translation.inputTokens.length} 个片段`);
+    expect(notes[1].text).toContain(translation.inputTokens.map((p) => `「${p}」`).join(''));
+
     // The cross-attention: every head's mean first, then one head from the grid, as Node computes them.
     const S = translation.inputIds.length;
     const cross = translation.attentions.cross;
@@ -100,7 +120,10 @@ test('a translation model translates the sentence in the page, with Node’s num
     // Heads switched off: head 0 of every layer of every kind only, translated again as Node does.
     await page.selectOption('#mt-mask-preset', 'only:0');
     await page.click('#mt-mask-run');
-    await page.waitForFunction(() => document.querySelector('#real-model .mt-compare').textContent !== '');
+    // (The masked translation grows in the comparison first; the comparison's sentence ends the run.)
+    await page.waitForFunction(() =>
+      /保留 \d+ \/ \d+ 个头时/.test(document.querySelector('#real-model .mt-compare').textContent),
+    );
     const c = model.config;
     const masked = await model.generate(SENTENCE, {
       numBeams: 4,
@@ -111,7 +134,12 @@ test('a translation model translates the sentence in the page, with Node’s num
         cross: presetMask({ layers: c.decoderLayers, heads: c.decoderHeads }, { only: 0 }),
       },
     });
-    expect(await page.textContent('#real-model .mt-output')).toBe(masked.text);
+    // The translation with every head stays the main output, its beams the beams; the masked one is in the
+    // comparison, and the maps say they are of it.
+    expect(await page.textContent('#real-model .mt-output')).toBe(translation.text);
+    expect(await page.$$eval('#real-model .mt-candidates li', (items) => items.length)).toBe(4);
+    expect(await page.textContent('#real-model .mt-shown')).toContain('关掉头之后的翻译（保留 6 / 24 个头）');
+    expect(await page.getAttribute('#real-model .mt-shown', 'class')).toContain('warning');
     const compare = await page.textContent('#real-model .mt-compare');
     expect(compare).toContain(`保留 6 / 24 个头时：“${masked.text}”`);
     expect(compare).toContain(`“${translation.text}”`);
@@ -125,7 +153,42 @@ test('a translation model translates the sentence in the page, with Node’s num
     // In English: the view's texts written again.
     await page.check('input[name="lang"][value="en"]');
     await page.waitForFunction(() => document.querySelector('#mt-title').textContent === 'Real translation');
-    expect(await page.textContent('#mt-status')).toMatch(/tokens in \d+ ms, beam search over 4 beams/);
+    expect(await page.textContent('#mt-status')).toMatch(
+      /tokens \(special ones such as the end token not counted\) in \d+ ms, beam search over 4 beams/,
+    );
+    expect(await page.textContent('#real-model .mt')).not.toMatch(/real translation model/);
+    expect(await page.textContent('#real-model .mt-notes li[data-note="source"]')).toContain('pieces');
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 90_000);
+
+test('heads off never hide: a group switched off and not shown is named; one count of tokens everywhere', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await load(page);
+    await page.waitForSelector('#real-model .mt[data-ready]');
+    // The status counts the tokens the translation produced, the end token not counted …
+    const produced = specialFlags(model.specialTokens, translation.outputIds.subarray(1)).filter((f) => !f).length;
+    expect(await page.textContent('#mt-status')).toMatch(new RegExp(`^${produced} 个词元（不算结束符等特殊词元）`));
+    expect(await page.textContent('#real-model .mt-shown')).toBe('下面的注意力图来自全部头的翻译（上面那一句）。');
+    // … heads off in the encoder, then the cross-attention shown: the encoder's switches are named, not hidden.
+    await page.selectOption('#mt-mask-kind', 'encoder');
+    await page.selectOption('#mt-mask-preset', 'only:0');
+    expect(await page.locator('#real-model .mt-mask-elsewhere').count()).toBe(0);
+    await page.selectOption('#mt-mask-kind', 'cross');
+    expect(await page.textContent('#real-model .mt-mask-elsewhere')).toBe(
+      '注意：你没在看的编码器自注意力（中文）也关掉了头，翻译时一并关掉。',
+    );
+    await page.click('#mt-mask-run');
+    await page.waitForFunction(() =>
+      /保留 \d+ \/ \d+ 个头时/.test(document.querySelector('#real-model .mt-compare').textContent),
+    );
+    // … and the comparison counts the same tokens as the status (it counted one fewer, skipping the first word).
+    const compare = await page.textContent('#real-model .mt-compare');
+    expect(compare).toContain(`它的 ${produced} 个词元中有`);
+    expect(await page.textContent('#real-model .mt-output')).toBe(translation.text);
     expect(problems).toEqual([]);
   } finally {
     await page.close();

@@ -87,3 +87,32 @@ test('Chinese for a browser that prefers it, English otherwise; the first langua
   expect(preferredLanguage(['fr', 'de'])).toBe('en');
   expect(preferredLanguage([])).toBe('en');
 });
+
+test('the architectures the real view lists are every one the package runs; small wording fixes', () => {
+  // The model_type list the package documents (src/js/types/models.d.ts: ModelConfig.modelType).
+  const dts = readFileSync('src/js/types/models.d.ts', 'utf8');
+  const types = [
+    ...dts.match(/model_type, one the engine's architectures run[^:]*:([^.]*)\./s)[1].matchAll(/'([\w-]+)'/g),
+  ].map((m) => m[1]);
+  expect(types).toEqual(expect.arrayContaining(['bert', 'gpt2', 'llama', 'qwen2', 'qwen3', 'marian']));
+  const NAMES = {
+    bert: 'BERT',
+    roberta: 'RoBERTa',
+    'xlm-roberta': 'XLM-R',
+    camembert: 'CamemBERT',
+    gpt2: 'GPT-2',
+    marian: 'MarianMT',
+    llama: 'Llama',
+    qwen2: 'Qwen2',
+    qwen3: 'Qwen3',
+  };
+  for (const catalogue of [en, zh]) {
+    const howto = catalogue['real.explain'];
+    expect(types.filter((type) => !howto.includes(NAMES[type]))).toEqual([]);
+  }
+  // √d_k, never "√dK"; the cross mode's note reads as the zh → en article does.
+  for (const catalogue of [en, zh])
+    expect(Object.values(catalogue).filter((v) => typeof v === 'string' && v.includes('√dK'))).toEqual([]);
+  expect(zh['mode.cross.note']).toBe('中译英：英文看中文');
+  expect(en['mode.cross.note']).toBe('zh → en: English looks at Chinese');
+});

@@ -1,7 +1,7 @@
 // The real-model view's predictions (web/model/predictions.mjs): the most
 // probable tokens of a row at a temperature, against softmax written out
 // here, and the [MASK] positions of an input.
-import { positionsOf, topTokens } from '../../web/model/predictions.mjs';
+import { appendRefusal, escapeInvisible, positionsOf, topTokens } from '../../web/model/predictions.mjs';
 
 test('the k most probable tokens, most probable first, at a temperature', () => {
   const row = Float32Array.of(1, 3, 2, 3, -1);
@@ -20,4 +20,14 @@ test('the k most probable tokens, most probable first, at a temperature', () => 
 test('the positions of a token in the input', () => {
   expect(positionsOf(Int32Array.of(2, 4, 7, 4), 4)).toEqual([1, 3]);
   expect(positionsOf([1, 2], 9)).toEqual([]);
+});
+
+test('a token that adds nothing visible is written as its code and not appended silently', () => {
+  expect(escapeInvisible('a\u000bb\u200d')).toBe('a⟨U+000B⟩b⟨U+200D⟩');
+  expect(escapeInvisible('毒蛇 there')).toBe('毒蛇 there');
+  expect(appendRefusal(' there')).toBe(null);
+  expect(appendRefusal('毒')).toBe(null);
+  expect(appendRefusal('\u000b')).toBe('invisible');
+  expect(appendRefusal('\uFFFD')).toBe('partial');
+  expect(appendRefusal('')).toBe('empty');
 });

@@ -12,6 +12,7 @@ import {
   articleRows,
   bestRoleShare,
   closestHeads,
+  duTokens,
   evenWeights,
   evenness,
   headEvenness,
@@ -21,8 +22,10 @@ import {
   rowsScore,
   vocabularyFit,
 } from '../../web/model/real-article.mjs';
-import { SENTENCE, TOKENS } from '../../web/sentence.mjs';
+import { SENTENCE, TOKENS, maskedSentence } from '../../web/sentence.mjs';
 import { neuronPair } from '../../web/model/neuron.mjs';
+import { pieceLetters, shortLabel, tokenName } from '../../web/lib/tokens.mjs';
+import { articleNotes } from '../../web/views/real-article.mjs';
 
 const BERT = ['[CLS]', ...SENTENCE, '[SEP]'];
 const BERT_SPECIAL = BERT.map((t) => (t.startsWith('[') ? 1 : 0));
@@ -269,4 +272,62 @@ test("a real layer for the neuron view: a grouped-query head reads its key head'
   expect(pair.score).toBeCloseTo(1 * scale, 6); // (1, −1)·(1, 0)
   expect(n.heads[1].tops[2]).toEqual([0]);
   expect(neuronRun({ ...run, query: undefined }, 0)).toBe(null);
+});
+
+test('byte pieces are counted in letters, never digits beside a position; the 毒 question follows the tokens', () => {
+  // "不₁" beside its position 9 read as 不19, and "毒₁ 毒₂" clashed with the numbering 毒1 毒2.
+  expect(['不₁', '不₂', '不₃', '毒死₁', '死₂', '毒', '▁there'].map(pieceLetters)).toEqual([
+    '不ᵃ',
+    '不ᵇ',
+    '不ᶜ',
+    '毒死ᵃ',
+    '死ᵇ',
+    '毒',
+    '▁there',
+  ]);
+  expect(shortLabel('毒死₁')).toBe('毒死ᵃ');
+  expect(tokenName({ text: '不₁', index: 11, label: '9' })).toBe('不ᵃ 9');
+  // Qwen makes 毒蛇 (twice) and 毒死 one token each: only 毒1, 毒2 and 毒12 are tokens of their own.
+  expect(duTokens(articleMap(QWEN, zeros(QWEN), SENTENCE))).toEqual({ alone: 3, shared: 3 });
+  expect(duTokens(articleMap(BERT, BERT_SPECIAL, SENTENCE))).toEqual({ alone: 6, shared: 0 });
+  expect(duTokens(articleMap(GPT2, zeros(GPT2), SENTENCE))).toEqual({ alone: 6, shared: 0 });
+});
+
+test('a [MASK] on a 毒 keeps the sentence: the mask token stands for the character it hides', () => {
+  expect(maskedSentence(`用毒[MASK]${SENTENCE.slice(3)}`, '[MASK]')).toEqual({ hidden: ['毒'] });
+  expect(maskedSentence(`[MASK]毒毒${SENTENCE.slice(3, 14)}[MASK]`, '[MASK]')).toEqual({ hidden: ['用', '死'] });
+  expect(maskedSentence(`用毒[MASK]毒${SENTENCE.slice(3)}`, '[MASK]')).toBe(null); // one character too many
+  expect(maskedSentence(SENTENCE, '[MASK]')).toBe(null);
+  expect(maskedSentence(`用毒[MASK]${SENTENCE.slice(3)}`, null)).toBe(null);
+  const tokens = [...BERT];
+  tokens[3] = '[MASK]';
+  const special = tokens.map((t) => (t.startsWith('[') ? 1 : 0));
+  const text = `用毒[MASK]${SENTENCE.slice(3)}`;
+  const map = articleMap(tokens, special, text, '[MASK]');
+  expect(map.cover[3]).toEqual([2]);
+  expect(articleIndex(map, 3)).toBe('2');
+  expect(articleRole(map, 3)).toBe('verb');
+  expect(map.cover[0]).toEqual([]); // [CLS] still stands for none
+  // Without the model's mask token it is another text.
+  expect(articleMap(tokens, special, text)).toBe(null);
+});
+
+test('SentencePiece’s word-start mark ▁ is explained wherever the tokens show it, and only then', () => {
+  const even = (tokens) => ({
+    tokens,
+    attention: new Float32Array(tokens.length * tokens.length).fill(1 / tokens.length),
+    numLayers: 1,
+    numHeads: 1,
+    causal: false,
+    fit: null,
+  });
+  const xlmr = even(XLMR);
+  xlmr.article = articleMap(XLMR, XLMR_SPECIAL, SENTENCE);
+  expect(articleNotes(xlmr, SENTENCE).map((n) => n.kind)).toContain('wordStart');
+  const bert = even(BERT);
+  bert.article = articleMap(BERT, BERT_SPECIAL, SENTENCE);
+  expect(articleNotes(bert, SENTENCE).map((n) => n.kind)).not.toContain('wordStart');
+  const other = even(['▁Once', '▁upon']);
+  other.article = null;
+  expect(articleNotes(other, 'Once upon').map((n) => n.kind)).toEqual(['random', 'other', 'wordStart']);
 });

@@ -54,9 +54,27 @@ export const isWide = (text) => WIDE.test(text);
  */
 export const labelEm = (text) => [...text].reduce((w, ch) => w + (WIDE.test(ch) ? 1 : 0.64), 0);
 
+// The letters that count a character's byte pieces: a, b, c, d (UTF-8 has at most 4 bytes a character).
+const PIECE_LETTERS = ['ᵃ', 'ᵇ', 'ᶜ', 'ᵈ'];
+const PIECE_NUMBER = /([\u2080-\u2089]+)$/u;
+
+/**
+ * A token's text with its byte-piece number (the engine's readable pieces
+ * number a character's byte pieces in subscript digits, "不₁") written as a
+ * small letter ("不ᵃ"): a digit beside the position the page writes next to
+ * it ran into it ("不₁9" read as 不19), and clashed with the numbering 毒1 毒2.
+ */
+export const pieceLetters = (text) =>
+  text.replace(PIECE_NUMBER, (digits) => {
+    const n = Number([...digits].map((d) => d.codePointAt(0) - 0x2080).join(''));
+    return PIECE_LETTERS[n - 1] ?? `(${n})`;
+  });
+
 /** Long Latin tokens are shortened in axis labels (the full text is in the title and the readout). */
-export const shortLabel = (text, max = 12) =>
-  [...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text;
+export const shortLabel = (text, max = 12) => {
+  const shown = pieceLetters(text);
+  return [...shown].length > max ? `${[...shown].slice(0, max - 1).join('')}…` : shown;
+};
 
 /**
  * The number a token shows: its `label` where the view numbers tokens other
@@ -71,7 +89,8 @@ export const roleTag = (token) => (token.duRole ? t(`roleShort.${token.duRole}`)
 /** Describes a token for readouts and aria labels: "毒 2", "毒 2 · verb", "[CLS]". */
 export const tokenName = (token) => {
   const number = tokenNumber(token);
-  const name = number ? `${token.text} ${number}` : token.text;
+  const text = pieceLetters(token.text);
+  const name = number ? `${text} ${number}` : text;
   return token.duRole ? `${name} · ${t(`tag.${token.duRole}`)}` : name;
 };
 

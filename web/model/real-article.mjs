@@ -10,7 +10,7 @@
 // Pure: no DOM, no engine.
 //
 // Reading the tokens against the text is model/token-text.mjs's.
-import { TOKENS, SENTENCE } from '../sentence.mjs';
+import { TOKENS, SENTENCE, maskedSentence } from '../sentence.mjs';
 import { TARGETS } from './targets.mjs';
 import { headWeights, standOut, tokenRecords } from './real-model-scores.mjs';
 import { alignToText } from './token-text.mjs';
@@ -30,8 +30,19 @@ export const UNIFORM_ENTROPY = 0.97;
  * @returns {null | { cover: number[][], pieces: number[], unknown: boolean[],
  *   tokensOf: number[][] }} tokensOf[c]: the positions that stand for character c of TOKENS
  */
-export function articleMap(tokens, special, text) {
-  if (String(text).replace(/\s/gu, '') !== SENTENCE) return null;
+export function articleMap(tokens, special, text, maskToken) {
+  // The sentence with some characters replaced by the model's mask token (fill-mask's [MASK] on a 毒) is still the
+  // sentence: each mask token stands for the character it hides, so numbers, roles and targets stay.
+  const masked = String(text).replace(/\s/gu, '') === SENTENCE ? null : maskedSentence(text, maskToken);
+  if (String(text).replace(/\s/gu, '') !== SENTENCE && !masked) return null;
+  if (masked) {
+    let k = 0;
+    const hidden = tokens.map((token) => (token === maskToken ? masked.hidden[k++] : null));
+    if (k !== masked.hidden.length) return null;
+    tokens = tokens.map((token, i) => hidden[i] ?? token);
+    special = Array.from(special, (f, i) => (hidden[i] ? 0 : f));
+    text = SENTENCE;
+  }
   const aligned = alignToText(tokens, special, text);
   if (!aligned.complete) return null;
   // The text is the sentence with spaces, maybe: its characters but spaces are the sentence's, in order.
@@ -272,6 +283,17 @@ export function roleShare(weights, L, map, causal) {
     rows++;
   }
   return rows ? { share: share / rows, blind: blind / rows, weight: weight / rows, rows } : null;
+}
+
+/**
+ * How the tokens hold the six 毒: `alone`, those that are a token (or byte
+ * pieces) of their own; `shared`, those inside a token with another character
+ * (毒蛇, 毒死 as one token) or in none. The page's question follows it.
+ */
+export function duTokens(map) {
+  const du = TOKENS.flatMap((u, c) => (u.char === '毒' ? [c] : []));
+  const alone = du.filter((c) => map.tokensOf[c].length && map.tokensOf[c].every((k) => map.cover[k].length === 1));
+  return { alone: alone.length, shared: du.length - alone.length };
 }
 
 /**

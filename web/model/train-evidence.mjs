@@ -19,6 +19,13 @@ export function plainEntries(summary) {
     .sort((a, b) => a.setting.numHeads - b.setting.numHeads);
 }
 
+/** The summary's entries with an MLP ("加 MLP"), by head count (those with finished seeds). */
+export function mlpEntries(summary) {
+  return summary
+    .filter((s) => s.setting.mlpHidden > 0 && s.seeds.length > 0)
+    .sort((a, b) => a.setting.numHeads - b.setting.numHeads);
+}
+
 /**
  * Seed by seed, entry `other` against entry `base` (two summary entries): the
  * pairs, and in how many seeds `other` scores higher, lower and the same.

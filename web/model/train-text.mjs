@@ -175,13 +175,11 @@ export function describeResults(summary, { steps, testSentences, testDu, neighbo
     if (one && two && oneMlp && twoMlp) {
       const before = pairSeeds(one, two).medianGain;
       const after = pairSeeds(oneMlp, twoMlp).medianGain;
-      const change =
-        Math.abs(after) < Math.abs(before) - LEVEL
-          ? 'text.narrowed'
-          : Math.abs(after) > Math.abs(before) + LEVEL
-            ? 'text.widened'
-            : 'text.same';
-      text += t('text.gap', { before: signedPoints(before), after: signedPoints(after), change: t(change) });
+      text += t('text.gap', {
+        before: signedPoints(before),
+        after: signedPoints(after),
+        change: t(gapChange(before, after)),
+      });
     }
     paragraphs.push(text);
   }
@@ -194,12 +192,40 @@ export function describeResults(summary, { steps, testSentences, testDu, neighbo
       one.median > ceiling
         ? t('text.worked', { one: percent(one.median), ceiling: percent(ceiling) })
         : t('text.notWorked', { one: percent(one.median), ceiling: percent(ceiling) });
-    const { pairs, wins, losses, medianGain } = pairSeeds(one, two);
-    const behind =
-      wins > losses
-        ? t('text.behind', { wins, n: pairs.length, gain: points(medianGain) })
-        : t('text.notBehind', { wins, losses, n: pairs.length });
-    paragraphs.push(t('text.claim', { worked, behind }));
+    paragraphs.push(t('text.claim', { worked, behind: behindText(pairSeeds(one, two)) }));
+    // The page's own MLP run answers the claim too (the article's nuance: not unable, only not as good), so the
+    // verdict gives it beside the plain pair, with how the gap moved.
+    if (oneMlp && twoMlp) {
+      const before = pairSeeds(one, two).medianGain;
+      const paired = pairSeeds(oneMlp, twoMlp);
+      const workedMlp =
+        oneMlp.median > ceiling
+          ? t('text.worked', { one: percent(oneMlp.median), ceiling: percent(ceiling) })
+          : t('text.notWorked', { one: percent(oneMlp.median), ceiling: percent(ceiling) });
+      paragraphs.push(
+        t('text.claimMlp', {
+          worked: workedMlp,
+          behind: behindText(paired),
+          before: signedPoints(before),
+          after: signedPoints(paired.medianGain),
+          change: t(gapChange(before, paired.medianGain)),
+        }),
+      );
+    }
   }
   return paragraphs;
+}
+
+/** "and it was behind two heads in 8 of 10 seeds …" or "but it was not behind …", from a pairing of 1 and 2 heads. */
+function behindText({ pairs, wins, losses, medianGain }) {
+  return wins > losses
+    ? t('text.behind', { wins, n: pairs.length, gain: points(medianGain) })
+    : t('text.notBehind', { wins, losses, n: pairs.length });
+}
+
+/** Whether the per-seed gap (two heads − one) narrowed, widened or stayed within LEVEL, as a message key. */
+function gapChange(before, after) {
+  if (Math.abs(after) < Math.abs(before) - LEVEL) return 'text.narrowed';
+  if (Math.abs(after) > Math.abs(before) + LEVEL) return 'text.widened';
+  return 'text.same';
 }

@@ -12,6 +12,10 @@ import { settingLabel } from '../model/train-options.mjs';
 const WIDTH = 460;
 const HEIGHT = 250;
 const MARGIN = { top: 12, right: 14, bottom: 36, left: 50 };
+/** Past this many seed lines the seeds' lines are drawn faint, under the means. */
+export const MANY_LINES = 20;
+const SEED_OPACITY = 0.55;
+const SEED_OPACITY_MANY = 0.18;
 
 /** The mean over seeds at each point that every seed has reached (the runs advance together). */
 function meanLine(s) {
@@ -99,6 +103,8 @@ export class CurveChart {
       ...s.seeds.map((l) => ({ setting: s.setting, seed: String(l.seed), points: l.points })),
       { setting: s.setting, seed: 'mean', points: meanLine(s) },
     ]);
+    // Forty seed lines (4 settings × 10 seeds) at full strength hide the means: past MANY_LINES they are faint.
+    const many = paths.length - series.length > MANY_LINES;
     const line = d3.line(
       (p) => x(p.step),
       (p) => y(p.value),
@@ -113,8 +119,8 @@ export class CurveChart {
       .attr('data-points', (d) => d.points.length)
       .attr('d', (d) => (d.points.length ? line(d.points) : null))
       .attr('stroke', (d) => settingColor(d.setting.numHeads))
-      .attr('stroke-width', (d) => (d.seed === 'mean' ? 2.6 : 1))
-      .attr('stroke-opacity', (d) => (d.seed === 'mean' ? 1 : 0.55))
+      .attr('stroke-width', (d) => (d.seed === 'mean' ? 2.6 : many ? 0.75 : 1))
+      .attr('stroke-opacity', (d) => (d.seed === 'mean' ? 1 : many ? SEED_OPACITY_MANY : SEED_OPACITY))
       .attr('stroke-dasharray', (d) => (d.setting.mlpHidden ? '5 3' : null))
       .select('title')
       .text((d) =>

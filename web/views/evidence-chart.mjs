@@ -5,14 +5,16 @@
 // dashed one at what the better neighbour alone allows, and the seeds whose
 // heads did not divide the neighbours marked. The sentence under it is
 // written from the same numbers (train-text.mjs headline). Every dot carries
-// data-setting, data-seed and data-accuracy (unrounded).
+// data-setting, data-seed and data-accuracy (unrounded). When the MLP
+// variants were trained, their pairs follow in a block of their own rows
+// (seed N + MLP, hollow dots), so the page's own MLP run is evidence too.
 import d3 from '../lib/d3.mjs';
 import { UI, settingColor } from '../lib/palette.mjs';
 import { UI_FONTS, labelEm } from '../lib/tokens.mjs';
 import { percent } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
 import { settingLabel } from '../model/train-options.mjs';
-import { plainEntries, collapsedSeeds } from '../model/train-evidence.mjs';
+import { collapsedSeeds, mlpEntries, plainEntries } from '../model/train-evidence.mjs';
 import { headline } from '../model/train-text.mjs';
 
 const WIDTH = 560;
@@ -76,20 +78,30 @@ export class EvidenceChart {
    */
   update(summary, context) {
     this.#shown = [summary, context];
-    const entries = plainEntries(summary);
+    // The plain pairs, then the MLP's: one block of rows each (one row per seed).
+    const blocks = [plainEntries(summary), mlpEntries(summary)]
+      .filter((list) => list.length)
+      .map((list) => ({ entries: list, seeds: [...new Set(list.flatMap((s) => s.seeds))].sort((a, b) => a - b) }));
+    const entries = blocks.flatMap((b) => b.entries);
     const svg = this.svg;
     if (!entries.length) {
       this.#placeholder();
       return;
     }
     svg.selectAll('*').remove();
-    const seeds = [...new Set(entries.flatMap((s) => s.seeds))].sort((a, b) => a - b);
-    const height = MARGIN.top + seeds.length * ROW + MARGIN.bottom;
+    const rows = blocks.flatMap((block) => block.seeds.map((seed) => ({ block, seed })));
+    const height = MARGIN.top + rows.length * ROW + MARGIN.bottom;
     const values = entries.flatMap((s) => s.accuracies);
     const low = Math.floor((Math.min(...values, context.ceiling) - 0.01) * 20) / 20;
     const x = d3.scaleLinear([Math.max(0, low), 1], [MARGIN.left, WIDTH - MARGIN.right]);
-    const y = (seed) => MARGIN.top + seeds.indexOf(seed) * ROW + ROW / 2;
-    const bottom = MARGIN.top + seeds.length * ROW;
+    const rowY = (i) => MARGIN.top + i * ROW + ROW / 2;
+    const bottom = MARGIN.top + rows.length * ROW;
+    // The rows a block spans, for its medians.
+    const span = (block) => {
+      const first = rows.findIndex((r) => r.block === block);
+      return [rowY(first) - ROW / 2, rowY(first + block.seeds.length - 1) + ROW / 2];
+    };
+    const blockOf = (s) => blocks.find((b) => b.entries.includes(s));
     svg.attr('viewBox', `0 0 ${WIDTH} ${height}`);
 
     // Legend: one dot per setting with its median, and the dashed reference line.
@@ -97,7 +109,7 @@ export class EvidenceChart {
     let at = MARGIN.left;
     for (const s of entries) {
       const item = legend.append('g').attr('transform', `translate(${at},0)`);
-      item.append('circle').attr('r', 5).attr('cy', -4).attr('fill', settingColor(s.setting.numHeads));
+      dot(item.append('circle').attr('r', 5).attr('cy', -4), s.setting);
       const text = t('evidence.legend', { setting: settingLabel(s.setting), median: percent(s.median) });
       item.append('text').attr('x', 9).attr('fill', UI.ink).text(text);
       // Measured from the text rather than from the layout, which a section not yet shown does not have.
@@ -145,8 +157,8 @@ export class EvidenceChart {
         .attr('data-value', s.median)
         .attr('x1', x(s.median))
         .attr('x2', x(s.median))
-        .attr('y1', MARGIN.top - 4)
-        .attr('y2', bottom)
+        .attr('y1', span(blockOf(s))[0])
+        .attr('y2', span(blockOf(s))[1])
         .attr('stroke', settingColor(s.setting.numHeads))
         .attr('stroke-width', 1.5)
         .attr('stroke-opacity', 0.6);
@@ -154,12 +166,14 @@ export class EvidenceChart {
     const collapsed = new Map(
       entries.flatMap((s) => collapsedSeeds(s).seeds.map((c) => [`${s.setting.key}/${c.seed}`, s.setting])),
     );
-    for (const seed of seeds) {
-      const dots = entries.flatMap((s) => {
+    rows.forEach(({ block, seed }, index) => {
+      const y = () => rowY(index);
+      const mlp = block.entries[0].setting.mlpHidden > 0;
+      const dots = block.entries.flatMap((s) => {
         const i = s.seeds.indexOf(seed);
         return i < 0 ? [] : [{ setting: s.setting, accuracy: s.accuracies[i] }];
       });
-      const row = svg.append('g').attr('class', 'seed-row').attr('data-seed', seed);
+      const row = svg.append('g').attr('class', 'seed-row').attr('data-seed', seed).attr('data-mlp', String(mlp));
       const list = dots.map((d) => `${settingLabel(d.setting)} ${percent(d.accuracy)}`).join(t('list.join'));
       const lost = dots.filter((d) => collapsed.has(`${d.setting.key}/${seed}`));
       row
@@ -173,18 +187,18 @@ export class EvidenceChart {
       row
         .append('text')
         .attr('x', MARGIN.left - 8)
-        .attr('y', y(seed) + 4)
+        .attr('y', y() + 4)
         .attr('text-anchor', 'end')
         .attr('fill', UI.muted)
-        .text(t('evidence.seed', { seed }));
+        .text(t(mlp ? 'evidence.seedMlp' : 'evidence.seed', { seed }));
       const [min, max] = d3.extent(dots, (d) => d.accuracy);
       row
         .append('line')
         .attr('class', 'pair')
         .attr('x1', x(min))
         .attr('x2', x(max))
-        .attr('y1', y(seed))
-        .attr('y2', y(seed))
+        .attr('y1', y())
+        .attr('y2', y())
         .attr('stroke', UI.controlBorder)
         .attr('stroke-width', 2);
       for (const d of dots) {
@@ -194,34 +208,43 @@ export class EvidenceChart {
             .append('circle')
             .attr('class', 'collapsed-ring')
             .attr('cx', cx)
-            .attr('cy', y(seed))
+            .attr('cy', y())
             .attr('r', 8.5)
             .attr('fill', 'none')
             .attr('stroke', UI.ink)
             .attr('stroke-width', 1.2);
-        row
-          .append('circle')
-          .attr('class', 'dot')
-          .attr('data-setting', d.setting.key)
-          .attr('data-seed', seed)
-          .attr('data-accuracy', d.accuracy)
-          .attr('cx', cx)
-          .attr('cy', y(seed))
-          .attr('r', 5)
-          .attr('fill', settingColor(d.setting.numHeads))
-          .attr('stroke', UI.paper);
+        dot(
+          row
+            .append('circle')
+            .attr('class', 'dot')
+            .attr('data-setting', d.setting.key)
+            .attr('data-seed', seed)
+            .attr('data-accuracy', d.accuracy)
+            .attr('cx', cx)
+            .attr('cy', y())
+            .attr('r', 5),
+          d.setting,
+        );
       }
       if (lost.length)
         row
           .append('text')
           .attr('class', 'collapsed-label')
           .attr('x', WIDTH - MARGIN.right + 10)
-          .attr('y', y(seed) + 4)
+          .attr('y', y() + 4)
           .attr('fill', UI.ink)
           .text(t('evidence.collapsed'));
-    }
+    });
     const sentence = headline(summary) ?? '';
     this.summaryText.text(sentence ? t('evidence.summary', { headline: sentence }) : '');
-    svg.attr('aria-label', t('evidence.aria', { headline: sentence, seeds: seeds.length }));
+    svg.attr('aria-label', t('evidence.aria', { headline: sentence, seeds: blocks[0].seeds.length }));
   }
+}
+
+/** A setting's dot: filled in its hue, hollow (a ring in its hue) with an MLP. */
+function dot(circle, setting) {
+  const color = settingColor(setting.numHeads);
+  return setting.mlpHidden
+    ? circle.attr('fill', UI.paper).attr('stroke', color).attr('stroke-width', 2)
+    : circle.attr('fill', color).attr('stroke', UI.paper);
 }

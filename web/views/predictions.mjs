@@ -10,14 +10,16 @@
 import { el } from '../lib/dom.mjs';
 import { fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
-import { positionsOf, topTokens } from '../model/predictions.mjs';
+import { appendRefusal, positionsOf, topTokens } from '../model/predictions.mjs';
 import { NextTokenSteps } from './next-token-steps.mjs';
-import { topTokenList } from './top-tokens.mjs';
+import { pieceLabel, topTokenList } from './top-tokens.mjs';
 
 export class PredictionsView {
   #run = null; // { kind, logits, vocab, inputIds, tokens, maskId, pieces(ids), decode(ids), model }
   #temperature = 1;
   #steps;
+  /** Why the last click appended nothing: [key, params], or null. */
+  #refused = null;
 
   /**
    * @param {HTMLElement} root the .real-predictions element of the real-model section
@@ -36,10 +38,13 @@ export class PredictionsView {
       temperatureRow: $('.pred-temperature'),
       list: $('.pred-list'),
       action: $('#pred-action'),
+      note: $('.pred-note'),
+      caveat: $('.pred-caveat'),
     };
     this.#steps = new NextTokenSteps($('.next-steps'), { temperature: () => this.#temperature, text: hooks.text });
     this.el.temperature.addEventListener('input', () => {
       this.#temperature = Number(this.el.temperature.value);
+      this.#refused = null;
       this.#draw();
       this.#steps.redraw();
     });
@@ -52,6 +57,7 @@ export class PredictionsView {
    */
   show(run) {
     this.#run = run;
+    this.#refused = null;
     this.root.hidden = !run;
     if (run) this.#draw();
     this.#steps.show(run?.kind === 'decoder' ? run.model : null);
@@ -75,8 +81,14 @@ export class PredictionsView {
     e.title.textContent = t(decoder ? 'pred.next.title' : 'pred.mask.title');
     e.help.textContent = t(decoder ? 'pred.next.help' : 'pred.mask.help');
     e.temperatureRow.hidden = !decoder;
+    // A checkpoint whose predictions of the text were measured no better than chance (the notes above say how):
+    // its probabilities are no finding about the language, however confident.
+    e.caveat.hidden = !run.untrained;
+    e.caveat.textContent = run.untrained ? t('pred.caveat') : '';
     e.temperatureValue.textContent = fixed(this.#temperature, 1);
     e.action.textContent = t(decoder ? 'pred.next.append' : 'pred.mask.du');
+    e.note.hidden = !this.#refused;
+    e.note.textContent = this.#refused ? t(...this.#refused) : '';
     const temperature = decoder ? this.#temperature : 1;
     const rows = this.#rows();
     e.list.replaceChildren(
@@ -105,7 +117,16 @@ export class PredictionsView {
       const [best] = topTokens(row, 1, this.#temperature);
       const ids = Array.from(run.inputIds);
       const [before, after] = await Promise.all([run.decode(ids), run.decode([...ids, best.id])]);
-      this.hooks.append(after.slice(commonPrefix(before, after)));
+      const added = after.slice(commonPrefix(before, after));
+      // A token that adds nothing visible (a control character) or half a character is not appended silently:
+      // the note says what it is, its code shown.
+      const refusal = appendRefusal(added);
+      if (refusal) {
+        this.#refused = [`pred.next.refused.${refusal}`, { token: pieceLabel(run.pieces([best.id])[0]) }];
+        this.#draw();
+        return;
+      }
+      this.hooks.append(added);
     } else {
       this.hooks.mask();
     }

@@ -2,17 +2,15 @@
 // how the model's tokens stand for the sentence's characters (one numbering
 // with the designed heads, byte pieces, shared and unknown tokens), whether
 // the model was made for this language and whether its heads look anywhere
-// (a random checkpoint), and, for each designed head, the real heads closest
+// (a random checkpoint) or predict the text better than chance (measured, never
+// read off the size), and, for each designed head, the real heads closest
 // to it, or that none is; then which head best tells the six 毒 apart.
 // Every sentence here is written from the numbers.
 import { captionedTable, el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
 import { fixed } from '../lib/format.mjs';
 import { SENTENCE } from '../sentence.mjs';
-import { bestRoleShare, closestHeads, headEvenness, vocabularyFit } from '../model/real-article.mjs';
-
-/** Below this hidden size a checkpoint is a test model (the smallest trained ones, such as bert-tiny, have 128). */
-export const TRAINED_HIDDEN = 128;
+import { bestRoleShare, closestHeads, duTokens, headEvenness, vocabularyFit } from '../model/real-article.mjs';
 
 /** The notes on how the model reads the sentence: [{ kind, text }], each from the run's numbers. */
 export function articleNotes(run, text) {
@@ -20,11 +18,16 @@ export function articleNotes(run, text) {
   const say = (kind, params = {}) => notes.push({ kind, text: t(`real.article.${kind}`, params) });
   const map = run.article;
   const evenness = headEvenness(run);
+  // Trained or not is measured, never read off the size: near-uniform heads, else the model's own predictions of
+  // the text against chance (model/predictions.mjs, predictionFit), or that there is nothing to measure it with.
   if (evenness.nearUniform) say('random', { even: evenness.even, count: evenness.count });
-  // The smallest trained checkpoints people use (bert-tiny) have 128 hidden units; smaller ones are test models.
-  else if (run.hiddenSize < TRAINED_HIDDEN) say('tiny', { hidden: run.hiddenSize, layers: run.numLayers });
+  else if (!run.fit) say('unmeasured');
+  else say(run.fit.better ? 'predicts' : 'chance', fitParams(run.fit));
+  // SentencePiece's word-start mark, shown as the tokens hold it, is said once wherever it appears.
+  const wordStart = () => run.tokens?.some((token) => token.includes('▁')) && say('wordStart');
   if (!map) {
     say(String(text).replace(/\s/gu, '') === SENTENCE ? 'unread' : 'other', { sentence: SENTENCE });
+    wordStart();
     return notes;
   }
   say('numbering');
@@ -33,6 +36,7 @@ export function articleNotes(run, text) {
   if (fit.bytes) say('bytes', { n: fit.bytes, total: fit.total });
   if (fit.merged) say('merged', { n: fit.merged, total: fit.total });
   if (fit.unknown) say('unknown', { n: fit.unknown, total: fit.total });
+  wordStart();
   return notes;
 }
 
@@ -63,7 +67,7 @@ export class ArticleView {
     }
     const closest = closestHeads(run, run.article);
     const role = bestRoleShare(run, run.article);
-    parts.push(this.#closestTable(closest, run.causal), this.#roleLine(role));
+    parts.push(this.#closestTable(closest, run.causal), this.#roleLine(role, duTokens(run.article)));
     this.box.replaceChildren(...parts);
     return { closest, role };
   }
@@ -108,13 +112,17 @@ export class ArticleView {
     return captionedTable(t('real.closest.caption'), table);
   }
 
-  #roleLine(role) {
-    if (!role?.best) return el('p', { className: 'real-role-share', textContent: t('real.roleShare.none') });
+  // The question asked as the tokens allow: six 毒 of their own, or fewer when 毒蛇/毒死 are single tokens.
+  #roleLine(role, du) {
+    const lead = du.shared ? t('real.roleShare.leadShared', du) : t('real.roleShare.lead');
+    if (!role?.best)
+      return el('p', { className: 'real-role-share', textContent: `${lead} ${t('real.roleShare.none')}` });
     const { best, blind } = role;
     const p = el('p', { className: 'real-role-share' });
     p.dataset.share = String(best.share);
+    p.dataset.alone = String(du.alone);
     p.append(
-      t('real.roleShare.lead'),
+      lead,
       ' ',
       this.#headButton(best),
       ' ',
@@ -127,10 +135,31 @@ export class ArticleView {
   }
 }
 
+// A probability given by its log as "1 / n", n to two significant digits (never in exponent notation below 1e21).
+const oneIn = (logP) => `1 / ${Number(Math.exp(-logP).toPrecision(2))}`;
+
+/** A prediction measure's numbers as the notes write them. */
+export function fitParams(fit) {
+  return {
+    count: fit.count,
+    mean: fixed(fit.meanLogProb, 2),
+    chance: fixed(fit.chance, 2),
+    p: oneIn(fit.meanLogProb),
+    even: oneIn(fit.chance),
+  };
+}
+
 function noteItem({ kind, text }) {
   const li = el('li', { textContent: text });
   li.dataset.note = kind;
-  if (kind === 'random' || kind === 'tiny' || kind === 'foreign' || kind === 'other' || kind === 'unread')
+  if (
+    kind === 'random' ||
+    kind === 'chance' ||
+    kind === 'unmeasured' ||
+    kind === 'foreign' ||
+    kind === 'other' ||
+    kind === 'unread'
+  )
     li.className = 'warning';
   return li;
 }

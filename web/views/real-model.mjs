@@ -24,6 +24,7 @@ import {
   uniformScores,
 } from '../model/real-model-scores.mjs';
 import { articleMap, articleRecords } from '../model/real-article.mjs';
+import { predictionFit } from '../model/predictions.mjs';
 import { ArticleView } from './real-article.mjs';
 import { HeadTools } from './real-head-tools.mjs';
 import { ModelGrid, summaryItems } from './model-grid.mjs';
@@ -262,6 +263,17 @@ export class RealModelView {
       const ms = performance.now() - start;
       if (model !== this.#model) return; // another model was loaded meanwhile
       const maskId = model.specialTokens.mask?.id;
+      const { numLayers, numHeads, causal } = model.config;
+      // Whether the model's own predictions of the text beat chance (null: no output head to measure with).
+      const fit = hasLogits
+        ? predictionFit({
+            logits: result.logits,
+            vocab: model.config.vocabSize,
+            inputIds: result.inputIds,
+            special: result.special,
+            causal,
+          })
+        : null;
       this.#predictions.show(
         hasLogits && (kind === 'decoder' || maskId !== undefined)
           ? {
@@ -274,12 +286,19 @@ export class RealModelView {
               pieces: (ids) => model.pieces(ids),
               decode: (ids) => model.decode(ids),
               model,
+              // Measured no better than chance: the list is said to be no finding (views/predictions.mjs).
+              untrained: !fit?.better,
             }
           : null,
       );
-      const { numLayers, numHeads, causal } = model.config;
       // The tokens read against the article's sentence (null for another text): its numbers, roles and targets.
-      const article = articleMap(result.tokens, result.special, e.text.value);
+      // (A [MASK] on one of its characters keeps it the sentence: the mask token stands for what it hides.)
+      const article = articleMap(
+        result.tokens,
+        result.special,
+        e.text.value,
+        maskId === undefined ? null : model.specialTokens.mask.token,
+      );
       this.#run = {
         tokens: result.tokens,
         // Which tokens are special: the model's tokenizer says (never guessed from their text).
@@ -290,7 +309,7 @@ export class RealModelView {
         attention: result.attention,
         numLayers,
         numHeads,
-        hiddenSize: model.config.hiddenSize,
+        fit,
         query: result.query,
         key: result.key,
         numKVHeads: model.config.numKVHeads,

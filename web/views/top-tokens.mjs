@@ -6,13 +6,13 @@
 // generation's (views/next-token-steps.mjs) are these.
 import { el } from '../lib/dom.mjs';
 import { percent } from '../lib/format.mjs';
-import { topTokens } from '../model/predictions.mjs';
+import { escapeInvisible, topTokens } from '../model/predictions.mjs';
 
 /** How many tokens a list shows. */
 export const TOP = 8;
 
-/** A model's piece as the lists write it: a space as ␣. */
-export const pieceLabel = (piece) => piece.replace(/ /g, '␣');
+/** A model's piece as the lists write it: a space as ␣, a character with no glyph as its code (⟨U+000B⟩). */
+export const pieceLabel = (piece) => escapeInvisible(piece).replace(/ /g, '␣');
 
 /**
  * @param {Float32Array} row one position's logits

@@ -76,7 +76,9 @@ export class TrainView {
       seed: $('#train-seed'),
       heads: $('.train-heads'),
       headsCaption: $('.train-heads-caption'),
+      chartsHelp: $('.train-charts-help'),
     };
+    this.#writeChartsHelp();
     this.#data = buildData();
     this.#renderRules();
 
@@ -183,6 +185,7 @@ export class TrainView {
     this.#renderRules();
     this.charts.loss.relabel();
     this.charts.accuracy.relabel();
+    this.#writeChartsHelp(this.#progress ? [...new Set(this.#progress.runs.map((r) => r.setting))] : []);
     this.evidence.relabel();
     this.collapse.relabel();
     this.bridge.relabel();
@@ -330,11 +333,18 @@ export class TrainView {
       progress.steps,
       series((r) => r.accuracy),
     );
+    this.#writeChartsHelp(settings);
     this.#renderStatus(progress);
     this.el.runs.replaceChildren(runsTable(progress, settings));
     this.#renderText(progress);
     const { setting, seed } = this.el;
     this.learned.update(progress.runs.find((r) => r.setting.key === setting.value && r.seed === Number(seed.value)));
+  }
+
+  // What the curves' lines are: the dashed MLP lines named only when an MLP was trained.
+  #writeChartsHelp(settings = []) {
+    const mlp = settings.some((s) => s.mlpHidden > 0);
+    this.el.chartsHelp.textContent = t(mlp ? 'train.chartsHelp.mlp' : 'train.chartsHelp');
   }
 
   #renderStatus(progress) {

@@ -115,8 +115,21 @@ export class HeadSwitches {
     }
     table.append(body);
     const counts = ATTENTION_KINDS.map((k) => ({ kind: k, ...keptHeads(this.#masks[k]) }));
+    // Heads off in a group not on screen still go into the translation: said, not left unseen.
+    const elsewhere = counts.filter((c) => !kinds.includes(c.kind) && c.kept < c.all);
+    const warning = elsewhere.length
+      ? [
+          el('p', {
+            className: 'help warning mt-mask-elsewhere',
+            textContent: t('mt.heads.elsewhere', {
+              kinds: elsewhere.map((c) => t(`mt.kind.${c.kind}`)).join(t('list.join')),
+            }),
+          }),
+        ]
+      : [];
     this.el.mask.replaceChildren(
       table,
+      ...warning,
       el('p', {
         className: 'help',
         textContent: counts

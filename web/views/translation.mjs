@@ -24,11 +24,16 @@ import {
   specialFlags,
   topPieceChanges,
 } from '../model/translation.mjs';
+import { translationNotes } from '../model/translation-notes.mjs';
 import { HeadSwitches } from './translation-heads.mjs';
 import { TranslationAttention } from './translation-attention.mjs';
 
 const BEAMS = [1, 2, 4, 6];
 const MASK_KINDS = ['all', ...ATTENTION_KINDS];
+
+/** How many tokens a translation produced, the special ones (</s>) not counted. */
+const producedTokens = (specialTokens, outputIds) =>
+  specialFlags(specialTokens, outputIds.subarray(1)).filter((f) => !f).length;
 
 /** The pieces of a decoded sequence as text: ▁ is a space. */
 const joinPieces = (pieces) => pieces.join('').replaceAll('▁', ' ').trim();
@@ -59,6 +64,7 @@ export class TranslationView {
       output: $('.mt-output'),
       status: $('#mt-status'),
       candidates: $('.mt-candidates'),
+      notes: $('.mt-notes'),
       maskKind: $('#mt-mask-kind'),
       maskPreset: $('#mt-mask-preset'),
       maskRun: $('#mt-mask-run'),
@@ -70,6 +76,7 @@ export class TranslationView {
       grid: $('.mt-grid'),
       heatmap: $('.mt-heatmap'),
       du: $('.mt-du'),
+      shown: $('.mt-shown'),
     };
     const { el: e } = this;
     this.#heads = new HeadSwitches({ maskKind: e.maskKind, maskPreset: e.maskPreset, mask: e.mask });
@@ -132,6 +139,7 @@ export class TranslationView {
     this.#writeStatus();
     if (this.#shown) {
       this.#writeResult();
+      this.#writeNotes();
       this.#drawAttention();
     }
   }
@@ -145,7 +153,9 @@ export class TranslationView {
     const { el: e } = this;
     e.output.textContent = '';
     e.candidates.replaceChildren();
+    e.notes.replaceChildren();
     e.compare.textContent = '';
+    e.shown.textContent = '';
     this.#attention.clear();
     this.#status = null;
     e.status.textContent = '';
@@ -158,6 +168,9 @@ export class TranslationView {
 
   #drawAttention() {
     this.#attention.show(this.#shown, this.#model.specialTokens);
+    const masked = this.#shown !== this.#base;
+    this.el.shown.textContent = masked ? t('mt.shown.masked', this.#shown.kept) : t('mt.shown.all');
+    this.el.shown.classList.toggle('warning', masked);
   }
 
   /**
@@ -172,6 +185,7 @@ export class TranslationView {
     if (!run || model !== this.#model) return;
     this.#base = this.#shown = run;
     this.#writeResult();
+    this.#writeNotes();
     this.#drawAttention();
     this.root.dataset.ready = 'true';
   }
@@ -194,8 +208,9 @@ export class TranslationView {
         numReturnSequences: numBeams,
         returnAttention: true,
         ...(masks && { headMask: masks }),
+        // The full translation grows in the main output; one with heads off in the comparison.
         onToken: ({ tokens }) => {
-          if (model === this.#model) e.output.textContent = joinPieces(tokens.slice(1));
+          if (model === this.#model) (masks ? e.compare : e.output).textContent = joinPieces(tokens.slice(1));
         },
       });
       const ms = performance.now() - start;
@@ -210,16 +225,19 @@ export class TranslationView {
     }
   }
 
-  /** The translation, its score and its candidates; with heads off, the comparison with every head. */
+  /**
+   * The translation with every head, its score and its candidates (a run with heads off never replaces them: it
+   * is written in the comparison, and the maps below say which run they draw).
+   */
   #writeResult() {
-    const run = this.#shown;
+    const run = this.#base;
     const g = run.generated;
     const { el: e } = this;
     e.output.textContent = g.text ?? joinPieces(g.tokens.slice(1));
     this.#status = [
       'mt.done',
       {
-        tokens: g.outputIds.length - 1,
+        tokens: producedTokens(this.#model.specialTokens, g.outputIds),
         ms: fixed(run.ms, 0),
         score: fixed(g.score, 3),
         search: g.candidates.length > 1 ? t('mt.search.beam', { n: g.candidates.length }) : t('mt.search.greedy'),
@@ -235,6 +253,22 @@ export class TranslationView {
     );
   }
 
+  // What the page can say of the checkpoint (measured on the translation with every head), and the source's pieces.
+  #writeNotes() {
+    const notes = translationNotes(this.#base.generated);
+    const item = (kind, text) => {
+      const li = el('li', { textContent: text });
+      li.dataset.note = kind;
+      if (kind !== 'source') li.className = 'warning';
+      return li;
+    };
+    const pieces = notes.source.map((p) => `「${p}」`).join('');
+    this.el.notes.replaceChildren(
+      item(notes.kind, t(`mt.note.${notes.kind}`, notes)),
+      item('source', t('mt.note.source', { n: notes.source.length, pieces })),
+    );
+  }
+
   /** Translates again with the heads switched off, and compares with the translation with every head. */
   async #translateMasked() {
     const model = this.#model;
@@ -243,8 +277,10 @@ export class TranslationView {
     if (!this.#base || this.#base.text !== text) await this.translate(text);
     if (!this.#base || model !== this.#model) return;
     const masks = this.#heads.headMask();
+    const kept = this.#heads.kept();
     const run = await this.#generate(text, masks);
     if (!run || model !== this.#model) return;
+    run.kept = { kept: kept.reduce((n, k) => n + k.kept, 0), all: kept.reduce((n, k) => n + k.all, 0) };
     this.#shown = run;
     this.#writeResult();
     this.#drawAttention();
@@ -262,7 +298,9 @@ export class TranslationView {
     );
     const vocab = this.#model.config.vocabSize;
     const S = base.inputIds.length;
-    const special = specialFlags(this.#model.specialTokens, base.decoderInputIds);
+    // Row t of the cross-attention is the query that chose output token t + 1: a row is left out when the token
+    // it chose is special (</s>), so the rows are the tokens the status counts.
+    const special = specialFlags(this.#model.specialTokens, ids.subarray(1));
     const moved = topPieceChanges(
       crossWeights(base.attentions.cross, 'mean'),
       crossWeights(forced.attentions.cross, 'mean'),
@@ -270,10 +308,9 @@ export class TranslationView {
       special,
     );
     const all = this.#model.config;
-    const kept = this.#heads.kept();
     this.el.compare.textContent = t('mt.compare', {
-      kept: kept.reduce((n, k) => n + k.kept, 0),
-      all: kept.reduce((n, k) => n + k.all, 0),
+      kept: run.kept.kept,
+      all: run.kept.all,
       before: this.#base.generated.text ?? '',
       after: run.generated.text ?? '',
       same: run.generated.text === this.#base.generated.text ? t('mt.compare.same') : t('mt.compare.different'),

@@ -45,7 +45,7 @@ export default {
   'mode.decoder': 'Decoder',
   'mode.decoder.note': 'English, causal',
   'mode.cross': 'Cross',
-  'mode.cross.note': 'English → Chinese',
+  'mode.cross.note': 'zh → en: English looks at Chinese',
   'mode.free': 'Free',
   'mode.free.note': 'your sentence',
   'sharpness.label': 'Sharpness',
@@ -217,7 +217,11 @@ export default {
   'bridge.learnedLabel': 'Learned (the median two-head seed)',
   'train.legend': 'Settings',
   'train.chartsHelp':
-    'Thin lines: one per seed; thick: the mean of the seeds; dashed: with MLP. The table lists every number.',
+    'Thin lines: one per seed (faint when there are more than 20); thick: the mean of the seeds. The table lists ' +
+    'every number.',
+  'train.chartsHelp.mlp':
+    'Thin lines: one per seed (faint when there are more than 20); thick: the mean of the seeds; dashed: with MLP. ' +
+    'The table lists every number.',
   'train.showed': 'What the runs showed',
   'train.text.waiting': 'Press Train: the text is written from this page’s own runs when they finish.',
   'train.everyRun': 'Every run',

@@ -24,7 +24,7 @@ export default {
     code('tokenizer.json') +
     ' or ' +
     code('vocab.txt') +
-    '. BERT, RoBERTa, XLM-R, CamemBERT and GPT-2 models work, such as ' +
+    '. BERT, RoBERTa, XLM-R, CamemBERT, GPT-2, Llama, Qwen2 and Qwen3 models work, such as ' +
     code('bert-base-chinese') +
     ', ' +
     code('roberta-base') +
@@ -228,7 +228,7 @@ export default {
   'real.neuron.help':
     'The query vector q of one token and the key vector k of another in this head, as the model computes them ' +
     '(after its biases, norms and rotary positions), their product dimension by dimension, its sum q·k and the ' +
-    'score q·k/√dK. The model returns its weights, not its scores: the scores here are computed from its q and k, ' +
+    'score q·k/√d_k. The model returns its weights, not its scores: the scores here are computed from its q and k, ' +
     'and their softmax over the row is checked against the weight the model gave.',
   'neuron.score.real': 'score = q·k / √d_k = {dot} / √{dK} = {score}',
   'neuron.weight.real':
@@ -239,9 +239,9 @@ export default {
     'model’s special tokens are shown but carry none, and each 毒 carries its role (noun, verb, modifier).',
   'real.article.bytes': ({ n, total }) =>
     `${n} of the ${total} characters are cut into byte pieces: this tokenizer stores a character it has no token ` +
-    'for as the bytes of its UTF-8 code (3 for a Chinese character), one token per piece or a few, so “毒₁ 毒₂ 毒₃” ' +
-    'are three pieces of one character (the small number counts the piece, not the position), and its number ' +
-    'is the character’s.',
+    'for as the bytes of its UTF-8 code (3 for a Chinese character), one token per piece or a few, so “毒ᵃ 毒ᵇ 毒ᶜ” ' +
+    'are three pieces of one character (the small letter counts the piece), and the number after it is the ' +
+    'character’s position in the sentence.',
   'real.article.merged': ({ n, total }) =>
     `${n} of the ${total} characters share a token with another (such as 毒蛇 as one token): a relation inside one ` +
     'token (毒3 → 蛇4) is not a weight between two tokens, so no head can show it, and the scores below leave it out.',
@@ -255,10 +255,22 @@ export default {
     `${even} of the ${count} heads spread their weight almost evenly (each row keeps at least 97 % of an even ` +
     'row’s entropy): this looks like a random, untrained checkpoint (a test model), whose heads look nowhere in ' +
     'particular. Nothing here is evidence about trained heads; load a trained model for that.',
-  'real.article.tiny': ({ hidden, layers }) =>
-    `This model is test-sized (${hidden} hidden units, ${layers} ${layers === 1 ? 'layer' : 'layers'}; the ` +
-    'smallest trained models people use have 128): checkpoints this small are made for tests and their weights ' +
-    'are usually random, so its heads are no evidence about trained ones, however sharp they look.',
+  'real.article.predicts': ({ count, mean, chance, p, even }) =>
+    `Measured: this model predicts the text’s ${count} tokens with a mean log-probability of ${mean} (geometric ` +
+    `mean probability ${p}), against ${chance} for chance (1 / vocabulary = ${even}): clearly better than chance, ` +
+    'so its weights are trained and its heads are worth reading.',
+  'real.article.chance': ({ count, mean, chance, p, even }) =>
+    `Measured: this model predicts the text’s ${count} tokens with a mean log-probability of ${mean} (geometric ` +
+    `mean probability ${p}), no better than chance, ${chance} (1 / vocabulary = ${even}): either its weights are ` +
+    'random (a test model) or the text is unlike what it was trained on. Either way its heads here are no ' +
+    'evidence about trained ones.',
+  'real.article.unmeasured':
+    'This checkpoint has no output head (an encoder only), so the page cannot measure whether its predictions beat ' +
+    'chance, nor so whether its weights were trained: unless you know it was, its heads are no evidence about ' +
+    'trained ones.',
+  'real.article.wordStart':
+    'Some tokens begin with “▁”: the SentencePiece tokenizer’s mark for “a word starts here” (a space or the start ' +
+    'of the text), not part of the text.',
   'real.article.other':
     'The text is not the article’s sentence ({sentence}), so its labels (roles, dependency heads, long-distance ' +
     'links) do not apply and the comparison with the designed heads is left out.',
@@ -293,8 +305,11 @@ export default {
     `does best, and gives only ${share} of the weight its 毒 put on the other 毒 to the 毒 with the same role, ` +
     `against ${blind} for a head blind to roles: no head here tells them apart by role (not twice the blind share); ` +
     'looking at every 毒 alike is exactly what blurs them in the article.',
-  'real.roleShare.none':
-    'Which head tells the six 毒 apart? None looks at the other 毒 even as much as an even spread does.',
+  'real.roleShare.leadShared': ({ alone, shared }) =>
+    `Which head tells the 毒 apart? Only ${alone} of the six 毒 are tokens of their own here; ${shared} share a ` +
+    'token with a neighbour (such as 毒蛇 or 毒死), which counts as that 毒 below though the model reads the two ' +
+    'characters as one.',
+  'real.roleShare.none': 'None looks at the other 毒 even as much as an even spread does.',
   'real.articleScores.caption': 'The chosen head against the designed heads: its weight where each looks',
   'real.articleScores.roleShare': 'share of its 毒 → 毒 weight to the 毒 of the same role',
   'pred.next.title': 'Next token',
@@ -302,6 +317,17 @@ export default {
     "What the model predicts after the text, from its own logits: softmax(logits / temperature) of the last position. A higher temperature spreads the probability; the button appends the most probable token and runs the model again, so the heads below show the new token's attention over everything before it.",
   'pred.next.after': 'After “{token}”:',
   'pred.next.append': 'Append the most probable token',
+  'pred.next.refused.invisible':
+    'Not appended: the most probable token, {token}, is a character with no glyph (its code is written here). ' +
+    'Appended, the text box would look unchanged while the model reads it.',
+  'pred.next.refused.partial':
+    'Not appended: the most probable token, {token}, is a byte piece, part of a character, that decodes to no ' +
+    'character on its own (it would show as �).',
+  'pred.next.refused.empty': 'Not appended: the most probable token, {token}, adds no text when decoded.',
+  'pred.caveat':
+    'Note: this checkpoint’s predictions of the text were measured no better than chance, or could not be measured ' +
+    '(see the notes above). The probabilities below reflect its weights, not a finding about the language, however ' +
+    'confident they look.',
   'pred.mask.title': 'Fill the mask',
   'pred.mask.help':
     'A BERT trained to fill masks predicts each [MASK] of the text from both sides. Put [MASK] in the sentence (用毒[MASK]毒蛇…), or let the button mask a 毒.',

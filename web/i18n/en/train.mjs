@@ -36,7 +36,9 @@ export default {
   'tag.modifier': 'modifier',
   'tag.other': 'other',
 
-  'evidence.caption': 'Seed by seed: each seed’s held-out 毒 accuracy with 1 head and with 2 heads, joined by a line',
+  'evidence.caption':
+    'Seed by seed: each seed’s held-out 毒 accuracy with 1 head and with 2 heads, joined by a line (when the MLP ' +
+    'variants were trained, their rows follow, hollow dots)',
   'evidence.pending': 'Training: each seed’s pair is drawn here when the runs finish.',
   'evidence.stopped': 'Stopped before the end: no pairs to draw. Train again to finish the runs.',
   'evidence.empty': 'The evidence seed by seed: {text}',
@@ -44,6 +46,7 @@ export default {
   'evidence.ceiling': 'the better neighbour alone: {value}',
   'evidence.x': 'held-out 毒 accuracy',
   'evidence.seed': 'seed {seed}',
+  'evidence.seedMlp': 'seed {seed} + MLP',
   'evidence.row': 'seed {seed}: {list}',
   'evidence.rowCollapsed': '; with {setting} the heads did not divide the neighbours',
   'evidence.collapsed': 'heads not divided',
@@ -180,6 +183,9 @@ export default {
     `but it was not behind two heads: they scored higher in only ${wins} of ${plural(n, 'seed')} and lower in ${losses}`,
   'text.claim':
     'The claim “单头注意力不是不行，而是不够好” (one head can do it, just not as well), against this run: {worked}, {behind}.',
+  'text.claimMlp':
+    'With an MLP after attention, against the same claim: {worked}, {behind}; the per-seed median gap went from ' +
+    '{before} without the MLP to {after} with it: it {change}.',
   'text.headline': ({ lead, one, two, oneValue, twoValue }) =>
     `${lead}; median held-out 毒 accuracy ${twoValue} with ${two}, ${oneValue} with ${one}`,
 };

@@ -5,20 +5,32 @@ const code = (text) => `<span translate="no">${text}</span>`;
 export default {
   'mt.title': 'Real translation',
   'mt.explain':
-    '<strong>This is a real translation model, not an illustration.</strong> The model you loaded (a MarianMT ' +
-    'encoder-decoder such as ' +
+    'The translation model you loaded (a MarianMT encoder-decoder such as ' +
     code('Helsinki-NLP/opus-mt-zh-en') +
     ') translates the sentence in this page, ' +
     'in the engine, with the same search as Hugging Face transformers’ <code>generate()</code>. The English appears ' +
     'token by token. Below: where each English token looks among the Chinese pieces (cross-attention), the ' +
     'encoder’s self-attention and the decoder’s masked self-attention of the same run, and the same sentence ' +
-    'translated again with heads switched off.',
+    'translated again with heads switched off. Whether this model was trained is not assumed: see the notes ' +
+    'after a translation.',
+  'mt.note.random': ({ even, count }) =>
+    `${even} of the ${count} heads of the encoder’s and decoder’s self-attention spread their weight almost evenly ` +
+    '(each row keeps at least 97 % of an even row’s entropy): this looks like a random, untrained checkpoint (a ' +
+    'test model), whose heads look nowhere in particular. Nothing here, the scores with heads off included, is ' +
+    'evidence about trained heads.',
+  'mt.note.unmeasured':
+    'The page does not measure whether this checkpoint was trained: a translation always scores better than chance ' +
+    '(the model chose its own tokens), so its score cannot tell. The results below are evidence about trained ' +
+    'heads only if you know the model is trained (such as ' +
+    code('Helsinki-NLP/opus-mt-zh-en') +
+    '); with a random test checkpoint they only show the method.',
+  'mt.note.source': 'The source as the encoder read it: {n} pieces {pieces} (“▁” marks the start of a word).',
   'mt.beams': 'Search',
   'mt.beams.greedy': 'greedy (1 beam)',
   'mt.beams.n': 'beam search, {n} beams',
   'mt.translate': 'Translate',
   'mt.translating': 'Translating ({beams} beams)…',
-  'mt.done': '{tokens} tokens in {ms} ms, {search}; score {score}.',
+  'mt.done': '{tokens} tokens (special ones such as the end token not counted) in {ms} ms, {search}; score {score}.',
   'mt.search.greedy': 'greedy search (score: the sum of the chosen tokens’ log-probabilities)',
   'mt.search.beam': 'beam search over {n} beams (score: transformers’ length-penalized log-probability)',
   'mt.candidate': 'Beam {i}: “{text}” (score {score})',
@@ -38,13 +50,18 @@ export default {
   'mt.preset.all': 'every head',
   'mt.preset.only': 'head {head} of every layer only',
   'mt.kind.all': 'every kind of attention',
-  'mt.kind.cross': 'cross-attention (English → Chinese)',
+  'mt.kind.cross': 'cross-attention (English tokens looking at the Chinese)',
   'mt.kind.encoder': 'encoder self-attention (Chinese)',
   'mt.kind.decoder': 'decoder masked self-attention (English)',
   'mt.compare':
     'With {kept} of {all} heads: “{after}” — {same} “{before}” with every head. The translation with every head ' +
     'has log-probability {logpAll} with every head and {logp} with these heads; {moved} of its {words} tokens ' +
     'look mostly at another Chinese piece now (cross-attention averaged over the heads).',
+  'mt.shown.all': 'The maps below are of the translation with every head (the one above).',
+  'mt.shown.masked':
+    'The maps below are of the translation with heads switched off ({kept} of {all} heads kept), not of the ' +
+    'one above with every head; translate again to go back to every head.',
+  'mt.heads.elsewhere': 'Note: heads are off in {kinds} too, not shown here; they are off in the translation as well.',
   'mt.compare.same': 'the same as',
   'mt.compare.different': 'not',
   'mt.heads.caveat':

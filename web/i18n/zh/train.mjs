@@ -28,7 +28,8 @@ export default {
   'tag.modifier': '修饰语',
   'tag.other': '其他',
 
-  'evidence.caption': '逐个种子：每个种子用 1 个头和用 2 个头的留出集“毒”准确率，连成一条线',
+  'evidence.caption':
+    '逐个种子：每个种子用 1 个头和用 2 个头的留出集“毒”准确率，连成一条线（训练了加 MLP 的一组时，它的各行在下面，空心点）',
   'evidence.pending': '训练中：运行结束后，这里按种子画出每一对结果。',
   'evidence.stopped': '没跑完就停止了：没有可画的配对。再训练一次，让运行跑完。',
   'evidence.empty': '逐个种子的证据：{text}',
@@ -36,6 +37,7 @@ export default {
   'evidence.ceiling': '只看较好一侧的邻居：{value}',
   'evidence.x': '留出集“毒”准确率',
   'evidence.seed': '种子 {seed}',
+  'evidence.seedMlp': '种子 {seed} + MLP',
   'evidence.row': '种子 {seed}：{list}',
   'evidence.rowCollapsed': '；{setting} 的头没有分开去看两个邻居',
   'evidence.collapsed': '头没有分工',
@@ -167,6 +169,8 @@ export default {
   'text.notBehind': ({ wins, losses, n }) =>
     `但它并不比两个头差：${n} 个种子中两个头只有 ${wins} 个更高，${losses} 个更低`,
   'text.claim': '“单头注意力不是不行，而是不够好”这一说法，对照本次运行：{worked}，{behind}。',
+  'text.claimMlp':
+    '加 MLP 的那一组，对照同一说法：{worked}，{behind}；每个种子上的差距中位数从不加 MLP 的 {before} 变为加 MLP 的 {after}，差距{change}。',
   'text.headline': ({ lead, one, two, oneValue, twoValue }) =>
     `${lead}；留出集“毒”准确率的中位数：${two} ${twoValue}，${one} ${oneValue}`,
 };

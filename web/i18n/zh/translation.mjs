@@ -5,7 +5,9 @@ const code = (text) => `<span translate="no">${text}</span>`;
 export default {
   'mt.title': '真实翻译',
   'mt.explain':
-    '<strong>这是一个真实的翻译模型，不是示意。</strong>你加载的模型（MarianMT 编码器-解码器，例如 ' +
+    '你加载的翻译模型（' +
+    code('MarianMT') +
+    ' 编码器-解码器，例如 ' +
     code('Helsinki-NLP/opus-mt-zh-en') +
     '）在本页的引擎里翻译这句话，搜索方法与 Hugging Face ' +
     '' +
@@ -13,13 +15,23 @@ export default {
     ' 的 ' +
     code('generate()') +
     ' 相同，英文逐个词元出现。下面是：每个英文词元在中文片段中看向哪里' +
-    '（交叉注意力）、同一次运行的编码器自注意力与解码器掩码自注意力，以及关掉一些头之后重新翻译的结果。',
+    '（交叉注意力）、同一次运行的编码器自注意力与解码器掩码自注意力，以及关掉一些头之后重新翻译的结果。' +
+    '这个模型是否训练过，页面不作假定：翻译之后见下面的说明。',
+  'mt.note.random': ({ even, count }) =>
+    `编码器与解码器自注意力的 ${count} 个头中有 ${even} 个几乎平均分配权重（每一行至少保留平均分配时 97 % 的熵）：` +
+    '这看起来是随机的、未训练的检查点（测试模型），它的头并不看向特定的地方。这里的结果（包括关掉头之后的分数）都不是关于训练好的头的证据。',
+  'mt.note.unmeasured':
+    '本页没有测量这个检查点是否训练过：译文的得分总是好于随机猜测（词元是模型自己选出来的），所以得分说明不了这一点。' +
+    '只有当你确知它是训练好的模型（例如 ' +
+    code('Helsinki-NLP/opus-mt-zh-en') +
+    '）时，下面的结果才是关于训练好的头的证据；对测试用的随机检查点，它们只是演示方法。',
+  'mt.note.source': '编码器读到的源句：{n} 个片段 {pieces}（“▁”标记一个词的开头）。',
   'mt.beams': '搜索',
   'mt.beams.greedy': '贪心（1 束）',
   'mt.beams.n': '束搜索，{n} 束',
   'mt.translate': '翻译',
   'mt.translating': '正在翻译（{beams} 束）……',
-  'mt.done': '{tokens} 个词元，用时 {ms} 毫秒，{search}；得分 {score}。',
+  'mt.done': '{tokens} 个词元（不算结束符等特殊词元），用时 {ms} 毫秒，{search}；得分 {score}。',
   'mt.search.greedy': '贪心搜索（得分：所选词元的对数概率之和）',
   'mt.search.beam': '{n} 束的束搜索（得分：按长度惩罚后的对数概率）',
   'mt.candidate': '第 {i} 束：“{text}”（得分 {score}）',
@@ -40,13 +52,17 @@ export default {
   'mt.preset.all': '全部头',
   'mt.preset.only': '每层只留第 {head} 个头',
   'mt.kind.all': '所有种类的注意力',
-  'mt.kind.cross': '交叉注意力（英文 → 中文）',
+  'mt.kind.cross': '交叉注意力（英文词元看中文片段）',
   'mt.kind.encoder': '编码器自注意力（中文）',
   'mt.kind.decoder': '解码器掩码自注意力（英文）',
   'mt.compare':
     '保留 {kept} / {all} 个头时：“{after}”——与全部头时的“{before}”{same}。全部头得到的那句译文，在全部头下的对数概率为 {logpAll}，' +
     '在这些头下为 {logp}；它的 {words} 个词元中有 {moved} 个现在主要看向另一个中文片段（交叉注意力按头平均）。',
   'mt.compare.same': '相同',
+  'mt.shown.all': '下面的注意力图来自全部头的翻译（上面那一句）。',
+  'mt.shown.masked':
+    '下面的注意力图来自关掉头之后的翻译（保留 {kept} / {all} 个头），不是上面全部头的那一句；再按“翻译”回到全部头。',
+  'mt.heads.elsewhere': '注意：你没在看的{kinds}也关掉了头，翻译时一并关掉。',
   'mt.compare.different': '不同',
   'mt.heads.caveat':
     '<strong>这能说明什么，不能说明什么。</strong>在用全部头训练好的模型上关掉一些头，并不等于训练一个只有一个头的模型：' +

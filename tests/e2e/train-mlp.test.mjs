@@ -1,0 +1,81 @@
+// "Train it yourself" with "加 MLP" in headless Chromium: the page's own MLP
+// run is part of the evidence. The paired dot plot gives the MLP pairs a
+// block of rows of their own (seed N + MLP, hollow dots) with Node's
+// accuracies, the closing verdict gives the MLP pair beside the plain one
+// (Node's describeResults of the same experiment), and the curves' help names
+// the dashed MLP lines only once an MLP was trained; before, it does not.
+import { startServer } from '../../web/server.mjs';
+import { createAttention } from '../../src/js/node.mjs';
+import { buildData } from '../../web/model/train-data.mjs';
+import { settingsFor } from '../../web/model/train-options.mjs';
+import { runExperiment } from '../../web/model/train-runner.mjs';
+import { summarize } from '../../web/model/train-stats.mjs';
+import { describeResults } from '../../web/model/train-text.mjs';
+import { setLanguage } from '../../web/lib/i18n.mjs';
+import { launchChromium, openPage } from './chromium.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
+
+let browser, server, url, engine;
+beforeAll(async () => {
+  [browser, engine] = await Promise.all([
+    launchChromium(),
+    createAttention({ ...pageEngineOptions(), training: true }),
+  ]);
+  server = await startServer({ port: 0, isolate: true });
+  url = `http://127.0.0.1:${server.address().port}/`;
+  setLanguage('en');
+}, 60_000);
+afterAll(async () => {
+  engine?.dispose();
+  await browser?.close();
+  if (server) await new Promise((r) => server.close(r));
+});
+
+test('with the MLP: its pairs in the dot plot and the verdict, Node’s numbers; the dashed lines named only then', async () => {
+  const { page, problems } = await openPage(browser.context, url);
+  await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+  await page.waitForSelector('#train-start:not([disabled])');
+  expect(await page.textContent('.train-charts-help')).not.toMatch(/MLP/);
+  await page.fill('#train-seeds', '2');
+  await page.selectOption('#train-steps', '500');
+  await page.check('#train-mlp');
+  await page.locator('#train-start').scrollIntoViewIfNeeded();
+  await page.click('#train-start');
+  await page.waitForFunction(() => document.querySelector('#train-status').textContent.startsWith('Done'), null, {
+    timeout: 240_000,
+  });
+  expect(await page.textContent('.train-charts-help')).toContain('dashed: with MLP');
+
+  const data = buildData();
+  const want = await runExperiment(engine, { settings: settingsFor({ mlp: true }), seeds: 2, steps: 500, data });
+  const summary = summarize(want);
+  // The dot plot: the plain rows, then the MLP's, every dot a run's final accuracy exactly.
+  const rows = await page.$$eval('.train-evidence .seed-row', (gs) =>
+    gs.map((g) => [g.dataset.seed, g.dataset.mlp, g.querySelector('text').textContent]),
+  );
+  expect(rows).toEqual([
+    ['1', 'false', 'seed 1'],
+    ['2', 'false', 'seed 2'],
+    ['1', 'true', 'seed 1 + MLP'],
+    ['2', 'true', 'seed 2 + MLP'],
+  ]);
+  const dots = await page.$$eval('.train-evidence circle.dot', (cs) =>
+    cs.map((c) => [c.dataset.setting, Number(c.dataset.seed), Number(c.dataset.accuracy)]),
+  );
+  const expected = want.runs
+    .filter((r) => r.setting.numHeads <= 2)
+    .map((r) => [r.setting.key, r.seed, r.finalAccuracy]);
+  expect([...dots].sort()).toEqual([...expected].sort());
+  // The verdict: Node's paragraphs, the last the MLP pair's.
+  const text = describeResults(summary, {
+    steps: 500,
+    testSentences: data.test.length,
+    testDu: data.testDu.length,
+    neighbours: data.neighbours,
+  });
+  const shown = await page.$$eval('.train-text p', (ps) => ps.map((p) => p.textContent));
+  expect(shown).toEqual(text);
+  expect(shown.at(-1)).toMatch(/^With an MLP after attention, against the same claim: /);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 300_000);
