@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Writes tests/fixtures/gguf/: GGUF files of the tiny decoder checkpoints
+(tests/fixtures/models/hf-llama, hf-qwen2, hf-qwen3) and the references the
+GGUF tests hold the loader to, every one made by independent code:
+
+  dequantize.json   random blocks of each ggml type the loader reads, and
+                    their values by gguf-py's own numpy dequantizer
+                    (gguf.quants.dequantize), float32 bit patterns;
+  {model}-{type}.gguf
+                    written by llama.cpp's own converter (convert_hf_to_gguf.py,
+                    Debian's llama.cpp-tools / python3-gguf) at f32, f16 and
+                    q8_0, then q4_0 by llama-quantize from the f32 file;
+  {model}-{type}.json
+                    transformers' from_pretrained(folder, gguf_file=...)
+                    (transformers dequantizes with gguf-py: the float model the
+                    file stands for) in float64 with eager attention: logits
+                    and attention of the sentence's ids; and llama.cpp's own
+                    greedy continuation (llama-server, temperature 0) of a few
+                    id prompts.
+
+Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh made with
+EXTRA_PACKAGES="llama.cpp llama.cpp-tools python3-gguf python3-accelerate
+python3-protobuf", from the repository:
+
+    bash tests/tools/make-hf-chroot.sh --run --bind "$PWD" -- \\
+        python3 "$PWD/tests/tools/make_gguf_fixtures.py"
+
+Debian's gguf-py carries no package metadata, so transformers' version check
+(importlib.metadata.version("gguf")) reads 'N/A' and refuses it: this script
+gives that one lookup the version gguf-py's own source declares (read from
+its pyproject.toml / package metadata where present, else the version of
+Debian's package), nothing else is patched.
+"""
+import base64
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+OUT = os.path.join(ROOT, "tests", "fixtures", "gguf")
+MODELS = os.path.join(ROOT, "tests", "fixtures", "models")
+
+import gguf  # noqa: E402  (Debian's python3-gguf: gguf-py of llama.cpp)
+from gguf import GGMLQuantizationType as Q  # noqa: E402
+
+
+def b64(array):
+    return base64.b64encode(np.ascontiguousarray(array).tobytes()).decode("ascii")
+
+
+def halves(rng, n):
+    """n finite float16 values, as bytes: random ones over a wide range, with zeros, a subnormal and the largest."""
+    values = (rng.uniform(-1, 1, n) * 2.0 ** rng.integers(-20, 8, n)).astype(np.float16)
+    special = np.array([0.0, -0.0, 6e-8, 65504.0, -3.0e-5], dtype=np.float16)
+    values[: min(n, len(special))] = special[: min(n, len(special))]
+    return values
+
+
+# Byte offsets of each block's float16 fields (ggml-common.h's block structs).
+HALF_FIELDS = {Q.Q4_0: [0], Q.Q5_0: [0], Q.Q8_0: [0], Q.Q4_K: [0, 2], Q.Q5_K: [0, 2], Q.Q6_K: [208]}
+
+
+def dequantize_fixture():
+    rng = np.random.default_rng(39)
+    out = {"source": f"gguf-py (Debian python3-gguf) gguf.quants.dequantize on random blocks, numpy {np.__version__}"}
+    for qtype in [Q.F32, Q.F16, Q.BF16, Q.Q8_0, Q.Q4_0, Q.Q5_0, Q.Q4_K, Q.Q5_K, Q.Q6_K]:
+        block_elements, block_bytes = gguf.GGML_QUANT_SIZES[qtype]
+        blocks = 64 if block_elements == 1 else 8
+        if qtype == Q.F32:
+            raw = rng.standard_normal(blocks).astype(np.float32).view(np.uint8)
+        elif qtype == Q.F16:
+            raw = halves(rng, blocks).view(np.uint8)
+        elif qtype == Q.BF16:
+            raw = (rng.standard_normal(blocks).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16).view(np.uint8)
+        else:
+            raw = rng.integers(0, 256, size=(blocks, block_bytes), dtype=np.uint8)
+            for at in HALF_FIELDS[qtype]:
+                raw[:, at:at + 2] = halves(rng, blocks).view(np.uint8).reshape(blocks, 2)
+        raw = raw.reshape(blocks, block_bytes)
+        values = gguf.quants.dequantize(raw, qtype).astype(np.float32).reshape(-1)
+        assert values.size == blocks * block_elements
+        out[qtype.name] = {"elements": int(values.size), "raw": b64(raw), "values": b64(values)}
+    with open(os.path.join(OUT, "dequantize.json"), "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+
+
+CONVERTER = "/usr/share/doc/llama.cpp-tools/scripts/convert_hf_to_gguf.py"
+# The tiny fixtures' vocabularies were trained here, so the converter's table of known tokenizers (a hash
+# of how each tokenizes its test text) cannot recognize them; told which pre-tokenizer their tokenizer.json
+# declares (the Qwen2 regex, and tokenizer.json says so: checked below), it writes them as it writes Qwen's.
+QWEN2_REGEX = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
+               r"\s*[\r\n]+|\s+(?!\S)|\s+")
+CONVERT = """
+import runpy, sys
+sys.argv = sys.argv[1:]
+pre = sys.argv.pop()
+sys.path.insert(1, '/usr/share/llama.cpp/llama.cpp-tools')
+from conversion import base
+known = base.TextModel.get_vocab_base_pre
+def get_vocab_base_pre(self, tokenizer):
+    try:
+        return known(self, tokenizer)
+    except NotImplementedError:
+        if pre == 'none':
+            raise
+        return pre
+base.TextModel.get_vocab_base_pre = get_vocab_base_pre
+runpy.run_path(sys.argv[0], run_name='__main__')
+"""
+MODELS_READ = ["llama", "qwen2", "qwen3"]
+TYPES = ["f32", "f16", "bf16", "q8_0"]  # the converter's own outtypes
+QUANTIZED = ["q4_0", "q5_0"]  # llama-quantize's, from the f32 file (K-quants need rows of 256: not these shapes)
+
+
+def convert(model):
+    folder = os.path.join(MODELS, f"hf-{model}")
+    with open(os.path.join(folder, "tokenizer.json")) as f:
+        pre = json.load(f)["pre_tokenizer"]
+    regexes = [p.get("pattern", {}).get("Regex") for p in pre.get("pretokenizers", [])] if pre else []
+    hint = "qwen2" if QWEN2_REGEX in regexes else "none"
+    files = []
+    for outtype in TYPES:
+        out = os.path.join(OUT, f"{model}-{outtype}.gguf")
+        subprocess.run([sys.executable, "-c", CONVERT, CONVERTER, folder, "--outtype", outtype, "--outfile", out, hint],
+                       check=True, capture_output=True)
+        files.append(out)
+    for qtype in QUANTIZED:
+        out = os.path.join(OUT, f"{model}-{qtype}.gguf")
+        subprocess.run(["llama-quantize", os.path.join(OUT, f"{model}-f32.gguf"), out, qtype.upper(), "1"],
+                       check=True, capture_output=True)
+        files.append(out)
+    return files
+
+
+def transformers_reference(model, file, input_ids):
+    """transformers' own reading of the GGUF file: its dequantized float model in float64, eager attention."""
+    import importlib.metadata
+    # Debian's gguf-py is missing from importlib's package→distribution map, so transformers falls back to
+    # gguf.__version__, which gguf-py does not define, reads 'N/A' and refuses the package: given here the
+    # version of the installed distribution (gguf-0.19.0.dist-info), transformers' check passes as it would
+    # with a pip install. Nothing else of transformers or gguf-py is changed.
+    gguf.__version__ = importlib.metadata.version("gguf")
+    import torch
+    import transformers
+    from transformers import AutoModelForCausalLM
+    transformers.logging.set_verbosity_error()
+    from transformers import AutoConfig
+    config = AutoConfig.from_pretrained(OUT, gguf_file=os.path.basename(file))
+    fixed = ""
+    if model == "qwen3":
+        # transformers' GGUF table for qwen3 (integrations/ggml.py) maps no attention.key_length (its qwen3_moe
+        # does), so the config takes Qwen3's default head_dim, 128 (right for every released Qwen3, not for
+        # these tiny ones): the file's own key_length, read with gguf-py, is given instead.
+        field = gguf.GGUFReader(file).get_field("qwen3.attention.key_length")
+        config.head_dim = int(field.contents())
+        fixed = f"; head_dim {config.head_dim} from qwen3.attention.key_length (transformers' table omits it)"
+    net = AutoModelForCausalLM.from_pretrained(OUT, gguf_file=os.path.basename(file), config=config,
+                                               dtype=torch.float64, attn_implementation="eager")
+    net.eval()
+    with torch.no_grad():
+        out = net(torch.tensor([input_ids]), output_attentions=True)
+    logits = out.logits[0].numpy()
+    attention = np.stack([a[0].numpy() for a in out.attentions])  # [layers, heads, L, L]
+    return {
+        "transformers": f"transformers {transformers.__version__} from_pretrained(gguf_file=...) on torch "
+                        f"{torch.__version__}, float64, eager attention; gguf-py {gguf.__version__}{fixed}",
+        "logits": [float(f"{v:.9g}") for v in logits.reshape(-1)],
+        "attention": [float(f"{v:.7g}") for v in attention.reshape(-1)],
+        "attentionShape": list(attention.shape),
+    }
+
+
+def llama_cpp_greedy(file, prompts, new_tokens):
+    """llama.cpp's own greedy continuation of each id prompt: llama-server, temperature 0, one thread; it stops
+    at the end-of-sequence token as generate() does (ignore_eos would bias that token away instead)."""
+    import socket
+    import time
+    import urllib.request
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(["llama-server", "-m", file, "--port", str(port), "-t", "1", "-c", "64", "-np", "1",
+                               "--no-warmup"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(url + "/health") as r:
+                    if r.status == 200:
+                        break
+            except Exception:
+                time.sleep(0.1)
+        out = []
+        for prompt in prompts:
+            body = json.dumps({"prompt": prompt, "n_predict": new_tokens, "temperature": 0, "cache_prompt": False,
+                               "return_tokens": True, "n_probs": 8}).encode()
+            request = urllib.request.Request(url + "/completion", body, {"Content-Type": "application/json"})
+            with urllib.request.urlopen(request) as r:
+                answer = json.load(r)
+            probs = answer.get("completion_probabilities", [])
+            out.append({"prompt": prompt, "ids": answer["tokens"],
+                        # The 8 most likely tokens of each step and their log-probabilities (how close a tie was).
+                        "top": [[[p["id"], round(p["logprob"], 6)] for p in step["top_logprobs"]]
+                                 for step in probs]})
+        return out
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def references(model, files):
+    with open(os.path.join(MODELS, f"hf-{model}", "reference.json")) as f:
+        ref = json.load(f)
+    sentence = ref["cases"][0]["inputIds"]
+    prompts = [sentence[:8], ref["generate"][0]["inputIds"], [5, 17, 42, 99, 160, 200]]
+    for file in files:
+        out = {"model": model, "file": os.path.basename(file), "inputIds": sentence}
+        out.update(transformers_reference(model, file, sentence))
+        out["llamaCpp"] = {"source": "llama.cpp (Debian llama.cpp-tools) llama-server, temperature 0, 1 thread",
+                           "greedy": llama_cpp_greedy(file, prompts, 12)}
+        with open(file[:-len(".gguf")] + ".json", "w") as f:
+            json.dump(out, f)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    os.makedirs(OUT, exist_ok=True)
+    dequantize_fixture()
+    for model in MODELS_READ:
+        files = [os.path.join(OUT, f"{model}-{t}.gguf") for t in TYPES + QUANTIZED]
+        if "--references-only" not in sys.argv:
+            files = convert(model)
+        references(model, files)
