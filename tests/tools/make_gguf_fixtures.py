@@ -228,6 +228,43 @@ def references(model, files):
             f.write("\n")
 
 
+def k_quant_model():
+    """llama-k-q4_k_m.gguf: K-quants need rows of 256, so a Llama a little wider than hf-llama (hidden 256,
+    4 heads of 64, 1 layer; hf-llama's tokenizer), its parameters drawn from a seeded generator, saved by
+    save_pretrained, converted to F32 by the converter and quantized by llama-quantize as Q4_K_M (which
+    holds Q4_K and Q6_K tensors). Only the quantized file is kept."""
+    import shutil
+    import tempfile
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+    with open(os.path.join(MODELS, "hf-llama", "config.json")) as f:
+        base = json.load(f)
+    config = LlamaConfig(vocab_size=base["vocab_size"], hidden_size=256, intermediate_size=256, num_hidden_layers=1,
+                         num_attention_heads=4, num_key_value_heads=2, head_dim=64, max_position_embeddings=64,
+                         rms_norm_eps=1e-5, bos_token_id=base["bos_token_id"], eos_token_id=base["eos_token_id"],
+                         tie_word_embeddings=False, rope_theta=10000.0)
+    torch.manual_seed(39)
+    net = LlamaForCausalLM(config)
+    generator = torch.Generator().manual_seed(39)
+    with torch.no_grad():
+        for name, p in net.named_parameters():
+            if name.endswith("norm.weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=generator))
+            else:
+                p.copy_(torch.randn(p.shape, generator=generator) * (0.5 if "embed" in name else 0.08))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = os.path.join(tmp, "llama-k")
+        net.save_pretrained(folder)
+        for name in ["tokenizer.json", "tokenizer_config.json"]:
+            shutil.copy(os.path.join(MODELS, "hf-llama", name), folder)
+        f32 = os.path.join(tmp, "llama-k-f32.gguf")
+        subprocess.run([sys.executable, "-c", CONVERT, CONVERTER, folder, "--outtype", "f32", "--outfile", f32, "none"],
+                       check=True, capture_output=True)
+        out = os.path.join(OUT, "llama-k-q4_k_m.gguf")
+        subprocess.run(["llama-quantize", f32, out, "Q4_K_M", "1"], check=True, capture_output=True)
+    return out
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     dequantize_fixture()
@@ -236,3 +273,5 @@ if __name__ == "__main__":
         if "--references-only" not in sys.argv:
             files = convert(model)
         references(model, files)
+    references("llama", [os.path.join(OUT, "llama-k-q4_k_m.gguf") if "--references-only" in sys.argv
+                         else k_quant_model()])
