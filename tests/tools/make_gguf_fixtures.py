@@ -228,6 +228,39 @@ def references(model, files):
             f.write("\n")
 
 
+TEXTS = [
+    "用毒毒毒蛇，毒蛇会不会被毒毒死",
+    "毒蛇咬人，人用毒药毒蛇。蛇会不会被毒死？没人知道。",
+    "We poison the snake. Is the snake poisoned by the poison? Nobody knows, and it isn't ours to say.",
+    "Emoji: 🐍☠️👩‍🔬 and 🇨🇳!",
+    "Digits 0 1 12 123 1234 3.14159 and 2026-12-05",
+    "  spaces   inside\tand\nnew lines  \n\n end  ",
+    "<|im_start|>user\nhello<|im_end|>",
+]
+
+
+def tokenizer_reference():
+    """tokenizer.json: transformers' tokenizer of each GGUF file's metadata (AutoTokenizer.from_pretrained(folder,
+    gguf_file=...), its GGUF conversion) on TEXTS: the ids of encode() (with its special tokens) and their text."""
+    import importlib.metadata
+    gguf.__version__ = importlib.metadata.version("gguf")
+    import transformers
+    from transformers import AutoTokenizer
+    transformers.logging.set_verbosity_error()
+    out = {"source": f"transformers {transformers.__version__} AutoTokenizer.from_pretrained(gguf_file=...)",
+           "texts": TEXTS, "files": {}}
+    for name in ["qwen2-f32.gguf", "qwen3-f32.gguf"]:
+        tok = AutoTokenizer.from_pretrained(OUT, gguf_file=name)
+        out["files"][name] = {
+            "class": type(tok).__name__,
+            "special": {k: v for k, v in tok.special_tokens_map.items() if isinstance(v, str)},
+            "cases": [{"ids": tok(t)["input_ids"], "decoded": tok.decode(tok(t)["input_ids"])} for t in TEXTS],
+        }
+    with open(os.path.join(OUT, "tokenizer.json"), "w") as f:
+        json.dump(out, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+
+
 def k_quant_model():
     """llama-k-q4_k_m.gguf: K-quants need rows of 256, so a Llama a little wider than hf-llama (hidden 256,
     4 heads of 64, 1 layer; hf-llama's tokenizer), its parameters drawn from a seeded generator, saved by
@@ -268,6 +301,9 @@ def k_quant_model():
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     dequantize_fixture()
+    if "--tokenizer-only" in sys.argv:
+        tokenizer_reference()
+        sys.exit(0)
     for model in MODELS_READ:
         files = [os.path.join(OUT, f"{model}-{t}.gguf") for t in TYPES + QUANTIZED]
         if "--references-only" not in sys.argv:
@@ -275,3 +311,4 @@ if __name__ == "__main__":
         references(model, files)
     references("llama", [os.path.join(OUT, "llama-k-q4_k_m.gguf") if "--references-only" in sys.argv
                          else k_quant_model()])
+    tokenizer_reference()
