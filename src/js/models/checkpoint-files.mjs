@@ -175,24 +175,20 @@ export const isGgufName = (name) => /\.gguf$/i.test(name);
  * beside a .gguf), else null. With several and no `file`: an Error listing
  * them and their sizes, so that the caller picks one.
  */
-export function chooseGgufFile(files, file) {
+export function chooseGgufFile(files, file, where = 'the folder') {
   const ggufs = Object.keys(files).filter(isGgufName);
   const list = () => ggufs.map((n) => `${n} (${files[n].size} bytes)`).join(', ');
   if (file !== undefined) {
     if (Object.hasOwn(files, file)) return files[file];
     throw codedError(
       'NoWeights',
-      `file: no ${file} in the folder (${ggufs.length ? `its GGUF files: ${list()}` : 'it has no GGUF file'})`,
+      `file: no ${file} in ${where} (${ggufs.length ? `its GGUF files: ${list()}` : 'it has no GGUF file'})`,
       { file, field: 'file' },
     );
   }
   if (files['config.json'] || ggufs.length === 0) return null;
   if (ggufs.length === 1) return files[ggufs[0]];
-  throw codedError(
-    'InvalidArgument',
-    `the folder has ${ggufs.length} GGUF files: ${list()}; choose one with { file }`,
-    {
-      field: 'file',
-    },
-  );
+  throw codedError('InvalidArgument', `${where} has ${ggufs.length} GGUF files: ${list()}; choose one with { file }`, {
+    field: 'file',
+  });
 }

@@ -297,7 +297,6 @@ function ownBuffer(bytes) {
 
 const LOAD_OPTIONS = new Set([
   'onProgress',
-  'file',
   'signal',
   'weights',
   'revision',
@@ -306,6 +305,7 @@ const LOAD_OPTIONS = new Set([
   'token',
   'offline',
   'forceDownload',
+  'file',
 ]);
 
 /** loadModel's options, checked here where they are the same for every source (the Hub's by sources/hub.mjs). */
@@ -313,7 +313,7 @@ function checkLoadOptions(options) {
   if (options === undefined) return {};
   if (!options || typeof options !== 'object')
     throw new ArgumentTypeError(
-      `loadModel options: expected { onProgress, signal, weights, file, revision, endpoint, cacheDir, token, offline, forceDownload }, got ${describe(options)}`,
+      `loadModel options: expected { onProgress, signal, weights, revision, endpoint, cacheDir, token, offline, forceDownload, file }, got ${describe(options)}`,
     );
   rejectUnknown(options, LOAD_OPTIONS, 'loadModel');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
@@ -331,10 +331,13 @@ function checkLoadOptions(options) {
     if (options.weights !== 'auto' && !WEIGHTS.includes(options.weights))
       throw new ArgumentRangeError(`weights: expected one of ${expected}, got ${JSON.stringify(options.weights)}`);
   }
-  if (options.file !== undefined && (typeof options.file !== 'string' || !/^[^/\\]+\.gguf$/i.test(options.file)))
-    throw new ArgumentTypeError(
-      `file: expected the name of a .gguf file of the folder or repo ('model-q8_0.gguf'), got ${describe(options.file)}`,
-    );
+  if (options.file !== undefined) {
+    const expected = "the name of a .gguf file of the folder or repo ('model-q8_0.gguf')";
+    if (typeof options.file !== 'string')
+      throw new ArgumentTypeError(`file: expected ${expected}, got ${describe(options.file)}`);
+    if (!/^[^/\\]+\.gguf$/i.test(options.file))
+      throw new ArgumentRangeError(`file: expected ${expected}, got ${JSON.stringify(options.file)}`);
+  }
   options.signal?.throwIfAborted();
   return options;
 }

@@ -37,7 +37,8 @@ export interface LoadModelOptions {
    */
   weights?: 'auto' | 'float32' | 'bf16' | 'f16';
   /**
-   * The GGUF file of the folder to load ('model-q8_0.gguf'): needed when the folder has several, or config.json
+   * The GGUF file of the folder or Hub repo to load ('model-q8_0.gguf'; by name, only it is downloaded): needed
+   * when there are several, or config.json
    * beside it. A path to a .gguf file, or a folder whose only .gguf has no config.json beside it, needs none.
    * The file's F32, F16 and BF16 tensors are written as they are; Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K ones
    * are dequantized at load into float32 as ggml defines them (held as `weights` says: 'auto' is 'float32'

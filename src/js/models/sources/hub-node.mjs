@@ -119,6 +119,7 @@ export async function openNamed(source, options = {}) {
     fetch: globalThis.fetch,
     signal: options.signal,
     onProgress: options.onProgress,
+    file: options.file, // a GGUF file of the repo (checked by the loader's options)
   };
   const store = new NodeHubStore(options.cacheDir ?? env.cacheDir, named.repo);
   return Object.entries(await openHub(hub, store)).map(([name, file]) => ({ path: name, file }));
