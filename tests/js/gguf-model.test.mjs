@@ -112,3 +112,50 @@ test.each([...MODELS.flatMap((m) => ROUNDED.map((t) => [m, t])), ['llama-k', 'q4
     expect(runs.map((r) => (r.whole ? 'all' : r.same))).toEqual(AGREED[m][t]);
   },
 );
+
+describe('damaged files through loadModel: refused with the file and the field named, the engine goes on', () => {
+  const fixture = (n) => new Uint8Array(readFileSync(path.join(DIR, n)));
+  const refusal = (source) =>
+    engine.loadModel(source).then(
+      () => null,
+      (e) => e,
+    );
+
+  test('cut inside its tensor data', async () => {
+    const bytes = fixture('qwen2-q8_0.gguf');
+    const e = await refusal({ 'cut.gguf': bytes.subarray(0, bytes.length - 100) });
+    expect([e.code, e.file]).toEqual(['BadCheckpoint', 'cut.gguf']);
+    expect(e.field).toMatch(/^tensor ".+" \(offset\)$/);
+    expect(e.message).toMatch(/past the end of the file/);
+  });
+
+  test("a tensor whose shape is not the metadata's sizes: named as the file names it", async () => {
+    // qwen2-f32.gguf with its embedding_length key renamed: the model is then refused for the missing key;
+    // with qwen2.feed_forward_length 64 → 96 (same digits count), the MLP's tensors disagree with it.
+    const bytes = fixture('qwen2-f32.gguf');
+    const text = Buffer.from(bytes);
+    const key = Buffer.from('qwen2.feed_forward_length');
+    const at = text.indexOf(key) + key.length + 4; // past the key and its uint32 value type
+    expect(text.readUInt32LE(at)).toBe(64);
+    text.writeUInt32LE(96, at);
+    const e = await refusal({ 'shape.gguf': new Uint8Array(text) });
+    expect([e.code, e.file]).toEqual(['BadCheckpoint', 'shape.gguf']);
+    expect(e.message).toMatch(
+      /^shape\.gguf: tensor "blk\.0\.ffn_(gate|up|down)\.weight" has shape \[\d+,\d+\], but the sizes in shape\.gguf's metadata make it \[\d+,\d+\]$/,
+    );
+    // The engine goes on: a good file loads after.
+    await withModel('qwen2', 'f32', async (model) => expect(model.config.modelType).toBe('qwen2'));
+  });
+
+  test('another architecture, and a ggml type that is not read', async () => {
+    const arch = Buffer.from(fixture('qwen2-f32.gguf'));
+    arch.write('qwen9', arch.indexOf('qwen2', arch.indexOf('general.architecture')));
+    const e = await refusal({ 'arch.gguf': new Uint8Array(arch) });
+    expect([e.code, e.file, e.field, e.value]).toEqual([
+      'UnsupportedModel',
+      'arch.gguf',
+      'general.architecture',
+      'qwen9',
+    ]);
+  });
+});

@@ -67,7 +67,7 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   );
   const { sources, plan, generation } = await step('BadCheckpoint', async () => {
     const { sources, headers, generation } = await checkpoint.weights();
-    return { sources, plan: planLoad(layout, sources, headers), generation };
+    return { sources, plan: planLoad(layout, sources, headers, checkpoint.words), generation };
   });
   // Each element goes straight to its place: the load needs the parameters' memory and no more.
   const weights = chooseWeights(opts.weights ?? 'auto', layout, plan);
@@ -156,7 +156,7 @@ async function step(code, body, fields = {}) {
  * Throws an Error naming the file and tensor for one the model does not
  * explain, a duplicate, a dtype or shape it cannot take, or a missing one.
  */
-function planLoad(layout, sources, headers) {
+function planLoad(layout, sources, headers, words = { config: 'config.json', sizes: "config.json's sizes" }) {
   const wanted = new Map(layout.tensors.map((t, index) => [t.name, { ...t, index }]));
   const found = new Map(); // name → { file, tensor }
   const plan = sources.map(() => []);
@@ -164,7 +164,8 @@ function planLoad(layout, sources, headers) {
     for (const tensor of header) {
       const name = canonicalName(tensor.name, layout.prefixes);
       const want = wanted.get(name);
-      const where = `${sources[f].name}: tensor "${tensor.name}"`;
+      // (A GGUF tensor by its name in the file, not the transformers name it fills.)
+      const where = `${sources[f].name}: tensor "${tensor.nameInFile ?? tensor.name}"`;
       const fail = (message) => {
         throw fileError(sources[f].name, message);
       };
@@ -173,8 +174,8 @@ function planLoad(layout, sources, headers) {
       if (!want) {
         if (BACKBONE.test(name) && !UNUSED.test(name))
           fail(
-            `${where} is not part of a ${layout.config.modelType} with config.json's sizes ` +
-              `(${layout.config.numLayers} layers, hidden size ${layout.config.hiddenSize}); is config.json this model's?`,
+            `${where} is not part of a ${layout.config.modelType} with ${words.sizes} ` +
+              `(${layout.config.numLayers} layers, hidden size ${layout.config.hiddenSize}); is ${words.config} this model's?`,
           );
         continue;
       }
@@ -182,7 +183,7 @@ function planLoad(layout, sources, headers) {
       if (!FLOAT_DTYPES.includes(tensor.dtype))
         fail(`${where} has dtype ${tensor.dtype}; expected one of ${FLOAT_DTYPES.join(', ')}`);
       if (tensor.shape.length !== want.shape.length || tensor.shape.some((n, i) => n !== want.shape[i]))
-        fail(`${where} has shape [${tensor.shape}], but config.json's sizes make it [${want.shape}]`);
+        fail(`${where} has shape [${tensor.shape}], but ${words.sizes} make it [${want.shape}]`);
       found.set(name, { file: sources[f].name });
       plan[f].push({ ...tensor, index: want.index });
     }
@@ -193,7 +194,7 @@ function planLoad(layout, sources, headers) {
       sources[0].name,
       `${sources.map((s) => s.name).join(', ')}: ${absent.length === 1 ? 'tensor' : `${absent.length} tensors`} missing: ` +
         `${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', …' : ''} (a ${layout.config.modelType} of ` +
-        `${layout.config.numLayers} layers, as config.json says, needs ${layout.tensors.length})`,
+        `${layout.config.numLayers} layers, as ${words.config} says, needs ${layout.tensors.length})`,
     );
   return plan;
 }

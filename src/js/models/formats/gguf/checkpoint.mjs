@@ -20,14 +20,16 @@ export async function openGguf(file) {
   const headers = [
     tensors.map((t) => ({
       ...t,
-      name: t.hfName, // (the file's own name is in the messages as ggufName)
-      ggufName: t.name,
+      name: t.hfName,
+      nameInFile: t.name, // what the loader's messages call it
       dtype: writtenDtype(t.type),
     })),
   ];
   return {
     json: config,
     configFile: file.name,
+    // What the loader's messages call the config and its sizes.
+    words: { config: `${file.name}'s metadata`, sizes: `the sizes in ${file.name}'s metadata` },
     tokenizerFiles: async () => ggufTokenizerFiles(file.name, header.metadata),
     weights: async () => ({
       sources: [file],
