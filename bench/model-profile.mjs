@@ -20,15 +20,11 @@ import { relaxedSimdFlags, runHeader, runStep, time } from './inputs.mjs';
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 const require = createRequire(import.meta.url);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const BUILDS = [
-  { name: 'simd', dir: 'wasm' },
-  { name: 'relaxed-simd', dir: 'wasm-relaxed' },
-];
 const BLOCKS = ['linear', 'activation', 'attention', 'norms', 'embeddings', 'copies'];
 
-const loadBuild = async (dir, name) =>
-  require(here(`../build/${dir}/bench/${name}.js`))({
-    wasmBinary: readFileSync(here(`../build/${dir}/bench/${name}.wasm`)),
+const loadBuild = async (name) =>
+  require(here(`../build/wasm/bench/${name}.js`))({
+    wasmBinary: readFileSync(here(`../build/wasm/bench/${name}.wasm`)),
   });
 
 /** An Embind result that is an Error (the bindings return errors rather than throw them): thrown. */
@@ -39,13 +35,12 @@ const checked = (value, what) => {
 
 /** One build's profile in this process: { build, gemmGflops, rows: [{ L, blocks, totalMs, callMs, linearGflops }] }. */
 async function measure(build, quick) {
-  const { dir } = BUILDS.find((b) => b.name === build);
-  const kernels = await loadBuild(dir, `mha-bench-${build}`);
+  const kernels = await loadBuild(`mha-bench-${build}`);
   const kb = new kernels.KernelBenchmark(512, 512, 512);
   const gemmGflops = kb.gemmFlops() / (await time(() => kb.gemm(), { samples: 15 })).medianMs / 1e6;
   kb.delete();
 
-  const m = await loadBuild(dir, `mha-bench-model-${build}`);
+  const m = await loadBuild(`mha-bench-model-${build}`);
   const engine = new m.Engine(1);
   const model = new m.Model(engine);
   const { tensors } = checked(model.configure(BERT_BASE, 0), 'configure');

@@ -34,9 +34,9 @@ const PAIRS = [
 ];
 
 // A bench build's GEMM at 512³ and its ceiling (a register-only multiply-add loop), as bench.mjs measures them.
-async function kernelsOf(dir, name) {
-  const factory = createRequire(import.meta.url)(here(`../build/${dir}/bench/${name}.js`));
-  const module = await factory({ wasmBinary: readFileSync(here(`../build/${dir}/bench/${name}.wasm`)) });
+async function kernelsOf(name) {
+  const factory = createRequire(import.meta.url)(here(`../build/wasm/bench/${name}.js`));
+  const module = await factory({ wasmBinary: readFileSync(here(`../build/wasm/bench/${name}.wasm`)) });
   const kb = new module.KernelBenchmark(512, 512, 512);
   const gemm = await time(() => kb.gemm(), { samples: 15 });
   const iterations = 1 << 20;
@@ -51,10 +51,7 @@ async function kernelsOf(dir, name) {
 }
 
 async function measure(quick) {
-  const kernels = [
-    await kernelsOf('wasm', 'mha-bench-simd'),
-    await kernelsOf('wasm-relaxed', 'mha-bench-relaxed-simd'),
-  ];
+  const kernels = [await kernelsOf('mha-bench-simd'), await kernelsOf('mha-bench-relaxed-simd')];
   const attention = [];
   for (const { threads, simd, relaxed } of PAIRS) {
     const engines = {

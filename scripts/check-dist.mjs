@@ -2,8 +2,8 @@
 // loads (src/js/files.mjs's names, and the browsers' tokenizer worker), and
 // packs nothing else: no set-up, no build, nothing that needs root. Without
 // them it stops with what to do: mha-wasm is installed from the npm registry,
-// where dist/ comes built; building it needs Debian's Emscripten toolchains
-// (scripts/setup.sh, as root, CONTRIBUTING.md). So `npm install
+// where dist/ comes built; building it needs Emscripten >= 3.1.69 (Debian 13's
+// in a chroot that scripts/setup.sh makes as root, or emsdk's: CONTRIBUTING.md). So `npm install
 // github:…` says that plainly instead of failing inside apt-get.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,8 +23,8 @@ if (missing.length) {
     `mha-wasm: npm pack: dist/ lacks ${missing.length} of the ${wanted.length} built files ` +
       `(${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}). ` +
       'Install mha-wasm from the npm registry (npm install mha-wasm), where dist/ comes built; ' +
-      'to build it from this repository, run `npm run setup && npm run build` on Debian 12 as root ' +
-      '(CONTRIBUTING.md), then pack again.',
+      'to build it from this repository, run `npm run setup && npm run build` on Debian 12 as root, ' +
+      'or `npm run build` with an Emscripten >= 3.1.69 on the PATH (CONTRIBUTING.md), then pack again.',
   );
   process.exit(1);
 }

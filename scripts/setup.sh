@@ -1,23 +1,19 @@
 #!/usr/bin/env bash
 # One-time, idempotent set-up for mha-wasm on Debian 12 (bookworm).
-# Installs only what is missing: Emscripten (Debian), binaryen (wasm-dis, for the
-# SIMD check), clang 14 with libFuzzer (the fuzz smoke test), clang-format (the
-# C++ lint), xsimd >= 12.1 headers (Debian 13's package, unpacked into .deps/),
-# Debian 13's Emscripten in a chroot for the relaxed-SIMD builds (.deps/trixie-root),
-# the npm devDependencies; then builds what is out of date.
+# Installs only what is missing: clang 14 with libFuzzer (the fuzz smoke test),
+# clang-format (the C++ lint), xsimd >= 12.1 headers (Debian 13's package,
+# unpacked into .deps/), Debian 13's Emscripten 3.1.69 in a chroot for every
+# wasm build (.deps/trixie-root; not when the em++ on the PATH is >= 3.1.69),
+# the npm devDependencies; then builds what is out of date. Debian 12's own
+# Emscripten (3.1.6) is not used.
 # Usage: bash scripts/setup.sh [--no-build]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
 need_apt=()
-emxx_ok() {
-  command -v em++ >/dev/null 2>&1 || return 1
-}
-emxx_ok || need_apt+=(emscripten)
-command -v wasm-dis >/dev/null 2>&1 || need_apt+=(binaryen)
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
-# debootstrap makes the chroot of the relaxed-SIMD builds' Emscripten (below).
+# debootstrap makes the chroot of the wasm builds' Emscripten (below).
 command -v debootstrap >/dev/null 2>&1 || need_apt+=(debootstrap)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
 # End-to-end tests drive Debian's Chromium with playwright-core (browser
@@ -26,7 +22,7 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # CJK glyphs for the page's screenshots (test-output/, docs/).
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need_apt+=(fonts-noto-cjk)
 # Native tests of the core (CTest): GoogleTest, and nlohmann-json to read the fixtures.
-# The fuzz targets (tests/fuzz) are built with clang 14 (Emscripten's own dependency)
+# The fuzz targets (tests/fuzz) are built with Debian 12's clang 14
 # and link libFuzzer and the sanitizer runtimes from libclang-rt-14-dev; the
 # sanitizer build of the core (build/asan) uses g++ 12's, libasan8 and libubsan1
 # (g++ pulls them in; named here so that a missing one is installed). Under CI
@@ -82,11 +78,11 @@ SRC
   xsimd_ok || { echo "mha-wasm setup: xsimd in $xsimd_dir is older than 12.1" >&2; exit 1; }
 fi
 
-# The relaxed-SIMD builds' compiler: Debian 13's Emscripten 3.1.69 (clang 19,
-# binaryen 120) in a chroot in .deps/trixie-root, made by debootstrap from the
-# Debian archive the apt sources name (about 2 minutes and 2.5 GB, once; the
-# other builds keep Debian 12's Emscripten). scripts/trixie-emscripten.sh says why.
-bash scripts/trixie-emscripten.sh install
+# The wasm builds' compiler: Debian 13's Emscripten 3.1.69 (clang 19, binaryen
+# 120) in a chroot in .deps/trixie-root, made by debootstrap from the Debian
+# archive the apt sources name (about 2 minutes and 2.5 GB, once), unless the
+# em++ on the PATH is already >= 3.1.69 (emsdk). scripts/emscripten.sh says why.
+bash scripts/emscripten.sh describe >/dev/null 2>&1 || bash scripts/emscripten.sh install
 
 # npm devDependencies: installed when node_modules is missing, lacks a tool
 # the scripts run, or is older than package-lock.json (npm writes

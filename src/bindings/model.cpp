@@ -23,15 +23,15 @@ class Model {
   explicit Model(Engine& engine) : engine_(engine) {}
 
   // Separate from the constructor, as Layer::assign: the model of `json`
-  // (config.json), its parameters allocated, its weight matrices held as
-  // `storageCode` says (0 float32, 1 bf16, 2 f16); returns its description.
-  val configure(const val& json, unsigned storageCode) {
+  // (config.json), its parameters allocated, its weight matrices held in the
+  // DType of code `storage` (its place in dtypeNames(), as EngineHost sends
+  // it); returns its description.
+  val configure(const val& json, unsigned storage) {
     return with_config(json, [&](const model::Config& config) {
-      if (storageCode > 2) throw ArgumentError("weights: expected float32, bf16 or f16");
-      const Storage storage = storageCode == 0 ? Storage::F32 : storageCode == 1 ? Storage::BF16 : Storage::F16;
-      check_fits(model::Model::bytes_for(config, storage));
+      const DType matrices = dtype_of(storage, "storage");
+      check_fits(model::Model::bytes_for(config, matrices));
       model_.reset();
-      model_ = std::make_unique<model::Model>(config, storage);
+      model_ = std::make_unique<model::Model>(config, matrices);
       return description(*model_);
     });
   }
@@ -51,16 +51,13 @@ class Model {
   }
 
   // Elements [first, first + length / element size) of tensor `index` from
-  // the first `length` bytes of the chunk (chunk()), in the dtype of
-  // `dtypeCode`: 0 F32, 1 F16, 2 BF16. No argument owns memory here.
-  val write(unsigned index, unsigned dtypeCode, double first, double length) {
+  // the first `length` bytes of the chunk (chunk()), of the DType of code
+  // `dtype` (dtypeNames()). No argument owns memory here.
+  val write(unsigned index, unsigned dtype, double first, double length) {
     return guarded([&] {
       model::Model& m = live();
-      if (dtypeCode > 2) throw ArgumentError("dtype: expected F32, F16 or BF16");
-      const model::DType type = dtypeCode == 0   ? model::DType::F32
-                                : dtypeCode == 1 ? model::DType::F16
-                                                 : model::DType::BF16;
-      const std::size_t size = model::bytes_of(type);
+      const DType type = dtype_of(dtype, "dtype");
+      const std::size_t size = bytes_of(type);
       if (!(length >= 0 && length <= double(chunk_.size())) || length != double(std::size_t(length)))
         throw ArgumentError("length: expected at most the chunk's bytes");
       const std::size_t bytes = std::size_t(length);
@@ -360,6 +357,7 @@ EMSCRIPTEN_BINDINGS(mha_model) {
   using namespace mha::bindings;
   emscripten::function("modelLimits", &modelLimits);
   emscripten::function("describeModel", &describeModel);
+  emscripten::function("dtypeNames", &dtypeNames);
 #if MHA_PROFILE
   emscripten::function("readBlockProfile", &readBlockProfile);
 #endif

@@ -6,6 +6,7 @@
 // by. Included by model.cpp alone.
 #pragma once
 
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,17 +50,24 @@ val strings(const std::vector<const char*>& list) {
   return array;
 }
 
-// The names of Storage, as loadModel's `weights` option spells them.
-const char* storage_name(Storage s) noexcept {
-  return s == Storage::F32 ? "float32" : s == Storage::BF16 ? "bf16" : "f16";
+// The element types by name, in the order of DType: a type crosses from JS as
+// its place in this list (EngineHost reads it once), and goes back by name.
+constexpr DType kDTypes[] = {DType::F32, DType::F16, DType::BF16};
+val dtypeNames() {
+  val names = val::array();
+  for (DType t : kDTypes) names.call<void>("push", std::string(dtype_name(t)));
+  return names;
+}
+DType dtype_of(unsigned code, const char* what) {
+  if (code >= std::size(kDTypes)) (Message() << what << ": expected the code of an element type, got " << code).raise();
+  return kDTypes[code];
 }
 
 // What JS needs to load and run a model, from its layout: { tensors
 // ([{ name, shape, slot, matrix }] in the model's order: tensors of one
-// slot are gathered into one packed matrix; `matrix`, held as `weights`
-// says), weights (how the matrices are held: "float32", "bf16", "f16"),
-// weightBytes ({ float32, bf16 }: the parameters' bytes held either way; f16
-// as bf16), prefixes (of a checkpoint's names
+// slot are gathered into one packed matrix; `matrix`, held in `storage`),
+// storage (the DType the matrices are held in: "F32", "F16", "BF16"),
+// storageBytes ({ F32, F16, BF16 }: the parameters' bytes held in each), prefixes (of a checkpoint's names
 // that tensors leave out), maxLength, config (model.config's fields),
 // architecture ({ name, kind, causal, tokenTypes, tokenTypeEmbeddings, attentionGroups }) }.
 val description(const model::Model& model) {
@@ -107,11 +115,10 @@ val description(const model::Model& model) {
   result.set("prefixes", strings(a.prefixes));
   result.set("derived", strings(a.derived));
   result.set("maxLength", static_cast<double>(model.max_length()));
-  result.set("weights", std::string(storage_name(model.matrices())));
-  val bytes = val::object();
-  bytes.set("float32", model::Model::bytes_for(c, Storage::F32));
-  bytes.set("bf16", model::Model::bytes_for(c, Storage::BF16));
-  result.set("weightBytes", bytes);
+  result.set("storage", std::string(dtype_name(model.matrices())));
+  val bytes = val::object();  // by element type: F16 takes BF16's bytes
+  for (DType t : kDTypes) bytes.set(dtype_name(t), model::Model::bytes_for(c, t));
+  result.set("storageBytes", bytes);
   result.set("config", config);
   result.set("architecture", architecture);
   return result;

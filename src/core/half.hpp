@@ -8,12 +8,21 @@
 // torch's .to(torch.bfloat16) and .half() do; a NaN stays a quiet NaN.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 namespace mha {
 
-enum class Storage { F32, BF16, F16 };  // how a weight matrix is held
+// The element types of the model path, as safetensors names them: what a
+// checkpoint's tensor holds and how the model holds a weight matrix alike (one
+// enum from the file to the GEMM). They cross to JS by name (dtype_name).
+enum class DType { F32, F16, BF16 };
+
+constexpr std::size_t bytes_of(DType dtype) noexcept { return dtype == DType::F32 ? 4 : 2; }
+constexpr const char* dtype_name(DType dtype) noexcept {
+  return dtype == DType::F32 ? "F32" : dtype == DType::F16 ? "F16" : "BF16";
+}
 
 inline std::uint32_t bits_of(float f) noexcept {
   std::uint32_t u;
@@ -67,11 +76,7 @@ inline std::uint16_t float_to_f16(float f) noexcept {
   return std::uint16_t(sign | (kept + (rest > half || (rest == half && (kept & 1u)))));
 }
 
-inline float widen(Storage s, std::uint16_t h) noexcept {
-  return s == Storage::BF16 ? bf16_to_float(h) : f16_to_float(h);
-}
-inline std::uint16_t narrow(Storage s, float f) noexcept {
-  return s == Storage::BF16 ? float_to_bf16(f) : float_to_f16(f);
-}
+inline float widen(DType s, std::uint16_t h) noexcept { return s == DType::BF16 ? bf16_to_float(h) : f16_to_float(h); }
+inline std::uint16_t narrow(DType s, float f) noexcept { return s == DType::BF16 ? float_to_bf16(f) : float_to_f16(f); }
 
 }  // namespace mha

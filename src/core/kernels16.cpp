@@ -16,7 +16,7 @@ namespace mha {
 namespace {
 
 // A 16-bit panel row's column j, from its half_lane() place (kernels.hpp).
-template <Storage S>
+template <DType S>
 struct HalfRow {
   using T = std::uint16_t;
   static float at(const std::uint16_t* row, std::size_t j) noexcept { return widen(S, row[half_lane(j)]); }
@@ -63,8 +63,8 @@ struct F16Panel {
 }  // namespace
 
 const HalfKernels& half_kernels(const Kernels& kernels) noexcept {
-  static const HalfKernels plain{scalar::gemm_1x8_scalar<HalfRow<Storage::BF16>>,
-                                 scalar::gemm_1x8_scalar<HalfRow<Storage::F16>>};
+  static const HalfKernels plain{scalar::gemm_1x8_scalar<HalfRow<DType::BF16>>,
+                                 scalar::gemm_1x8_scalar<HalfRow<DType::F16>>};
 #if MHA_WITH_SIMD
   static const HalfKernels vector{simd::gemm_4x8_xsimd<Bf16Panel>, simd::gemm_4x8_xsimd<F16Panel>};
   if (&kernels == &simd_kernels()) return vector;

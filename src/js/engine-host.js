@@ -29,8 +29,7 @@
   const MODEL_CALLS = ['run', 'prefill', 'step', 'encode', 'decode'];
   const logitsCode = (returnLogits) => (returnLogits === 'last' ? 2 : returnLogits ? 1 : 0);
 
-  // Model.write's dtype codes (src/bindings/model.cpp), and the typed arrays' own getters.
-  const DTYPE_CODES = ['F32', 'F16', 'BF16'];
+  // The typed arrays' own getters.
   const intrinsic = (name) => Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), name).get;
   const [bufferOf, offsetOf, lengthOf] = ['buffer', 'byteOffset', 'byteLength'].map(intrinsic);
   // %TypedArray%.prototype.set as the engine found it (a caller may replace the prototype's).
@@ -67,8 +66,9 @@
     // is refused here, before any call reaches it.
     constructor(module, threads, calls, build) {
       this.module = module;
-      // A module of another Emscripten (a relaxed build's bytes under a
-      // SIMD128 build's glue, or the reverse) may start without its bindings.
+      // Bytes that are not this glue's build mostly fail to link (node-host.mjs
+      // says so); bytes that link and start without the bindings (another
+      // Emscripten's build whose imports happen to match) are refused here.
       if (typeof module.Engine !== 'function')
         throw argumentError(
           `wasmBinary: expected the bytes of ${build?.wasm ?? 'this build'}, got those of a build of another ` +
@@ -249,18 +249,21 @@
       return checked(this.module.describeModel(config));
     }
 
-    // weights: how the weight matrices are held, as the code of models/load.mjs's WEIGHTS (0 float32, 1 bf16, 2 f16).
-    createModel(config, weights = 0) {
+    // An element type's code for the bindings: its place in the model build's dtypeNames() (src/bindings:
+    // 'F32', 'F16', 'BF16', the one list), a TypeError naming `what` for any other name.
+    dtypeCode(dtype, what) {
+      this.dtypes ??= Array.from(this.module.dtypeNames());
+      const code = this.dtypes.indexOf(dtype);
+      if (code < 0) throw argumentError(`${what}: expected one of ${this.dtypes.join(', ')}, got ${String(dtype)}`);
+      return code;
+    }
+
+    // storage: the element type the weight matrices are held in ('F32', 'BF16', 'F16').
+    createModel(config, storage = 'F32') {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
-      if (weights !== 0 && weights !== 1 && weights !== 2)
-        throw argumentError(`weights: expected 0 (float32), 1 (bf16) or 2 (f16), got ${String(weights)}`);
+      const code = this.dtypeCode(storage, 'storage');
       let configured;
-      const id = adopt(
-        this,
-        this.module.Model,
-        (model) => (configured = model.configure(config, weights)),
-        this.models,
-      );
+      const id = adopt(this, this.module.Model, (model) => (configured = model.configure(config, code)), this.models);
       return { id, ...configured };
     }
 
@@ -270,8 +273,7 @@
     // set() (a caller's patched one, a detached array, throw here, in JS, and
     // the model's memory stays as it was); the dtype goes as its code.
     modelWrite(id, index, dtype, first, bytes) {
-      const code = DTYPE_CODES.indexOf(dtype);
-      if (code < 0) throw argumentError(`dtype: expected one of ${DTYPE_CODES.join(', ')}, got ${String(dtype)}`);
+      const code = this.dtypeCode(dtype, 'dtype');
       if (!ArrayBuffer.isView(bytes) || !(bytes instanceof Uint8Array))
         throw argumentError("bytes: expected a Uint8Array of the tensor's elements");
       const model = live(this.models, id, 'model');
@@ -360,7 +362,9 @@
       for (const model of this.models.values()) model.delete();
       this.models.clear();
       this.engine.delete(); // joins the engine's threads
-      // Idle pool workers would keep Node alive (Emscripten < 3.1.27).
+      // Ends the pool's Workers, which the join leaves idle: each is a thread
+      // with a V8 isolate of its own, kept until the process exits otherwise
+      // (tests/js/node-exit.test.mjs counts them).
       this.module.PThread?.terminateAllThreads();
       // Nothing of the module is kept: its memory goes with the last reference.
       this.engine = this.module = undefined;

@@ -1,8 +1,9 @@
 // The dedicated Worker that runs the engine in browsers, so the page's main
-// thread never computes or blocks on the thread pool. A classic worker script:
-// Emscripten 3.1.6's glue and pthread workers load with importScripts.
-// The messages are those of src/js/protocol.mjs (MESSAGES), whose names this
-// classic script cannot import; init brings the calls it may dispatch.
+// thread never computes or blocks on the thread pool. A classic worker script,
+// as the builds' glue is a classic factory script (CMakeLists.txt) that it
+// loads with importScripts. The messages are those of src/js/protocol.mjs
+// (MESSAGES), whose names this classic script cannot import; init brings the
+// calls it may dispatch.
 /* global createMhaModule, MhaEngineHost */
 'use strict';
 
@@ -17,9 +18,9 @@ self.onmessage = (event) => {
   } else if (message.type === messages.call) call(message);
 };
 
-// A Worker must come from this worker's origin (or blob:); the pthread worker
-// script elsewhere (a CDN, through locateFile) is started by a same-origin
-// blob that imports it.
+// A Worker must come from this worker's origin (or blob:); the pool's Workers
+// run the glue, which, elsewhere (a CDN, through locateFile), is started by a
+// same-origin blob that imports it.
 function sameOriginWorkerUrl(url) {
   if (new URL(url).origin === self.location.origin) return url;
   return URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(url)});`], { type: 'text/javascript' }));
@@ -42,26 +43,19 @@ async function init({ urls, threads, poolSize, wasmBinary, calls, build }) {
         throw new Error(`mha-wasm: could not load ${url} (${error.message})`);
       }
     }
-    // Fetched here rather than by the glue, whose 3.1.6 loader retries a failed
-    // fetch synchronously and then compiles the error page.
+    // Fetched here rather than by the glue, whose loader retries a failed fetch
+    // synchronously (getBinarySync) and then compiles the error page.
     if (!wasmBinary) {
       const response = await fetch(urls.wasm);
       if (!response.ok)
         throw new Error(`mha-wasm: could not load ${urls.wasm}: HTTP ${response.status} ${response.statusText}`);
       wasmBinary = await response.arrayBuffer();
     }
-    // Emscripten 3.1.6's pthread worker script (NAME.worker.js) imports the
-    // glue from mainScriptUrlOrBlob; 3.1.69's (the relaxed builds) is the
-    // glue itself, so it must be same-origin as a Worker's script.
-    const ownWorker = Object.keys(urls.byName).some((fileName) => fileName.endsWith('.worker.js'));
     const module = await createMhaModule({
       mhaPoolSize: poolSize,
-      // pthread workers load the glue from here, not from this worker's URL.
-      mainScriptUrlOrBlob: ownWorker ? urls.glue : sameOriginWorkerUrl(urls.glue),
-      locateFile: (fileName) => {
-        const url = urls.byName[fileName] ?? new URL(fileName, urls.glue).href;
-        return fileName.endsWith('.worker.js') ? sameOriginWorkerUrl(url) : url;
-      },
+      // The pool's Workers run the glue, from here rather than from this worker's URL.
+      mainScriptUrlOrBlob: sameOriginWorkerUrl(urls.glue),
+      locateFile: (fileName) => urls.byName[fileName] ?? new URL(fileName, urls.glue).href,
       wasmBinary,
     });
     try {

@@ -66,8 +66,8 @@ export function checkOptions(options) {
 /** Options for the Emscripten factory (Module): pool size for the threaded build. */
 export function moduleOptions(threads) {
   // The pool holds the threads the engine starts (the caller is one of the
-  // `threads`); never 0, which hangs Emscripten 3.1.6's start-up.
-  return { mhaPoolSize: Math.max(1, threads - 1) };
+  // `threads`), all started with the module (CMakeLists.txt says why).
+  return { mhaPoolSize: threads - 1 };
 }
 
 export class AttentionEngine {

@@ -12,10 +12,9 @@
 // names and URLs say the same and that every file is in dist/.
 
 /**
- * Builds, from most to least capable. The relaxed-SIMD two come from Debian 13's
- * Emscripten 3.1.69 (scripts/trixie-emscripten.sh), the others from Debian 12's
- * 3.1.6, whose threaded build alone has a separate pthread worker script:
- * 3.1.69's pthreads start from the glue itself.
+ * Builds, from most to least capable, all from one Emscripten (>= 3.1.69,
+ * scripts/emscripten.sh). Each is two files, the glue and the .wasm: the
+ * threaded builds' pthreads start from the glue itself.
  */
 export const VARIANTS = ['threaded-relaxed-simd', 'relaxed-simd', 'threaded-simd', 'simd', 'scalar'];
 
@@ -25,11 +24,7 @@ export const FAMILIES = ['inference', 'train', 'model'];
 /** The files of one variant of a family (FAMILIES), as named in dist/. */
 export function variantFiles(variant, family = 'inference') {
   const base = `mha-${family === 'inference' ? '' : `${family}-`}${variant}`;
-  return {
-    glue: `${base}.js`,
-    wasm: `${base}.wasm`,
-    ...(variant === 'threaded-simd' ? { worker: `${base}.worker.js` } : {}),
-  };
+  return { glue: `${base}.js`, wasm: `${base}.wasm` };
 }
 
 /** The URL of every file of the inference builds: inferenceUrls()[variant][role]. Throws without import.meta.url. */
@@ -46,7 +41,6 @@ export function inferenceUrls() {
     'threaded-simd': {
       glue: new URL('../../dist/mha-threaded-simd.js', import.meta.url),
       wasm: new URL('../../dist/mha-threaded-simd.wasm', import.meta.url),
-      worker: new URL('../../dist/mha-threaded-simd.worker.js', import.meta.url),
     },
     simd: {
       glue: new URL('../../dist/mha-simd.js', import.meta.url),

@@ -19,7 +19,6 @@ export function modelUrls() {
     'threaded-simd': {
       glue: new URL('../../dist/mha-model-threaded-simd.js', import.meta.url),
       wasm: new URL('../../dist/mha-model-threaded-simd.wasm', import.meta.url),
-      worker: new URL('../../dist/mha-model-threaded-simd.worker.js', import.meta.url),
     },
     simd: {
       glue: new URL('../../dist/mha-model-simd.js', import.meta.url),

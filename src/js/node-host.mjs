@@ -2,8 +2,8 @@
 // calls it: the caller's (node.mjs, the default) or a worker_threads Worker
 // (node-worker.mjs, createAttention({ worker: true })). The glue is a classic
 // factory script loaded with require; the .wasm bytes are read here and passed
-// as wasmBinary, which also avoids Emscripten 3.1.6's loader tripping over
-// Node >= 18's global fetch ("Failed to parse URL").
+// as wasmBinary, so that bytes that are not WebAssembly are refused by name
+// before the glue starts any thread.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { access, readFile } from 'node:fs/promises';
@@ -16,12 +16,12 @@ const require = createRequire(import.meta.url);
 const EngineHost = require('./engine-host.js');
 
 /**
- * plan: { variant, threads, files: { glue, wasm, worker? }, paths: { [fileName]: path },
+ * plan: { variant, threads, files: { glue, wasm }, paths: { [fileName]: path },
  * locateFile: whether the caller chose the paths }; wasmBinary: the caller's bytes or undefined.
  */
 export async function loadHost({ variant, threads, files, paths, locateFile }, wasmBinary) {
   // Everything the build needs is checked before any thread starts: a
-  // start-up that fails half-way must not leave workers keeping Node alive.
+  // start-up that fails half-way must not leave workers behind.
   const locate = (fileName) => paths[fileName] ?? fileName;
   const where = (fileName) => `${fileName} (${locate(fileName)})`;
   for (const fileName of Object.values(files))
@@ -59,11 +59,8 @@ export async function loadHost({ variant, threads, files, paths, locateFile }, w
     module.PThread?.terminateAllThreads();
     throw error;
   }
-  // The pool's threads (worker_threads, started by the engine above) must not
-  // keep Node alive: a call runs synchronously on the thread that made it,
-  // which waits for them itself, so between calls they have nothing to report.
-  for (const worker of [...(module.PThread?.runningWorkers ?? []), ...(module.PThread?.unusedWorkers ?? [])])
-    worker.unref();
+  // The pool's threads (worker_threads) do not keep Node alive: Emscripten
+  // unrefs them (tests/js/node-exit.test.mjs).
   return host;
 }
 

@@ -1,9 +1,9 @@
 // The engine's call protocol, declared once: the calls a backend carries to
 // the EngineHost (engine-host.js) and the messages between the page and the
-// engine worker (engine-worker.js). The worker is a classic script (Emscripten
-// 3.1.6's glue loads with importScripts) and cannot import this module, so
-// the names of the calls travel to it in the init message; it dispatches
-// those and nothing else. tests/js/protocol.test.mjs checks that every call is
+// engine worker (engine-worker.js). The worker is a classic script (the
+// builds' glue is a classic factory script, loaded with importScripts) and
+// cannot import this module, so the names of the calls travel to it in the
+// init message; it dispatches those and nothing else. tests/js/protocol.test.mjs checks that every call is
 // an EngineHost method.
 
 /** EngineHost's methods that a backend may call, by name. */

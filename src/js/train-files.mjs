@@ -16,7 +16,6 @@ export function trainUrls() {
     'threaded-simd': {
       glue: new URL('../../dist/mha-train-threaded-simd.js', import.meta.url),
       wasm: new URL('../../dist/mha-train-threaded-simd.wasm', import.meta.url),
-      worker: new URL('../../dist/mha-train-threaded-simd.worker.js', import.meta.url),
     },
     simd: {
       glue: new URL('../../dist/mha-train-simd.js', import.meta.url),

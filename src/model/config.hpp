@@ -20,7 +20,6 @@ struct Architecture;
 
 // Hugging Face's "gelu", "gelu_new", "swish"/"silu" and "relu".
 enum class Activation { GeluErf, GeluTanh, Silu, Relu };
-enum class DType { F32, F16, BF16 };  // as safetensors names them
 
 // The rope types transformers names in rope_parameters (config.json's
 // "rope_type"), of those the blocks implement (blocks/rotary.hpp).
@@ -35,7 +34,6 @@ struct RopeSettings {
 };
 
 // Bytes of one element of `dtype`.
-constexpr std::size_t bytes_of(DType dtype) noexcept { return dtype == DType::F32 ? 4 : 2; }
 
 // The largest value of each size of a Config. Exported as modelLimits().
 struct ModelLimits {

@@ -13,7 +13,7 @@ unsigned long long magnitude(std::int32_t v) { return static_cast<unsigned long 
 
 }  // namespace
 
-Model::Model(const Config& c, bool allocate, Storage matrices) : config_(c), weights_(matrices) {
+Model::Model(const Config& c, bool allocate, DType matrices) : config_(c), weights_(matrices) {
   using Limits = ModelLimits;
   if (!c.architecture) throw ArgumentError("architecture: not set (read_config finds it by model_type)");
   check_dim(c.numLayers, "numLayers", Limits::numLayers);
@@ -45,7 +45,7 @@ Model::Model(const Config& c, bool allocate, Storage matrices) : config_(c), wei
   if (allocate) weights_.allocate();
 }
 
-double Model::bytes_for(const Config& config, Storage matrices) {
+double Model::bytes_for(const Config& config, DType matrices) {
   const Model laidOut(config, false, matrices);
   return laidOut.weights_.bytes_to_allocate();
 }

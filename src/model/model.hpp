@@ -24,16 +24,16 @@ class Model {
   // Checks the config (ArgumentError naming the field) and allocates every
   // parameter, its weight matrices held as `matrices` says (weights.hpp);
   // config.architecture must be set (read_config sets it).
-  explicit Model(const Config& config, Storage matrices = Storage::F32) : Model(config, true, matrices) {}
+  explicit Model(const Config& config, DType matrices = DType::F32) : Model(config, true, matrices) {}
   // Bytes of the parameters a Model of `config` allocates, with the
   // constructor's checks; allocates none.
-  static double bytes_for(const Config& config, Storage matrices = Storage::F32);
+  static double bytes_for(const Config& config, DType matrices = DType::F32);
   // A Model of `config` laid out but with no parameter allocated: its
   // tensors() and max_length(), for a loader that checks a checkpoint
   // before it allocates anything. It cannot be written or run.
-  static Model laid_out(const Config& config) { return Model(config, false, Storage::F32); }
+  static Model laid_out(const Config& config) { return Model(config, false, DType::F32); }
   // How its weight matrices are held.
-  Storage matrices() const noexcept { return weights_.matrices(); }
+  DType matrices() const noexcept { return weights_.matrices(); }
 
   const Config& config() const noexcept { return config_; }
   const Architecture& architecture() const noexcept { return *config_.architecture; }
@@ -125,7 +125,7 @@ class Model {
   void release() noexcept { scratch_.release(); }
 
  private:
-  Model(const Config& config, bool allocate, Storage matrices);
+  Model(const Config& config, bool allocate, DType matrices);
   static constexpr std::size_t kFirstCacheRoom = 16;
   // The room the caches need for `positions` (cache_floats' rule).
   std::size_t cache_room(std::size_t positions) const noexcept;

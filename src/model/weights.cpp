@@ -12,8 +12,8 @@ namespace mha::model {
 namespace {
 
 // A value a 16-bit storage would make infinite: refused by name.
-[[noreturn]] MHA_COLD void beyond_range(const std::string& tensor, std::size_t element, float value, Storage s) {
-  const bool f16 = s == Storage::F16;
+[[noreturn]] MHA_COLD void beyond_range(const std::string& tensor, std::size_t element, float value, DType s) {
+  const bool f16 = s == DType::F16;
   ((Message() << tensor.c_str() << ": element " << element << " (").real(value)
    << ") is beyond the range of " << (f16 ? "float16 (±65504)" : "bfloat16") << "; hold the weights in "
    << (f16 ? "bf16 or " : "") << "float32")
@@ -38,7 +38,7 @@ void to_float(DType dtype, const unsigned char* data, std::size_t count, float* 
 
 void Slot::column(std::size_t j, float* out) const noexcept {
   const std::size_t start = j / kPanel * kPanel * K;
-  if (storage == Storage::F32) {
+  if (storage == DType::F32) {
     const float* p = data.data() + start + j % kPanel;
     for (std::size_t k = 0; k < K; ++k) out[k] = p[k * kPanel];
   } else {
@@ -111,7 +111,7 @@ void Weights::allocate() {
   // slot, whose columns past N must be +0 (in every storage).
   for (Slot& s : slots_) {
     const std::size_t from = s.packed && s.N ? (panels(s.N) - 1) * kPanel * s.K : 0;
-    if (s.storage == Storage::F32) {
+    if (s.storage == DType::F32) {
       s.data.resize(s.size);
       std::fill(s.data.data() + from, s.data.data() + s.size, 0.0f);
     } else {
@@ -146,7 +146,7 @@ void Weights::write(std::size_t index, DType dtype, std::size_t first, std::size
   constexpr std::size_t kBlock = 1024;
   float block[kBlock];
   const std::size_t rowLength = slot.packNK ? slot.K : slot.N, panelFloats = kPanel * slot.K;
-  const bool halves = slot.storage != Storage::F32;
+  const bool halves = slot.storage != DType::F32;
   // put(at, i) for each element i of a block whose first is element e0 of the
   // slot: `at` is its place in the panels, its column's lane included.
   const auto scatter = [&](std::size_t e0, std::size_t n, auto put) {

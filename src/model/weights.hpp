@@ -5,7 +5,7 @@
 // place: the weights of a product in the GEMM's packed panels (pack.hpp), so
 // a checkpoint is never held twice, nor staged. The matrices (every packed
 // slot, the token embeddings among them) are held in float32, or in 16 bits
-// (Storage, half.hpp) for a model twice as large in the same memory: the GEMM
+// (DType, half.hpp) for a model twice as large in the same memory: the GEMM
 // widens them exactly as it reads them. Vectors (norms, biases, position
 // tables) are float32 always. No Emscripten, no JS.
 #pragma once
@@ -30,7 +30,7 @@ struct Tensor {
   std::vector<std::size_t> shape;  // as stored, e.g. [out, in] for nn.Linear, [in, out] for GPT-2's Conv1D
   std::size_t elements = 0;
   // The slot it fills (tensors that share one are loaded into one matrix),
-  // and whether that slot is a matrix (packed: held in the model's Storage).
+  // and whether that slot is a matrix (packed: held in the model's DType).
   std::size_t slot = 0;
   bool matrix = false;
   // A checkpoint may leave it out, and it is then zero (Marian's
@@ -51,16 +51,16 @@ struct Tensor {
 // (column()) and the head.
 struct Slot {
   // Not zeroed when allocated (Weights::allocate says which elements are).
-  Buffer<float> data;            // Storage::F32
-  Buffer<std::uint16_t> halves;  // Storage::BF16, F16 (packed slots only)
-  Storage storage = Storage::F32;
+  Buffer<float> data;            // DType::F32
+  Buffer<std::uint16_t> halves;  // DType::BF16, F16 (packed slots only)
+  DType storage = DType::F32;
   std::size_t size = 0;  // elements of `data` or `halves`, allocated or not
   bool packed = false, packNK = false;
   std::size_t K = 0, N = 0;
   std::size_t missing = 0;  // elements not written yet
   const float* floats() const noexcept { return data.data(); }
   const std::uint16_t* half_data() const noexcept { return halves.data(); }
-  std::size_t element_bytes() const noexcept { return storage == Storage::F32 ? 4 : 2; }
+  std::size_t element_bytes() const noexcept { return storage == DType::F32 ? 4 : 2; }
   // Column j of a packed B [K, N] as K floats (row j of an nn.Linear or
   // embedding tensor [N, K]): a token's embedding.
   void column(std::size_t j, float* out) const noexcept;
@@ -69,8 +69,8 @@ struct Slot {
 class Weights {
  public:
   // `matrices`: how packed slots are held (vectors are float32 always).
-  explicit Weights(Storage matrices = Storage::F32) noexcept : matrices_(matrices) {}
-  Storage matrices() const noexcept { return matrices_; }
+  explicit Weights(DType matrices = DType::F32) noexcept : matrices_(matrices) {}
+  DType matrices() const noexcept { return matrices_; }
 
   // Laying out (an architecture's build()): a slot of n plain floats, or of
   // a packed [K, N] matrix; then the tensors that fill it (at `offset`
@@ -107,7 +107,7 @@ class Weights {
   std::deque<Slot> slots_;  // a deque: the architectures' pointers into it stay valid
   std::vector<Tensor> tensors_;
   std::vector<Place> places_;
-  Storage matrices_;
+  DType matrices_;
   bool allocated_ = false;
   std::size_t groups_ = 0, open_ = 0;  // groups made; the one being laid out (0: none)
 };

@@ -32,7 +32,7 @@ test('serves the page, the package files and the wasm with the right headers', a
     ['/src/js/browser.mjs', /javascript/],
     ['/src/js/engine-worker.js', /javascript/],
     ['/dist/mha-threaded-simd.wasm', /^application\/wasm/],
-    ['/dist/mha-threaded-simd.worker.js', /javascript/],
+    ['/dist/mha-threaded-simd.js', /javascript/],
   ]) {
     const res = await get(path);
     expect([path, res.status]).toEqual([path, 200]);

@@ -5,7 +5,7 @@
 // reachable only from the 'mha-wasm/train' entry, the models' only from
 // 'mha-wasm/model', so that bundles of apps that never train or load a model
 // leave them out.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
@@ -32,6 +32,16 @@ for (const family of FAMILIES)
         expect(existsSync(file)).toBe(true);
       }
     });
+
+// Emscripten >= 3.1.69's pthreads start from the glue: no build has a
+// separate pthread worker script, and none is left in dist/ (scripts/build.sh
+// removes those of the Emscripten 3.1.6 builds), where npm pack would ship it.
+test('every build is its glue and its .wasm, and dist/ holds no pthread worker script', () => {
+  for (const family of FAMILIES)
+    for (const variant of VARIANTS) expect(Object.keys(variantFiles(variant, family))).toEqual(['glue', 'wasm']);
+  const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+  expect(readdirSync(dist).filter((name) => name.endsWith('.worker.js'))).toEqual([]);
+});
 
 // What a page or an npm user downloads for attention stays small: every
 // inference .wasm within 150 KB (150,000 bytes), whatever the issue of the

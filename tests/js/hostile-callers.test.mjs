@@ -196,7 +196,7 @@ test('a start-up that fails rejects clearly and leaves nothing that keeps Node a
       { variant: 'threaded-simd', threads: 2, wasmBinary: new Uint8Array(8) },
       { variant: 'threaded-simd', threads: 2, wasmBinary: readFileSync(dist('mha-simd.wasm')) },
       { variant: 'simd', wasmBinary: readFileSync(dist('mha-threaded-simd.wasm')) },
-      { variant: 'threaded-simd', threads: 2, locateFile: (f, d) => (f.endsWith('.worker.js') ? '/nonexistent/x.worker.js' : d) },
+      { variant: 'threaded-simd', threads: 2, locateFile: (f, d) => (f.endsWith('.js') ? '/nonexistent/x.js' : d) },
       { variant: 'scalar', wasmBinary: new Uint8Array(8) },
       { variant: 'scalar', wasmBinary: readFileSync(dist('mha-threaded-simd.wasm')) },
       // Builds alike but for their kernels: told apart once the module runs.
@@ -207,7 +207,7 @@ test('a start-up that fails rejects clearly and leaves nothing that keeps Node a
       { worker: true, variant: 'scalar', wasmBinary: readFileSync(dist('mha-threaded-simd.wasm')) },
       { worker: true, variant: 'scalar', wasmBinary: readFileSync(dist('mha-simd.wasm')) },
       { worker: true, variant: 'threaded-simd', threads: 2, wasmBinary: readFileSync(dist('mha-simd.wasm')) },
-      { worker: true, variant: 'threaded-simd', threads: 2, locateFile: (f, d) => (f.endsWith('.worker.js') ? '/nonexistent/x.worker.js' : d) },
+      { worker: true, variant: 'threaded-simd', threads: 2, locateFile: (f, d) => (f.endsWith('.js') ? '/nonexistent/x.js' : d) },
     ];
     const out = [];
     for (const options of attempts)
@@ -225,7 +225,7 @@ test('a start-up that fails rejects clearly and leaves nothing that keeps Node a
       /^Error: mha-wasm: could not start the threaded-simd build \(is wasmBinary the bytes of mha-threaded-simd\.wasm\?\): .*LinkError/,
     ),
     expect.stringMatching(/^Error: mha-wasm: could not start the simd build .*: /),
-    "Error: mha-wasm: the threaded-simd build's file mha-threaded-simd.worker.js (/nonexistent/x.worker.js) is missing; check what locateFile returns for it",
+    "Error: mha-wasm: the threaded-simd build's file mha-threaded-simd.js (/nonexistent/x.js) is missing; check what locateFile returns for it",
     'TypeError: wasmBinary: expected the bytes of mha-scalar.wasm, got 8 bytes that are not a WebAssembly module',
     expect.stringMatching(
       /^Error: mha-wasm: could not start the scalar build \(is wasmBinary the bytes of mha-scalar\.wasm\?\): .*LinkError/,
@@ -240,6 +240,6 @@ test('a start-up that fails rejects clearly and leaves nothing that keeps Node a
     expect.stringMatching(
       /^Error: mha-wasm: could not start the threaded-simd build \(is wasmBinary the bytes of mha-threaded-simd\.wasm\?\): .*LinkError/,
     ),
-    "Error: mha-wasm: the threaded-simd build's file mha-threaded-simd.worker.js (/nonexistent/x.worker.js) is missing; check what locateFile returns for it",
+    "Error: mha-wasm: the threaded-simd build's file mha-threaded-simd.js (/nonexistent/x.js) is missing; check what locateFile returns for it",
   ]);
 }, 60_000);

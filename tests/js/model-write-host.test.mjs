@@ -65,7 +65,7 @@ test('the layout says which tensors share a packed slot and which are matrices; 
   expect([k.slot, v.slot]).toEqual([q.slot, q.slot]);
   expect([q.matrix, byName.get('embeddings.word_embeddings.weight').matrix]).toEqual([true, true]);
   expect(byName.get('embeddings.LayerNorm.weight').matrix).toBeUndefined();
-  expect(layout.weights).toBe('float32');
+  expect(layout.storage).toBe('F32');
   // From the shapes: each matrix slot is [K, N] with N = its tensors' rows (nn.Linear's [out, in]),
   // packed in panels of 8 columns; vectors are float32 whatever the storage.
   const slots = new Map();
@@ -75,9 +75,10 @@ test('the layout says which tensors share a packed slot and which are matrices; 
     else slots.set(t.slot, { K: t.shape[1], N: (slots.get(t.slot)?.N ?? 0) + t.shape[0] });
   }
   const matrixElements = [...slots.values()].reduce((sum, { K, N }) => sum + K * Math.ceil(N / 8) * 8, 0);
-  expect(layout.weightBytes).toEqual({
-    float32: 4 * (vectorElements + matrixElements),
-    bf16: 4 * vectorElements + 2 * matrixElements,
+  expect(layout.storageBytes).toEqual({
+    F32: 4 * (vectorElements + matrixElements),
+    F16: 4 * vectorElements + 2 * matrixElements,
+    BF16: 4 * vectorElements + 2 * matrixElements,
   });
 });
 
@@ -85,24 +86,22 @@ test('a model too large for the memory is refused before anything is allocated, 
   // 40 layers of hidden size 4096: about 10.7 GB of parameters in float32, 5.4 GB in 16 bits.
   const big = { ...CONFIG, hidden_size: 4096, num_attention_heads: 8, intermediate_size: 64, num_hidden_layers: 40 };
   const before = host.call('memoryStats', []);
-  const needs = [0, 1, 2].map((code) => {
+  const needs = ['F32', 'BF16', 'F16'].map((storage) => {
     let message = '';
     try {
-      host.call('createModel', [big, code]);
+      host.call('createModel', [big, storage]);
     } catch (error) {
       message = error.message;
     }
     expect(message).toMatch(/^model: needs \d+ bytes of WebAssembly memory, more than the \d+ bytes available/);
     return Number(/needs (\d+) bytes/.exec(message)[1]);
   });
-  const { weightBytes } = host.call('describeModel', [big]);
-  expect(needs).toEqual([weightBytes.float32, weightBytes.bf16, weightBytes.bf16]);
+  const { storageBytes } = host.call('describeModel', [big]);
+  expect(needs).toEqual([storageBytes.F32, storageBytes.BF16, storageBytes.F16]);
   expect(needs[1] / needs[0]).toBeCloseTo(0.5, 2);
   const after = host.call('memoryStats', []);
   expect([after.heapBytes, after.inUseBytes]).toEqual([before.heapBytes, before.inUseBytes]);
-  expect(() => host.call('createModel', [CONFIG, 3])).toThrow(
-    'weights: expected 0 (float32), 1 (bf16) or 2 (f16), got 3',
-  );
+  expect(() => host.call('createModel', [CONFIG, 'bf16'])).toThrow('storage: expected one of F32, F16, BF16, got bf16');
 });
 
 test('modelCall: one named request; a malformed one is refused before the bindings, the heap unchanged', () => {

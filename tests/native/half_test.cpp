@@ -19,7 +19,7 @@
 
 namespace {
 
-using mha::Storage;
+using mha::DType;
 
 bool same_bits(float a, float b) { return mha::bits_of(a) == mha::bits_of(b); }
 
@@ -95,7 +95,7 @@ TEST(Half, Gemm16IsTheFloatGemmOnTheWidenedMatrixBitForBit) {
   std::uniform_real_distribution<float> u(-1, 1);
   std::uniform_int_distribution<int> exponent(-30, 12);
   for (const mha::Kernels* k : {&mha::scalar_kernels(), &mha::simd_kernels()})
-    for (Storage storage : {Storage::BF16, Storage::F16})
+    for (DType storage : {DType::BF16, DType::F16})
       for (std::size_t M : {1, 2, 3, 4, 5, 7, 9})
         for (std::size_t N : {1, 3, 4, 7, 8, 9, 17, 25, 32, 40})
           for (std::size_t K : {1, 3, 8, 13})
@@ -121,10 +121,10 @@ TEST(Half, Gemm16IsTheFloatGemmOnTheWidenedMatrixBitForBit) {
               k->gemm(M, N, K, A.data(), K, packed.data(), K * mha::kPanel, bias.data(), accumulate, want.data(),
                       N + 3);
               const mha::HalfKernels& half = mha::half_kernels(*k);
-              (storage == Storage::BF16 ? half.bf16 : half.f16)(M, N, K, A.data(), K, packed16.data(), K * mha::kPanel,
-                                                                bias.data(), accumulate, got.data(), N + 3);
+              (storage == DType::BF16 ? half.bf16 : half.f16)(M, N, K, A.data(), K, packed16.data(), K * mha::kPanel,
+                                                              bias.data(), accumulate, got.data(), N + 3);
               ASSERT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0)
-                  << k->name << (storage == Storage::BF16 ? " bf16" : " f16") << " M" << M << " N" << N << " K" << K;
+                  << k->name << (storage == DType::BF16 ? " bf16" : " f16") << " M" << M << " N" << N << " K" << K;
             }
 }
 

@@ -21,8 +21,8 @@
 namespace {
 
 using mha::Attention;
+using mha::DType;
 using mha::model::Config;
-using mha::model::DType;
 using mha::model::Model;
 using mha::model::Outputs;
 using nlohmann::json;
@@ -353,12 +353,12 @@ INSTANTIATE_TEST_SUITE_P(Models, Checkpoint, ::testing::ValuesIn(fixture_folders
 TEST(Model, A16BitCheckpointHeldIn16BitsGivesTheFloat32ResultsBitForBit) {
   const std::string folder = kModels + "hf-llama/";  // saved by transformers in bfloat16
   const Config config = config_of(read_json(folder + "config.json"));
-  Model f32(config), bf16(config, mha::Storage::BF16);
+  Model f32(config), bf16(config, mha::DType::BF16);
   load(f32, folder);
   load(bf16, folder);
-  EXPECT_EQ(bf16.matrices(), mha::Storage::BF16);
+  EXPECT_EQ(bf16.matrices(), mha::DType::BF16);
   EXPECT_LT(double(bf16.bytes()), 0.75 * double(f32.bytes()));
-  EXPECT_EQ(double(bf16.bytes()), Model::bytes_for(config, mha::Storage::BF16));
+  EXPECT_EQ(double(bf16.bytes()), Model::bytes_for(config, mha::DType::BF16));
   Attention one(1), three(3);
   const std::vector<std::int32_t> ids = {1, 5, 9, 9, 2, 7, 30, 4};
   const Result a = run(f32, one, ids, {}), b = run(bf16, three, ids, {});
@@ -383,7 +383,7 @@ TEST(Model, A16BitStorageRefusesAValueItCannotHoldByTheTensorsName) {
   c.intermediateSize = 16;
   c.vocabSize = 10;
   c.maxPositions = 16;
-  Model m(c, mha::Storage::F16);
+  Model m(c, mha::DType::F16);
   std::size_t fc = 0;
   while (m.tensors()[fc].name != "h.0.mlp.c_fc.weight") ++fc;
   std::vector<float> values(m.tensors()[fc].elements, 0.5f);
@@ -397,7 +397,7 @@ TEST(Model, A16BitStorageRefusesAValueItCannotHoldByTheTensorsName) {
                  "bf16 or float32");
   }
   // bfloat16 holds it (rounded), and a vector (a bias) stays float32 whatever the storage.
-  Model b(c, mha::Storage::BF16);
+  Model b(c, mha::DType::BF16);
   EXPECT_NO_THROW(b.write(fc, DType::F32, 0, values.size(), reinterpret_cast<const unsigned char*>(values.data())));
 }
 

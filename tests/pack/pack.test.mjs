@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { loadFixture, FIXTURES_DIR } from '../js/helpers/fixtures.mjs';
 import { expectClose } from '../js/helpers/compare.mjs';
+import { VARIANTS } from '../../src/js/files.mjs';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -155,11 +156,10 @@ describe('[slow] npm pack, install, require and import', () => {
 
   test('the tarball holds the builds (attention, trainer, models), the JS sources and the README, and nothing else', async () => {
     for (const family of ['', 'train-', 'model-']) {
-      for (const variant of ['simd', 'scalar', 'threaded-simd']) {
+      for (const variant of VARIANTS) {
         expect(files).toContain(`dist/mha-${family}${variant}.js`);
         expect(files).toContain(`dist/mha-${family}${variant}.wasm`);
       }
-      expect(files).toContain(`dist/mha-${family}threaded-simd.worker.js`);
     }
     const jsSources = (await readdir(join(repo, 'src/js'), { recursive: true }))
       .filter((f) => statSync(join(repo, 'src/js', f)).isFile())
@@ -168,7 +168,7 @@ describe('[slow] npm pack, install, require and import', () => {
     if ((await readdir(repo)).includes('README.md')) expect(files).toContain('README.md');
     const unexpected = files.filter(
       (f) =>
-        !/^(dist\/mha-[\w-]+(\.worker)?\.(js|wasm)|src\/js\/(?:[\w-]+\/)*[\w-]+\.(mjs|cjs|js|d\.ts)|docs\/[\w-]+\.md|(README|ARCHITECTURE|CONTRIBUTING|THIRD_PARTY_NOTICES)\.md|package\.json|LICENSE)$/.test(
+        !/^(dist\/mha-[\w-]+\.(js|wasm)|src\/js\/(?:[\w-]+\/)*[\w-]+\.(mjs|cjs|js|d\.ts)|docs\/[\w-]+\.md|(README|ARCHITECTURE|CONTRIBUTING|THIRD_PARTY_NOTICES)\.md|package\.json|LICENSE)$/.test(
           f,
         ),
     );

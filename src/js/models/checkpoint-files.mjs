@@ -123,7 +123,7 @@ export function filesToRead(has) {
  * that is there with every file of its kind known (or all absent: no
  * tokenizer). A cache that holds part of a repo (what one program
  * downloaded) is complete when this and the weights' choice
- * (formats/weights.mjs) are decided.
+ * (formats/weight-files.mjs) are decided.
  */
 export function textFilesDecided(state) {
   if (state('config.json') !== 'present' || state('tokenizer_config.json') === undefined) return false;

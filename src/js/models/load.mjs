@@ -13,7 +13,7 @@ import { BINARY_FILES, chooseGgufFile, tokenizerFilesToRead } from './checkpoint
 import { ggufChunks } from './formats/gguf/chunks.mjs';
 import { openGguf } from './formats/gguf/checkpoint.mjs';
 import { DTYPE_BYTES, FLOAT_DTYPES } from './formats/safetensors.mjs';
-import { readTensors, weightFiles } from './formats/weights.mjs';
+import { readTensors, weightFiles } from './formats/weight-files.mjs';
 import { openSource, readBytes, readJson, readText } from './sources/files.mjs';
 import { createTokenizer } from './tokenizers/tokenizer.mjs';
 import { TransformerModel } from './transformer-model.mjs';
@@ -71,7 +71,7 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   });
   // Each element goes straight to its place: the load needs the parameters' memory and no more.
   const weights = chooseWeights(opts.weights ?? 'auto', layout, plan);
-  const { id } = await call(CALLS.createModel, [json, WEIGHTS.indexOf(weights)]);
+  const { id } = await call(CALLS.createModel, [json, STORAGE[weights]]);
   const config = {
     architecture: layout.architecture, // what run() needs of it: token types, attention groups
     generation,
@@ -83,7 +83,7 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
       maxLength: layout.maxLength,
       // How its weight matrices are held, and the bytes its parameters take.
       weights,
-      weightBytes: layout.weightBytes[weights === 'float32' ? 'float32' : 'bf16'],
+      weightBytes: layout.storageBytes[STORAGE[weights]],
     }),
   };
   try {
@@ -199,8 +199,12 @@ function planLoad(layout, sources, headers, words = { config: 'config.json', siz
   return plan;
 }
 
-/** How loadModel can hold a model's weight matrices (the `weights` option), in the engine's code order. */
-export const WEIGHTS = Object.freeze(['float32', 'bf16', 'f16']);
+/**
+ * How loadModel can hold a model's weight matrices: the `weights` option's names (the public ones) and
+ * the element type each is in the engine (DType, src/core/half.hpp; its names cross the boundary).
+ */
+export const STORAGE = Object.freeze({ float32: 'F32', bf16: 'BF16', f16: 'F16' });
+const WEIGHTS = Object.keys(STORAGE);
 
 /**
  * The storage of the weight matrices `requested` ('auto', or one of WEIGHTS)

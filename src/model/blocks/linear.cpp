@@ -25,10 +25,10 @@ void linear(Attention& attention, std::size_t M, const float* A, std::size_t lda
     const float* b = bias ? bias->floats() + tile.column : nullptr;
     {
       MHA_BLOCK(linear);
-      if (W.storage == Storage::F32)
+      if (W.storage == DType::F32)
         kern.gemm(tile.rows, tile.columns, K, a, lda, W.floats() + tile.column * K, K * kPanel, b, false, c, ldc);
       else
-        (W.storage == Storage::BF16 ? half.bf16 : half.f16)(
+        (W.storage == DType::BF16 ? half.bf16 : half.f16)(
             tile.rows, tile.columns, K, a, lda, W.half_data() + tile.column * K, K * kPanel, b, false, c, ldc);
     }
     if (epilogue != Epilogue::None) {

@@ -25,7 +25,7 @@ inline Epilogue epilogue_of(Activation a) noexcept {
 
 // C [M, N] = A [M, K]·W + bias (null: none), then `epilogue`, in tiles
 // (tiles.hpp) on the pool of `attention`; W a packed slot [K, N], in any
-// Storage (16-bit weights widen in the kernel: the result is bit for bit the
+// DType (16-bit weights widen in the kernel: the result is bit for bit the
 // float32 one on the widened weights). Bitwise the same for any thread count.
 void linear(Attention& attention, std::size_t M, const float* A, std::size_t lda, const Slot& W, const Slot* bias,
             float* C, std::size_t ldc, Epilogue epilogue);
