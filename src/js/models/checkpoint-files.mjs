@@ -8,7 +8,7 @@
 // pickModelFiles, public in 'mha-wasm/model' and Node's entry, gives a page
 // both: the checkpoint among a reader's files, and which of them are read.
 import { describe } from '../checks.mjs';
-import { ArgumentTypeError, codedError } from '../errors.mjs';
+import { ArgumentTypeError } from '../errors.mjs';
 
 const partsOf = (path) => path.split(/[\\/]/);
 /** The folder part of a relative path ('' at the top), '/'-separated. */
@@ -162,33 +162,4 @@ export function pickModelFiles(entries) {
   const names = new Set(files.map((e) => fileNameOf(e.path)));
   const read = new Set(filesToRead((name) => names.has(name)));
   return { folder, files, read: files.filter((e) => read.has(fileNameOf(e.path))) };
-}
-
-/** Whether a file name is a GGUF file's. */
-export const isGgufName = (name) => /\.gguf$/i.test(name);
-
-/**
- * The GGUF file a load reads of a source's files ({ [fileName]: file }):
- * the one `file` names (an Error listing the folder's .gguf files when it
- * has none of that name), else the folder's only .gguf when it has no
- * config.json (a folder with config.json is a Hugging Face checkpoint even
- * beside a .gguf), else null. With several and no `file`: an Error listing
- * them and their sizes, so that the caller picks one.
- */
-export function chooseGgufFile(files, file, where = 'the folder') {
-  const ggufs = Object.keys(files).filter(isGgufName);
-  const list = () => ggufs.map((n) => `${n} (${files[n].size} bytes)`).join(', ');
-  if (file !== undefined) {
-    if (Object.hasOwn(files, file)) return files[file];
-    throw codedError(
-      'NoWeights',
-      `file: no ${file} in ${where} (${ggufs.length ? `its GGUF files: ${list()}` : 'it has no GGUF file'})`,
-      { file, field: 'file' },
-    );
-  }
-  if (files['config.json'] || ggufs.length === 0) return null;
-  if (ggufs.length === 1) return files[ggufs[0]];
-  throw codedError('InvalidArgument', `${where} has ${ggufs.length} GGUF files: ${list()}; choose one with { file }`, {
-    field: 'file',
-  });
 }

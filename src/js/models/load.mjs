@@ -9,7 +9,8 @@
 // second copy of the file is ever held).
 import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
-import { BINARY_FILES, chooseGgufFile, tokenizerFilesToRead } from './checkpoint-files.mjs';
+import { BINARY_FILES, tokenizerFilesToRead } from './checkpoint-files.mjs';
+import { chooseGgufFile } from './formats/gguf/choose-file.mjs';
 import { ggufChunks } from './formats/gguf/chunks.mjs';
 import { openGguf } from './formats/gguf/checkpoint.mjs';
 import { DTYPE_BYTES, FLOAT_DTYPES } from './formats/safetensors.mjs';

@@ -18,7 +18,8 @@
 // and documented (huggingface_hub's file_download.py and hf_api.py).
 import { codedError } from '../../errors.mjs';
 import { COMMIT } from './hub-options.mjs';
-import { READ_FILES, chooseGgufFile, filesToRead, textFilesDecided } from '../checkpoint-files.mjs';
+import { READ_FILES, filesToRead, textFilesDecided } from '../checkpoint-files.mjs';
+import { chooseGgufFile } from '../formats/gguf/choose-file.mjs';
 import { WEIGHT_FILE_NAMES, OTHER_WEIGHTS, shardNames, weightChoice } from '../formats/weight-files.mjs';
 import { parseJsonObject } from './files.mjs';
 
