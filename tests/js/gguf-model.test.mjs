@@ -7,7 +7,8 @@
 //    dequantizes into float32 (weights: 'float32'), so each type is held to
 //    the float references' tolerance (reference.json's: logits within
 //    1e-4 + 1e-4·|x|, attention within 1e-5), the Q/K rows of llama put back
-//    in transformers' order (a wrong order fails by whole units);
+//    in transformers' order (a wrong order fails by whole units); F16 and
+//    BF16 files also with weights 'auto', held in their own 16-bit type;
 //  - llama.cpp's own greedy ids (llama-server, temperature 0): the same at
 //    F32 and F16 for every prompt; at Q8_0, Q4_0 and Q5_0 llama.cpp
 //    quantizes the activations to 8 bits for its products (our products are
@@ -65,6 +66,28 @@ test.each(CASES)("%s-%s.gguf: logits and attention are transformers' (from the s
     expect(worstAttention).toBeLessThanOrEqual(1e-5);
   });
 });
+
+test.each(MODELS.flatMap((m) => ['f16', 'bf16'].map((t) => [m, t])))(
+  "%s-%s.gguf with weights 'auto': held in its own 16-bit type (widened exactly), transformers' logits",
+  async (m, t) => {
+    const ref = reference(m, t);
+    const model = await engine.loadModel(path.join(DIR, `${m}-${t}.gguf`));
+    try {
+      expect(model.config.weights).toBe(t);
+      const r = await model.run(
+        { inputIds: Int32Array.from(ref.inputIds) },
+        { returnLogits: true, returnAttention: false },
+      );
+      let worst = 0;
+      ref.logits.forEach((want, i) => {
+        worst = Math.max(worst, Math.abs(r.logits[i] - want) / (1e-4 + 1e-4 * Math.abs(want)));
+      });
+      expect(worst).toBeLessThanOrEqual(1);
+    } finally {
+      model.dispose();
+    }
+  },
+);
 
 /** Our greedy ids of each of llama.cpp's prompts, and how far they follow llama.cpp's. */
 async function greedy(m, t) {
