@@ -2,7 +2,7 @@
 // tokenizer.mjs: tokenizer.json as transformers' GGUF conversion builds it),
 // run by the loader's own tokenizer path (createTokenizer, checked as any
 // tokenizer.json), against transformers' AutoTokenizer.from_pretrained(…,
-// gguf_file=…) on the same files (tests/fixtures/gguf/tokenizer.json,
+// gguf_file=…) on the same files (tests/fixtures/gguf/tokenizer-reference.json,
 // tests/tools/make_gguf_fixtures.py): the ids of every text (the sentence,
 // Chinese and English prose, emoji, digits, spaces, chat markers) exactly,
 // its decoded text, and its special tokens' roles.
@@ -14,7 +14,7 @@ import { inThreadTokenizerHost } from '../../src/js/models/tokenizers/in-thread-
 import { createTokenizer } from '../../src/js/models/tokenizers/tokenizer.mjs';
 
 const DIR = fileURLToPath(new URL('../fixtures/gguf/', import.meta.url));
-const ref = JSON.parse(readFileSync(DIR + 'tokenizer.json', 'utf8'));
+const ref = JSON.parse(readFileSync(DIR + 'tokenizer-reference.json', 'utf8'));
 const open = async (name) => {
   const bytes = readFileSync(DIR + name);
   return openGguf(fileAt(DIR + name, name, bytes.length));

@@ -8,15 +8,28 @@ GGUF tests hold the loader to, every one made by independent code:
                     (gguf.quants.dequantize), float32 bit patterns;
   {model}-{type}.gguf
                     written by llama.cpp's own converter (convert_hf_to_gguf.py,
-                    Debian's llama.cpp-tools / python3-gguf) at f32, f16 and
-                    q8_0, then q4_0 by llama-quantize from the f32 file;
+                    Debian's llama.cpp-tools / python3-gguf) at f32, f16, bf16
+                    and q8_0, then q4_0 and q5_0 by llama-quantize from the f32
+                    file;
+  llama-k-q4_k_m.gguf
+                    a Llama with rows of 256 (K-quants' blocks), seeded random
+                    parameters, converted and quantized by llama-quantize Q4_K_M
+                    (Q4_K and Q6_K tensors);
+  tokenizer-reference.json
+                    transformers' AutoTokenizer.from_pretrained(gguf_file=...)
+                    ids and decoded text of TEXTS, for the Qwen2 and Qwen3 files;
   {model}-{type}.json
                     transformers' from_pretrained(folder, gguf_file=...)
                     (transformers dequantizes with gguf-py: the float model the
                     file stands for) in float64 with eager attention: logits
                     and attention of the sentence's ids; and llama.cpp's own
                     greedy continuation (llama-server, temperature 0) of a few
-                    id prompts.
+                    id prompts, with its top-8 log-probabilities per step.
+
+--references-only rewrites the .json files from the .gguf files there;
+--tokenizer-only rewrites dequantize.json and tokenizer-reference.json (not
+tokenizer.json: from_pretrained(folder, gguf_file=...) would read that file of
+the folder as the tokenizer).
 
 Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh made with
 EXTRA_PACKAGES="llama.cpp llama.cpp-tools python3-gguf python3-accelerate
@@ -25,11 +38,13 @@ python3-protobuf", from the repository:
     bash tests/tools/make-hf-chroot.sh --run --bind "$PWD" -- \\
         python3 "$PWD/tests/tools/make_gguf_fixtures.py"
 
-Debian's gguf-py carries no package metadata, so transformers' version check
-(importlib.metadata.version("gguf")) reads 'N/A' and refuses it: this script
-gives that one lookup the version gguf-py's own source declares (read from
-its pyproject.toml / package metadata where present, else the version of
-Debian's package), nothing else is patched.
+Debian's gguf-py is not in transformers' package map, so its version check
+reads 'N/A' and refuses it (gguf is missing from importlib's package map, and
+gguf-py defines no __version__): this script sets gguf.__version__ to the
+installed distribution's version (gguf-0.19.0.dist-info), nothing else is
+patched. transformers 5.12.1's GGUF config table for qwen3 maps no
+attention.key_length, so the qwen3 references are made with the file's own
+key_length as head_dim (see transformers_reference).
 """
 import base64
 import json
@@ -240,7 +255,7 @@ TEXTS = [
 
 
 def tokenizer_reference():
-    """tokenizer.json: transformers' tokenizer of each GGUF file's metadata (AutoTokenizer.from_pretrained(folder,
+    """tokenizer-reference.json: transformers' tokenizer of each GGUF file's metadata (AutoTokenizer.from_pretrained(folder,
     gguf_file=...), its GGUF conversion) on TEXTS: the ids of encode() (with its special tokens) and their text."""
     import importlib.metadata
     gguf.__version__ = importlib.metadata.version("gguf")
@@ -256,7 +271,7 @@ def tokenizer_reference():
             "special": {k: v for k, v in tok.special_tokens_map.items() if isinstance(v, str)},
             "cases": [{"ids": tok(t)["input_ids"], "decoded": tok.decode(tok(t)["input_ids"])} for t in TEXTS],
         }
-    with open(os.path.join(OUT, "tokenizer.json"), "w") as f:
+    with open(os.path.join(OUT, "tokenizer-reference.json"), "w") as f:
         json.dump(out, f, ensure_ascii=False, indent=1)
         f.write("\n")
 
