@@ -28,7 +28,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const LFS = /\.(safetensors|bin|h5|msgpack|onnx|ot|model|spm)$/;
+const LFS = /\.(safetensors|bin|h5|msgpack|onnx|ot|model|spm|gguf)$/;
 const sha = (kind, ...parts) => {
   const h = createHash(kind);
   for (const p of parts) h.update(p);

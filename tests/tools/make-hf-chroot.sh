@@ -18,7 +18,7 @@ set -euo pipefail
 run_mode=0
 if [ "${1:-}" = "--run" ]; then run_mode=1; shift; fi
 ROOT=/var/tmp/sid-root
-if [ "$#" -gt 0 ] && [ "$1" != "--" ]; then ROOT=$1; shift; fi
+if [ "$#" -gt 0 ] && [ "$1" != "--" ] && [ "$1" != "--bind" ]; then ROOT=$1; shift; fi
 binds=()
 while [ "${1:-}" = "--bind" ]; do binds+=("$(realpath "$2")"); shift 2; done
 if [ "${1:-}" = "--" ]; then shift; fi

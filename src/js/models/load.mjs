@@ -10,6 +10,9 @@
 import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
 import { BINARY_FILES, tokenizerFilesToRead } from './checkpoint-files.mjs';
+import { chooseGgufFile } from './formats/gguf/choose-file.mjs';
+import { ggufChunks } from './formats/gguf/chunks.mjs';
+import { openGguf } from './formats/gguf/checkpoint.mjs';
 import { DTYPE_BYTES, FLOAT_DTYPES } from './formats/safetensors.mjs';
 import { readTensors, weightFiles } from './formats/weight-files.mjs';
 import { openSource, readBytes, readJson, readText } from './sources/files.mjs';
@@ -53,33 +56,19 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   const opts = checkLoadOptions(options);
   const { onProgress, signal } = opts;
   const files = await openSource(source, openNamed, opts);
-  if (!files['config.json'])
-    throw codedError(
-      'NoConfig',
-      `no config.json in the folder (it has ${Object.keys(files).join(', ') || 'no files'}): download config.json with the weights`,
-      { file: 'config.json' },
-    );
-  // An object, or an Error naming config.json; then read and checked by the
-  // model build (an Error naming config.json's field: BadConfig, UnsupportedModel).
-  const json = await step('BadCheckpoint', () => readJson(files['config.json']));
-  const layout = await step('BadConfig', () => call(CALLS.describeModel, [json]), { file: 'config.json' });
-  const tokenizer = await step('BadTokenizer', async () => {
-    const tokenizerFiles = {};
-    for (const name of tokenizerFilesToRead((n) => Boolean(files[n])))
-      tokenizerFiles[name] = await (BINARY_FILES.includes(name) ? readBytes : readText)(files[name]);
-    return createTokenizer(tokenizerFiles, tokenizerHost, { vocabSize: layout.config.vocabSize });
-  });
+  // A GGUF file (the one `file` names, or a folder's one .gguf when it has no config.json) holds the
+  // config, the tokenizer and the weights in one (formats/gguf/); otherwise a Hugging Face folder.
+  const ggufFile = chooseGgufFile(files, opts.file);
+  const checkpoint = ggufFile ? await step('BadCheckpoint', () => openGguf(ggufFile)) : await folderCheckpoint(files);
+  const { json, configFile } = checkpoint;
+  // Read and checked by the model build (an Error naming config.json's field: BadConfig, UnsupportedModel).
+  const layout = await step('BadConfig', () => call(CALLS.describeModel, [json]), { file: configFile });
+  const tokenizer = await step('BadTokenizer', async () =>
+    createTokenizer(await checkpoint.tokenizerFiles(), tokenizerHost, { vocabSize: layout.config.vocabSize }),
+  );
   const { sources, plan, generation } = await step('BadCheckpoint', async () => {
-    const sources = await weightFiles(files);
-    const headers = await Promise.all(sources.map((file) => readTensors(file)));
-    return {
-      sources,
-      plan: planLoad(layout, sources, headers),
-      // What generate() starts from: generation_config.json, else config.json's own generation fields.
-      generation: files['generation_config.json']
-        ? { json: await readJson(files['generation_config.json']), file: 'generation_config.json' }
-        : { json, file: 'config.json' },
-    };
+    const { sources, headers, generation } = await checkpoint.weights();
+    return { sources, plan: planLoad(layout, sources, headers, checkpoint.words), generation };
   });
   // Each element goes straight to its place: the load needs the parameters' memory and no more.
   const weights = chooseWeights(opts.weights ?? 'auto', layout, plan);
@@ -104,32 +93,33 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
     // The next READ_AHEAD chunks are being read while chunk i is written: the
     // source's reads (the disk, a Blob, the network) overlap the engine's
     // packing, and a browser reads a File faster with several reads in flight.
-    const chunks = plan.flatMap((tensors, f) => tensors.flatMap((tensor) => chunksOf(tensor, f)));
+    const chunks = plan.flatMap((tensors, f) =>
+      tensors.flatMap((tensor) =>
+        (ggufFile ? ggufChunks(tensor, sources[f], CHUNK_BYTES) : chunksOf(tensor, sources[f])).map((c) => ({
+          ...c,
+          f,
+          tensor,
+        })),
+      ),
+    );
     const reads = [];
     const readAhead = (upTo) => {
       for (let j = reads.length; j < Math.min(upTo, chunks.length); j++) {
-        const { f, at, end } = chunks[j];
-        reads.push(Promise.resolve(sources[f].read(at, end)));
+        reads.push(Promise.resolve(chunks[j].read()));
         reads[j].catch(() => {}); // a read not awaited (a write failed first) must not be an unhandled rejection
       }
     };
     for (let i = 0; i < chunks.length; i++) {
-      const { f, tensor, at, end } = chunks[i];
+      const { f, tensor, at, end, first, dtype } = chunks[i];
       signal?.throwIfAborted();
       readAhead(i + 1 + READ_AHEAD);
       const read = await reads[i];
       reads[i] = null; // the loader holds no chunk it has written
-      if (read.byteLength !== end - at)
-        throw fileError(
-          sources[f].name,
-          `${sources[f].name}: ended at byte ${at + read.byteLength} while reading "${tensor.name}"`,
-        );
       // Transferred to the engine's Worker, not copied (the loader owns what read() gives).
       const bytes = ownBuffer(read);
-      const first = (at - tensor.begin) / DTYPE_BYTES[tensor.dtype];
       await step(
         'BadCheckpoint',
-        () => call(CALLS.modelWrite, [id, tensor.index, tensor.dtype, first, bytes], [bytes.buffer]),
+        () => call(CALLS.modelWrite, [id, tensor.index, dtype, first, bytes], [bytes.buffer]),
         { file: sources[f].name },
       );
       loadedBytes += end - at;
@@ -167,7 +157,7 @@ async function step(code, body, fields = {}) {
  * Throws an Error naming the file and tensor for one the model does not
  * explain, a duplicate, a dtype or shape it cannot take, or a missing one.
  */
-function planLoad(layout, sources, headers) {
+function planLoad(layout, sources, headers, words = { config: 'config.json', sizes: "config.json's sizes" }) {
   const wanted = new Map(layout.tensors.map((t, index) => [t.name, { ...t, index }]));
   const found = new Map(); // name → { file, tensor }
   const plan = sources.map(() => []);
@@ -175,7 +165,8 @@ function planLoad(layout, sources, headers) {
     for (const tensor of header) {
       const name = canonicalName(tensor.name, layout.prefixes);
       const want = wanted.get(name);
-      const where = `${sources[f].name}: tensor "${tensor.name}"`;
+      // (A GGUF tensor by its name in the file, not the transformers name it fills.)
+      const where = `${sources[f].name}: tensor "${tensor.nameInFile ?? tensor.name}"`;
       const fail = (message) => {
         throw fileError(sources[f].name, message);
       };
@@ -184,8 +175,8 @@ function planLoad(layout, sources, headers) {
       if (!want) {
         if (BACKBONE.test(name) && !UNUSED.test(name))
           fail(
-            `${where} is not part of a ${layout.config.modelType} with config.json's sizes ` +
-              `(${layout.config.numLayers} layers, hidden size ${layout.config.hiddenSize}); is config.json this model's?`,
+            `${where} is not part of a ${layout.config.modelType} with ${words.sizes} ` +
+              `(${layout.config.numLayers} layers, hidden size ${layout.config.hiddenSize}); is ${words.config} this model's?`,
           );
         continue;
       }
@@ -193,7 +184,7 @@ function planLoad(layout, sources, headers) {
       if (!FLOAT_DTYPES.includes(tensor.dtype))
         fail(`${where} has dtype ${tensor.dtype}; expected one of ${FLOAT_DTYPES.join(', ')}`);
       if (tensor.shape.length !== want.shape.length || tensor.shape.some((n, i) => n !== want.shape[i]))
-        fail(`${where} has shape [${tensor.shape}], but config.json's sizes make it [${want.shape}]`);
+        fail(`${where} has shape [${tensor.shape}], but ${words.sizes} make it [${want.shape}]`);
       found.set(name, { file: sources[f].name });
       plan[f].push({ ...tensor, index: want.index });
     }
@@ -204,7 +195,7 @@ function planLoad(layout, sources, headers) {
       sources[0].name,
       `${sources.map((s) => s.name).join(', ')}: ${absent.length === 1 ? 'tensor' : `${absent.length} tensors`} missing: ` +
         `${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', …' : ''} (a ${layout.config.modelType} of ` +
-        `${layout.config.numLayers} layers, as config.json says, needs ${layout.tensors.length})`,
+        `${layout.config.numLayers} layers, as ${words.config} says, needs ${layout.tensors.length})`,
     );
   return plan;
 }
@@ -236,12 +227,70 @@ export function chooseWeights(requested, layout, plan) {
   return 'float32';
 }
 
-/** The chunks of `tensor` (of file f) the loader writes: [{ f, tensor, at, end }], at most CHUNK_BYTES each. */
-function chunksOf(tensor, f) {
+/**
+ * The chunks of `tensor` of a checkpoint folder's weight file `file` the loader writes, at most
+ * CHUNK_BYTES each: [{ at, end, first, dtype, read() }], the file's bytes [at, end) written as they
+ * are from element `first` on (formats/gguf/chunks.mjs makes a GGUF file's).
+ */
+function chunksOf(tensor, file) {
   const chunks = [];
-  for (let at = tensor.begin; at < tensor.end; at += CHUNK_BYTES)
-    chunks.push({ f, tensor, at, end: Math.min(tensor.end, at + CHUNK_BYTES) });
+  for (let at = tensor.begin; at < tensor.end; at += CHUNK_BYTES) {
+    const end = Math.min(tensor.end, at + CHUNK_BYTES);
+    chunks.push({
+      at,
+      end,
+      first: (at - tensor.begin) / DTYPE_BYTES[tensor.dtype],
+      dtype: tensor.dtype,
+      read: async () => {
+        const bytes = await file.read(at, end);
+        if (bytes.byteLength !== end - at)
+          throw fileError(
+            file.name,
+            `${file.name}: ended at byte ${at + bytes.byteLength} while reading "${tensor.name}"`,
+          );
+        return bytes;
+      },
+    });
+  }
   return chunks;
+}
+
+/**
+ * A Hugging Face checkpoint folder's files (`files`: { [fileName]: file })
+ * as the loader reads a checkpoint: { json (config.json's), configFile,
+ * tokenizerFiles() → { [fileName]: text or bytes }, weights() → { sources,
+ * headers, generation } } (formats/gguf/checkpoint.mjs gives a GGUF file's).
+ */
+async function folderCheckpoint(files) {
+  if (!files['config.json'])
+    throw codedError(
+      'NoConfig',
+      `no config.json in the folder (it has ${Object.keys(files).join(', ') || 'no files'}): download config.json with the weights`,
+      { file: 'config.json' },
+    );
+  // An object, or an Error naming config.json.
+  const json = await step('BadCheckpoint', () => readJson(files['config.json']));
+  return {
+    json,
+    configFile: 'config.json',
+    async tokenizerFiles() {
+      const read = {};
+      for (const name of tokenizerFilesToRead((n) => Boolean(files[n])))
+        read[name] = await (BINARY_FILES.includes(name) ? readBytes : readText)(files[name]);
+      return read;
+    },
+    async weights() {
+      const sources = await weightFiles(files);
+      return {
+        sources,
+        headers: await Promise.all(sources.map((file) => readTensors(file))),
+        // What generate() starts from: generation_config.json, else config.json's own generation fields.
+        generation: files['generation_config.json']
+          ? { json: await readJson(files['generation_config.json']), file: 'generation_config.json' }
+          : { json, file: 'config.json' },
+      };
+    },
+  };
 }
 
 // The chunk as the whole of an ArrayBuffer, which can be transferred: a
@@ -262,6 +311,7 @@ const LOAD_OPTIONS = new Set([
   'token',
   'offline',
   'forceDownload',
+  'file',
 ]);
 
 /** loadModel's options, checked here where they are the same for every source (the Hub's by sources/hub.mjs). */
@@ -269,7 +319,7 @@ function checkLoadOptions(options) {
   if (options === undefined) return {};
   if (!options || typeof options !== 'object')
     throw new ArgumentTypeError(
-      `loadModel options: expected { onProgress, signal, weights, revision, endpoint, cacheDir, token, offline, forceDownload }, got ${describe(options)}`,
+      `loadModel options: expected { onProgress, signal, weights, revision, endpoint, cacheDir, token, offline, forceDownload, file }, got ${describe(options)}`,
     );
   rejectUnknown(options, LOAD_OPTIONS, 'loadModel');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
@@ -286,6 +336,13 @@ function checkLoadOptions(options) {
       throw new ArgumentTypeError(`weights: expected one of ${expected}, got ${describe(options.weights)}`);
     if (options.weights !== 'auto' && !WEIGHTS.includes(options.weights))
       throw new ArgumentRangeError(`weights: expected one of ${expected}, got ${JSON.stringify(options.weights)}`);
+  }
+  if (options.file !== undefined) {
+    const expected = "the name of a .gguf file of the folder or repo ('model-q8_0.gguf')";
+    if (typeof options.file !== 'string')
+      throw new ArgumentTypeError(`file: expected ${expected}, got ${describe(options.file)}`);
+    if (!/^[^/\\]+\.gguf$/i.test(options.file))
+      throw new ArgumentRangeError(`file: expected ${expected}, got ${JSON.stringify(options.file)}`);
   }
   options.signal?.throwIfAborted();
   return options;

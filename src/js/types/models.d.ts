@@ -36,6 +36,15 @@ export interface LoadModelOptions {
    * checkpoint's own 16-bit type when every matrix is stored in it, else 'float32' (it never rounds).
    */
   weights?: 'auto' | 'float32' | 'bf16' | 'f16';
+  /**
+   * The GGUF file of the folder or Hub repo to load ('model-q8_0.gguf'; by name, only it is downloaded): needed
+   * when there are several, or config.json
+   * beside it. A path to a .gguf file, or a folder whose only .gguf has no config.json beside it, needs none.
+   * The file's F32, F16 and BF16 tensors are written as they are; Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K ones
+   * are dequantized at load into float32 as ggml defines them (held as `weights` says: 'auto' is 'float32'
+   * unless every matrix is F16, or every one BF16).
+   */
+  file?: string;
   /** A Hub model's branch, tag or commit (default 'main'). */
   revision?: string;
   /** The Hub to ask (default: $HF_ENDPOINT in Node, else https://huggingface.co). */

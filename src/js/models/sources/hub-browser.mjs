@@ -54,6 +54,7 @@ export async function openNamed(source, options = {}) {
     fetch: globalThis.fetch.bind(globalThis),
     signal: options.signal,
     onProgress: options.onProgress,
+    file: options.file, // a GGUF file of the repo (checked by the loader's options)
   };
   if (hub.offline) hub.offlineWhy = 'offline: true';
   const store = new BrowserHubStore(await caches.open(CACHE_NAME), hub);

@@ -39,6 +39,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from '../../checks.mjs';
 import { ArgumentTypeError, codedError } from '../../errors.mjs';
+import { isGgufName } from '../formats/gguf/choose-file.mjs';
 import { fileAt, readFolder } from './folder.mjs';
 import { hubFetch, hubHeaders, openHub } from './hub.mjs';
 import { COMMIT, DEFAULT_ENDPOINT, checkHubOptions, parseHubUrl, parseRepoId } from './hub-options.mjs';
@@ -69,6 +70,13 @@ const isFolder = (p) =>
     () => false,
   );
 
+/** A path's .gguf file as a source's one file ([{ path, file }]), or null when it is not one. */
+async function ggufFileAt(p) {
+  if (!isGgufName(p)) return null;
+  const info = await stat(p).catch(() => null);
+  return info?.isFile() ? [{ path: path.basename(p), file: fileAt(p, path.basename(p), info.size) }] : null;
+}
+
 /**
  * A string or URL source's files in Node: a folder (a path, or a file: URL)
  * when there is one; else a Hub repo id ('name', 'org/name') or a Hub
@@ -78,13 +86,16 @@ const isFolder = (p) =>
 export async function openNamed(source, options = {}) {
   let named;
   if (source instanceof URL) {
-    if (source.protocol === 'file:') return readFolder(fileURLToPath(source));
+    if (source.protocol === 'file:')
+      return (await ggufFileAt(fileURLToPath(source))) ?? readFolder(fileURLToPath(source));
     named = parseHubUrl(source);
     if (!named)
       throw new ArgumentTypeError(
         `source: expected a file: URL of a folder or a Hub model's URL (https://huggingface.co/org/name), got ${source.href}`,
       );
   } else if (await isFolder(source)) return readFolder(source);
+  // A path to a .gguf file: the file alone, as a folder of one.
+  else if (await ggufFileAt(source)) return ggufFileAt(source);
   else if (/^https?:\/\//i.test(source)) {
     named = parseHubUrl(source);
     if (!named)
@@ -108,6 +119,7 @@ export async function openNamed(source, options = {}) {
     fetch: globalThis.fetch,
     signal: options.signal,
     onProgress: options.onProgress,
+    file: options.file, // a GGUF file of the repo (checked by the loader's options)
   };
   const store = new NodeHubStore(options.cacheDir ?? env.cacheDir, named.repo);
   return Object.entries(await openHub(hub, store)).map(([name, file]) => ({ path: name, file }));

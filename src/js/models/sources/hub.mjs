@@ -19,6 +19,7 @@
 import { codedError } from '../../errors.mjs';
 import { COMMIT } from './hub-options.mjs';
 import { READ_FILES, filesToRead, textFilesDecided } from '../checkpoint-files.mjs';
+import { chooseGgufFile } from '../formats/gguf/choose-file.mjs';
 import { WEIGHT_FILE_NAMES, OTHER_WEIGHTS, shardNames, weightChoice } from '../formats/weight-files.mjs';
 import { parseJsonObject } from './files.mjs';
 
@@ -214,6 +215,7 @@ const readAll = async (file) => new TextDecoder().decode(await file.read(0, file
  * setRef(revision, commit) }.
  */
 export async function openHub(hub, store) {
+  if (hub.file !== undefined) return openGgufFile(hub, store);
   const byCommit = COMMIT.test(hub.revision);
   const pinned = byCommit ? hub.revision : await store.ref(hub.revision);
   if (pinned && !hub.forceDownload) {
@@ -236,6 +238,10 @@ export async function openHub(hub, store) {
   const { commit, files } = await listRepo(hub);
   const state = (name) => (files.has(name) ? 'present' : 'absent');
   const choice = weightChoice(state);
+  // A repo of GGUF files and no transformers checkpoint: its one .gguf, or an Error listing them (the
+  // loader's rule for a folder, checkpoint-files.mjs's chooseGgufFile).
+  const gguf = choice ? null : chooseGgufFile(Object.fromEntries(files), undefined, hub.repo);
+  if (gguf) return openGgufFile({ ...hub, file: [...files.keys()].find((n) => files.get(n) === gguf) }, store);
   if (!choice) {
     const others = [...files.keys()].filter((n) => OTHER_WEIGHTS.test(n) || /\.safetensors$/.test(n));
     throw codedError(
@@ -290,6 +296,48 @@ export async function openHub(hub, store) {
   );
   if (hub.revision !== commit) await store.setRef(hub.revision, commit);
   return filesOf(store, commit, names);
+}
+
+/**
+ * GGUF file `hub.file` of the repo, as a source's { [fileName]: file }: from
+ * the store when it holds it at the revision (a branch or tag online: the
+ * file list says whether it moved), else downloaded. Not there: an Error
+ * listing the repo's GGUF files and their sizes.
+ */
+async function openGgufFile(hub, store) {
+  const byCommit = COMMIT.test(hub.revision);
+  const pinned = byCommit ? hub.revision : await store.ref(hub.revision);
+  const held = pinned && !hub.forceDownload && (await store.state(pinned, hub.file)) === 'present';
+  if (held && (byCommit || hub.offline)) return filesOf(store, pinned, [hub.file]);
+  if (hub.offline)
+    throw codedError(
+      'Offline',
+      `${hub.repo}: ${hub.offlineWhy}, and the cache (${store.where}) does not hold ${hub.file} at revision "${hub.revision}"`,
+      { repo: hub.repo, file: hub.file },
+    );
+  const { commit, files } = await listRepo(hub);
+  if (!files.has(hub.file)) {
+    const ggufs = [...files.keys()].filter((n) => /\.gguf$/i.test(n));
+    throw codedError(
+      'EntryNotFound',
+      `${hub.repo}: no ${hub.file} at revision "${hub.revision}" (${
+        ggufs.length
+          ? `its GGUF files: ${ggufs.map((n) => `${n} (${files.get(n).size} bytes)`).join(', ')}`
+          : 'it has no GGUF file'
+      })`,
+      { repo: hub.repo, file: hub.file },
+    );
+  }
+  if (!(held && pinned === commit) || hub.forceDownload) {
+    const progress = downloadProgress(hub);
+    const entry = files.get(hub.file);
+    progress.plan(hub.file, entry.size);
+    await store.download(hub, commit, hub.file, entry, progress.file(hub.file, entry.size), {
+      force: hub.forceDownload,
+    });
+  }
+  if (hub.revision !== commit) await store.setRef(hub.revision, commit);
+  return filesOf(store, commit, [hub.file]);
 }
 
 /**
