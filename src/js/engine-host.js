@@ -29,6 +29,17 @@
   const MODEL_CALLS = ['run', 'prefill', 'step', 'encode', 'decode'];
   const logitsCode = (returnLogits) => (returnLogits === 'last' ? 2 : returnLogits ? 1 : 0);
 
+  // An element type's code for the model build `module`: its place in dtypeNames() (src/bindings: 'F32',
+  // 'F16', 'BF16', the one list, read once a module), a TypeError naming `what` for any other name.
+  const dtypeLists = new WeakMap();
+  function dtypeCode(module, dtype, what) {
+    if (!dtypeLists.has(module)) dtypeLists.set(module, Array.from(module.dtypeNames()));
+    const names = dtypeLists.get(module);
+    const code = names.indexOf(dtype);
+    if (code < 0) throw argumentError(`${what}: expected one of ${names.join(', ')}, got ${String(dtype)}`);
+    return code;
+  }
+
   // The typed arrays' own getters.
   const intrinsic = (name) => Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), name).get;
   const [bufferOf, offsetOf, lengthOf] = ['buffer', 'byteOffset', 'byteLength'].map(intrinsic);
@@ -249,19 +260,10 @@
       return checked(this.module.describeModel(config));
     }
 
-    // An element type's code for the bindings: its place in the model build's dtypeNames() (src/bindings:
-    // 'F32', 'F16', 'BF16', the one list), a TypeError naming `what` for any other name.
-    dtypeCode(dtype, what) {
-      this.dtypes ??= Array.from(this.module.dtypeNames());
-      const code = this.dtypes.indexOf(dtype);
-      if (code < 0) throw argumentError(`${what}: expected one of ${this.dtypes.join(', ')}, got ${String(dtype)}`);
-      return code;
-    }
-
     // storage: the element type the weight matrices are held in ('F32', 'BF16', 'F16').
     createModel(config, storage = 'F32') {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
-      const code = this.dtypeCode(storage, 'storage');
+      const code = dtypeCode(this.module, storage, 'storage');
       let configured;
       const id = adopt(this, this.module.Model, (model) => (configured = model.configure(config, code)), this.models);
       return { id, ...configured };
@@ -273,7 +275,7 @@
     // set() (a caller's patched one, a detached array, throw here, in JS, and
     // the model's memory stays as it was); the dtype goes as its code.
     modelWrite(id, index, dtype, first, bytes) {
-      const code = this.dtypeCode(dtype, 'dtype');
+      const code = dtypeCode(this.module, dtype, 'dtype');
       if (!ArrayBuffer.isView(bytes) || !(bytes instanceof Uint8Array))
         throw argumentError("bytes: expected a Uint8Array of the tensor's elements");
       const model = live(this.models, id, 'model');
