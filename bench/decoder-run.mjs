@@ -119,7 +119,7 @@ async function mhaWasm(threads) {
 
 /** onnxruntime-web on `threads`, driven by generation/greedy.mjs's greedySearch. */
 async function onnxDecoder(threads) {
-  const { createPeer } = await import('./peers/onnx-decoder.mjs');
+  const { createPeer } = await import('./peers/onnx-decoder-peer.mjs');
   const peer = await createPeer({ threads });
   return {
     name: peer.name,

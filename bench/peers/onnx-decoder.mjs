@@ -41,21 +41,10 @@
 // ARM64's); its optimizer folds each Cast of an initializer into a float32
 // initializer when the session is made (float32's speed; the memory it
 // keeps is not halved, the benchmark measures it).
-import { closeSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readSafetensors, toBfloat16 } from '../model-checkpoint.mjs';
-import {
-  FLOAT,
-  INT64,
-  bytesOf,
-  int64Tensor,
-  node,
-  onnx,
-  onnxRuntime,
-  scalar,
-  transpose,
-  valueInfo,
-} from './onnx-common.mjs';
+import { FLOAT, INT64, bytesOf, int64Tensor, node, onnx, scalar, transpose, valueInfo } from './onnx-common.mjs';
 
 /** The graph and its weights, by form. */
 export const FILES = {
@@ -74,7 +63,7 @@ function int64Scalar(name, value) {
 }
 
 /** The architecture's sizes as the graph needs them, from config.json. */
-function sizesOf(c) {
+export function sizesOf(c) {
   if (c.model_type === 'gpt2')
     return {
       layers: c.n_layer,
@@ -394,69 +383,4 @@ export function buildDecoderOnnx(folder, form = 'float32') {
   const g = new Graph(st, sizesOf(config), path.join(folder, FILES[form].data), form);
   const model = config.model_type === 'gpt2' ? gpt2Graph(g, config) : qwen2Graph(g, config);
   return { model, dataBytes: g.dataBytes };
-}
-
-// A file read whole into one Uint8Array (readFileSync stops at 2 GiB).
-function readWhole(file) {
-  const out = new Uint8Array(statSync(file).size);
-  const fd = openSync(file, 'r');
-  try {
-    for (let at = 0; at < out.length;) at += readSync(fd, out, at, Math.min(1 << 30, out.length - at), at);
-  } finally {
-    closeSync(fd);
-  }
-  return out;
-}
-
-/**
- * onnxruntime-web at `threads` threads (fixed once per process). load(dir,
- * form) resolves { createMs, decoder, dispose }: decoder() → { step } for
- * src/js/models/generation/greedy.mjs's greedySearch: the prompt with empty pasts
- * first, then each token with the presents of the step before.
- */
-export async function createPeer({ threads }) {
-  const { ort, version } = onnxRuntime(threads);
-  return {
-    name: 'onnxruntime-web',
-    version,
-    async load(dir, form = 'float32') {
-      const t0 = performance.now();
-      const files = FILES[form];
-      const session = await ort.InferenceSession.create(readFileSync(path.join(dir, files.model)), {
-        executionProviders: ['wasm'],
-        graphOptimizationLevel: 'all',
-        logSeverityLevel: 3,
-        externalData: [{ path: files.data, data: readWhole(path.join(dir, files.data)) }],
-      });
-      const createMs = performance.now() - t0;
-      const { layers, kvH, dk } = sizesOf(JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8')));
-      const empty = new ort.Tensor('float32', new Float32Array(0), [1, kvH, 0, dk]);
-      return {
-        createMs,
-        decoder({ recordLogits = false } = {}) {
-          let past = null;
-          const stepLogits = [];
-          const step = async (ids) => {
-            const feeds = {
-              input_ids: new ort.Tensor(
-                'int64',
-                BigInt64Array.from(ids, (x) => BigInt(x)),
-                [1, ids.length],
-              ),
-            };
-            for (let i = 0; i < layers; i++) {
-              feeds[`past_key_values.${i}.key`] = past?.[i][0] ?? empty;
-              feeds[`past_key_values.${i}.value`] = past?.[i][1] ?? empty;
-            }
-            const out = await session.run(feeds);
-            past = Array.from({ length: layers }, (_, i) => [out[`present.${i}.key`], out[`present.${i}.value`]]);
-            if (recordLogits) stepLogits.push(out.logits.data);
-            return out.logits.data;
-          };
-          return { step, stepLogits };
-        },
-        dispose: () => session.release(),
-      };
-    },
-  };
 }

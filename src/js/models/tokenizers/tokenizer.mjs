@@ -150,15 +150,7 @@ function wordPieceJson(vocabText, config) {
     padding: null,
     added_tokens: [cls, sep, unk, pad, mask]
       .filter((t) => Object.hasOwn(vocab, t))
-      .map((content) => ({
-        id: vocab[content],
-        content,
-        single_word: false,
-        lstrip: false,
-        rstrip: false,
-        normalized: false,
-        special: true,
-      })),
+      .map((content) => specialAddedToken(vocab[content], content)),
     normalizer: {
       type: 'BertNormalizer',
       clean_text: true,
@@ -418,4 +410,9 @@ async function jsonTokenizer(json, file, config, host, vocabSize) {
     },
     dispose: () => runner.dispose(),
   };
+}
+
+/** A special token of a tokenizer.json's added_tokens, as transformers' converters write one. */
+export function specialAddedToken(id, content) {
+  return { id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true };
 }

@@ -12,6 +12,7 @@
 // from the scores) and Llama 3's byte-level BPE: such a file loads without a
 // tokenizer (ids in, ids out).
 import { codedError } from '../../../errors.mjs';
+import { specialAddedToken } from '../../tokenizers/tokenizer.mjs';
 
 // Qwen2Converter's pre-tokenizer regex (transformers' convert_slow_tokenizer.py).
 const QWEN2_REGEX =
@@ -55,15 +56,7 @@ export function ggufTokenizerFiles(fileName, metadata) {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: special.map((content) => ({
-      id: vocab[content],
-      content,
-      single_word: false,
-      lstrip: false,
-      rstrip: false,
-      normalized: false,
-      special: true,
-    })),
+    added_tokens: special.map((content) => specialAddedToken(vocab[content], content)),
     normalizer: { type: 'NFC' },
     pre_tokenizer: {
       type: 'Sequence',
