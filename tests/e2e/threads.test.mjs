@@ -2,8 +2,8 @@
 // runs relaxed SIMD: a page served with COOP/COEP runs threaded-relaxed-simd on
 // >= 2 threads, the same page without them runs relaxed-simd; a browser that
 // refuses the relaxed-SIMD probe (as Safari does) gets threaded-simd and simd;
-// all give the reference results; and a large computation never blocks the
-// page's main thread for more than 50 ms.
+// all give the reference results; and a large computation runs no task over
+// 50 ms on the page's main thread.
 import { RELAXED_SIMD_PROBE } from '../../src/js/variants.mjs';
 import { startServer } from '../../web/server.mjs';
 import { fixtureNames, loadFixture } from '../js/helpers/fixtures.mjs';
@@ -190,7 +190,7 @@ test('relaxed SIMD in Chromium: threaded-relaxed-simd and relaxed-simd, referenc
   await page.close();
 }, 120_000);
 
-test('a large computation never blocks the main thread for more than 50 ms', async () => {
+test('a large computation never blocks the main thread: no task over 50 ms, the page answers within 100 ms', async () => {
   const { page, problems } = await openBlankPage(browser.context, servers.isolated.url);
   const report = await page.evaluate(async () => {
     const { createAttention } = await import('/src/js/browser.mjs');
@@ -231,8 +231,12 @@ test('a large computation never blocks the main thread for more than 50 ms', asy
   });
   // The work itself takes far longer than 50 ms, so a blocked main thread would show.
   expect(report.elapsed).toBeGreaterThan(150);
-  expect(report.maxGap).toBeLessThan(50);
+  // Blocking is a task on the main thread: none over 50 ms (the Long Tasks API's own threshold) …
   expect(report.longTasks.filter((d) => d > 50)).toEqual([]);
+  // … and a 5 ms timer always answers within RAIL's 100 ms response budget. Its gaps also count the
+  // time the OS gives the main thread's core to the engine's threads (two vCPUs, both computing):
+  // 55 ms was seen once on a CI machine with no long task, so 50 ms here would test the scheduler.
+  expect(report.maxGap).toBeLessThan(100);
   expect(problems).toEqual([]);
   await page.close();
 }, 120_000);

@@ -77,6 +77,8 @@ export class ModelLoader {
       this.hooks.error.show('real.error.load', { kind: 'noFiles', params: {}, detail: '' });
       return;
     }
+    // The previous load's error goes at once, before anything is awaited: what shows after is this load's.
+    this.hooks.error.hide();
     // The page's engine came from this entry (app.mjs): it is there by the time a reader gives files.
     const { pickModelFiles } = await modelEntry();
     if (!this.hooks.canLoad()) return; // another load started meanwhile
