@@ -1,6 +1,6 @@
 // Jest over the wasm builds in dist/. Tests are native ES modules, so Jest runs
 // with NODE_OPTIONS=--experimental-vm-modules (scripts/test.sh sets it) and
-// transforms nothing. tests/e2e (Chromium: about half of the whole run's
+// transforms nothing. tests/e2e (Chromium: two thirds of the whole run's
 // time) and tests/pack (npm pack + install) are the slow parts: `npx jest
 // tests/js` leaves both out.
 export default {
@@ -14,6 +14,7 @@ export default {
     '<rootDir>/tests/e2e/**/*.test.mjs',
   ],
   transform: {},
-  // Per test; the packaging test sets its own, longer ones.
-  testTimeout: 20000,
+  // Per test, a guard against a hang (npm test runs two suites at a time on two cores, so a
+  // 10 s page test can take twice that); slower suites set their own, longer ones.
+  testTimeout: 60_000,
 };

@@ -3,7 +3,8 @@
 # browsers' tokenizer worker into dist/ too, and the native core with its tests
 # into build/native. `npm run build` runs this; with --bench (`npm run bench`)
 # the benchmark's own builds too (build/wasm/bench/: the kernels and a model
-# build that times its blocks), which no test loads.
+# build that times its blocks), which no test loads; with --native the native
+# core alone (scripts/setup.sh builds it while the Emscripten chroot is made).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -12,6 +13,15 @@ jobs=$(nproc 2>/dev/null || echo 2)
 source scripts/configure.sh
 xsimd_found || exit 1
 xsimd=$(xsimd_define)
+
+build_native() {
+  configure build/native cmake -S . -DCMAKE_BUILD_TYPE=Release "$xsimd"
+  cmake --build build/native -j "$jobs"
+}
+if [ "${1:-}" = --native ]; then
+  build_native
+  exit 0
+fi
 
 # Every wasm build, all five variants in one configure, comes from one
 # Emscripten >= 3.1.69 (scripts/emscripten.sh): the em++ on the PATH when it
@@ -40,7 +50,4 @@ bash scripts/emscripten.sh run bash -c 'source scripts/configure.sh &&
 # The browsers' tokenizer worker, one script with the tokenizers library inside (esbuild, a devDependency).
 node scripts/build-tokenizer-worker.mjs
 
-if [ "${MHA_SKIP_NATIVE:-0}" != 1 ]; then
-  configure build/native cmake -S . -DCMAKE_BUILD_TYPE=Release "$xsimd"
-  cmake --build build/native -j "$jobs"
-fi
+if [ "${MHA_SKIP_NATIVE:-0}" != 1 ]; then build_native; fi

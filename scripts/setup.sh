@@ -82,7 +82,25 @@ fi
 # 120) in a chroot in .deps/trixie-root, made by debootstrap from the Debian
 # archive the apt sources name (about 2 minutes and 2.5 GB, once), unless the
 # em++ on the PATH is already >= 3.1.69 (emsdk). scripts/emscripten.sh says why.
-bash scripts/emscripten.sh describe >/dev/null 2>&1 || bash scripts/emscripten.sh install
+# Made in the background while npm installs and the native core builds:
+# debootstrap mostly waits on the network and the disk.
+chroot_pid=""
+if ! bash scripts/emscripten.sh describe >/dev/null 2>&1; then
+  chroot_log=$(mktemp)
+  bash scripts/emscripten.sh install >"$chroot_log" 2>&1 &
+  chroot_pid=$!
+fi
+chroot_ready() {
+  [ -n "$chroot_pid" ] || return 0
+  local status=0
+  wait "$chroot_pid" || status=$?
+  cat "$chroot_log"
+  rm -f "$chroot_log"
+  chroot_pid=""
+  return "$status"
+}
+# A failure before the wait still waits for it: no debootstrap left running on its own.
+trap 'chroot_ready >/dev/null 2>&1 || true' EXIT
 
 # npm devDependencies: installed when node_modules is missing, lacks a tool
 # the scripts run, or is older than package-lock.json (npm writes
@@ -99,6 +117,10 @@ if ! npm_ok; then
 fi
 
 if [ "${1:-}" != "--no-build" ]; then
-  bash scripts/build.sh
+  bash scripts/build.sh --native
+  chroot_ready
+  MHA_SKIP_NATIVE=1 bash scripts/build.sh
+else
+  chroot_ready
 fi
 echo "mha-wasm setup: done in $SECONDS s"

@@ -136,13 +136,29 @@ jest() {
   NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning ${NODE_OPTIONS:-}" \
     node "$@"
 }
-echo "== Jest${relaxed_flag:+ (node ${relaxed_flag[*]})} =="
-jest "${relaxed_flag[@]}" node_modules/jest/bin/jest.js "$@"
-stage_done
+# The suites that time something on the machine (a main thread's longest gap
+# or task, a process's exit, a server's timeout) run alone, after the others:
+# a second suite beside them on two cores would measure the scheduler. The
+# rest run two at a time (Jest's default is one worker per core but one; most
+# suites leave a core idle while a page loads or a worker starts).
+timed=(tests/e2e/threads.test.mjs tests/e2e/tokenizer-browser.test.mjs tests/e2e/page-model.test.mjs
+  tests/e2e/server.test.mjs tests/js/node-worker.test.mjs tests/js/node-exit.test.mjs)
+if [ $# -eq 0 ]; then
+  echo "== Jest${relaxed_flag:+ (node ${relaxed_flag[*]})}: two suites at a time, all but the ${#timed[@]} that time something =="
+  jest "${relaxed_flag[@]}" node_modules/jest/bin/jest.js --maxWorkers=2 --testPathIgnorePatterns "${timed[@]}"
+  stage_done
+  echo "== Jest${relaxed_flag:+ (node ${relaxed_flag[*]})}: the ${#timed[@]} suites that time something, one at a time =="
+  jest "${relaxed_flag[@]}" node_modules/jest/bin/jest.js --maxWorkers=1 "${timed[@]}"
+  stage_done
+else
+  echo "== Jest${relaxed_flag:+ (node ${relaxed_flag[*]})} =="
+  jest "${relaxed_flag[@]}" node_modules/jest/bin/jest.js "$@"
+  stage_done
+fi
 
 if [ $# -eq 0 ] && [ ${#relaxed_flag[@]} -gt 0 ]; then
   echo "== Jest: Node 20 without relaxed SIMD (the SIMD128 builds by default) =="
-  jest node_modules/jest/bin/jest.js tests/js/relaxed.test.mjs tests/js/fixtures.test.mjs \
+  jest node_modules/jest/bin/jest.js --maxWorkers=1 tests/js/relaxed.test.mjs tests/js/fixtures.test.mjs \
     tests/js/node-worker.test.mjs tests/js/node-exit.test.mjs tests/js/threads.test.mjs tests/js/errors.test.mjs
   stage_done
 fi

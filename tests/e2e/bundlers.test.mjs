@@ -90,7 +90,8 @@ beforeAll(async () => {
   // Another origin, with the headers a CDN needs for a cross-origin-isolated page.
   cdn = await serve(work, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' });
   browser = await launchChromium();
-}, 60_000);
+  // About 25 s alone; npm test runs another suite beside it.
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();

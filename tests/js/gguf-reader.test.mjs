@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readGgufHeader } from '../../src/js/models/formats/gguf/reader.mjs';
 import { ggufModel } from '../../src/js/models/formats/gguf/model.mjs';
-import { chooseGgufFile } from '../../src/js/models/formats/gguf/choose-file.mjs';
+import { chooseGgufFile } from '../../src/js/models/checkpoint-files.mjs';
 import { QWEN2_KVS, bytes, gguf, info, kv, kvStr, kvU32, u32, u64 } from './helpers/gguf-bytes.mjs';
 
 const DIR = fileURLToPath(new URL('../fixtures/gguf/', import.meta.url));

@@ -8,7 +8,7 @@
 // pickModelFiles, public in 'mha-wasm/model' and Node's entry, gives a page
 // both: the checkpoint among a reader's files, and which of them are read.
 import { describe } from '../checks.mjs';
-import { ArgumentTypeError } from '../errors.mjs';
+import { ArgumentTypeError, codedError, fileError } from '../errors.mjs';
 
 const partsOf = (path) => path.split(/[\\/]/);
 /** The folder part of a relative path ('' at the top), '/'-separated. */
@@ -123,7 +123,7 @@ export function filesToRead(has) {
  * that is there with every file of its kind known (or all absent: no
  * tokenizer). A cache that holds part of a repo (what one program
  * downloaded) is complete when this and the weights' choice
- * (formats/weight-files.mjs) are decided.
+ * (weightChoice, below) are decided.
  */
 export function textFilesDecided(state) {
   if (state('config.json') !== 'present' || state('tokenizer_config.json') === undefined) return false;
@@ -162,4 +162,86 @@ export function pickModelFiles(entries) {
   const names = new Set(files.map((e) => fileNameOf(e.path)));
   const read = new Set(filesToRead((name) => names.has(name)));
   return { folder, files, read: files.filter((e) => read.has(fileNameOf(e.path))) };
+}
+
+// Which files hold the weights: of a Hugging Face checkpoint (safetensors
+// preferred, else torch.save's zip; one file or the shards an index lists),
+// or the GGUF file of a folder or repo. Read by the loader (formats/
+// weight-files.mjs, models/load.mjs) and by the Hub (sources/hub.mjs, on a
+// repo's file list).
+
+const FORMATS = [
+  { single: 'model.safetensors', index: 'model.safetensors.index.json' },
+  { single: 'pytorch_model.bin', index: 'pytorch_model.bin.index.json' },
+];
+
+/**
+ * Which weight files a checkpoint's loader reads, from what is known of its
+ * files: `state(name)` is 'present', 'absent' or undefined (not known: a
+ * cache that holds part of a repo). The first format of FORMATS with its
+ * index or single file decides: { index } or { single }; null when neither
+ * format is there; undefined when it cannot be decided from what is known.
+ */
+export function weightChoice(state) {
+  for (const { single, index } of FORMATS) {
+    const hasIndex = state(index);
+    if (hasIndex === 'present') return { index };
+    if (hasIndex === undefined) return undefined;
+    const hasSingle = state(single);
+    if (hasSingle === 'present') return { single };
+    if (hasSingle === undefined) return undefined;
+  }
+  return null;
+}
+
+/** Every file name a checkpoint's weights may be under (a Hub repo's list is filtered by these). */
+export const WEIGHT_FILE_NAMES = FORMATS.flatMap(({ single, index }) => [index, single]);
+
+/**
+ * The shard file names of a sharded checkpoint's index (the JSON object of
+ * file `index`), each once, in the order the weight_map first names them.
+ * An Error naming the file when it has no weight_map or a value is not a
+ * plain file name.
+ */
+export function shardNames(index, json) {
+  const map = json.weight_map;
+  if (!map || typeof map !== 'object' || Array.isArray(map)) throw fileError(index, `${index}: no weight_map`);
+  const names = [...new Set(Object.values(map))];
+  // A plain file name beside the index: never a path (a Hub source joins it onto its cache folder).
+  const bad = names.find((n) => typeof n !== 'string' || !/^[^/\\]+$/.test(n) || n === '.' || n === '..');
+  if (bad !== undefined)
+    throw fileError(index, `${index}: a weight_map value is not a file name beside it: ${JSON.stringify(bad)}`);
+  return names;
+}
+
+/** Weight files of formats the engine does not read (TensorFlow, Flax, ONNX, raw torch). */
+export const OTHER_WEIGHTS = /\.(bin|h5|msgpack|ckpt|pt|pth|onnx|ot)$/;
+
+/** Whether a file name is a GGUF file's. */
+export const isGgufName = (name) => /\.gguf$/i.test(name);
+
+/**
+ * The GGUF file a load reads of a source's files ({ [fileName]: file }):
+ * the one `file` names (an Error listing the folder's .gguf files when it
+ * has none of that name), else the folder's only .gguf when it has no
+ * config.json (a folder with config.json is a Hugging Face checkpoint even
+ * beside a .gguf), else null. With several and no `file`: an Error listing
+ * them and their sizes, so that the caller picks one.
+ */
+export function chooseGgufFile(files, file, where = 'the folder') {
+  const ggufs = Object.keys(files).filter(isGgufName);
+  const list = () => ggufs.map((n) => `${n} (${files[n].size} bytes)`).join(', ');
+  if (file !== undefined) {
+    if (Object.hasOwn(files, file)) return files[file];
+    throw codedError(
+      'NoWeights',
+      `file: no ${file} in ${where} (${ggufs.length ? `its GGUF files: ${list()}` : 'it has no GGUF file'})`,
+      { file, field: 'file' },
+    );
+  }
+  if (files['config.json'] || ggufs.length === 0) return null;
+  if (ggufs.length === 1) return files[ggufs[0]];
+  throw codedError('InvalidArgument', `${where} has ${ggufs.length} GGUF files: ${list()}; choose one with { file }`, {
+    field: 'file',
+  });
 }

@@ -9,13 +9,13 @@
 // second copy of the file is ever held).
 import { describe, rejectUnknown } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
-import { BINARY_FILES, tokenizerFilesToRead } from './checkpoint-files.mjs';
-import { chooseGgufFile } from './formats/gguf/choose-file.mjs';
+import { BINARY_FILES, chooseGgufFile, tokenizerFilesToRead } from './checkpoint-files.mjs';
 import { ggufChunks } from './formats/gguf/chunks.mjs';
 import { openGguf } from './formats/gguf/checkpoint.mjs';
 import { DTYPE_BYTES, FLOAT_DTYPES } from './formats/safetensors.mjs';
 import { readTensors, weightFiles } from './formats/weight-files.mjs';
-import { openSource, readBytes, readJson, readText } from './sources/files.mjs';
+import { openSource } from './sources/files.mjs';
+import { readBytes, readJson, readText } from './read-file.mjs';
 import { createTokenizer } from './tokenizers/tokenizer.mjs';
 import { TransformerModel } from './transformer-model.mjs';
 import { ArgumentRangeError, ArgumentTypeError, codeIfNone, codedError, fileError } from '../errors.mjs';

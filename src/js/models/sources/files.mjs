@@ -9,7 +9,7 @@
 // platform's `openNamed` (sources/hub-node.mjs, sources/hub-browser.mjs).
 import { describe } from '../../checks.mjs';
 import { fileNameOf, pickCheckpointFiles } from '../checkpoint-files.mjs';
-import { ArgumentTypeError, fileError } from '../../errors.mjs';
+import { ArgumentTypeError } from '../../errors.mjs';
 
 const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
 
@@ -91,58 +91,4 @@ async function sourceFiles(source, openNamed, options) {
     "source: expected a Hugging Face model name ('org/name'), a folder, or a model folder's files " +
       `(a folder path or file: URL in Node, a FileList, File[] or { fileName: ArrayBuffer | Uint8Array | Blob }), got ${describe(source)}`,
   );
-}
-
-/** A file's bytes as UTF-8 text. */
-// The largest text file of a checkpoint this reads (config.json, a tokenizer's files, an index):
-// real ones are under 20 MB; anything larger is not read whole into a string.
-export const MAX_TEXT_BYTES = 64 << 20;
-
-export async function readText(file) {
-  if (file.size > MAX_TEXT_BYTES)
-    throw fileError(
-      file.name,
-      `${file.name}: ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a checkpoint's text file has`,
-    );
-  return new TextDecoder().decode(await file.read(0, file.size));
-}
-
-/**
- * A file's bytes (a tokenizer's binary file: Marian's SentencePiece models),
- * under the same bound as a text file's.
- */
-export async function readBytes(file) {
-  if (file.size > MAX_TEXT_BYTES)
-    throw fileError(
-      file.name,
-      `${file.name}: ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a checkpoint's tokenizer file has`,
-    );
-  const bytes = await file.read(0, file.size);
-  if (bytes.byteLength !== file.size)
-    throw fileError(file.name, `${file.name}: ended at byte ${bytes.byteLength} of ${file.size}`);
-  return bytes;
-}
-
-/** A file's JSON; an Error naming the file when it is not JSON. */
-export async function readJson(file) {
-  return parseJsonObject(file.name, await readText(file));
-}
-
-/**
- * The JSON object of the text of file `name`. Every JSON file of a checkpoint
- * is an object: null, a number or a list is a damaged file, an Error naming it.
- */
-export function parseJsonObject(name, text) {
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw fileError(name, `${name}: not valid JSON (${error.message})`);
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw fileError(
-      name,
-      `${name}: expected a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}`,
-    );
-  return value;
 }

@@ -39,7 +39,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from '../../checks.mjs';
 import { ArgumentTypeError, codedError } from '../../errors.mjs';
-import { isGgufName } from '../formats/gguf/choose-file.mjs';
+import { isGgufName } from '../checkpoint-files.mjs';
 import { fileAt, readFolder } from './folder.mjs';
 import { hubFetch, hubHeaders, openHub } from './hub.mjs';
 import { COMMIT, DEFAULT_ENDPOINT, checkHubOptions, parseHubUrl, parseRepoId } from './hub-options.mjs';

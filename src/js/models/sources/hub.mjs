@@ -3,7 +3,7 @@
 // Here what is the same on both (a repo id and its options: hub-options.mjs):
 // the repo's file list (GET /api/models/{repo}/revision/{revision}?blobs=true:
 // the commit, every file with its size and LFS sha256), the files of it the
-// loader reads (checkpoint-files.mjs, formats/weight-files.mjs: no TensorFlow,
+// loader reads (checkpoint-files.mjs: no TensorFlow,
 // Flax, ONNX or other file is fetched), the Hub's answers made into errors
 // that say what to do, retries, whether a cached branch moved (one HEAD), and
 // the download's progress. Where the
@@ -19,9 +19,8 @@
 import { codedError } from '../../errors.mjs';
 import { COMMIT } from './hub-options.mjs';
 import { READ_FILES, filesToRead, textFilesDecided } from '../checkpoint-files.mjs';
-import { chooseGgufFile } from '../formats/gguf/choose-file.mjs';
-import { WEIGHT_FILE_NAMES, OTHER_WEIGHTS, shardNames, weightChoice } from '../formats/weight-files.mjs';
-import { parseJsonObject } from './files.mjs';
+import { chooseGgufFile, OTHER_WEIGHTS, shardNames, WEIGHT_FILE_NAMES, weightChoice } from '../checkpoint-files.mjs';
+import { parseJsonObject } from '../read-file.mjs';
 
 // ---- Requests -----------------------------------------------------------------
 

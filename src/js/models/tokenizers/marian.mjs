@@ -25,7 +25,7 @@
 //   a special token is followed by a space; ▁ becomes a space and the text
 //   is stripped of Python's whitespace.
 import { TOKENIZER_KINDS } from '../checkpoint-files.mjs';
-import { parseJsonObject } from '../sources/files.mjs';
+import { parseJsonObject } from '../read-file.mjs';
 import { SentencePiece, readSentencePieceModel } from './sentencepiece.mjs';
 import { ArgumentRangeError } from '../../errors.mjs';
 import { tokenContent as contentOf, withRoles } from './special-roles.mjs';

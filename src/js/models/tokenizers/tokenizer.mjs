@@ -10,7 +10,7 @@
 // stores a CJK character as pieces of its UTF-8 bytes, which are shown as
 // that character, numbered.
 import { describe, rejectUnknown } from '../../checks.mjs';
-import { parseJsonObject } from '../sources/files.mjs';
+import { parseJsonObject } from '../read-file.mjs';
 import { MarianFiles, createMarianTokenizer } from './marian.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
 import { roleDefaults, withRoles } from './special-roles.mjs';
