@@ -41,13 +41,16 @@ export async function loadHost({ variant, threads, files, paths, locateFile }, w
     throw new ArgumentTypeError(
       `wasmBinary: expected the bytes of ${files.wasm}, got ${bytes.byteLength} bytes that are not a WebAssembly module`,
     );
-  const moduleArgs = { ...moduleOptions(threads), wasmBinary: bytes, locateFile: locate };
+  const moduleArgs = { ...moduleOptions(threads), locateFile: locate, instantiateWasm: instantiateOnce(bytes) };
   let module;
   try {
-    module = await factory(moduleArgs);
+    module = await Promise.race([factory(moduleArgs), moduleArgs.instantiateWasm.failed]);
   } catch (error) {
     moduleArgs.PThread?.terminateAllThreads();
-    const cause = String(error?.message ?? error).replace(/ Build with -s ASSERTIONS=1 for more info\.$/, '');
+    // A LinkError or CompileError of our own instantiation says its name (the glue's abort wrote it in).
+    const named = error instanceof WebAssembly.LinkError || error instanceof WebAssembly.CompileError;
+    const message = named ? `${error.name}: ${error.message}` : String(error?.message ?? error);
+    const cause = message.replace(/ Build with -s ASSERTIONS=1 for more info\.$/, '');
     throw new Error(
       `mha-wasm: could not start the ${variant} build (is wasmBinary the bytes of ${files.wasm}?): ${cause}`,
     );
@@ -65,6 +68,29 @@ export async function loadHost({ variant, threads, files, paths, locateFile }, w
 }
 
 export { EngineHost };
+
+/**
+ * The glue's instantiateWasm hook for `bytes`: it compiles them once and lets
+ * them go. Given as wasmBinary instead, the bytes would stay as long as the
+ * glue's context does, and Emscripten 3.1.69's threaded glue keeps that
+ * context past dispose (a pending Atomics.waitAsync on the main thread's
+ * mailbox, which nothing resolves): about 133 KB per disposed threaded engine
+ * (tests/js/hardening-memory.test.mjs). `failed` rejects when they do not
+ * instantiate (the glue, with a hook, would wait for ever).
+ */
+function instantiateOnce(bytes) {
+  let source = bytes;
+  let fail;
+  const failed = new Promise((_, reject) => (fail = reject));
+  const hook = (imports, receiveInstance) => {
+    const wire = source;
+    source = null;
+    WebAssembly.instantiate(wire, imports).then(({ instance, module }) => receiveInstance(instance, module), fail);
+    return {}; // the exports come through receiveInstance
+  };
+  hook.failed = failed;
+  return hook;
+}
 
 const isInputType = (option) => option.startsWith('--input-type');
 let explicitExecArgv;

@@ -111,11 +111,11 @@ test('a translation model translates the sentence in the page, with Node’s num
     ]);
 
     // The decoder's masked self-attention: nothing above the diagonal.
-    await page.selectOption('#mt-kind', 'decoder');
+    await page.selectOption('#mt-group', 'decoder');
     await page.waitForSelector('#real-model .mt-heatmap .heatmap[data-head="mt-decoder-mean"]');
     const decoder = await heatmap(page);
     expect(decoder.cells.filter(([q, k, w]) => k > q && w !== 0)).toEqual([]);
-    await page.selectOption('#mt-kind', 'cross');
+    await page.selectOption('#mt-group', 'cross');
 
     // Heads switched off: head 0 of every layer of every kind only, translated again as Node does.
     await page.selectOption('#mt-mask-preset', 'only:0');
@@ -174,10 +174,10 @@ test('heads off never hide: a group switched off and not shown is named; one cou
     expect(await page.textContent('#mt-status')).toMatch(new RegExp(`^${produced} 个词元（不算结束符等特殊词元）`));
     expect(await page.textContent('#real-model .mt-shown')).toBe('下面的注意力图来自全部头的翻译（上面那一句）。');
     // … heads off in the encoder, then the cross-attention shown: the encoder's switches are named, not hidden.
-    await page.selectOption('#mt-mask-kind', 'encoder');
+    await page.selectOption('#mt-mask-group', 'encoder');
     await page.selectOption('#mt-mask-preset', 'only:0');
     expect(await page.locator('#real-model .mt-mask-elsewhere').count()).toBe(0);
-    await page.selectOption('#mt-mask-kind', 'cross');
+    await page.selectOption('#mt-mask-group', 'cross');
     expect(await page.textContent('#real-model .mt-mask-elsewhere')).toBe(
       '注意：你没在看的编码器自注意力（中文）也关掉了头，翻译时一并关掉。',
     );

@@ -406,15 +406,11 @@ test('100 threaded engines created and disposed: no hang, no thread left, each o
   expectRightAndClosed(threaded(), 2);
 }, 90_000);
 
-// A known leak, kept failing on purpose until it is fixed: Emscripten 3.1.69's threaded glue arms an
-// Atomics.waitAsync on the main thread's mailbox (checkMailbox) that nothing resolves after dispose, and the
-// pending promise (V8's atomics_waitasync_promises) keeps the module's whole context, its .wasm bytes among
-// them: about 133 KB of arrayBuffers per disposed threaded engine (threaded-relaxed-simd had it before the
-// builds moved to 3.1.69). When this passes, make it a plain test.
-test.failing(
-  '100 threaded engines keep no memory (KNOWN LEAK: a pending Atomics.waitAsync per engine)',
-  () => {
-    expectNothingKept(threaded());
-  },
-  90_000,
-);
+// No memory kept by a disposed threaded engine either: Emscripten 3.1.69's threaded glue arms an
+// Atomics.waitAsync on the main thread's mailbox (checkMailbox) that nothing resolves after dispose, and
+// the pending promise (V8's atomics_waitasync_promises) keeps the glue's context; given the .wasm bytes
+// as wasmBinary, that context held them (about 133 KB of arrayBuffers per engine), so node-host.mjs
+// instantiates them itself through the glue's instantiateWasm hook and lets them go.
+test('100 threaded engines keep no memory', () => {
+  expectNothingKept(threaded());
+}, 90_000);

@@ -18,12 +18,12 @@ import { UNIFORM_SHARE, headEvenness } from './real-article.mjs';
 export function translationNotes(generated) {
   let even = 0;
   let count = 0;
-  for (const kind of ['encoder', 'decoder']) {
-    const group = generated.attentions?.[kind];
-    if (!group) continue;
-    const [numLayers, numHeads, L] = group.shape;
+  for (const group of ['encoder', 'decoder']) {
+    const attention = generated.attentions?.[group];
+    if (!attention) continue;
+    const [numLayers, numHeads, L] = attention.shape;
     const tokens = { length: L };
-    const e = headEvenness({ attention: group.data, tokens, numLayers, numHeads, causal: kind === 'decoder' });
+    const e = headEvenness({ attention: attention.data, tokens, numLayers, numHeads, causal: group === 'decoder' });
     even += e.even;
     count += e.count;
   }

@@ -88,15 +88,15 @@ export function duReadings(weights, decoderTokens, decoderSpecial, spans, dus) {
 }
 
 /** A translation model's three groups of attention: the keys of generate()'s `attentions` and of a head mask. */
-export const ATTENTION_KINDS = ['cross', 'encoder', 'decoder'];
+export const ATTENTION_GROUPS = ['cross', 'encoder', 'decoder'];
 
 /**
  * The sizes of one group in a model's config: { layers, heads }. The
  * encoder's self-attention has the encoder's; the decoder's masked
  * self-attention and its cross-attention have the decoder's.
  */
-export function groupDims(config, kind) {
-  return kind === 'encoder'
+export function groupDims(config, group) {
+  return group === 'encoder'
     ? { layers: config.numLayers, heads: config.numHeads }
     : { layers: config.decoderLayers, heads: config.decoderHeads };
 }

@@ -11,7 +11,7 @@
 import { OKABE_ITO } from '../lib/palette.mjs';
 import { captionedTable, el } from '../lib/dom.mjs';
 import { fixed, percent } from '../lib/format.mjs';
-import { t } from '../lib/i18n.mjs';
+import { t, translateDom } from '../lib/i18n.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { topTokens } from '../model/predictions.mjs';
 import { headWeights, tokenRecords, topKeys } from '../model/real-model-scores.mjs';
@@ -20,6 +20,41 @@ import { Heatmap } from './heatmap.mjs';
 import { ModelGrid } from './model-grid.mjs';
 import { pieceLabel, topTokenList } from './top-tokens.mjs';
 import { ErrorBox, otherError } from './real-model-error.mjs';
+
+/** The steps' controls, text and views; index.html holds the empty .next-steps. */
+const MARKUP = /* HTML */ `
+  <h4 data-i18n="next.title"></h4>
+  <p class="help" data-i18n="next.help"></p>
+  <div class="bar next-bar">
+    <label
+      ><span data-i18n="next.prompt"></span>
+      <select id="next-prompt"></select
+    ></label>
+    <button id="next-step" type="button" data-i18n="next.step"></button>
+    <label
+      ><span data-i18n="next.count"></span> <input id="next-count" type="number" min="1" max="32" step="1" value="5"
+    /></label>
+    <button id="next-run" type="button" data-i18n="next.run"></button>
+    <button id="next-reset" type="button" data-i18n="next.reset"></button>
+  </div>
+  <p id="next-status" class="status" role="status"></p>
+  <div class="next-error error real-error" role="alert" hidden></div>
+  <ol class="next-text" data-i18n-attr="aria-label:next.text.label"></ol>
+  <div class="next-current" hidden>
+    <p class="next-grid-caption explain"></p>
+    <div class="real-grid-box">
+      <div class="next-grid" role="group" data-i18n-attr="aria-label:next.grid.label"></div>
+    </div>
+    <div class="next-heatmap"></div>
+    <p class="next-where"></p>
+    <details class="numbers next-numbers">
+      <summary data-i18n="next.numbers"></summary>
+      <div class="next-table"></div>
+    </details>
+    <p class="next-after"></p>
+    <div class="next-list"></div>
+  </div>
+`;
 
 const COLOR = OKABE_ITO.blue;
 
@@ -39,6 +74,8 @@ export class NextTokenSteps {
    * @param {{ temperature: () => number, text: () => string }} hooks the predictions' temperature, the text box's text
    */
   constructor(root, hooks) {
+    root.innerHTML = MARKUP;
+    translateDom(root);
     const $ = (selector) => root.querySelector(selector);
     this.root = root;
     this.hooks = hooks;

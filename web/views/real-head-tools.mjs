@@ -76,8 +76,8 @@ export class HeadTools {
       hooks.onHide();
       this.#drawLines();
     });
-    for (const kind of ['csv', 'json', 'png'])
-      $(`#real-export-${kind}`).addEventListener('click', () => this.#export(kind));
+    for (const format of ['csv', 'json', 'png'])
+      $(`#real-export-${format}`).addEventListener('click', () => this.#export(format));
   }
 
   /** A new model: nothing of the previous one's choices stays. */
@@ -135,16 +135,16 @@ export class HeadTools {
     this.#neuron.update(this.#neuronRun, { head: headName(head.head), pair: this.#pair });
   }
 
-  #export(kind) {
+  #export(format) {
     const run = this.#run;
     const head = this.#head;
     if (!run) return;
     const view = this.layerView(run, head.layer);
     const { model, variant } = this.hooks.about();
-    const file = `mha-${model}-layer-${head.layer}-head-${head.head}${this.#hideSpecial ? '-no-special' : ''}.${kind}`;
+    const file = `mha-${model}-layer-${head.layer}-head-${head.head}${this.#hideSpecial ? '-no-special' : ''}.${format}`;
     const name = headName(head.head);
-    if (kind === 'csv') downloadText(headCsv(view, name, { corner: t('export.corner') }), file, 'text/csv');
-    else if (kind === 'json') {
+    if (format === 'csv') downloadText(headCsv(view, name, { corner: t('export.corner') }), file, 'text/csv');
+    else if (format === 'json') {
       const about = { model, layer: head.layer, headIndex: head.head, specialHidden: this.#hideSpecial, variant };
       downloadText(headJson(view, name, about), file, 'application/json');
     } else {

@@ -11,7 +11,7 @@ import { t } from '../lib/i18n.mjs';
 import { tokenRecords } from '../model/real-model-scores.mjs';
 import { articleMap, articleRecords } from '../model/real-article.mjs';
 import {
-  ATTENTION_KINDS,
+  ATTENTION_GROUPS,
   crossWeights,
   duCharacters,
   duReadings,
@@ -32,7 +32,7 @@ export class TranslationAttention {
   #specialTokens = [];
 
   /**
-   * @param {{ kind: HTMLSelectElement, which: HTMLSelectElement, gridCaption: HTMLElement, grid: HTMLElement,
+   * @param {{ group: HTMLSelectElement, which: HTMLSelectElement, gridCaption: HTMLElement, grid: HTMLElement,
    *   heatmap: HTMLElement, du: HTMLElement }} elements
    */
   constructor(elements) {
@@ -46,18 +46,18 @@ export class TranslationAttention {
         onChoose: (h) => this.#choose(h),
       },
     );
-    elements.kind.addEventListener('change', () => {
+    elements.group.addEventListener('change', () => {
       this.#which = 'mean';
       this.#draw();
     });
     elements.which.addEventListener('change', () => this.#choose(this.#parseWhich(elements.which.value)));
   }
 
-  /** Writes the kinds in the page's (new) language. */
+  /** Writes the groups' names in the page's (new) language. */
   relabel() {
-    const view = this.el.kind.value || 'cross';
-    this.el.kind.replaceChildren(...ATTENTION_KINDS.map((k) => new Option(t(`mt.kind.${k}`), k)));
-    this.el.kind.value = view;
+    const shown = this.el.group.value || 'cross';
+    this.el.group.replaceChildren(...ATTENTION_GROUPS.map((g) => new Option(t(`mt.group.${g}`), g)));
+    this.el.group.value = shown;
   }
 
   /**
@@ -81,28 +81,28 @@ export class TranslationAttention {
   // The group shown ('cross', 'encoder', 'decoder') as the grid and heatmap take it: rows, keys, weights.
   #group() {
     const g = this.#shown.generated;
-    const kind = this.el.kind.value || 'cross';
+    const group = this.el.group.value || 'cross';
     const source = g.inputTokens; // the encoder's pieces (with </s>)
     // A decoder row is the query of the step that chose the next token: it is labelled with that token.
     const produced = g.tokens.slice(1);
-    const group = g.attentions[kind];
-    const [layers, heads] = group.shape;
-    const rows = kind === 'encoder' ? source : produced;
-    const keys = kind === 'cross' ? source : kind === 'encoder' ? source : g.decoderTokens;
+    const attention = g.attentions[group];
+    const [layers, heads] = attention.shape;
+    const rows = group === 'encoder' ? source : produced;
+    const keys = group === 'cross' ? source : group === 'encoder' ? source : g.decoderTokens;
     // The source pieces in the article's terms (the sentence's numbers, each 毒 its role), for the page's sentence.
     const map = articleMap(source, g.inputSpecial, this.#shown.text);
     const sourceRecords = articleRecords(source.map(pieceText), map, t('gloss.tokens'));
     const records = (list) => (list === source ? sourceRecords : tokenRecords(list.map(pieceText)));
     return {
-      kind,
       group,
+      attention,
       layers,
       heads,
       rows: rows.map(pieceText),
       keys: keys.map(pieceText),
       rowRecords: records(rows),
       keyRecords: records(keys),
-      causal: kind === 'decoder',
+      causal: group === 'decoder',
     };
   }
 
@@ -124,7 +124,7 @@ export class TranslationAttention {
     const run = {
       tokens: view.rows,
       keyTokens: view.keys,
-      attention: view.group.data,
+      attention: view.attention.data,
       numLayers: view.layers,
       numHeads: view.heads,
     };
@@ -139,7 +139,7 @@ export class TranslationAttention {
           for (let head = 0; head < view.heads; head++) heads.push({ layer, head });
         const selected = typeof this.#which === 'object' && this.#which.head !== 'mean' ? this.#which : null;
         this.#grid.arrange(run, heads, 'grid', selected, (h) => t('real.layerHead', h));
-        e.gridCaption.textContent = t(`mt.grid.${view.kind}`, { layers: view.layers, heads: view.heads });
+        e.gridCaption.textContent = t(`mt.grid.${view.group}`, { layers: view.layers, heads: view.heads });
       });
     this.#drawHeatmap(this.#which);
     this.#drawDu();
@@ -151,9 +151,9 @@ export class TranslationAttention {
   }
 
   #parseWhich(value) {
-    const [kind, a, b] = value.split(':');
-    if (kind === 'layer') return { layer: Number(a), head: 'mean' };
-    if (kind === 'head') return { layer: Number(a), head: Number(b) };
+    const [what, a, b] = value.split(':');
+    if (what === 'layer') return { layer: Number(a), head: 'mean' };
+    if (what === 'head') return { layer: Number(a), head: Number(b) };
     return 'mean';
   }
 
@@ -173,11 +173,11 @@ export class TranslationAttention {
   #drawHeatmap(which) {
     if (!this.#shown) return;
     const view = this.#group();
-    const weights = crossWeights(view.group, which);
+    const weights = crossWeights(view.attention, which);
     const heatmap = new Heatmap({
-      name: `mt-${view.kind}-${this.#whichValue(which).replaceAll(':', '-')}`,
-      title: `${t(`mt.kind.${view.kind}`)} · ${this.#title(which)}`,
-      description: t(`mt.heatmap.${view.kind}`),
+      name: `mt-${view.group}-${this.#whichValue(which).replaceAll(':', '-')}`,
+      title: `${t(`mt.group.${view.group}`)} · ${this.#title(which)}`,
+      description: t(`mt.heatmap.${view.group}`),
       color: COLOR,
       queryTokens: view.rowRecords,
       keyTokens: view.keyRecords,

@@ -7,16 +7,16 @@
 // each group keeps.
 import { el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
-import { ATTENTION_KINDS, groupDims, keepsAll, keptHeads, presetMask } from '../model/translation.mjs';
+import { ATTENTION_GROUPS, groupDims, keepsAll, keptHeads, presetMask } from '../model/translation.mjs';
 
 export class HeadSwitches {
   #config = null;
   #masks = null; // { encoder, decoder, cross }: [layers][heads] of 0/1
 
-  /** @param {{ maskKind: HTMLSelectElement, maskPreset: HTMLSelectElement, mask: HTMLElement }} elements */
+  /** @param {{ maskGroup: HTMLSelectElement, maskPreset: HTMLSelectElement, mask: HTMLElement }} elements */
   constructor(elements) {
     this.el = elements;
-    elements.maskKind.addEventListener('change', () => this.#draw());
+    elements.maskGroup.addEventListener('change', () => this.#draw());
     elements.maskPreset.addEventListener('change', () => this.#applyPreset());
     elements.mask.addEventListener('change', (event) => this.#toggle(event.target));
   }
@@ -24,7 +24,9 @@ export class HeadSwitches {
   /** A translation model's config: every head of every group kept. */
   reset(config) {
     this.#config = config;
-    this.#masks = Object.fromEntries(ATTENTION_KINDS.map((kind) => [kind, presetMask(groupDims(config, kind), 'all')]));
+    this.#masks = Object.fromEntries(
+      ATTENTION_GROUPS.map((group) => [group, presetMask(groupDims(config, group), 'all')]),
+    );
   }
 
   /** No translation model. */
@@ -41,23 +43,23 @@ export class HeadSwitches {
   /** The head masks to pass to generate()/run(): only the groups that switch a head off; null if none does. */
   headMask() {
     const mask = {};
-    for (const kind of ATTENTION_KINDS) if (!keepsAll(this.#masks[kind])) mask[kind] = this.#masks[kind];
+    for (const group of ATTENTION_GROUPS) if (!keepsAll(this.#masks[group])) mask[group] = this.#masks[group];
     return Object.keys(mask).length ? mask : null;
   }
 
-  /** How many heads each group keeps, of how many: [{ kept, all }] in ATTENTION_KINDS' order. */
+  /** How many heads each group keeps, of how many: [{ kept, all }] in ATTENTION_GROUPS' order. */
   kept() {
-    return ATTENTION_KINDS.map((kind) => keptHeads(this.#masks[kind]));
+    return ATTENTION_GROUPS.map((group) => keptHeads(this.#masks[group]));
   }
 
-  #dims(kind) {
-    return groupDims(this.#config, kind);
+  #dims(group) {
+    return groupDims(this.#config, group);
   }
 
-  // The kinds the mask controls edit: one, or all three.
+  // The groups the mask controls edit: one, or all three.
   #editing() {
-    const kind = this.el.maskKind.value || 'all';
-    return kind === 'all' ? ATTENTION_KINDS : [kind];
+    const group = this.el.maskGroup.value || 'all';
+    return group === 'all' ? ATTENTION_GROUPS : [group];
   }
 
   #fillPresets() {
@@ -76,18 +78,18 @@ export class HeadSwitches {
     const value = this.el.maskPreset.value;
     if (value === 'custom') return;
     const preset = value === 'all' ? 'all' : { only: Number(value.split(':')[1]) };
-    for (const kind of this.#editing()) this.#masks[kind] = presetMask(this.#dims(kind), preset);
+    for (const group of this.#editing()) this.#masks[group] = presetMask(this.#dims(group), preset);
     this.#draw();
   }
 
-  // The checkboxes of the kind being edited (with 'all', those of the cross-attention stand for the three
+  // The checkboxes of the group being edited (with 'all', those of the cross-attention stand for the three
   // when their sizes agree; else only the presets edit them).
   #draw() {
     if (!this.#config) return;
-    const kinds = this.#editing();
-    const [first] = kinds;
+    const groups = this.#editing();
+    const [first] = groups;
     const { layers, heads } = this.#dims(first);
-    const same = kinds.every((k) => {
+    const same = groups.every((k) => {
       const d = this.#dims(k);
       return d.layers === layers && d.heads === heads;
     });
@@ -99,7 +101,7 @@ export class HeadSwitches {
     for (let l = 0; l < layers; l++) {
       const row = el('tr', {}, el('th', { scope: 'row', textContent: t('real.layer', { layer: l }) }));
       for (let h = 0; h < heads; h++) {
-        const on = kinds.every((k) => this.#masks[k][l]?.[h] === 1);
+        const on = groups.every((k) => this.#masks[k][l]?.[h] === 1);
         const box = el('input', {
           type: 'checkbox',
           checked: on,
@@ -114,15 +116,15 @@ export class HeadSwitches {
       body.append(row);
     }
     table.append(body);
-    const counts = ATTENTION_KINDS.map((k) => ({ kind: k, ...keptHeads(this.#masks[k]) }));
+    const counts = ATTENTION_GROUPS.map((g) => ({ group: g, ...keptHeads(this.#masks[g]) }));
     // Heads off in a group not on screen still go into the translation: said, not left unseen.
-    const elsewhere = counts.filter((c) => !kinds.includes(c.kind) && c.kept < c.all);
+    const elsewhere = counts.filter((c) => !groups.includes(c.group) && c.kept < c.all);
     const warning = elsewhere.length
       ? [
           el('p', {
             className: 'help warning mt-mask-elsewhere',
             textContent: t('mt.heads.elsewhere', {
-              kinds: elsewhere.map((c) => t(`mt.kind.${c.kind}`)).join(t('list.join')),
+              groups: elsewhere.map((c) => t(`mt.group.${c.group}`)).join(t('list.join')),
             }),
           }),
         ]
@@ -133,7 +135,7 @@ export class HeadSwitches {
       el('p', {
         className: 'help',
         textContent: counts
-          .map((c) => t('mt.heads.kept', { kind: t(`mt.kind.${c.kind}`), kept: c.kept, all: c.all }))
+          .map((c) => t('mt.heads.kept', { group: t(`mt.group.${c.group}`), kept: c.kept, all: c.all }))
           .join(t('list.join')),
       }),
     );
@@ -143,7 +145,7 @@ export class HeadSwitches {
     if (box?.type !== 'checkbox') return;
     const l = Number(box.dataset.layer);
     const h = Number(box.dataset.head);
-    for (const kind of this.#editing()) this.#masks[kind][l][h] = box.checked ? 1 : 0;
+    for (const group of this.#editing()) this.#masks[group][l][h] = box.checked ? 1 : 0;
     this.el.maskPreset.value = 'custom';
     this.#draw();
   }

@@ -16,9 +16,9 @@
 // what is not.
 import { el } from '../lib/dom.mjs';
 import { fixed } from '../lib/format.mjs';
-import { t } from '../lib/i18n.mjs';
+import { t, translateDom } from '../lib/i18n.mjs';
 import {
-  ATTENTION_KINDS,
+  ATTENTION_GROUPS,
   crossWeights,
   sequenceLogProb,
   specialFlags,
@@ -28,8 +28,61 @@ import { translationNotes } from '../model/translation-notes.mjs';
 import { HeadSwitches } from './translation-heads.mjs';
 import { TranslationAttention } from './translation-attention.mjs';
 
+/** The translation's controls, output, head switches and attention views; index.html holds the empty .mt. */
+const MARKUP = /* HTML */ `
+  <h3 id="mt-title" data-i18n="mt.title"></h3>
+  <p class="explain" data-i18n-html="mt.explain"></p>
+  <form id="mt-run" class="bar mt-run">
+    <label
+      ><span data-i18n="mt.beams"></span>
+      <select id="mt-beams"></select
+    ></label>
+    <button type="submit" data-i18n="mt.translate"></button>
+  </form>
+  <p class="mt-output" aria-live="polite" translate="no" lang="en"></p>
+  <p id="mt-status" class="status" role="status"></p>
+  <ol class="mt-candidates"></ol>
+  <ul class="mt-notes real-article-notes"></ul>
+  <h4 data-i18n="mt.heads.title"></h4>
+  <p class="help" data-i18n-html="mt.heads.explain"></p>
+  <div class="bar mt-mask-bar">
+    <label
+      ><span data-i18n="mt.heads.group"></span>
+      <select id="mt-mask-group"></select
+    ></label>
+    <label
+      ><span data-i18n="mt.heads.preset"></span>
+      <select id="mt-mask-preset"></select
+    ></label>
+    <button id="mt-mask-run" type="button" data-i18n="mt.heads.run"></button>
+  </div>
+  <div class="mt-mask" role="group" data-i18n-attr="aria-label:mt.heads.grid"></div>
+  <p class="mt-compare" aria-live="polite"></p>
+  <p class="caveat" data-i18n-html="mt.heads.caveat"></p>
+  <h4 data-i18n="mt.attention.title"></h4>
+  <p class="mt-shown" role="status"></p>
+  <div class="bar mt-attention-bar">
+    <label
+      ><span data-i18n="mt.attention.group"></span>
+      <select id="mt-group"></select
+    ></label>
+    <label
+      ><span data-i18n="mt.attention.which"></span>
+      <select id="mt-which"></select
+    ></label>
+  </div>
+  <p class="mt-grid-caption explain"></p>
+  <div class="real-grid-box">
+    <div class="real-grid mt-grid" role="group" data-i18n-attr="aria-label:mt.attention.grid"></div>
+  </div>
+  <div class="mt-heatmap"></div>
+  <h4 data-i18n="mt.du.title"></h4>
+  <p class="help" data-i18n-html="mt.du.explain"></p>
+  <div class="mt-du"></div>
+`;
+
 const BEAMS = [1, 2, 4, 6];
-const MASK_KINDS = ['all', ...ATTENTION_KINDS];
+const MASK_GROUPS = ['all', ...ATTENTION_GROUPS];
 
 /** How many tokens a translation produced, the special ones (</s>) not counted. */
 const producedTokens = (specialTokens, outputIds) =>
@@ -55,6 +108,8 @@ export class TranslationView {
    *   the sentence to translate (the section's text box), and what the section does while busy or on an error
    */
   constructor(root, hooks) {
+    root.innerHTML = MARKUP;
+    translateDom(root);
     const $ = (selector) => root.querySelector(selector);
     this.root = root;
     this.hooks = hooks;
@@ -65,12 +120,12 @@ export class TranslationView {
       status: $('#mt-status'),
       candidates: $('.mt-candidates'),
       notes: $('.mt-notes'),
-      maskKind: $('#mt-mask-kind'),
+      maskGroup: $('#mt-mask-group'),
       maskPreset: $('#mt-mask-preset'),
       maskRun: $('#mt-mask-run'),
       mask: $('.mt-mask'),
       compare: $('.mt-compare'),
-      kind: $('#mt-kind'),
+      group: $('#mt-group'),
       which: $('#mt-which'),
       gridCaption: $('.mt-grid-caption'),
       grid: $('.mt-grid'),
@@ -79,9 +134,9 @@ export class TranslationView {
       shown: $('.mt-shown'),
     };
     const { el: e } = this;
-    this.#heads = new HeadSwitches({ maskKind: e.maskKind, maskPreset: e.maskPreset, mask: e.mask });
+    this.#heads = new HeadSwitches({ maskGroup: e.maskGroup, maskPreset: e.maskPreset, mask: e.mask });
     this.#attention = new TranslationAttention({
-      kind: e.kind,
+      group: e.group,
       which: e.which,
       gridCaption: e.gridCaption,
       grid: e.grid,
@@ -131,9 +186,9 @@ export class TranslationView {
       ...BEAMS.map((n) => new Option(n === 1 ? t('mt.beams.greedy') : t('mt.beams.n', { n }), String(n))),
     );
     e.beams.value = beams;
-    const kind = e.maskKind.value || 'all';
-    e.maskKind.replaceChildren(...MASK_KINDS.map((k) => new Option(t(`mt.kind.${k}`), k)));
-    e.maskKind.value = kind;
+    const group = e.maskGroup.value || 'all';
+    e.maskGroup.replaceChildren(...MASK_GROUPS.map((g) => new Option(t(`mt.group.${g}`), g)));
+    e.maskGroup.value = group;
     this.#attention.relabel();
     this.#heads.relabel();
     this.#writeStatus();

@@ -40,19 +40,19 @@ export default {
     'The article says that one head is not enough to translate this sentence. Try it on a real model: keep only ' +
     'some heads (a switched-off head’s attention weights are multiplied by 0 before they weigh the values, as ' +
     'Hugging Face’s <code>head_mask</code> does) and translate again.',
-  'mt.heads.kind': 'Heads of',
+  'mt.heads.group': 'Heads of',
   'mt.heads.preset': 'Keep',
   'mt.heads.run': 'Translate with these heads',
   'mt.heads.grid': 'Heads kept, by layer and head',
   'mt.heads.box': 'layer {layer}, head {head}',
-  'mt.heads.kept': '{kind}: {kept} of {all} heads kept',
+  'mt.heads.kept': '{group}: {kept} of {all} heads kept',
   'mt.preset.custom': 'as ticked',
   'mt.preset.all': 'every head',
   'mt.preset.only': 'head {head} of every layer only',
-  'mt.kind.all': 'every kind of attention',
-  'mt.kind.cross': 'cross-attention (English tokens looking at the Chinese)',
-  'mt.kind.encoder': 'encoder self-attention (Chinese)',
-  'mt.kind.decoder': 'decoder masked self-attention (English)',
+  'mt.group.all': 'every kind of attention',
+  'mt.group.cross': 'cross-attention (English tokens looking at the Chinese)',
+  'mt.group.encoder': 'encoder self-attention (Chinese)',
+  'mt.group.decoder': 'decoder masked self-attention (English)',
   'mt.compare':
     'With {kept} of {all} heads: “{after}” — {same} “{before}” with every head. The translation with every head ' +
     'has log-probability {logpAll} with every head and {logp} with these heads; {moved} of its {words} tokens ' +
@@ -61,7 +61,7 @@ export default {
   'mt.shown.masked':
     'The maps below are of the translation with heads switched off ({kept} of {all} heads kept), not of the ' +
     'one above with every head; translate again to go back to every head.',
-  'mt.heads.elsewhere': 'Note: heads are off in {kinds} too, not shown here; they are off in the translation as well.',
+  'mt.heads.elsewhere': 'Note: heads are off in {groups} too, not shown here; they are off in the translation as well.',
   'mt.compare.same': 'the same as',
   'mt.compare.different': 'not',
   'mt.heads.caveat':
@@ -71,7 +71,7 @@ export default {
     'translation model can be pruned with little loss, and a few cannot. The page’s <a href="#train">training ' +
     'section</a> is where one head and several heads are trained from scratch on the same data.',
   'mt.attention.title': 'The attention of this translation',
-  'mt.attention.kind': 'Attention',
+  'mt.attention.group': 'Attention',
   'mt.attention.which': 'Show',
   'mt.attention.grid': 'Every layer and head of this kind of attention',
   'mt.which.mean': 'the mean of every head of every layer',

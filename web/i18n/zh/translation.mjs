@@ -42,19 +42,19 @@ export default {
     '与 Hugging Face 的 ' +
     code('head_mask') +
     ' 相同），再翻译一次。',
-  'mt.heads.kind': '哪种注意力的头',
+  'mt.heads.group': '哪种注意力的头',
   'mt.heads.preset': '保留',
   'mt.heads.run': '用这些头翻译',
   'mt.heads.grid': '按层和头列出保留的头',
   'mt.heads.box': '第 {layer} 层，第 {head} 个头',
-  'mt.heads.kept': '{kind}：保留 {kept} / {all} 个头',
+  'mt.heads.kept': '{group}：保留 {kept} / {all} 个头',
   'mt.preset.custom': '按勾选',
   'mt.preset.all': '全部头',
   'mt.preset.only': '每层只留第 {head} 个头',
-  'mt.kind.all': '所有种类的注意力',
-  'mt.kind.cross': '交叉注意力（英文词元看中文片段）',
-  'mt.kind.encoder': '编码器自注意力（中文）',
-  'mt.kind.decoder': '解码器掩码自注意力（英文）',
+  'mt.group.all': '所有种类的注意力',
+  'mt.group.cross': '交叉注意力（英文词元看中文片段）',
+  'mt.group.encoder': '编码器自注意力（中文）',
+  'mt.group.decoder': '解码器掩码自注意力（英文）',
   'mt.compare':
     '保留 {kept} / {all} 个头时：“{after}”——与全部头时的“{before}”{same}。全部头得到的那句译文，在全部头下的对数概率为 {logpAll}，' +
     '在这些头下为 {logp}；它的 {words} 个词元中有 {moved} 个现在主要看向另一个中文片段（交叉注意力按头平均）。',
@@ -62,7 +62,7 @@ export default {
   'mt.shown.all': '下面的注意力图来自全部头的翻译（上面那一句）。',
   'mt.shown.masked':
     '下面的注意力图来自关掉头之后的翻译（保留 {kept} / {all} 个头），不是上面全部头的那一句；再按“翻译”回到全部头。',
-  'mt.heads.elsewhere': '注意：你没在看的{kinds}也关掉了头，翻译时一并关掉。',
+  'mt.heads.elsewhere': '注意：你没在看的{groups}也关掉了头，翻译时一并关掉。',
   'mt.compare.different': '不同',
   'mt.heads.caveat':
     '<strong>这能说明什么，不能说明什么。</strong>在用全部头训练好的模型上关掉一些头，并不等于训练一个只有一个头的模型：' +
@@ -72,7 +72,7 @@ export default {
     '训练好的翻译模型中许多头可以剪掉而几乎不损失效果，少数头则不能。本页的<a href="#train">训练一节</a>才是在同样的数据上' +
     '从头训练单头与多头模型的地方。',
   'mt.attention.title': '这次翻译的注意力',
-  'mt.attention.kind': '注意力',
+  'mt.attention.group': '注意力',
   'mt.attention.which': '显示',
   'mt.attention.grid': '这种注意力的每一层、每一个头',
   'mt.which.mean': '所有层所有头的平均',
