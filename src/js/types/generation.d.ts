@@ -69,7 +69,9 @@ export interface GenerateCandidate {
 }
 
 /** transformers' generate(): sequences[0] as outputIds, its text, and the attention of every token fed back. */
-export interface GenerateResult extends Partial<Omit<Seq2SeqResult, 'inputIds' | 'tokens' | 'special'>> {
+export interface GenerateResult extends Partial<
+  Omit<Seq2SeqResult, 'inputIds' | 'tokens' | 'special' | 'headOutputs'>
+> {
   /** [S], the input, and its readable pieces and special tokens (run()'s inputIds, tokens and special). */
   inputIds: Int32Array;
   inputTokens: string[];

@@ -131,10 +131,15 @@ export interface ModelRunOptions {
    * encoder-decoder's run() refuse it with a TypeError.
    */
   returnQueryKey?: boolean;
+  /**
+   * What each head writes, by attention group (default false): result.headOutputs (HeadOutputs). run() only (an
+   * encoder-decoder's too): prefill(), step(), generate() and generateSteps() refuse it with a TypeError.
+   */
+  returnHeadOutputs?: boolean;
 }
 
-/** A decoder's prefill() and step() take run()'s options but returnQueryKey (run() over the whole sequence has it). */
-export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey'>;
+/** A decoder's prefill() and step() take run()'s options but returnQueryKey and returnHeadOutputs (run()'s). */
+export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey' | 'returnHeadOutputs'>;
 
 export interface ModelResult {
   /** [L]. */
@@ -164,12 +169,37 @@ export interface ModelResult {
   key?: Float32Array;
   /** The factor of those dot products, 1/√headDim: the same in every layer and head of every architecture run. */
   queryKeyScale?: number;
+  /** returnHeadOutputs: what each head writes, by group as `attentions` (an encoder's, a decoder's). */
+  headOutputs?: { encoder?: HeadOutputs; decoder?: HeadOutputs };
 }
 
 /** One group of attention weights and its shape: [numLayers, numHeads, queries, keys]. */
 export interface AttentionGroup {
   data: Float32Array;
   shape: [number, number, number, number];
+}
+
+/**
+ * What each head of a group writes (Kobayashi et al. 2020, "Attention is Not Only a Weight"). The output
+ * projection W_O [numHeads · headDim, hiddenSize] is a sum over heads: head h's rows h·headDim … (h + 1)·headDim,
+ * W_O^h, carry its part, f_h(x_j) = v_h(x_j) · W_O^h for each token j (grouped-query attention: v of key/value
+ * head floor(h / (numHeads / numKVHeads))), weighted by its attention. The projection's bias, shared by every
+ * head, is left out of both norms.
+ */
+export interface HeadOutputs {
+  /**
+   * ‖f_h(x_j)‖: [layers, heads, keys], how far head h would move the output from token j with all its weight
+   * there (an encoder-decoder's cross-attention: the encoder's S positions).
+   */
+  valueNorms: HeadNorms;
+  /** ‖Σ_j α_ij f_h(x_j)‖ = ‖head_h(i) · W_O^h‖: [layers, heads, queries], each head's output at each query (0 when switched off). */
+  headOutputNorms: HeadNorms;
+}
+
+/** Norms per layer, head and token, and their shape: [layers, heads, tokens]. */
+export interface HeadNorms {
+  data: Float32Array;
+  shape: [number, number, number];
 }
 
 /**
@@ -221,13 +251,19 @@ export interface Seq2SeqResult {
   decoderHiddenStates?: Float32Array;
   /** [T, vocabSize] (final_logits_bias added). */
   logits?: Float32Array;
+  /**
+   * returnHeadOutputs, by group: encoder [numLayers, numHeads, S]; decoder [decoderLayers, decoderHeads, T];
+   * cross: valueNorms [decoderLayers, decoderHeads, S] (the encoder's output through each decoder layer's
+   * cross-attention values and W_O^h), headOutputNorms [decoderLayers, decoderHeads, T].
+   */
+  headOutputs?: { encoder: HeadOutputs; decoder: HeadOutputs; cross: HeadOutputs };
 }
 
 /** What a decoder's prefill and step take: one text (a step's gets no special tokens) or ids. */
 export type StepInput = string | { inputIds: Int32Array | number[] };
 
 /** A decoder's prefill or step: its L new tokens after `past`, attention [numLayers, numHeads, L, past + L]. */
-export interface StepResult extends Omit<ModelResult, 'query' | 'key' | 'queryKeyScale'> {
+export interface StepResult extends Omit<ModelResult, 'query' | 'key' | 'queryKeyScale' | 'headOutputs'> {
   /** The positions the model had seen before these tokens (0 for a prefill). */
   past: number;
 }
