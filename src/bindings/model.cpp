@@ -80,9 +80,10 @@ class Model {
   // One model call, named (engine-host.js modelCall makes the request whole): { call: "run" | "prefill" |
   // "step" | "encode" | "decode", inputIds (Int32Array), tokenTypeIds (Int32Array or null; run), beams
   // (decode), returnAttention, returnHiddenStates, returnLogits (0 none, 1 every row's, 2 the last row's),
-  // returnQueryKey (run), headMask: { encoder, decoder, cross } (each a Uint8Array [layers × heads], 0: that
-  // head off, or null) }. Resolves to { lastHiddenState, attention?, crossAttention?, hiddenStates?,
-  // logits?, query?, key? }, each { data, shape } (OutputLayout), with queryKeyScale (run with
+  // returnQueryKey (run), returnHeadOutputs (run, encode, decode), headMask: { encoder, decoder, cross } (each a
+  // Uint8Array [layers × heads], 0: that head off, or null) }. Resolves to { lastHiddenState, attention?,
+  // crossAttention?, hiddenStates?, logits?, query?, key?, valueNorms?, headOutputNorms?, crossValueNorms?
+  // (encode), crossHeadOutputNorms? (decode) }, each { data, shape } (OutputLayout), with queryKeyScale (run with
   // returnQueryKey: the factor of the dot products) and past (prefill, step, decode: the positions seen
   // before the call). run, prefill and step take the group their stack's architecture names (its first of
   // attention_groups); a decoder's prefill and step use its cache (model::Model::prefill, step).
@@ -91,7 +92,8 @@ class Model {
       model::Model& m = live();
       const std::string call = request["call"].as<std::string>();
       const Flags f{request["returnAttention"].as<bool>(), request["returnHiddenStates"].as<bool>(),
-                    request["returnLogits"].as<int>(), request["returnQueryKey"].as<bool>()};
+                    request["returnLogits"].as<int>(), request["returnQueryKey"].as<bool>(),
+                    request["returnHeadOutputs"].as<bool>()};
       const val masks = request["headMask"];
       if (call == "encode") return encode(m, request["inputIds"], f, masks);
       if (call == "decode") return decode(m, request["inputIds"], request["beams"].as<double>(), f, masks);
@@ -151,7 +153,7 @@ class Model {
   struct Flags {
     bool attention, hidden;
     int logits;  // 0 none, 1 every row's, 2 the last row's
-    bool queryKey;
+    bool queryKey, headOutputs;
   };
 
   // run, prefill or step of one stack (an encoder's, a decoder's).
@@ -159,6 +161,7 @@ class Model {
     const model::Config& c = m.config();
     if (mode != Mode::Run) m.check_decoder();
     if (mode != Mode::Run && f.queryKey) throw ArgumentError("returnQueryKey: run() only");
+    if (mode != Mode::Run && f.headOutputs) throw ArgumentError("returnHeadOutputs: run() only");
     const std::size_t past = mode == Mode::Step ? m.past() : 0;
     const std::size_t L = ids["length"].as<std::size_t>();
     m.check_length(L, past);
@@ -174,6 +177,8 @@ class Model {
     const auto logitRows = out.add("logits", {f.logits == 2 ? 1 : L, c.vocabSize}, logits && m.has_logits());
     const auto query = out.add("query", {c.numLayers, H, L, hd}, f.queryKey);
     const auto key = out.add("key", {c.numLayers, c.kv_heads(), L, hd}, f.queryKey);
+    const auto valueNorms = out.add("valueNorms", {c.numLayers, H, L}, f.headOutputs);
+    const auto headOutputNorms = out.add("headOutputNorms", {c.numLayers, H, L}, f.headOutputs);
     const std::uint8_t* mask = copy_mask(headMask, masks_[0], c.numLayers, H, "headMask");
     const double caches = mode == Mode::Run ? 0.0 : m.cache_floats(past + L);
     check_fits(4.0 * (out.floats() + m.scratch_floats(L) + caches) +
@@ -185,6 +190,8 @@ class Model {
     o.logitRows = f.logits == 2 ? 1 : 0;
     o.query = out[query];
     o.key = out[key];
+    o.valueNorms = out[valueNorms];
+    o.headOutputNorms = out[headOutputNorms];
     if (mode == Mode::Run)
       m.forward(engine_.attention(), ids_.data(), typed ? types_.data() : nullptr, L, o, mask);
     else if (mode == Mode::Prefill)
@@ -210,10 +217,17 @@ class Model {
     const auto last = out.add("lastHiddenState", {S, D});
     const auto attention = out.add("attention", {c.numLayers, H, S, S}, f.attention);
     const auto hidden = out.add("hiddenStates", {c.numLayers + 1, S, D}, f.hidden);
+    const auto valueNorms = out.add("valueNorms", {c.numLayers, H, S}, f.headOutputs);
+    const auto headOutputNorms = out.add("headOutputNorms", {c.numLayers, H, S}, f.headOutputs);
+    const auto crossValueNorms = out.add("crossValueNorms", {c.decoderLayers, c.decoderHeads, S}, f.headOutputs);
     check_fits(4.0 * (out.floats() + m.scratch_floats(S) + m.encode_floats(S)) +
                engine_.attention().scratch_bytes_for({1, S, S, D, H, D / H, D / H}, f.attention, false));
     out.place(out_);
-    m.encode(engine_.attention(), ids_.data(), S, model::Outputs{out[last], out[attention], out[hidden]}, mask);
+    model::Outputs o{out[last], out[attention], out[hidden]};
+    o.valueNorms = out[valueNorms];
+    o.headOutputNorms = out[headOutputNorms];
+    o.crossValueNorms = out[crossValueNorms];
+    m.encode(engine_.attention(), ids_.data(), S, o, mask);
     val result = out.result();
     release_scratch(m);
     return result;
@@ -221,7 +235,8 @@ class Model {
 
   // L new tokens of each of `beams` sequences (ids beam after beam): attention [decoderLayers, beams,
   // decoderHeads, L, past + L], crossAttention [decoderLayers, decoderHeads, beams·L, S], logits
-  // [beams·L, vocabSize] (model::Model::decode).
+  // [beams·L, vocabSize], valueNorms, headOutputNorms and crossHeadOutputNorms [decoderLayers, decoderHeads,
+  // beams·L] (model::Model::decode).
   val decode(model::Model& m, const val& ids, double beams, const Flags& f, const val& masks) {
     m.check_encoder_decoder();
     const model::Config& c = m.config();
@@ -246,6 +261,9 @@ class Model {
     const auto cross = out.add("crossAttention", {Ld, H, N, S}, f.attention);
     const auto hidden = out.add("hiddenStates", {Ld + 1, N, D}, f.hidden);
     const auto logits = out.add("logits", {N, c.vocabSize}, f.logits != 0);
+    const auto valueNorms = out.add("valueNorms", {Ld, H, N}, f.headOutputs);
+    const auto headOutputNorms = out.add("headOutputNorms", {Ld, H, N}, f.headOutputs);
+    const auto crossHeadOutputNorms = out.add("crossHeadOutputNorms", {Ld, H, N}, f.headOutputs);
     const double attend =
         std::max(engine_.attention().scratch_bytes_for({B, L, Lk, D, H, D / H, D / H}, f.attention, false),
                  engine_.attention().scratch_bytes_for({1, N, S, D, H, D / H, D / H}, f.attention, false));
@@ -254,6 +272,9 @@ class Model {
     model::Outputs o{out[last], out[attention], out[hidden]};
     o.crossAttention = out[cross];
     o.logits = out[logits];
+    o.valueNorms = out[valueNorms];
+    o.headOutputNorms = out[headOutputNorms];
+    o.crossHeadOutputNorms = out[crossHeadOutputNorms];
     m.decode(engine_.attention(), ids_.data(), B, L, o, selfMask, crossMask);
     val result = out.result();
     result.set("past", static_cast<double>(past));

@@ -296,10 +296,11 @@
     // One model call, named (src/bindings/model.cpp, Model::call): { call ('run', 'prefill', 'step',
     // 'encode', 'decode'), inputIds, tokenTypeIds?, beams?, returnAttention?, returnHiddenStates?,
     // returnLogits? (false, true: every row's, 'last': the last row's, a generation's next token),
-    // returnQueryKey?, headMask? ({ encoder, decoder, cross }: Uint8Array [layers × heads] or null) }, made
-    // whole here (every field present, of its type) so that the bindings read no undefined. Resolves to
-    // { lastHiddenState, attention?, crossAttention?, hiddenStates?, logits?, query?, key? } as
-    // { data, shape } each, with past and queryKeyScale where the call has them.
+    // returnQueryKey?, returnHeadOutputs?, headMask? ({ encoder, decoder, cross }: Uint8Array [layers × heads] or
+    // null) }, made whole here (every field present, of its type) so that the bindings read no undefined.
+    // Resolves to { lastHiddenState, attention?, crossAttention?, hiddenStates?, logits?, query?, key?,
+    // valueNorms?, headOutputNorms?, crossValueNorms?, crossHeadOutputNorms? } as { data, shape } each, with
+    // past and queryKeyScale where the call has them.
     modelCall(id, request) {
       const model = live(this.models, id, 'model');
       if (!request || typeof request !== 'object') throw argumentError('request: expected an object');
@@ -325,6 +326,7 @@
           returnHiddenStates: request.returnHiddenStates === true,
           returnLogits: logitsCode(request.returnLogits),
           returnQueryKey: request.returnQueryKey === true,
+          returnHeadOutputs: request.returnHeadOutputs === true,
           headMask: { encoder: mask('encoder'), decoder: mask('decoder'), cross: mask('cross') },
         }),
       );

@@ -87,6 +87,9 @@ void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_
     checked_product({c.numLayers, c.numHeads, L, c.head_dim()}, "query: numLayers×numHeads×L×headDim");
     checked_product({c.numLayers, c.kv_heads(), L, c.head_dim()}, "key: numLayers×numKVHeads×L×headDim");
   }
+  if (!out.valueNorms != !out.headOutputNorms)
+    throw ArgumentError("valueNorms, headOutputNorms: give both outputs or neither");
+  if (out.valueNorms) checked_product({c.numLayers, c.numHeads, L}, "valueNorms: numLayers×numHeads×L");
   if (out.logits) {
     if (!network_->has_logits())
       (Message() << "returnLogits: this " << c.modelType.c_str()
@@ -214,8 +217,14 @@ void Model::encode(Attention& attention, const std::int32_t* ids, std::size_t S,
   check_encoder_decoder();
   refuse_query_key(out);
   Outputs encoderOnly = out;
-  encoderOnly.logits = encoderOnly.crossAttention = nullptr;
+  encoderOnly.logits = encoderOnly.crossAttention = encoderOnly.crossHeadOutputNorms = nullptr;
   check(ids, nullptr, 0, S, encoderOnly);
+  if (!out.valueNorms != !out.crossValueNorms)
+    throw ArgumentError("valueNorms, crossValueNorms: give both outputs or neither");
+  if (out.crossValueNorms) {
+    const Config& c = config_;
+    checked_product({c.decoderLayers, c.decoderHeads, S}, "crossValueNorms: decoderLayers×decoderHeads×S");
+  }
   Sequence in{ids, nullptr, S};
   in.headMask = headMask;
   reset();  // a new input: what the decoder saw was of the last one
@@ -266,6 +275,9 @@ void Model::decode(Attention& attention, const std::int32_t* ids, std::size_t be
   if (out.crossAttention) checked_product({c.decoderLayers, H, N, S}, "crossAttention");
   if (out.hiddenStates) checked_product({c.decoderLayers + 1, N, c.hiddenSize}, "hiddenStates");
   if (out.logits) checked_product({N, c.vocabSize}, "logits");
+  if (!out.valueNorms != !out.headOutputNorms || !out.valueNorms != !out.crossHeadOutputNorms)
+    throw ArgumentError("valueNorms, headOutputNorms, crossHeadOutputNorms: give all three outputs or none");
+  if (out.valueNorms) checked_product({c.decoderLayers, H, N}, "valueNorms: decoderLayers×decoderHeads×N");
   scratch_.resize(checked_scratch(network_->scratch_floats(N)));
   Sequence in{ids, nullptr, L};
   in.headMask = headMask;

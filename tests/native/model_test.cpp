@@ -1,7 +1,7 @@
 // The Transformer blocks (src/model/model.hpp): the tiny checkpoints of
 // tests/fixtures/models against their float64 PyTorch references (read here
-// with a safetensors reader of the test's own), results bitwise identical for
-// any thread count, and the contract's refusals.
+// with a safetensors reader of the test's own, model_fixtures.hpp), results
+// bitwise identical for any thread count, and the contract's refusals.
 #include "../../src/model/model.hpp"
 
 #include <gtest/gtest.h>
@@ -10,13 +10,13 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
+
+#include "model_fixtures.hpp"
+#include "seq2seq_reference.hpp"
 
 namespace {
 
@@ -25,94 +25,7 @@ using mha::DType;
 using mha::model::Config;
 using mha::model::Model;
 using mha::model::Outputs;
-using nlohmann::json;
-
-const std::string kModels = std::string(MHA_FIXTURES_DIR) + "/models/";
-
-std::vector<unsigned char> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << path;
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-json read_json(const std::string& path) {
-  const std::vector<unsigned char> bytes = read_file(path);
-  return json::parse(bytes.begin(), bytes.end());
-}
-
-// config.json as nlohmann::json, for the model's own reader (model/config.hpp).
-class JsonConfig final : public mha::model::ConfigSource {
- public:
-  explicit JsonConfig(const nlohmann::json& j) : j_(j) {}
-  Type type(const char* field) const override {
-    if (!j_.contains(field)) return Type::Absent;
-    const nlohmann::json& v = j_[field];
-    return v.is_null()      ? Type::Null
-           : v.is_boolean() ? Type::Boolean
-           : v.is_number()  ? Type::Number
-           : v.is_string()  ? Type::String
-           : v.is_object()  ? Type::Object
-                            : Type::Other;
-  }
-  double number(const char* field) const override { return j_[field].get<double>(); }
-  bool boolean(const char* field) const override { return j_[field].get<bool>(); }
-  std::string string(const char* field) const override { return j_[field].get<std::string>(); }
-  std::string json(const char* field) const override { return j_.contains(field) ? j_[field].dump() : "undefined"; }
-  std::unique_ptr<mha::model::ConfigSource> object(const char* field) const override {
-    return std::make_unique<JsonConfig>(j_[field]);
-  }
-
- private:
-  const nlohmann::json& j_;
-};
-
-Config config_of(const json& j) { return mha::model::read_config(JsonConfig(j)); }
-
-// Hugging Face's name → the model's: the architecture's prefixes off, gamma/beta renamed.
-std::string canonical(std::string name, const mha::model::Architecture& a) {
-  for (const char* prefix : a.prefixes)
-    if (name.rfind(prefix, 0) == 0) name = name.substr(std::strlen(prefix));
-  for (const auto& [old, now] : {std::pair<std::string, std::string>{"LayerNorm.gamma", "LayerNorm.weight"},
-                                 {"LayerNorm.beta", "LayerNorm.bias"}})
-    if (name.size() > old.size() && name.compare(name.size() - old.size(), old.size(), old) == 0)
-      name = name.substr(0, name.size() - old.size()) + now;
-  return name;
-}
-
-// Every tensor of the folder's safetensors files (one, or the shards of the index) written into `model`.
-void load(Model& model, const std::string& folder) {
-  std::vector<std::string> files;
-  std::ifstream index(folder + "model.safetensors.index.json");
-  if (index) {
-    std::set<std::string> shards;
-    const json map = read_json(folder + "model.safetensors.index.json")["weight_map"];
-    for (const auto& [name, file] : map.items()) shards.insert(std::string(file));
-    files.assign(shards.begin(), shards.end());
-  } else {
-    files.push_back("model.safetensors");
-  }
-  for (const std::string& file : files) {
-    const std::vector<unsigned char> bytes = read_file(folder + file);
-    std::uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = n << 8 | bytes[i];
-    const json header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + std::ptrdiff_t(n));
-    for (const auto& [name, info] : header.items()) {
-      if (name == "__metadata__") continue;
-      const std::string want = canonical(name, model.architecture());
-      for (std::size_t t = 0; t < model.tensors().size(); ++t) {
-        if (model.tensors()[t].name != want) continue;
-        const std::string dtype = info["dtype"];
-        const DType type = dtype == "F32" ? DType::F32 : dtype == "F16" ? DType::F16 : DType::BF16;
-        const std::size_t begin = info["data_offsets"][0];
-        // In two chunks, the second starting mid-tensor.
-        const std::size_t count = model.tensors()[t].elements, half = count / 2, size = type == DType::F32 ? 4 : 2;
-        const unsigned char* data = bytes.data() + 8 + n + begin;
-        model.write(t, type, 0, half, data);
-        model.write(t, type, half, count - half, data + half * size);
-      }
-    }
-  }
-}
+using namespace model_fixtures;
 
 struct Result {
   std::vector<float> last, attention, hidden;
@@ -129,112 +42,6 @@ Result run(Model& model, Attention& attention, const std::vector<std::int32_t>& 
   model.forward(attention, ids.data(), types.empty() ? nullptr : types.data(), L,
                 Outputs{r.last.data(), r.attention.data(), r.hidden.data()});
   return r;
-}
-
-void expect_close(const std::vector<float>& got, const json& want, double abs, double rel, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double w = want[i];
-    if (!(std::abs(got[i] - w) <= abs + rel * std::abs(w)) && bad++ < 5)
-      ADD_FAILURE() << what << "[" << i << "]: got " << got[i] << ", want " << w;
-  }
-}
-
-// An encoder-decoder's teacher-forced run: encode, then the decoder inputs at once.
-struct Seq2SeqResult {
-  std::vector<float> encoderLast, encoderAttention, encoderHidden, decoderLast, decoderAttention, crossAttention,
-      decoderHidden, logits;
-};
-
-// The decoder's inputs in `chunks` calls (their lengths), each continuing the last.
-Seq2SeqResult run_seq2seq(Model& model, Attention& attention, const std::vector<std::int32_t>& ids,
-                          const std::vector<std::int32_t>& decoderIds, const std::vector<std::uint8_t>* masks,
-                          const std::vector<std::size_t>& chunks) {
-  const Config& c = model.config();
-  const std::size_t S = ids.size(), T = decoderIds.size(), D = c.hiddenSize;
-  Seq2SeqResult r;
-  r.encoderLast.resize(S * D);
-  r.encoderAttention.resize(c.numLayers * c.numHeads * S * S);
-  r.encoderHidden.resize((c.numLayers + 1) * S * D);
-  model.encode(attention, ids.data(), S,
-               Outputs{r.encoderLast.data(), r.encoderAttention.data(), r.encoderHidden.data()},
-               masks ? masks[0].data() : nullptr);
-  model.begin(1, T);
-  const std::size_t Ld = c.decoderLayers, H = c.decoderHeads;
-  r.decoderLast.resize(T * D);
-  r.decoderAttention.assign(Ld * H * T * T, 0.0f);
-  r.crossAttention.resize(Ld * H * T * S);
-  r.decoderHidden.resize((Ld + 1) * T * D);
-  r.logits.resize(T * c.vocabSize);
-  std::size_t at = 0;
-  for (std::size_t L : chunks) {
-    // This chunk's rows, then into the whole sequence's places.
-    std::vector<float> last(L * D), self(Ld * H * L * (at + L)), cross(Ld * H * L * S), hidden((Ld + 1) * L * D),
-        logits(L * c.vocabSize);
-    Outputs o{last.data(), self.data(), hidden.data(), logits.data()};
-    o.crossAttention = cross.data();
-    model.decode(attention, decoderIds.data() + at, 1, L, o, masks ? masks[1].data() : nullptr,
-                 masks ? masks[2].data() : nullptr);
-    std::copy(last.begin(), last.end(), r.decoderLast.begin() + at * D);
-    std::copy(logits.begin(), logits.end(), r.logits.begin() + at * c.vocabSize);
-    for (std::size_t l = 0; l <= Ld; ++l)
-      std::copy_n(hidden.begin() + l * L * D, L * D, r.decoderHidden.begin() + (l * T + at) * D);
-    for (std::size_t lh = 0; lh < Ld * H; ++lh)
-      for (std::size_t i = 0; i < L; ++i) {
-        std::copy_n(self.begin() + (lh * L + i) * (at + L), at + L, r.decoderAttention.begin() + (lh * T + at + i) * T);
-        std::copy_n(cross.begin() + (lh * L + i) * S, S, r.crossAttention.begin() + (lh * T + at + i) * S);
-      }
-    at += L;
-  }
-  return r;
-}
-
-// [layers][heads] of 0/1 as the model takes it, layer after layer.
-std::vector<std::uint8_t> mask_of(const json& rows) {
-  std::vector<std::uint8_t> flat;
-  for (const json& row : rows)
-    for (const json& v : row) flat.push_back(std::uint8_t(v.get<int>()));
-  return flat;
-}
-
-// The teacher-forced cases of an encoder-decoder's reference (tests/fixtures/models/TRANSFORMERS.md).
-void expect_seq2seq_reference(Model& model, const json& reference, const std::string& folder) {
-  const json& tol = reference["tolerance"];
-  Attention one(1), three(3);
-  std::vector<json> cases(reference["forward"].begin(), reference["forward"].end());
-  cases.insert(cases.end(), reference["headMask"].begin(), reference["headMask"].end());
-  for (const json& c : cases) {
-    const std::vector<std::int32_t> ids = c["inputIds"], decoderIds = c["decoderInputIds"];
-    std::vector<std::uint8_t> masks[3];
-    const bool masked = c.contains("headMask");
-    if (masked) {
-      masks[0] = mask_of(c["headMask"]["encoder"]);
-      masks[1] = mask_of(c["headMask"]["decoder"]);
-      masks[2] = mask_of(c["headMask"]["cross"]);
-    }
-    const std::size_t T = decoderIds.size();
-    const Seq2SeqResult r = run_seq2seq(model, one, ids, decoderIds, masked ? masks : nullptr, {T});
-    const std::string name = folder + " " + std::string(c["name"]);
-    const double attention = tol["attentionAbs"], hAbs = tol["hiddenAbs"], hRel = tol["hiddenRel"];
-    expect_close(r.encoderAttention, c["encoderAttention"], attention, 0, name + " encoderAttention");
-    expect_close(r.decoderAttention, c["decoderAttention"], attention, 0, name + " decoderAttention");
-    expect_close(r.crossAttention, c["crossAttention"], attention, 0, name + " crossAttention");
-    expect_close(r.encoderHidden, c["encoderHiddenStates"], hAbs, hRel, name + " encoderHiddenStates");
-    expect_close(r.decoderHidden, c["decoderHiddenStates"], hAbs, hRel, name + " decoderHiddenStates");
-    expect_close(r.logits, c["logits"], tol["logitsAbs"], tol["logitsRel"], name + " logits");
-    // Bit for bit the same on three threads, and decoded a token at a time.
-    const Seq2SeqResult r3 = run_seq2seq(model, three, ids, decoderIds, masked ? masks : nullptr, {T});
-    const Seq2SeqResult steps =
-        run_seq2seq(model, three, ids, decoderIds, masked ? masks : nullptr, std::vector<std::size_t>(T, 1));
-    for (const Seq2SeqResult* other : {&r3, &steps}) {
-      EXPECT_EQ(other->encoderAttention, r.encoderAttention) << name;
-      EXPECT_EQ(other->decoderAttention, r.decoderAttention) << name;
-      EXPECT_EQ(other->crossAttention, r.crossAttention) << name;
-      EXPECT_EQ(other->decoderHidden, r.decoderHidden) << name;
-      EXPECT_EQ(other->logits, r.logits) << name;
-    }
-  }
 }
 
 class Checkpoint : public ::testing::TestWithParam<std::string> {};

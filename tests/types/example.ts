@@ -283,6 +283,11 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
   const { headDim, numKVHeads } = model.config;
   const dots: number = (qk.queryKeyScale ?? 0) * (qk.query?.[0] ?? 0) * (qk.key?.[0] ?? 0) * headDim * numKVHeads;
   void dots;
+  // What each head writes, by group: ‖f_h(x_j)‖ and each head's output norm, [numLayers, numHeads, L].
+  const written = await model.run('用毒', { returnHeadOutputs: true });
+  const valueNorms: Float32Array | undefined = written.headOutputs?.encoder?.valueNorms.data;
+  const [, , writtenL] = written.headOutputs?.decoder?.headOutputNorms.shape ?? [0, 0, 0];
+  void [valueNorms, writtenL];
   const specials: number = r.special.reduce((n, x) => n + x, 0) + model.specialTokens.length;
   void [layers, queries, keys, specials];
   if (model.config.kind === 'decoder' && model.config.causal) {
@@ -294,6 +299,10 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     await model.step({ text: 'a', textPair: 'b' });
     // @ts-expect-error a step's keys would be its new tokens' alone: run() returns the queries and keys
     await model.step({ inputIds: [262] }, { returnQueryKey: true });
+    // @ts-expect-error nor what each head writes (run()'s)
+    await model.prefill('the snake', { returnHeadOutputs: true });
+    // @ts-expect-error generate() returns no head outputs: run() over its outputIds does
+    await model.generate('a', { returnHeadOutputs: true });
     // The step stream: each token, the logits it came from and the attention of the tokens fed for it.
     for await (const s of model.generateSteps('Once upon a time', { maxNewTokens: 8 })) {
       const row: Float32Array = s.logits;
@@ -324,7 +333,10 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     await model.generate('毒', { earlyStopping: 'always' });
     // @ts-expect-error: an encoder-decoder's run() returns no queries and keys
     await model.run({ text: '毒', decoderInputIds: [65000] }, { returnQueryKey: true });
-    void [cross, best, scores, (model.config.decoderLayers ?? 0) + g.outputIds.length];
+    // What each head writes in the three groups; the cross-attention's values are the encoder's positions.
+    const heads = await model.run({ text: '毒', decoderInputIds: [65000] }, { returnHeadOutputs: true });
+    const crossValues: Float32Array | undefined = heads.headOutputs?.cross.valueNorms.data;
+    void [cross, best, scores, crossValues, (model.config.decoderLayers ?? 0) + g.outputIds.length];
   }
   // @ts-expect-error: not an input field
   await model.run({ ids: [1] });

@@ -6,7 +6,13 @@
 import { describe, rejectUnknown } from '../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
 
-const RUN_OPTIONS = new Set(['returnAttention', 'returnHiddenStates', 'returnLogits', 'returnQueryKey']);
+const RUN_OPTIONS = new Set([
+  'returnAttention',
+  'returnHiddenStates',
+  'returnLogits',
+  'returnQueryKey',
+  'returnHeadOutputs',
+]);
 // An encoder-decoder's run also takes a head mask; its input, the decoder's ids.
 const SEQ2SEQ_RUN_OPTIONS = new Set([...RUN_OPTIONS, 'headMask']);
 const COMMON_GENERATE_OPTIONS = [
@@ -54,7 +60,7 @@ export function checkRunOptions(options, what, config) {
   if (!options || typeof options !== 'object')
     throw new ArgumentTypeError(
       `${what} options: expected { returnAttention, returnHiddenStates, returnLogits, ` +
-        `${what === 'run' ? 'returnQueryKey, ' : ''}headMask }, got ${describe(options)}`,
+        `${what === 'run' ? 'returnQueryKey, returnHeadOutputs, ' : ''}headMask }, got ${describe(options)}`,
     );
   rejectUnknown(options, new Set([...RUN_OPTIONS, 'headMask']), what);
   checkBooleans(options);
@@ -63,6 +69,12 @@ export function checkRunOptions(options, what, config) {
     throw new ArgumentTypeError(
       `returnQueryKey: ${what}() returns no queries and keys; run() over the whole sequence returns every ` +
         "position's (model.run({ inputIds }, { returnQueryKey: true }))",
+    );
+  // Likewise what each head writes: a step's value norms would be its new tokens' alone.
+  if (what !== 'run' && options.returnHeadOutputs)
+    throw new ArgumentTypeError(
+      `returnHeadOutputs: ${what}() returns no head outputs; run() over the whole sequence returns every ` +
+        "position's (model.run({ inputIds }, { returnHeadOutputs: true }))",
     );
   return { ...options, headMask: checkLayerMask(options.headMask, config) };
 }
@@ -123,7 +135,8 @@ export function checkSeq2SeqRunOptions(options, config) {
   if (options === undefined) return { headMask: checkHeadMask(undefined, config) };
   if (!options || typeof options !== 'object')
     throw new ArgumentTypeError(
-      `run options: expected { returnAttention, returnHiddenStates, returnLogits, headMask }, got ${describe(options)}`,
+      'run options: expected { returnAttention, returnHiddenStates, returnLogits, returnHeadOutputs, headMask }, ' +
+        `got ${describe(options)}`,
     );
   rejectUnknown(options, SEQ2SEQ_RUN_OPTIONS, 'run');
   checkBooleans(options);
@@ -151,6 +164,14 @@ export function checkGenerateOptions(options, config, allowed, what = 'generate'
             '(model.run({ inputIds: result.outputIds }, { returnQueryKey: true }))'
         : `returnQueryKey: generate() returns no queries and keys (nor does a ${config.modelType}'s run(): ` +
             "an encoder-decoder's are not returned)",
+    );
+  if (options.returnHeadOutputs !== undefined)
+    throw new ArgumentTypeError(
+      `returnHeadOutputs: ${what}() returns no head outputs; run() over ` +
+        (config.kind === 'decoder'
+          ? 'its outputIds returns them (model.run({ inputIds: result.outputIds }, { returnHeadOutputs: true }))'
+          : 'its outputIds, teacher-forced, returns them (model.run({ text, decoderInputIds: ' +
+            'result.outputIds.slice(0, -1) }, { returnHeadOutputs: true }))'),
     );
   rejectUnknown(options, allowed, what);
   const whole = (name, least, most) => {

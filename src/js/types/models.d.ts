@@ -1,7 +1,15 @@
 // Declarations of Hugging Face models (src/js/index.d.ts re-exports them):
 // loadModel's sources and options, a model's config, run() and its results, an
-// encoder-decoder's run and generate(), a decoder's prefill, step and
-// generate(), special tokens, and the model's methods.
+// encoder-decoder's run, a decoder's prefill and step, special tokens, and the
+// model's methods (generation's options and results: generation.d.ts).
+import type {
+  DecoderGenerateOptions,
+  DecoderGenerateResult,
+  GenerateOptions,
+  GenerateResult,
+  GenerateStepsOptions,
+  GenerationStep,
+} from './generation.js';
 
 /**
  * A Hugging Face Hub model's name ('org/name', or a Hub page's URL as a string or URL), a model
@@ -123,10 +131,15 @@ export interface ModelRunOptions {
    * encoder-decoder's run() refuse it with a TypeError.
    */
   returnQueryKey?: boolean;
+  /**
+   * What each head writes, by attention group (default false): result.headOutputs (HeadOutputs). run() only (an
+   * encoder-decoder's too): prefill(), step(), generate() and generateSteps() refuse it with a TypeError.
+   */
+  returnHeadOutputs?: boolean;
 }
 
-/** A decoder's prefill() and step() take run()'s options but returnQueryKey (run() over the whole sequence has it). */
-export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey'>;
+/** A decoder's prefill() and step() take run()'s options but returnQueryKey and returnHeadOutputs (run()'s). */
+export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey' | 'returnHeadOutputs'>;
 
 export interface ModelResult {
   /** [L]. */
@@ -156,12 +169,37 @@ export interface ModelResult {
   key?: Float32Array;
   /** The factor of those dot products, 1/√headDim: the same in every layer and head of every architecture run. */
   queryKeyScale?: number;
+  /** returnHeadOutputs: what each head writes, by group as `attentions` (an encoder's, a decoder's). */
+  headOutputs?: { encoder?: HeadOutputs; decoder?: HeadOutputs };
 }
 
 /** One group of attention weights and its shape: [numLayers, numHeads, queries, keys]. */
 export interface AttentionGroup {
   data: Float32Array;
   shape: [number, number, number, number];
+}
+
+/**
+ * What each head of a group writes (Kobayashi et al. 2020, "Attention is Not Only a Weight"). The output
+ * projection W_O [numHeads · headDim, hiddenSize] is a sum over heads: head h's rows h·headDim … (h + 1)·headDim,
+ * W_O^h, carry its part, f_h(x_j) = v_h(x_j) · W_O^h for each token j (grouped-query attention: v of key/value
+ * head floor(h / (numHeads / numKVHeads))), weighted by its attention. The projection's bias, shared by every
+ * head, is left out of both norms.
+ */
+export interface HeadOutputs {
+  /**
+   * ‖f_h(x_j)‖: [layers, heads, keys], how far head h would move the output from token j with all its weight
+   * there (an encoder-decoder's cross-attention: the encoder's S positions).
+   */
+  valueNorms: HeadNorms;
+  /** ‖Σ_j α_ij f_h(x_j)‖ = ‖head_h(i) · W_O^h‖: [layers, heads, queries], each head's output at each query (0 when switched off). */
+  headOutputNorms: HeadNorms;
+}
+
+/** Norms per layer, head and token, and their shape: [layers, heads, tokens]. */
+export interface HeadNorms {
+  data: Float32Array;
+  shape: [number, number, number];
 }
 
 /**
@@ -213,149 +251,19 @@ export interface Seq2SeqResult {
   decoderHiddenStates?: Float32Array;
   /** [T, vocabSize] (final_logits_bias added). */
   logits?: Float32Array;
-}
-
-export interface GenerateOptions {
-  /** Tokens after decoder_start_token_id (default: generation_config.json's max_length, 20 without one). */
-  maxNewTokens?: number;
-  /** The whole output's length, decoder_start_token_id included; or maxNewTokens, not both. */
-  maxLength?: number;
-  /** 1: greedy search; more: beam search (default generation_config.json's num_beams). */
-  numBeams?: number;
-  /** Candidates returned (beam search), at most numBeams. */
-  numReturnSequences?: number;
-  lengthPenalty?: number;
-  earlyStopping?: boolean | 'never';
-  noRepeatNgramSize?: number;
-  repetitionPenalty?: number;
-  /** No eos before this many new tokens. */
-  minNewTokens?: number;
-  /** The attention (and hidden states) of run() over the ids fed back (default true; hidden states false). */
-  returnAttention?: boolean;
-  returnHiddenStates?: boolean;
-  /** Applied at every step and to the returned attention. */
-  headMask?: HeadMask;
-  /** Each new token as it is decided (greedy), or each step's best beam, with every beam (beam search). */
-  onToken?: (report: { outputIds: Int32Array; tokens: string[]; id?: number; beams?: Int32Array[] }) => void;
   /**
-   * Each step of a greedy search (numBeams 1; with beams a TypeError): its token, the logits it was chosen from
-   * and the decoder's and cross-attention rows of the token fed for it. Awaited before the next step.
+   * returnHeadOutputs, by group: encoder [numLayers, numHeads, S]; decoder [decoderLayers, decoderHeads, T];
+   * cross: valueNorms [decoderLayers, decoderHeads, S] (the encoder's output through each decoder layer's
+   * cross-attention values and W_O^h), headOutputNorms [decoderLayers, decoderHeads, T].
    */
-  onStep?: (step: GenerationStep) => void | Promise<void>;
-  /** Stops between steps (it rejects with the signal's reason). */
-  signal?: AbortSignal;
-}
-
-/**
- * One step of a generation, as transformers' generate(output_logits, output_scores, output_attentions) gives
- * it: the token chosen, the raw logits row it was chosen from, its processed score, and (with returnAttention,
- * the default) the attention of the tokens fed for it — a decoder's: [numLayers, numHeads, fed, keys] (the
- * prompt at step 1, then the token before), run()'s rows bit for bit; an encoder-decoder's: decoder
- * [decoderLayers, decoderHeads, 1, step] and cross [decoderLayers, decoderHeads, 1, S].
- */
-export interface GenerationStep {
-  /** 1 for the first new token. */
-  step: number;
-  id: number;
-  /** Its readable piece. */
-  token: string;
-  /** The output so far: the prompt (or decoder_start_token_id), then the new ids through `id`. */
-  outputIds: Int32Array;
-  /** id's score after the logits processors (the step's stepScores entry). */
-  score: number;
-  /** The raw logits the token was chosen from, [vocabSize]. */
-  logits: Float32Array;
-  /** A sampled generation's seed. */
-  seed?: number;
-  /** A decoder's: the data of attentions.decoder. */
-  attention?: Float32Array;
-  attentions?: { decoder: AttentionGroup; cross?: AttentionGroup };
-}
-
-export interface GenerateCandidate {
-  /** decoder_start_token_id first, eos last unless the length ran out. */
-  outputIds: Int32Array;
-  text: string | null;
-  tokens: string[];
-  /** Greedy: the sum of the chosen tokens' log-probabilities; beam search: transformers' sequences_scores (length-penalized). */
-  score: number;
-}
-
-/** transformers' generate(): sequences[0] as outputIds, its text, and the attention of every token fed back. */
-export interface GenerateResult extends Partial<Omit<Seq2SeqResult, 'inputIds' | 'tokens' | 'special'>> {
-  /** [S], the input, and its readable pieces and special tokens (run()'s inputIds, tokens and special). */
-  inputIds: Int32Array;
-  inputTokens: string[];
-  inputSpecial: Uint8Array;
-  outputIds: Int32Array;
-  /** The readable pieces of outputIds. */
-  tokens: string[];
-  /** The translation: outputIds decoded without special tokens (null without a tokenizer). */
-  text: string | null;
-  /** Greedy: each chosen token's processed score. */
-  stepScores?: Float64Array;
-  score: number;
-  /** The numReturnSequences best, best first (greedy: the one). */
-  candidates: GenerateCandidate[];
-}
-
-export interface DecoderGenerateOptions {
-  /** New tokens after the prompt (default: generation_config.json's max_length, which counts the prompt). */
-  maxNewTokens?: number;
-  maxLength?: number;
-  /** Sampling (default generation_config.json's do_sample), with its temperature, topK (default 50) and topP. */
-  doSample?: boolean;
-  temperature?: number;
-  topK?: number;
-  topP?: number;
-  /** The sampler's seed (mha-wasm's own generator: the same seed, the same text, in Node and browsers). */
-  seed?: number;
-  repetitionPenalty?: number;
-  noRepeatNgramSize?: number;
-  /** No eos before this many new tokens. */
-  minNewTokens?: number;
-  /** attention [numLayers, numHeads, n − 1, n − 1] of run() over outputIds without its last id (default true). */
-  returnAttention?: boolean;
-  returnHiddenStates?: boolean;
-  /** [numLayers][numHeads] of 1 (keep) or 0 (off), at every step and in the returned attention. */
-  headMask?: ArrayLike<0 | 1 | boolean>[];
-  onToken?: (report: { outputIds: Int32Array; tokens: string[]; id?: number }) => void;
-  /**
-   * Each step: its token, the logits it was chosen from, and (with returnAttention, the default) the attention
-   * of the tokens fed for it, computed as run()'s. Awaited before the next step.
-   */
-  onStep?: (step: GenerationStep) => void | Promise<void>;
-  signal?: AbortSignal;
-}
-
-/** generateSteps()'s options: generate()'s but the callbacks and the hidden states. */
-export type GenerateStepsOptions = Omit<DecoderGenerateOptions, 'onToken' | 'onStep' | 'returnHiddenStates'>;
-
-export interface DecoderGenerateResult {
-  /** The prompt's ids and pieces. */
-  inputIds: Int32Array;
-  inputTokens: string[];
-  /** The prompt, then the new ids (transformers' generate() sequences[0]). */
-  outputIds: Int32Array;
-  /** The new text only (null without a tokenizer). */
-  text: string | null;
-  /** The pieces of outputIds. */
-  tokens: string[];
-  /** The sum of the chosen tokens' log-probabilities (after the processors); each one's processed score. */
-  score: number;
-  stepScores: Float64Array;
-  /** The seed a sampled generation used (to repeat it). */
-  seed?: number;
-  attention?: Float32Array;
-  attentions?: { decoder: AttentionGroup };
-  hiddenStates?: Float32Array;
+  headOutputs?: { encoder: HeadOutputs; decoder: HeadOutputs; cross: HeadOutputs };
 }
 
 /** What a decoder's prefill and step take: one text (a step's gets no special tokens) or ids. */
 export type StepInput = string | { inputIds: Int32Array | number[] };
 
 /** A decoder's prefill or step: its L new tokens after `past`, attention [numLayers, numHeads, L, past + L]. */
-export interface StepResult extends Omit<ModelResult, 'query' | 'key' | 'queryKeyScale'> {
+export interface StepResult extends Omit<ModelResult, 'query' | 'key' | 'queryKeyScale' | 'headOutputs'> {
   /** The positions the model had seen before these tokens (0 for a prefill). */
   past: number;
 }

@@ -38,6 +38,18 @@ struct Outputs {
   // With a cache, the L new tokens' only (the earlier keys are in the cache). Not an encoder-decoder's.
   float* query = nullptr;
   float* key = nullptr;
+  // Both or neither (Model::check): what each head writes (blocks/head_outputs.hpp), per layer and query head
+  // h: valueNorms [numLayers, numHeads, L], ‖v_h(x_j)·W_O^h‖ of each token j (grouped-query attention: v of key
+  // head h / (numHeads / numKVHeads)); headOutputNorms [numLayers, numHeads, L], ‖Σ_j α_ij v_h(x_j)·W_O^h‖ at
+  // each query i (0 for a head the head mask switches off); the output product's bias left out. An
+  // encoder-decoder's encode: the encoder's; its decode: the decoder's self-attention's over the beams·L rows
+  // of the call (beam after beam), and of its cross-attention crossValueNorms [decoderLayers, decoderHeads, S]
+  // (encode: the encoder's output through each decoder layer's cross-attention values) and
+  // crossHeadOutputNorms [decoderLayers, decoderHeads, beams·L] (decode). With a cache, the L new tokens' only.
+  float* valueNorms = nullptr;
+  float* headOutputNorms = nullptr;
+  float* crossValueNorms = nullptr;
+  float* crossHeadOutputNorms = nullptr;
 };
 
 // One sequence, checked by Model::forward: ids below vocabSize, types below

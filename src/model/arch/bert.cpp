@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "../blocks/embeddings.hpp"
+#include "../blocks/head_outputs.hpp"
 #include "../blocks/layer_buffers.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
@@ -128,6 +129,7 @@ class Bert final : public Network {
       keep_query_key(out, l, L, qkv, {H, H, D / H});
       self_attention(attention, L, qkv, D, H, false, heads, out.attention ? out.attention + l * H * L * L : nullptr,
                      in.headMask ? in.headMask + l * H : nullptr);
+      keep_head_outputs(attention, out, l, L, qkv, {H, H, D / H}, heads, *b.out, a);
       linear(attention, L, heads, D, *b.out, b.outBias, a, D, Epilogue::None);
       layer_norm(x, a, L, D, b.ln1Gain->floats(), b.ln1Bias->floats(), eps, x);
       // 3. The MLP, then LN₂ of the residual sum.

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "../blocks/embeddings.hpp"
+#include "../blocks/head_outputs.hpp"
 #include "../blocks/layer_buffers.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
@@ -95,6 +96,7 @@ class Gpt2 final : public Network {
         cached_self_attention(attention, L, qkv, D, H, (*caches)[l], heads, weights, mask);
       else
         self_attention(attention, L, qkv, D, H, true, heads, weights, mask);
+      keep_head_outputs(attention, out, l, L, qkv, {H, H, D / H}, heads, *b.out, a);
       linear(attention, L, heads, D, *b.out, b.outBias, a, D, Epilogue::None);
       for (std::size_t e = 0; e < L * D; ++e) x[e] += a[e];
       // 3. x += mlp(ln_2 x).

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "../blocks/activations.hpp"
+#include "../blocks/head_outputs.hpp"
 #include "../blocks/layer_buffers.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
@@ -169,6 +170,7 @@ class Llama final : public Network {
       float* const weights = out.attention ? out.attention + l * H * L * Lk : nullptr;
       grouped_self_attention(attention, L, qkv, layout_, true, caches ? &(*caches)[l] : nullptr, heads, weights,
                              in.headMask ? in.headMask + l * H : nullptr);
+      keep_head_outputs(attention, out, l, L, qkv, layout_, heads, *b.out, a);
       linear(attention, L, heads, H * hd, *b.out, b.outBias, a, D, Epilogue::None);
       for (std::size_t e = 0; e < L * D; ++e) x[e] += a[e];
       // 3. x += down_proj(silu(gate_proj(y)) · up_proj(y)), y = RMSNorm(x).

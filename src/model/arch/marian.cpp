@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../blocks/head_outputs.hpp"
 #include "../blocks/layer_buffers.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
@@ -171,6 +172,7 @@ class Marian final : public Network {
       self_attention(attention, S, buffers.qkv, D, H, false, buffers.heads,
                      out.attention ? out.attention + l * H * S * S : nullptr,
                      in.headMask ? in.headMask + l * H : nullptr);
+      keep_head_outputs(attention, out, l, S, buffers.qkv, {H, H, D / H}, buffers.heads, *b.self.out, buffers.a);
       residual(attention, S, buffers.heads, b.self, buffers, x);
       // 3. The feed-forward block.
       feed(attention, S, b.ffn, c_.intermediateSize, buffers, x);
@@ -185,6 +187,10 @@ class Marian final : public Network {
       linear(attention, S, x, D, *cb.kv, cb.kvBias, buffers.qkv, 2 * D, Epilogue::None);
       caches[l].configure(1, Hd, dk, dk, S);
       caches[l].append(S, buffers.qkv, 2 * D, buffers.qkv + D, 2 * D);
+      // What each cross-attention head would write from each position (its values through its share of O').
+      if (out.crossValueNorms)
+        head_norms(attention, S, buffers.qkv + D, 2 * D, Hd, 1, dk, *cb.out, buffers.a,
+                   out.crossValueNorms + l * Hd * S);
     }
     cross = std::move(caches);
   }
@@ -206,12 +212,16 @@ class Marian final : public Network {
       cached_self_attention(attention, L, buffers.qkv, D, H, self[l], buffers.heads,
                             out.attention ? out.attention + l * beams * H * L * Lk : nullptr,
                             in.headMask ? in.headMask + l * H : nullptr);
+      keep_head_outputs(attention, out, l, N, buffers.qkv, {H, H, D / H}, buffers.heads, *b.self.out, buffers.a);
       residual(attention, N, buffers.heads, b.self, buffers, x);
       // 3. Cross-attention: every row's query over the encoder's keys and values.
       linear(attention, N, x, D, *b.cross.q, b.cross.qBias, buffers.qkv, D, Epilogue::None);
       cross_attention(attention, N, buffers.qkv, D, H, cross[l], buffers.heads,
                       out.crossAttention ? out.crossAttention + l * H * N * S : nullptr,
                       in.crossHeadMask ? in.crossHeadMask + l * H : nullptr);
+      if (out.crossHeadOutputNorms)
+        head_norms(attention, N, buffers.heads, D, H, 1, D / H, *b.cross.out, buffers.a,
+                   out.crossHeadOutputNorms + l * H * N);
       residual(attention, N, buffers.heads, b.cross, buffers, x);
       // 4. The feed-forward block.
       feed(attention, N, b.ffn, c_.decoderIntermediateSize, buffers, x);

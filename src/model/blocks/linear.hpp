@@ -30,4 +30,10 @@ inline Epilogue epilogue_of(Activation a) noexcept {
 void linear(Attention& attention, std::size_t M, const float* A, std::size_t lda, const Slot& W, const Slot* bias,
             float* C, std::size_t ldc, Epilogue epilogue);
 
+// C [M, N] = A [M, count]·W[first, first + count) over rows [first, first + count) of the packed W [K, N]: one
+// part of the product's sum (a head's share of an output projection), with no bias and no epilogue. The
+// same kernels and tiles as linear(); bitwise the same for any thread count.
+void linear_rows(Attention& attention, std::size_t M, const float* A, std::size_t lda, const Slot& W, std::size_t first,
+                 std::size_t count, float* C, std::size_t ldc);
+
 }  // namespace mha::model

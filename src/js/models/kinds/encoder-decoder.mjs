@@ -68,8 +68,8 @@ function assemble(inner, read, encoded, fed, steps, origins) {
 }
 
 // The encoder over the input (generate: once, with the attention and hidden states the result returns).
-const encode = (inner, inputIds, returnAttention, returnHiddenStates, headMask) =>
-  inner.send(() => ({ call: 'encode', inputIds, returnAttention, returnHiddenStates, headMask }));
+const encode = (inner, inputIds, returnAttention, returnHiddenStates, headMask, returnHeadOutputs = false) =>
+  inner.send(() => ({ call: 'encode', inputIds, returnAttention, returnHiddenStates, returnHeadOutputs, headMask }));
 
 // `encoded`: the encoder's result for read.inputIds when the model holds it already (generate() encoded
 // once, with what this asks of it), else the encoder runs first.
@@ -77,7 +77,7 @@ async function forward(
   inner,
   read,
   decoderIds,
-  { returnAttention = true, returnHiddenStates = false, returnLogits = false, masks },
+  { returnAttention = true, returnHiddenStates = false, returnLogits = false, returnHeadOutputs = false, masks },
   encoded,
 ) {
   const T = decoderIds.length;
@@ -87,7 +87,7 @@ async function forward(
     throw new ArgumentRangeError(
       `input.decoderInputIds: ${T} ids, more than the ${inner.config.maxLength} positions this model has`,
     );
-  encoded ??= await encode(inner, read.inputIds, returnAttention, returnHiddenStates, masks);
+  encoded ??= await encode(inner, read.inputIds, returnAttention, returnHiddenStates, masks, returnHeadOutputs);
   await inner.call(CALLS.modelBegin, () => [1, T]);
   const decoded = await inner.send(() => ({
     call: 'decode',
@@ -96,6 +96,7 @@ async function forward(
     returnAttention,
     returnHiddenStates,
     returnLogits,
+    returnHeadOutputs,
     headMask: masks,
   }));
   const out = {
@@ -115,6 +116,14 @@ async function forward(
     out.decoderHiddenStates = decoded.hiddenStates.data;
   }
   if (returnLogits) out.logits = decoded.logits.data;
+  // What each head writes, by group: the decoder's rows are its T tokens (one beam); the cross-attention's
+  // values are the encoder's S positions through each decoder layer's cross-attention.
+  if (returnHeadOutputs)
+    out.headOutputs = {
+      encoder: { valueNorms: encoded.valueNorms, headOutputNorms: encoded.headOutputNorms },
+      decoder: { valueNorms: decoded.valueNorms, headOutputNorms: decoded.headOutputNorms },
+      cross: { valueNorms: encoded.crossValueNorms, headOutputNorms: decoded.crossHeadOutputNorms },
+    };
   return out;
 }
 

@@ -14,12 +14,16 @@ export function plain(result) {
 /**
  * A call's result: its tokens, which of them are special (1) by the
  * tokenizer's list, the engine's arrays, and the attention by group
- * (transformers' names: encoder, decoder) with its shape.
+ * (transformers' names: encoder, decoder) with its shape; what each head
+ * writes (returnHeadOutputs) by group only, as { valueNorms, headOutputNorms }.
  */
 export function stackResult(inner, read, result) {
   const special = Uint8Array.from(read.inputIds, (id) => (inner.specialIds.has(id) ? 1 : 0));
-  const out = { inputIds: read.inputIds, tokens: read.tokens, special, ...plain(result) };
-  if (result.attention) out.attentions = { [inner.architecture.attentionGroups[0]]: result.attention };
+  const { valueNorms, headOutputNorms, ...arrays } = result;
+  const out = { inputIds: read.inputIds, tokens: read.tokens, special, ...plain(arrays) };
+  const [group] = inner.architecture.attentionGroups;
+  if (result.attention) out.attentions = { [group]: result.attention };
+  if (valueNorms) out.headOutputs = { [group]: { valueNorms, headOutputNorms } };
   return out;
 }
 
