@@ -38,12 +38,13 @@ export async function pruningCurve(model, input, options) {
   const task = await makeTask(model, input, opts);
   const importance = await importanceFor(task, opts);
   const kept = allKept(task.groups);
-  const lines = [...task.groups.map((g) => g.group), 'all'];
+  // One group's curve is also the model's ('all'): computed once.
+  const lines = [...task.groups.map((g) => g.group), ...(task.groups.length > 1 ? ['all'] : [])];
   const points = [];
   for (const line of lines) {
     const order = importance.order.filter((h) => line === 'all' || h.group === line);
     for (let k = 0; k <= steps; k++) {
-      const headsOff = Math.round((order.length * k) / steps);
+      const headsOff = Math.floor((order.length * k) / steps + 0.5);
       points.push({ line, fraction: k / steps, headsOff, masks: switchedOff(kept, order.slice(0, headsOff)) });
     }
   }
@@ -56,6 +57,7 @@ export async function pruningCurve(model, input, options) {
   points.forEach(({ line, fraction, headsOff, masks }, i) =>
     curves[line].push({ fraction, headsOff, ...results[i], mask: plainMask(task.groups, masks) }),
   );
+  curves.all ??= curves[lines[0]];
   return { reference: task.reference, order: importance.order, curves, timing };
 }
 

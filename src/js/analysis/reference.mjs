@@ -9,6 +9,7 @@
 import { describe } from '../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
 import { callMask, headGroups } from './heads.mjs';
+import { TEACHER_FORCED } from '../models/transformer-model.mjs';
 
 const QUIET = { returnAttention: false };
 
@@ -106,6 +107,7 @@ async function seq2seqTask(model, input, { maxNewTokens }, given, mask) {
       `reference.outputIds: expected decoder_start_token_id and at least one token, got ${outputIds.length} ids`,
     );
   const decoderInputIds = outputIds.subarray(0, outputIds.length - 1);
+  let fast;
   return {
     reference: {
       inputIds,
@@ -114,10 +116,10 @@ async function seq2seqTask(model, input, { maxNewTokens }, given, mask) {
       tokens: model.pieces(outputIds),
     },
     async score(masks) {
-      const { logits } = await model.run(
-        { inputIds, decoderInputIds },
-        { ...QUIET, returnLogits: true, headMask: mask(masks) },
-      );
+      // Every head kept: run(), which checks the ids; then passes that keep the encoder's output between them.
+      const { logits } = masks
+        ? { logits: await (fast ??= model[TEACHER_FORCED](inputIds, decoderInputIds))(mask(masks)) }
+        : await model.run({ inputIds, decoderInputIds }, { ...QUIET, returnLogits: true });
       let sum = 0;
       for (let t = 1; t < outputIds.length; t++) sum += logProbability(logits, t - 1, vocab, outputIds[t]);
       return sum;

@@ -11,6 +11,13 @@ import { encoder } from './kinds/encoder.mjs';
 import { decoder } from './kinds/decoder.mjs';
 import { encoderDecoder } from './kinds/encoder-decoder.mjs';
 
+/**
+ * An internal door for mha-wasm/analysis (not public API): model[TEACHER_FORCED](inputIds, decoderIds) gives
+ * an encoder-decoder's teacher-forced passes that keep the encoder's output between them (encoder-decoder.mjs's
+ * teacherForced); undefined for the other kinds, whose run() is one call already.
+ */
+export const TEACHER_FORCED = Symbol('mha-wasm teacher-forced passes');
+
 /** Each kind's calls, by config.kind; a call a kind lacks is refused with kinds' words (refusal, below). */
 const KINDS = Object.freeze({ encoder, decoder, 'encoder-decoder': encoderDecoder });
 
@@ -51,6 +58,8 @@ export class TransformerModel extends EngineResource {
       // The positions a decoder's cache holds, and whose they are (a step stream's, or null: prefill and step's).
       past: 0,
       cacheOwner: null,
+      // Whose encoding an encoder-decoder holds (kinds/encoder-decoder.mjs: teacherForced's, or null).
+      encodedBy: null,
       call: (name, args) => this[CALL](name, args),
       // One model call (run, prefill, step, encode, decode) with its named request, made by `request`
       // (possibly async: a text is tokenized first); resolves to the engine's named arrays, { data, shape }.
@@ -127,6 +136,10 @@ export class TransformerModel extends EngineResource {
    */
   generateSteps(input, options) {
     return this.#callOf('generateSteps')(this.#inner, input, options);
+  }
+
+  [TEACHER_FORCED](inputIds, decoderIds) {
+    return this.#kind.teacherForced?.(this.#inner, inputIds, decoderIds);
   }
 
   /** The readable pieces of token ids (as results' tokens), ids as strings without a tokenizer. */

@@ -67,9 +67,51 @@ function assemble(inner, read, encoded, fed, steps, origins) {
   };
 }
 
-// The encoder over the input (generate: once, with the attention and hidden states the result returns).
-const encode = (inner, inputIds, returnAttention, returnHiddenStates, headMask, returnHeadOutputs = false) =>
-  inner.send(() => ({ call: 'encode', inputIds, returnAttention, returnHiddenStates, returnHeadOutputs, headMask }));
+// The encoder over the input (generate: once, with the attention and hidden states the result returns). The
+// model then holds this encoding: inner.encodedBy says whose it is (null: a call's own, for that call alone).
+function encode(inner, inputIds, returnAttention, returnHiddenStates, headMask, returnHeadOutputs = false) {
+  inner.encodedBy = null;
+  return inner.send(() => ({
+    call: 'encode',
+    inputIds,
+    returnAttention,
+    returnHiddenStates,
+    returnHeadOutputs,
+    headMask,
+  }));
+}
+
+/**
+ * The analyses' teacher-forced passes (src/js/analysis/reference.mjs) over one source and decoder ids that a
+ * run() has checked: (headMask) => logits [T, vocabSize]. The encoder runs again only when its head mask
+ * changed or another call encoded since; a pass that switches off decoder or cross heads alone begins and
+ * decodes over the encoding it holds, the same calls run() makes, so the same bits.
+ */
+function teacherForced(inner, inputIds, decoderIds) {
+  const owner = {};
+  let encodedMask;
+  const ids = Int32Array.from(decoderIds);
+  return (headMask) =>
+    inner.exclusive(async () => {
+      const masks = checkSeq2SeqRunOptions({ headMask }, inner.config).headMask;
+      const key = masks.encoder ? masks.encoder.join('') : '';
+      if (inner.encodedBy !== owner || key !== encodedMask) {
+        await encode(inner, inputIds, false, false, masks);
+        inner.encodedBy = owner;
+        encodedMask = key;
+      }
+      await inner.call(CALLS.modelBegin, () => [1, ids.length]);
+      const decoded = await inner.send(() => ({
+        call: 'decode',
+        inputIds: ids,
+        beams: 1,
+        returnAttention: false,
+        returnLogits: true,
+        headMask: masks,
+      }));
+      return decoded.logits.data;
+    });
+}
 
 // `encoded`: the encoder's result for read.inputIds when the model holds it already (generate() encoded
 // once, with what this asks of it), else the encoder runs first.
@@ -224,4 +266,4 @@ async function generate(inner, input, options) {
   });
 }
 
-export const encoderDecoder = Object.freeze({ run, generate });
+export const encoderDecoder = Object.freeze({ run, generate, teacherForced });
