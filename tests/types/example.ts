@@ -10,6 +10,8 @@ import {
   pickModelFiles,
   DEFAULT_HUB_ENDPOINT,
 } from 'mha-wasm/model';
+import { attentionRollout, headImportance, oneHeadPerLayer, pruningCurve } from 'mha-wasm/analysis';
+import type { HeadImportance, PruningPoint } from 'mha-wasm/analysis';
 import type {
   AttentionEngine,
   AttentionGradients,
@@ -386,4 +388,24 @@ export async function beforeLoading(model: TransformerModel): Promise<number> {
     if (fields.code === 'NotFound') code = undefined;
   }
   return sizes.length + bytes + read + (repo?.length ?? 0) + (mask?.id ?? 0) + firstId + (code?.length ?? 0);
+}
+
+// Which heads a translation needs (mha-wasm/analysis): the grid, the curve, one head per layer, the rollout.
+export async function analyse(model: TransformerModel): Promise<number> {
+  const controller = new AbortController();
+  const importance: HeadImportance = await headImportance(model, '用毒毒毒蛇', {
+    signal: controller.signal,
+    onProgress: ({ done, total }) => void (done / total),
+  });
+  const cross: Float64Array | undefined = importance.groups.cross?.delta;
+  const curve = await pruningCurve(model, '用毒毒毒蛇', { importance, steps: 5 });
+  const points: PruningPoint[] = curve.curves.all ?? [];
+  const text: string | null | undefined = points[points.length - 1]?.output.text;
+  const one = await oneHeadPerLayer(model, { text: '用毒' }, { importance, maxNewTokens: 8 });
+  const rollout = await attentionRollout(model, '用毒');
+  // @ts-expect-error: steps is a number
+  await pruningCurve(model, 'x', { steps: '10' });
+  // @ts-expect-error: the cross-attention is not rolled out
+  void rollout.groups.cross;
+  return (cross?.length ?? 0) + (text?.length ?? 0) + (one.single.encoder?.score ?? 0) + importance.timing.msPerPass;
 }

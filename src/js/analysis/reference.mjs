@@ -4,7 +4,8 @@
 // (generate() greedy, or a BERT's fill). By kind:
 //   decoder:          the prompt's greedy continuation of `newTokens` (1: the next token), or reference.outputIds;
 //   encoder-decoder:  its greedy translation (numBeams 1), or reference.outputIds (from decoder_start_token_id);
-//   encoder:          the masked-LM head's top token at each [MASK] (or `positions`), or reference.outputIds there.
+//   encoder:          the masked-LM head's top token at each mask token (specialTokens.mask; or `positions`), or
+//                     reference.outputIds there.
 // The score is Σ_t log p(reference_t | what precedes it), each softmax in float64 over the float32 logits.
 import { describe } from '../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
@@ -146,11 +147,11 @@ function maskPositions(model, read, positions) {
     });
     return Int32Array.from(positions);
   }
-  const maskIds = new Set(model.specialTokens.filter((t) => /^(\[MASK\]|<mask>)$/.test(t.token)).map((t) => t.id));
-  const found = [...read.inputIds.keys()].filter((i) => maskIds.has(read.inputIds[i]));
+  const maskId = model.specialTokens.mask?.id;
+  const found = [...read.inputIds.keys()].filter((i) => read.inputIds[i] === maskId);
   if (found.length === 0)
     throw new ArgumentRangeError(
-      "input: no [MASK] token to fill (the tokenizer's special token [MASK] or <mask>); give positions to score",
+      `input: no ${model.specialTokens.mask?.token ?? 'mask'} token to fill (the tokenizer's mask token); give positions to score`,
     );
   return Int32Array.from(found);
 }
