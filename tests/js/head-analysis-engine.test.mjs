@@ -5,7 +5,7 @@
 // arguments refused by name; and on karpathy's trained stories260K (a Llama,
 // ../shared/fixtures/real), properties that hold for a trained model's story:
 // its heads are not interchangeable, some can go with the continuation kept,
-// all of them cannot.
+// all of them cannot. Through a Worker engine, the same bits.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
@@ -86,6 +86,16 @@ test("MarianMT: a pass that keeps the encoder's output is run()'s with that mask
   await model.run('蛇', { returnAttention: false });
   expect(flat(await headImportance(model, SENTENCE))).toEqual(flat(again));
   model.dispose();
+});
+
+test('through a Worker engine, the same bits as on this thread', async () => {
+  const worker = await createAttention({ variant: 'simd', worker: true });
+  const [a, b] = await Promise.all([one, worker].map((e) => e.loadModel(folder('hf-marian'))));
+  const [x, y] = await Promise.all([a, b].map((m) => headImportance(m, SENTENCE)));
+  expect(flat(y)).toEqual(flat(x));
+  expect(Array.from(y.reference.outputIds)).toEqual(Array.from(x.reference.outputIds));
+  a.dispose();
+  worker.dispose();
 });
 
 test('onProgress counts every pass; a signal stops the analysis between passes', async () => {
