@@ -75,7 +75,7 @@ export async function oneHeadPerLayer(model, input, options) {
   const kept = allKept(task.groups);
   const best = (group, layer) => {
     const candidates = importance.order.filter((h) => h.group === group && (layer === undefined || h.layer === layer));
-    return candidates[candidates.length - 1]; // the most important: the order's last, ties to the first index
+    return candidates[candidates.length - 1]; // the most important: the order's last (of equal deltas, the later head)
   };
   const offBut = (group, keep, layer) =>
     importance.order.filter((h) => h.group === group && h !== keep && (layer === undefined || h.layer === layer));
