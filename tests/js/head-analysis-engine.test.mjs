@@ -160,6 +160,17 @@ describe('bad arguments are refused by name', () => {
     ],
     [() => headImportance(encoder, 'x'), TypeError, 'has no log-probability to score'],
     [
+      () => headImportance(gpt2, 'x', { positions: [1] }),
+      TypeError,
+      'positions: a gpt2 is a decoder, which takes newTokens (the length of its continuation), not positions',
+    ],
+    [
+      () => headImportance(bert, '用[MASK]', { newTokens: 2 }),
+      TypeError,
+      'newTokens: a bert is an encoder, which takes positions',
+    ],
+    [() => attentionRollout(gpt2, 'x', { newTokens: 2 }), TypeError, 'attentionRollout: unknown argument "newTokens"'],
+    [
       () => oneHeadPerLayer(gpt2, 'x', { importance: { groups: { decoder: { delta: [1] } } } }),
       TypeError,
       'importance.groups.decoder.delta: expected 8 deltas',

@@ -18,17 +18,17 @@ export function checkModel(model, what) {
 }
 
 /**
- * An analysis' options: `allowed` are its own beyond the reference's and the
- * control's; returns them with signal and onProgress checked and a no-op
+ * An analysis' options: `allowed` are its own beyond the control's and (with
+ * `reference`) the reference's; returns them with signal and onProgress checked and a no-op
  * onProgress when none is given.
  */
-export function checkOptions(options, what, allowed = []) {
+export function checkOptions(options, what, allowed = [], reference = true) {
   if (options === undefined) options = {};
   if (!options || typeof options !== 'object' || Array.isArray(options))
     throw new ArgumentTypeError(
       `${what} options: expected an object such as { signal, onProgress }, got ${describe(options)}`,
     );
-  rejectUnknown(options, new Set([...REFERENCE_OPTIONS, ...CONTROL_OPTIONS, ...allowed]), what);
+  rejectUnknown(options, new Set([...(reference ? REFERENCE_OPTIONS : []), ...CONTROL_OPTIONS, ...allowed]), what);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
     throw new ArgumentTypeError(`signal: expected an AbortSignal, got ${describe(options.signal)}`);
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
@@ -49,4 +49,21 @@ export function wholeOption(options, name, least, most, fallback) {
   if (!Number.isInteger(v)) throw new ArgumentTypeError(`${name}: expected an integer, got ${describe(v)}`);
   if (v < least || v > most) throw new ArgumentRangeError(`${name}: expected ${least} to ${most}, got ${v}`);
   return v;
+}
+
+// Which of the reference's options each kind of model takes: the others would be ignored, so they are refused.
+const KIND_OPTIONS = {
+  decoder: ['newTokens', 'the length of its continuation'],
+  'encoder-decoder': ['maxNewTokens', 'the longest translation'],
+  encoder: ['positions', 'the positions it fills'],
+};
+
+/** Refuses a reference option the model's kind does not use, naming the one it does. */
+export function checkKindOptions(options, config) {
+  const [own, meaning] = KIND_OPTIONS[config.kind];
+  for (const name of ['newTokens', 'maxNewTokens', 'positions'])
+    if (name !== own && options[name] !== undefined)
+      throw new ArgumentTypeError(
+        `${name}: a ${config.modelType} is ${/^[aeiou]/.test(config.kind) ? 'an' : 'a'} ${config.kind}, which takes ${own} (${meaning}), not ${name}`,
+      );
 }

@@ -10,6 +10,7 @@
 import { describe } from '../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
 import { callMask, headGroups } from './heads.mjs';
+import { checkKindOptions } from './options.mjs';
 import { TEACHER_FORCED } from '../models/transformer-model.mjs';
 
 const QUIET = { returnAttention: false };
@@ -46,6 +47,7 @@ function referenceIds(reference, what) {
 export async function makeTask(model, input, options) {
   const { config } = model;
   const groups = headGroups(config);
+  checkKindOptions(options, config);
   const given = referenceIds(options.reference, 'reference');
   const mask = (masks) => (masks ? callMask(config, groups, masks) : undefined);
   if (!config.hasLogits)

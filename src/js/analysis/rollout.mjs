@@ -41,7 +41,7 @@ export function rolloutOf({ data, shape: [layers, heads, L, Lk] }) {
  */
 export async function attentionRollout(model, input, options) {
   checkModel(model, 'attentionRollout');
-  const opts = checkOptions(options, 'attentionRollout', ['headMask']);
+  const opts = checkOptions(options, 'attentionRollout', ['headMask'], false);
   const r = await model.run(input, { returnAttention: true, ...(opts.headMask && { headMask: opts.headMask }) });
   opts.signal?.throwIfAborted();
   const groups = {};

@@ -18,7 +18,8 @@ export interface AnalysisControl {
  * The reference whose log-probability is scored, by default the model's own output with every head on: a
  * decoder's greedy continuation of `newTokens` tokens (1: the next token), an encoder-decoder's greedy
  * translation (numBeams 1, generation_config.json's other settings; at most `maxNewTokens`), a masked-LM
- * encoder's top token at each mask token (specialTokens.mask) or at `positions`.
+ * encoder's top token at each mask token (specialTokens.mask) or at `positions`. An option of another kind is a
+ * TypeError (newTokens is a decoder's, maxNewTokens an encoder-decoder's, positions an encoder's).
  */
 export interface ReferenceOptions extends AnalysisControl {
   /** The output to score instead: a decoder's continuation (new tokens only); an encoder-decoder's ids from decoder_start_token_id; an encoder's one id per position. */
