@@ -6,6 +6,7 @@ export * from './types/errors.js';
 export * from './types/engine.js';
 export * from './types/attention.js';
 export * from './types/models.js';
+export * from './types/tokenizer.js';
 export * from './types/training.js';
 
 import type { AttentionEngine, CreateAttentionOptions } from './types/engine.js';

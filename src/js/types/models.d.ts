@@ -2,6 +2,7 @@
 // loadModel's sources and options, a model's config, run() and its results, an
 // encoder-decoder's run and generate(), a decoder's prefill, step and
 // generate(), special tokens, and the model's methods.
+import type { ModelTokenizer, TruncationOptions } from './tokenizer.js';
 
 /**
  * A Hugging Face Hub model's name ('org/name', or a Hub page's URL as a string or URL), a model
@@ -108,7 +109,7 @@ export type ModelInput =
   | { text: string; textPair?: string }
   | { inputIds: Int32Array | number[]; tokenTypeIds?: Int32Array | number[] };
 
-export interface ModelRunOptions {
+export interface ModelRunOptions extends TruncationOptions {
   /** Every layer's attention weights (default true). */
   returnAttention?: boolean;
   /** Hugging Face's output_hidden_states (default false). */
@@ -126,7 +127,7 @@ export interface ModelRunOptions {
 }
 
 /** A decoder's prefill() and step() take run()'s options but returnQueryKey (run() over the whole sequence has it). */
-export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey'>;
+export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey' | 'truncation' | 'maxLength'>;
 
 export interface ModelResult {
   /** [L]. */
@@ -403,6 +404,8 @@ export interface TransformerModel {
    * is BERT's [MASK] or RoBERTa's <mask>, absent where the tokenizer has none.
    */
   readonly specialTokens: SpecialTokens;
+  /** The checkpoint's tokenizer without the model: encode, decode, countTokens (null without a tokenizer). */
+  readonly tokenizer: ModelTokenizer | null;
   /** One sequence through every layer. */
   run(input: ModelInput, options?: ModelRunOptions): Promise<ModelResult>;
   /** An encoder-decoder's (kind 'encoder-decoder'): the input encoded, the decoder's ids decoded at once. */

@@ -19,7 +19,7 @@ const decoderStart = (inner) =>
 function run(inner, input, options) {
   const opts = checkSeq2SeqRunOptions(options, inner.config);
   return inner.exclusive(async () => {
-    const read = await readSeq2Seq(inner, input, 'run');
+    const read = await readSeq2Seq(inner, input, 'run', opts.truncateTo);
     const decoderIds = read.decoderInputIds ?? Int32Array.of(decoderStart(inner));
     delete read.decoderInputIds;
     return { ...read, ...(await forward(inner, read, decoderIds, { ...opts, masks: opts.headMask })) };

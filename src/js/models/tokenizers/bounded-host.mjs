@@ -8,7 +8,7 @@
 // runs). The worker's side is serve.mjs.
 import { PROBE_TEXT } from './encode.mjs';
 import { MarianFiles } from './marian.mjs';
-import { codedError } from '../../errors.mjs';
+import { ArgumentRangeError, codedError } from '../../errors.mjs';
 
 /** An error of the tokenizer of `file` (code BadTokenizer). */
 const tokenizerError = (file, message) => codedError('BadTokenizer', message, { file });
@@ -112,13 +112,14 @@ class BoundedTokenizer {
     return this.#ready;
   }
 
-  #answer({ id, result, error }) {
+  #answer({ id, result, error, argument }) {
     const call = this.#pending.get(id);
     if (!call) return;
     this.#pending.delete(id);
     clearTimeout(call.timer);
     if (!this.#pending.size) this.#port?.busy?.(false);
-    if (error !== undefined)
+    if (argument) call.reject(new ArgumentRangeError(error));
+    else if (error !== undefined)
       call.reject(tokenizerError(this.#file, `${this.#file}: the tokenizer failed on ${call.subject} (${error})`));
     else call.resolve(result);
   }
