@@ -154,3 +154,11 @@ test('a maxLength too short for the special tokens is a RangeError, from the wor
     Array.from((await tokenizers['bert-zh'].encode('a', { truncation: true, maxLength: 3 })).inputIds),
   ).toHaveLength(3);
 });
+
+test('a disposed model’s tokenizer refuses, and starts no worker again', async () => {
+  const model = await engine.loadModel(`${MODELS}gpt2`);
+  expect(await model.tokenizer.countTokens('a snake')).toBeGreaterThan(0);
+  model.dispose();
+  await expect(model.tokenizer.encode('a snake')).rejects.toMatchObject({ code: 'Disposed' });
+  await expect(model.tokenizer.decode([1, 2])).rejects.toMatchObject({ code: 'Disposed' });
+});

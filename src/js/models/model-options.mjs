@@ -62,7 +62,7 @@ export const GENERATE_OPTIONS = Object.freeze({
 });
 
 export function checkRunOptions(options, what, config) {
-  if (options === undefined) return { headMask: null, truncateTo: null };
+  if (options === undefined) return { headMask: null, ...(what === 'run' && { truncateTo: null }) };
   if (!options || typeof options !== 'object')
     throw new ArgumentTypeError(
       `${what} options: expected { returnAttention, returnHiddenStates, returnLogits, ` +
@@ -76,7 +76,8 @@ export function checkRunOptions(options, what, config) {
       `returnQueryKey: ${what}() returns no queries and keys; run() over the whole sequence returns every ` +
         "position's (model.run({ inputIds }, { returnQueryKey: true }))",
     );
-  return { ...withTruncation(options, config), headMask: checkLayerMask(options.headMask, config) };
+  const checked = what === 'run' ? withTruncation(options, config) : options;
+  return { ...checked, headMask: checkLayerMask(options.headMask, config) };
 }
 
 // The run options that are booleans, each a TypeError naming it otherwise.

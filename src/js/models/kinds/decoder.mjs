@@ -19,8 +19,7 @@ function stateful(inner, call, input, options) {
   return inner.exclusive(async () => {
     let read;
     const result = await inner.send(async () => {
-      const { returnAttention = true, headMask, truncateTo, ...returns } = checkRunOptions(options, call, inner.config);
-      void truncateTo; // run()'s only: refused for prefill and step by checkRunOptions
+      const { returnAttention = true, headMask, ...returns } = checkRunOptions(options, call, inner.config);
       read = await readInput(inner, input, call, false, call === 'step' ? inner.past : 0);
       return { call, inputIds: read.inputIds, returnAttention, ...returns, headMask: masks(inner, headMask) };
     });

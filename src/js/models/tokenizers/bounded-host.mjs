@@ -48,6 +48,7 @@ class BoundedTokenizer {
   #ready = null;
   #pending = new Map();
   #next = 0;
+  #disposed = false;
   /** check.mjs's bound on the text growth, once a worker has made the tokenizer. */
   growth = null;
 
@@ -146,6 +147,8 @@ class BoundedTokenizer {
   }
 
   async #call(message, doing, subject) {
+    // Disposed: no fresh worker for a call that comes after (model.tokenizer outlives nothing).
+    if (this.#disposed) throw codedError('Disposed', `${this.#file}: the model was disposed`);
     const port = await this.#open();
     const { seconds } = this.#limits;
     return new Promise((resolve, reject) => {
@@ -169,6 +172,7 @@ class BoundedTokenizer {
   }
 
   dispose() {
+    this.#disposed = true;
     if (this.#port) this.#stop(this.#port, codedError('Disposed', `${this.#file}: the model was disposed`));
   }
 }
