@@ -69,8 +69,15 @@ test('a translation: greedy steps carry textDelta, joined the translation; beams
   const model = models['hf-marian'];
   const g = reference('hf-marian').generate[0];
   const deltas = [];
-  const out = await model.generate(g.text, { numBeams: 1, onStep: (s) => deltas.push(s.textDelta) });
+  const reported = [];
+  const out = await model.generate(g.text, {
+    numBeams: 1,
+    onStep: (s) => deltas.push(s.textDelta),
+    onToken: (r) => reported.push(r.textDelta),
+  });
   expect(deltas.join('')).toBe(out.text);
+  expect(reported).toEqual(deltas);
+  expect(deltas).toHaveLength(out.outputIds.length - 1);
   const reports = [];
   await model.generate(g.text, { numBeams: 2, maxNewTokens: 5, onToken: (r) => reports.push(r) });
   expect(reports.length).toBeGreaterThan(0);
