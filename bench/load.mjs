@@ -44,19 +44,37 @@ async function loadWay(source, thread, variant, dir, loads) {
   const files = () =>
     Object.fromEntries(['config.json', 'model.safetensors'].map((name) => [name, readFileSync(path.join(dir, name))]));
   const allMs = [];
+  const faults = [];
   let model;
   for (let i = 0; i < loads; i++) {
     model?.dispose();
     // Reading the files is the caller's part of a load from Buffers, and is timed with it.
+    const f0 = process.resourceUsage().minorPageFault;
     const t0 = performance.now();
     model = await engine.loadModel(source === 'path' ? dir : files());
     allMs.push(performance.now() - t0);
+    faults.push(process.resourceUsage().minorPageFault - f0);
   }
   const r = await model.run({ inputIds: makeInputIds(17, CONFIG.vocab_size) }, { returnAttention: false });
   const hidden = Buffer.from(r.lastHiddenState.buffer).toString('base64');
   model.dispose();
   engine.dispose();
-  return { medianMs: median(allMs), allMs, maxRssBytes: process.resourceUsage().maxRSS * 1024, hidden };
+  return { medianMs: median(allMs), allMs, faults, maxRssBytes: process.resourceUsage().maxRSS * 1024, hidden };
+}
+
+/**
+ * The floor under a first load in a fresh process, whatever loads the model: the operating
+ * system's first touch of `bytes` of fresh wasm memory (a page fault and a zeroed page each
+ * 4 KiB), timed alone in a process of its own: { ms, faults }.
+ */
+function firstTouch(bytes) {
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });
+  const f0 = process.resourceUsage().minorPageFault;
+  const t0 = performance.now();
+  memory.grow(Math.ceil(bytes / 65536));
+  const view = new Uint8Array(memory.buffer);
+  for (let i = 65536; i < view.length; i += 4096) view[i] = 1;
+  return { ms: performance.now() - t0, faults: process.resourceUsage().minorPageFault - f0 };
 }
 
 /** Runs the benchmark; resolves { result (for bench.json), report (the printed table) }. */
@@ -80,6 +98,7 @@ export async function loadBench({ quick = false, log = (s) => process.stderr.wri
         ...runStep(script, ['--way', source, thread, variant, dir, ...(quick ? ['--quick'] : [])], flags),
       });
     }
+    result.firstTouch = { bytes, ...runStep(script, ['--first-touch', String(bytes)], []) };
     const inputIds = makeInputIds(17, CONFIG.vocab_size);
     result.browser = await browserLoads(dir, { loads: quick ? 1 : 3, inputIds, log });
   } finally {
@@ -99,7 +118,7 @@ function report(r) {
   const lines = [
     `loadModel of a ${mb(r.checkpoint.bytes)} MB model.safetensors (BERT, hidden 768, ${r.config.num_hidden_layers} layers, ` +
       `vocabulary ${r.config.vocab_size}); ${r.cpu} ×${r.cores}, Node ${r.node}${r.quick ? ', --quick' : ''}`,
-    `${'build'.padEnd(22)} ${'source'.padEnd(14)} ${'engine'.padEnd(18)} ${'median ms'.padStart(10)}  ${'loads ms'.padEnd(24)} peak RSS`,
+    `${'build'.padEnd(22)} ${'source'.padEnd(14)} ${'engine'.padEnd(18)} ${'median ms'.padStart(10)}  ${'loads ms (1st: fresh)'.padEnd(24)} peak RSS   page faults, 1st load`,
   ];
   for (const w of r.ways)
     lines.push(
@@ -107,7 +126,13 @@ function report(r) {
         `${w.medianMs.toFixed(0).padStart(10)}  ${w.allMs
           .map((x) => x.toFixed(0))
           .join(', ')
-          .padEnd(24)} ${(w.maxRssBytes / 2 ** 20).toFixed(0)} MiB`,
+          .padEnd(24)} ${`${(w.maxRssBytes / 2 ** 20).toFixed(0)} MiB`.padEnd(10)} ${w.faults?.[0] ?? '—'}`,
+    );
+  const t = r.firstTouch;
+  if (t)
+    lines.push(
+      `the floor under a first load in a fresh process: touching ${mb(t.bytes)} MB of fresh wasm memory, no load, ` +
+        `${t.ms.toFixed(0)} ms (${t.faults} page faults)`,
     );
   for (const b of r.browser)
     for (const w of b.ways)
@@ -130,7 +155,8 @@ function report(r) {
   return lines.join('\n');
 }
 
-if (process.argv[2] === '--way') {
+if (process.argv[2] === '--first-touch') console.log(JSON.stringify(firstTouch(Number(process.argv[3]))));
+else if (process.argv[2] === '--way') {
   const [, source, thread, variant, dir] = process.argv.slice(2);
   console.log(JSON.stringify(await loadWay(source, thread, variant, dir, process.argv.includes('--quick') ? 1 : 3)));
 } else

@@ -4,8 +4,9 @@
 // against what Hugging Face transformers computes for the tiny
 // checkpoints it saved (tests/tools/make_decoder_fixtures.py): on every
 // build, every case's logits, and generate()'s ids, new text and step scores
-// for greedy decoding (max_new_tokens, eos lists, no_repeat_ngram_size,
-// repetition_penalty, min_new_tokens, the default length); a generation's
+// for greedy decoding (the new text as transformers' pipeline cuts it;
+// max_new_tokens, eos lists, no_repeat_ngram_size, repetition_penalty,
+// min_new_tokens, the default length); a generation's
 // attention is run() over the ids it fed back, bit for bit; its steps go
 // through the KV cache (a prefill and steps are the rows of run()); sampling
 // is reproducible for a seed; heads switched off; the refusals.
@@ -23,6 +24,9 @@ const FOLDERS = readdirSync(MODELS)
   .filter((name) => reference(name).generate && reference(name).cases)
   .sort();
 const folder = (name) => path.join(MODELS, name);
+const GENERATED = JSON.parse(
+  readFileSync(new URL('../fixtures/text/generated.json', import.meta.url), 'utf8'),
+).generate;
 const tokenizerHasByteFallback = (name) =>
   JSON.parse(readFileSync(path.join(MODELS, name, 'tokenizer.json'), 'utf8')).model?.byte_fallback === true;
 
@@ -76,11 +80,13 @@ describe.each([
       const out = await model.generate(g.text, { ...optionsOf(g.options), returnAttention: false });
       expect([g.name, Array.from(out.inputIds)]).toEqual([g.name, g.inputIds]);
       expect([g.name, Array.from(out.outputIds)]).toEqual([g.name, g.sequence]);
-      // The text, where it is whole UTF-8. (Random weights emit byte soup: on a run of byte-fallback pieces
-      // that is not UTF-8, Rust's tokenizers writes one U+FFFD per byte of the run, @huggingface/tokenizers
-      // only for the bytes that do not decode; the ids above are the same.)
-      if (!g.decodedNew.includes('\uFFFD') || !tokenizerHasByteFallback(name))
-        expect([g.name, out.text]).toEqual([g.name, g.decodedNew]);
+      // The text (the whole output decoded minus the decoded prompt: tests/fixtures/text/generated.json), where
+      // it is whole UTF-8. (Random weights emit byte soup: on a run of byte-fallback pieces that is not UTF-8,
+      // Rust's tokenizers writes one U+FFFD per byte of the run, @huggingface/tokenizers only for the bytes
+      // that do not decode; the ids above are the same.)
+      const { text } = GENERATED[name].find((c) => c.name === g.name);
+      if (!text.includes('\uFFFD') || !tokenizerHasByteFallback(name))
+        expect([g.name, out.text]).toEqual([g.name, text]);
       expectNear(out.stepScores, g.stepScores, ref.tolerance.scoreAbs, 0, `${name} ${g.name} stepScores`);
       expect(out.tokens).toHaveLength(out.outputIds.length);
       expect(model.past).toBe(0); // the search's caches are not the model's state

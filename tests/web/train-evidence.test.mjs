@@ -172,6 +172,29 @@ test('the default experiment: the page’s claims follow from its own numbers, c
   const ceiling = Math.max(data.neighbours.left, data.neighbours.right);
   expect(text).toContain(s1.median > ceiling ? 'one head worked' : 'one head did not get past');
 
+  // A head switched off the trained 2-head models: each run measured both heads off in turn, the 1-head runs none;
+  // the medians of the better and the worse are counted again here, and the sentence goes the way they do.
+  expect(one.every((r) => r.headsOff === null)).toBe(true);
+  expect(two.every((r) => r.headsOff.map((h) => h.off).join() === '0,1')).toBe(true);
+  const kept = (pick) => middle(two.map((r) => pick(...r.headsOff.map((h) => h.accuracy))));
+  expect(s2.headOff).toEqual({ best: kept(Math.max), worst: kept(Math.min) });
+  expect(s1.headOff).toBeNull();
+  report(
+    `one head off the 2-head models: median ${pct(s2.headOff.best)} (better head kept), ${pct(s2.headOff.worst)} (worse)`,
+  );
+  expect(text).toContain(
+    `leaves a median of ${pct(s2.headOff.best)} when the better head stays and ${pct(s2.headOff.worst)} when the ` +
+      `worse one does, against ${pct(s1.median)} for 1 head trained as one head`,
+  );
+  const gap = s2.headOff.best - s1.median;
+  expect(text).toContain(
+    gap < -0.0005
+      ? 'switching a head off is not training with one head'
+      : gap > 0.0005
+        ? 'does better alone'
+        : 'as well as',
+  );
+
   setLanguage('zh');
   const zh = describeResults(summary, context).join('\n');
   expect(zh).toContain(`1 个头 ${pct(s1.median)}（平均 ± 标准差`);

@@ -333,3 +333,41 @@ test('the closing verdict gives the page’s own MLP pair beside the plain one, 
   const plain = describeResults(summarize(madeUp({ h1: [0.92, 0.93, 0.94], h2: [0.98, 0.99, 1] })), context);
   expect(plain.join('\n')).not.toMatch(/MLP/);
 });
+
+test('a head switched off the 2-head model: its medians and which way the sentence goes follow the numbers', () => {
+  // The 2-head runs' accuracies with head 0 off and with head 1 off, per seed (the 1-head median is 93.0 %).
+  const withOff = (pairs) => {
+    const progress = madeUp({ h1: [0.92, 0.93, 0.94], h2: [0.98, 0.99, 1] });
+    for (const run of progress.runs)
+      run.headsOff =
+        run.setting.numHeads === 2 ? pairs[run.seed - 1].map((accuracy, head) => ({ off: [head], accuracy })) : null;
+    return textOf(progress);
+  };
+  const below = withOff([
+    [0.6, 0.5],
+    [0.45, 0.7],
+    [0.66, 0.4],
+  ]);
+  // Better head kept: 0.6, 0.7, 0.66 → median 66.0 %; worse: 0.5, 0.45, 0.4 → 45.0 %.
+  expect(below).toContain(
+    'Switching a head off the trained 2 heads model (its 毒 accuracy 99.0 % with both) leaves a median of 66.0 % when ' +
+      'the better head stays and 45.0 % when the worse one does, against 93.0 % for 1 head trained as one head: ' +
+      'switching a head off is not training with one head; the model trained with one does better.',
+  );
+  expect(
+    withOff([
+      [0.95, 0.5],
+      [0.96, 0.4],
+      [0.97, 0.3],
+    ]),
+  ).toMatch(/leaves a median of 96\.0 %.*does better alone/);
+  expect(
+    withOff([
+      [0.93, 0.5],
+      [0.93, 0.4],
+      [0.93, 0.3],
+    ]),
+  ).toMatch(/leaves a median of 93\.0 %.*does as well as/);
+  // No heads measured off (1 head only, or runs from before), no sentence.
+  expect(textOf(madeUp({ h1: [0.92, 0.93, 0.94], h2: [0.98, 0.99, 1] }))).not.toMatch(/Switching a head off/);
+});

@@ -10,6 +10,7 @@ import { tagSet, vocabulary, heldOut, MAX_LENGTH } from './corpus.mjs';
 import { buildData, duPositions } from './train-data.mjs';
 import { D_MODEL, BATCH_SIZE, CHUNK_STEPS, EVAL_EVERY } from './train-options.mjs';
 import { duAccuracy, neighbourWeights } from './train-stats.mjs';
+import { headsOffAccuracy } from './train-ablation.mjs';
 
 /**
  * The model on the example sentence: the role it gives each 毒, whether that
@@ -43,7 +44,8 @@ const abortError = () => new DOMException('The training run was stopped', 'Abort
  * (the mean batch loss of each chunk, at the chunk's last step), accuracy (the
  * test set's 毒 at step 0, every EVAL_EVERY steps and at the end), example
  * (the latest evaluation of the example sentence), and at the end
- * finalAccuracy and neighbours (neighbourWeights).
+ * finalAccuracy, neighbours (neighbourWeights) and, with more than one head,
+ * headsOff: the test set's accuracy with each head switched off in turn.
  *
  * Stopping: abort `signal`; the promise then rejects with an AbortError after
  * the engine call under way, and every trainer is freed either way.
@@ -71,6 +73,7 @@ export async function runExperiment(engine, options) {
       example: null,
       finalAccuracy: null,
       neighbours: null,
+      headsOff: null,
     })),
   );
   const progress = {
@@ -125,6 +128,14 @@ export async function runExperiment(engine, options) {
           const attention = await evaluate(run, trainers[i], { attention: true });
           run.neighbours = neighbourWeights(attention, run.setting.numHeads, data.testDu, lengths);
           run.finalAccuracy = run.accuracy.at(-1).value;
+          // The trained model with each head switched off in turn (train-ablation.mjs): not the 1-head model.
+          if (run.setting.numHeads > 1)
+            run.headsOff = await headsOffAccuracy(
+              trainers[i],
+              { dModel: D_MODEL, numHeads: run.setting.numHeads },
+              async (trainer) =>
+                duAccuracy((await trainer.evaluate({ sentences: data.test })).predictions, data.testDu),
+            );
         } else if (step % evalEvery === 0) await evaluate(run, trainers[i]);
       }
       progress.stepsPerSecond = progress.stepsDone / (progress.trainMs / 1000);

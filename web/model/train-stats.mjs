@@ -72,7 +72,8 @@ export function meanAndSd(values) {
  * median, and mean ± SD), how many seeds got all six 毒 of the example right,
  * and where the heads look: per seed, the weight of the head that puts most
  * on the left neighbour and of the one that puts most on the right, and
- * whether its heads divide the neighbours (splitsNeighbours).
+ * whether its heads divide the neighbours (splitsNeighbours); and with more
+ * than one head, the medians with one head switched off (headOff).
  */
 export function summarize(progress) {
   const settings = [...new Map(progress.runs.map((r) => [r.setting.key, r.setting])).values()];
@@ -84,6 +85,8 @@ export function summarize(progress) {
       right: Math.max(...neighbours.map((h) => h.right)),
       split: splitsNeighbours(neighbours),
     }));
+    // With a head switched off, per seed: the better and the worse of the heads kept (2 heads: each head alone).
+    const off = runs.filter((r) => r.headsOff).map((r) => r.headsOff.map((h) => h.accuracy));
     return {
       setting,
       seeds: runs.map((r) => r.seed),
@@ -94,6 +97,10 @@ export function summarize(progress) {
       left: meanAndSd(looks.map((l) => l.left)).mean,
       right: meanAndSd(looks.map((l) => l.right)).mean,
       splits: looks.filter((l) => l.split).length,
+      /** Over seeds, the median accuracy with one head off: keeping the better rest, and the worse (null: one head). */
+      headOff: off.length
+        ? { best: median(off.map((a) => Math.max(...a))), worst: median(off.map((a) => Math.min(...a))) }
+        : null,
       /** Per seed (in the order of `seeds`), each head's neighbourWeights. */
       neighbours: runs.map((r) => r.neighbours),
     };

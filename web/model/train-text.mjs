@@ -193,6 +193,9 @@ export function describeResults(summary, { steps, testSentences, testDu, neighbo
         ? t('text.worked', { one: percent(one.median), ceiling: percent(ceiling) })
         : t('text.notWorked', { one: percent(one.median), ceiling: percent(ceiling) });
     paragraphs.push(t('text.claim', { worked, behind: behindText(pairSeeds(one, two)) }));
+    // A head switched off the trained 2-head model against the 1-head model trained as one (Michel et al. 2019 switch
+    // heads off; the page trains both): measured here, so the sentence says which way it went.
+    if (two.headOff) paragraphs.push(headOffText(one, two));
     // The page's own MLP run answers the claim too (the article's nuance: not unable, only not as good), so the
     // verdict gives it beside the plain pair, with how the gap moved.
     if (oneMlp && twoMlp) {
@@ -214,6 +217,26 @@ export function describeResults(summary, { steps, testSentences, testDu, neighbo
     }
   }
   return paragraphs;
+}
+
+/** The 2-head model with a head switched off, beside the 1-head model trained as one, and what that shows. */
+function headOffText(one, two) {
+  const { best, worst } = two.headOff;
+  const verdict =
+    best < one.median - LEVEL
+      ? 'text.headOff.below'
+      : best > one.median + LEVEL
+        ? 'text.headOff.above'
+        : 'text.headOff.same';
+  return t('text.headOff', {
+    two: label(two),
+    full: percent(two.median),
+    best: percent(best),
+    worst: percent(worst),
+    one: label(one),
+    trained: percent(one.median),
+    verdict: t(verdict),
+  });
 }
 
 /** "and it was behind two heads in 8 of 10 seeds …" or "but it was not behind …", from a pairing of 1 and 2 heads. */

@@ -28,8 +28,9 @@ function ids(value, name, length) {
 
 // { inputIds, typeIds, tokens } of an input of `what` (run, prefill, step):
 // text through the tokenizer (a text pair and token types only when
-// `pairs`), or ids; L within the positions left after `past`.
-export async function readInput(inner, input, what, pairs, past) {
+// `pairs`; cut to `truncateTo` tokens when given), or ids; L within the
+// positions left after `past`.
+export async function readInput(inner, input, what, pairs, past, truncateTo = null) {
   let inputIds;
   let typeIds = null;
   const keys = pairs ? INPUT_KEYS : STEP_KEYS;
@@ -49,7 +50,10 @@ export async function readInput(inner, input, what, pairs, past) {
           'cannot read text; pass { inputIds }',
       );
     // A step continues a text: no [CLS]/<s> of a new sequence in the middle of it.
-    const encoding = await inner.tokenizer.encode(text, textPair, { addSpecialTokens: what !== 'step' });
+    const encoding = await inner.tokenizer.encode(text, textPair, {
+      addSpecialTokens: what !== 'step',
+      maxLength: truncateTo,
+    });
     // The tokenizer is the checkpoint's, untrusted: its ids must be the model's (an added token of id
     // 2^32 + 5 or 5.5 would otherwise run as row 5).
     const bad = encoding.ids.findIndex((id) => !Number.isInteger(id) || id < 0 || id >= inner.config.vocabSize);
@@ -62,6 +66,10 @@ export async function readInput(inner, input, what, pairs, past) {
     if (encoding.typeIds && inner.architecture.tokenTypes) typeIds = Int32Array.from(encoding.typeIds);
   } else if (input && typeof input === 'object' && 'inputIds' in input) {
     rejectUnknown(input, keys, `${what} input`);
+    if (truncateTo !== null)
+      throw new ArgumentTypeError(
+        'truncation: it cuts a text as the tokenizer encodes it, and this input is inputIds; give text, or cut the ids',
+      );
     inputIds = ids(input.inputIds, 'input.inputIds');
     if (input.tokenTypeIds !== undefined) {
       // transformers' GPT-2 would add wte(token_type_ids): refused rather than ignored.
@@ -99,7 +107,7 @@ export async function readInput(inner, input, what, pairs, past) {
 
 // { inputIds, tokens, special, decoderInputIds? } of an encoder-decoder's input: a string, { text } or
 // { inputIds }, with decoderInputIds (the decoder's, decoder_start_token_id first) for run().
-export async function readSeq2Seq(inner, input, what) {
+export async function readSeq2Seq(inner, input, what, truncateTo = null) {
   let source = input;
   let decoderInputIds;
   if (input && typeof input === 'object' && !Array.isArray(input) && !(input instanceof Int32Array)) {
@@ -120,7 +128,7 @@ export async function readSeq2Seq(inner, input, what) {
       throw new ArgumentTypeError(`input.text: expected a string, got ${describe(input.text)}`);
     source = 'text' in input ? input.text : { inputIds: input.inputIds };
   }
-  const read = await readInput(inner, source, what, false, 0);
+  const read = await readInput(inner, source, what, false, 0, truncateTo);
   const special = Uint8Array.from(read.inputIds, (id) => (inner.specialIds.has(id) ? 1 : 0));
   return { inputIds: read.inputIds, tokens: read.tokens, special, ...(decoderInputIds && { decoderInputIds }) };
 }

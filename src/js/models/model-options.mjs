@@ -5,6 +5,7 @@
 // [layers × heads] per attention group (1 keep, 0 switch off), null for all.
 import { describe, rejectUnknown } from '../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
+import { checkEncodeOptions } from './tokenizers/public-tokenizer.mjs';
 
 const RUN_OPTIONS = new Set([
   'returnAttention',
@@ -13,8 +14,19 @@ const RUN_OPTIONS = new Set([
   'returnQueryKey',
   'returnHeadOutputs',
 ]);
+// run() also cuts a text to a length, as the tokenizer's encode does (model.tokenizer.encode's options).
+const TRUNCATION_OPTIONS = ['truncation', 'maxLength'];
 // An encoder-decoder's run also takes a head mask; its input, the decoder's ids.
-const SEQ2SEQ_RUN_OPTIONS = new Set([...RUN_OPTIONS, 'headMask']);
+const SEQ2SEQ_RUN_OPTIONS = new Set([...RUN_OPTIONS, 'headMask', ...TRUNCATION_OPTIONS]);
+
+// run()'s { truncation, maxLength } checked as encode checks them: { ...options without them, truncateTo }
+// (the length a text is cut to, or null).
+function withTruncation(options, config) {
+  const { truncation, maxLength, ...rest } = options;
+  if (truncation === undefined && maxLength === undefined) return { ...rest, truncateTo: null };
+  const given = { truncation: truncation ?? false, ...(maxLength !== undefined && { maxLength }) };
+  return { ...rest, truncateTo: checkEncodeOptions(given, config.maxLength, 'run').maxLength };
+}
 const COMMON_GENERATE_OPTIONS = [
   'maxNewTokens',
   'maxLength',
@@ -56,13 +68,13 @@ export const GENERATE_OPTIONS = Object.freeze({
 });
 
 export function checkRunOptions(options, what, config) {
-  if (options === undefined) return { headMask: null };
+  if (options === undefined) return { headMask: null, ...(what === 'run' && { truncateTo: null }) };
   if (!options || typeof options !== 'object')
     throw new ArgumentTypeError(
       `${what} options: expected { returnAttention, returnHiddenStates, returnLogits, ` +
         `${what === 'run' ? 'returnQueryKey, returnHeadOutputs, ' : ''}headMask }, got ${describe(options)}`,
     );
-  rejectUnknown(options, new Set([...RUN_OPTIONS, 'headMask']), what);
+  rejectUnknown(options, new Set([...RUN_OPTIONS, 'headMask', ...(what === 'run' ? TRUNCATION_OPTIONS : [])]), what);
   checkBooleans(options);
   // A step's keys would be its new tokens' alone (the earlier ones are in the cache): run() returns them all.
   if (what !== 'run' && options.returnQueryKey)
@@ -76,7 +88,8 @@ export function checkRunOptions(options, what, config) {
       `returnHeadOutputs: ${what}() returns no head outputs; run() over the whole sequence returns every ` +
         "position's (model.run({ inputIds }, { returnHeadOutputs: true }))",
     );
-  return { ...options, headMask: checkLayerMask(options.headMask, config) };
+  const checked = what === 'run' ? withTruncation(options, config) : options;
+  return { ...checked, headMask: checkLayerMask(options.headMask, config) };
 }
 
 // The run options that are booleans, each a TypeError naming it otherwise.
@@ -132,7 +145,7 @@ function checkLayerMask(mask, config) {
 }
 
 export function checkSeq2SeqRunOptions(options, config) {
-  if (options === undefined) return { headMask: checkHeadMask(undefined, config) };
+  if (options === undefined) return { headMask: checkHeadMask(undefined, config), truncateTo: null };
   if (!options || typeof options !== 'object')
     throw new ArgumentTypeError(
       'run options: expected { returnAttention, returnHiddenStates, returnLogits, returnHeadOutputs, headMask }, ' +
@@ -145,7 +158,7 @@ export function checkSeq2SeqRunOptions(options, config) {
       `returnQueryKey: a ${config.modelType} is an encoder-decoder, whose queries and keys run() does not return; ` +
         "run() returns them for an encoder's or a decoder's layers (model.config.kind 'encoder' or 'decoder')",
     );
-  return { ...options, headMask: checkHeadMask(options.headMask, config) };
+  return { ...withTruncation(options, config), headMask: checkHeadMask(options.headMask, config) };
 }
 
 // generate()'s options (`allowed`: GENERATE_OPTIONS of the model's kind), or

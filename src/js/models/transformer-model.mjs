@@ -10,6 +10,7 @@ import { ArgumentTypeError } from '../errors.mjs';
 import { encoder } from './kinds/encoder.mjs';
 import { decoder } from './kinds/decoder.mjs';
 import { encoderDecoder } from './kinds/encoder-decoder.mjs';
+import { publicTokenizer } from './tokenizers/public-tokenizer.mjs';
 
 /**
  * An internal door for mha-wasm/analysis (not public API): model[TEACHER_FORCED](inputIds, decoderIds) gives
@@ -46,6 +47,14 @@ export class TransformerModel extends EngineResource {
     this.config = config.public;
     /** The tokenizer's special tokens, [{ id, token }] by id ([] without a tokenizer). */
     this.specialTokens = tokenizer?.specialTokens ?? Object.freeze([]);
+    /** The checkpoint's tokenizer without the model (encode, decode, countTokens, specialTokens); null without one. */
+    this.tokenizer = tokenizer
+      ? publicTokenizer(tokenizer, {
+          longest: this.config.maxLength,
+          tokenTypes: config.architecture.tokenTypes === true,
+          specialTokens: this.specialTokens,
+        })
+      : null;
     let queue = Promise.resolve();
     const pieces = (ids) => (tokenizer ? tokenizer.pieces(ids) : Array.from(ids, String));
     this.#inner = {

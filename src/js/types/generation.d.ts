@@ -22,8 +22,11 @@ export interface GenerateOptions {
   returnHiddenStates?: boolean;
   /** Applied at every step and to the returned attention. */
   headMask?: HeadMask;
-  /** Each new token as it is decided (greedy), or each step's best beam, with every beam (beam search). */
-  onToken?: (report: { outputIds: Int32Array; tokens: string[]; id?: number; beams?: Int32Array[] }) => void;
+  /**
+   * Each new token as it is decided (greedy, with the text it adds: `textDelta`), or each step's best beam, with
+   * every beam (beam search: no textDelta, since the best beam can change).
+   */
+  onToken?: (report: TokenReport) => void;
   /**
    * Each step of a greedy search (numBeams 1; with beams a TypeError): its token, the logits it was chosen from
    * and the decoder's and cross-attention rows of the token fed for it. Awaited before the next step.
@@ -46,6 +49,12 @@ export interface GenerationStep {
   id: number;
   /** Its readable piece. */
   token: string;
+  /**
+   * The text this step adds (null without a tokenizer): the steps' deltas joined are the result's `text` — the
+   * output decoded (special tokens skipped) minus the decoded prompt. '' while a character is not whole (a
+   * byte-fallback piece such as <0xE6>, a byte-level piece of a CJK character), then the whole character.
+   */
+  textDelta: string | null;
   /** The output so far: the prompt (or decoder_start_token_id), then the new ids through `id`. */
   outputIds: Int32Array;
   /** id's score after the logits processors (the step's stepScores entry). */
@@ -57,6 +66,17 @@ export interface GenerationStep {
   /** A decoder's: the data of attentions.decoder. */
   attention?: Float32Array;
   attentions?: { decoder: AttentionGroup; cross?: AttentionGroup };
+}
+
+/** What onToken is given: the output so far, its pieces, and (a token at a time) the new id and its text. */
+export interface TokenReport {
+  outputIds: Int32Array;
+  tokens: string[];
+  id?: number;
+  /** Greedy or sampled: the text the token adds, as GenerationStep's textDelta. */
+  textDelta?: string | null;
+  /** Beam search: every running beam. */
+  beams?: Int32Array[];
 }
 
 export interface GenerateCandidate {
@@ -108,7 +128,8 @@ export interface DecoderGenerateOptions {
   returnHiddenStates?: boolean;
   /** [numLayers][numHeads] of 1 (keep) or 0 (off), at every step and in the returned attention. */
   headMask?: ArrayLike<0 | 1 | boolean>[];
-  onToken?: (report: { outputIds: Int32Array; tokens: string[]; id?: number }) => void;
+  /** Each new token as it is decided, with the text it adds (`textDelta`, as a step's). */
+  onToken?: (report: TokenReport) => void;
   /**
    * Each step: its token, the logits it was chosen from, and (with returnAttention, the default) the attention
    * of the tokens fed for it, computed as run()'s. Awaited before the next step.
@@ -126,7 +147,11 @@ export interface DecoderGenerateResult {
   inputTokens: string[];
   /** The prompt, then the new ids (transformers' generate() sequences[0]). */
   outputIds: Int32Array;
-  /** The new text only (null without a tokenizer). */
+  /**
+   * The new text (null without a tokenizer): outputIds decoded minus the decoded prompt, special tokens skipped,
+   * as transformers' text-generation pipeline gives it (return_full_text=False); so the prompt's text and this
+   * are the whole output's ("The cat" + " and a boy").
+   */
   text: string | null;
   /** The pieces of outputIds. */
   tokens: string[];

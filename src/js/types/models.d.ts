@@ -10,6 +10,7 @@ import type {
   GenerateStepsOptions,
   GenerationStep,
 } from './generation.js';
+import type { ModelTokenizer, TruncationOptions } from './tokenizer.js';
 
 /**
  * A Hugging Face Hub model's name ('org/name', or a Hub page's URL as a string or URL), a model
@@ -116,7 +117,7 @@ export type ModelInput =
   | { text: string; textPair?: string }
   | { inputIds: Int32Array | number[]; tokenTypeIds?: Int32Array | number[] };
 
-export interface ModelRunOptions {
+export interface ModelRunOptions extends TruncationOptions {
   /** Every layer's attention weights (default true). */
   returnAttention?: boolean;
   /** Hugging Face's output_hidden_states (default false). */
@@ -138,8 +139,8 @@ export interface ModelRunOptions {
   returnHeadOutputs?: boolean;
 }
 
-/** A decoder's prefill() and step() take run()'s options but returnQueryKey and returnHeadOutputs (run()'s). */
-export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey' | 'returnHeadOutputs'>;
+/** A decoder's prefill() and step() take run()'s options but returnQueryKey, returnHeadOutputs and truncation (run()'s). */
+export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey' | 'returnHeadOutputs' | 'truncation' | 'maxLength'>;
 
 export interface ModelResult {
   /** [L]. */
@@ -286,6 +287,8 @@ export interface TransformerModel {
    * is BERT's [MASK] or RoBERTa's <mask>, absent where the tokenizer has none.
    */
   readonly specialTokens: SpecialTokens;
+  /** The checkpoint's tokenizer without the model: encode, decode, countTokens (null without a tokenizer). */
+  readonly tokenizer: ModelTokenizer | null;
   /** One sequence through every layer. */
   run(input: ModelInput, options?: ModelRunOptions): Promise<ModelResult>;
   /** An encoder-decoder's (kind 'encoder-decoder'): the input encoded, the decoder's ids decoded at once. */

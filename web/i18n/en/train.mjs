@@ -186,6 +186,12 @@ export default {
   'text.claimMlp':
     'With an MLP after attention, against the same claim: {worked}, {behind}; the per-seed median gap went from ' +
     '{before} without the MLP to {after} with it: it {change}.',
+  'text.headOff':
+    'Switching a head off the trained {two} model (its 毒 accuracy {full} with both) leaves a median of {best} when ' +
+    'the better head stays and {worst} when the worse one does, against {trained} for {one} trained as one head: {verdict}',
+  'text.headOff.below': 'switching a head off is not training with one head; the model trained with one does better.',
+  'text.headOff.above': 'here the head that stays does better alone than a model trained with one head.',
+  'text.headOff.same': 'here the head that stays does as well as a model trained with one head.',
   'text.headline': ({ lead, one, two, oneValue, twoValue }) =>
     `${lead}; median held-out 毒 accuracy ${twoValue} with ${two}, ${oneValue} with ${one}`,
 };

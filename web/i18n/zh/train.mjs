@@ -171,6 +171,12 @@ export default {
   'text.claim': '“单头注意力不是不行，而是不够好”这一说法，对照本次运行：{worked}，{behind}。',
   'text.claimMlp':
     '加 MLP 的那一组，对照同一说法：{worked}，{behind}；每个种子上的差距中位数从不加 MLP 的 {before} 变为加 MLP 的 {after}，差距{change}。',
+  'text.headOff':
+    '把训练好的{two}模型（两个头都在时“毒”准确率 {full}）关掉一个头：留下较好的头，中位数为 {best}；留下较差的头，为 {worst}；' +
+    '而按单头训练的{one}是 {trained}：{verdict}',
+  'text.headOff.below': '关掉一个头不等于用一个头训练；按单头训练的模型更好。',
+  'text.headOff.above': '这里留下的那个头单独工作，比按单头训练的模型还好。',
+  'text.headOff.same': '这里留下的那个头单独工作，和按单头训练的模型一样好。',
   'text.headline': ({ lead, one, two, oneValue, twoValue }) =>
     `${lead}；留出集“毒”准确率的中位数：${two} ${twoValue}，${one} ${oneValue}`,
 };

@@ -18,8 +18,8 @@ import { stops } from './stopping.mjs';
  * (default [decoder_start_token_id]); `random`: sampling's generator.
  * Yields, a step each: { id, outputIds (the prompt first, through id),
  * score (id's processed score: transformers' scores), logProbability (its
- * log-softmax), fed (step()'s result that gave the logits) }; returns after
- * the step whose id stops the search.
+ * log-softmax), fed (step()'s result that gave the logits), done (whether
+ * this step's id stops the search) }; returns after that step.
  */
 export async function* greedySteps(step, s, { prompt = [s.decoderStartTokenId], random, signal } = {}) {
   const sequence = Array.from(prompt);
@@ -39,6 +39,7 @@ export async function* greedySteps(step, s, { prompt = [s.decoderStartTokenId], 
       score: scores[best],
       logProbability: logProbability(scores, best),
       fed,
+      done,
     };
     if (done) return;
     next = [best];

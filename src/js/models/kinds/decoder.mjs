@@ -11,6 +11,7 @@ import { ArgumentRangeError } from '../../errors.mjs';
 import { generationSettings } from '../generation/settings.mjs';
 import { greedySearch, greedySteps } from '../generation/greedy.mjs';
 import { seededRandom } from '../generation/sampling.mjs';
+import { addedText, textStream } from '../generation/text-stream.mjs';
 import { runStack, stackResult } from './encoder.mjs';
 
 // prefill() and step(): one engine call with state, `past` counted after it.
@@ -78,11 +79,12 @@ function lastQueries({ data, shape: [layers, heads, T, keys] }, n) {
  * the raw logits row, its processed score, and the attention of the tokens
  * fed for it (the prompt at step 1, the token before after that), as
  * transformers' generate(output_logits, output_scores, output_attentions)
- * gives them for each step.
+ * gives them for each step; and the text it adds (generation/text-stream.mjs).
  */
-function publicStep(inner, found, index, seed) {
+function publicStep(inner, found, index, seed, textDelta) {
   const { id, outputIds, score, fed } = found;
-  const out = { step: index, id, token: inner.pieces([id])[0], outputIds, score, logits: fed.logits };
+  const token = inner.pieces([id])[0];
+  const out = { step: index, id, token, textDelta, outputIds, score, logits: fed.logits };
   if (fed.attention) {
     out.attention = fed.attention.data;
     out.attentions = { [inner.architecture.attentionGroups[0]]: fed.attention };
@@ -110,13 +112,20 @@ async function generate(inner, input, options) {
     };
     let found;
     let index = 0;
+    const onToken = opts.onToken && tokenReporter(inner, opts.onToken);
+    const texts = (opts.onToken || opts.onStep) && textDeltas(inner, prompt);
     try {
       found = await greedySearch(step, settings, {
         prompt,
         random: seededRandom(seed),
-        onToken: opts.onToken && tokenReporter(inner, opts.onToken),
         onStep:
-          opts.onStep && ((s) => opts.onStep(publicStep(inner, s, ++index, settings.doSample ? seed : undefined))),
+          texts &&
+          (async (s) => {
+            const textDelta = await texts(s);
+            onToken?.(s, textDelta);
+            if (opts.onStep)
+              await opts.onStep(publicStep(inner, s, ++index, settings.doSample ? seed : undefined, textDelta));
+          }),
         signal: opts.signal,
       });
     } finally {
@@ -129,7 +138,7 @@ async function generate(inner, input, options) {
       inputIds: prompt,
       inputTokens: read.tokens,
       outputIds: found.outputIds,
-      text: await inner.decodeText(found.outputIds.subarray(prompt.length)),
+      text: inner.tokenizer ? await addedText(inner.decodeText, found.outputIds, prompt.length) : null,
       tokens: inner.pieces(found.outputIds),
       score: found.score,
       stepScores: Float64Array.from(found.stepScores),
@@ -152,14 +161,25 @@ async function generate(inner, input, options) {
   });
 }
 
-// onToken's calls, in order, with the tokens so far.
+// onToken's calls, in order, with the tokens so far (and, a token at a time, the text it adds).
 export function tokenReporter(inner, onToken) {
-  return ({ outputIds, id, beams }) => {
+  return ({ outputIds, id, beams }, textDelta) => {
     const report = { outputIds, tokens: inner.pieces(outputIds) };
     if (id !== undefined) report.id = id;
+    if (textDelta !== undefined) report.textDelta = textDelta;
     if (beams) report.beams = beams;
     onToken(report);
   };
+}
+
+/**
+ * Each step's text delta after `prompt` (ids): a function of a search's step
+ * ({ outputIds, done }) → Promise<string>, null without a tokenizer.
+ */
+export function textDeltas(inner, prompt) {
+  if (!inner.tokenizer) return () => Promise.resolve(null);
+  const stream = textStream(inner.decodeText, prompt);
+  return ({ outputIds, done }) => stream.push(outputIds, done);
 }
 
 // generateSteps(): the arguments checked now, the steps computed one per next().
@@ -192,8 +212,9 @@ async function* stream(inner, source, opts) {
     });
   let index = 0;
   const random = seededRandom(seed);
+  const texts = textDeltas(inner, read.inputIds);
   for await (const found of greedySteps(step, settings, { prompt: read.inputIds, random, signal: opts.signal }))
-    yield publicStep(inner, found, ++index, settings.doSample ? seed : undefined);
+    yield publicStep(inner, found, ++index, settings.doSample ? seed : undefined, await texts(found));
 }
 
 export const decoder = Object.freeze({

@@ -11,7 +11,7 @@ import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
 import { generationSettings } from '../generation/settings.mjs';
 import { greedySearch } from '../generation/greedy.mjs';
 import { beamSearch } from '../generation/beam.mjs';
-import { tokenReporter } from './decoder.mjs';
+import { textDeltas, tokenReporter } from './decoder.mjs';
 
 const decoderStart = (inner) =>
   generationSettings(inner.generation.json, inner.generation.file, {}, inner.config.vocabSize).decoderStartTokenId;
@@ -19,7 +19,7 @@ const decoderStart = (inner) =>
 function run(inner, input, options) {
   const opts = checkSeq2SeqRunOptions(options, inner.config);
   return inner.exclusive(async () => {
-    const read = await readSeq2Seq(inner, input, 'run');
+    const read = await readSeq2Seq(inner, input, 'run', opts.truncateTo);
     const decoderIds = read.decoderInputIds ?? Int32Array.of(decoderStart(inner));
     delete read.decoderInputIds;
     return { ...read, ...(await forward(inner, read, decoderIds, { ...opts, masks: opts.headMask })) };
@@ -169,10 +169,11 @@ async function forward(
   return out;
 }
 
-// One greedy step as generate's onStep sees it: the token, what it was chosen from, and the attention of the
-// token fed for it (decoder_start_token_id at step 1): decoder [Ld, H, 1, t + 1], cross [Ld, H, 1, S].
-function publicStep(inner, { id, outputIds, score, fed }, index) {
-  const out = { step: index, id, token: inner.pieces([id])[0], outputIds, score, logits: fed.logits };
+// One greedy step as generate's onStep sees it: the token, the text it adds, what it was chosen from, and the
+// attention of the token fed for it (decoder_start_token_id at step 1): decoder [Ld, H, 1, t + 1], cross [Ld, H, 1, S].
+function publicStep(inner, { id, outputIds, score, fed }, index, textDelta) {
+  const token = inner.pieces([id])[0];
+  const out = { step: index, id, token, textDelta, outputIds, score, logits: fed.logits };
   if (fed.attention) out.attentions = { decoder: oneBeam(fed.attention), cross: fed.crossAttention };
   return out;
 }
@@ -221,9 +222,19 @@ async function generate(inner, input, options) {
       return { ...r, logits: r.logits.data };
     };
     let index = 0;
+    const onToken = opts.onToken && tokenReporter(inner, opts.onToken);
+    // A beam search's best beam can change at any step: its onToken reports carry no text delta (nor does
+    // transformers stream beams).
+    const texts = B === 1 && (opts.onToken || opts.onStep) && textDeltas(inner, [settings.decoderStartTokenId]);
     const hooks = {
-      onToken: opts.onToken && tokenReporter(inner, opts.onToken),
-      onStep: opts.onStep && ((s) => opts.onStep(publicStep(inner, s, ++index))),
+      onToken: B > 1 ? onToken : undefined,
+      onStep:
+        texts &&
+        (async (s) => {
+          const textDelta = await texts(s);
+          onToken?.(s, textDelta);
+          if (opts.onStep) await opts.onStep(publicStep(inner, s, ++index, textDelta));
+        }),
       signal: opts.signal,
     };
     const found =

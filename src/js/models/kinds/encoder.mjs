@@ -31,8 +31,8 @@ export function stackResult(inner, read, result) {
 export async function runStack(inner, input, options) {
   let read;
   const result = await inner.send(async () => {
-    const { returnAttention = true, headMask, ...returns } = checkRunOptions(options, 'run', inner.config);
-    read = await readInput(inner, input, 'run', true, 0);
+    const { returnAttention = true, headMask, truncateTo, ...returns } = checkRunOptions(options, 'run', inner.config);
+    read = await readInput(inner, input, 'run', true, 0, truncateTo);
     const [group] = inner.architecture.attentionGroups;
     return {
       call: 'run',

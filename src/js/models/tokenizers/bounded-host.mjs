@@ -8,7 +8,7 @@
 // runs). The worker's side is serve.mjs.
 import { PROBE_TEXT } from './encode.mjs';
 import { MarianFiles } from './marian.mjs';
-import { codedError } from '../../errors.mjs';
+import { ArgumentRangeError, codedError } from '../../errors.mjs';
 
 /** An error of the tokenizer of `file` (code BadTokenizer). */
 const tokenizerError = (file, message) => codedError('BadTokenizer', message, { file });
@@ -48,6 +48,7 @@ class BoundedTokenizer {
   #ready = null;
   #pending = new Map();
   #next = 0;
+  #disposed = false;
   /** check.mjs's bound on the text growth, once a worker has made the tokenizer. */
   growth = null;
 
@@ -112,13 +113,14 @@ class BoundedTokenizer {
     return this.#ready;
   }
 
-  #answer({ id, result, error }) {
+  #answer({ id, result, error, argument }) {
     const call = this.#pending.get(id);
     if (!call) return;
     this.#pending.delete(id);
     clearTimeout(call.timer);
     if (!this.#pending.size) this.#port?.busy?.(false);
-    if (error !== undefined)
+    if (argument) call.reject(new ArgumentRangeError(error));
+    else if (error !== undefined)
       call.reject(tokenizerError(this.#file, `${this.#file}: the tokenizer failed on ${call.subject} (${error})`));
     else call.resolve(result);
   }
@@ -145,6 +147,8 @@ class BoundedTokenizer {
   }
 
   async #call(message, doing, subject) {
+    // Disposed: no fresh worker for a call that comes after (model.tokenizer outlives nothing).
+    if (this.#disposed) throw codedError('Disposed', `${this.#file}: the model was disposed`);
     const port = await this.#open();
     const { seconds } = this.#limits;
     return new Promise((resolve, reject) => {
@@ -168,6 +172,7 @@ class BoundedTokenizer {
   }
 
   dispose() {
+    this.#disposed = true;
     if (this.#port) this.#stop(this.#port, codedError('Disposed', `${this.#file}: the model was disposed`));
   }
 }

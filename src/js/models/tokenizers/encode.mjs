@@ -3,14 +3,17 @@
 // (marian.mjs): shared by the tokenizer on the calling thread and the one in
 // a worker (tokenizer-worker.mjs), so that both give the same ids and texts.
 import { createMarianTokenizer } from './marian.mjs';
+import { keptByPython, keptByRust } from './truncation.mjs';
 
 /**
- * encode(text, textPair, { addSpecialTokens }) → { ids, typeIds } of `tokenizer`
- * (made from the JSON `json`).
+ * encode(text, textPair, { addSpecialTokens, maxLength }) → { ids, typeIds }
+ * of `tokenizer` (made from the JSON `json`); maxLength (a number): truncated
+ * to it as transformers' truncation=True does (truncation.mjs), the special
+ * tokens counted.
  */
 export function makeEncoder(tokenizer, json) {
   const joinsPairs = !json.post_processor || json.post_processor.type === 'ByteLevel';
-  return (text, textPair, { addSpecialTokens = true } = {}) => {
+  const whole = (text, textPair, addSpecialTokens) => {
     const options = { add_special_tokens: addSpecialTokens, return_token_type_ids: true };
     if (textPair !== undefined && joinsPairs) {
       // A post-processor that adds nothing (none, or ByteLevel: GPT-2's) joins a pair as A + B in
@@ -23,6 +26,26 @@ export function makeEncoder(tokenizer, json) {
       ids: Array.from(encoding.ids),
       typeIds: encoding.token_type_ids ? Array.from(encoding.token_type_ids) : null,
     };
+  };
+  let vocab; // token → id, added tokens included (as encode maps them), made when first truncating
+  return (text, textPair, { addSpecialTokens = true, maxLength = null } = {}) => {
+    const out = whole(text, textPair, addSpecialTokens);
+    if (maxLength === null || out.ids.length <= maxLength) return out;
+    // Rust's order: each text's tokens, truncated to leave room for the special tokens, then post-processed.
+    const a = tokenizer.tokenize(text);
+    const b = textPair === undefined ? null : tokenizer.tokenize(textPair);
+    const added = out.ids.length - a.length - (b?.length ?? 0);
+    const [keepA, keepB] = keptByRust(a.length, b?.length ?? null, maxLength, added);
+    const [ta, tb] = [a.slice(0, keepA), b?.slice(0, keepB) ?? null];
+    let tokens = [...ta, ...(tb ?? [])];
+    let typeIds = [...ta.map(() => 0), ...(tb ?? []).map(() => 1)];
+    if (tokenizer.post_processor && !(tb && joinsPairs)) {
+      const processed = tokenizer.post_processor(ta, tb, addSpecialTokens);
+      tokens = processed.tokens;
+      typeIds = processed.token_type_ids ?? tokens.map(() => 0);
+    }
+    vocab ??= tokenizer.get_vocab(true);
+    return { ids: tokens.map((t) => vocab.get(t)), typeIds: out.typeIds && typeIds };
   };
 }
 
@@ -52,7 +75,18 @@ export function makeRunner(spec, config, Tokenizer) {
   if (spec.kind === 'marian') {
     const marian = createMarianTokenizer(spec.files, config);
     return {
-      encode: (text, textPair, options) => marian.encode(text, textPair ?? undefined, options),
+      encode: (text, textPair, { maxLength = null, ...options } = {}) => {
+        const out = marian.encode(text, textPair ?? undefined, options);
+        if (maxLength === null || out.ids.length <= maxLength) return out;
+        // transformers' Python backend: each text's ids truncated, then </s> appended.
+        const plain = { ...options, addSpecialTokens: false };
+        const a = marian.encode(text, undefined, plain).ids;
+        const b = textPair === undefined || textPair === null ? null : marian.encode(textPair, undefined, plain).ids;
+        const added = out.ids.length - a.length - (b?.length ?? 0);
+        const [keepA, keepB] = keptByPython(a.length, b?.length ?? null, maxLength, added);
+        const ids = [...a.slice(0, keepA), ...(b?.slice(0, keepB) ?? []), ...out.ids.slice(out.ids.length - added)];
+        return { ids, typeIds: null };
+      },
       decode: (ids, options) => marian.decode(ids, options),
     };
   }

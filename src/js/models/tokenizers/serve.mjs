@@ -6,6 +6,7 @@
 // each refuses, and then encodes and decodes, alike. The messages are
 // bounded-host.mjs's.
 import { checkTokenizerJson } from './check.mjs';
+import { ArgumentRangeError } from '../../errors.mjs';
 import { makeRunner } from './encode.mjs';
 import { MAX_GROWTH as SENTENCEPIECE_GROWTH } from './sentencepiece.mjs';
 
@@ -34,7 +35,9 @@ export function checkedRunner(spec, config, file, library) {
  * Serves a tokenizer over `port` ({ post(message), listen(onMessage) }): the
  * first message is { init: { spec, config, file } }, answered { ready: true,
  * growth } or { ready: false, message }; then each { id, method: 'encode' |
- * 'decode', … } is answered { id, result } or { id, error }.
+ * 'decode', … } is answered { id, result } or { id, error, argument } (argument:
+ * the caller's argument was out of range, as a truncation's maxLength too short
+ * for the special tokens: not the tokenizer's fault).
  */
 export function serveTokenizer(port, library) {
   let runner;
@@ -56,7 +59,7 @@ export function serveTokenizer(port, library) {
         method === 'decode' ? runner.decode(ids, options) : runner.encode(text, textPair ?? undefined, options);
       port.post({ id, result });
     } catch (error) {
-      port.post({ id, error: String(error?.message ?? error) });
+      port.post({ id, error: String(error?.message ?? error), argument: error instanceof ArgumentRangeError });
     }
   });
 }

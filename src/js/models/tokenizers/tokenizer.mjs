@@ -329,6 +329,7 @@ async function marianTokenizer(files, config, host, vocabSize) {
   const calls = boundedCalls(runner, 'source.spm', null);
   return {
     file: 'source.spm',
+    paddingSide: paddingSide(config),
     specialTokens: marian.specialTokens,
     // options: { addSpecialTokens, target } (target: a text of the target language, cut by target.spm).
     encode: calls.encode,
@@ -341,8 +342,9 @@ async function marianTokenizer(files, config, host, vocabSize) {
 /**
  * The folder's tokenizer, or null when it has none of tokenizer.json,
  * source.spm (Marian's) and vocab.txt: { encode(text, textPair, {
- * addSpecialTokens }) → Promise<{ ids, typeIds }>, decode(ids, {
- * skipSpecialTokens }) → Promise<text>, pieces(ids) → readable strings,
+ * addSpecialTokens, maxLength }) → Promise<{ ids, typeIds }> (maxLength:
+ * truncated to it, encode.mjs), decode(ids, { skipSpecialTokens }) →
+ * Promise<text>, pieces(ids) → readable strings, paddingSide,
  * specialTokens: [{ id, token }] with its roles (special-roles.mjs), dispose() }. `files`: { 'tokenizer.json'?,
  * 'tokenizer_config.json'?, 'vocab.txt'?, 'vocab.json'?,
  * 'target_vocab.json'? } as texts, { 'source.spm'?, 'target.spm'? } as
@@ -398,6 +400,7 @@ async function jsonTokenizer(json, file, config, host, vocabSize) {
   const idOf = (text) => added.get(text) ?? (vocab ??= new Map([...byId].map(([id, t]) => [t, id]))).get(text);
   return {
     file, // the file it was made from, for messages
+    paddingSide: paddingSide(config),
     specialTokens: withRoles(specialTokens, config, idOf, roleDefaults(config, file)),
     // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
     encode: calls.encode,
@@ -411,6 +414,9 @@ async function jsonTokenizer(json, file, config, host, vocabSize) {
     dispose: () => runner.dispose(),
   };
 }
+
+/** Where padding goes: tokenizer_config.json's padding_side ('right', transformers' default, or 'left'). */
+const paddingSide = (config) => (config.padding_side === 'left' ? 'left' : 'right');
 
 /** A special token of a tokenizer.json's added_tokens, as transformers' converters write one. */
 export function specialAddedToken(id, content) {
