@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { FAMILIES, VARIANTS, variantFiles } from '../src/js/files.mjs';
 import { createAttention } from '../src/js/node.mjs';
 import { CONFIGS, headsOf, makeInputs, relaxedSimdFlags, time } from './inputs.mjs';
+import { analysisBench } from './analysis.mjs';
 import { decoderBench } from './decoder.mjs';
 import { loadBench } from './load.mjs';
 import { modelProfile } from './model-profile.mjs';
@@ -36,7 +37,8 @@ const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --model-profil
   (none)     every runner and thread count, the kernels, start-up, a long sequence, the worker hop,
              training, the bert-base-shaped model, the opus-mt-shaped translation and the GPT-2- and
              Qwen2.5-shaped decoders, the relaxed-SIMD builds, the model block by block, loading in Node
-             and Chromium (about 37 minutes); writes bench-output/bench.json
+             and Chromium, which heads matter (mha-wasm/analysis) (about 40 minutes); writes
+             bench-output/bench.json
   --quick    the same, shorter
   --profile  where a forward call's time goes, stage by stage (bench/profile.mjs)
   --model-profile  where a bert-base-shaped model's forward goes, block by block (bench/model-profile.mjs)
@@ -45,7 +47,7 @@ const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --model-profil
 One part alone: node bench/run.mjs <mha-wasm|mha-wasm-relaxed|onnxruntime|tfjs|plain-js> <threads> [--quick],
   node bench/train.mjs [--quick], node bench/model.mjs [--quick], node bench/seq2seq.mjs [--quick],
   node bench/decoder.mjs [--quick], node bench/relaxed.mjs [--quick], node bench/model-profile.mjs [--quick],
-  node bench/load.mjs [--quick]`;
+  node bench/load.mjs [--quick], node bench/analysis.mjs [--quick]`;
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
 /** The .wasm size in bytes of every build, by family and variant (files.mjs names them); null if not built. */
@@ -227,6 +229,8 @@ process.stderr.write('model profile: block by block…\n');
 const blocks = await modelProfile({ quick });
 // Loading the 406.7 MB checkpoint in Node and Chromium, on both builds (bench/load.mjs).
 const load = await loadBench({ quick });
+// Head importance and the pruning curve on the opus-mt and GPT-2-small shapes (bench/analysis.mjs).
+const analysis = await analysisBench({ quick });
 
 // ---- report ----
 const byRunner = (name, threads) => runs.find((r) => r.runner === name && r.threads === threads);
@@ -349,6 +353,7 @@ lines.push('', decoder.report);
 lines.push('', relaxed.report);
 lines.push('', blocks.report);
 lines.push('', load.report);
+lines.push('', analysis.report);
 console.log(lines.join('\n'));
 
 mkdirSync('bench-output', { recursive: true });
@@ -373,6 +378,7 @@ writeFileSync(
       relaxed: relaxed.result,
       modelProfile: blocks.result,
       load: load.result,
+      analysis: analysis.result,
       wasmSizes: sizes,
     },
     null,
