@@ -36,8 +36,10 @@ test('sameIds and outputText', () => {
   expect(sameIds(Int32Array.from([7, 8]), REF)).toBe(false);
   expect(sameIds([7, 8, 1], REF)).toBe(false);
   expect(outputText({ text: 'a cat', tokens: ['a', 'cat'] })).toBe('a cat');
-  expect(outputText({ text: '', tokens: ['x'] })).toBe('');
   expect(outputText({ tokens: ['会', '死'] })).toBe('会 死');
+  // A text that shows nothing whole: its pieces instead.
+  expect(outputText({ text: ' ', tokens: ['▁'] })).toBe('▁');
+  expect(outputText({ text: '\uFFFD', tokens: ['<0xE6>'] })).toBe('<0xE6>');
 });
 
 test('outputKept: the last point with the reference’s output before the first that differs', () => {
@@ -125,5 +127,29 @@ test('several groups: the group with the largest median drop; an output that nev
     expect(group.text).toContain(
       t('matter.text.groupMedian', { group: t('matter.group.cross'), median: fixed(0.025) }),
     );
+  }
+});
+
+test('an output that changes at the first point with heads off is said so, not “kept with 0 heads off”', () => {
+  const importance = {
+    reference: { outputIds: Int32Array.from(REF), text: 'ref', tokens: [], score: -3 },
+    groups: { decoder: { delta: Float64Array.from([-1, -2]), shape: [1, 2] } },
+  };
+  const fragile = [CURVE[0], CURVE[3], CURVE[4]];
+  for (const lang of ['en', 'zh']) {
+    setLanguage(lang);
+    const [first] = importanceSentences(importance, fragile);
+    expect(first).toEqual({
+      kind: 'fragile',
+      text: t('matter.text.fragile', {
+        n: 0,
+        total: 10,
+        share: percent(0),
+        output: 'ref',
+        changedAt: 6,
+        changedShare: percent(0.6),
+        changed: 'other',
+      }),
+    });
   }
 });

@@ -10,8 +10,14 @@ import { t } from '../lib/i18n.mjs';
 /** Whether two outputs are the same token ids. */
 export const sameIds = (a, b) => a.length === b.length && Array.prototype.every.call(a, (id, i) => id === b[i]);
 
-/** An output as the page writes it: its text (decoders, translations), else its pieces (a BERT's fill). */
-export const outputText = (output) => (typeof output.text === 'string' ? output.text : output.tokens.join(' '));
+/**
+ * An output as the page writes it: its text (decoders, translations), else its pieces (a BERT's fill, or a text
+ * that shows nothing whole: blank, or half a character, U+FFFD, as a lone byte piece decodes).
+ */
+export const outputText = (output) =>
+  typeof output.text === 'string' && output.text.trim() !== '' && !output.text.includes('\uFFFD')
+    ? output.text
+    : output.tokens.join(' ');
 
 /**
  * Where a pruning curve's re-decoded output first differs from the reference: `changed` the index of that point
@@ -73,9 +79,11 @@ export function importanceSentences(importance, points) {
     out.push({ kind: 'never', text: t('matter.text.never', { total: kept.total, output: ref }) });
   else {
     const at = points[kept.changed];
+    // No point with heads off keeps it: the output changes at the first one.
+    const kind = kept.headsOff === 0 ? 'fragile' : 'kept';
     out.push({
-      kind: 'kept',
-      text: t('matter.text.kept', {
+      kind,
+      text: t(`matter.text.${kind}`, {
         n: kept.headsOff,
         total: kept.total,
         share: percent(kept.total ? kept.headsOff / kept.total : 0),

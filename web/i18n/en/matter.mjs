@@ -18,7 +18,7 @@ export default {
   'matter.progress.start': 'The reference: the model’s own output with every head…',
   'matter.progress.importance': 'Each head alone switched off: {done} of {total} runs',
   'matter.progress.pruning': 'Heads off together: {done} of {total} points (score and output again)',
-  'matter.cancelled': 'Cancelled: nothing below is from this text.',
+  'matter.cancelled': 'Cancelled: no result.',
   'matter.done': '{passes} runs in {seconds} s, in the engine ({variant}).',
   'matter.error': 'The analysis failed.',
   'matter.ref.decoder': 'the greedy continuation',
@@ -31,7 +31,7 @@ export default {
   'matter.group.all': 'all heads',
   'matter.grid.caption':
     '{group}: the change of the reference’s log-probability with that head alone switched off (rows: layers, ' +
-    'columns: heads). Click a head to see it above.',
+    'columns: heads). Click a head to open it in the views below.',
   'matter.grid.layer': 'layer {layer}',
   'matter.grid.head': 'head {head}',
   'matter.grid.cell': '{head}: {delta} with this head off',
@@ -53,6 +53,9 @@ export default {
   'matter.text.kept':
     'This model keeps its output “{output}” with {n} of {total} heads switched off ({share}); with {changedAt} ' +
     'off ({changedShare}) it gives “{changed}”.',
+  'matter.text.fragile':
+    'The output “{output}” changes as soon as {changedAt} of {total} heads are switched off ({changedShare}): ' +
+    '“{changed}”.',
   'matter.text.group':
     'The {group} heads matter most: switched off one at a time, their median drop is {median} ({others}).',
   'matter.text.groupMedian': '{group} {median}',

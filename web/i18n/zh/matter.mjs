@@ -16,7 +16,7 @@ export default {
   'matter.progress.start': '参照：所有头都在时模型自己的输出……',
   'matter.progress.importance': '每次关掉一个头：第 {done} / {total} 次运行',
   'matter.progress.pruning': '一起关掉若干头：第 {done} / {total} 个点（重新打分并重新输出）',
-  'matter.cancelled': '已取消：下面的内容都不是这段文字的结果。',
+  'matter.cancelled': '已取消，没有结果。',
   'matter.done': '共运行 {passes} 次，用时 {seconds} 秒，在引擎（{variant}）里。',
   'matter.error': '分析失败。',
   'matter.ref.decoder': '贪心生成的续写',
@@ -27,7 +27,8 @@ export default {
   'matter.group.decoder': '解码器',
   'matter.group.cross': '交叉注意力',
   'matter.group.all': '所有头',
-  'matter.grid.caption': '{group}：只关掉这一个头时，参照的对数概率的变化（行是层，列是头）。点一个头，在上面查看它。',
+  'matter.grid.caption':
+    '{group}：只关掉这一个头时，参照的对数概率的变化（行是层，列是头）。点一个头，在下面的视图里查看它。',
   'matter.grid.layer': '层 {layer}',
   'matter.grid.head': '头 {head}',
   'matter.grid.cell': '{head}：关掉它，变化 {delta}',
@@ -49,10 +50,11 @@ export default {
   'matter.text.kept':
     '关掉 {total} 个头中的 {n} 个（{share}），这个模型的输出仍是“{output}”；关掉 {changedAt} 个（{changedShare}）时，' +
     '它给出“{changed}”。',
+  'matter.text.fragile': '{total} 个头里只要关掉 {changedAt} 个（{changedShare}），输出“{output}”就变成“{changed}”。',
   'matter.text.group': '{group}的头最重要：逐个关掉时，它们分数下降的中位数是 {median}（{others}）。',
   'matter.text.groupMedian': '{group} {median}',
   'matter.text.head':
-    '{head}最重要：只关掉它，分数下降 {drop}（中位数：{median}）；{count} 个头里有 {raise} 个，单独关掉反而让分数上升。',
+    '{head} 最重要：只关掉它，分数下降 {drop}（中位数：{median}）；{count} 个头里有 {raise} 个，单独关掉反而让分数上升。',
   'matter.trust.random':
     '上面的说明已经指出这个检查点没有训练过（随机，或预测不比瞎猜好）：这些数字只演示方法，说明不了一门语言需要哪些头。',
   'matter.trust.unmeasured':
