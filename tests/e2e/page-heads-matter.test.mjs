@@ -199,6 +199,13 @@ test('a translation model: the three groups and the curve of all heads are Nodeâ
     expect(await page.inputValue('#mt-group')).toBe('cross');
     expect(await page.inputValue('#mt-which')).toBe('head:1:0');
     await page.locator('#real-model .heads-matter').screenshot({ path: 'test-output/heads-matter-translation.png' });
+    // Another text translated by the view's own button: the analysis of the old one is gone.
+    await page.fill('#real-text', SENTENCE.split('ï¼Œ')[0]);
+    await page.click('#mt-run button[type="submit"]');
+    await page.waitForSelector('#real-model .heads-matter:not([data-ready])', { state: 'attached' });
+    await page.waitForSelector('#real-model .mt[data-ready]', { state: 'attached' });
+    await page.waitForFunction(() => !document.querySelector('#real-model .matter-run').disabled);
+    expect(await page.isHidden('#real-model .matter-results')).toBe(true);
     expect(problems).toEqual([]);
   } finally {
     await page.close();

@@ -172,6 +172,8 @@ export class RealModelView {
       text: () => e.text.value,
       onBusy: (busy) => this.#setInputs(!busy),
       onError: (key, error) => this.#error.show(key, otherError(error)),
+      // Which heads matter analyses the text translated last (its own button's translation too).
+      onTranslated: (text) => this.#matter.show(this.#model, { text, note: this.#translation.note }),
     });
     this.#matter = new HeadsMatter($('.heads-matter'), {
       onBusy: (busy) => {
@@ -264,11 +266,8 @@ export class RealModelView {
       this.#error.hide();
       this.#translation.show(model);
       this.#translation.matterSlot.append(this.#matter.root);
-      const text = e.text.value;
-      await this.#translation.translate(text);
-      if (model !== this.#model) return;
-      this.#matter.show(model, { text, note: this.#translation.note });
-      this.section.dataset.ready = 'true';
+      await this.#translation.translate(e.text.value);
+      if (model === this.#model) this.section.dataset.ready = 'true';
       return;
     }
     this.#translation.hide();

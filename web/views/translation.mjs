@@ -105,8 +105,10 @@ export class TranslationView {
 
   /**
    * @param {HTMLElement} root the .mt element of the real-model section
-   * @param {{ text: () => string, onBusy: (busy: boolean) => void, onError: (key: string, error: unknown) => void }} hooks
-   *   the sentence to translate (the section's text box), and what the section does while busy or on an error
+   * @param {{ text: () => string, onBusy: (busy: boolean) => void, onError: (key: string, error: unknown) => void,
+   *   onTranslated?: (text: string) => void }} hooks
+   *   the sentence to translate (the section's text box), and what the section does while busy, on an error, and
+   *   after a translation with every head (of `text`)
    */
   constructor(root, hooks) {
     root.innerHTML = MARKUP;
@@ -261,6 +263,7 @@ export class TranslationView {
     this.#writeNotes();
     this.#drawAttention();
     this.root.dataset.ready = 'true';
+    this.hooks.onTranslated?.(text);
   }
 
   // One generation (heads off as `masks` says, or all), shown as it grows:
