@@ -12,7 +12,7 @@ import { t } from '../lib/i18n.mjs';
 
 const WIDTH = 420;
 const HEIGHT = 230;
-const MARGIN = { top: 16, right: 14, bottom: 38, left: 54 };
+const MARGIN = { top: 16, right: 24, bottom: 38, left: 54 };
 const COLOR = OKABE_ITO.blue;
 const CHANGED = OKABE_ITO.vermillion;
 const RADIUS = 3.5;
