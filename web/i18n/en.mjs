@@ -1,11 +1,12 @@
-// The English catalogue: every text of the page, in five parts (lib/i18n.mjs
+// The English catalogue: every text of the page, in six parts (lib/i18n.mjs
 // says how entries are written). zh.mjs has the same keys.
 import page from './en/page.mjs';
 import views from './en/views.mjs';
 import train from './en/train.mjs';
 import real from './en/real.mjs';
 import translation from './en/translation.mjs';
+import matter from './en/matter.mjs';
 
 /** The parts, for the catalogue test (no key in two parts). */
-export const PARTS = Object.freeze({ page, views, train, real, translation });
-export default Object.freeze({ ...page, ...views, ...train, ...real, ...translation });
+export const PARTS = Object.freeze({ page, views, train, real, translation, matter });
+export default Object.freeze({ ...page, ...views, ...train, ...real, ...translation, ...matter });

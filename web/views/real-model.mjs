@@ -9,7 +9,9 @@
 // numbers only, where the focus token (the six 毒) looks. Its choices (head,
 // order) are reported to the page's URL state. The tokens and menus
 // around the heads, views/real-model-controls.mjs; what went wrong, in the
-// reader's words, views/real-model-error.mjs.
+// reader's words, views/real-model-error.mjs. Which heads matter, by
+// experiment on the text (every kind; a translation model's inside its view):
+// views/heads-matter.mjs.
 import { OKABE_ITO } from '../lib/palette.mjs';
 import { fixed } from '../lib/format.mjs';
 import { t } from '../lib/i18n.mjs';
@@ -24,6 +26,7 @@ import {
   uniformScores,
 } from '../model/real-model-scores.mjs';
 import { articleMap, articleRecords } from '../model/real-article.mjs';
+import { articleNotes } from './real-article.mjs';
 import { predictionFit } from '../model/predictions.mjs';
 import { ArticleView } from './real-article.mjs';
 import { HeadTools } from './real-head-tools.mjs';
@@ -34,6 +37,7 @@ import { fillControls, tokenList } from './real-model-controls.mjs';
 import { TranslationView } from './translation.mjs';
 import { PredictionsView } from './predictions.mjs';
 import { ErrorBox, otherError } from './real-model-error.mjs';
+import { HeadsMatter } from './heads-matter.mjs';
 
 /** The longest sentence the text box takes (the model's positions are checked by the engine). */
 export const MAX_TEXT = 200;
@@ -65,6 +69,8 @@ export class RealModelView {
   #loadedNote = null;
   /** What went wrong, in the reader's words (views/real-model-error.mjs). */
   #error;
+  /** Which heads matter (views/heads-matter.mjs). */
+  #matter;
 
   /**
    * @param {HTMLElement} section the #real-model section of index.html
@@ -97,6 +103,7 @@ export class RealModelView {
       whereTitle: $('.real-where-title'),
       where: $('.real-where'),
       article: $('.real-article'),
+      predictions: $('.real-predictions'),
     };
     const { el: e } = this;
     e.text.maxLength = MAX_TEXT;
@@ -145,7 +152,7 @@ export class RealModelView {
         if (model) await this.#compute();
       },
     });
-    this.#predictions = new PredictionsView($('.real-predictions'), {
+    this.#predictions = new PredictionsView(e.predictions, {
       append: (text) => {
         e.text.value += text;
         this.#compute();
@@ -165,6 +172,19 @@ export class RealModelView {
       text: () => e.text.value,
       onBusy: (busy) => this.#setInputs(!busy),
       onError: (key, error) => this.#error.show(key, otherError(error)),
+      // Which heads matter analyses the text translated last (its own button's translation too).
+      onTranslated: (text) => this.#matter.show(this.#model, { text, note: this.#translation.note }),
+    });
+    this.#matter = new HeadsMatter($('.heads-matter'), {
+      onBusy: (busy) => {
+        this.#busy = busy;
+        this.#setInputs(!busy);
+        this.#translation.hold(busy);
+      },
+      onError: (key, error) => this.#error.show(key, otherError(error)),
+      onChoose: (group, head) =>
+        group === 'encoder' || group === 'decoder' ? this.#choose(head) : this.#translation.showHead(group, head),
+      variant: () => this.#engine.variant,
     });
     this.#setInputs(false);
     this.#listen();
@@ -202,6 +222,7 @@ export class RealModelView {
     this.#translation.relabel();
     this.#predictions.relabel();
     this.#error.relabel();
+    this.#matter.relabel();
     if (this.#loadedNote) this.#writeForward();
     if (this.#run) {
       this.#head.forget();
@@ -214,6 +235,7 @@ export class RealModelView {
     this.#loader.setEnabled(enabled);
     e.text.disabled = !enabled || !this.#model;
     e.submit.disabled = !enabled || !this.#model;
+    this.#matter?.setEnabled(enabled);
   }
 
   /** Empties the view (a new model is loading): nothing of the previous model stays on screen. */
@@ -229,6 +251,7 @@ export class RealModelView {
     this.el.forward.textContent = '';
     this.#translation.hide();
     this.#predictions.show(null);
+    this.#matter.hide();
     delete this.section.dataset.ready;
   }
 
@@ -242,11 +265,13 @@ export class RealModelView {
       e.body.hidden = true;
       this.#error.hide();
       this.#translation.show(model);
+      this.#translation.matterSlot.append(this.#matter.root);
       await this.#translation.translate(e.text.value);
       if (model === this.#model) this.section.dataset.ready = 'true';
       return;
     }
     this.#translation.hide();
+    this.el.predictions.after(this.#matter.root);
     this.#busy = true;
     this.#setInputs(false);
     delete this.section.dataset.ready;
@@ -319,6 +344,14 @@ export class RealModelView {
         ms,
       };
       this.#error.hide();
+      // Which heads matter needs an output head, and a BERT a [MASK] to fill; the page's flag on the checkpoint.
+      if (hasLogits)
+        this.#matter.show(model, {
+          text: this.#run.text,
+          note: articleNotes(this.#run, this.#run.text)[0].kind,
+          ready: kind === 'decoder' || result.inputIds.includes(maskId),
+        });
+      else this.#matter.hide();
       this.#loadedNote = { tokens: result.tokens.length, ms };
       this.#writeForward();
       const repeated = repeatedTokens(result.tokens, result.special);

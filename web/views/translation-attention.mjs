@@ -71,6 +71,13 @@ export class TranslationAttention {
     this.#draw();
   }
 
+  /** Opens one head of a group ('encoder', 'decoder', 'cross'): the grid of its group, the head large. */
+  showHead(group, head) {
+    this.el.group.value = group;
+    this.#which = { layer: head.layer, head: head.head };
+    this.#draw();
+  }
+
   /** Empties the grid, the heatmap and the 毒 table (what is shown stays, for the choices). */
   clear() {
     this.el.heatmap.replaceChildren();

@@ -59,6 +59,7 @@ const MARKUP = /* HTML */ `
   <div class="mt-mask" role="group" data-i18n-attr="aria-label:mt.heads.grid"></div>
   <p class="mt-compare" aria-live="polite"></p>
   <p class="caveat" data-i18n-html="mt.heads.caveat"></p>
+  <div class="mt-matter"></div>
   <h4 data-i18n="mt.attention.title"></h4>
   <p class="mt-shown" role="status"></p>
   <div class="bar mt-attention-bar">
@@ -104,8 +105,10 @@ export class TranslationView {
 
   /**
    * @param {HTMLElement} root the .mt element of the real-model section
-   * @param {{ text: () => string, onBusy: (busy: boolean) => void, onError: (key: string, error: unknown) => void }} hooks
-   *   the sentence to translate (the section's text box), and what the section does while busy or on an error
+   * @param {{ text: () => string, onBusy: (busy: boolean) => void, onError: (key: string, error: unknown) => void,
+   *   onTranslated?: (text: string) => void }} hooks
+   *   the sentence to translate (the section's text box), and what the section does while busy, on an error, and
+   *   after a translation with every head (of `text`)
    */
   constructor(root, hooks) {
     root.innerHTML = MARKUP;
@@ -133,6 +136,8 @@ export class TranslationView {
       du: $('.mt-du'),
       shown: $('.mt-shown'),
     };
+    /** Where the real-model view puts "Which heads matter" (views/heads-matter.mjs) for a translation model. */
+    this.matterSlot = $('.mt-matter');
     const { el: e } = this;
     this.#heads = new HeadSwitches({ maskGroup: e.maskGroup, maskPreset: e.maskPreset, mask: e.mask });
     this.#attention = new TranslationAttention({
@@ -175,6 +180,21 @@ export class TranslationView {
 
   get busy() {
     return this.#busy;
+  }
+
+  /** The page's flag on the checkpoint, from the translation with every head (model/translation-notes.mjs). */
+  get note() {
+    return this.#base ? translationNotes(this.#base.generated).kind : 'unmeasured';
+  }
+
+  /** Another part of the section runs the model: the controls wait (busy), or are free again. */
+  hold(busy) {
+    if (this.#model) this.#setEnabled(!busy);
+  }
+
+  /** Opens one head of a group ('encoder', 'decoder', 'cross') in the attention views. */
+  showHead(group, head) {
+    if (this.#shown) this.#attention.showHead(group, head);
   }
 
   /** Writes every text again in the page's (new) language. */
@@ -243,6 +263,7 @@ export class TranslationView {
     this.#writeNotes();
     this.#drawAttention();
     this.root.dataset.ready = 'true';
+    this.hooks.onTranslated?.(text);
   }
 
   // One generation (heads off as `masks` says, or all), shown as it grows:

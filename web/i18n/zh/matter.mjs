@@ -1,0 +1,64 @@
+// 中文：“哪些头真正重要”（views/heads-matter.mjs），在真实模型与真实翻译里：逐个关掉一个头，再一起关掉
+// （mha-wasm/analysis），并写出数字说明了什么。
+export default {
+  'matter.title': '哪些头真正重要',
+  'matter.explain':
+    '这是实验，不是权重的图（<span lang="en">Michel</span> 等 2019，“十六个头真的比一个好吗？”）：模型先给自己在这段文字上的输出打分' +
+    '（即<em>参照</em>：每个词元在前文条件下的对数概率之和）；然后每次只关掉一个头，再给参照打分。两者之差就是网格里的' +
+    '数：为负，说明这个头帮了这个输出。接着按这个固定顺序，从最不重要的头开始一起关掉（<span lang="en">Michel</span> 等每一步重新计算基于' +
+    '梯度的重要性；这里用一次消融，不需要梯度），每一步都让模型重新产生输出。',
+  'matter.run': '哪些头真正重要？',
+  'matter.cancel': '取消',
+  'matter.length': '参照',
+  'matter.length.next': '下一个词元',
+  'matter.length.n': '接下来的 {n} 个词元',
+  'matter.needMask': '填空模型要填 [MASK]：先在句子里放一个（上面填空的按钮会遮住一个“毒”）。',
+  'matter.progress.start': '参照：所有头都在时模型自己的输出……',
+  'matter.progress.importance': '每次关掉一个头：第 {done} / {total} 次运行',
+  'matter.progress.pruning': '一起关掉若干头：第 {done} / {total} 个点（重新打分并重新输出）',
+  'matter.cancelled': '已取消，没有结果。',
+  'matter.done': '共运行 {passes} 次，用时 {seconds} 秒，在引擎（{variant}）里。',
+  'matter.error': '分析失败。',
+  'matter.ref.decoder': '贪心生成的续写',
+  'matter.ref.encoder': '每个 [MASK] 最可能的填空',
+  'matter.ref.encoder-decoder': '贪心翻译（1 束）',
+  'matter.reference': '参照（{kind}）：“{output}”；所有头都在时它的对数概率：{score}。',
+  'matter.group.encoder': '编码器',
+  'matter.group.decoder': '解码器',
+  'matter.group.cross': '交叉注意力',
+  'matter.group.all': '所有头',
+  'matter.grid.caption':
+    '{group}：只关掉这一个头时，参照的对数概率的变化（行是层，列是头）。点一个头，在下面的视图里查看它。',
+  'matter.grid.layer': '层 {layer}',
+  'matter.grid.head': '头 {head}',
+  'matter.grid.cell': '{head}：关掉它，变化 {delta}',
+  'matter.legend.helps': '关掉它分数下降（它有帮助）',
+  'matter.legend.hurts': '关掉它分数上升',
+  'matter.curve.title': '从最不重要的头开始关掉',
+  'matter.curve.line': '哪些头',
+  'matter.curve.x': '关掉的头所占比例',
+  'matter.curve.y': '对数概率',
+  'matter.curve.aria': '{group}：参照的对数概率，从 {first}（不关头）到 {last}（全部关掉）',
+  'matter.curve.first': '输出开始改变',
+  'matter.table.caption': '{group}：每个点的分数和重新产生的输出',
+  'matter.table.off': '关掉的头',
+  'matter.table.score': '对数概率',
+  'matter.table.output': '输出',
+  'matter.table.changed': '第一次改变',
+  'matter.table.count': '{share}（{n} 个）',
+  'matter.text.never': '即使关掉全部 {total} 个头，模型仍然给出“{output}”。',
+  'matter.text.kept':
+    '关掉 {total} 个头中的 {n} 个（{share}），这个模型的输出仍是“{output}”；关掉 {changedAt} 个（{changedShare}）时，' +
+    '它给出“{changed}”。',
+  'matter.text.fragile': '{total} 个头里只要关掉 {changedAt} 个（{changedShare}），输出“{output}”就变成“{changed}”。',
+  'matter.text.group': '{group}的头最重要：逐个关掉时，它们分数下降的中位数是 {median}（{others}）。',
+  'matter.text.groupMedian': '{group} {median}',
+  'matter.text.head':
+    '{head} 最重要：只关掉它，分数下降 {drop}（中位数：{median}）；{count} 个头里有 {raise} 个，单独关掉反而让分数上升。',
+  'matter.trust.random':
+    '上面的说明已经指出这个检查点没有训练过（随机，或预测不比瞎猜好）：这些数字只演示方法，说明不了一门语言需要哪些头。',
+  'matter.trust.unmeasured':
+    '本页没有测出这个检查点是否训练过：只有你知道它训练过时，这些数字才说明头的作用（随机的测试检查点的数字没有意义）。',
+  'matter.trust.trained':
+    '只有一段文字、一个参照：这里不重要的头，换一段文字可能就重要；关掉头的模型也不等于用更少的头训练出来的模型。',
+};
