@@ -47,6 +47,20 @@ export const WEIGHTS = [
       'kernels have no 16-bit MatMul; its optimizer folds each Cast of an initializer into a float32 ' +
       'initializer at load: float32 speed, and not half the memory)',
   },
+  // Quantized at load into llama.cpp's blocks: no onnxruntime-web peer (its int8 path quantizes the
+  // activations too: another model), so mha-wasm alone, its ids and speed beside its float rows.
+  {
+    name: 'q8',
+    load: { weights: 'q8' },
+    onnx: null,
+    about: "mha-wasm loadModel(folder, { weights: 'q8' }): the matrices in Q8_0 blocks (GPT-2's Conv1D stay float32)",
+  },
+  {
+    name: 'q4',
+    load: { weights: 'q4' },
+    onnx: null,
+    about: "mha-wasm loadModel(folder, { weights: 'q4' }): the matrices in Q4_0 blocks (GPT-2's Conv1D stay float32)",
+  },
 ];
 
 /** openai-community/gpt2's config.json, the fields the model reads and a few more. */

@@ -62,6 +62,27 @@ export async function decoderBench({ quick = false, log = (s) => process.stderr.
       // In a process of its own, as every step: this one stays small, and so does what its children start from.
       entry.checkpoint = step(['write', dir, shape.key, ...(quick ? ['--quick'] : [])]);
       for (const weights of WEIGHTS) {
+        if (!weights.onnx) {
+          // No peer of these weights: mha-wasm alone.
+          for (const threads of THREADS) {
+            log(`decoder: ${shape.name}, ${weights.name}: mha-wasm on ${threads} thread(s)…\n`);
+            try {
+              const { runs, ...process } = step([
+                'time',
+                String(threads),
+                dir,
+                weights.name,
+                '--mha-only',
+                ...(quick ? ['--quick'] : []),
+              ]);
+              entry.runs.push(...runs);
+              entry.processes.push(process);
+            } catch (error) {
+              entry.runs.push({ runner: 'mha-wasm', threads, weights: weights.name, failed: firstLine(error) });
+            }
+          }
+          continue;
+        }
         log(`decoder: ${shape.name}, ${weights.name}: exporting to ONNX (${weights.onnx})…\n`);
         try {
           entry.exports[weights.onnx] = step(['export', dir, weights.onnx]);
@@ -204,17 +225,19 @@ function report(r) {
         const peer = find('onnxruntime-web');
         const check = s.checks.find((x) => x.weights === weights.name);
         const why = (run, who) =>
-          run?.failed
-            ? `${who} FAILED: ${run.failed}`
-            : run?.skipped
-              ? `${who} did not load: ${run.skipped}`
-              : check?.failedToLoad?.[who === 'mha-wasm' ? 'mhaWasm' : 'onnxruntime']
-                ? `${who} did not load: ${check.failedToLoad[who === 'mha-wasm' ? 'mhaWasm' : 'onnxruntime']}`
-                : check && !check.ok && who === 'onnxruntime-web'
-                  ? `${who} not timed: its outputs were not checked equal`
-                  : !run
-                    ? `${who} not run`
-                    : null;
+          who === 'onnxruntime-web' && !weights.onnx
+            ? 'no onnxruntime-web peer of these weights'
+            : run?.failed
+              ? `${who} FAILED: ${run.failed}`
+              : run?.skipped
+                ? `${who} did not load: ${run.skipped}`
+                : check?.failedToLoad?.[who === 'mha-wasm' ? 'mhaWasm' : 'onnxruntime']
+                  ? `${who} did not load: ${check.failedToLoad[who === 'mha-wasm' ? 'mhaWasm' : 'onnxruntime']}`
+                  : check && !check.ok && who === 'onnxruntime-web'
+                    ? `${who} not timed: its outputs were not checked equal`
+                    : !run
+                      ? `${who} not run`
+                      : null;
         const notes = [why(ours, 'mha-wasm'), why(peer, 'onnxruntime-web')].filter(Boolean);
         const a = ours?.first ? ours : undefined;
         const p = peer?.first ? peer : undefined;
@@ -267,7 +290,7 @@ export function allChecked(result) {
   return result.shapes.every(
     (s) =>
       Object.values(s.exports).every((x) => !x.failed) &&
-      s.checks.length === WEIGHTS.length &&
+      s.checks.length === WEIGHTS.filter((w) => w.onnx).length &&
       s.checks.every((x) => !x.failed && (x.ok || x.failedToLoad)) &&
       s.runs.every((x) => !x.failed),
   );

@@ -1,10 +1,12 @@
-// The memory a model's parameters take in the engine, float32 and 16-bit
-// weights (loadModel's `weights` option), for the shapes of models people
-// load, as the model build itself lays them out (describeModel: the packed
-// panels' padding included, norms and biases float32 either way). The
-// configs are the Hub's config.json fields that size a model. Prints the
-// README's memory table:  node bench/memory.mjs
+// The memory a model's parameters take in the engine, float32, 16-bit, and
+// 8- and 4-bit weights (loadModel's `weights` option: 'q8', 'q4' hold the
+// matrices in Q8_0 and Q4_0 blocks), for the shapes of models people load, as
+// the model build itself lays them out (describeModel: the packed panels'
+// padding included, norms and biases float32 either way). The configs are
+// the Hub's config.json fields that size a model. Prints the README's memory
+// table:  node bench/memory.mjs
 import { fileURLToPath } from 'node:url';
+import { chooseWeights } from '../src/js/models/load.mjs';
 import { loadHost } from '../src/js/node-host.mjs';
 
 const GiB = 2 ** 30;
@@ -41,6 +43,22 @@ const qwen = (name, model_type, hidden, intermediate, layers, heads, kv, extra =
     rope_theta: 1000000,
     tie_word_embeddings: true,
     ...extra,
+  },
+];
+// Llama 3.2's and SmolLM2's shapes (tied embeddings; the sizes only: Llama 3.2's rope scaling changes none).
+const llama = (name, hidden, intermediate, layers, heads, kv, vocab) => [
+  name,
+  {
+    model_type: 'llama',
+    hidden_size: hidden,
+    intermediate_size: intermediate,
+    num_hidden_layers: layers,
+    num_attention_heads: heads,
+    num_key_value_heads: kv,
+    vocab_size: vocab,
+    max_position_embeddings: 8192,
+    rope_theta: 500000,
+    tie_word_embeddings: true,
   },
 ];
 export const MODELS = [
@@ -86,9 +104,14 @@ export const MODELS = [
     },
   ],
   qwen('Qwen/Qwen2.5-3B', 'qwen2', 2048, 11008, 36, 16, 2),
+  qwen('Qwen/Qwen3-1.7B', 'qwen3', 2048, 6144, 28, 16, 8, { head_dim: 128, max_position_embeddings: 40960 }),
+  qwen('Qwen/Qwen3-4B', 'qwen3', 2560, 9728, 36, 32, 8, { head_dim: 128, max_position_embeddings: 40960 }),
+  llama('meta-llama/Llama-3.2-1B', 2048, 8192, 16, 32, 8, 128256),
+  llama('meta-llama/Llama-3.2-3B', 3072, 8192, 28, 24, 8, 128256),
+  llama('HuggingFaceTB/SmolLM2-1.7B', 2048, 8192, 24, 32, 32, 49152),
 ];
 
-/** [{ name, parameters, float32, bf16 }] from the model build's layouts. */
+/** [{ name, parameters, float32, bf16, q8, q4 }] from the model build's layouts. */
 export async function memoryRows() {
   const dist = fileURLToPath(new URL('../dist/', import.meta.url));
   const files = { glue: 'mha-model-simd.js', wasm: 'mha-model-simd.wasm' };
@@ -98,7 +121,20 @@ export async function memoryRows() {
     return MODELS.map(([name, config]) => {
       const layout = host.call('describeModel', [config]);
       const parameters = layout.tensors.reduce((sum, t) => sum + t.shape.reduce((a, b) => a * b, 1), 0);
-      return { name, parameters, ...layout.weightBytes };
+      // 'q8' and 'q4' as loadModel holds a float checkpoint of this model (chooseWeights: which matrices).
+      const plan = [layout.tensors.map((t, index) => ({ index, dtype: 'F32', shape: t.shape }))];
+      const held = (weights) => {
+        const { storage, holds } = chooseWeights(weights, layout, plan);
+        return host.call('modelBytes', [config, storage, holds]);
+      };
+      return {
+        name,
+        parameters,
+        float32: layout.storageBytes.F32,
+        bf16: layout.storageBytes.BF16,
+        q8: held('q8'),
+        q4: held('q4'),
+      };
     });
   } finally {
     host.dispose();
@@ -111,10 +147,13 @@ const fits = (bytes) => (bytes <= LIMIT * (7 / 8) ? 'yes' : 'no');
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = await memoryRows();
-  console.log('| model | parameters | float32 | fits | bf16 / f16 | fits |');
-  console.log('|---|---|---|---|---|---|');
+  const columns = ['float32', 'bf16', 'q8', 'q4'];
+  console.log(
+    `| model | parameters | ${columns.map((c) => `${c === 'bf16' ? 'bf16 / f16' : c} | fits`).join(' | ')} |`,
+  );
+  console.log(`|---|---|${columns.map(() => '---|---|').join('')}`);
   for (const r of rows)
     console.log(
-      `| ${r.name} | ${(r.parameters / 1e6).toFixed(0)} M | ${size(r.float32)} | ${fits(r.float32)} | ${size(r.bf16)} | ${fits(r.bf16)} |`,
+      `| ${r.name} | ${(r.parameters / 1e6).toFixed(0)} M | ${columns.map((c) => `${size(r[c])} | ${fits(r[c])}`).join(' | ')} |`,
     );
 }

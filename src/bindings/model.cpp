@@ -26,12 +26,14 @@ class Model {
   // (config.json), its parameters allocated, its weight matrices held in the
   // DType of code `storage` (its place in dtypeNames(), as EngineHost sends
   // it); returns its description.
-  val configure(const val& json, unsigned storage) {
+  // `holds`: null, or [[tensor index, type code], …], matrices held in a block type (Model::Holds).
+  val configure(const val& json, unsigned storage, const val& holds) {
     return with_config(json, [&](const model::Config& config) {
       const DType matrices = dtype_of(storage, "storage");
-      check_fits(model::Model::bytes_for(config, matrices));
+      const model::Model::Holds held = holds_of(holds);
+      check_fits(model::Model::bytes_for(config, matrices, held));
       model_.reset();
-      model_ = std::make_unique<model::Model>(config, matrices);
+      model_ = std::make_unique<model::Model>(config, matrices, held);
       return description(*model_);
     });
   }
@@ -52,17 +54,17 @@ class Model {
 
   // Elements [first, first + length / element size) of tensor `index` from
   // the first `length` bytes of the chunk (chunk()), of the DType of code
-  // `dtype` (dtypeNames()). No argument owns memory here.
+  // `dtype` (dtypeNames(); a block type's bytes are whole blocks). No argument owns memory here.
   val write(unsigned index, unsigned dtype, double first, double length) {
     return guarded([&] {
       model::Model& m = live();
       const DType type = dtype_of(dtype, "dtype");
-      const std::size_t size = bytes_of(type);
+      const std::size_t size = block_bytes(type);
       if (!(length >= 0 && length <= double(chunk_.size())) || length != double(std::size_t(length)))
         throw ArgumentError("length: expected at most the chunk's bytes");
       const std::size_t bytes = std::size_t(length);
-      if (bytes % size != 0) throw ArgumentError("bytes: not a whole number of elements");
-      m.write(index, type, static_cast<std::size_t>(first), bytes / size, chunk_.data());
+      if (bytes % size != 0) throw ArgumentError("bytes: not a whole number of elements (blocks)");
+      m.write(index, type, static_cast<std::size_t>(first), bytes / size * block_elements(type), chunk_.data());
       return val::undefined();
     });
   }
@@ -378,6 +380,7 @@ EMSCRIPTEN_BINDINGS(mha_model) {
   using namespace mha::bindings;
   emscripten::function("modelLimits", &modelLimits);
   emscripten::function("describeModel", &describeModel);
+  emscripten::function("modelBytes", &modelBytes);
   emscripten::function("dtypeNames", &dtypeNames);
 #if MHA_PROFILE
   emscripten::function("readBlockProfile", &readBlockProfile);

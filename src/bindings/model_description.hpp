@@ -52,7 +52,10 @@ val strings(const std::vector<const char*>& list) {
 
 // The element types by name, in the order of DType: a type crosses from JS as
 // its place in this list (EngineHost reads it once), and goes back by name.
-constexpr DType kDTypes[] = {DType::F32, DType::F16, DType::BF16};
+constexpr DType kDTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q8_0, DType::Q4_0,
+                             DType::Q5_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
+// The types a model's matrices can all be held in (its `storage`); block types are held matrix by matrix.
+constexpr DType kFloatTypes[] = {DType::F32, DType::F16, DType::BF16};
 val dtypeNames() {
   val names = val::array();
   for (DType t : kDTypes) names.call<void>("push", std::string(dtype_name(t)));
@@ -66,9 +69,10 @@ DType dtype_of(unsigned code, const char* what) {
 // What JS needs to load and run a model, from its layout: { tensors
 // ([{ name, shape, slot, matrix }] in the model's order: tensors of one
 // slot are gathered into one packed matrix; `matrix`, held in `storage`),
-// storage (the DType the matrices are held in: "F32", "F16", "BF16"),
-// storageBytes ({ F32, F16, BF16 }: the parameters' bytes held in each), prefixes (of a checkpoint's names
-// that tensors leave out), maxLength, config (model.config's fields),
+// storage (the DType the matrices are held in: "F32", "F16", "BF16"; a matrix held in a block type
+// has its own `storage`, e.g. "Q4_K"), storageBytes ({ F32, F16, BF16 }: the parameters' bytes held in
+// each; modelBytes() counts them with matrices held in blocks), bytes (the parameters' bytes as this model holds
+// them), prefixes (of a checkpoint's names that tensors leave out), maxLength, config (model.config's fields),
 // architecture ({ name, kind, causal, tokenTypes, tokenTypeEmbeddings, attentionGroups }) }.
 val description(const model::Model& model) {
   const model::Config& c = model.config();
@@ -82,6 +86,8 @@ val description(const model::Model& model) {
     entry.set("shape", shape);
     entry.set("slot", static_cast<double>(t.slot));
     if (t.matrix) entry.set("matrix", true);
+    if (t.matrix && model.storage_of(&t - model.tensors().data()) != model.matrices())
+      entry.set("storage", std::string(dtype_name(model.storage_of(&t - model.tensors().data()))));
     if (t.optional) entry.set("optional", true);
     tensors.call<void>("push", entry);
   }
@@ -117,8 +123,9 @@ val description(const model::Model& model) {
   result.set("maxLength", static_cast<double>(model.max_length()));
   result.set("storage", std::string(dtype_name(model.matrices())));
   val bytes = val::object();  // by element type: F16 takes BF16's bytes
-  for (DType t : kDTypes) bytes.set(dtype_name(t), model::Model::bytes_for(c, t));
+  for (DType t : kFloatTypes) bytes.set(dtype_name(t), model::Model::bytes_for(c, t));
   result.set("storageBytes", bytes);
+  result.set("bytes", static_cast<double>(model.bytes()));  // the matrices held in blocks included
   result.set("config", config);
   result.set("architecture", architecture);
   return result;
@@ -148,6 +155,24 @@ val with_config(const val& json, const Use& use) {
 // parameter: the loader matches a checkpoint's tensors against it first.
 val describeModel(const val& json) {
   return with_config(json, [](const model::Config& config) { return description(model::Model::laid_out(config)); });
+}
+
+// [[tensor index, type code], …] (Model::Holds), null or undefined for none.
+model::Model::Holds holds_of(const val& holds) {
+  model::Model::Holds held;
+  if (holds.isNull() || holds.isUndefined()) return held;
+  const unsigned n = holds["length"].as<unsigned>();
+  for (unsigned i = 0; i < n; ++i)
+    held.emplace_back(holds[i][0].as<unsigned>(), dtype_of(holds[i][1].as<unsigned>(), "holds"));
+  return held;
+}
+
+// The bytes the parameters of the model of `json` take with its matrices in the DType of code `storage` and
+// `holds` held in blocks (Model::bytes_for: as configure() would allocate them; nothing is allocated).
+val modelBytes(const val& json, unsigned storage, const val& holds) {
+  return with_config(json, [&](const model::Config& config) {
+    return val(model::Model::bytes_for(config, dtype_of(storage, "storage"), holds_of(holds)));
+  });
 }
 
 }  // namespace

@@ -45,9 +45,26 @@ constexpr const char* kName = "relaxed-simd";
 constexpr const char* kName = "simd";
 #endif
 
+// A panel read row after row (k = 0, 1, …): Panel::Cursor, made at the panel's
+// first row, gives each row's kPanel columns as NV vectors. Panels whose rows
+// are all alike (floats, 16-bit) read one row of kPanel elements a time
+// (RowCursor over their load()); the panels of blocks (kernels_quant.cpp)
+// keep their block's scales in the cursor.
+template <typename Rows>
+struct RowCursor {
+  const typename Rows::T* row = nullptr;
+  RowCursor() noexcept = default;
+  explicit RowCursor(const typename Rows::T* panel) noexcept : row(panel) {}
+  void next(Vec b[NV]) noexcept {
+    Rows::load(row, b);
+    row += kPanel;
+  }
+};
+
 // A row of a float panel as NV vectors.
 struct FloatPanel {
   using T = float;
+  using Cursor = RowCursor<FloatPanel>;
   static void load(const float* row, Vec b[NV]) noexcept {
     for (std::size_t v = 0; v < NV; ++v) b[v] = Vec::load_unaligned(row + v * W);
   }
@@ -88,10 +105,10 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const type
   // two adds per load in the hottest loop.
   const float* a[MR];
   for (std::size_t r = 0; r < MR; ++r) a[r] = A + r * lda;
-  const typename Panel::T* bk = panel;
-  for (std::size_t k = 0; k < K; ++k, bk += kPanel) {
+  typename Panel::Cursor bk(panel);
+  for (std::size_t k = 0; k < K; ++k) {
     Vec b[NV];
-    Panel::load(bk, b);
+    bk.next(b);
     for (std::size_t r = 0; r < MR; ++r) {
       const Vec av(*a[r]++);
       for (std::size_t v = 0; v < NV; ++v) acc[r][v] = madd(av, b[v], acc[r][v]);
@@ -124,14 +141,11 @@ inline void gemm_wide_tile(std::size_t K, const float* A, std::size_t lda, const
                                   : Vec(0.0f);
   const float* a[R];
   for (std::size_t r = 0; r < R; ++r) a[r] = A + r * lda;
-  const typename Panel::T* bk[NP];
-  for (std::size_t q = 0; q < NP; ++q) bk[q] = panel + q * panelStride;
+  typename Panel::Cursor bk[NP];
+  for (std::size_t q = 0; q < NP; ++q) bk[q] = typename Panel::Cursor(panel + q * panelStride);
   for (std::size_t k = 0; k < K; ++k) {
     Vec b[NP][NV];
-    for (std::size_t q = 0; q < NP; ++q) {
-      Panel::load(bk[q], b[q]);
-      bk[q] += kPanel;
-    }
+    for (std::size_t q = 0; q < NP; ++q) bk[q].next(b[q]);
     for (std::size_t r = 0; r < R; ++r) {
       const Vec av(*a[r]++);
       for (std::size_t q = 0; q < NP; ++q)
@@ -148,7 +162,7 @@ inline void gemm_4x8_xsimd(std::size_t M, std::size_t N, std::size_t K, const fl
                            const typename Panel::T* packedB, std::size_t panelStride, const float* bias,
                            bool accumulate, float* C, std::size_t ldc) noexcept {
   static_assert(MR == 4 && kPanel == 8, "the tile's name says 4×8");
-  assert(lda >= K && ldc >= N && panelStride >= K * kPanel);
+  assert(lda >= K && ldc >= N);
   // Rows in tiles of MR, panel by panel: one panel (K × kPanel floats) stays
   // in L1 while the rows of A stream past it. The last M % MR rows (one of a
   // 17-token sentence, all of a decoder's step) would leave a tile of one or

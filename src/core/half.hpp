@@ -12,17 +12,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "dtype.hpp"
+
 namespace mha {
-
-// The element types of the model path, as safetensors names them: what a
-// checkpoint's tensor holds and how the model holds a weight matrix alike (one
-// enum from the file to the GEMM). They cross to JS by name (dtype_name).
-enum class DType { F32, F16, BF16 };
-
-constexpr std::size_t bytes_of(DType dtype) noexcept { return dtype == DType::F32 ? 4 : 2; }
-constexpr const char* dtype_name(DType dtype) noexcept {
-  return dtype == DType::F32 ? "F32" : dtype == DType::F16 ? "F16" : "BF16";
-}
 
 inline std::uint32_t bits_of(float f) noexcept {
   std::uint32_t u;

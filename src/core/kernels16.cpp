@@ -33,6 +33,7 @@ static_assert(Half8::size == kPanel && NV == 2, "a 16-bit panel row is one 128-b
 // float vectors, widened from one 128-bit load with integer operations.
 struct Bf16Panel {
   using T = std::uint16_t;
+  using Cursor = simd::RowCursor<Bf16Panel>;
   static void load(const std::uint16_t* row, Vec b[NV]) noexcept {
     const Lanes u = xsimd::bitwise_cast<std::int32_t>(Half8::load_unaligned(row));
     b[0] = xsimd::bitwise_cast<float>(u << 16);                               // columns 0–3: the low halves
@@ -42,6 +43,7 @@ struct Bf16Panel {
 
 struct F16Panel {
   using T = std::uint16_t;
+  using Cursor = simd::RowCursor<F16Panel>;
   // binary16 in the low 16 bits of each lane → float32: exponent and
   // mantissa moved to float32's places, then scaled by 2^112 (15 → 127 of
   // exponent bias), which is exact and makes subnormals normal; infinities

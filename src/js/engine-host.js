@@ -260,12 +260,34 @@
       return checked(this.module.describeModel(config));
     }
 
-    // storage: the element type the weight matrices are held in ('F32', 'BF16', 'F16').
-    createModel(config, storage = 'F32') {
+    // The bytes the parameters of config.json's model take held as createModel(config, storage, holds)
+    // would hold them; nothing is allocated (src/bindings/model_description.hpp, modelBytes).
+    modelBytes(config, storage = 'F32', holds = null) {
+      if (!this.module.modelBytes) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
+      return checked(
+        this.module.modelBytes(config, dtypeCode(this.module, storage, 'storage'), this.#holdCodes(holds)),
+      );
+    }
+
+    // [[tensor index, block type name], …] → [[index, type code], …] (null stays null).
+    #holdCodes(holds) {
+      return holds && holds.map(([index, type]) => [index >>> 0, dtypeCode(this.module, type, 'holds')]);
+    }
+
+    // storage: the element type the weight matrices are held in ('F32', 'BF16', 'F16'); holds: null, or
+    // [[tensor index, block type ('Q8_0', 'Q4_K' …)], …], the matrices held in a GGUF file's blocks instead
+    // (where the model can: src/model/weights.hpp, hold).
+    createModel(config, storage = 'F32', holds = null) {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
       const code = dtypeCode(this.module, storage, 'storage');
+      const held = this.#holdCodes(holds);
       let configured;
-      const id = adopt(this, this.module.Model, (model) => (configured = model.configure(config, code)), this.models);
+      const id = adopt(
+        this,
+        this.module.Model,
+        (model) => (configured = model.configure(config, code, held)),
+        this.models,
+      );
       return { id, ...configured };
     }
 

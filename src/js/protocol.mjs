@@ -24,6 +24,7 @@ export const CALLS = Object.freeze({
   disposeTrainer: 'disposeTrainer',
   memoryStats: 'memoryStats',
   describeModel: 'describeModel',
+  modelBytes: 'modelBytes',
   createModel: 'createModel',
   modelWrite: 'modelWrite',
   modelMissing: 'modelMissing',

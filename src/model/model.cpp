@@ -13,7 +13,7 @@ unsigned long long magnitude(std::int32_t v) { return static_cast<unsigned long 
 
 }  // namespace
 
-Model::Model(const Config& c, bool allocate, DType matrices) : config_(c), weights_(matrices) {
+Model::Model(const Config& c, bool allocate, DType matrices, const Holds& holds) : config_(c), weights_(matrices) {
   using Limits = ModelLimits;
   if (!c.architecture) throw ArgumentError("architecture: not set (read_config finds it by model_type)");
   check_dim(c.numLayers, "numLayers", Limits::numLayers);
@@ -42,11 +42,13 @@ Model::Model(const Config& c, bool allocate, DType matrices) : config_(c), weigh
   if (!(c.layerNormEps > 0.0f) || !std::isfinite(c.layerNormEps))
     (Message() << "layerNormEps: expected a finite number > 0, got ").real(c.layerNormEps).raise();
   network_ = c.architecture->build(config_, weights_);
+  for (const auto& [index, type] : holds) weights_.hold(index, type);
+  weights_.settle();
   if (allocate) weights_.allocate();
 }
 
-double Model::bytes_for(const Config& config, DType matrices) {
-  const Model laidOut(config, false, matrices);
+double Model::bytes_for(const Config& config, DType matrices, const Holds& holds) {
+  const Model laidOut(config, false, matrices, holds);
   return laidOut.weights_.bytes_to_allocate();
 }
 

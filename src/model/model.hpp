@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../core/attention.hpp"
@@ -24,16 +25,20 @@ class Model {
   // Checks the config (ArgumentError naming the field) and allocates every
   // parameter, its weight matrices held as `matrices` says (weights.hpp);
   // config.architecture must be set (read_config sets it).
-  explicit Model(const Config& config, DType matrices = DType::F32) : Model(config, true, matrices) {}
+  // `holds`: matrices held in a block type instead ({ tensor index, type }: Weights::hold, where it can).
+  using Holds = std::vector<std::pair<std::size_t, DType>>;
+  explicit Model(const Config& config, DType matrices = DType::F32, const Holds& holds = {})
+      : Model(config, true, matrices, holds) {}
   // Bytes of the parameters a Model of `config` allocates, with the
   // constructor's checks; allocates none.
-  static double bytes_for(const Config& config, DType matrices = DType::F32);
+  static double bytes_for(const Config& config, DType matrices = DType::F32, const Holds& holds = {});
   // A Model of `config` laid out but with no parameter allocated: its
   // tensors() and max_length(), for a loader that checks a checkpoint
   // before it allocates anything. It cannot be written or run.
-  static Model laid_out(const Config& config) { return Model(config, false, DType::F32); }
-  // How its weight matrices are held.
+  static Model laid_out(const Config& config) { return Model(config, false, DType::F32, {}); }
+  // How its weight matrices are held, and how the matrix tensors()[index] fills is.
   DType matrices() const noexcept { return weights_.matrices(); }
+  DType storage_of(std::size_t index) const noexcept { return weights_.storage_of(index); }
 
   const Config& config() const noexcept { return config_; }
   const Architecture& architecture() const noexcept { return *config_.architecture; }
@@ -125,7 +130,7 @@ class Model {
   void release() noexcept { scratch_.release(); }
 
  private:
-  Model(const Config& config, bool allocate, DType matrices);
+  Model(const Config& config, bool allocate, DType matrices, const Holds& holds);
   static constexpr std::size_t kFirstCacheRoom = 16;
   // The room the caches need for `positions` (cache_floats' rule).
   std::size_t cache_room(std::size_t positions) const noexcept;

@@ -7,6 +7,8 @@
 
 #include "../core/common.hpp"
 #include "../core/pack.hpp"
+#include "../core/quant.hpp"
+#include "ggml_blocks.hpp"
 
 namespace mha::model {
 namespace {
@@ -18,6 +20,35 @@ namespace {
    << ") is beyond the range of " << (f16 ? "float16 (±65504)" : "bfloat16") << "; hold the weights in "
    << (f16 ? "bf16 or " : "") << "float32")
       .raise();
+}
+
+// Elements [e0, e0 + count) of a slot held in blocks (whole blocks of its type, nn.Linear's layout [N, K]:
+// element e is B's (e % K, e / K)), decoded and put where quant.hpp's layout has them.
+void write_blocks(Slot& slot, quant::Format f, std::size_t e0, std::size_t count, const unsigned char* data) {
+  const std::size_t E = block_elements(slot.storage), bytes = block_bytes(slot.storage), R = quant::rows_of(f);
+  const std::size_t panelBytes = quant::panel_bytes(f, slot.K);
+  Decoded d;
+  for (std::size_t done = 0; done < count; done += E, data += bytes) {
+    decode(slot.storage, data, d);
+    const std::size_t e = e0 + done, j = e / slot.K, k0 = e % slot.K, c = j % kPanel;
+    unsigned char* panel = slot.blocks.data() + j / kPanel * panelBytes;
+    for (std::size_t i = 0; i < E; i += R) {
+      // Sub-block i / d.sub is block (k0 + i) / R of the panel (a sub-block of ggml's is R rows: quant.hpp).
+      unsigned char* block = panel + (k0 + i) / R * quant::block_size(f);
+      std::memcpy(block + c * sizeof(float), &d.scale[i / d.sub], sizeof(float));
+      if (quant::has_min(f)) std::memcpy(block + (kPanel + c) * sizeof(float), &d.min[i / d.sub], sizeof(float));
+      for (std::size_t r = 0; r < R; ++r) {
+        unsigned char& at = block[quant::value_byte(f, r, c)];
+        const unsigned char q = static_cast<unsigned char>(d.q[i + r]);
+        if (!quant::nibbles(f)) {
+          at = q;
+        } else {
+          const unsigned shift = quant::value_shift(f, c);
+          at = static_cast<unsigned char>((at & ~(0xfu << shift)) | (q & 0xfu) << shift);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -33,14 +64,34 @@ void to_float(DType dtype, const unsigned char* data, std::size_t count, float* 
     case DType::BF16:
       for (std::size_t i = 0; i < count; ++i) out[i] = bf16_to_float(std::uint16_t(data[2 * i] | data[2 * i + 1] << 8));
       break;
+    default: dequantize(dtype, data, count, out); break;
   }
+}
+
+double Slot::bytes() const noexcept {
+  quant::Format f;
+  if (packed && quant::held_format(storage, f)) return double(panels(N)) * double(quant::panel_bytes(f, K));
+  return double(size) * (storage == DType::F32 ? 4.0 : 2.0);
 }
 
 void Slot::column(std::size_t j, float* out) const noexcept {
   const std::size_t start = j / kPanel * kPanel * K;
+  quant::Format f;
   if (storage == DType::F32) {
     const float* p = data.data() + start + j % kPanel;
     for (std::size_t k = 0; k < K; ++k) out[k] = p[k * kPanel];
+  } else if (quant::held_format(storage, f)) {
+    const unsigned char* panel = blocks.data() + j / kPanel * quant::panel_bytes(f, K);
+    const std::size_t c = j % kPanel, R = quant::rows_of(f);
+    for (std::size_t k0 = 0; k0 < K; k0 += R) {
+      const unsigned char* block = panel + k0 / R * quant::block_size(f);
+      float scale, min = 0.0f;
+      std::memcpy(&scale, block + c * sizeof(float), sizeof(float));
+      if (quant::has_min(f)) std::memcpy(&min, block + (kPanel + c) * sizeof(float), sizeof(float));
+      for (std::size_t r = 0; r < R; ++r)
+        out[k0 + r] = quant::has_min(f) ? scale * float(quant::value(f, block, r, c)) - min
+                                        : scale * float(quant::value(f, block, r, c));
+    }
   } else {
     const std::uint16_t* p = halves.data() + start + half_lane(j % kPanel);
     for (std::size_t k = 0; k < K; ++k) out[k] = widen(storage, p[k * kPanel]);
@@ -102,7 +153,35 @@ bool Weights::complete(std::size_t group) const noexcept {
   return true;
 }
 
+bool Weights::hold(std::size_t index, DType type) {
+  if (allocated_) throw ArgumentError("hold: the model's memory is allocated already");
+  if (index >= tensors_.size()) return false;
+  const Slot& slot = *places_[index].slot;
+  quant::Format f;
+  if (!quant::held_format(type, f) || !slot.packed || !slot.packNK || slot.K % block_elements(type) != 0 ||
+      slot.K % quant::rows_of(f) != 0)
+    return false;
+  requested_.resize(tensors_.size(), DType::F32);
+  requested_[index] = type;
+  return true;
+}
+
+void Weights::settle() {
+  if (allocated_ || requested_.empty()) return;
+  // A slot is held in a block type when each of its tensors asked for that type.
+  std::vector<int> agreed(slots_.size(), -1);  // -1: none asked yet; -2: not all the same
+  for (std::size_t i = 0; i < tensors_.size(); ++i) {
+    const std::size_t s = tensors_[i].slot;
+    if (!slots_[s].packed) continue;
+    const int want = i < requested_.size() && requested_[i] != DType::F32 ? int(requested_[i]) : -2;
+    agreed[s] = agreed[s] == -1 || agreed[s] == want ? want : -2;
+  }
+  for (std::size_t s = 0; s < slots_.size(); ++s)
+    if (agreed[s] >= 0) slots_[s].storage = DType(agreed[s]);
+}
+
 void Weights::allocate() {
+  settle();
   // A packed slot's memory is left as it comes: a checkpoint writes every
   // element of it before the model can run (missing()), and zeroing hundreds
   // of megabytes first would touch every page once more before the load
@@ -111,7 +190,12 @@ void Weights::allocate() {
   // slot, whose columns past N must be +0 (in every storage).
   for (Slot& s : slots_) {
     const std::size_t from = s.packed && s.N ? (panels(s.N) - 1) * kPanel * s.K : 0;
-    if (s.storage == DType::F32) {
+    quant::Format f;
+    if (s.packed && quant::held_format(s.storage, f)) {
+      const std::size_t bytes = panels(s.N) * quant::panel_bytes(f, s.K), last = quant::panel_bytes(f, s.K);
+      s.blocks.resize(bytes);
+      std::fill(s.blocks.data() + bytes - last, s.blocks.data() + bytes, static_cast<unsigned char>(0));
+    } else if (s.storage == DType::F32) {
       s.data.resize(s.size);
       std::fill(s.data.data() + from, s.data.data() + s.size, 0.0f);
     } else {
@@ -124,7 +208,7 @@ void Weights::allocate() {
 
 double Weights::bytes_to_allocate() const noexcept {
   double n = 0;
-  for (const Slot& s : slots_) n += double(s.size) * double(s.element_bytes());
+  for (const Slot& s : slots_) n += s.bytes();
   return n;
 }
 
@@ -139,6 +223,40 @@ void Weights::write(std::size_t index, DType dtype, std::size_t first, std::size
                << place.written << " of " << t.elements << " elements written")
         .raise();
   Slot& slot = *place.slot;
+  const std::size_t E = block_elements(dtype);
+  if (first % E != 0 || count % E != 0)
+    (Message() << t.name.c_str() << ": chunk [" << first << ", " << first + count << ") is not whole "
+               << dtype_name(dtype) << " blocks of " << E << " elements")
+        .raise();
+  quant::Format f;
+  if (slot.packed && quant::held_format(slot.storage, f)) {
+    if (dtype == slot.storage) {
+      write_blocks(slot, f, place.offset + first, count, data);
+    } else if (is_float(dtype) && quantizable(slot.storage)) {
+      // Floats quantized as they come, in whole blocks of 32 (a row of K holds whole blocks, and the loader's
+      // chunks are whole rows or 2^20 and more elements).
+      if (first % 32 != 0 || count % 32 != 0)
+        (Message() << t.name.c_str() << ": chunk [" << first << ", " << first + count << ") cuts a block of 32")
+            .raise();
+      constexpr std::size_t kFloats = 1024;
+      float floats[kFloats];
+      unsigned char blocks[kFloats / 32 * 34];
+      for (std::size_t done = 0; done < count;) {
+        const std::size_t n = std::min(kFloats, count - done);
+        to_float(dtype, data + done * block_bytes(dtype), n, floats);
+        quantize(slot.storage, floats, n, blocks);
+        write_blocks(slot, f, place.offset + first + done, n, blocks);
+        done += n;
+      }
+    } else {
+      (Message() << t.name.c_str() << ": held in " << dtype_name(slot.storage) << " blocks, written as "
+                 << dtype_name(dtype))
+          .raise();
+    }
+    place.written += count;
+    slot.missing -= count;
+    return;
+  }
   // In blocks, to floats, then each element to its place: elements of the
   // slot's file layout, row after row (rows of K for packNK, of N otherwise).
   // The storage is chosen once per block, not per element: this loop packs
@@ -170,7 +288,7 @@ void Weights::write(std::size_t index, DType dtype, std::size_t first, std::size
   };
   for (std::size_t done = 0; done < count;) {
     const std::size_t n = std::min(kBlock, count - done);
-    to_float(dtype, data + done * bytes_of(dtype), n, block);
+    to_float(dtype, data + done / E * block_bytes(dtype), n, block);
     const std::size_t e0 = place.offset + first + done;
     if (!slot.packed) {
       std::copy_n(block, n, slot.data.data() + e0);
@@ -202,7 +320,8 @@ std::vector<std::string> Weights::missing() const {
 
 std::size_t Weights::bytes() const noexcept {
   std::size_t n = 0;
-  for (const Slot& s : slots_) n += s.data.capacity() * sizeof(float) + s.halves.capacity() * sizeof(std::uint16_t);
+  for (const Slot& s : slots_)
+    n += s.data.capacity() * sizeof(float) + s.halves.capacity() * sizeof(std::uint16_t) + s.blocks.capacity();
   return n;
 }
 

@@ -5,7 +5,8 @@
 // place: the weights of a product in the GEMM's packed panels (pack.hpp), so
 // a checkpoint is never held twice, nor staged. The matrices (every packed
 // slot, the token embeddings among them) are held in float32, or in 16 bits
-// (DType, half.hpp) for a model twice as large in the same memory: the GEMM
+// (DType, half.hpp) for a model twice as large in the same memory, or in the
+// blocks of a GGUF file's quantized types (hold(), core/quant.hpp): the GEMM
 // widens them exactly as it reads them. Vectors (norms, biases, position
 // tables) are float32 always. No Emscripten, no JS.
 #pragma once
@@ -21,7 +22,7 @@
 
 namespace mha::model {
 
-// `count` elements of `dtype` (little-endian, any alignment) as floats.
+// `count` elements of `dtype` (little-endian, any alignment; whole blocks of a block type) as floats.
 void to_float(DType dtype, const unsigned char* data, std::size_t count, float* out) noexcept;
 
 // One tensor a checkpoint must hold.
@@ -53,14 +54,16 @@ struct Slot {
   // Not zeroed when allocated (Weights::allocate says which elements are).
   Buffer<float> data;            // DType::F32
   Buffer<std::uint16_t> halves;  // DType::BF16, F16 (packed slots only)
+  Buffer<unsigned char> blocks;  // a block type's values (packed slots only: quant.hpp's layout)
   DType storage = DType::F32;
-  std::size_t size = 0;  // elements of `data` or `halves`, allocated or not
+  std::size_t size = 0;  // elements of `data` or `halves`, allocated or not (of the matrix for blocks)
   bool packed = false, packNK = false;
   std::size_t K = 0, N = 0;
   std::size_t missing = 0;  // elements not written yet
   const float* floats() const noexcept { return data.data(); }
   const std::uint16_t* half_data() const noexcept { return halves.data(); }
-  std::size_t element_bytes() const noexcept { return storage == DType::F32 ? 4 : 2; }
+  // The bytes it holds once allocated.
+  double bytes() const noexcept;
   // Column j of a packed B [K, N] as K floats (row j of an nn.Linear or
   // embedding tensor [N, K]): a token's embedding.
   void column(std::size_t j, float* out) const noexcept;
@@ -88,6 +91,16 @@ class Weights {
   bool complete(std::size_t group) const noexcept;
   // A plain vector of n floats filled by one tensor, the commonest case.
   const Slot* vector(std::string name, std::size_t n) { return tensor(std::move(name), {n}, plain(n)); }
+  // Asks to hold the matrix tensors()[index] fills in block type `type` (after the layout, before
+  // settle()): a file's quantized blocks kept as they are (quant.hpp), or floats quantized into them
+  // (ggml_blocks.hpp, quantizable()). False where it cannot be: a type quant.hpp does not hold, a matrix
+  // not in nn.Linear's layout [N, K], or whose K is not whole blocks of the type. A matrix several tensors
+  // fill (a fused query/key/value) is held only when every one of them asks for the same type.
+  bool hold(std::size_t index, DType type);
+  // Decides how each slot is held, from hold()'s requests (allocate() and the byte counts read it).
+  void settle();
+  // How the slot tensors()[index] fills is held.
+  DType storage_of(std::size_t index) const noexcept { return places_[index].slot->storage; }
   // Gives every slot its memory (after the layout; bytes_for() skips it).
   void allocate();
   // Bytes the slots take once allocated.
@@ -107,6 +120,7 @@ class Weights {
   std::deque<Slot> slots_;  // a deque: the architectures' pointers into it stay valid
   std::vector<Tensor> tensors_;
   std::vector<Place> places_;
+  std::vector<DType> requested_;  // hold()'s type per tensor (its slot's storage when none)
   DType matrices_;
   bool allocated_ = false;
   std::size_t groups_ = 0, open_ = 0;  // groups made; the one being laid out (0: none)

@@ -117,10 +117,10 @@ test('the weights option is checked', async () => {
   const engine = await createAttention({ variant: 'simd' });
   const folder = path.join(MODELS, 'hf-qwen2');
   await expect(engine.loadModel(folder, { weights: 16 })).rejects.toThrow(
-    new TypeError("weights: expected one of 'auto', 'float32', 'bf16', 'f16', got number 16"),
+    new TypeError("weights: expected one of 'auto', 'float32', 'bf16', 'f16', 'q8', 'q4', got number 16"),
   );
   await expect(engine.loadModel(folder, { weights: 'fp16' })).rejects.toThrow(
-    new RangeError("weights: expected one of 'auto', 'float32', 'bf16', 'f16', got \"fp16\""),
+    new RangeError("weights: expected one of 'auto', 'float32', 'bf16', 'f16', 'q8', 'q4', got \"fp16\""),
   );
   // A weight float16 cannot hold: refused naming the tensor, and the engine goes on.
   const files = filesWith('hf-qwen2', 'hf-qwen2.bf16.safetensors');

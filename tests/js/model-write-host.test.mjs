@@ -42,7 +42,7 @@ test('hostile bytes and dtypes never reach the bindings; the heap in use stays w
     // Read through the intrinsics: the 8 real bytes (two F32) are written, the lying getters never asked.
     host.call('modelWrite', [id, 0, 'F32', 2 * i, new Lying(8)]);
     expect(() => host.call('modelWrite', [id, 0, 'F64', 0, new Uint8Array(8)])).toThrow(
-      'dtype: expected one of F32, F16, BF16, got F64',
+      'dtype: expected one of F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, got F64',
     );
     expect(() => host.call('modelWrite', [id, 0, 'F32', 0, { length: 8 }])).toThrow(
       "bytes: expected a Uint8Array of the tensor's elements",
@@ -101,7 +101,9 @@ test('a model too large for the memory is refused before anything is allocated, 
   expect(needs[1] / needs[0]).toBeCloseTo(0.5, 2);
   const after = host.call('memoryStats', []);
   expect([after.heapBytes, after.inUseBytes]).toEqual([before.heapBytes, before.inUseBytes]);
-  expect(() => host.call('createModel', [CONFIG, 'bf16'])).toThrow('storage: expected one of F32, F16, BF16, got bf16');
+  expect(() => host.call('createModel', [CONFIG, 'bf16'])).toThrow(
+    'storage: expected one of F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, got bf16',
+  );
 });
 
 test('modelCall: one named request; a malformed one is refused before the bindings, the heap unchanged', () => {
@@ -127,4 +129,27 @@ test('modelCall: one named request; a malformed one is refused before the bindin
   }
   expect(host.call('memoryStats', []).inUseBytes).toBe(before);
   host.call('disposeModel', [id]);
+});
+
+test('modelBytes counts what createModel allocates, matrices held in blocks or not; bad holds refused', () => {
+  const layout = host.call('describeModel', [CONFIG]);
+  // Every matrix in Q8_0 (BERT's joined query, key and value included: each of its tensors asks the same).
+  const holds = layout.tensors.flatMap((t, index) => (t.matrix ? [[index, 'Q8_0']] : []));
+  for (const [storage, held] of [
+    ['F32', null],
+    ['BF16', null],
+    ['F32', holds],
+    ['F32', holds.slice(0, 1)],
+  ]) {
+    const bytes = host.call('modelBytes', [CONFIG, storage, held]);
+    const { id, bytes: allocated } = host.call('createModel', [CONFIG, storage, held]);
+    host.call('disposeModel', [id]);
+    expect([storage, held?.length, bytes]).toEqual([storage, held?.length, allocated]);
+  }
+  expect(host.call('modelBytes', [CONFIG, 'F32', holds])).toBeLessThan(
+    0.4 * host.call('modelBytes', [CONFIG, 'F32', null]),
+  );
+  expect(() => host.call('modelBytes', [CONFIG, 'F32', [[0, 'Q9_9']]])).toThrow(
+    'holds: expected one of F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, got Q9_9',
+  );
 });

@@ -80,11 +80,13 @@ describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
     const decoder = ['gpt2', 'llama', 'qwen2', 'qwen3'].includes(ref.config.modelType);
     // Every model also says its heads' width and its key/value heads (fewer with grouped-query attention). The
     // references list both where the width is not hidden / heads (Qwen3's head_dim), else neither.
-    const { headDim, numKVHeads, hasLogits, weights, weightBytes, ...config } = model.config;
+    const { headDim, numKVHeads, hasLogits, weights, weightBytes, weightTypes, ...config } = model.config;
     const { headDim: refHeadDim, numKeyValueHeads: refKeyValueHeads, ...refConfig } = ref.config;
     // A 16-bit checkpoint stays 16-bit (its results are the float32 ones: widened exactly in the GEMM).
     expect(weights).toBe(autoWeights(name));
     expect(weightBytes).toBeGreaterThan(0);
+    // Every matrix in that one type.
+    expect(Object.keys(weightTypes)).toEqual([{ float32: 'F32', bf16: 'BF16', f16: 'F16' }[weights]]);
     // A head: every decoder's; a BERT's masked-LM head where transformers' reference has its predictions.
     expect(hasLogits).toBe(decoder || Boolean(ref.masked));
     expect(headDim).toBe(refHeadDim ?? ref.config.hiddenSize / ref.config.numHeads);

@@ -27,7 +27,8 @@ GGUF tests hold the loader to, every one made by independent code:
                     id prompts, with its top-8 log-probabilities per step.
 
 --references-only rewrites the .json files from the .gguf files there;
---tokenizer-only rewrites dequantize.json and tokenizer-reference.json (not
+--blocks-only rewrites dequantize.json and quantize.json alone;
+--tokenizer-only rewrites dequantize.json, quantize.json and tokenizer-reference.json (not
 tokenizer.json: from_pretrained(folder, gguf_file=...) would read that file of
 the folder as the tokenizer).
 
@@ -100,6 +101,26 @@ def dequantize_fixture():
         assert values.size == blocks * block_elements
         out[qtype.name] = {"elements": int(values.size), "raw": b64(raw), "values": b64(values)}
     with open(os.path.join(OUT, "dequantize.json"), "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+
+
+def quantize_fixture():
+    """quantize.json: random float32 rows and gguf-py's own quantizer's Q8_0 and Q4_0 blocks of them
+    (gguf.quants.quantize, which computes as ggml's quantize_row_q8_0_ref and quantize_row_q4_0_ref do):
+    the reference of the engine's weights 'q8' and 'q4'. Rows of several magnitudes, a block of zeros, a
+    block whose largest magnitude is negative, and values on the rounding's ties."""
+    rng = np.random.default_rng(40)
+    rows = [rng.standard_normal(256) * 10.0 ** e for e in (-3, -1, 0, 2)]
+    rows.append(np.zeros(32))
+    rows.append(np.array([-4.0] + [1.0] * 31))
+    rows.append(np.arange(-16, 16) * (127 / 16.0) / 2)  # multiples of half a Q8_0 step: ties
+    floats = np.concatenate(rows).astype(np.float32)
+    out = {"source": f"gguf-py (Debian python3-gguf) gguf.quants.quantize, numpy {np.__version__}",
+           "floats": b64(floats)}
+    for qtype in [Q.Q8_0, Q.Q4_0]:
+        out[qtype.name] = b64(gguf.quants.quantize(floats.reshape(1, -1), qtype).reshape(-1))
+    with open(os.path.join(OUT, "quantize.json"), "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
 
@@ -316,6 +337,9 @@ def k_quant_model():
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     dequantize_fixture()
+    quantize_fixture()
+    if "--blocks-only" in sys.argv:
+        sys.exit(0)
     if "--tokenizer-only" in sys.argv:
         tokenizer_reference()
         sys.exit(0)

@@ -268,8 +268,12 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
   });
   await engine.loadModel(new URL('https://huggingface.co/gpt2'));
   const held = await engine.loadModel('Qwen/Qwen2.5-0.5B', { weights: 'bf16' });
-  const heldAs: 'float32' | 'bf16' | 'f16' = held.config.weights;
-  void [heldAs, held.config.weightBytes];
+  const heldAs: 'float32' | 'bf16' | 'f16' | 'q8' | 'q4' | 'gguf' = held.config.weights;
+  const q4 = await engine.loadModel('Qwen/Qwen2.5-0.5B', { weights: 'q4' });
+  const matrices: number | undefined = q4.config.weightTypes.Q4_0;
+  void [heldAs, held.config.weightBytes, matrices];
+  // @ts-expect-error weightTypes is read-only
+  q4.config.weightTypes.Q4_0 = 1;
   // @ts-expect-error weights is a storage name
   await engine.loadModel('gpt2', { weights: 'fp16' });
   // @ts-expect-error offline is a boolean

@@ -68,11 +68,14 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   );
   const { sources, plan, generation } = await step('BadCheckpoint', async () => {
     const { sources, headers, generation } = await checkpoint.weights();
-    return { sources, plan: planLoad(layout, sources, headers, checkpoint.words), generation };
+    return { sources, plan: planLoad(layout, sources, headers, checkpoint.words, checkpoint.dtypes), generation };
   });
   // Each element goes straight to its place: the load needs the parameters' memory and no more.
-  const weights = chooseWeights(opts.weights ?? 'auto', layout, plan);
-  const { id } = await call(CALLS.createModel, [json, STORAGE[weights]]);
+  const { weights, storage, holds } = chooseWeights(opts.weights ?? 'auto', layout, plan);
+  const { id, tensors, bytes } = await call(CALLS.createModel, [json, storage, holds]);
+  const weightTypes = {}; // matrix tensors by the element type they are held in
+  for (const t of tensors.filter((t) => t.matrix))
+    weightTypes[t.storage ?? storage] = (weightTypes[t.storage ?? storage] ?? 0) + 1;
   const config = {
     architecture: layout.architecture, // what run() needs of it: token types, attention groups
     generation,
@@ -82,9 +85,11 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
       causal: layout.architecture.causal,
       // The longest input in tokens, as the model reports it (Model::max_length).
       maxLength: layout.maxLength,
-      // How its weight matrices are held, and the bytes its parameters take.
+      // How its weight matrices are held ('gguf': a GGUF file's quantized ones in its blocks; 'q8', 'q4'),
+      // how many of them in each element type, and the bytes its parameters take.
       weights,
-      weightBytes: layout.storageBytes[STORAGE[weights]],
+      weightTypes: Object.freeze(weightTypes),
+      weightBytes: bytes,
     }),
   };
   try {
@@ -155,9 +160,16 @@ async function step(code, body, fields = {}) {
  * Which tensor of which file fills which of the model's tensors (`layout`,
  * from describeModel): per file, its header entries with the model's index.
  * Throws an Error naming the file and tensor for one the model does not
- * explain, a duplicate, a dtype or shape it cannot take, or a missing one.
+ * explain, a duplicate, a dtype or shape it cannot take (`dtypes`: the
+ * checkpoint's format's that the engine reads), or a missing one.
  */
-function planLoad(layout, sources, headers, words = { config: 'config.json', sizes: "config.json's sizes" }) {
+function planLoad(
+  layout,
+  sources,
+  headers,
+  words = { config: 'config.json', sizes: "config.json's sizes" },
+  dtypes = FLOAT_DTYPES,
+) {
   const wanted = new Map(layout.tensors.map((t, index) => [t.name, { ...t, index }]));
   const found = new Map(); // name → { file, tensor }
   const plan = sources.map(() => []);
@@ -181,8 +193,8 @@ function planLoad(layout, sources, headers, words = { config: 'config.json', siz
         continue;
       }
       if (found.has(name)) fail(`${where} is in the checkpoint twice (also in ${found.get(name).file})`);
-      if (!FLOAT_DTYPES.includes(tensor.dtype))
-        fail(`${where} has dtype ${tensor.dtype}; expected one of ${FLOAT_DTYPES.join(', ')}`);
+      if (!dtypes.includes(tensor.dtype))
+        fail(`${where} has dtype ${tensor.dtype}; expected one of ${dtypes.join(', ')}`);
       if (tensor.shape.length !== want.shape.length || tensor.shape.some((n, i) => n !== want.shape[i]))
         fail(`${where} has shape [${tensor.shape}], but ${words.sizes} make it [${want.shape}]`);
       found.set(name, { file: sources[f].name });
@@ -202,29 +214,51 @@ function planLoad(layout, sources, headers, words = { config: 'config.json', siz
 
 /**
  * How loadModel can hold a model's weight matrices: the `weights` option's names (the public ones) and
- * the element type each is in the engine (DType, src/core/half.hpp; its names cross the boundary).
+ * the element type each is in the engine (DType, src/core/dtype.hpp; its names cross the boundary): the
+ * float types every matrix can be held in, and the block types a float matrix is quantized into ('q8',
+ * 'q4': ggml's Q8_0 and Q4_0, src/model/ggml_blocks.hpp, where the engine can hold it; others float32).
  */
 export const STORAGE = Object.freeze({ float32: 'F32', bf16: 'BF16', f16: 'F16' });
-const WEIGHTS = Object.keys(STORAGE);
+const QUANTIZED = Object.freeze({ q8: 'Q8_0', q4: 'Q4_0' });
+const WEIGHTS = [...Object.keys(STORAGE), ...Object.keys(QUANTIZED)];
+const FLOAT_STORAGE = Object.values(STORAGE);
 
 /**
- * The storage of the weight matrices `requested` ('auto', or one of WEIGHTS)
- * means for this checkpoint. 'auto' never rounds a weight: the matrices stay
- * in the 16-bit type the checkpoint stores every one of them in (widening is
- * exact, so the results are the float32 ones, in half the memory), and in
- * float32 otherwise. `layout` is describeModel's, `plan` planLoad's.
+ * How the weight matrices are held for `requested` ('auto', or one of
+ * WEIGHTS) and this checkpoint: { weights (the public name: one of WEIGHTS,
+ * or 'gguf'), storage (the engine's type of the matrices not held in
+ * blocks), holds (null, or [[tensor index, block type], …]: the matrices to
+ * hold in blocks, where the engine can: src/model/weights.hpp, hold) }.
+ * 'auto' never rounds a weight: the matrices stay in the 16-bit type the
+ * checkpoint stores every one of them in (widening is exact, so the results
+ * are the float32 ones, in half the memory); a GGUF file's quantized
+ * matrices stay in their blocks (read exactly as ggml dequantizes them:
+ * src/core/quant.hpp); float32 otherwise. 'q8' and 'q4' quantize the float
+ * matrices (a GGUF file's blocks are dequantized into float32 instead).
+ * `layout` is describeModel's, `plan` planLoad's.
  */
 export function chooseWeights(requested, layout, plan) {
-  if (requested !== 'auto') return requested;
-  const types = new Set(
-    plan
-      .flat()
-      .filter((t) => layout.tensors[t.index].matrix)
-      .map((t) => t.dtype),
-  );
-  if (types.size === 1 && types.has('BF16')) return 'bf16';
-  if (types.size === 1 && types.has('F16')) return 'f16';
-  return 'float32';
+  const matrices = plan.flat().filter((t) => layout.tensors[t.index].matrix);
+  const floats = matrices.filter((t) => FLOAT_STORAGE.includes(t.dtype));
+  if (Object.hasOwn(QUANTIZED, requested)) {
+    // The output head (lm_head, else the tied token embeddings: the last [vocabSize, hiddenSize] matrix) in
+    // Q8_0 with 'q4', as llama-quantize keeps it at a higher precision (Q6_K where its rows are whole blocks
+    // of 256, else Q8_0; Q8_0 here always). Last in the model's order (layout.tensors'), not the file's.
+    const { vocabSize, hiddenSize } = layout.config;
+    const head = floats
+      .sort((a, b) => a.index - b.index)
+      .findLast((t) => t.shape.length === 2 && t.shape[0] === vocabSize && t.shape[1] === hiddenSize);
+    const type = (t) => (requested === 'q4' && t === head ? QUANTIZED.q8 : QUANTIZED[requested]);
+    return { weights: requested, storage: 'F32', holds: floats.map((t) => [t.index, type(t)]) };
+  }
+  if (requested !== 'auto') return { weights: requested, storage: STORAGE[requested], holds: null };
+  const blocks = matrices.filter((t) => !FLOAT_STORAGE.includes(t.dtype));
+  if (blocks.length) return { weights: 'gguf', storage: 'F32', holds: blocks.map((t) => [t.index, t.dtype]) };
+  const types = new Set(matrices.map((t) => t.dtype));
+  const only = types.size === 1 && Object.keys(STORAGE).find((w) => w !== 'float32' && types.has(STORAGE[w]));
+  return only
+    ? { weights: only, storage: STORAGE[only], holds: null }
+    : { weights: 'float32', storage: 'F32', holds: null };
 }
 
 /**

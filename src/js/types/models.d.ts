@@ -41,17 +41,24 @@ export interface LoadModelOptions {
    * How the weight matrices (every linear layer's, the token embeddings) are held in the engine's memory; norms
    * and biases stay float32. 16-bit weights are widened exactly inside the GEMM, so a bf16 checkpoint held as
    * 'bf16' gives the float32 results bit for bit in half the memory. 'bf16' and 'f16' round a float32
-   * checkpoint to nearest even ('f16' refuses a value beyond ±65504, naming the tensor). Default 'auto': the
-   * checkpoint's own 16-bit type when every matrix is stored in it, else 'float32' (it never rounds).
+   * checkpoint to nearest even ('f16' refuses a value beyond ±65504, naming the tensor). 'q8' and 'q4' quantize
+   * each matrix at load into llama.cpp's Q8_0 or Q4_0 blocks (32 values and a half-precision scale: 8.5 or 4.5
+   * bits a value in the file, held as 9 or 5 bits a value with a float32 scale) exactly as ggml's reference
+   * quantizers do, and the products read them exactly as ggml dequantizes them; 'q4' holds the output head
+   * (or the tied embeddings) in Q8_0, as llama-quantize keeps it finer; a matrix whose rows are not whole
+   * blocks of 32 and GPT-2's Conv1D matrices stay float32 (`config.weightTypes` says which). Default 'auto': the checkpoint's own 16-bit type when every matrix is
+   * stored in it; a GGUF file's quantized matrices in their own blocks; else 'float32' (it never rounds).
    */
-  weights?: 'auto' | 'float32' | 'bf16' | 'f16';
+  weights?: 'auto' | 'float32' | 'bf16' | 'f16' | 'q8' | 'q4';
   /**
    * The GGUF file of the folder or Hub repo to load ('model-q8_0.gguf'; by name, only it is downloaded): needed
    * when there are several, or config.json
    * beside it. A path to a .gguf file, or a folder whose only .gguf has no config.json beside it, needs none.
-   * The file's F32, F16 and BF16 tensors are written as they are; Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K ones
-   * are dequantized at load into float32 as ggml defines them (held as `weights` says: 'auto' is 'float32'
-   * unless every matrix is F16, or every one BF16).
+   * The file's F32, F16 and BF16 tensors are written as they are. With `weights: 'auto'` its Q8_0, Q5_0, Q4_0,
+   * Q4_K and Q6_K matrices stay in their blocks in memory (the products read them exactly as ggml dequantizes
+   * them: the results are those of the dequantized float32 model, bit for bit) and the others (Q5_K; a matrix
+   * whose rows are not whole blocks) are dequantized into float32; 'float32', 'bf16' or 'f16' dequantize every
+   * matrix into that type.
    */
   file?: string;
   /** A Hub model's branch, tag or commit (default 'main'). */
@@ -106,8 +113,13 @@ export interface ModelConfig {
    */
   headDim: number;
   numKVHeads: number;
-  /** How the weight matrices are held (loadModel's `weights`, 'auto' resolved), and the bytes the parameters take. */
-  weights: 'float32' | 'bf16' | 'f16';
+  /**
+   * How the weight matrices are held (loadModel's `weights`, 'auto' resolved; 'gguf': some in a GGUF file's own
+   * block types, the others in float32), how many matrix tensors in each element type ({ Q4_K: 168, Q6_K: 25,
+   * F32: 1 }: 'F32', 'BF16', 'F16', 'Q8_0', 'Q5_0', 'Q4_0', 'Q4_K', 'Q6_K'), and the bytes the parameters take.
+   */
+  weights: 'float32' | 'bf16' | 'f16' | 'q8' | 'q4' | 'gguf';
+  weightTypes: Readonly<Record<string, number>>;
   weightBytes: number;
 }
 

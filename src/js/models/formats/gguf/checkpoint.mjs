@@ -2,11 +2,11 @@
 // folderCheckpoint gives a Hugging Face folder's the same way): its config,
 // its tokenizer's files and its weights, all from the one file — the header
 // read once (reader.mjs), the model from its metadata (model.mjs), the
-// tensors under their Hugging Face names with the dtype they are written as
-// (chunks.mjs writes them, dequantized where they are quantized).
-import { writtenDtype } from './chunks.mjs';
+// tensors under their Hugging Face names with their ggml type as the dtype
+// they are written as (chunks.mjs writes them).
 import { ggufModel } from './model.mjs';
 import { readGgufHeader } from './reader.mjs';
+import { READ_TYPES } from './types.mjs';
 import { ggufTokenizerFiles } from './tokenizer.mjs';
 
 /**
@@ -22,7 +22,7 @@ export async function openGguf(file) {
       ...t,
       name: t.hfName,
       nameInFile: t.name, // what the loader's messages call it
-      dtype: writtenDtype(t.type),
+      dtype: t.type,
     })),
   ];
   return {
@@ -30,6 +30,8 @@ export async function openGguf(file) {
     configFile: file.name,
     // What the loader's messages call the config and its sizes.
     words: { config: `${file.name}'s metadata`, sizes: `the sizes in ${file.name}'s metadata` },
+    // The tensor types it may hold (the engine reads each: src/core/dtype.hpp).
+    dtypes: READ_TYPES,
     tokenizerFiles: async () => ggufTokenizerFiles(file.name, header.metadata),
     weights: async () => ({
       sources: [file],

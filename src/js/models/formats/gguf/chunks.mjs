@@ -1,18 +1,11 @@
 // A GGUF tensor's bytes as the loader writes them into the engine, chunk by
-// chunk (whole rows, whole row groups for the reordered query and key rows):
-// F32, F16 and BF16 as the file holds them (the engine takes those dtypes),
-// every other type dequantized to float32 (dequantize.mjs). The rows are put
-// back in the model's order (model.mjs's rowOrder) on the raw blocks, before
-// dequantization: a later engine that keeps blocks as they are writes the
-// same reordered bytes and skips the dequantization.
+// chunk (whole rows, whole row groups for the reordered query and key rows),
+// as the file holds them: the engine takes F32, F16, BF16 and ggml's block
+// types alike (src/model/ggml_blocks.hpp decodes the blocks, into a matrix
+// held in them or into floats). The rows are put back in the model's order
+// (model.mjs's rowOrder) on the raw blocks.
 import { fileError } from '../../../errors.mjs';
-import { dequantize } from './dequantize.mjs';
 import { typeNamed } from './types.mjs';
-
-const AS_IS = ['F32', 'F16', 'BF16'];
-
-/** The dtype the loader writes a GGUF tensor of ggml type `type` as. */
-export const writtenDtype = (type) => (AS_IS.includes(type) ? type : 'F32');
 
 /**
  * The chunks of GGUF tensor `tensor` (model.mjs's, with begin, end, dims,
@@ -27,9 +20,7 @@ export function ggufChunks(tensor, file, chunkBytes) {
   const rowBytes = (rowElements / type.blockElements) * type.blockBytes;
   const rows = tensor.elements / rowElements;
   const group = tensor.rowsPerGroup ?? 1;
-  const dtype = writtenDtype(tensor.type);
-  const writtenRowBytes = dtype === 'F32' ? 4 * rowElements : rowBytes;
-  const perChunk = Math.max(1, Math.floor(chunkBytes / (writtenRowBytes * group))) * group;
+  const perChunk = Math.max(1, Math.floor(chunkBytes / (rowBytes * group))) * group;
   const chunks = [];
   for (let row = 0; row < rows; row += perChunk) {
     const count = Math.min(perChunk, rows - row);
@@ -39,7 +30,7 @@ export function ggufChunks(tensor, file, chunkBytes) {
       at,
       end,
       first: row * rowElements,
-      dtype,
+      dtype: tensor.type,
       async read() {
         let bytes = await file.read(at, end);
         if (bytes.byteLength !== end - at)
@@ -48,9 +39,7 @@ export function ggufChunks(tensor, file, chunkBytes) {
             `${file.name}: ended at byte ${at + bytes.byteLength} while reading "${tensor.name}"`,
           );
         if (tensor.rowOrder) bytes = reorderRows(bytes, rowBytes, tensor.rowOrder);
-        if (dtype !== 'F32' || tensor.type === 'F32') return bytes;
-        const values = dequantize(tensor.type, bytes, count * rowElements);
-        return new Uint8Array(values.buffer);
+        return bytes;
       },
     });
   }

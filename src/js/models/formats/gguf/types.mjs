@@ -3,8 +3,10 @@
 // name by number: for each, the elements of one block and its bytes. A
 // tensor's rows (its first dimension, ne[0]) are whole blocks, so its size
 // in the file is (elements / blockElements) × blockBytes. `read` marks the
-// types this loader dequantizes (dequantize.mjs); the others are known so
-// that a file holding them is refused by name rather than as a bad number.
+// types the engine reads (src/core/dtype.hpp's DType, decoded by
+// src/model/ggml_blocks.hpp; the model build's dtypeNames() lists the same);
+// the others are known so that a file holding them is refused by name
+// rather than as a bad number.
 
 /** ggml's type number → { name, blockElements, blockBytes, read }. */
 export const GGML_TYPES = Object.freeze(
@@ -51,5 +53,5 @@ export const GGML_TYPES = Object.freeze(
 /** The names of the types this loader reads. */
 export const READ_TYPES = Object.freeze([...GGML_TYPES.values()].filter((t) => t.read).map((t) => t.name));
 
-/** A type by name (for dequantize.mjs and the loader). */
+/** A type by name (for the loader). */
 export const typeNamed = (name) => [...GGML_TYPES.values()].find((t) => t.name === name);
