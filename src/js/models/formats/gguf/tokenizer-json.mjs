@@ -151,11 +151,13 @@ export function llamaMerges(tokens, scores) {
   const score = new Map(tokens.map((t, id) => [t, scores[id]]));
   const all = [];
   tokens.forEach((piece, id) => {
-    const chars = Array.from(piece);
     const local = [];
-    for (let k = 1; k < chars.length; k++) {
-      const left = chars.slice(0, k).join('');
-      const right = chars.slice(k).join('');
+    // At each code point's end but the last (Python's str slices).
+    for (let at = 0, next; at < piece.length; at = next) {
+      next = at + (piece.codePointAt(at) > 0xffff ? 2 : 1);
+      if (next >= piece.length) break;
+      const left = piece.slice(0, next);
+      const right = piece.slice(next);
       if (score.has(left) && score.has(right)) local.push([left, right, scores[id]]);
     }
     local.sort((a, b) => score.get(b[0]) - score.get(a[0]) || score.get(b[1]) - score.get(a[1]));

@@ -20,8 +20,9 @@ import { llamaTokenizer, qwen2Tokenizer } from './tokenizer-json.mjs';
 
 // The pre-tokenizer transformers gives a Llama byte-level BPE (GPT-2's regex) is this one of llama.cpp's.
 const GPT2_PRE = 'gpt-2';
-// A piece whose merges are rebuilt from the scores is split at each of its characters: bounded work.
-const MAX_PIECE = 512;
+// Merges rebuilt from the scores split each piece at each of its characters (a piece of n characters: n²
+// work): the squares of the pieces' lengths may add up to this (Llama 2's 32000 pieces: about 10⁶).
+const MERGE_WORK = 1 << 25;
 
 /**
  * { [fileName]: text } of the tokenizer of a GGUF file's metadata ({}: none
@@ -62,7 +63,9 @@ function readKeys(metadata, fail, kind) {
   const array = (key, isItem, expected, required) => {
     const entry = metadata.get(key);
     if (!entry) return required ? fail(key, 'missing from the metadata') : undefined;
-    if (!Array.isArray(entry.value) || !entry.value.every(isItem)) fail(key, `a ${entry.type}, expected ${expected}`);
+    if (!Array.isArray(entry.value)) fail(key, `a ${entry.type}, expected ${expected}`);
+    const bad = entry.value.findIndex((item) => !isItem(item));
+    if (bad >= 0) fail(`${key}[${bad}]`, `${String(entry.value[bad])}, in what should be ${expected}`);
     return entry.value;
   };
   const tokens = array('tokenizer.ggml.tokens', (s) => typeof s === 'string', 'an array of strings', true);
@@ -93,12 +96,14 @@ function readKeys(metadata, fail, kind) {
   });
   if (kind === 'llama' && !merges) {
     if (!scores) fail('tokenizer.ggml.scores', 'missing: a vocabulary without merges needs its scores to make them');
+    let work = 0;
     tokens.forEach((token, id) => {
-      const length = Array.from(token).length;
-      if (length > MAX_PIECE)
+      work += token.length * token.length;
+      if (work > MERGE_WORK)
         fail(
           `tokenizer.ggml.tokens[${id}]`,
-          `a piece of ${length} characters; merges are made of pieces of ${MAX_PIECE} at most`,
+          `a piece of ${token.length} characters takes the work of rebuilding the merges from the scores ` +
+            `(the squares of the pieces' lengths) past ${MERGE_WORK}: pieces longer than any vocabulary's`,
         );
     });
   }
