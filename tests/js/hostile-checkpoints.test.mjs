@@ -136,10 +136,17 @@ describe.each(CONFIGS.map(([label]) => label))('%s', (label) => {
     const c = CASES[index];
     expect(r.crashed).toBeUndefined();
     if (c.expect.refused) {
-      const [type, message] = c.expect.refused;
+      const [type, message, fields] = c.expect.refused;
       expect(r.outcome.value).toBeUndefined();
       expect(r.outcome.error.name).toBe(type);
       expect(r.outcome.error.message).toMatch(message);
+      // The error's own code, file and field (a RegExp: the fields it matches), where the case names them.
+      if (fields) {
+        const { code, file, field } = r.outcome.error;
+        expect({ code, file }).toEqual({ code: fields.code, file: fields.file });
+        if (fields.field instanceof RegExp) expect(field).toMatch(fields.field);
+        else expect(field).toBe(fields.field);
+      }
     } else {
       expect(r.outcome.error).toBeUndefined();
       c.expect.value(r.outcome.value, expect);

@@ -16,8 +16,10 @@ GGUF tests hold the loader to, every one made by independent code:
                     parameters, converted and quantized by llama-quantize Q4_K_M
                     (Q4_K and Q6_K tensors);
   tokenizer-reference.json
+                    by make_gguf_tokenizer_fixtures.py (which also writes the
+                    tokenizer fixtures stories260K-q8_0.gguf, llama-bpe-f32.gguf):
                     transformers' AutoTokenizer.from_pretrained(gguf_file=...)
-                    ids and decoded text of TEXTS, for the Qwen2 and Qwen3 files;
+                    of each file on TEXTS;
   {model}-{type}.json
                     transformers' from_pretrained(folder, gguf_file=...)
                     (transformers dequantizes with gguf-py: the float model the
@@ -272,29 +274,15 @@ TEXTS = [
     "Digits 0 1 12 123 1234 3.14159 and 2026-12-05",
     "  spaces   inside\tand\nnew lines  \n\n end  ",
     "<|im_start|>user\nhello<|im_end|>",
+    "Once upon a time, there was <s> a cat</s>. It's 'S' and 'll'.",
 ]
 
 
 def tokenizer_reference():
-    """tokenizer-reference.json: transformers' tokenizer of each GGUF file's metadata (AutoTokenizer.from_pretrained(folder,
-    gguf_file=...), its GGUF conversion) on TEXTS: the ids of encode() (with its special tokens) and their text."""
-    import importlib.metadata
-    gguf.__version__ = importlib.metadata.version("gguf")
-    import transformers
-    from transformers import AutoTokenizer
-    transformers.logging.set_verbosity_error()
-    out = {"source": f"transformers {transformers.__version__} AutoTokenizer.from_pretrained(gguf_file=...)",
-           "texts": TEXTS, "files": {}}
-    for name in ["qwen2-f32.gguf", "qwen3-f32.gguf"]:
-        tok = AutoTokenizer.from_pretrained(OUT, gguf_file=name)
-        out["files"][name] = {
-            "class": type(tok).__name__,
-            "special": {k: v for k, v in tok.special_tokens_map.items() if isinstance(v, str)},
-            "cases": [{"ids": tok(t)["input_ids"], "decoded": tok.decode(tok(t)["input_ids"])} for t in TEXTS],
-        }
-    with open(os.path.join(OUT, "tokenizer-reference.json"), "w") as f:
-        json.dump(out, f, ensure_ascii=False, indent=1)
-        f.write("\n")
+    """tokenizer-reference.json: written by make_gguf_tokenizer_fixtures.py (transformers' tokenizer of each GGUF
+    file's metadata on TEXTS), which also writes the tokenizer fixtures it reads."""
+    import make_gguf_tokenizer_fixtures as tokenizers
+    tokenizers.tokenizer_reference()
 
 
 def k_quant_model():

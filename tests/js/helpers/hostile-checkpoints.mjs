@@ -25,6 +25,7 @@ import {
   withHeader,
   withJson,
 } from './checkpoints.mjs';
+import { GGUF_ROWS } from './hostile-gguf.mjs';
 
 export const SENTENCE = '用毒毒毒蛇，毒蛇会不会被毒毒死';
 /** The good model each case is followed by, as a folder path. */
@@ -663,8 +664,8 @@ const ROWS = [
   ],
 ];
 
-/** The cases: { name, kind, act, expect, heap }. */
-export const CASES = ROWS.map(([name, kind, act, expect, extra = {}]) => {
+/** The cases: { name, kind, act, expect, heap }; GGUF files' last (hostile-gguf.mjs). */
+export const CASES = [...ROWS, ...GGUF_ROWS].map(([name, kind, act, expect, extra = {}]) => {
   if (!KINDS.includes(kind)) throw new Error(`${name}: kind ${kind}`);
   return { name, kind, act, expect, heap: extra.heap === true };
 });

@@ -33,7 +33,16 @@ for (const index of indices.map(Number)) {
   try {
     outcome = { value: (await CASES[index].act(engine, { sameBits })) ?? null };
   } catch (error) {
-    outcome = { error: { name: error?.constructor?.name ?? typeof error, message: String(error?.message ?? error) } };
+    const { code, file, field } = error ?? {};
+    outcome = {
+      error: {
+        name: error?.constructor?.name ?? typeof error,
+        message: String(error?.message ?? error),
+        code,
+        file,
+        field,
+      },
+    };
   }
   const ms = performance.now() - started;
   const same = sameBits(await good.run(SENTENCE));

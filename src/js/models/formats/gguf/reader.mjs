@@ -26,6 +26,11 @@ const READ_BYTES = 1 << 20;
 const MAX_DIMS = 4;
 const MAX_NAME = 63;
 const MAX_KEY = 65535;
+// Bounds of this reader, far above any model's and below what would take the memory: the header (key/values
+// and tensor infos) at most 64 MiB (the largest vocabularies, with their scores or merges, take a few), an
+// array at most 2²² values (the largest vocabularies have 262144 tokens).
+const MAX_HEADER = 64 << 20;
+const MAX_ARRAY = 1 << 22;
 
 /** Value types: number → [name, bytes of a scalar (0: a string, an array)]. */
 const VALUE_TYPES = new Map([
@@ -62,6 +67,8 @@ class Cursor {
   async take(n, field) {
     if (n > this.left)
       this.fail(field, `needs ${n} bytes at byte ${this.at}, past the end of the file (${this.file.size} bytes)`);
+    if (this.at + n > MAX_HEADER)
+      this.fail(field, `${n} bytes at byte ${this.at} take the header past ${MAX_HEADER} bytes, more than any model's`);
     let from = this.at - this.start;
     if (from + n > this.bytes.length) {
       const end = Math.min(this.file.size, this.at + Math.max(n, READ_BYTES));
@@ -145,6 +152,7 @@ async function readValue(cursor, type, field, inArray = false) {
         field,
         `an array of ${count} ${element[0]}s, more than the ${cursor.left} bytes left in the file hold`,
       );
+    if (count > MAX_ARRAY) cursor.fail(field, `an array of ${count} values, more than the ${MAX_ARRAY} one may have`);
     if (element[0] === 'string') {
       const out = new Array(count);
       for (let i = 0; i < count; i++) out[i] = await cursor.string(`${field}[${i}]`);

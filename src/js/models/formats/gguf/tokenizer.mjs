@@ -1,93 +1,121 @@
 // A GGUF file's tokenizer (its tokenizer.ggml.* keys) as the files the
 // loader's tokenizers read: a tokenizer.json object and a
 // tokenizer_config.json, built as transformers' GGUF conversion builds them
-// (integrations/ggml.py: GGUF_TO_FAST_CONVERTERS, by architecture), so that
-// the model tokenizes as transformers' AutoTokenizer.from_pretrained(…,
-// gguf_file=…) does, and runs through the same checked path as any
-// tokenizer.json (tokenizers/tokenizer.mjs).
+// (tokenizer-json.mjs), so that the model tokenizes as transformers'
+// AutoTokenizer.from_pretrained(…, gguf_file=…) does, and runs through the
+// same checked path as any tokenizer.json (tokenizers/tokenizer.mjs).
 //
-// Built so far: Qwen2 and Qwen3 (tokenizer.ggml.model "gpt2": byte-level BPE
-// with merges, transformers' GGUFQwen2Converter). Not yet: Llama's
-// SentencePiece vocabularies (model "llama": transformers rebuilds BPE merges
-// from the scores) and Llama 3's byte-level BPE: such a file loads without a
-// tokenizer (ids in, ids out).
+// Built: Qwen2 and Qwen3 (tokenizer.ggml.model "gpt2": byte-level BPE with
+// merges); Llama's SentencePiece vocabularies (model "llama": tokens,
+// scores, token types, byte fallback; merges rebuilt from the scores when
+// the file has none); Llama's byte-level BPE (model "gpt2") whose
+// tokenizer.ggml.pre is GPT-2's own pre-tokenizer. transformers reads no
+// tokenizer.ggml.pre: it pre-tokenizes every Llama byte-level BPE with
+// GPT-2's regex, which is not what Llama 3's ("llama-bpe"), SmolLM's
+// ("smollm") and the others' vocabularies were trained with, so those load
+// without a tokenizer rather than tokenized wrong (ids in, ids out), as any
+// other model does, and a file without one.
 import { codedError } from '../../../errors.mjs';
-import { specialAddedToken } from '../../tokenizers/tokenizer.mjs';
+import { llamaTokenizer, qwen2Tokenizer } from './tokenizer-json.mjs';
 
-// Qwen2Converter's pre-tokenizer regex (transformers' convert_slow_tokenizer.py).
-const QWEN2_REGEX =
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-// GGUFQwen2Converter adds these three as special tokens, whatever the file's token types say.
-const QWEN2_SPECIAL = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'];
+// The pre-tokenizer transformers gives a Llama byte-level BPE (GPT-2's regex) is this one of llama.cpp's.
+const GPT2_PRE = 'gpt-2';
+// Merges rebuilt from the scores split each piece at each of its characters (a piece of n characters: n²
+// work): the squares of the pieces' lengths may add up to this (Llama 2's 32000 pieces: about 10⁶).
+const MERGE_WORK = 1 << 25;
 
 /**
  * { [fileName]: text } of the tokenizer of a GGUF file's metadata ({}: none
  * built for it). An Error coded 'BadTokenizer' naming the file and the key
- * when the keys it reads are malformed.
+ * when the keys it reads are malformed ({} too for a Llama byte-level BPE
+ * whose pre-tokenizer transformers would get wrong).
  */
 export function ggufTokenizerFiles(fileName, metadata) {
   const arch = metadata.get('general.architecture')?.value;
   const model = metadata.get('tokenizer.ggml.model')?.value;
-  if (!((arch === 'qwen2' || arch === 'qwen3') && model === 'gpt2')) return {};
-  const fail = (field, problem) => {
-    throw codedError('BadTokenizer', `${fileName}: ${field}: ${problem}`, { file: fileName, field });
+  const kind =
+    (arch === 'qwen2' || arch === 'qwen3') && model === 'gpt2'
+      ? 'qwen2'
+      : arch === 'llama' && (model === 'llama' || model === 'gpt2')
+        ? model
+        : null;
+  if (!kind) return {};
+  const fail = (field, problem, code = 'BadTokenizer') => {
+    throw codedError(code, `${fileName}: ${field}: ${problem}`, { file: fileName, field });
   };
-  const strings = (key) => {
+  // A Llama byte-level BPE is built only with GPT-2's pre-tokenizer, the one transformers' GGUF conversion
+  // gives it whatever the file says: with another (Llama 3's, SmolLM's) the model loads without a tokenizer.
+  if (kind === 'gpt2' && metadata.get('tokenizer.ggml.pre')?.value !== GPT2_PRE) return {};
+  const keys = readKeys(metadata, fail, kind);
+  const { tokenizer, config } = kind === 'qwen2' ? qwen2Tokenizer(keys) : llamaTokenizer(keys, kind === 'gpt2');
+  return { 'tokenizer.json': JSON.stringify(tokenizer), 'tokenizer_config.json': JSON.stringify(config) };
+}
+
+// The tokenizer.ggml.* keys, checked: { tokens, scores?, tokenTypes?, merges?, ids, addSpacePrefix? }.
+function readKeys(metadata, fail, kind) {
+  const array = (key, isItem, expected, required) => {
     const entry = metadata.get(key);
-    if (!entry) fail(key, 'missing from the metadata');
-    if (!Array.isArray(entry.value) || entry.value.some((s) => typeof s !== 'string'))
-      fail(key, `a ${entry.type}, expected an array of strings`);
+    if (!entry) return required ? fail(key, 'missing from the metadata') : undefined;
+    if (!Array.isArray(entry.value)) fail(key, `a ${entry.type}, expected ${expected}`);
+    const bad = entry.value.findIndex((item) => !isItem(item));
+    if (bad >= 0) fail(`${key}[${bad}]`, `${String(entry.value[bad])}, in what should be ${expected}`);
     return entry.value;
   };
-  const tokens = strings('tokenizer.ggml.tokens');
-  const vocab = {};
+  const tokens = array('tokenizer.ggml.tokens', (s) => typeof s === 'string', 'an array of strings', true);
+  const seen = new Set();
   tokens.forEach((token, id) => {
-    if (Object.hasOwn(vocab, token)) fail('tokenizer.ggml.tokens', `token ${JSON.stringify(token)} is there twice`);
-    vocab[token] = id;
+    if (seen.has(token)) fail(`tokenizer.ggml.tokens[${id}]`, `token ${JSON.stringify(token)} is there twice`);
+    seen.add(token);
   });
-  const merges = strings('tokenizer.ggml.merges').map((merge, i) => {
+  const sameLength = (key, values) => {
+    if (values && values.length !== tokens.length)
+      fail(key, `${values.length} values for the ${tokens.length} tokens of tokenizer.ggml.tokens`);
+    return values;
+  };
+  const tokenTypes = sameLength(
+    'tokenizer.ggml.token_type',
+    array('tokenizer.ggml.token_type', Number.isInteger, 'an array of integers', false),
+  );
+  const scores = sameLength(
+    'tokenizer.ggml.scores',
+    array('tokenizer.ggml.scores', Number.isFinite, 'an array of finite numbers', false),
+  );
+  const text = array('tokenizer.ggml.merges', (s) => typeof s === 'string', 'an array of strings', kind !== 'llama');
+  const merges = text?.map((merge, i) => {
     const parts = merge.split(' ');
-    if (parts.length !== 2 || !Object.hasOwn(vocab, parts[0]) || !Object.hasOwn(vocab, parts[1]))
+    if (parts.length !== 2 || !seen.has(parts[0]) || !seen.has(parts[1]))
       fail(`tokenizer.ggml.merges[${i}]`, `${JSON.stringify(merge)} is not two tokens of the vocabulary`);
     return parts;
   });
-  const special = QWEN2_SPECIAL.filter((t) => Object.hasOwn(vocab, t));
-  const tokenizer = {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: special.map((content) => specialAddedToken(vocab[content], content)),
-    normalizer: { type: 'NFC' },
-    pre_tokenizer: {
-      type: 'Sequence',
-      pretokenizers: [
-        { type: 'Split', pattern: { Regex: QWEN2_REGEX }, behavior: 'Isolated', invert: false },
-        { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: false },
-      ],
-    },
-    post_processor: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: true },
-    decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: '',
-      end_of_word_suffix: '',
-      fuse_unk: false,
-      byte_fallback: false,
-      ignore_merges: false,
-      vocab,
-      merges,
-    },
-  };
-  // Qwen2Tokenizer's defaults, as transformers gives them to the converted tokenizer (no bos_token).
-  const endOfText = Object.hasOwn(vocab, '<|endoftext|>') ? '<|endoftext|>' : null;
-  const config = {
-    tokenizer_class: 'Qwen2Tokenizer',
-    bos_token: null,
-    eos_token: endOfText,
-    unk_token: endOfText,
-    pad_token: endOfText,
-  };
-  return { 'tokenizer.json': JSON.stringify(tokenizer), 'tokenizer_config.json': JSON.stringify(config) };
+  if (kind === 'llama' && !merges) {
+    if (!scores) fail('tokenizer.ggml.scores', 'missing: a vocabulary without merges needs its scores to make them');
+    let work = 0;
+    tokens.forEach((token, id) => {
+      work += token.length * token.length;
+      if (work > MERGE_WORK)
+        fail(
+          `tokenizer.ggml.tokens[${id}]`,
+          `a piece of ${token.length} characters takes the work of rebuilding the merges from the scores ` +
+            `(the squares of the pieces' lengths) past ${MERGE_WORK}: pieces longer than any vocabulary's`,
+        );
+    });
+  }
+  const ids = {};
+  for (const [role, key] of [
+    ['bos', 'bos_token_id'],
+    ['eos', 'eos_token_id'],
+    ['unk', 'unknown_token_id'],
+    ['pad', 'padding_token_id'],
+  ]) {
+    const entry = metadata.get(`tokenizer.ggml.${key}`);
+    if (!entry) continue;
+    const id = typeof entry.value === 'bigint' ? Number(entry.value) : entry.value;
+    if (!Number.isInteger(id) || id < 0 || id >= tokens.length)
+      fail(`tokenizer.ggml.${key}`, `${String(entry.value)} is not the id of one of the ${tokens.length} tokens`);
+    ids[role] = id;
+  }
+  const prefix = metadata.get('tokenizer.ggml.add_space_prefix');
+  if (prefix && typeof prefix.value !== 'boolean')
+    fail('tokenizer.ggml.add_space_prefix', `a ${prefix.type}, expected a bool`);
+  return { tokens, scores, tokenTypes, merges, ids, addSpacePrefix: prefix?.value };
 }
