@@ -266,3 +266,43 @@ test('50 loads and disposes give the memory back', async () => {
   expect(after).toBe(before);
   engine.dispose();
 }, 60_000);
+
+describe("model.kind, and loadModel's kind", () => {
+  const engines = enginesForTests({ simd: { variant: 'simd' } });
+
+  test.each([
+    ['bert-zh', 'encoder'],
+    ['hf-gpt2-lm', 'decoder'],
+    ['hf-marian', 'encoder-decoder'],
+  ])("%s, of kind %s: model.kind is config.kind, and loadModel's kind takes it", async (name, kind) => {
+    const model = await engines.simd.loadModel(folder(name), { kind });
+    expect([model.kind, model.config.kind]).toEqual([kind, kind]);
+    expect(Object.isFrozen(model)).toBe(true);
+    model.dispose();
+  });
+
+  test('another kind is refused by name once config.json is read, leaving no memory behind', async () => {
+    const engine = engines.simd;
+    const before = (await engine.memoryStats()).models?.inUseBytes ?? 0;
+    const error = await engine.loadModel(folder('hf-marian'), { kind: 'decoder' }).catch((e) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe('InvalidArgument');
+    expect(error.message).toBe(
+      "kind: expected a checkpoint of kind 'decoder', got a marian (kind 'encoder-decoder', config.json)",
+    );
+    await expect(engine.loadModel(folder('bert-zh'), { kind: 'decoder' })).rejects.toThrow(
+      new TypeError("kind: expected a checkpoint of kind 'decoder', got a bert (kind 'encoder', config.json)"),
+    );
+    expect((await engine.memoryStats()).models?.inUseBytes ?? 0).toBe(before);
+  });
+
+  test.each([
+    ['seq2seq', RangeError, 'the string "seq2seq"'],
+    [2, TypeError, 'number 2'],
+    [null, TypeError, 'null'],
+  ])('kind %j is refused, naming it', async (kind, Type, given) => {
+    const error = await engines.simd.loadModel(folder('bert-zh'), { kind }).catch((e) => e);
+    expect(error).toBeInstanceOf(Type);
+    expect(error.message).toBe(`kind: expected one of 'encoder', 'decoder', 'encoder-decoder', got ${given}`);
+  });
+});

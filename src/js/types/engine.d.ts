@@ -10,7 +10,7 @@ import type {
   MultiHeadAttentionArgs,
   MultiHeadAttentionResult,
 } from './attention.js';
-import type { LoadModelOptions, ModelSource, TransformerModel } from './models.js';
+import type { LoadModelOptions, ModelKind, ModelOfKind, ModelSource } from './models.js';
 import type { AttentionTrainer, TrainerOptions } from './training.js';
 
 /** Which WebAssembly build runs the engine. */
@@ -118,8 +118,13 @@ export interface AttentionEngine {
    * the same variant and threads.
    * In browsers and bundlers, the engine must come from 'mha-wasm/model' (so that an app that only computes
    * attention does not carry the model builds); in Node, from any entry.
+   * Resolves to a TransformerModel: an EncoderModel, DecoderModel or EncoderDecoderModel, told apart by
+   * `model.kind`; with options.kind, that kind's model (another kind is refused).
    */
-  loadModel(source: ModelSource, options?: LoadModelOptions): Promise<TransformerModel>;
+  loadModel<K extends ModelKind = ModelKind>(
+    source: ModelSource,
+    options?: LoadModelOptions<K>,
+  ): Promise<ModelOfKind<K>>;
   /** The engine's wasm memory: the heap, what is allocated in it, and what the engine keeps between calls. */
   memoryStats(): Promise<MemoryStats & { models?: MemoryStats }>;
   /** Frees the engine's memory, its layers, trainers and models, and ends its workers. Idempotent; calls afterwards reject. */
