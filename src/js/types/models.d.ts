@@ -71,7 +71,8 @@ export interface LoadModelOptions<K extends ModelKind = ModelKind> {
   token?: string;
   /**
    * The kind the checkpoint must be: loadModel rejects another kind with a TypeError (code 'InvalidArgument')
-   * once config.json is read, before the weights load; and its type is that kind's model (DecoderModel …).
+   * once config.json is read, before the weights load into the engine (a Hub model's files are downloaded
+   * first); and its type is that kind's model (DecoderModel …).
    */
   kind?: K;
   /** The cache only, no request (default: $HF_HUB_OFFLINE in Node). */
