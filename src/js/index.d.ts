@@ -1,11 +1,12 @@
 // Type declarations for mha-wasm. Checked against real use by
 // tests/types/example.ts (`tsc --noEmit`, part of `npm test`).
 // The declarations live by subject in types/ (errors, engine, attention,
-// models, generation, tokenizer, training); every name is exported from here.
+// models, results, generation, tokenizer, training); every name is exported from here.
 export * from './types/errors.js';
 export * from './types/engine.js';
 export * from './types/attention.js';
 export * from './types/models.js';
+export * from './types/results.js';
 export * from './types/generation.js';
 export * from './types/tokenizer.js';
 export * from './types/training.js';

@@ -6,40 +6,28 @@
 // ../shared/fixtures/real), properties that hold for a trained model's story:
 // its heads are not interchangeable, some can go with the continuation kept,
 // all of them cannot. Through a Worker engine, the same bits.
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAttention } from '../../src/js/node.mjs';
 import { attentionRollout, headImportance, oneHeadPerLayer, pruningCurve } from '../../src/js/analysis/index.mjs';
 import { logProbability } from '../../src/js/analysis/reference.mjs';
+import { folder } from './helpers/checkpoints.mjs';
+import { enginesForTests, HERE_AND_IN_A_WORKER, onEachEngine, ONE_AND_THREE_THREADS } from './helpers/engines.mjs';
 
-const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const STORIES = fileURLToPath(new URL('../../../shared/fixtures/real/stories260K/', import.meta.url));
 const PROMPT = 'Once upon a time, there was a little girl named Lily. She loved to play';
-const folder = (name) => path.join(MODELS, name);
 const SENTENCE = '用毒毒毒蛇，毒蛇会不会被毒毒死';
 
 const bits = (x) => Array.from(new Float64Array([x]).buffer.slice(0));
 const flat = (r) =>
   Object.values(r.groups).flatMap((g) => Array.from(g.delta, (d) => new Uint8Array(Float64Array.of(d).buffer)));
 
-let one, three;
-beforeAll(async () => {
-  [one, three] = await Promise.all([
-    createAttention({ variant: 'simd' }),
-    createAttention({ variant: 'threaded-simd', threads: 3 }),
-  ]);
-});
-afterAll(() => {
-  one?.dispose();
-  three?.dispose();
-});
+const engines = enginesForTests(ONE_AND_THREE_THREADS);
 
 test.each(['hf-marian', 'hf-qwen2', 'hf-bert-mlm'])(
   '%s: the pruning order and curve are the same bits on 1 and 3 threads',
   async (name) => {
     const input = name === 'hf-bert-mlm' ? '用[MASK]毒蛇' : SENTENCE;
     const options = name === 'hf-qwen2' ? { newTokens: 4 } : {};
-    const [a, b] = await Promise.all([one, three].map((e) => e.loadModel(folder(name))));
+    const [a, b] = await Promise.all([engines.one, engines.three].map((e) => e.loadModel(folder(name))));
     const [x, y] = await Promise.all([a, b].map((m) => pruningCurve(m, input, options)));
     expect(x.order).toEqual(y.order);
     expect(x.order.map((h) => bits(h.delta))).toEqual(y.order.map((h) => bits(h.delta)));
@@ -60,7 +48,7 @@ test.each(['hf-marian', 'hf-qwen2', 'hf-bert-mlm'])(
 );
 
 test("MarianMT: a pass that keeps the encoder's output is run()'s with that mask, bit for bit", async () => {
-  const model = await one.loadModel(folder('hf-marian'));
+  const model = await engines.one.loadModel(folder('hf-marian'));
   const r = await headImportance(model, SENTENCE);
   const { inputIds, outputIds } = r.reference;
   const V = model.config.vocabSize;
@@ -88,18 +76,15 @@ test("MarianMT: a pass that keeps the encoder's output is run()'s with that mask
   model.dispose();
 });
 
-test('through a Worker engine, the same bits as on this thread', async () => {
-  const worker = await createAttention({ variant: 'simd', worker: true });
-  const [a, b] = await Promise.all([one, worker].map((e) => e.loadModel(folder('hf-marian'))));
-  const [x, y] = await Promise.all([a, b].map((m) => headImportance(m, SENTENCE)));
-  expect(flat(y)).toEqual(flat(x));
-  expect(Array.from(y.reference.outputIds)).toEqual(Array.from(x.reference.outputIds));
-  a.dispose();
-  worker.dispose();
-});
+test('through a Worker engine, the same bits as on this thread', () =>
+  onEachEngine(HERE_AND_IN_A_WORKER, ['hf-marian'], async (name, models) => {
+    const [x, y] = await Promise.all(models.map((m) => headImportance(m, SENTENCE)));
+    expect(flat(y)).toEqual(flat(x));
+    expect(Array.from(y.reference.outputIds)).toEqual(Array.from(x.reference.outputIds));
+  }));
 
 test('onProgress counts every pass; a signal stops the analysis between passes', async () => {
-  const model = await one.loadModel(folder('hf-gpt2-lm'));
+  const model = await engines.one.loadModel(folder('hf-gpt2-lm'));
   const seen = [];
   const r = await headImportance(model, SENTENCE, { onProgress: (p) => seen.push(p) });
   expect(seen).toEqual(
@@ -123,7 +108,7 @@ describe('bad arguments are refused by name', () => {
   let gpt2, bert, encoder;
   beforeAll(async () => {
     [gpt2, bert, encoder] = await Promise.all(
-      ['hf-gpt2-lm', 'hf-bert-mlm', 'hf-roberta'].map((name) => one.loadModel(folder(name))),
+      ['hf-gpt2-lm', 'hf-bert-mlm', 'hf-roberta'].map((name) => engines.one.loadModel(folder(name))),
     );
   });
 
@@ -186,7 +171,7 @@ describe('bad arguments are refused by name', () => {
 describe('stories260K, trained: which heads its story needs', () => {
   let model, importance, curve;
   beforeAll(async () => {
-    model = await three.loadModel(STORIES);
+    model = await engines.three.loadModel(STORIES);
     importance = await headImportance(model, PROMPT, { newTokens: 8 });
     curve = await pruningCurve(model, PROMPT, { newTokens: 8, importance });
   });

@@ -15,21 +15,26 @@
 // do not return them refuse the option by name.
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
+import { folder, MODELS, reference } from './helpers/checkpoints.mjs';
 import { expectNear, sameBits } from './helpers/compare.mjs';
-import { BUILDS, VARIANTS } from './helpers/engines.mjs';
+import {
+  BUILDS,
+  HERE_AND_IN_A_WORKER,
+  modelsForTests,
+  onEachEngine,
+  ONE_AND_THREE_THREADS,
+  VARIANTS,
+} from './helpers/engines.mjs';
 
-const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const HEAD_OUTPUTS = path.join(MODELS, 'head-outputs');
-const folder = (name) => path.join(MODELS, name);
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 const CAPTURED = readdirSync(HEAD_OUTPUTS)
   .filter((file) => file.endsWith('.json'))
   .map((file) => file.slice(0, -'.json'.length))
   .sort();
 const captured = Object.fromEntries(CAPTURED.map((name) => [name, readJson(path.join(HEAD_OUTPUTS, `${name}.json`))]));
-const tolerance = (name) => readJson(path.join(MODELS, name, 'reference.json')).tolerance;
+const tolerance = (name) => reference(name).tolerance;
 const isSeq2Seq = (name) => captured[name].config.modelType === 'marian';
 
 /** A case's input and run() options: its ids (and token types, encoders), its head mask when it has one. */
@@ -132,15 +137,10 @@ describe.each(VARIANTS)('%s build', (variant) => {
   });
 });
 
-test('they are the same bits on 1 and 3 threads', async () => {
-  const [one, three] = await Promise.all([
-    createAttention({ variant: 'simd' }),
-    createAttention({ variant: 'threaded-simd', threads: 3 }),
-  ]);
-  for (const name of CAPTURED) {
-    const [a, b] = await Promise.all([one.loadModel(folder(name)), three.loadModel(folder(name))]);
+test('they are the same bits on 1 and 3 threads', () =>
+  onEachEngine(ONE_AND_THREE_THREADS, CAPTURED, async (name, models) => {
     for (const c of captured[name].cases) {
-      const [x, y] = await Promise.all([a, b].map((m) => m.run(...callOf(name, c, { returnHeadOutputs: true }))));
+      const [x, y] = await Promise.all(models.map((m) => m.run(...callOf(name, c, { returnHeadOutputs: true }))));
       for (const [group, norms] of Object.entries(x.headOutputs))
         for (const kind of ['valueNorms', 'headOutputNorms'])
           expect([name, group, kind, sameBits(norms[kind].data, y.headOutputs[group][kind].data)]).toEqual([
@@ -150,44 +150,27 @@ test('they are the same bits on 1 and 3 threads', async () => {
             true,
           ]);
     }
-  }
-  one.dispose();
-  three.dispose();
-});
+  }));
 
-test('they come the same through a Worker', async () => {
-  const [here, worker] = await Promise.all([
-    createAttention({ variant: 'simd' }),
-    createAttention({ variant: 'simd', worker: true }),
-  ]);
-  for (const name of ['hf-qwen3', 'hf-marian']) {
-    const [a, b] = await Promise.all([here, worker].map((engine) => engine.loadModel(folder(name))));
-    const [x, y] = await Promise.all([a, b].map((m) => m.run('用毒毒毒蛇', { returnHeadOutputs: true })));
+test('they come the same through a Worker', () =>
+  onEachEngine(HERE_AND_IN_A_WORKER, ['hf-qwen3', 'hf-marian'], async (name, models) => {
+    const [x, y] = await Promise.all(models.map((m) => m.run('用毒毒毒蛇', { returnHeadOutputs: true })));
     for (const [group, norms] of Object.entries(x.headOutputs)) {
       expect(y.headOutputs[group].valueNorms.shape).toEqual(norms.valueNorms.shape);
       expect(sameBits(norms.valueNorms.data, y.headOutputs[group].valueNorms.data)).toBe(true);
       expect(sameBits(norms.headOutputNorms.data, y.headOutputs[group].headOutputNorms.data)).toBe(true);
     }
-  }
-  here.dispose();
-  worker.dispose();
-});
+  }));
 
 describe('returnHeadOutputs refused where no head outputs are returned', () => {
-  let engine, gpt2, bert, marian;
-  beforeAll(async () => {
-    engine = await createAttention({ variant: 'simd' });
-    [gpt2, bert, marian] = await Promise.all(
-      ['hf-gpt2-lm', 'hf-bert-mlm', 'hf-marian'].map((name) => engine.loadModel(folder(name))),
-    );
-  });
-  afterAll(() => engine?.dispose());
+  const models = modelsForTests({ gpt2: 'hf-gpt2-lm', bert: 'hf-bert-mlm', marian: 'hf-marian' });
 
   test.each([
     [1, 'number 1'],
     ['yes', 'the string "yes"'],
     [null, 'null'],
   ])('returnHeadOutputs %j is a TypeError naming it', async (value, given) => {
+    const { gpt2, bert, marian } = models;
     const error = new TypeError(`returnHeadOutputs: expected a boolean, got ${given}`);
     for (const model of [gpt2, bert, marian])
       await expect(model.run('毒', { returnHeadOutputs: value })).rejects.toThrow(error);
@@ -195,6 +178,7 @@ describe('returnHeadOutputs refused where no head outputs are returned', () => {
   });
 
   test("a decoder's prefill, step, generate and generateSteps refuse it, naming run(); false is no request", async () => {
+    const { gpt2 } = models;
     for (const what of ['prefill', 'step'])
       await expect(gpt2[what]('毒', { returnHeadOutputs: true })).rejects.toThrow(
         new TypeError(
@@ -226,6 +210,7 @@ describe('returnHeadOutputs refused where no head outputs are returned', () => {
   });
 
   test("an encoder-decoder's generate refuses it, naming the teacher-forced run()", async () => {
+    const { marian } = models;
     await expect(marian.generate('用毒', { returnHeadOutputs: true })).rejects.toThrow(
       new TypeError(
         'returnHeadOutputs: generate() returns no head outputs; run() over its outputIds, teacher-forced, returns ' +

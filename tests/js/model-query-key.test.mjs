@@ -6,21 +6,23 @@
 // over key head floor(h / (numHeads / numKVHeads)), is the attention the same
 // call returns; asking for them changes no bit of the other outputs; the calls
 // that do not return them refuse the option by name.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createAttention } from '../../src/js/node.mjs';
+import { caseFolders, folder, MODELS, reference } from './helpers/checkpoints.mjs';
 import { expectNear, sameBits } from './helpers/compare.mjs';
+import {
+  BUILDS,
+  enginesForTests,
+  HERE_AND_IN_A_WORKER,
+  modelsForTests,
+  onEachEngine,
+  ONE_AND_THREE_THREADS,
+  VARIANTS,
+} from './helpers/engines.mjs';
 
-const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const QUERY_KEY = path.join(MODELS, 'query-key');
-const folder = (name) => path.join(MODELS, name);
+const FOLDERS = caseFolders();
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
-const reference = (name) => readJson(path.join(MODELS, name, 'reference.json'));
-// Every encoder's and decoder's fixture folder (an encoder-decoder's reference has no `cases`).
-const FOLDERS = readdirSync(MODELS)
-  .filter((name) => existsSync(path.join(MODELS, name, 'reference.json')) && reference(name).cases)
-  .sort();
 const CAPTURED = readdirSync(QUERY_KEY)
   .filter((file) => file.endsWith('.json'))
   .map((file) => file.slice(0, -'.json'.length))
@@ -65,17 +67,13 @@ function softmaxDistance({ query, key, queryKeyScale, attention }, config, L) {
   return worst;
 }
 
-describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
-  let engine;
-  beforeAll(async () => {
-    engine = await createAttention({ variant, ...(variant === 'threaded-simd' ? { threads: 3 } : {}) });
-  });
-  afterAll(() => engine?.dispose());
+describe.each(VARIANTS)('%s build', (variant) => {
+  const engines = enginesForTests({ [variant]: BUILDS[variant] });
 
   test.each(CAPTURED)('%s: the queries and keys transformers attends with', async (name) => {
     const captured = readJson(path.join(QUERY_KEY, `${name}.json`));
     const { hiddenAbs, hiddenRel } = reference(name).tolerance;
-    const model = await engine.loadModel(folder(name));
+    const model = await engines[variant].loadModel(folder(name));
     const { numLayers, numHeads, numKVHeads, headDim } = captured.config;
     expect(model.config).toMatchObject({ numLayers, numHeads, numKVHeads, headDim });
     for (const c of captured.cases) {
@@ -91,7 +89,7 @@ describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
 
   test.each(FOLDERS)('%s: softmax(q·kᵀ·scale + mask) is the attention, and nothing else changes', async (name) => {
     const ref = reference(name);
-    const model = await engine.loadModel(folder(name));
+    const model = await engines[variant].loadModel(folder(name));
     const config = model.config;
     // config.json's key/value heads and head width (Qwen3's head_dim is not hiddenSize / numHeads).
     const json = readJson(path.join(folder(name), 'config.json'));
@@ -116,49 +114,29 @@ describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
   });
 });
 
-test('the queries and keys are the same bits on 1 and 3 threads', async () => {
-  const [one, three] = await Promise.all([
-    createAttention({ variant: 'simd' }),
-    createAttention({ variant: 'threaded-simd', threads: 3 }),
-  ]);
-  for (const name of CAPTURED) {
-    const [a, b] = await Promise.all([one.loadModel(folder(name)), three.loadModel(folder(name))]);
+test('the queries and keys are the same bits on 1 and 3 threads', () =>
+  onEachEngine(ONE_AND_THREE_THREADS, CAPTURED, async (name, models) => {
     for (const c of reference(name).cases) {
-      const [x, y] = await Promise.all([a, b].map((m) => m.run(idsOf(c, m), { returnQueryKey: true })));
+      const [x, y] = await Promise.all(models.map((m) => m.run(idsOf(c, m), { returnQueryKey: true })));
       expect(sameBits(x.query, y.query) && sameBits(x.key, y.key)).toBe(true);
     }
-  }
-  one.dispose();
-  three.dispose();
-});
+  }));
 
-test('they come the same through a Worker', async () => {
-  const [here, worker] = await Promise.all([
-    createAttention({ variant: 'simd' }),
-    createAttention({ variant: 'simd', worker: true }),
-  ]);
-  const [a, b] = await Promise.all([here, worker].map((engine) => engine.loadModel(folder('hf-qwen3'))));
-  const [x, y] = await Promise.all([a, b].map((m) => m.run('用毒毒毒蛇', { returnQueryKey: true })));
-  expect(sameBits(x.query, y.query) && sameBits(x.key, y.key) && x.queryKeyScale === y.queryKeyScale).toBe(true);
-  here.dispose();
-  worker.dispose();
-});
+test('they come the same through a Worker', () =>
+  onEachEngine(HERE_AND_IN_A_WORKER, ['hf-qwen3'], async (name, models) => {
+    const [x, y] = await Promise.all(models.map((m) => m.run('用毒毒毒蛇', { returnQueryKey: true })));
+    expect(sameBits(x.query, y.query) && sameBits(x.key, y.key) && x.queryKeyScale === y.queryKeyScale).toBe(true);
+  }));
 
 describe('returnQueryKey refused where no queries and keys are returned', () => {
-  let engine, gpt2, bert, marian;
-  beforeAll(async () => {
-    engine = await createAttention({ variant: 'simd' });
-    [gpt2, bert, marian] = await Promise.all(
-      ['hf-gpt2-lm', 'bert-zh', 'hf-marian'].map((name) => engine.loadModel(folder(name))),
-    );
-  });
-  afterAll(() => engine?.dispose());
+  const models = modelsForTests({ gpt2: 'hf-gpt2-lm', bert: 'bert-zh', marian: 'hf-marian' });
 
   test.each([
     [1, 'number 1'],
     ['yes', 'the string "yes"'],
     [null, 'null'],
   ])('returnQueryKey %j is a TypeError naming it', async (value, given) => {
+    const { gpt2, bert, marian } = models;
     for (const model of [gpt2, bert])
       await expect(model.run('毒', { returnQueryKey: value })).rejects.toThrow(
         new TypeError(`returnQueryKey: expected a boolean, got ${given}`),
@@ -172,6 +150,7 @@ describe('returnQueryKey refused where no queries and keys are returned', () => 
   });
 
   test("a decoder's prefill, step and generate refuse it, naming run(); false is no request", async () => {
+    const { gpt2 } = models;
     for (const what of ['prefill', 'step'])
       await expect(gpt2[what]('毒', { returnQueryKey: true })).rejects.toThrow(
         new TypeError(
@@ -196,6 +175,7 @@ describe('returnQueryKey refused where no queries and keys are returned', () => 
   });
 
   test('an encoder-decoder refuses it in run() and generate(), naming the kinds that return them', async () => {
+    const { marian } = models;
     await expect(marian.run('用毒', { returnQueryKey: true })).rejects.toThrow(
       new TypeError(
         'returnQueryKey: a marian is an encoder-decoder, whose queries and keys run() does not return; ' +

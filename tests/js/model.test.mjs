@@ -3,27 +3,14 @@
 // Hugging Face naming, tokenizer ids from its own WordPiece and byte-level BPE):
 // every build against the references, for every source form; bitwise equal
 // across thread counts; the run() contract; memory back after 50 loads.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
+import { caseFolders, filesOf, folder, reference } from './helpers/checkpoints.mjs';
+import { BUILDS, enginesForTests, ONE_AND_THREE_THREADS, VARIANTS } from './helpers/engines.mjs';
 
-const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const SENTENCE = '用毒毒毒蛇，毒蛇会不会被毒毒死';
-const reference = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
-// Every fixture folder with an encoder's or a decoder's reference: a new architecture's folder is tested by
-// being there (an encoder-decoder's, with its own format, by seq2seq.test.mjs).
-const FOLDERS = readdirSync(MODELS)
-  .filter((name) => existsSync(path.join(MODELS, name, 'reference.json')) && reference(name).cases)
-  .sort();
-const folder = (name) => path.join(MODELS, name);
-
-/** Every file of a fixture folder as { name: Uint8Array }. */
-function filesOf(name) {
-  return Object.fromEntries(
-    readdirSync(folder(name)).map((file) => [file, new Uint8Array(readFileSync(path.join(folder(name), file)))]),
-  );
-}
+const FOLDERS = caseFolders();
 
 /**
  * How loadModel's default ('auto') holds a folder's matrices, from its safetensors headers: in the 16-bit
@@ -66,16 +53,12 @@ function expectReference(r, c, tolerance, label) {
   );
 }
 
-describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
-  let engine;
-  beforeAll(async () => {
-    engine = await createAttention({ variant, ...(variant === 'threaded-simd' ? { threads: 3 } : {}) });
-  });
-  afterAll(() => engine?.dispose());
+describe.each(VARIANTS)('%s build', (variant) => {
+  const engines = enginesForTests({ [variant]: BUILDS[variant] });
 
   test.each(FOLDERS)('%s matches its PyTorch float64 reference in every case', async (name) => {
     const ref = reference(name);
-    const model = await engine.loadModel(folder(name));
+    const model = await engines[variant].loadModel(folder(name));
     // BERT and RoBERTa encode (every token sees every other); GPT-2 and the Llama family decode, causally.
     const decoder = ['gpt2', 'llama', 'qwen2', 'qwen3'].includes(ref.config.modelType);
     // Every model also says its heads' width and its key/value heads (fewer with grouped-query attention). The
@@ -120,17 +103,7 @@ describe.each(['scalar', 'simd', 'threaded-simd'])('%s build', (variant) => {
 });
 
 describe('sources, tokenizers and threads', () => {
-  let one, three;
-  beforeAll(async () => {
-    [one, three] = await Promise.all([
-      createAttention({ variant: 'simd' }),
-      createAttention({ variant: 'threaded-simd', threads: 3 }),
-    ]);
-  });
-  afterAll(() => {
-    one?.dispose();
-    three?.dispose();
-  });
+  const engines = enginesForTests(ONE_AND_THREE_THREADS);
 
   test('a folder, { name: Uint8Array }, { name: ArrayBuffer }, { name: Blob } and File[] load the same model', async () => {
     const files = filesOf('gpt2-sharded');
@@ -144,7 +117,7 @@ describe('sources, tokenizers and threads', () => {
     const c = reference('gpt2-sharded').cases[0];
     const outputs = [];
     for (const source of sources) {
-      const model = await one.loadModel(source);
+      const model = await engines.one.loadModel(source);
       outputs.push((await model.run(c.input)).attention);
       model.dispose();
     }
@@ -152,7 +125,7 @@ describe('sources, tokenizers and threads', () => {
   });
 
   test('the sentence is [CLS] + 15 characters + [SEP]; a pair gets token types 0 then 1', async () => {
-    const model = await one.loadModel(folder('bert-zh'));
+    const model = await engines.one.loadModel(folder('bert-zh'));
     const r = await model.run(SENTENCE, { returnAttention: false });
     expect(r.tokens).toEqual(['[CLS]', ...SENTENCE, '[SEP]']);
     expect(r.attention).toBeUndefined();
@@ -167,13 +140,13 @@ describe('sources, tokenizers and threads', () => {
   });
 
   test('GPT-2 byte pieces of a CJK character read as that character, numbered', async () => {
-    const model = await one.loadModel(folder('gpt2'));
+    const model = await engines.one.loadModel(folder('gpt2'));
     const { tokens } = await model.run('用毒');
     expect(tokens.join('|')).toMatch(/用₁\|用₂\|用₃/);
   });
 
   test.each(FOLDERS)('%s: bitwise the same on 1 and 3 threads', async (name) => {
-    const [a, b] = await Promise.all([one.loadModel(folder(name)), three.loadModel(folder(name))]);
+    const [a, b] = await Promise.all([engines.one.loadModel(folder(name)), engines.three.loadModel(folder(name))]);
     for (const c of reference(name).cases) {
       const options = { returnAttention: true, returnHiddenStates: true };
       const [x, y] = await Promise.all([a.run(c.input, options), b.run(c.input, options)]);
@@ -186,7 +159,7 @@ describe('sources, tokenizers and threads', () => {
 
   test('onProgress reports the bytes streamed, up to the total', async () => {
     const seen = [];
-    const model = await one.loadModel(folder('bert-zh'), { onProgress: (p) => seen.push(p) });
+    const model = await engines.one.loadModel(folder('bert-zh'), { onProgress: (p) => seen.push(p) });
     expect(seen.length).toBeGreaterThan(0);
     const last = seen.at(-1);
     expect(last.loadedBytes).toBe(last.totalBytes);
@@ -295,3 +268,43 @@ test('50 loads and disposes give the memory back', async () => {
   expect(after).toBe(before);
   engine.dispose();
 }, 60_000);
+
+describe("model.kind, and loadModel's kind", () => {
+  const engines = enginesForTests({ simd: { variant: 'simd' } });
+
+  test.each([
+    ['bert-zh', 'encoder'],
+    ['hf-gpt2-lm', 'decoder'],
+    ['hf-marian', 'encoder-decoder'],
+  ])("%s, of kind %s: model.kind is config.kind, and loadModel's kind takes it", async (name, kind) => {
+    const model = await engines.simd.loadModel(folder(name), { kind });
+    expect([model.kind, model.config.kind]).toEqual([kind, kind]);
+    expect(Object.isFrozen(model)).toBe(true);
+    model.dispose();
+  });
+
+  test('another kind is refused by name once config.json is read, leaving no memory behind', async () => {
+    const engine = engines.simd;
+    const before = (await engine.memoryStats()).models?.inUseBytes ?? 0;
+    const error = await engine.loadModel(folder('hf-marian'), { kind: 'decoder' }).catch((e) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe('InvalidArgument');
+    expect(error.message).toBe(
+      "kind: expected a checkpoint of kind 'decoder', got a marian (kind 'encoder-decoder', config.json)",
+    );
+    await expect(engine.loadModel(folder('bert-zh'), { kind: 'decoder' })).rejects.toThrow(
+      new TypeError("kind: expected a checkpoint of kind 'decoder', got a bert (kind 'encoder', config.json)"),
+    );
+    expect((await engine.memoryStats()).models?.inUseBytes ?? 0).toBe(before);
+  });
+
+  test.each([
+    ['seq2seq', RangeError, 'the string "seq2seq"'],
+    [2, TypeError, 'number 2'],
+    [null, TypeError, 'null'],
+  ])('kind %j is refused, naming it', async (kind, Type, given) => {
+    const error = await engines.simd.loadModel(folder('bert-zh'), { kind }).catch((e) => e);
+    expect(error).toBeInstanceOf(Type);
+    expect(error.message).toBe(`kind: expected one of 'encoder', 'decoder', 'encoder-decoder', got ${given}`);
+  });
+});

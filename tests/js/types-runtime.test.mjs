@@ -8,17 +8,9 @@
 // resolve. The extra-argument refusals are the ones the error tables test
 // (helpers/bad-inputs.mjs), plus PyTorch's names and the fixtures' own
 // result names, which are not arguments.
-import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import * as esbuild from 'esbuild';
 import { createAttention } from '../../src/js/node.mjs';
 import { CALL_BAD, FORWARD_BAD, LAYER_BAD, activations, fx, weights } from './helpers/bad-inputs.mjs';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const WORK = path.join(REPO, 'test-output', 'types-runtime');
+import { compileAndImport, errorsByCase } from './helpers/typescript.mjs';
 const unknownName = ([, , , pattern]) => /unknown argument/.test(String(pattern));
 
 // [label, call, extra arguments, refused?]; call: the method the arguments go to.
@@ -84,38 +76,9 @@ function program() {
 let engine, layer, compiled, tscOutput, where;
 
 beforeAll(async () => {
-  mkdirSync(WORK, { recursive: true });
   const made = program();
   where = made.where;
-  writeFileSync(path.join(WORK, 'calls.ts'), made.source);
-  writeFileSync(
-    path.join(WORK, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        target: 'es2022',
-        module: 'esnext',
-        moduleResolution: 'bundler',
-        lib: ['es2022', 'dom'],
-        types: [],
-        strict: true,
-        noEmit: true,
-        skipLibCheck: false,
-      },
-      files: ['calls.ts'],
-    }),
-  );
-  // test-output/ is inside the repository: 'mha-wasm' resolves to its own "types" (self-reference).
-  tscOutput = await promisify(execFile)(
-    process.execPath,
-    [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', WORK],
-    { cwd: REPO },
-  ).then(
-    () => '',
-    (error) => `${error.stdout}${error.stderr}`,
-  );
-  const { code } = await esbuild.transform(made.source, { loader: 'ts', format: 'esm' });
-  writeFileSync(path.join(WORK, 'calls.mjs'), code);
-  compiled = await import(pathToFileURL(path.join(WORK, 'calls.mjs')).href);
+  ({ tscOutput, module: compiled } = await compileAndImport('types-runtime', made.source));
   engine = await createAttention({ variant: 'simd' });
   layer = await engine.createLayer(weights());
 }, 120_000);
@@ -123,14 +86,11 @@ beforeAll(async () => {
 afterAll(() => engine?.dispose());
 
 test('tsc --strict accepts every accepted call and refuses every refused one (no error left, no directive unused)', () => {
-  const lines = tscOutput
-    .split('\n')
-    .filter((line) => /calls\.ts\(\d+,\d+\): error/.test(line))
-    .map((line) => {
-      const n = Number(/calls\.ts\((\d+),/.exec(line)[1]);
-      const i = where.findIndex((w) => w === n || w === n + 1);
-      return `${i >= 0 ? CASES[i][0] : `line ${n}`}: ${line.replace(/^.*error /, '')}`;
-    });
+  const lines = errorsByCase(
+    tscOutput,
+    where,
+    CASES.map(([label]) => label),
+  );
   expect(lines).toEqual([]);
   expect(tscOutput).toBe('');
 });

@@ -32,7 +32,6 @@ Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh, from the reposit
     bash tests/tools/make-hf-chroot.sh --run /var/tmp/sid-root --bind "$PWD" -- \
         python3 "$PWD/tests/tools/make_head_analysis_fixtures.py"
 """
-import contextlib
 import json
 import os
 import sys
@@ -43,32 +42,12 @@ import transformers
 
 transformers.logging.set_verbosity_error()
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hf_checkpoints import MODELS, head_mask, load, reference as read_reference  # noqa: E402
 
-MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "models")
 OUT = os.path.join(MODELS, "head-analysis")
 STEPS = 10
 NEW_TOKENS = 3
-
-
-@contextlib.contextmanager
-def head_mask(model, masks):
-    """transformers 4's head_mask: `masks` maps an attention module's id to its layer's row of 0/1."""
-    module = sys.modules[type(model).__module__]
-    original = module.eager_attention_forward
-
-    def masked(attention, *args, **kwargs):
-        out, weights = original(attention, *args, **kwargs)
-        row = masks.get(id(attention))
-        if row is None:
-            return out, weights
-        keep = torch.tensor(row, dtype=weights.dtype)
-        return out * keep.view(1, 1, -1, 1), weights * keep.view(1, -1, 1, 1)
-
-    module.eager_attention_forward = masked
-    try:
-        yield
-    finally:
-        module.eager_attention_forward = original
 
 
 def log_softmax_at(logits, row, target):
@@ -88,13 +67,11 @@ class Task:
 
     def __init__(self, folder):
         self.folder = folder
-        reference = json.load(open(os.path.join(MODELS, folder, "reference.json"), encoding="utf-8"))
+        reference = read_reference(folder)
         family = reference["config"]["modelType"]
-        path = os.path.join(MODELS, folder)
-        kw = dict(dtype=torch.float64, attn_implementation="eager")
         self.family = family
         if family == "marian":
-            self.model = transformers.AutoModelForSeq2SeqLM.from_pretrained(path, **kw).eval()
+            self.model = load(folder, transformers.AutoModelForSeq2SeqLM)
             m = self.model.model
             self.groups = {"encoder": [l.self_attn for l in m.encoder.layers],
                            "decoder": [l.self_attn for l in m.decoder.layers],
@@ -103,13 +80,13 @@ class Task:
                           "cross": m.config.decoder_attention_heads}
             self.input = reference["forward"][0]["inputIds"]
         elif family == "bert":
-            self.model = transformers.AutoModelForMaskedLM.from_pretrained(path, **kw).eval()
+            self.model = load(folder, transformers.AutoModelForMaskedLM)
             self.groups = {"encoder": [l.attention.self for l in self.model.bert.encoder.layer]}
             self.heads = {"encoder": self.model.config.num_attention_heads}
             case = reference["masked"][0]
             self.input, self.positions = case["inputIds"], case["maskPositions"]
         else:
-            self.model = transformers.AutoModelForCausalLM.from_pretrained(path, **kw).eval()
+            self.model = load(folder, transformers.AutoModelForCausalLM)
             layers = self.model.transformer.h if family == "gpt2" else self.model.model.layers
             self.groups = {"decoder": [l.attn if family == "gpt2" else l.self_attn for l in layers]}
             self.heads = {"decoder": self.model.config.num_attention_heads}

@@ -38,8 +38,6 @@ repository:
 Writes its section of tests/fixtures/models/TRANSFORMERS.md (between its
 markers; the other generators keep it).
 """
-import contextlib
-import json
 import os
 import sys
 
@@ -52,8 +50,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model_fixtures.reference import write_sections  # noqa: E402 (arrays at 12 significant digits, read back)
 from fixture_docs import write_section  # noqa: E402
+from hf_checkpoints import MODELS, head_mask, load, reference as read_reference  # noqa: E402
 
-MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "models")
 OUT = os.path.join(MODELS, "head-outputs")
 # One folder per code path (see the top of this file).
 STACKS = ("hf-bert-mlm", "bert-bf16", "hf-gpt2-lm", "hf-llama", "hf-qwen2", "hf-qwen3")
@@ -137,42 +135,13 @@ def marian_blocks(model):
             "cross": [block(l.encoder_attn, cfg.decoder_attention_heads) for l in model.decoder.layers]}
 
 
-@contextlib.contextmanager
-def head_mask(model, masks):
-    """transformers 4's head_mask: each attention's weights (after softmax) multiplied by mask[head], and so its
-    output, since that is the weights times the values. `masks` maps an attention module to its layer's row
-    (absent: every head kept). Wraps the eager_attention_forward of `model`'s modeling module."""
-    module = sys.modules[type(model).__module__]
-    original = module.eager_attention_forward
-    calls = []
-
-    def masked(attention, *args, **kwargs):
-        out, weights = original(attention, *args, **kwargs)
-        row = masks.get(id(attention))
-        calls.append(row)
-        if row is None:
-            return out, weights
-        keep = torch.tensor(row, dtype=weights.dtype)
-        return out * keep.view(1, 1, -1, 1), weights * keep.view(1, -1, 1, 1)
-
-    module.eager_attention_forward = masked
-    try:
-        yield calls
-    finally:
-        module.eager_attention_forward = original
-
-
-def load(folder, auto):
-    return auto.from_pretrained(os.path.join(MODELS, folder), dtype=torch.float64, attn_implementation="eager").eval()
-
-
 def off_heads(layers, heads):
     """The switched-off case's mask: head (l + 1) mod heads of layer l off."""
     return [[0 if h == (l + 1) % heads else 1 for h in range(heads)] for l in range(layers)]
 
 
 def make_stack(folder):
-    reference = json.load(open(os.path.join(MODELS, folder, "reference.json"), encoding="utf-8"))
+    reference = read_reference(folder)
     family = reference["config"]["modelType"]
     causal = family in DECODERS
     model = load(folder, transformers.AutoModel)
@@ -215,7 +184,7 @@ def make_stack(folder):
 
 
 def make_marian(folder="hf-marian"):
-    reference = json.load(open(os.path.join(MODELS, folder, "reference.json"), encoding="utf-8"))
+    reference = read_reference(folder)
     model = load(folder, transformers.AutoModel)
     groups = marian_blocks(model)
     cases = []

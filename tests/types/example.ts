@@ -250,12 +250,14 @@ export async function everyCall(): Promise<number> {
 // In browsers, the engine whose loadModel() loads checkpoints comes from 'mha-wasm/model'.
 export const withModels: Promise<AttentionEngine> = createWithModels({ variant: 'simd' });
 
-// Models: a folder or its files; the config, tokens and per-layer arrays.
+// Models: a folder or its files; the config, tokens and per-layer arrays; each kind's calls (tests/types/kinds.ts
+// checks what each returns and refuses).
 export async function models(engine: AttentionEngine, files: File[]): Promise<number> {
-  const model: TransformerModel = await engine.loadModel('checkpoints/bert-base-chinese', {
+  const model = await engine.loadModel('checkpoints/bert-base-chinese', {
+    kind: 'encoder',
     onProgress: ({ loadedBytes, totalBytes }) => loadedBytes / totalBytes,
   });
-  const fromFiles = await engine.loadModel(files);
+  const fromFiles: TransformerModel = await engine.loadModel(files);
   const controller = new AbortController();
   const byName = await engine.loadModel('google-bert/bert-base-chinese', {
     revision: 'main',
@@ -281,73 +283,76 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
   void byName;
   const { modelType, numLayers, maxLength }: ModelConfig = model.config;
   const r = await model.run('用毒毒毒蛇，毒蛇会不会被毒毒死', { returnHiddenStates: true });
-  const pair = await fromFiles.run({ text: '用毒毒毒蛇', textPair: '蛇会被毒死吗？' }, { returnAttention: false });
+  const pair =
+    fromFiles.kind === 'encoder' ? await fromFiles.run({ text: '用毒毒毒蛇', textPair: '蛇会被毒死吗？' }) : r;
   const ids = await model.run({ inputIds: [101, 102], tokenTypeIds: new Int32Array(2) });
-  const [layers, , queries, keys] = r.attentions?.encoder?.shape ?? [0, 0, 0, 0];
+  const [layers, , queries, keys] = r.attentions.encoder.shape;
   // Every layer's queries and keys, for a head's q·k: [numLayers, numHeads | numKVHeads, L, headDim].
   const qk = await model.run('用毒', { returnQueryKey: true });
   const { headDim, numKVHeads } = model.config;
-  const dots: number = (qk.queryKeyScale ?? 0) * (qk.query?.[0] ?? 0) * (qk.key?.[0] ?? 0) * headDim * numKVHeads;
+  const dots: number = qk.queryKeyScale * qk.query[0] * qk.key[0] * headDim * numKVHeads;
   void dots;
   // What each head writes, by group: ‖f_h(x_j)‖ and each head's output norm, [numLayers, numHeads, L].
   const written = await model.run('用毒', { returnHeadOutputs: true });
-  const valueNorms: Float32Array | undefined = written.headOutputs?.encoder?.valueNorms.data;
-  const [, , writtenL] = written.headOutputs?.decoder?.headOutputNorms.shape ?? [0, 0, 0];
+  const valueNorms: Float32Array = written.headOutputs.encoder.valueNorms.data;
+  const [, , writtenL] = written.headOutputs.encoder.headOutputNorms.shape;
   void [valueNorms, writtenL];
   const specials: number = r.special.reduce((n, x) => n + x, 0) + model.specialTokens.length;
   void [layers, queries, keys, specials];
-  if (model.config.kind === 'decoder' && model.config.causal) {
-    const first = await model.prefill('the snake', { returnAttention: true });
-    const next = await model.step({ inputIds: [262] });
-    const pastBefore: number = next.past + first.past + model.past;
-    await model.reset();
+  if (fromFiles.kind === 'decoder' && fromFiles.config.causal) {
+    const decoder = fromFiles;
+    const first = await decoder.prefill('the snake', { returnAttention: true });
+    const next = await decoder.step({ inputIds: [262] });
+    const pastBefore: number = next.past + first.past + decoder.past;
+    await decoder.reset();
     // @ts-expect-error a step takes no text pair
-    await model.step({ text: 'a', textPair: 'b' });
+    await decoder.step({ text: 'a', textPair: 'b' });
     // @ts-expect-error a step's keys would be its new tokens' alone: run() returns the queries and keys
-    await model.step({ inputIds: [262] }, { returnQueryKey: true });
+    await decoder.step({ inputIds: [262] }, { returnQueryKey: true });
     // @ts-expect-error nor what each head writes (run()'s)
-    await model.prefill('the snake', { returnHeadOutputs: true });
+    await decoder.prefill('the snake', { returnHeadOutputs: true });
     // @ts-expect-error generate() returns no head outputs: run() over its outputIds does
-    await model.generate('a', { returnHeadOutputs: true });
+    await decoder.generate('a', { returnHeadOutputs: true });
     // The step stream: each token, the logits it came from and the attention of the tokens fed for it.
-    for await (const s of model.generateSteps('Once upon a time', { maxNewTokens: 8 })) {
+    for await (const s of decoder.generateSteps('Once upon a time', { maxNewTokens: 8 })) {
       const row: Float32Array = s.logits;
-      const shape: number[] | undefined = s.attentions?.decoder.shape;
+      const shape: number[] = s.attentions.decoder.shape;
       void [row, shape, s.token, s.score + s.step + s.id];
     }
     // @ts-expect-error a stream has no callbacks: its steps are its values
-    model.generateSteps('a', { onToken: () => {} });
-    await model.generate('a', { onStep: async ({ id, attention }) => void [id, attention?.length] });
+    decoder.generateSteps('a', { onToken: () => {} });
+    await decoder.generate('a', { onStep: async ({ id, attention }) => void [id, attention?.length] });
     void pastBefore;
   }
-  if (model.config.kind === 'encoder-decoder') {
+  if (fromFiles.kind === 'encoder-decoder') {
+    const mt = fromFiles;
     // A translation: teacher-forced, then generated with heads switched off.
-    const forced = await model.run(
+    const forced = await mt.run(
       { text: '用毒毒毒蛇，毒蛇会不会被毒毒死', decoderInputIds: [65000, 12] },
       { returnLogits: true, headMask: { cross: [[1, 0, 1, 1]] } },
     );
-    const cross: Float32Array | undefined = forced.crossAttention;
-    const g = await model.generate('用毒毒毒蛇，毒蛇会不会被毒毒死', {
+    const cross: Float32Array = forced.crossAttention;
+    const g = await mt.generate('用毒毒毒蛇，毒蛇会不会被毒毒死', {
       numBeams: 4,
       numReturnSequences: 2,
       onToken: ({ tokens }) => tokens.join(''),
     });
-    await model.generate('毒', { numBeams: 1, onStep: ({ attentions }) => void attentions?.cross?.shape });
+    await mt.generate('毒', { numBeams: 1, onStep: ({ attentions }) => void attentions?.cross.shape });
     const best: string | null = g.text;
     const scores: number[] = g.candidates.map((c) => c.score);
     // @ts-expect-error: early stopping is a boolean or 'never'
-    await model.generate('毒', { earlyStopping: 'always' });
+    await mt.generate('毒', { earlyStopping: 'always' });
     // @ts-expect-error: an encoder-decoder's run() returns no queries and keys
-    await model.run({ text: '毒', decoderInputIds: [65000] }, { returnQueryKey: true });
+    await mt.run({ text: '毒', decoderInputIds: [65000] }, { returnQueryKey: true });
     // What each head writes in the three groups; the cross-attention's values are the encoder's positions.
-    const heads = await model.run({ text: '毒', decoderInputIds: [65000] }, { returnHeadOutputs: true });
-    const crossValues: Float32Array | undefined = heads.headOutputs?.cross.valueNorms.data;
-    void [cross, best, scores, crossValues, (model.config.decoderLayers ?? 0) + g.outputIds.length];
+    const heads = await mt.run({ text: '毒', decoderInputIds: [65000] }, { returnHeadOutputs: true });
+    const crossValues: Float32Array = heads.headOutputs.cross.valueNorms.data;
+    void [cross, best, scores, crossValues, mt.config.decoderLayers + g.outputIds.length];
   }
   // @ts-expect-error: not an input field
   await model.run({ ids: [1] });
   const tokens: string[] = r.tokens;
-  const attention: Float32Array | undefined = r.attention;
+  const attention: Float32Array = r.attention;
   const memory = (await engine.memoryStats()).models?.inUseBytes ?? 0;
   model.dispose();
   return (
@@ -355,11 +360,11 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     numLayers +
     maxLength +
     tokens.length +
-    (attention?.length ?? 0) +
+    attention.length +
     memory +
     pair.lastHiddenState.length +
     ids.inputIds.length +
-    (r.hiddenStates?.length ?? 0)
+    r.hiddenStates.length
   );
 }
 

@@ -5,7 +5,7 @@ import type { Encoding, GenerationStep, ModelTokenizer, TokenReport } from 'mha-
 
 export async function text(): Promise<void> {
   const engine = await createAttention();
-  const model = await engine.loadModel('Qwen/Qwen2.5-0.5B');
+  const model = await engine.loadModel('Qwen/Qwen2.5-0.5B', { kind: 'decoder' });
   // Streaming text: each step's delta; the steps joined are result.text.
   let streamed = '';
   for await (const s of model.generateSteps('The cat', { maxNewTokens: 8 })) streamed += s.textDelta ?? '';

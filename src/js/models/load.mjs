@@ -63,6 +63,11 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   const { json, configFile } = checkpoint;
   // Read and checked by the model build (an Error naming config.json's field: BadConfig, UnsupportedModel).
   const layout = await step('BadConfig', () => call(CALLS.describeModel, [json]), { file: configFile });
+  if (opts.kind !== undefined && opts.kind !== layout.architecture.kind)
+    throw new ArgumentTypeError(
+      `kind: expected a checkpoint of kind '${opts.kind}', got a ${layout.config.modelType} (kind ` +
+        `'${layout.architecture.kind}', ${configFile})`,
+    );
   const tokenizer = await step('BadTokenizer', async () =>
     createTokenizer(await checkpoint.tokenizerFiles(), tokenizerHost, { vocabSize: layout.config.vocabSize }),
   );
@@ -335,6 +340,8 @@ function ownBuffer(bytes) {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
+// A model's kinds (src/model/arch/registry.cpp's kind_name): loadModel's `kind` asks for one.
+const KINDS = ['encoder', 'decoder', 'encoder-decoder'];
 const LOAD_OPTIONS = new Set([
   'onProgress',
   'signal',
@@ -346,6 +353,7 @@ const LOAD_OPTIONS = new Set([
   'offline',
   'forceDownload',
   'file',
+  'kind',
 ]);
 
 /** loadModel's options, checked here where they are the same for every source (the Hub's by sources/hub.mjs). */
@@ -353,7 +361,7 @@ function checkLoadOptions(options) {
   if (options === undefined) return {};
   if (!options || typeof options !== 'object')
     throw new ArgumentTypeError(
-      `loadModel options: expected { onProgress, signal, weights, revision, endpoint, cacheDir, token, offline, forceDownload, file }, got ${describe(options)}`,
+      `loadModel options: expected { onProgress, signal, weights, revision, endpoint, cacheDir, token, offline, forceDownload, file, kind }, got ${describe(options)}`,
     );
   rejectUnknown(options, LOAD_OPTIONS, 'loadModel');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
@@ -371,6 +379,10 @@ function checkLoadOptions(options) {
     if (options.weights !== 'auto' && !WEIGHTS.includes(options.weights))
       throw new ArgumentRangeError(`weights: expected one of ${expected}, got ${JSON.stringify(options.weights)}`);
   }
+  if (options.kind !== undefined && !KINDS.includes(options.kind))
+    throw new (typeof options.kind === 'string' ? ArgumentRangeError : ArgumentTypeError)(
+      `kind: expected one of ${KINDS.map((k) => `'${k}'`).join(', ')}, got ${describe(options.kind)}`,
+    );
   if (options.file !== undefined) {
     const expected = "the name of a .gguf file of the folder or repo ('model-q8_0.gguf')";
     if (typeof options.file !== 'string')

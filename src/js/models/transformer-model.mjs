@@ -45,6 +45,8 @@ export class TransformerModel extends EngineResource {
     super(call, id, 'model', CALLS.disposeModel, onDispose);
     /** { modelType, numLayers, numHeads, hiddenSize, vocabSize, maxPositions, kind, causal, maxLength (the longest input, in tokens) }. */
     this.config = config.public;
+    /** config.kind ('encoder', 'decoder', 'encoder-decoder'): which calls the model has, and TypeScript's discriminant. */
+    this.kind = this.config.kind;
     /** The tokenizer's special tokens, [{ id, token }] by id ([] without a tokenizer). */
     this.specialTokens = tokenizer?.specialTokens ?? Object.freeze([]);
     /** The checkpoint's tokenizer without the model (encode, decode, countTokens, specialTokens); null without one. */

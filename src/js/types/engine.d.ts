@@ -10,7 +10,7 @@ import type {
   MultiHeadAttentionArgs,
   MultiHeadAttentionResult,
 } from './attention.js';
-import type { LoadModelOptions, ModelSource, TransformerModel } from './models.js';
+import type { LoadModelOptions, ModelKind, ModelOfKind, ModelSource } from './models.js';
 import type { AttentionTrainer, TrainerOptions } from './training.js';
 
 /** Which WebAssembly build runs the engine. */
@@ -18,11 +18,11 @@ export type Variant = 'threaded-relaxed-simd' | 'relaxed-simd' | 'threaded-simd'
 
 export interface CreateAttentionOptions {
   /**
-   * Build to load. Default in Node: "threaded-simd". Default in browsers: "threaded-simd" in a
-   * cross-origin-isolated page, else "simd" where WebAssembly SIMD exists, else "scalar". Where
-   * the host runs WebAssembly relaxed SIMD (Chrome ≥ 114, Firefox ≥ 145, Node ≥ 22, Node 20 with
-   * --experimental-wasm-relaxed-simd), "threaded-relaxed-simd" and "relaxed-simd" instead of the
-   * two SIMD builds: the same engine whose products use fused multiply-add.
+   * Build to load. Default: the best this host runs. In Node, "threaded-relaxed-simd" (Node ≥ 22, or Node
+   * 20 with --experimental-wasm-relaxed-simd), else "threaded-simd". In browsers, a threaded build in a
+   * cross-origin-isolated page, else a single-thread one; "relaxed-simd" builds where relaxed SIMD exists
+   * (Chrome ≥ 114, Firefox ≥ 145), else "simd" where WebAssembly SIMD exists, else "scalar". The relaxed
+   * builds are the same engine whose products use fused multiply-add.
    */
   variant?: Variant;
   /**
@@ -112,14 +112,20 @@ export interface AttentionEngine {
   /**
    * Loads a Hugging Face checkpoint — an encoder (BERT, RoBERTa, XLM-R, CamemBERT), a decoder (GPT-2, Llama,
    * Qwen2, Qwen3) or an encoder-decoder (MarianMT): config.json, model.safetensors or pytorch_model.bin or their
-   * shards, and tokenizer.json, vocab.txt, or a Marian model's source.spm, target.spm and vocab.json — by its Hub
-   * name or page URL, from a folder path or file: URL (Node) or from its files. Its errors carry a code
+   * shards, and tokenizer.json, vocab.txt, or a Marian model's source.spm, target.spm and vocab.json; or a GGUF
+   * file of llama.cpp's (Llama, Qwen2, Qwen3: options.file) — by its Hub name or page URL, from a folder path,
+   * a file path or file: URL (Node) or from its files. Its errors carry a code
    * (ErrorCode). Runs in the build with the Transformer blocks (dist/mha-model-*), started with the first model on
    * the same variant and threads.
    * In browsers and bundlers, the engine must come from 'mha-wasm/model' (so that an app that only computes
    * attention does not carry the model builds); in Node, from any entry.
+   * Resolves to a TransformerModel: an EncoderModel, DecoderModel or EncoderDecoderModel, told apart by
+   * `model.kind`; with options.kind, that kind's model (another kind is refused).
    */
-  loadModel(source: ModelSource, options?: LoadModelOptions): Promise<TransformerModel>;
+  loadModel<K extends ModelKind = ModelKind>(
+    source: ModelSource,
+    options?: LoadModelOptions<K>,
+  ): Promise<ModelOfKind<K>>;
   /** The engine's wasm memory: the heap, what is allocated in it, and what the engine keeps between calls. */
   memoryStats(): Promise<MemoryStats & { models?: MemoryStats }>;
   /** Frees the engine's memory, its layers, trainers and models, and ends its workers. Idempotent; calls afterwards reject. */

@@ -1,6 +1,17 @@
 // Declarations of generation (src/js/index.d.ts re-exports them): an encoder-decoder's generate() and a
-// decoder's generate() and generateSteps(), their options, steps and results.
-import type { AttentionGroup, HeadMask, Seq2SeqResult } from './models.js';
+// decoder's generate() and generateSteps(), their options, steps and results (each result's fields as its
+// options ask: results.d.ts).
+import type { HeadMask, LayerHeadMask } from './models.js';
+import type {
+  Asked,
+  AttentionGroup,
+  Either,
+  Flat,
+  Returned,
+  Seq2SeqAttention,
+  Seq2SeqBase,
+  Seq2SeqHiddenStates,
+} from './results.js';
 
 export interface GenerateOptions {
   /** Tokens after decoder_start_token_id (default: generation_config.json's max_length, 20 without one). */
@@ -31,7 +42,7 @@ export interface GenerateOptions {
    * Each step of a greedy search (numBeams 1; with beams a TypeError): its token, the logits it was chosen from
    * and the decoder's and cross-attention rows of the token fed for it. Awaited before the next step.
    */
-  onStep?: (step: GenerationStep) => void | Promise<void>;
+  onStep?: (step: Seq2SeqGenerationStep) => void | Promise<void>;
   /** Stops between steps (it rejects with the signal's reason). */
   signal?: AbortSignal;
 }
@@ -39,11 +50,9 @@ export interface GenerateOptions {
 /**
  * One step of a generation, as transformers' generate(output_logits, output_scores, output_attentions) gives
  * it: the token chosen, the raw logits row it was chosen from, its processed score, and (with returnAttention,
- * the default) the attention of the tokens fed for it — a decoder's: [numLayers, numHeads, fed, keys] (the
- * prompt at step 1, then the token before), run()'s rows bit for bit; an encoder-decoder's: decoder
- * [decoderLayers, decoderHeads, 1, step] and cross [decoderLayers, decoderHeads, 1, S].
+ * the default) the attention of the tokens fed for it.
  */
-export interface GenerationStep {
+export interface GenerationStepBase {
   /** 1 for the first new token. */
   step: number;
   id: number;
@@ -61,12 +70,29 @@ export interface GenerationStep {
   score: number;
   /** The raw logits the token was chosen from, [vocabSize]. */
   logits: Float32Array;
-  /** A sampled generation's seed. */
-  seed?: number;
-  /** A decoder's: the data of attentions.decoder. */
-  attention?: Float32Array;
-  attentions?: { decoder: AttentionGroup; cross?: AttentionGroup };
 }
+
+/**
+ * A decoder's step (generateSteps' values, generate's onStep) with options O: its attention
+ * [numLayers, numHeads, fed, keys] (the prompt at step 1, then the token before), run()'s rows bit for bit,
+ * unless returnAttention is false; a sampled generation's seed.
+ */
+export type DecoderGenerationStep<O = { returnAttention: boolean }> = Flat<
+  GenerationStepBase &
+    Returned<Asked<O, 'doSample', 'maybe'>, { seed: number }> &
+    Returned<Asked<O, 'returnAttention', 'yes'>, { attention: Float32Array; attentions: { decoder: AttentionGroup } }>
+>;
+
+/**
+ * An encoder-decoder's greedy step (onStep): with returnAttention (the default), decoder
+ * [decoderLayers, decoderHeads, 1, step] and cross [decoderLayers, decoderHeads, 1, S].
+ */
+export interface Seq2SeqGenerationStep extends GenerationStepBase {
+  attentions?: { decoder: AttentionGroup; cross: AttentionGroup };
+}
+
+/** A step of either kind's generation. */
+export type GenerationStep = DecoderGenerationStep | Seq2SeqGenerationStep;
 
 /** What onToken is given: the output so far, its pieces, and (a token at a time) the new id and its text. */
 export interface TokenReport {
@@ -88,25 +114,40 @@ export interface GenerateCandidate {
   score: number;
 }
 
-/** transformers' generate(): sequences[0] as outputIds, its text, and the attention of every token fed back. */
-export interface GenerateResult extends Partial<
-  Omit<Seq2SeqResult, 'inputIds' | 'tokens' | 'special' | 'headOutputs'>
-> {
+/** An encoder-decoder's generate() whatever its options. */
+export interface GenerateBase {
   /** [S], the input, and its readable pieces and special tokens (run()'s inputIds, tokens and special). */
   inputIds: Int32Array;
   inputTokens: string[];
   inputSpecial: Uint8Array;
+  /** transformers' generate() sequences[0]: decoder_start_token_id first, eos last unless the length ran out. */
   outputIds: Int32Array;
   /** The readable pieces of outputIds. */
   tokens: string[];
   /** The translation: outputIds decoded without special tokens (null without a tokenizer). */
   text: string | null;
-  /** Greedy: each chosen token's processed score. */
+  /** Greedy (numBeams 1): each chosen token's processed score; a beam search has none. */
   stepScores?: Float64Array;
   score: number;
   /** The numReturnSequences best, best first (greedy: the one). */
   candidates: GenerateCandidate[];
 }
+
+/**
+ * An encoder-decoder's generate() with options O: with returnAttention (the default) or returnHiddenStates, the
+ * teacher-forced run() over outputIds but its last (decoderInputIds, decoderTokens, the encoder's and the
+ * decoder's last hidden states) and the attention of every token fed back (its rows of the steps, bit for bit
+ * that run's) or the hidden states.
+ */
+export type GenerateResult<O = {}> = Flat<
+  GenerateBase &
+    Returned<
+      Either<Asked<O, 'returnAttention', 'yes'>, Asked<O, 'returnHiddenStates'>>,
+      Omit<Seq2SeqBase, 'inputIds' | 'tokens' | 'special'>
+    > &
+    Returned<Asked<O, 'returnAttention', 'yes'>, Seq2SeqAttention> &
+    Returned<Asked<O, 'returnHiddenStates'>, Seq2SeqHiddenStates>
+>;
 
 export interface DecoderGenerateOptions {
   /** New tokens after the prompt (default: generation_config.json's max_length, which counts the prompt). */
@@ -127,21 +168,22 @@ export interface DecoderGenerateOptions {
   returnAttention?: boolean;
   returnHiddenStates?: boolean;
   /** [numLayers][numHeads] of 1 (keep) or 0 (off), at every step and in the returned attention. */
-  headMask?: ArrayLike<0 | 1 | boolean>[];
+  headMask?: LayerHeadMask;
   /** Each new token as it is decided, with the text it adds (`textDelta`, as a step's). */
   onToken?: (report: TokenReport) => void;
   /**
    * Each step: its token, the logits it was chosen from, and (with returnAttention, the default) the attention
    * of the tokens fed for it, computed as run()'s. Awaited before the next step.
    */
-  onStep?: (step: GenerationStep) => void | Promise<void>;
+  onStep?: (step: DecoderGenerationStep) => void | Promise<void>;
   signal?: AbortSignal;
 }
 
 /** generateSteps()'s options: generate()'s but the callbacks and the hidden states. */
 export type GenerateStepsOptions = Omit<DecoderGenerateOptions, 'onToken' | 'onStep' | 'returnHiddenStates'>;
 
-export interface DecoderGenerateResult {
+/** A decoder's generate() whatever its options. */
+export interface DecoderGenerateBase {
   /** The prompt's ids and pieces. */
   inputIds: Int32Array;
   inputTokens: string[];
@@ -158,9 +200,16 @@ export interface DecoderGenerateResult {
   /** The sum of the chosen tokens' log-probabilities (after the processors); each one's processed score. */
   score: number;
   stepScores: Float64Array;
-  /** The seed a sampled generation used (to repeat it). */
-  seed?: number;
-  attention?: Float32Array;
-  attentions?: { decoder: AttentionGroup };
-  hiddenStates?: Float32Array;
 }
+
+/**
+ * A decoder's generate() with options O: the seed a sampled generation used (to repeat it; doSample left out,
+ * generation_config.json's do_sample decides); run()'s attention [numLayers, numHeads, n − 1, n − 1] over
+ * outputIds without its last id (unless returnAttention is false) and, asked, its hidden states.
+ */
+export type DecoderGenerateResult<O = {}> = Flat<
+  DecoderGenerateBase &
+    Returned<Asked<O, 'doSample', 'maybe'>, { seed: number }> &
+    Returned<Asked<O, 'returnAttention', 'yes'>, { attention: Float32Array; attentions: { decoder: AttentionGroup } }> &
+    Returned<Asked<O, 'returnHiddenStates'>, { hiddenStates: Float32Array }>
+>;

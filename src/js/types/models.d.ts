@@ -1,15 +1,18 @@
 // Declarations of Hugging Face models (src/js/index.d.ts re-exports them):
-// loadModel's sources and options, a model's config, run() and its results, an
-// encoder-decoder's run, a decoder's prefill and step, special tokens, and the
-// model's methods (generation's options and results: generation.d.ts).
+// loadModel's sources and options, a model's config, inputs and options, special
+// tokens, and the models by kind — EncoderModel, DecoderModel, EncoderDecoderModel,
+// told apart by `kind` — with their methods (what run() returns: results.d.ts;
+// generation's options and results: generation.d.ts).
+import type { Exact } from './attention.js';
 import type {
   DecoderGenerateOptions,
   DecoderGenerateResult,
+  DecoderGenerationStep,
   GenerateOptions,
   GenerateResult,
   GenerateStepsOptions,
-  GenerationStep,
 } from './generation.js';
+import type { DecoderResult, EncoderResult, Seq2SeqResult, StepResult } from './results.js';
 import type { ModelTokenizer, TruncationOptions } from './tokenizer.js';
 
 /**
@@ -32,7 +35,7 @@ export interface LoadProgress {
   fileTotalBytes?: number;
 }
 
-export interface LoadModelOptions {
+export interface LoadModelOptions<K extends ModelKind = ModelKind> {
   /** Called as files download and as the weights stream into the engine. */
   onProgress?: (progress: LoadProgress) => void;
   /** Stops the download and the load (it rejects with the signal's reason); what was downloaded stays in the cache. */
@@ -73,6 +76,12 @@ export interface LoadModelOptions {
    * plain http unless the endpoint is loopback; a URL source on another origin loads without it.
    */
   token?: string;
+  /**
+   * The kind the checkpoint must be: loadModel rejects another kind with a TypeError (code 'InvalidArgument')
+   * once config.json is read, before the weights load into the engine (a Hub model's files are downloaded
+   * first); and its type is that kind's model (DecoderModel …).
+   */
+  kind?: K;
   /** The cache only, no request (default: $HF_HUB_OFFLINE in Node). */
   offline?: boolean;
   /**
@@ -82,26 +91,23 @@ export interface LoadModelOptions {
   forceDownload?: boolean;
 }
 
-export interface ModelConfig {
-  /**
-   * config.json's model_type, one the engine's architectures run (src/model/arch/registry.cpp): 'bert', 'roberta',
-   * 'xlm-roberta', 'camembert', 'gpt2', 'marian', 'llama', 'qwen2', 'qwen3'.
-   */
-  modelType: string;
-  /** An encoder-decoder's are its encoder's. */
+/** What an architecture is: BERT and RoBERTa encode, GPT-2 and Llama decode, Marian (a translation model) does both. */
+export type ModelKind = 'encoder' | 'decoder' | 'encoder-decoder';
+
+/** config.json's model_type, by kind: those the engine's architectures run (src/model/arch/registry.cpp). */
+export type EncoderModelType = 'bert' | 'roberta' | 'xlm-roberta' | 'camembert';
+export type DecoderModelType = 'gpt2' | 'llama' | 'qwen2' | 'qwen3';
+export type EncoderDecoderModelType = 'marian';
+export type ModelType = EncoderModelType | DecoderModelType | EncoderDecoderModelType;
+
+/** A model's sizes, whatever its kind (an encoder-decoder's are its encoder's). */
+export interface ModelConfigBase {
   numLayers: number;
   numHeads: number;
-  /** An encoder-decoder's decoder (kind 'encoder-decoder' only). */
-  decoderLayers?: number;
-  decoderHeads?: number;
   hiddenSize: number;
   vocabSize: number;
   /** config.json's max_position_embeddings (n_positions for GPT-2). */
   maxPositions: number;
-  /** What the architecture is: BERT and RoBERTa encode, GPT-2 decodes, Marian (a translation model) does both. */
-  kind: 'encoder' | 'decoder' | 'encoder-decoder';
-  /** Whether its (an encoder-decoder's: its decoder's) self-attention sees only earlier positions (each attention row i is 0 past key i). */
-  causal: boolean;
   /** The longest input in tokens (RoBERTa's first position ids are taken). */
   maxLength: number;
   /** Whether run() returns logits (returnLogits): a decoder's or an encoder-decoder's head, a BERT's masked-LM head when the checkpoint holds it. */
@@ -109,7 +115,7 @@ export interface ModelConfig {
   /**
    * Every head's width (dK = dV: hiddenSize / numHeads, or config.json's head_dim, as Qwen3's), and the key/value
    * heads: numHeads, or fewer with grouped-query attention (Llama, Qwen2, Qwen3), where query head h uses key head
-   * floor(h / (numHeads / numKVHeads)). An encoder-decoder's are its encoder's.
+   * floor(h / (numHeads / numKVHeads)).
    */
   headDim: number;
   numKVHeads: number;
@@ -123,11 +129,47 @@ export interface ModelConfig {
   weightBytes: number;
 }
 
-/** Text (tokenized by the folder's tokenizer), a sentence pair, or token ids. */
-export type ModelInput =
-  | string
-  | { text: string; textPair?: string }
-  | { inputIds: Int32Array | number[]; tokenTypeIds?: Int32Array | number[] };
+/** `causal`: whether its (an encoder-decoder's: its decoder's) self-attention sees only earlier positions (each attention row i is 0 past key i). */
+export interface EncoderConfig extends ModelConfigBase {
+  modelType: EncoderModelType;
+  kind: 'encoder';
+  causal: false;
+}
+
+export interface DecoderConfig extends ModelConfigBase {
+  modelType: DecoderModelType;
+  kind: 'decoder';
+  causal: true;
+}
+
+export interface EncoderDecoderConfig extends ModelConfigBase {
+  modelType: EncoderDecoderModelType;
+  kind: 'encoder-decoder';
+  causal: true;
+  /** Its decoder's layers and heads (numLayers and numHeads are its encoder's). */
+  decoderLayers: number;
+  decoderHeads: number;
+}
+
+export type ModelConfig = EncoderConfig | DecoderConfig | EncoderDecoderConfig;
+
+/** Token ids. */
+export type TokenIds = Int32Array | readonly number[];
+
+/** An encoder's input: text (tokenized by the folder's tokenizer), a sentence pair, or token ids (with token types). */
+export type ModelInput = string | { text: string; textPair?: string } | { inputIds: TokenIds; tokenTypeIds?: TokenIds };
+
+/** A decoder's run() input: a decoder has no token types. */
+export type DecoderInput = string | { text: string; textPair?: string } | { inputIds: TokenIds };
+
+/**
+ * One layer's row of a head mask, [numHeads]: 1 or true keeps a head, 0 or false switches it off (any other
+ * value is a RangeError); an array or a typed array, as code builds it.
+ */
+export type HeadMaskRow = readonly (number | boolean)[] | (ArrayBufferView & ArrayLike<number>);
+
+/** A head mask of one stack: [numLayers] rows. An off head's output and weights are 0. */
+export type LayerHeadMask = readonly HeadMaskRow[];
 
 export interface ModelRunOptions extends TruncationOptions {
   /** Every layer's attention weights (default true). */
@@ -137,7 +179,7 @@ export interface ModelRunOptions extends TruncationOptions {
   /** The language-model head's logits (default false): GPT-2's, tied to its token embeddings; a RangeError for a model without one. */
   returnLogits?: boolean;
   /** Heads switched off: [numLayers][numHeads] of 1 (keep) or 0 (off); an off head's output and weights are 0. */
-  headMask?: ArrayLike<0 | 1 | boolean>[];
+  headMask?: LayerHeadMask;
   /**
    * Every layer's queries and keys as its attention takes them (default false): result.query, result.key and
    * result.queryKeyScale. run() of an encoder or a decoder only: prefill(), step(), generate() and an
@@ -154,132 +196,35 @@ export interface ModelRunOptions extends TruncationOptions {
 /** A decoder's prefill() and step() take run()'s options but returnQueryKey, returnHeadOutputs and truncation (run()'s). */
 export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey' | 'returnHeadOutputs' | 'truncation' | 'maxLength'>;
 
-export interface ModelResult {
-  /** [L]. */
-  inputIds: Int32Array;
-  /** [L] readable pieces: "[CLS]", "毒", "##s", " snake"; byte pieces of one character as "毒₁", "毒₂", "毒₃". */
-  tokens: string[];
-  /** [L, hiddenSize]. */
-  lastHiddenState: Float32Array;
-  /** [numLayers, numHeads, L, L], rows are queries. */
-  attention?: Float32Array;
-  /** [numLayers + 1, L, hiddenSize]: BERT, the embeddings' output then each layer's; GPT-2, each block's input then ln_f of the last. */
-  hiddenStates?: Float32Array;
-  /** [L, vocabSize]: the next token's logits after each position (returnLogits). */
-  logits?: Float32Array;
-  /** [L]: 1 where the token is one of the tokenizer's special tokens ([CLS], <s>, <|endoftext|> …). */
-  special: Uint8Array;
-  /** The attention by group, as transformers names them (an encoder's, a decoder's; `attention` is the same array). */
-  attentions?: { encoder?: AttentionGroup; decoder?: AttentionGroup; cross?: AttentionGroup };
-  /**
-   * returnQueryKey: [numLayers, numHeads, L, headDim] and [numLayers, numKVHeads, L, headDim], each head's L
-   * vectors together: the queries and keys of every layer's attention, biases added, Qwen3's q/k norms and the
-   * rotary positions (Llama, Qwen2, Qwen3) applied. Query head h of layer l weighs key head
-   * g = floor(h / (numHeads / numKVHeads)): attention[l][h][i] = softmax over j of
-   * queryKeyScale · query[l][h][i] · key[l][g][j], j ≤ i in a causal model (a head headMask switches off: 0).
-   */
-  query?: Float32Array;
-  key?: Float32Array;
-  /** The factor of those dot products, 1/√headDim: the same in every layer and head of every architecture run. */
-  queryKeyScale?: number;
-  /** returnHeadOutputs: what each head writes, by group as `attentions` (an encoder's, a decoder's). */
-  headOutputs?: { encoder?: HeadOutputs; decoder?: HeadOutputs };
-}
-
-/** One group of attention weights and its shape: [numLayers, numHeads, queries, keys]. */
-export interface AttentionGroup {
-  data: Float32Array;
-  shape: [number, number, number, number];
-}
-
-/**
- * What each head of a group writes (Kobayashi et al. 2020, "Attention is Not Only a Weight"). The output
- * projection W_O [numHeads · headDim, hiddenSize] is a sum over heads: head h's rows h·headDim … (h + 1)·headDim,
- * W_O^h, carry its part, f_h(x_j) = v_h(x_j) · W_O^h for each token j (grouped-query attention: v of key/value
- * head floor(h / (numHeads / numKVHeads))), weighted by its attention. The projection's bias, shared by every
- * head, is left out of both norms.
- */
-export interface HeadOutputs {
-  /**
-   * ‖f_h(x_j)‖: [layers, heads, keys], how far head h would move the output from token j with all its weight
-   * there (an encoder-decoder's cross-attention: the encoder's S positions).
-   */
-  valueNorms: HeadNorms;
-  /** ‖Σ_j α_ij f_h(x_j)‖ = ‖head_h(i) · W_O^h‖: [layers, heads, queries], each head's output at each query (0 when switched off). */
-  headOutputNorms: HeadNorms;
-}
-
-/** Norms per layer, head and token, and their shape: [layers, heads, tokens]. */
-export interface HeadNorms {
-  data: Float32Array;
-  shape: [number, number, number];
-}
-
 /**
  * An encoder-decoder's input: the text to encode (its tokenizer appends `</s>`) or its ids, and for run()
  * the decoder's ids (teacher forcing; default [decoder_start_token_id]).
  */
 export type Seq2SeqInput =
-  | string
-  | { text: string; decoderInputIds?: Int32Array | number[] }
-  | { inputIds: Int32Array | number[]; decoderInputIds?: Int32Array | number[] };
+  string | { text: string; decoderInputIds?: TokenIds } | { inputIds: TokenIds; decoderInputIds?: TokenIds };
+
+/** What an encoder-decoder's generate() takes: the text or its ids (generate() decides the decoder's). */
+export type Seq2SeqGenerateInput = string | { text: string } | { inputIds: TokenIds };
 
 /**
  * Heads switched off, per kind of attention: [layers][heads] of 1 (keep) or 0 (off). An off head's weights
  * are multiplied by 0 before they weigh V (Hugging Face's head_mask): its output and its weights are 0.
  */
 export interface HeadMask {
-  encoder?: ArrayLike<0 | 1 | boolean>[];
-  decoder?: ArrayLike<0 | 1 | boolean>[];
-  cross?: ArrayLike<0 | 1 | boolean>[];
+  encoder?: LayerHeadMask;
+  decoder?: LayerHeadMask;
+  cross?: LayerHeadMask;
 }
 
 export interface Seq2SeqRunOptions extends Omit<ModelRunOptions, 'headMask' | 'returnQueryKey'> {
   headMask?: HeadMask;
 }
 
-/** An encoder-decoder's run: S input tokens, T decoder tokens. */
-export interface Seq2SeqResult {
-  /** [S], the encoder's input. */
-  inputIds: Int32Array;
-  tokens: string[];
-  special: Uint8Array;
-  /** [T], the decoder's input (decoder_start_token_id first). */
-  decoderInputIds: Int32Array;
-  decoderTokens: string[];
-  /** [S, hiddenSize]: the encoder's output. */
-  encoderLastHiddenState: Float32Array;
-  /** [T, hiddenSize]: the decoder's output. */
-  lastHiddenState: Float32Array;
-  /** [numLayers, numHeads, S, S]. */
-  encoderAttention?: Float32Array;
-  /** [decoderLayers, decoderHeads, T, T], causal. */
-  decoderAttention?: Float32Array;
-  /** [decoderLayers, decoderHeads, T, S]: each decoder token's queries over the encoder's positions. */
-  crossAttention?: Float32Array;
-  /** The three with their shapes, by transformers' names. */
-  attentions?: { encoder: AttentionGroup; decoder: AttentionGroup; cross: AttentionGroup };
-  /** [numLayers + 1, S, hiddenSize] and [decoderLayers + 1, T, hiddenSize]: the embeddings', then each layer's. */
-  encoderHiddenStates?: Float32Array;
-  decoderHiddenStates?: Float32Array;
-  /** [T, vocabSize] (final_logits_bias added). */
-  logits?: Float32Array;
-  /**
-   * returnHeadOutputs, by group: encoder [numLayers, numHeads, S]; decoder [decoderLayers, decoderHeads, T];
-   * cross: valueNorms [decoderLayers, decoderHeads, S] (the encoder's output through each decoder layer's
-   * cross-attention values and W_O^h), headOutputNorms [decoderLayers, decoderHeads, T].
-   */
-  headOutputs?: { encoder: HeadOutputs; decoder: HeadOutputs; cross: HeadOutputs };
-}
-
 /** What a decoder's prefill and step take: one text (a step's gets no special tokens) or ids. */
-export type StepInput = string | { inputIds: Int32Array | number[] };
+export type StepInput = string | { inputIds: TokenIds };
 
-/** A decoder's prefill or step: its L new tokens after `past`, attention [numLayers, numHeads, L, past + L]. */
-export interface StepResult extends Omit<ModelResult, 'query' | 'key' | 'queryKeyScale' | 'headOutputs'> {
-  /** The positions the model had seen before these tokens (0 for a prefill). */
-  past: number;
-}
+/** What a decoder's generate() and generateSteps() take: the prompt as text or ids. */
+export type DecoderPrompt = StepInput | { text: string };
 
 export interface SpecialToken {
   readonly id: number;
@@ -291,8 +236,14 @@ export type SpecialTokens = ReadonlyArray<SpecialToken> & {
   readonly [role in 'bos' | 'eos' | 'unk' | 'sep' | 'pad' | 'cls' | 'mask']?: SpecialToken;
 };
 
-export interface TransformerModel {
-  readonly config: ModelConfig;
+/**
+ * A method's options: O, what was given (its literal true and false decide the result's fields), checked against
+ * the method's options type (a name it does not take is an error, its callbacks' parameters typed).
+ */
+type Options<O, Shape> = Exact<O, Shape> & Shape;
+
+/** What a model of every kind has. */
+export interface ModelBase {
   /**
    * The tokenizer's special tokens by id ([] for a folder without a tokenizer), and by role as transformers names
    * them (tokenizer_config.json's bos_token … mask_token, else the tokenizer class's defaults): `specialTokens.mask`
@@ -301,38 +252,9 @@ export interface TransformerModel {
   readonly specialTokens: SpecialTokens;
   /** The checkpoint's tokenizer without the model: encode, decode, countTokens (null without a tokenizer). */
   readonly tokenizer: ModelTokenizer | null;
-  /** One sequence through every layer. */
-  run(input: ModelInput, options?: ModelRunOptions): Promise<ModelResult>;
-  /** An encoder-decoder's (kind 'encoder-decoder'): the input encoded, the decoder's ids decoded at once. */
-  run(input: Seq2SeqInput, options?: Seq2SeqRunOptions): Promise<Seq2SeqResult>;
-  /** An encoder-decoder's generation (a translation), as transformers' generate() with generation_config.json. */
-  generate(input: Seq2SeqInput, options?: GenerateOptions): Promise<GenerateResult>;
-  /** A decoder's generation: the prompt, then a token a step through the KV cache, greedy or sampled. */
-  generate(prompt: StepInput | { text: string }, options?: DecoderGenerateOptions): Promise<DecoderGenerateResult>;
-  /**
-   * A decoder's generation one step per next() (kind 'decoder'; others: a TypeError): the same search as
-   * generate(), stopped where it stops (eos_token_id, the length). Other calls may use the model between two
-   * steps; the stream then feeds its tokens again (the cache is left holding them: `past`).
-   */
-  generateSteps(
-    prompt: StepInput | { text: string },
-    options?: GenerateStepsOptions,
-  ): AsyncGenerator<GenerationStep, void, undefined>;
-  /**
-   * A decoder's first call with state (kind 'decoder'; an encoder's is a TypeError): the sequence
-   * through every layer, each layer's keys and values kept for the steps after it.
-   */
-  prefill(input: StepInput, options?: StepOptions): Promise<StepResult>;
-  /**
-   * A decoder's next tokens after the positions it has seen, through its KV cache: bit for bit the
-   * rows of run() over the whole sequence with the same returnAttention (with the weights the softmax
-   * takes whole rows, without them tiles: the last bits differ, and a prefill's choice carries into
-   * the keys and values its steps read).
-   */
-  step(input: StepInput, options?: StepOptions): Promise<StepResult>;
-  /** Forgets what a decoder has seen. */
+  /** Forgets what a decoder has seen (the other kinds keep nothing between calls). */
   reset(): Promise<void>;
-  /** The positions a decoder has seen through prefill() and step(). */
+  /** The positions a decoder has seen through prefill() and step() (0 for the other kinds). */
   readonly past: number;
   /** The readable pieces of token ids, as results' tokens show them. */
   pieces(ids: ArrayLike<number>): string[];
@@ -341,3 +263,80 @@ export interface TransformerModel {
   /** Frees the model's memory. Idempotent; calls afterwards reject. */
   dispose(): void;
 }
+
+/**
+ * An encoder (BERT, RoBERTa, XLM-R, CamemBERT): run() alone. Each method's options type its result: a field
+ * returned by default (attention) is there unless its option is false, one an option asks for (logits,
+ * hiddenStates …) is there when it is true, optional when the option is a boolean known at run time only.
+ */
+export interface EncoderModel extends ModelBase {
+  /** config.kind, the model's kind: `if (model.kind === 'encoder')` narrows a TransformerModel to this. */
+  readonly kind: 'encoder';
+  readonly config: EncoderConfig;
+  /** One sequence through every layer; attention by group `encoder`. */
+  run<O extends ModelRunOptions = {}>(
+    input: ModelInput,
+    options?: Options<O, ModelRunOptions>,
+  ): Promise<EncoderResult<O>>;
+}
+
+/** A decoder (GPT-2, Llama, Qwen2, Qwen3): run(), its KV cache (prefill, step), generation. */
+export interface DecoderModel extends ModelBase {
+  readonly kind: 'decoder';
+  readonly config: DecoderConfig;
+  /** One sequence through every layer, causally; attention by group `decoder`. */
+  run<O extends ModelRunOptions = {}>(
+    input: DecoderInput,
+    options?: Options<O, ModelRunOptions>,
+  ): Promise<DecoderResult<O>>;
+  /** The prompt, then a token a step through the KV cache, greedy or sampled (generation_config.json's defaults). */
+  generate<O extends DecoderGenerateOptions = {}>(
+    prompt: DecoderPrompt,
+    options?: Options<O, DecoderGenerateOptions>,
+  ): Promise<DecoderGenerateResult<O>>;
+  /**
+   * The same search one step per next(): stopped where generate() stops (eos_token_id, the length). Other calls
+   * may use the model between two steps; the stream then feeds its tokens again (the cache is left holding them:
+   * `past`).
+   */
+  generateSteps<O extends GenerateStepsOptions = {}>(
+    prompt: DecoderPrompt,
+    options?: Options<O, GenerateStepsOptions>,
+  ): AsyncGenerator<DecoderGenerationStep<O>, void, undefined>;
+  /** The first call with state: the sequence through every layer, each layer's keys and values kept for the steps after it. */
+  prefill<O extends StepOptions = {}>(input: StepInput, options?: Options<O, StepOptions>): Promise<StepResult<O>>;
+  /**
+   * The next tokens after the positions it has seen, through its KV cache: bit for bit the rows of run() over
+   * the whole sequence with the same returnAttention (with the weights the softmax takes whole rows, without
+   * them tiles: the last bits differ, and a prefill's choice carries into the keys and values its steps read).
+   */
+  step<O extends StepOptions = {}>(input: StepInput, options?: Options<O, StepOptions>): Promise<StepResult<O>>;
+}
+
+/** An encoder-decoder (MarianMT): run() teacher-forced, generate() (a translation); no state between calls. */
+export interface EncoderDecoderModel extends ModelBase {
+  readonly kind: 'encoder-decoder';
+  readonly config: EncoderDecoderConfig;
+  /** The input encoded, the decoder's ids (default [decoder_start_token_id]) decoded at once; attention by group `encoder`, `decoder`, `cross`. */
+  run<O extends Seq2SeqRunOptions = {}>(
+    input: Seq2SeqInput,
+    options?: Options<O, Seq2SeqRunOptions>,
+  ): Promise<Seq2SeqResult<O>>;
+  /** As transformers' generate() with generation_config.json: greedy or beam search. */
+  generate<O extends GenerateOptions = {}>(
+    input: Seq2SeqGenerateInput,
+    options?: Options<O, GenerateOptions>,
+  ): Promise<GenerateResult<O>>;
+}
+
+/**
+ * A loaded model, one of three kinds: `model.kind` (or loadModel's `kind` option) tells which, and narrows the
+ * type to that kind's methods, inputs and results.
+ */
+export type TransformerModel = EncoderModel | DecoderModel | EncoderDecoderModel;
+
+/** The model type of a kind: ModelOfKind<'decoder'> is DecoderModel. */
+export type ModelOfKind<K extends ModelKind> = Extract<TransformerModel, { kind: K }>;
+
+/** run() of an encoder or a decoder whose options are known only at run time (every option's fields optional). */
+export type ModelResult = EncoderResult<ModelRunOptions> | DecoderResult<ModelRunOptions>;

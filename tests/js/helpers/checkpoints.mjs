@@ -4,11 +4,13 @@
 // back together. Used by the tests of broken checkpoints (model-files,
 // tokenizer-hostile, checkpoint-files) and by the hostile-checkpoint suite's
 // cases (hostile-checkpoints.mjs).
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const MODELS = fileURLToPath(new URL('../../fixtures/models/', import.meta.url));
+/** The path of fixture folder `name`. */
+export const folder = (name) => path.join(MODELS, name);
 
 // Files of a fixture folder that are the tests' own, not the checkpoint's.
 const TEST_FILES = ['reference.json', 'tokenizer-cases.json'];
@@ -24,6 +26,15 @@ export function filesOf(name) {
 
 /** The fixture's reference.json (PyTorch's or transformers' results). */
 export const reference = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
+
+/**
+ * Every fixture folder whose reference.json has `cases`: an encoder's or a decoder's (an encoder-decoder's has
+ * its own format, tested by seq2seq.test.mjs). A new architecture's folder is tested by being there.
+ */
+export const caseFolders = () =>
+  readdirSync(MODELS)
+    .filter((name) => existsSync(path.join(MODELS, name, 'reference.json')) && reference(name).cases)
+    .sort();
 
 export const jsonBytes = (value) => new TextEncoder().encode(JSON.stringify(value));
 export const jsonOf = (bytes) => JSON.parse(new TextDecoder().decode(bytes));

@@ -1,6 +1,7 @@
 // One engine per build, created once per test file.
 import { createAttention } from '../../../src/js/node.mjs';
 import { hasRelaxedSimd } from '../../../src/js/variants.mjs';
+import { folder } from './checkpoints.mjs';
 
 // The relaxed-SIMD builds where this Node runs them (Node ≥ 22, or Node 20 with
 // --experimental-wasm-relaxed-simd, as scripts/test.sh starts Jest), the
@@ -39,4 +40,61 @@ export async function createEngines({ training = false } = {}) {
 
 export function disposeEngines(engines) {
   for (const engine of Object.values(engines ?? {})) engine.dispose();
+}
+
+/** Engines whose results must be the same bits: the SIMD build on this thread, and on 3 threads (more than this machine's 2 cores). */
+export const ONE_AND_THREE_THREADS = { one: { variant: 'simd' }, three: { variant: 'threaded-simd', threads: 3 } };
+/** Engines whose results must be the same bits: the SIMD build on this thread, and in a Worker. */
+export const HERE_AND_IN_A_WORKER = { here: { variant: 'simd' }, worker: { variant: 'simd', worker: true } };
+
+/** Creates an engine of each of `options` ({ key: createAttention's options }): { key: engine }. */
+async function createEach(options) {
+  const engines = await Promise.all(Object.values(options).map((o) => createAttention(o)));
+  return Object.fromEntries(Object.keys(options).map((key, i) => [key, engines[i]]));
+}
+
+/**
+ * Engines for the tests of the enclosing describe or file: `options` maps a key to createAttention's options;
+ * returns { key: engine }, filled before the tests run, the engines disposed after them.
+ */
+export function enginesForTests(options) {
+  const engines = {};
+  beforeAll(async () => Object.assign(engines, await createEach(options)));
+  afterAll(() => disposeEngines(engines));
+  return engines;
+}
+
+/**
+ * For each fixture folder of `names` (tests/fixtures/models), its model loaded on a new engine of each of
+ * `options` ({ key: createAttention's options }): awaits check(name, models), the models in the order of
+ * `options`, and disposes them; the engines are disposed even when a check fails.
+ */
+export async function onEachEngine(options, names, check) {
+  const engines = await createEach(options);
+  try {
+    for (const name of names) {
+      const models = await Promise.all(Object.values(engines).map((engine) => engine.loadModel(folder(name))));
+      await check(name, models);
+      for (const model of models) model.dispose();
+    }
+  } finally {
+    disposeEngines(engines);
+  }
+}
+
+/**
+ * Models of fixture folders on one engine of `options`, for the tests of the enclosing describe: `folders` maps a
+ * key to a folder name (tests/fixtures/models); returns { key: model }, filled before the tests run. The engine is
+ * disposed after them.
+ */
+export function modelsForTests(folders, options = { variant: 'simd' }) {
+  const models = {};
+  let engine;
+  beforeAll(async () => {
+    engine = await createAttention(options);
+    const loaded = await Promise.all(Object.values(folders).map((name) => engine.loadModel(folder(name))));
+    Object.keys(folders).forEach((key, i) => (models[key] = loaded[i]));
+  });
+  afterAll(() => engine?.dispose());
+  return models;
 }

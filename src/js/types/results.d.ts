@@ -1,0 +1,175 @@
+// Declarations of what a model's run(), prefill() and step() return, by kind (src/js/index.d.ts re-exports
+// them), and how a result's type follows from the options given: a field the call returns by default
+// (attention) is there unless its option is false; one an option asks for (logits) is there when it is true;
+// an option known only at run time (a `boolean`) leaves its fields optional.
+
+/** One group of attention weights and its shape: [numLayers, numHeads, queries, keys]. */
+export interface AttentionGroup {
+  data: Float32Array;
+  shape: [number, number, number, number];
+}
+
+/**
+ * What each head of a group writes (Kobayashi et al. 2020, "Attention is Not Only a Weight"). The output
+ * projection W_O [numHeads · headDim, hiddenSize] is a sum over heads: head h's rows h·headDim … (h + 1)·headDim,
+ * W_O^h, carry its part, f_h(x_j) = v_h(x_j) · W_O^h for each token j (grouped-query attention: v of key/value
+ * head floor(h / (numHeads / numKVHeads))), weighted by its attention. The projection's bias, shared by every
+ * head, is left out of both norms.
+ */
+export interface HeadOutputs {
+  /**
+   * ‖f_h(x_j)‖: [layers, heads, keys], how far head h would move the output from token j with all its weight
+   * there (an encoder-decoder's cross-attention: the encoder's S positions).
+   */
+  valueNorms: HeadNorms;
+  /** ‖Σ_j α_ij f_h(x_j)‖ = ‖head_h(i) · W_O^h‖: [layers, heads, queries], each head's output at each query (0 when switched off). */
+  headOutputNorms: HeadNorms;
+}
+
+/** Norms per layer, head and token, and their shape: [layers, heads, tokens]. */
+export interface HeadNorms {
+  data: Float32Array;
+  shape: [number, number, number];
+}
+
+/**
+ * Whether the options type O asks for option K: 'yes' (true), 'no' (false), 'maybe' (a boolean known only at run
+ * time); left out, `Default` (what the call does without it: 'maybe' where a checkpoint's file decides).
+ */
+export type Asked<O, K extends PropertyKey, Default extends Answer = 'no'> = K extends keyof O
+  ? [O[K]] extends [true]
+    ? 'yes'
+    : [O[K]] extends [false]
+      ? 'no'
+      : [O[K]] extends [undefined]
+        ? Default
+        : 'maybe'
+  : Default;
+
+export type Answer = 'yes' | 'no' | 'maybe';
+
+/** 'yes' when either says yes, 'no' when both say no. */
+export type Either<A extends Answer, B extends Answer> = A extends 'yes'
+  ? 'yes'
+  : B extends 'yes'
+    ? 'yes'
+    : [A, B] extends ['no', 'no']
+      ? 'no'
+      : 'maybe';
+
+/** The fields F as `asked` says: there, absent, or optional. */
+export type Returned<A extends Answer, F> = A extends 'yes' ? F : A extends 'no' ? {} : Partial<F>;
+
+/** A result's fields as one object type (the intersections flattened, for editors' hovers). */
+export type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/** What run() of an encoder or a decoder returns whatever the options: L tokens. */
+export interface StackBase {
+  /** [L]. */
+  inputIds: Int32Array;
+  /** [L] readable pieces: "[CLS]", "毒", "##s", " snake"; byte pieces of one character as "毒₁", "毒₂", "毒₃". */
+  tokens: string[];
+  /** [L]: 1 where the token is one of the tokenizer's special tokens ([CLS], <s>, <|endoftext|> …). */
+  special: Uint8Array;
+  /** [L, hiddenSize]. */
+  lastHiddenState: Float32Array;
+}
+
+/** returnAttention (default true): the weights, [numLayers, numHeads, L, keys], and by group (transformers' name). */
+export type StackAttention<Group extends 'encoder' | 'decoder'> = {
+  /** [numLayers, numHeads, L, keys], rows are queries (keys: L; a step's: past + L). */
+  attention: Float32Array;
+  /** The same array with its shape, under the group's name. */
+  attentions: { [G in Group]: AttentionGroup };
+};
+
+/** returnHiddenStates: [numLayers + 1, L, hiddenSize]: BERT, the embeddings' output then each layer's; GPT-2, each block's input then ln_f of the last. */
+export type HiddenStates = { hiddenStates: Float32Array };
+
+/** returnLogits: [L, vocabSize], the language-model head's (a decoder's: the next token's after each position). */
+export type Logits = { logits: Float32Array };
+
+/**
+ * returnQueryKey: [numLayers, numHeads, L, headDim] and [numLayers, numKVHeads, L, headDim], each head's L
+ * vectors together: the queries and keys of every layer's attention, biases added, Qwen3's q/k norms and the
+ * rotary positions (Llama, Qwen2, Qwen3) applied. Query head h of layer l weighs key head
+ * g = floor(h / (numHeads / numKVHeads)): attention[l][h][i] = softmax over j of
+ * queryKeyScale · query[l][h][i] · key[l][g][j], j ≤ i in a causal model (a head headMask switches off: 0).
+ */
+export type QueryKey = {
+  query: Float32Array;
+  key: Float32Array;
+  /** The factor of those dot products, 1/√headDim: the same in every layer and head of every architecture run. */
+  queryKeyScale: number;
+};
+
+/** run() of an encoder (Group 'encoder') or a decoder ('decoder') with options O. */
+export type StackResult<Group extends 'encoder' | 'decoder', O = {}> = Flat<
+  StackBase &
+    Returned<Asked<O, 'returnAttention', 'yes'>, StackAttention<Group>> &
+    Returned<Asked<O, 'returnHiddenStates'>, HiddenStates> &
+    Returned<Asked<O, 'returnLogits'>, Logits> &
+    Returned<Asked<O, 'returnQueryKey'>, QueryKey> &
+    Returned<Asked<O, 'returnHeadOutputs'>, { headOutputs: { [G in Group]: HeadOutputs } }>
+>;
+
+/** An encoder's run() (BERT, RoBERTa, XLM-R, CamemBERT). */
+export type EncoderResult<O = {}> = StackResult<'encoder', O>;
+/** A decoder's run() (GPT-2, Llama, Qwen2, Qwen3): causal, each row i is 0 past key i. */
+export type DecoderResult<O = {}> = StackResult<'decoder', O>;
+
+/** A decoder's prefill or step: its L new tokens after `past`, attention [numLayers, numHeads, L, past + L]. */
+export type StepResult<O = {}> = Flat<
+  StackBase & {
+    /** The positions the model had seen before these tokens (0 for a prefill). */
+    past: number;
+  } & Returned<Asked<O, 'returnAttention', 'yes'>, StackAttention<'decoder'>> &
+    Returned<Asked<O, 'returnHiddenStates'>, HiddenStates> &
+    Returned<Asked<O, 'returnLogits'>, Logits>
+>;
+
+/** An encoder-decoder's run: S input tokens, T decoder tokens, whatever the options. */
+export interface Seq2SeqBase {
+  /** [S], the encoder's input. */
+  inputIds: Int32Array;
+  tokens: string[];
+  special: Uint8Array;
+  /** [T], the decoder's input (decoder_start_token_id first). */
+  decoderInputIds: Int32Array;
+  decoderTokens: string[];
+  /** [S, hiddenSize]: the encoder's output. */
+  encoderLastHiddenState: Float32Array;
+  /** [T, hiddenSize]: the decoder's output. */
+  lastHiddenState: Float32Array;
+}
+
+/** An encoder-decoder's attention (returnAttention, default true): its three groups. */
+export type Seq2SeqAttention = {
+  /** [numLayers, numHeads, S, S]. */
+  encoderAttention: Float32Array;
+  /** [decoderLayers, decoderHeads, T, T], causal. */
+  decoderAttention: Float32Array;
+  /** [decoderLayers, decoderHeads, T, S]: each decoder token's queries over the encoder's positions. */
+  crossAttention: Float32Array;
+  /** The three with their shapes, by transformers' names. */
+  attentions: { encoder: AttentionGroup; decoder: AttentionGroup; cross: AttentionGroup };
+};
+
+/** returnHiddenStates: [numLayers + 1, S, hiddenSize] and [decoderLayers + 1, T, hiddenSize]: the embeddings', then each layer's. */
+export type Seq2SeqHiddenStates = { encoderHiddenStates: Float32Array; decoderHiddenStates: Float32Array };
+
+/**
+ * returnHeadOutputs, by group: encoder [numLayers, numHeads, S]; decoder [decoderLayers, decoderHeads, T];
+ * cross: valueNorms [decoderLayers, decoderHeads, S] (the encoder's output through each decoder layer's
+ * cross-attention values and W_O^h), headOutputNorms [decoderLayers, decoderHeads, T].
+ */
+export type Seq2SeqHeadOutputs = { headOutputs: { encoder: HeadOutputs; decoder: HeadOutputs; cross: HeadOutputs } };
+
+/** An encoder-decoder's run() with options O; logits [T, vocabSize] (final_logits_bias added). */
+export type Seq2SeqResult<O = {}> = Flat<
+  Seq2SeqBase &
+    Returned<Asked<O, 'returnAttention', 'yes'>, Seq2SeqAttention> &
+    Returned<Asked<O, 'returnHiddenStates'>, Seq2SeqHiddenStates> &
+    Returned<Asked<O, 'returnLogits'>, Logits> &
+    Returned<Asked<O, 'returnHeadOutputs'>, Seq2SeqHeadOutputs>
+>;
