@@ -49,8 +49,9 @@ export interface LoadModelOptions<K extends ModelKind = ModelKind> {
    * bits a value in the file, held as 9 or 5 bits a value with a float32 scale) exactly as ggml's reference
    * quantizers do, and the products read them exactly as ggml dequantizes them; 'q4' holds the output head
    * (or the tied embeddings) in Q8_0, as llama-quantize keeps it finer; a matrix whose rows are not whole
-   * blocks of 32 and GPT-2's Conv1D matrices stay float32 (`config.weightTypes` says which). Default 'auto': the checkpoint's own 16-bit type when every matrix is
-   * stored in it; a GGUF file's quantized matrices in their own blocks; else 'float32' (it never rounds).
+   * blocks of 32 and GPT-2's Conv1D matrices stay float32 (`config.weightTypes` says which). Default 'auto':
+   * the checkpoint's own 16-bit type when every matrix is stored in it; a GGUF file's quantized matrices in
+   * their own blocks; else 'float32' (it never rounds).
    */
   weights?: 'auto' | 'float32' | 'bf16' | 'f16' | 'q8' | 'q4';
   /**
