@@ -64,7 +64,10 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   // Read and checked by the model build (an Error naming config.json's field: BadConfig, UnsupportedModel).
   const layout = await step('BadConfig', () => call(CALLS.describeModel, [json]), { file: configFile });
   const tokenizer = await step('BadTokenizer', async () =>
-    createTokenizer(await checkpoint.tokenizerFiles(), tokenizerHost, { vocabSize: layout.config.vocabSize }),
+    createTokenizer(await checkpoint.tokenizerFiles(), tokenizerHost, {
+      vocabSize: layout.config.vocabSize,
+      chatTemplateFile: checkpoint.chatTemplateFile,
+    }),
   );
   const { sources, plan, generation } = await step('BadCheckpoint', async () => {
     const { sources, headers, generation } = await checkpoint.weights();

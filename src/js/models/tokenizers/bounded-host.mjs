@@ -21,7 +21,8 @@ export const TOKENIZER_LIMITS = Object.freeze({ seconds: 10, heapMb: 256 });
  * tokenizer's MarianFiles) and `config` (tokenizer_config.json's), started
  * and tried on a probe text: resolves to { growth (check.mjs's bound),
  * encode(text, textPair, options) → Promise<{ ids, typeIds }>, decode(ids,
- * options) → Promise<string>, dispose() }. `start(limits)` starts a worker
+ * options) → Promise<string>, render(chat) → Promise<string> (a chat
+ * template, chat-render.mjs), dispose() }. `start(limits)` starts a worker
  * that serves a tokenizer (serve.mjs) and gives its port: { post(message),
  * listen(onMessage, onError({ message, outOfMemory? })), terminate(),
  * busy?(isBusy) (whether a call waits on it) }.
@@ -144,6 +145,11 @@ class BoundedTokenizer {
 
   decode(ids, options) {
     return this.#call({ method: 'decode', ids: Array.from(ids), options }, 'decoding', 'these ids');
+  }
+
+  /** A chat template rendered (chat-render.mjs's request: { template, context }). */
+  render(chat) {
+    return this.#call({ method: 'render', chat }, 'rendering', 'the chat template');
   }
 
   async #call(message, doing, subject) {

@@ -345,7 +345,8 @@ async function marianTokenizer(files, config, host, vocabSize) {
  * addSpecialTokens, maxLength }) → Promise<{ ids, typeIds }> (maxLength:
  * truncated to it, encode.mjs), decode(ids, { skipSpecialTokens }) →
  * Promise<text>, pieces(ids) → readable strings, paddingSide,
- * specialTokens: [{ id, token }] with its roles (special-roles.mjs), dispose() }. `files`: { 'tokenizer.json'?,
+ * specialTokens: [{ id, token }] with its roles (special-roles.mjs), render(chat) (its
+ * chat template, chat-render.mjs), chatTemplateFile (where that template is, null: none), dispose() }. `files`: { 'tokenizer.json'?,
  * 'tokenizer_config.json'?, 'vocab.txt'?, 'vocab.json'?,
  * 'target_vocab.json'? } as texts, { 'source.spm'?, 'target.spm'? } as
  * bytes. `host(json, config, file)`: where it runs and is checked (the
@@ -353,7 +354,7 @@ async function marianTokenizer(files, config, host, vocabSize) {
  * browsers; in-thread-host.mjs for tests). `vocabSize`: config.json's, which
  * every id the tokenizer can give must be below.
  */
-export async function createTokenizer(files, host, { vocabSize } = {}) {
+export async function createTokenizer(files, host, { vocabSize, chatTemplateFile = 'tokenizer_config.json' } = {}) {
   const parse = (name) => parseJsonObject(name, files[name]);
   // The kind the loader chose the files for (checkpoint-files.mjs: the one rule).
   const kind = tokenizerKind((name) => files[name] !== undefined)?.kind;
@@ -361,13 +362,17 @@ export async function createTokenizer(files, host, { vocabSize } = {}) {
   const json = kind === 'tokenizer.json' ? parse('tokenizer.json') : null;
   const config = files['tokenizer_config.json'] !== undefined ? parse('tokenizer_config.json') : {};
   if (kind === 'marian') return marianTokenizer(files, config, host, vocabSize);
-  return jsonTokenizer(
+  const tokenizer = await jsonTokenizer(
     json ?? wordPieceJson(files['vocab.txt'], config),
     kind === 'wordpiece' ? 'vocab.txt' : 'tokenizer.json',
     config,
     host,
     vocabSize,
   );
+  const stored = config.chat_template;
+  // Where its chat template is (null: none), and the host's rendering of it (tokenizers/chat-render.mjs).
+  tokenizer.chatTemplateFile = typeof stored === 'string' || Array.isArray(stored) ? chatTemplateFile : null;
+  return tokenizer;
 }
 
 // A tokenizer.json's tokenizer (or the one BertTokenizer makes of a vocab.txt): checked here, run by the host.
@@ -411,6 +416,7 @@ async function jsonTokenizer(json, file, config, host, vocabSize) {
       if (byteLevel) return readableBytePieces(pieces, special);
       return byteFallback ? readableBytePieces(pieces, special, byteFallbackBytes) : pieces;
     },
+    render: (chat) => runner.render(chat),
     dispose: () => runner.dispose(),
   };
 }

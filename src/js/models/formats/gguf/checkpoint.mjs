@@ -31,6 +31,8 @@ export async function openGguf(file) {
     // What the loader's messages call the config and its sizes.
     words: { config: `${file.name}'s metadata`, sizes: `the sizes in ${file.name}'s metadata` },
     tokenizerFiles: async () => ggufTokenizerFiles(file.name, header.metadata),
+    // Its tokenizer.chat_template, given to the tokenizer as tokenizer_config.json's chat_template.
+    chatTemplateFile: `${file.name} (tokenizer.chat_template)`,
     weights: async () => ({
       sources: [file],
       headers,

@@ -89,5 +89,11 @@ export function ggufTokenizerFiles(fileName, metadata) {
     unk_token: endOfText,
     pad_token: endOfText,
   };
+  // transformers' GGUF table (integrations/ggml.py) gives tokenizer.chat_template to the tokenizer as its chat_template.
+  const template = metadata.get('tokenizer.chat_template');
+  if (template !== undefined) {
+    if (typeof template.value !== 'string') fail('tokenizer.chat_template', `a ${template.type}, expected a string`);
+    config.chat_template = template.value;
+  }
   return { 'tokenizer.json': JSON.stringify(tokenizer), 'tokenizer_config.json': JSON.stringify(config) };
 }

@@ -1,0 +1,158 @@
+// model.applyChatTemplate() against transformers' own apply_chat_template
+// (tests/tools/make_chat_fixtures.py, tests/fixtures/chat/): the Qwen2.5,
+// Llama 3.1/3.2 and SmolLM2 instruct templates over conversations with and
+// without a system message, several turns, Chinese text, with and without the
+// generation prompt, tools; the named-list form; a GGUF file's
+// tokenizer.chat_template; the ids (tokenize) where the template's tokens are
+// the tokenizer's; strftime_now against Python's strftime; refusals.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAttention } from '../../src/js/node.mjs';
+import { strftime } from '../../src/js/models/tokenizers/chat-render.mjs';
+import { folderFiles } from '../tools/hub-server.mjs';
+
+const CHAT = fileURLToPath(new URL('../fixtures/chat/', import.meta.url));
+const QWEN2 = fileURLToPath(new URL('../fixtures/models/hf-qwen2/', import.meta.url));
+const json = (file) => JSON.parse(readFileSync(path.join(CHAT, file), 'utf8'));
+const { cases, conversations } = json('cases.json');
+const { cases: ggufCases } = json('gguf-cases.json');
+const { 'reference.json': _, 'tokenizer_config.json': __, ...QWEN2_FILES } = folderFiles(QWEN2);
+const TEMPLATES = [...new Set(cases.map((c) => c.template))];
+
+/** hf-qwen2's files with tokenizer-configs/<name>.json as its tokenizer_config.json. */
+const withTokenizerConfig = (name) => ({
+  ...QWEN2_FILES,
+  'tokenizer_config.json': readFileSync(path.join(CHAT, 'tokenizer-configs', `${name}.json`)),
+});
+const rejection = (promise) =>
+  promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e) => e,
+  );
+
+let engine;
+beforeAll(async () => {
+  engine = await createAttention({ threads: 1 });
+});
+afterAll(() => engine?.dispose());
+
+describe.each(TEMPLATES)('%s', (name) => {
+  let model;
+  beforeAll(async () => {
+    model = await engine.loadModel(withTokenizerConfig(name));
+  });
+  afterAll(() => model?.dispose());
+
+  test("transformers' apply_chat_template text, every conversation, with and without the generation prompt", async () => {
+    const mine = cases.filter((c) => c.template === name);
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    for (const c of mine) {
+      const messages = c.messages ?? conversations[c.conversation];
+      const options = { addGenerationPrompt: c.addGenerationPrompt, variables: c.variables };
+      if (c.tools) options.tools = c.tools;
+      const label = `${c.conversation}, addGenerationPrompt ${c.addGenerationPrompt}`;
+      expect([label, await model.applyChatTemplate(messages, options)]).toEqual([label, c.text]);
+      if (c.ids) {
+        const out = await model.applyChatTemplate(messages, { ...options, tokenize: true });
+        expect([label, out.text, Array.from(out.inputIds)]).toEqual([label, c.text, c.ids]);
+        expect(out.tokens).toHaveLength(c.ids.length);
+      }
+    }
+  });
+});
+
+test("a GGUF file's tokenizer.chat_template renders as transformers' AutoTokenizer(gguf_file=…) renders it", async () => {
+  const model = await engine.loadModel(path.join(CHAT, 'qwen2-chat.gguf'));
+  try {
+    for (const c of ggufCases) {
+      const options = { addGenerationPrompt: c.addGenerationPrompt, tokenize: true };
+      const out = await model.applyChatTemplate(conversations[c.conversation], options);
+      expect([c.conversation, out.text, Array.from(out.inputIds)]).toEqual([c.conversation, c.text, c.ids]);
+    }
+  } finally {
+    model.dispose();
+  }
+});
+
+test("strftime_now's formatting is Python's strftime (C locale)", () => {
+  const cases = json('strftime.json');
+  expect(cases.length).toBeGreaterThan(10);
+  for (const { date, format, text } of cases) {
+    const [y, mo, d, h, mi, s] = date;
+    expect([format, strftime(new Date(y, mo - 1, d, h, mi, s), format)]).toEqual([format, text]);
+  }
+});
+
+describe('refusals', () => {
+  let model;
+  let bare;
+  beforeAll(async () => {
+    model = await engine.loadModel(withTokenizerConfig('qwen2.5-7b-instruct'));
+    bare = await engine.loadModel(folderFiles(QWEN2)); // hf-qwen2 as it is: no chat_template
+  });
+  afterAll(() => {
+    model?.dispose();
+    bare?.dispose();
+  });
+
+  test('a model without a chat template: NoChatTemplate, naming tokenizer_config.json', async () => {
+    const error = await rejection(bare.applyChatTemplate([{ role: 'user', content: 'Hi' }]));
+    expect([error.code, error.file]).toEqual(['NoChatTemplate', 'tokenizer_config.json']);
+    expect(error.message).toMatch(/applyChatTemplate: this qwen2 checkpoint has no chat template/);
+    expect(() => bare.chat()).toThrow(/chat: this qwen2 checkpoint has no chat template/);
+    // A template given by the caller needs none in the file.
+    const text = await bare.applyChatTemplate([{ role: 'user', content: 'Hi' }], {
+      chatTemplate: '{% for m in messages %}[{{ m.role }}] {{ m.content }}{% endfor %}{{ eos_token }}',
+    });
+    expect(text).toBe('[user] Hi<|endoftext|>');
+  });
+
+  test('bad messages and options: TypeError or RangeError naming the argument', async () => {
+    const bad = [
+      [undefined, /^messages: expected a non-empty array/],
+      [[], /^messages: expected a non-empty array/],
+      [['Hi'], /^messages\[0\]: expected \{ role, content \}/],
+      [[{ content: 'Hi' }], /^messages\[0\]\.role: expected a string/],
+      [[{ role: 'user', content: 5 }], /^messages\[0\]\.content: expected a string/],
+      [[{ role: 'user', content: 'Hi', extra: () => 1 }], /^messages\[0\]\.extra: expected a JSON value/],
+      [[{ role: 'user', content: 'Hi', n: NaN }], /^messages\[0\]\.n: expected a finite number/],
+    ];
+    for (const [messages, message] of bad) {
+      const error = await rejection(model.applyChatTemplate(messages));
+      expect([message, error]).toEqual([message, expect.any(TypeError)]);
+      expect(error.message).toMatch(message);
+      expect(error.code).toBe('InvalidArgument');
+    }
+    const ok = [{ role: 'user', content: 'Hi' }];
+    await expect(model.applyChatTemplate(ok, { addGenerationPrompt: 1 })).rejects.toThrow(
+      /^addGenerationPrompt: expected a boolean/,
+    );
+    await expect(model.applyChatTemplate(ok, { tools: {} })).rejects.toThrow(/^tools: expected an array/);
+    await expect(model.applyChatTemplate(ok, { nope: 1 })).rejects.toThrow(/nope/);
+    await expect(model.applyChatTemplate(ok, { variables: { messages: [] } })).rejects.toThrow(
+      /^variables\.messages: set by applyChatTemplate itself/,
+    );
+  });
+
+  test("a template's raise_exception: a RangeError with its words; one that does not parse: an Error naming the file", async () => {
+    const refuse = "{{ raise_exception('Conversation roles must alternate') }}";
+    const error = await rejection(model.applyChatTemplate([{ role: 'user', content: 'Hi' }], { chatTemplate: refuse }));
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error.message).toMatch(/messages: the chat template refuses them: Conversation roles must alternate/);
+    const broken = await rejection(
+      model.applyChatTemplate([{ role: 'user', content: 'Hi' }], { chatTemplate: '{% for m in messages %}' }),
+    );
+    expect(broken.message).toMatch(/tokenizer_config\.json: chat_template does not parse/);
+    expect(broken.code).toBe('BadTokenizer');
+  });
+
+  test("a template reaches no JavaScript object's properties (the interpreter's own values only)", async () => {
+    const text = await model.applyChatTemplate([{ role: 'user', content: 'Hi' }], {
+      chatTemplate: '{{ messages.constructor }}|{{ messages.__proto__ }}|{{ "".constructor }}',
+    });
+    expect(text).toBe('||');
+  });
+});
