@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { strftime } from '../../src/js/models/tokenizers/chat-render.mjs';
+import { nodeTokenizerHost } from '../../src/js/models/tokenizers/node-host.mjs';
 import { folderFiles } from '../tools/hub-server.mjs';
 
 const CHAT = fileURLToPath(new URL('../fixtures/chat/', import.meta.url));
@@ -156,3 +157,24 @@ describe('refusals', () => {
     expect(text).toBe('||');
   });
 });
+
+test('a template that runs for ever, or grows without end, is stopped by the tokenizer worker’s bounds', async () => {
+  const json = JSON.parse(readFileSync(path.join(QWEN2, 'tokenizer.json'), 'utf8'));
+  const forever = '{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}';
+  const grows =
+    "{% set ns = namespace(s='x') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}";
+  const config = { chat_template: forever };
+  const host = await nodeTokenizerHost(json, config, 'tokenizer.json', { seconds: 1, heapMb: 64 });
+  const context = { messages: [{ role: 'user', content: 'Hi' }], tools: null, documents: null };
+  try {
+    await expect(host.render({ template: null, file: 'tokenizer_config.json', context })).rejects.toThrow(
+      'tokenizer.json: rendering the chat template took more than 1 s, so the tokenizer was stopped',
+    );
+    await expect(host.render({ template: grows, context })).rejects.toThrow(
+      /tokenizer\.json: the tokenizer used more than its 64 MB of memory|Invalid string length/,
+    );
+    expect(await host.render({ template: '{{ messages[0].content }}', context })).toBe('Hi'); // a fresh worker
+  } finally {
+    host.dispose();
+  }
+}, 30_000);
