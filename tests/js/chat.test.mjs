@@ -4,7 +4,7 @@
 // greedy generate()'s new ids, the reply decoded, float64 logits of the turn's
 // last position). Turn 2 prefills only the ids the cache lacks, and its
 // logits and attention are those of a fresh run() over the whole rendered
-// conversation; a reply that tokenizes back to other ids rewinds the cache;
+// conversation, bit for bit; a reply that tokenizes back to other ids rewinds the cache;
 // undo(), fork(), another call on the cache between turns.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -70,11 +70,12 @@ test('two turns as transformers runs them; turn 2 prefills only the new turn, as
   expect([steps2[0].prefilled, steps2[0].reused]).toEqual([t2.inputIds.length - held.length, held.length]);
   expect(steps2.map((s) => s.id)).toEqual(t2.newIds);
   expectNear(steps2[0].logits, t2.lastLogits, tolerance.logitsAbs, tolerance.logitsRel, 'turn 2 logits');
-  // The same as a fresh prefill of the whole rendered conversation: logits and the new rows of attention.
+  // A fresh run() of the whole rendered conversation: the same logits and new rows of attention, bit for bit
+  // (a step's rows are run()'s with the same returnAttention).
   const whole = await fresh(t2.inputIds, steps2[0].prefilled);
-  expectNear(steps2[0].logits, whole.logits, 1e-5, 1e-5, 'turn 2 logits against run()');
+  expectNear(steps2[0].logits, whole.logits, 0, 0, 'turn 2 logits against run()');
   expect(steps2[0].attentions.decoder.shape).toEqual([2, 4, steps2[0].prefilled, t2.inputIds.length]);
-  expectNear(steps2[0].attention, whole.rows, tolerance.attentionAbs, 0, 'turn 2 attention against run()');
+  expectNear(steps2[0].attention, whole.rows, 0, 0, 'turn 2 attention against run()');
   expect(chat.messages.map((m) => m.content)).toEqual([...t2.messages.map((m) => m.content), t2.reply]);
 });
 
@@ -117,6 +118,20 @@ test('undo() takes the last exchange back; fork() starts apart; another call on 
   const after = await other.send('Why?', { maxNewTokens: 2 });
   expect([after.prefilled, after.reused]).toEqual([after.inputIds.length, 0]);
   expect(t1.inputIds.length).toBeLessThan(after.inputIds.length);
+});
+
+test('another call between two steps of a turn: the turn feeds its conversation again and goes on the same', async () => {
+  const [t1] = extends_.turns;
+  const chat = model.chat({ system: 'Be brief.' });
+  const steps = [];
+  for await (const s of chat.sendSteps(extends_.first, { maxNewTokens: N })) {
+    steps.push(s);
+    if (s.step === 2) await model.prefill({ inputIds: [5, 6, 7] });
+  }
+  expect(steps.map((s) => s.id)).toEqual(t1.newIds);
+  // Step 3's attention: the row of the one id fed, over every key the conversation has (the prefill's rows cut).
+  expect(steps[2].attentions.decoder.shape).toEqual([2, 4, 1, t1.inputIds.length + 2]);
+  expect(Array.from(chat.cachedIds)).toEqual([...t1.inputIds, ...t1.newIds.slice(0, -1)]);
 });
 
 test('refusals: an encoder has no chat; bad content and options name the argument', async () => {

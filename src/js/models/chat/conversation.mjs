@@ -20,20 +20,12 @@ import { GENERATE_OPTIONS, checkGenerateOptions } from '../model-options.mjs';
 import { generationSettings } from '../generation/settings.mjs';
 import { greedySteps } from '../generation/greedy.mjs';
 import { seededRandom } from '../generation/sampling.mjs';
-import { feed, masks, publicStep, textDeltas } from '../kinds/decoder.mjs';
+import { feed, lastQueries, masks, publicStep, textDeltas } from '../kinds/decoder.mjs';
 import { chatTokenizer, checkChatOptions, checkMessages, renderMessages } from './template.mjs';
 
 const CHAT_OPTIONS = new Set(['system', 'messages', 'chatTemplate', 'tools', 'documents', 'variables']);
 /** send()'s options: generateSteps()'s, and onStep (each step, as sendSteps yields it). */
 const SEND_OPTIONS = new Set([...GENERATE_OPTIONS.steps, 'onStep']);
-
-// The rows of the last `n` queries of an attention group { data, shape: [layers, heads, T, keys] }.
-function lastQueries({ data, shape: [layers, heads, T, keys] }, n) {
-  const out = new Float32Array(layers * heads * n * keys);
-  for (let block = 0; block < layers * heads; block++)
-    out.set(data.subarray((block * T + T - n) * keys, (block * T + T) * keys), block * n * keys);
-  return { data: out, shape: [layers, heads, n, keys] };
-}
 
 const frozenCopy = (messages) => Object.freeze(messages.map((m) => Object.freeze(structuredClone(m))));
 

@@ -66,7 +66,7 @@ async function prepare(inner, source, opts, what) {
 }
 
 // The rows of the last `n` queries of an attention { data, shape: [layers, heads, T, keys] }: [layers, heads, n, keys].
-function lastQueries({ data, shape: [layers, heads, T, keys] }, n) {
+export function lastQueries({ data, shape: [layers, heads, T, keys] }, n) {
   const out = new Float32Array(layers * heads * n * keys);
   for (let block = 0; block < layers * heads; block++)
     out.set(data.subarray((block * T + T - n) * keys, (block * T + T) * keys), block * n * keys);
