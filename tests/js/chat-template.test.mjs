@@ -11,6 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { strftime } from '../../src/js/models/tokenizers/chat-render.mjs';
 import { nodeTokenizerHost } from '../../src/js/models/tokenizers/node-host.mjs';
+import { readGgufHeader } from '../../src/js/models/formats/gguf/reader.mjs';
+import { ggufTokenizerFiles } from '../../src/js/models/formats/gguf/tokenizer.mjs';
+import { fileAt } from '../../src/js/models/sources/folder.mjs';
 import { folderFiles } from '../tools/hub-server.mjs';
 
 const CHAT = fileURLToPath(new URL('../fixtures/chat/', import.meta.url));
@@ -76,6 +79,28 @@ test("a GGUF file's tokenizer.chat_template renders as transformers' AutoTokeniz
   } finally {
     model.dispose();
   }
+});
+
+test("a GGUF file's tokenizer.chat_template that is not a string: BadTokenizer naming the file and the key", async () => {
+  const file = path.join(CHAT, 'qwen2-chat.gguf');
+  const { metadata } = await readGgufHeader(fileAt(file, 'qwen2-chat.gguf', readFileSync(file).length));
+  const template = metadata.get('tokenizer.chat_template');
+  expect(JSON.parse(ggufTokenizerFiles('qwen2-chat.gguf', metadata)['tokenizer_config.json']).chat_template).toBe(
+    template.value,
+  );
+  metadata.set('tokenizer.chat_template', { type: 'UINT32', value: 7 });
+  let error;
+  try {
+    ggufTokenizerFiles('qwen2-chat.gguf', metadata);
+  } catch (e) {
+    error = e;
+  }
+  expect([error?.code, error?.file, error?.field, error?.message]).toEqual([
+    'BadTokenizer',
+    'qwen2-chat.gguf',
+    'tokenizer.chat_template',
+    'qwen2-chat.gguf: tokenizer.chat_template: a UINT32, expected a string',
+  ]);
 });
 
 test("strftime_now's formatting is Python's strftime (C locale)", () => {
