@@ -7,6 +7,7 @@
 // the tokenizer's; strftime_now against Python's strftime; refusals.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import vm from 'node:vm';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { strftime } from '../../src/js/models/tokenizers/chat-render.mjs';
@@ -145,6 +146,8 @@ describe('refusals', () => {
       [[{ role: 'user', content: 5 }], /^messages\[0\]\.content: expected a string/],
       [[{ role: 'user', content: 'Hi', extra: () => 1 }], /^messages\[0\]\.extra: expected a JSON value/],
       [[{ role: 'user', content: 'Hi', n: NaN }], /^messages\[0\]\.n: expected a finite number/],
+      [[{ role: 'user', content: 'Hi', at: new Date(0) }], /^messages\[0\]\.at: expected a JSON value/],
+      [[{ role: 'user', content: 'Hi', seen: new Map() }], /^messages\[0\]\.seen: expected a JSON value/],
     ];
     for (const [messages, message] of bad) {
       const error = await rejection(model.applyChatTemplate(messages));
@@ -153,6 +156,9 @@ describe('refusals', () => {
       expect(error.code).toBe('InvalidArgument');
     }
     const ok = [{ role: 'user', content: 'Hi' }];
+    // A plain object of another realm (an iframe's) is a message like any other.
+    const other = vm.runInNewContext("[{ role: 'user', content: 'Hi', extra: { n: [1] } }]");
+    expect(await model.applyChatTemplate(other)).toBe(await model.applyChatTemplate(ok));
     await expect(model.applyChatTemplate(ok, { addGenerationPrompt: 1 })).rejects.toThrow(
       /^addGenerationPrompt: expected a boolean/,
     );

@@ -134,6 +134,40 @@ test('another call between two steps of a turn: the turn feeds its conversation 
   expect(Array.from(chat.cachedIds)).toEqual([...t1.inputIds, ...t1.newIds.slice(0, -1)]);
 });
 
+test('a turn stopped by the caller joins the messages with the reply so far; a failed one does not', async () => {
+  const [t1] = extends_.turns;
+  const chat = model.chat({ system: 'Be brief.' });
+  for await (const s of chat.sendSteps(extends_.first, { maxNewTokens: N })) if (s.step === 2) break;
+  const reply = await model.decode(t1.newIds.slice(0, 2));
+  expect(chat.messages.slice(1)).toEqual([
+    { role: 'user', content: extends_.first },
+    { role: 'assistant', content: reply },
+  ]);
+  const before = chat.messages;
+  const controller = new AbortController();
+  const aborted = chat.send('Why?', {
+    maxNewTokens: N,
+    onStep: (s) => s.step === 2 && controller.abort(),
+    signal: controller.signal,
+  });
+  await expect(aborted).rejects.toThrow();
+  await expect(
+    chat.send('Why?', {
+      maxNewTokens: N,
+      onStep: () => {
+        throw new Error('mine');
+      },
+    }),
+  ).rejects.toThrow('mine');
+  expect(chat.messages).toEqual(before);
+  // The failed turns fed the cache past the conversation (the aborted one a token of its reply): without a
+  // truncation of the cache, the next turn is a prefill of the whole, and the same as a fresh conversation's.
+  const turn = await chat.send('Why?', { maxNewTokens: 2 });
+  expect([turn.prefilled, turn.reused]).toEqual([turn.inputIds.length, 0]);
+  const want = await model.chat({ messages: before }).send('Why?', { maxNewTokens: 2 });
+  expect([Array.from(turn.outputIds), turn.text]).toEqual([Array.from(want.outputIds), want.text]);
+});
+
 test('refusals: an encoder has no chat; bad content and options name the argument', async () => {
   const chat = model.chat({ system: 'Be brief.' });
   await expect(chat.send(5)).rejects.toThrow(/^content: expected the user's message as a string, got number 5/);

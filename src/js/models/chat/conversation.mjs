@@ -60,12 +60,19 @@ export class Conversation {
    */
   async send(content, options) {
     const { onStep, ...rest } = checkGenerateOptions(options, this.#inner.config, SEND_OPTIONS, 'send');
+    const turn = this.#turn(content, rest);
     let last;
     let score = 0;
-    for await (const step of this.#turn(content, rest)) {
-      last = step;
-      score += step.logProbability;
-      if (onStep) await onStep(step.public);
+    try {
+      for (let next = await turn.next(); !next.done; next = await turn.next()) {
+        last = next.value;
+        score += last.logProbability;
+        if (onStep) await onStep(last.public);
+      }
+    } catch (error) {
+      // onStep's error fails the turn, as the engine's or the signal's do: it does not join the messages.
+      await turn.throw(error).catch(() => {});
+      throw error;
     }
     const { prefilled, reused, prompt, text } = last.turn;
     return {
@@ -83,7 +90,7 @@ export class Conversation {
    * The next turn a step per next(), as generateSteps() yields them (each with its textDelta and, with
    * returnAttention, the attention of the ids fed for it: at step 1 only the new turn's, over every key the
    * cache holds); step 1 also carries { prefilled, reused }. The turn joins the messages when the stream ends
-   * (done, or stopped by the caller with the reply so far).
+   * (done, or stopped by the caller with the reply so far); a turn that fails (the engine, the signal) does not.
    */
   async *sendSteps(content, options) {
     const opts = checkGenerateOptions(options, this.#inner.config, GENERATE_OPTIONS.steps, 'sendSteps');
@@ -127,6 +134,7 @@ export class Conversation {
     this.#busy = true;
     const messages = [...this.#messages, { role: 'user', content }];
     const newIds = [];
+    let failed = false;
     try {
       const request = { ...this.#request, context: { ...this.#request.context, add_generation_prompt: true } };
       const { inputIds } = await renderMessages(inner, messages, { tokenize: true, request }, 'send');
@@ -191,9 +199,13 @@ export class Conversation {
         if (found.done) facts.text = await inner.decodeText(newIds);
         yield { public: out, logProbability: found.logProbability, turn: facts };
       }
+    } catch (error) {
+      failed = true;
+      throw error;
     } finally {
-      // The turn joins the conversation once a token of the reply is decided (all of it, or what the caller kept).
-      if (newIds.length) {
+      // The turn joins the conversation once a token of the reply is decided (all of it, or what the caller kept),
+      // unless it failed.
+      if (newIds.length && !failed) {
         const reply = await inner.decodeText(newIds).catch(() => null);
         if (reply !== null) this.#messages.push(messages.at(-1), { role: 'assistant', content: reply });
       }

@@ -24,7 +24,9 @@ function checkJson(value, where, depth = 0) {
     return;
   }
   if (Array.isArray(value)) return value.forEach((v, i) => checkJson(v, `${where}[${i}]`, depth + 1));
-  if (typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
+  // A plain object of any realm (an iframe's, the test runner's): its prototype is an Object.prototype, or null.
+  const proto = typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  if (proto === null || (proto && Object.getPrototypeOf(proto) === null)) {
     for (const [key, v] of Object.entries(value)) checkJson(v, `${where}.${key}`, depth + 1);
     return;
   }
