@@ -58,6 +58,7 @@ describe.each(TEMPLATES)('%s', (name) => {
       const messages = c.messages ?? conversations[c.conversation];
       const options = { addGenerationPrompt: c.addGenerationPrompt, variables: c.variables };
       if (c.tools) options.tools = c.tools;
+      if (c.continueFinalMessage) options.continueFinalMessage = true;
       const label = `${c.conversation}, addGenerationPrompt ${c.addGenerationPrompt}`;
       expect([label, await model.applyChatTemplate(messages, options)]).toEqual([label, c.text]);
       if (c.ids) {
@@ -164,6 +165,16 @@ describe('refusals', () => {
     );
     await expect(model.applyChatTemplate(ok, { tools: {} })).rejects.toThrow(/^tools: expected an array/);
     await expect(model.applyChatTemplate(ok, { nope: 1 })).rejects.toThrow(/nope/);
+    await expect(
+      model.applyChatTemplate(ok, { addGenerationPrompt: true, continueFinalMessage: true }),
+    ).rejects.toThrow(/^addGenerationPrompt, continueFinalMessage: give one of them/);
+    const open = [...ok, { role: 'assistant', content: null }];
+    await expect(model.applyChatTemplate(open, { continueFinalMessage: true })).rejects.toThrow(
+      /^continueFinalMessage: the final message has no "content" to continue/,
+    );
+    await expect(model.applyChatTemplate(ok, { continueFinalMessage: 'reasoning' })).rejects.toThrow(
+      /^continueFinalMessage: the final message has no "reasoning" to continue/,
+    );
     await expect(model.applyChatTemplate(ok, { variables: { messages: [] } })).rejects.toThrow(
       /^variables\.messages: set by applyChatTemplate itself/,
     );

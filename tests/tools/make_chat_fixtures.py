@@ -138,6 +138,15 @@ def template_cases():
         # Llama 3.2's template dates its system block by strftime_now when it has no date_string: given one.
         extra = {"date_string": "26 Jul 2024"} if name.startswith("llama-3.2") else None
         cases += render_cases(name, tokenizer, name in CHATML, extra)
+        # continue_final_message: the final (assistant) message left open, its trailing space kept or, where
+        # the template trims it (Llama's), cut.
+        for ending in ("Why did the snake", "因为蛇毒 "):
+            messages = CONVERSATIONS["ends-with-assistant"][:-1] + [{"role": "assistant", "content": ending}]
+            text = tokenizer.apply_chat_template(messages, continue_final_message=True, tokenize=False,
+                                                 **(extra or {}))
+            cases.append({"template": name, "conversation": "continue", "addGenerationPrompt": False,
+                          "continueFinalMessage": True, "messages": messages, "variables": extra or {},
+                          "text": text})
         if name in ("qwen2.5-7b-instruct", "llama-3.1-8b-instruct"):
             messages = [{"role": "user", "content": "What is the temperature in Paris?"}]
             text = tokenizer.apply_chat_template(messages, tools=TOOLS, add_generation_prompt=True, tokenize=False)

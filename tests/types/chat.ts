@@ -16,7 +16,10 @@ export async function chat(): Promise<void> {
     variables: { date_string: '26 Jul 2024' },
   });
   const ids: Int32Array = encoded.inputIds;
-  void [text, ids];
+  const open: string = await model.applyChatTemplate([...messages, { role: 'assistant', content: '因为' }], {
+    continueFinalMessage: true,
+  });
+  void [text, ids, open];
   // @ts-expect-error a message needs its role
   await model.applyChatTemplate([{ content: 'Hi' }]);
   // @ts-expect-error with tokenize the result is not a string

@@ -20,6 +20,11 @@ export type ChatJson = string | number | boolean | null | ChatJson[] | { [key: s
 export interface ChatTemplateOptions {
   /** Ends with the start of the assistant's turn (transformers' add_generation_prompt; default false). */
   addGenerationPrompt?: boolean;
+  /**
+   * Leaves the final message open, to be continued (transformers' continue_final_message): true for its content,
+   * or the name of its field; not with addGenerationPrompt.
+   */
+  continueFinalMessage?: boolean | string;
   /** Also the ids, tokenized as transformers does (no special tokens added: the template writes them). */
   tokenize?: boolean;
   /** Tools as JSON schemas, for the templates that read them (transformers' tools). */

@@ -9,7 +9,15 @@
 import { describe, rejectUnknown } from '../../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError, codedError } from '../../errors.mjs';
 
-const OPTIONS = new Set(['addGenerationPrompt', 'tokenize', 'tools', 'documents', 'chatTemplate', 'variables']);
+const OPTIONS = new Set([
+  'addGenerationPrompt',
+  'continueFinalMessage',
+  'tokenize',
+  'tools',
+  'documents',
+  'chatTemplate',
+  'variables',
+]);
 // Names the template is given by transformers itself: a variable may not replace them.
 const RESERVED = new Set(['messages', 'tools', 'documents', 'add_generation_prompt', 'raise_exception']);
 /** How deep a message's or tool's JSON may nest (a template walks it; the worker's message copies it). */
@@ -63,7 +71,8 @@ export function checkMessages(messages, what = 'messages') {
 }
 
 /**
- * applyChatTemplate's options checked: { addGenerationPrompt (default false), tokenize (default false), tools
+ * applyChatTemplate's options checked: { addGenerationPrompt (default false), continueFinalMessage (default
+ * false; true: 'content', or a field's name), tokenize (default false), tools
  * (JSON schemas), documents, chatTemplate (a name of the file's list, or a template's text), variables (more
  * names for the template: date_string …) }. Returns { tokenize, request: the renderer's { template, context } }.
  */
@@ -75,7 +84,15 @@ export function checkChatOptions(options, what = 'applyChatTemplate') {
     );
   rejectUnknown(options, OPTIONS, what);
   const { addGenerationPrompt = false, tokenize = false, tools = null, documents = null } = options;
-  const { chatTemplate = null, variables = {} } = options;
+  const { chatTemplate = null, variables = {}, continueFinalMessage = false } = options;
+  if (typeof continueFinalMessage !== 'boolean' && (typeof continueFinalMessage !== 'string' || !continueFinalMessage))
+    throw new ArgumentTypeError(
+      `continueFinalMessage: expected a boolean, or the name of the final message's field to continue, got ${describe(continueFinalMessage)}`,
+    );
+  if (continueFinalMessage !== false && addGenerationPrompt)
+    throw new ArgumentTypeError(
+      'addGenerationPrompt, continueFinalMessage: give one of them (a new assistant message, or the final one continued)',
+    );
   for (const [name, value] of [
     ['addGenerationPrompt', addGenerationPrompt],
     ['tokenize', tokenize],
@@ -103,6 +120,7 @@ export function checkChatOptions(options, what = 'applyChatTemplate') {
     tokenize,
     request: {
       template: chatTemplate,
+      continueFinal: continueFinalMessage === true ? 'content' : continueFinalMessage || null,
       context: { ...variables, tools, documents, add_generation_prompt: addGenerationPrompt },
     },
   };

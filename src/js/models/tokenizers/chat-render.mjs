@@ -96,18 +96,60 @@ function range(start, stop, step = 1) {
 // The names every template has (the library's Template.render declares the same).
 const GLOBALS = { false: false, true: true, none: null, False: false, True: true, None: null, range };
 
+// What marks the end of the final message with continueFinalMessage (transformers' continue_final_message_tag).
+const CONTINUE_TAG = 'CONTINUE_FINAL_MESSAGE_TAG ';
+
+/**
+ * transformers' continue_final_message: `messages` with the tag after the final message's `field` (its last
+ * text part when it is a list), and the text to look for; an ArgumentRangeError where transformers refuses.
+ */
+function markFinal(messages, field, template) {
+  const copy = structuredClone(messages);
+  const last = copy.at(-1);
+  let final = last[field];
+  const where = `continueFinalMessage: the final message`;
+  if (final === undefined || final === null)
+    throw new ArgumentRangeError(`${where} has no ${JSON.stringify(field)} to continue`);
+  if (!template.includes(field))
+    throw new ArgumentRangeError(
+      `continueFinalMessage: ${JSON.stringify(field)} is not a field the chat template reads`,
+    );
+  if (Array.isArray(final)) {
+    const part = final.findLast((p) => p && typeof p === 'object' && 'text' in p);
+    if (!part) throw new ArgumentRangeError(`${where} has no text part to continue`);
+    final = part.text;
+    part.text = `${part.text}${CONTINUE_TAG}`;
+  } else last[field] = `${final}${CONTINUE_TAG}`;
+  return { copy, final: String(final) };
+}
+
+// The rendered text cut where the final message ends, as transformers cuts it (its trailing spaces kept when the
+// template kept them).
+function cutAtFinal(rendered, final) {
+  const tag = CONTINUE_TAG.trim();
+  if (!rendered.includes(final.trim()) || !rendered.includes(tag))
+    throw new ArgumentRangeError(
+      'continueFinalMessage: the final message does not appear in the chat after applying the chat template',
+    );
+  const at = rendered.lastIndexOf(tag);
+  return rendered.slice(at, at + CONTINUE_TAG.length) === CONTINUE_TAG
+    ? rendered.slice(0, at)
+    : rendered.slice(0, at).trimEnd();
+}
+
 // A template's raise_exception: the messages are what it refuses, so the caller's argument.
 class TemplateRefusal extends ArgumentRangeError {}
 
 /**
  * The text of a chat: `request` { template (a name, a template's text, or null: the file's), file (where the
- * template was read, for messages; default `tokenizerFile`), context:
+ * template was read, for messages; default `tokenizerFile`), continueFinal (the final message's field to end
+ * the text with, open: transformers' continue_final_message; null: none), context:
  * { messages, tools, documents, add_generation_prompt, …variables } } over `config`'s template, with its
  * special tokens (transformers' special_tokens_map: bos_token … mask_token, the strings tokenizer_config.json
  * gives) under the caller's variables. A template that does not parse is an Error naming the file; one that
  * calls raise_exception an ArgumentRangeError with its words (the messages are refused).
  */
-export function renderChat(config, tokenizerFile, { template: choice, context, file: source }) {
+export function renderChat(config, tokenizerFile, { template: choice, context, file: source, continueFinal = null }) {
   const file = source ?? tokenizerFile;
   const text = chooseTemplate(config, file, choice, context.tools !== null && context.tools !== undefined);
   let template;
@@ -121,7 +163,10 @@ export function renderChat(config, tokenizerFile, { template: choice, context, f
     const value = tokenContent(config[`${role}_token`]);
     if (value !== null) special[`${role}_token`] = value;
   }
-  const { messages, tools, documents, add_generation_prompt: addGenerationPrompt, ...variables } = context;
+  const { tools, documents, add_generation_prompt: addGenerationPrompt, ...variables } = context;
+  let { messages } = context;
+  let final = null;
+  if (continueFinal !== null) ({ copy: messages, final } = markFinal(messages, continueFinal, text));
   try {
     // Template.render's environment, with transformers' raise_exception and strftime_now in place of the
     // library's (which it declares first, so that render() could not replace them).
@@ -140,8 +185,10 @@ export function renderChat(config, tokenizerFile, { template: choice, context, f
       add_generation_prompt: addGenerationPrompt,
     };
     for (const [name, value] of Object.entries(names)) env.set(name, value);
-    return new Interpreter(env).run(template.parsed).value;
+    const rendered = new Interpreter(env).run(template.parsed).value;
+    return final === null ? rendered : cutAtFinal(rendered, final);
   } catch (error) {
+    if (final !== null && error instanceof ArgumentRangeError) throw error;
     if (error instanceof TemplateRefusal) throw error;
     throw new Error(`${file}: chat_template failed (${error?.message ?? error})`);
   }
