@@ -185,11 +185,25 @@ describe('refusals', () => {
     const error = await rejection(model.applyChatTemplate([{ role: 'user', content: 'Hi' }], { chatTemplate: refuse }));
     expect(error).toBeInstanceOf(RangeError);
     expect(error.message).toMatch(/messages: the chat template refuses them: Conversation roles must alternate/);
-    const broken = await rejection(
-      model.applyChatTemplate([{ role: 'user', content: 'Hi' }], { chatTemplate: '{% for m in messages %}' }),
+    const unclosed = '{% for m in messages %}';
+    const mine = await rejection(
+      model.applyChatTemplate([{ role: 'user', content: 'Hi' }], { chatTemplate: unclosed }),
     );
-    expect(broken.message).toMatch(/tokenizer_config\.json: chat_template does not parse/);
-    expect(broken.code).toBe('BadTokenizer');
+    expect(mine).toBeInstanceOf(RangeError);
+    expect(mine.message).toMatch(/^chatTemplate: does not parse \(/);
+    const config = JSON.parse(readFileSync(path.join(CHAT, 'tokenizer-configs', 'qwen2.5-7b-instruct.json'), 'utf8'));
+    const files = {
+      ...QWEN2_FILES,
+      'tokenizer_config.json': Buffer.from(JSON.stringify({ ...config, chat_template: unclosed })),
+    };
+    const bad = await engine.loadModel(files);
+    try {
+      const broken = await rejection(bad.applyChatTemplate([{ role: 'user', content: 'Hi' }]));
+      expect(broken.message).toMatch(/^tokenizer_config\.json: chat_template does not parse \(/);
+      expect([broken.code, broken.file]).toEqual(['BadTokenizer', 'tokenizer_config.json']);
+    } finally {
+      bad.dispose();
+    }
   });
 
   test("a template reaches no JavaScript object's properties (the interpreter's own values only)", async () => {
@@ -210,10 +224,11 @@ test('a template that runs for ever, or grows without end, is stopped by the tok
   const context = { messages: [{ role: 'user', content: 'Hi' }], tools: null, documents: null };
   try {
     await expect(host.render({ template: null, file: 'tokenizer_config.json', context })).rejects.toThrow(
-      'tokenizer.json: rendering the chat template took more than 1 s, so the tokenizer was stopped',
+      'tokenizer.json: rendering the chat template took more than 1 s, so the tokenizer was stopped (a template that loops',
     );
     await expect(host.render({ template: grows, context })).rejects.toThrow(
-      /tokenizer\.json: the tokenizer used more than its 64 MB of memory|Invalid string length/,
+      // Whichever bound it meets first: the heap, V8's longest string, or (on a loaded machine) the time.
+      /tokenizer\.json: the tokenizer used more than its 64 MB of memory|Invalid string length|took more than 1 s/,
     );
     expect(await host.render({ template: '{{ messages[0].content }}', context })).toBe('Hi'); // a fresh worker
   } finally {

@@ -66,7 +66,7 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   const tokenizer = await step('BadTokenizer', async () =>
     createTokenizer(await checkpoint.tokenizerFiles(), tokenizerHost, {
       vocabSize: layout.config.vocabSize,
-      chatTemplateFile: checkpoint.chatTemplateFile,
+      chatTemplateSource: checkpoint.chatTemplateSource,
     }),
   );
   const { sources, plan, generation } = await step('BadCheckpoint', async () => {

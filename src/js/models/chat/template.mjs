@@ -134,7 +134,7 @@ export function chatTokenizer(inner, what) {
       'NoChatTemplate',
       `${what}: this ${config.modelType} checkpoint has no tokenizer, so no chat template (give the ids yourself)`,
     );
-  if (!tokenizer.chatTemplateFile || !tokenizer.render)
+  if (!tokenizer.chatTemplate || !tokenizer.render)
     throw codedError(
       'NoChatTemplate',
       `${what}: this ${config.modelType} checkpoint has no chat template (tokenizer_config.json has no chat_template; ` +
@@ -154,7 +154,7 @@ export async function renderMessages(inner, messages, { tokenize, request }, wha
   if (request.template === null || !tokenizer?.render) chatTokenizer(inner, what);
   const text = await tokenizer.render({
     ...request,
-    file: tokenizer.chatTemplateFile ?? undefined,
+    ...tokenizer.chatTemplate,
     context: { ...request.context, messages },
   });
   if (!tokenize) return { text };

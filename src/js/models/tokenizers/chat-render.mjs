@@ -61,8 +61,8 @@ export function strftime(date, format) {
 /**
  * The template text `config` (tokenizer_config.json's object) holds for a call: `chat_template` a string, or
  * the named-list form [{ name, template }] picked as transformers' get_chat_template picks ('tool_use' with
- * tools, else 'default'; `choice` a name of the list, or a template's own text). Throws an Error naming
- * `file` when there is none to use.
+ * tools, else 'default'; `choice` a name of the list, or a template's own text): { text, given (the caller's
+ * own text) }. Throws an Error naming `file` when there is none to use.
  */
 export function chooseTemplate(config, file, choice, hasTools) {
   const stored = config.chat_template;
@@ -71,17 +71,18 @@ export function chooseTemplate(config, file, choice, hasTools) {
     for (const entry of stored)
       if (entry && typeof entry.name === 'string' && typeof entry.template === 'string')
         named.set(entry.name, entry.template);
-    if (choice !== null && named.has(choice)) return named.get(choice);
-    if (choice !== null) return choice;
-    if (hasTools && named.has('tool_use')) return named.get('tool_use');
-    if (named.has('default')) return named.get('default');
+    const fromFile = (name) => ({ text: named.get(name), given: false });
+    if (choice !== null && named.has(choice)) return fromFile(choice);
+    if (choice !== null) return { text: choice, given: true };
+    if (hasTools && named.has('tool_use')) return fromFile('tool_use');
+    if (named.has('default')) return fromFile('default');
     throw new ArgumentRangeError(
       `chatTemplate: ${file} holds several chat templates and none named 'default'; name one of ` +
         `${[...named.keys()].map((n) => `'${n}'`).join(', ')}`,
     );
   }
-  if (choice !== null) return choice;
-  if (typeof stored === 'string') return stored;
+  if (choice !== null) return { text: choice, given: true };
+  if (typeof stored === 'string') return { text: stored, given: false };
   throw new Error(`${file}: no chat_template`);
 }
 
@@ -142,21 +143,26 @@ class TemplateRefusal extends ArgumentRangeError {}
 
 /**
  * The text of a chat: `request` { template (a name, a template's text, or null: the file's), file (where the
- * template was read, for messages; default `tokenizerFile`), continueFinal (the final message's field to end
+ * template was read, and its field, for messages; default `tokenizerFile`'s chat_template), continueFinal (the final message's field to end
  * the text with, open: transformers' continue_final_message; null: none), context:
  * { messages, tools, documents, add_generation_prompt, …variables } } over `config`'s template, with its
  * special tokens (transformers' special_tokens_map: bos_token … mask_token, the strings tokenizer_config.json
  * gives) under the caller's variables. A template that does not parse is an Error naming the file; one that
  * calls raise_exception an ArgumentRangeError with its words (the messages are refused).
  */
-export function renderChat(config, tokenizerFile, { template: choice, context, file: source, continueFinal = null }) {
-  const file = source ?? tokenizerFile;
-  const text = chooseTemplate(config, file, choice, context.tools !== null && context.tools !== undefined);
+export function renderChat(config, tokenizerFile, request) {
+  const { template: choice, context, file = tokenizerFile, field = 'chat_template', continueFinal = null } = request;
+  const { text, given } = chooseTemplate(config, file, choice, context.tools !== null && context.tools !== undefined);
+  // A template's fault is the file's, or the caller's when the caller gave it (chatTemplate).
+  const fault = (what, error) =>
+    given
+      ? new ArgumentRangeError(`chatTemplate: ${what} (${error?.message ?? error})`)
+      : new Error(`${file}: ${field} ${what} (${error?.message ?? error})`);
   let template;
   try {
     template = new Template(text);
   } catch (error) {
-    throw new Error(`${file}: chat_template does not parse (${error?.message ?? error})`);
+    throw fault('does not parse', error);
   }
   const special = {};
   for (const role of SPECIAL_ROLES) {
@@ -190,6 +196,6 @@ export function renderChat(config, tokenizerFile, { template: choice, context, f
   } catch (error) {
     if (final !== null && error instanceof ArgumentRangeError) throw error;
     if (error instanceof TemplateRefusal) throw error;
-    throw new Error(`${file}: chat_template failed (${error?.message ?? error})`);
+    throw fault('failed', error);
   }
 }

@@ -339,6 +339,9 @@ async function marianTokenizer(files, config, host, vocabSize) {
   };
 }
 
+/** Where a folder's chat template is (a GGUF file's: formats/gguf/checkpoint.mjs). */
+const CHAT_TEMPLATE_SOURCE = Object.freeze({ file: 'tokenizer_config.json', field: 'chat_template' });
+
 /**
  * The folder's tokenizer, or null when it has none of tokenizer.json,
  * source.spm (Marian's) and vocab.txt: { encode(text, textPair, {
@@ -346,7 +349,7 @@ async function marianTokenizer(files, config, host, vocabSize) {
  * truncated to it, encode.mjs), decode(ids, { skipSpecialTokens }) →
  * Promise<text>, pieces(ids) → readable strings, paddingSide,
  * specialTokens: [{ id, token }] with its roles (special-roles.mjs), render(chat) (its
- * chat template, chat-render.mjs), chatTemplateFile (where that template is, null: none), dispose() }. `files`: { 'tokenizer.json'?,
+ * chat template, chat-render.mjs), chatTemplate ({ file, field } where that template is, null: none), dispose() }. `files`: { 'tokenizer.json'?,
  * 'tokenizer_config.json'?, 'vocab.txt'?, 'vocab.json'?,
  * 'target_vocab.json'? } as texts, { 'source.spm'?, 'target.spm'? } as
  * bytes. `host(json, config, file)`: where it runs and is checked (the
@@ -354,7 +357,7 @@ async function marianTokenizer(files, config, host, vocabSize) {
  * browsers; in-thread-host.mjs for tests). `vocabSize`: config.json's, which
  * every id the tokenizer can give must be below.
  */
-export async function createTokenizer(files, host, { vocabSize, chatTemplateFile = 'tokenizer_config.json' } = {}) {
+export async function createTokenizer(files, host, { vocabSize, chatTemplateSource = CHAT_TEMPLATE_SOURCE } = {}) {
   const parse = (name) => parseJsonObject(name, files[name]);
   // The kind the loader chose the files for (checkpoint-files.mjs: the one rule).
   const kind = tokenizerKind((name) => files[name] !== undefined)?.kind;
@@ -371,7 +374,7 @@ export async function createTokenizer(files, host, { vocabSize, chatTemplateFile
   );
   const stored = config.chat_template;
   // Where its chat template is (null: none), and the host's rendering of it (tokenizers/chat-render.mjs).
-  tokenizer.chatTemplateFile = typeof stored === 'string' || Array.isArray(stored) ? chatTemplateFile : null;
+  tokenizer.chatTemplate = typeof stored === 'string' || Array.isArray(stored) ? chatTemplateSource : null;
   return tokenizer;
 }
 

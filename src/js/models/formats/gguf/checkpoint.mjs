@@ -32,7 +32,7 @@ export async function openGguf(file) {
     words: { config: `${file.name}'s metadata`, sizes: `the sizes in ${file.name}'s metadata` },
     tokenizerFiles: async () => ggufTokenizerFiles(file.name, header.metadata),
     // Its tokenizer.chat_template, given to the tokenizer as tokenizer_config.json's chat_template.
-    chatTemplateFile: `${file.name} (tokenizer.chat_template)`,
+    chatTemplateSource: { file: file.name, field: 'tokenizer.chat_template' },
     weights: async () => ({
       sources: [file],
       headers,
