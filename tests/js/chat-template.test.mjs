@@ -15,6 +15,7 @@ import { nodeTokenizerHost } from '../../src/js/models/tokenizers/node-host.mjs'
 import { readGgufHeader } from '../../src/js/models/formats/gguf/reader.mjs';
 import { ggufTokenizerFiles } from '../../src/js/models/formats/gguf/tokenizer.mjs';
 import { fileAt } from '../../src/js/models/sources/folder.mjs';
+import { filesToRead } from '../../src/js/models/checkpoint-files.mjs';
 import { folderFiles } from '../tools/hub-server.mjs';
 
 const CHAT = fileURLToPath(new URL('../fixtures/chat/', import.meta.url));
@@ -25,11 +26,17 @@ const { cases: ggufCases } = json('gguf-cases.json');
 const { 'reference.json': _, 'tokenizer_config.json': __, ...QWEN2_FILES } = folderFiles(QWEN2);
 const TEMPLATES = [...new Set(cases.map((c) => c.template))];
 
-/** hf-qwen2's files with tokenizer-configs/<name>.json as its tokenizer_config.json. */
-const withTokenizerConfig = (name) => ({
-  ...QWEN2_FILES,
-  'tokenizer_config.json': readFileSync(path.join(CHAT, 'tokenizer-configs', `${name}.json`)),
-});
+/**
+ * hf-qwen2's files with tokenizer-configs/<name>.json as its tokenizer_config.json ('chat_template.jinja':
+ * Llama 3.1's, with Qwen2.5-7B's template as a chat_template.jinja beside it).
+ */
+const withTokenizerConfig = (name) =>
+  name === 'chat_template.jinja'
+    ? {
+        ...withTokenizerConfig('llama-3.1-8b-instruct'),
+        'chat_template.jinja': readFileSync(path.join(CHAT, 'templates', 'qwen2.5-7b-instruct.jinja')),
+      }
+    : { ...QWEN2_FILES, 'tokenizer_config.json': readFileSync(path.join(CHAT, 'tokenizer-configs', `${name}.json`)) };
 const rejection = (promise) =>
   promise.then(
     () => {
@@ -103,6 +110,23 @@ test("a GGUF file's tokenizer.chat_template that is not a string: BadTokenizer n
     'tokenizer.chat_template',
     'qwen2-chat.gguf: tokenizer.chat_template: a UINT32, expected a string',
   ]);
+});
+
+test('chat_template.jinja is read (and downloaded) with a tokenizer, and wins over tokenizer_config.json', () => {
+  const has = (names) => (name) => names.includes(name);
+  const repo = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja', 'model.safetensors'];
+  expect(filesToRead(has(repo))).toEqual([
+    'config.json',
+    'tokenizer.json',
+    'tokenizer_config.json',
+    'chat_template.jinja',
+  ]);
+  expect(filesToRead(has(repo.filter((n) => n !== 'tokenizer.json')))).toEqual([
+    'config.json',
+    'tokenizer_config.json',
+  ]);
+  // (Its cases above: Llama 3.1's tokenizer_config.json beside a chat_template.jinja of Qwen2.5's renders Qwen's.)
+  expect(cases.filter((c) => c.template === 'chat_template.jinja')[0].text).toMatch(/^<\|im_start\|>system/);
 });
 
 test("strftime_now's formatting is Python's strftime (C locale)", () => {

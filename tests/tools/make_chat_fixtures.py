@@ -7,6 +7,8 @@ Run in the Debian sid chroot of tests/tools/make-hf-chroot.sh (python3-transform
 Writes tests/fixtures/chat/ (its README.md says what each file is and where the templates came from):
 - tokenizer-configs/<template>.json: hf-qwen2's tokenizer_config.json with the template as chat_template
   (and the model's own bos_token/eos_token strings), plus named-list.json (the [{name, template}] form);
+  cases of template 'chat_template.jinja': Llama 3.1's tokenizer_config.json with Qwen2.5-7B's template as a
+  chat_template.jinja beside it (transformers takes the file's);
 - cases.json: transformers' apply_chat_template(tokenize=False) of each template over each conversation with
   add_generation_prompt false and true, read from those tokenizer_config.json files by AutoTokenizer; the ids
   (tokenize=True) where the template's special tokens are the tokenizer's (ChatML: Qwen2.5, SmolLM2);
@@ -152,6 +154,14 @@ def template_cases():
             text = tokenizer.apply_chat_template(messages, tools=TOOLS, add_generation_prompt=True, tokenize=False)
             cases.append({"template": name, "conversation": "tools", "addGenerationPrompt": True, "tools": TOOLS,
                           "messages": messages, "variables": {}, "text": text})
+    # A chat_template.jinja beside tokenizer_config.json's chat_template: transformers takes the file's.
+    folder = tokenizer_folder(json.loads(read(os.path.join(OUT, "tokenizer-configs", "llama-3.1-8b-instruct.json"))))
+    shutil.copy(os.path.join(OUT, "templates", "qwen2.5-7b-instruct.jinja"), os.path.join(folder, "chat_template.jinja"))
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    for agp in (False, True):
+        text = tokenizer.apply_chat_template(CONVERSATIONS["multi-turn"], add_generation_prompt=agp, tokenize=False)
+        cases.append({"template": "chat_template.jinja", "conversation": "multi-turn", "addGenerationPrompt": agp,
+                      "variables": {}, "text": text})
     # The named-list form: 'default' without tools, 'tool_use' with them.
     named = [
         {"name": "default", "template": read(os.path.join(OUT, "templates", "smollm2-135m-instruct.jinja"))},

@@ -110,7 +110,8 @@ export interface Conversation {
 declare module './models.js' {
   interface TransformerModel {
     /**
-     * The messages as the checkpoint's chat template (tokenizer_config.json's chat_template, a GGUF file's
+     * The messages as the checkpoint's chat template (chat_template.jinja, else tokenizer_config.json's
+     * chat_template; a GGUF file's
      * tokenizer.chat_template) renders them, as transformers' apply_chat_template(…, tokenize=False). No
      * template: an Error with code 'NoChatTemplate'.
      */

@@ -349,8 +349,9 @@ const CHAT_TEMPLATE_SOURCE = Object.freeze({ file: 'tokenizer_config.json', fiel
  * truncated to it, encode.mjs), decode(ids, { skipSpecialTokens }) →
  * Promise<text>, pieces(ids) → readable strings, paddingSide,
  * specialTokens: [{ id, token }] with its roles (special-roles.mjs), render(chat) (its
- * chat template, chat-render.mjs), chatTemplate ({ file, field } where that template is, null: none), dispose() }. `files`: { 'tokenizer.json'?,
- * 'tokenizer_config.json'?, 'vocab.txt'?, 'vocab.json'?,
+ * chat template, chat-render.mjs), chatTemplate ({ file, field } where that
+ * template is, null: none), dispose() }. `files`: { 'tokenizer.json'?,
+ * 'tokenizer_config.json'?, 'chat_template.jinja'?, 'vocab.txt'?, 'vocab.json'?,
  * 'target_vocab.json'? } as texts, { 'source.spm'?, 'target.spm'? } as
  * bytes. `host(json, config, file)`: where it runs and is checked (the
  * platform's: node-host.mjs in Node, bounded-host.mjs through browser.mjs in
@@ -363,7 +364,12 @@ export async function createTokenizer(files, host, { vocabSize, chatTemplateSour
   const kind = tokenizerKind((name) => files[name] !== undefined)?.kind;
   if (!kind) return null;
   const json = kind === 'tokenizer.json' ? parse('tokenizer.json') : null;
-  const config = files['tokenizer_config.json'] !== undefined ? parse('tokenizer_config.json') : {};
+  let config = files['tokenizer_config.json'] !== undefined ? parse('tokenizer_config.json') : {};
+  // transformers takes a chat_template.jinja before tokenizer_config.json's chat_template.
+  if (typeof files['chat_template.jinja'] === 'string') {
+    config = { ...config, chat_template: files['chat_template.jinja'] };
+    chatTemplateSource = { file: 'chat_template.jinja', field: 'the template' };
+  }
   if (kind === 'marian') return marianTokenizer(files, config, host, vocabSize);
   const tokenizer = await jsonTokenizer(
     json ?? wordPieceJson(files['vocab.txt'], config),
