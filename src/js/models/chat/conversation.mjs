@@ -118,9 +118,11 @@ export class Conversation {
     );
   }
 
-  // The cache made to hold `keep` ids of this conversation's (keep < cached.length); returns how many it
-  // keeps. With no truncation bound from the engine, none: the next feed is a prefill, which forgets the rest.
-  #rewind() {
+  // The cache rewound to hold at most the first `same` ids of this conversation's (those the next rendering
+  // shares with it); returns how many it holds. The engine binds no truncation of its cache yet, so none: the
+  // next feed is a prefill, which forgets the rest. With KVCache::truncate bound: truncate(same), return same.
+  // eslint-disable-next-line no-unused-vars -- `same` is what a truncation would keep
+  #rewind(same) {
     this.#cached = [];
     return 0;
   }
