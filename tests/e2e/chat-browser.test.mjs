@@ -25,7 +25,7 @@ const FILES = Object.fromEntries(
     'tokenizer_config.json': readFileSync(path.join(CHAT, 'tokenizer-configs', 'qwen2.5-7b-instruct.json')),
   }).map(([name, bytes]) => [name, Buffer.from(bytes).toString('base64')]),
 );
-const QWEN_CASES = cases.filter((c) => c.template === 'qwen2.5-7b-instruct' && c.conversation !== 'tools');
+const QWEN_CASES = cases.filter((c) => c.template === 'qwen2.5-7b-instruct' && conversations[c.conversation]);
 
 let browser, server, url;
 beforeAll(async () => {
@@ -83,6 +83,7 @@ test("the page renders chat templates as transformers does, in the tokenizer's w
       maxNewTokens: json('conversation.json').maxNewTokens,
     },
   );
+  expect(QWEN_CASES).toHaveLength(8); // four conversations, with and without the generation prompt
   expect(report.texts).toEqual(QWEN_CASES.map((c) => c.text));
   expect(report.date).toMatch(/^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)$/); // the C locale's, as Python's
   const [t1, t2] = conversation.turns;
