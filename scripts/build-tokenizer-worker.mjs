@@ -1,5 +1,5 @@
 // Bundles the browsers' tokenizer worker (src/js/models/tokenizers/web-worker.mjs
-// with @huggingface/tokenizers and the package's tokenizer code) into one
+// with @huggingface/tokenizers, @huggingface/jinja and the package's tokenizer code) into one
 // classic script, dist/mha-model-tokenizer.js: a Worker resolves no bare
 // import (import maps do not reach workers), a bundler copies a file it finds
 // as new URL('…', import.meta.url) without looking inside, and esbuild's
@@ -11,7 +11,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
-const library = JSON.parse(readFileSync(here('../node_modules/@huggingface/tokenizers/package.json'), 'utf8'));
+const packageOf = (name) => JSON.parse(readFileSync(here(`../node_modules/${name}/package.json`), 'utf8'));
+const library = packageOf('@huggingface/tokenizers');
+// The chat templates' renderer (models/tokenizers/chat-render.mjs): templates render where the tokenizer runs.
+const jinja = packageOf('@huggingface/jinja');
 
 /** esbuild's options for the worker (tests/js/files.test.mjs builds it again to check that dist/ is up to date). */
 export const TOKENIZER_WORKER_BUILD = {
@@ -26,7 +29,8 @@ export const TOKENIZER_WORKER_BUILD = {
   banner: {
     js:
       "// mha-wasm: the browsers' tokenizer worker (src/js/models/tokenizers/web-worker.mjs), with " +
-      `${library.name} ${library.version} (${library.license}, https://github.com/huggingface/tokenizers.js) inside.`,
+      `${library.name} ${library.version} (${library.license}, https://github.com/huggingface/tokenizers.js) and ` +
+      `${jinja.name} ${jinja.version} (${jinja.license}, https://github.com/huggingface/huggingface.js) inside.`,
   },
   logLevel: 'warning',
 };

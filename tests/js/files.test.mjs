@@ -14,7 +14,7 @@ import { FAMILIES, VARIANTS, inferenceUrls, variantFiles } from '../../src/js/fi
 import { trainUrls } from '../../src/js/train-files.mjs';
 import { TOKENIZER_WORKER, modelUrls, tokenizerWorkerUrl } from '../../src/js/model-files.mjs';
 import { TOKENIZER_WORKER_BUILD } from '../../scripts/build-tokenizer-worker.mjs';
-import { ENTRY_CODE, TOKENIZER_LIBRARY, markersIn } from './helpers/entry-code.mjs';
+import { ENTRY_CODE, JINJA_LIBRARY, TOKENIZER_LIBRARY, markersIn } from './helpers/entry-code.mjs';
 
 const URLS = { inference: inferenceUrls, train: trainUrls, model: modelUrls };
 
@@ -117,16 +117,19 @@ test.each(ENTRIES)(
 // The browsers' tokenizer runs in a Worker of its own, from one classic script with the tokenizers library
 // inside (scripts/build-tokenizer-worker.mjs): no entry's bundle carries the library, and the worker
 // script needs no other file (no import, no importScripts: a bundler copies it as it is).
-test("the tokenizers library is in the tokenizer's worker alone, which needs no other file", async () => {
+test("the tokenizers and Jinja libraries are in the tokenizer's worker alone, which needs no other file", async () => {
   for (const [entry] of ENTRIES) {
     const { code, modules } = await bundle(entry, 'esm');
-    expect([entry, modules.some((m) => TOKENIZER_LIBRARY.module.test(m))]).toEqual([entry, false]);
-    expect([entry, code.includes(TOKENIZER_LIBRARY.marker)]).toEqual([entry, false]);
+    for (const library of [TOKENIZER_LIBRARY, JINJA_LIBRARY]) {
+      expect([entry, modules.some((m) => library.module.test(m))]).toEqual([entry, false]);
+      expect([entry, code.includes(library.marker)]).toEqual([entry, false]);
+    }
   }
   const file = fileURLToPath(tokenizerWorkerUrl());
   expect(file.endsWith(`/dist/${TOKENIZER_WORKER}`)).toBe(true);
   const worker = readFileSync(file, 'utf8');
   expect(worker).toContain(TOKENIZER_LIBRARY.marker);
+  expect(worker).toContain(JINJA_LIBRARY.marker); // chat templates, rendered where the tokenizer runs
   expect(worker).toContain('not a tokenizer this package reads'); // serve.mjs
   expect(worker).not.toMatch(/\bimport\s*[({"'*]|\bimportScripts\s*\(|\brequire\s*\(/);
   // Built from today's sources: the same bytes as esbuild makes of them now (else run npm run build).

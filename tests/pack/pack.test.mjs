@@ -179,7 +179,7 @@ describe('[slow] npm pack, install, require and import', () => {
     expect(files.filter((f) => /\.(png|jpe?g)$/.test(f))).toEqual([]);
   });
 
-  test("the notices name the tokenizers library's version as dist/ bundles it, and xsimd's as the builds compile it", () => {
+  test("the notices name the tokenizers and Jinja libraries' versions as dist/ bundles them, and xsimd's as the builds compile it", () => {
     const notices = readFileSync(join(repo, 'THIRD_PARTY_NOTICES.md'), 'utf8');
     const tokenizers = JSON.parse(
       readFileSync(join(repo, 'node_modules/@huggingface/tokenizers/package.json'), 'utf8'),
@@ -191,6 +191,13 @@ describe('[slow] npm pack, install, require and import', () => {
       `${tokenizers.name}](https://github.com/huggingface/tokenizers.js) ${tokenizers.version}`,
     );
     expect(notices).toContain(`Apache-2.0`);
+    const jinja = JSON.parse(readFileSync(join(repo, 'node_modules/@huggingface/jinja/package.json'), 'utf8'));
+    expect(readFileSync(join(repo, 'dist/mha-model-tokenizer.js'), 'utf8')).toContain(
+      `${jinja.name} ${jinja.version} (${jinja.license}`,
+    );
+    expect(notices).toContain(
+      `${jinja.name}](https://github.com/huggingface/huggingface.js/tree/main/packages/jinja) ${jinja.version}`,
+    );
     expect(notices).toContain('BSD-3-Clause');
     const include = process.env.XSIMD_INCLUDE_DIR || join(repo, '.deps/xsimd/usr/include'); // scripts/configure.sh's
     const xsimd = readFileSync(join(include, 'xsimd/config/xsimd_config.hpp'), 'utf8');

@@ -55,13 +55,15 @@ export function pickCheckpointFiles(entries) {
  * one), and the tokenizer's files (tokenizers/tokenizer.mjs takes
  * tokenizer.json, else Marian's source.spm with vocab.json (and
  * target_vocab.json when its vocabularies are separate), else BERT's
- * vocab.txt, each with tokenizer_config.json).
+ * vocab.txt, each with tokenizer_config.json, and chat_template.jinja: the chat
+ * template, which transformers takes before tokenizer_config.json's).
  */
 export const TEXT_FILES = Object.freeze([
   'config.json',
   'generation_config.json',
   'tokenizer.json',
   'tokenizer_config.json',
+  'chat_template.jinja',
   'vocab.txt',
   'vocab.json',
   'target_vocab.json',
@@ -97,10 +99,13 @@ export const tokenizerKind = (has) => TOKENIZER_KINDS.find((k) => has(k.marker))
 
 /**
  * The tokenizer's files the loader reads of a checkpoint that has the files
- * `has(name)` is true of: tokenizer_config.json and its kind's (tokenizerKind).
+ * `has(name)` is true of: tokenizer_config.json and its kind's (tokenizerKind), and with a tokenizer
+ * chat_template.jinja. (A cache that does not say whether a repo has chat_template.jinja — made before it was
+ * read — is taken as lacking it: textFilesDecided does not ask for it.)
  */
 export function tokenizerFilesToRead(has) {
-  const wanted = new Set(['tokenizer_config.json', ...(tokenizerKind(has)?.files ?? [])]);
+  const kind = tokenizerKind(has);
+  const wanted = new Set(['tokenizer_config.json', ...(kind ? ['chat_template.jinja', ...kind.files] : [])]);
   return READ_FILES.filter((name) => wanted.has(name) && has(name));
 }
 

@@ -69,7 +69,10 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
         `'${layout.architecture.kind}', ${configFile})`,
     );
   const tokenizer = await step('BadTokenizer', async () =>
-    createTokenizer(await checkpoint.tokenizerFiles(), tokenizerHost, { vocabSize: layout.config.vocabSize }),
+    createTokenizer(await checkpoint.tokenizerFiles(), tokenizerHost, {
+      vocabSize: layout.config.vocabSize,
+      chatTemplateSource: checkpoint.chatTemplateSource,
+    }),
   );
   const { sources, plan, generation } = await step('BadCheckpoint', async () => {
     const { sources, headers, generation } = await checkpoint.weights();

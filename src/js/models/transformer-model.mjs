@@ -11,6 +11,8 @@ import { encoder } from './kinds/encoder.mjs';
 import { decoder } from './kinds/decoder.mjs';
 import { encoderDecoder } from './kinds/encoder-decoder.mjs';
 import { publicTokenizer } from './tokenizers/public-tokenizer.mjs';
+import { applyChatTemplate } from './chat/template.mjs';
+import { createChat } from './chat/conversation.mjs';
 
 /**
  * An internal door for mha-wasm/analysis (not public API): model[TEACHER_FORCED](inputIds, decoderIds) gives
@@ -25,6 +27,11 @@ const KINDS = Object.freeze({ encoder, decoder, 'encoder-decoder': encoderDecode
 // Why a kind refuses a call: a TypeError that says which kinds have it.
 function refusal(config, what) {
   const { modelType, kind } = config;
+  if (what === 'chat')
+    return new ArgumentTypeError(
+      `chat: a ${modelType} is an ${kind}; a conversation over a KV cache is a decoder's (applyChatTemplate ` +
+        'renders the messages for any model with a chat template)',
+    );
   if (what === 'prefill' || what === 'step' || what === 'generateSteps')
     return new ArgumentTypeError(
       `${what}: a ${modelType} is an ${kind}, with no state between calls; ` +
@@ -147,6 +154,24 @@ export class TransformerModel extends EngineResource {
    */
   generateSteps(input, options) {
     return this.#callOf('generateSteps')(this.#inner, input, options);
+  }
+
+  /**
+   * The messages as the checkpoint's chat template renders them, as transformers'
+   * tokenizer.apply_chat_template(…, tokenize=False): the text; with tokenize,
+   * { text, inputIds, tokens } (see types/chat.d.ts).
+   */
+  async applyChatTemplate(messages, options) {
+    return applyChatTemplate(this.#inner, messages, options);
+  }
+
+  /**
+   * A decoder's conversation: each send() renders the whole chat, feeds only
+   * the ids its KV cache lacks, and generates the reply (chat/conversation.mjs).
+   */
+  chat(options) {
+    if (this.config.kind !== 'decoder') throw refusal(this.config, 'chat');
+    return createChat(this.#inner, options);
   }
 
   [TEACHER_FORCED](inputIds, decoderIds) {

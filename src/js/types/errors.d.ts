@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'NoWeights'
   | 'BadCheckpoint'
   | 'BadTokenizer'
+  | 'NoChatTemplate'
   | 'TooLarge'
   | 'InvalidArgument'
   | 'Disposed'

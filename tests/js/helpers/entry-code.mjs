@@ -25,5 +25,8 @@ export const ENTRY_CODE = {
 /** @huggingface/tokenizers' module and a string of its code: only in the browsers' tokenizer worker. */
 export const TOKENIZER_LIBRARY = { module: /@huggingface\/tokenizers\//, marker: 'Unterminated character class' };
 
+/** @huggingface/jinja's module and a string of its code: the chat templates' renderer, also only in that worker. */
+export const JINJA_LIBRARY = { module: /@huggingface\/jinja\//, marker: 'Variable already declared' };
+
 /** The markers of `family` ('train' or 'model') found in `code`. */
 export const markersIn = (code, family) => ENTRY_CODE[family].markers.filter((marker) => code.includes(marker));

@@ -30,10 +30,10 @@ function stateful(inner, call, input, options) {
 }
 
 // A decoder's head mask as the engine's request names it: by its one attention group.
-const masks = (inner, headMask) => ({ [inner.architecture.attentionGroups[0]]: headMask ?? null });
+export const masks = (inner, headMask) => ({ [inner.architecture.attentionGroups[0]]: headMask ?? null });
 
 // A step of the searches (generation/greedy.mjs): the new ids fed with the cache, the next token's logits.
-function feed(inner, call, ids, returnAttention, headMask) {
+export function feed(inner, call, ids, returnAttention, headMask) {
   const request = { call, inputIds: Int32Array.from(ids), returnAttention, returnLogits: 'last', headMask };
   return inner.send(() => request).then((r) => ({ ...r, logits: r.logits.data }));
 }
@@ -66,7 +66,7 @@ async function prepare(inner, source, opts, what) {
 }
 
 // The rows of the last `n` queries of an attention { data, shape: [layers, heads, T, keys] }: [layers, heads, n, keys].
-function lastQueries({ data, shape: [layers, heads, T, keys] }, n) {
+export function lastQueries({ data, shape: [layers, heads, T, keys] }, n) {
   const out = new Float32Array(layers * heads * n * keys);
   for (let block = 0; block < layers * heads; block++)
     out.set(data.subarray((block * T + T - n) * keys, (block * T + T) * keys), block * n * keys);
@@ -81,7 +81,7 @@ function lastQueries({ data, shape: [layers, heads, T, keys] }, n) {
  * transformers' generate(output_logits, output_scores, output_attentions)
  * gives them for each step; and the text it adds (generation/text-stream.mjs).
  */
-function publicStep(inner, found, index, seed, textDelta) {
+export function publicStep(inner, found, index, seed, textDelta) {
   const { id, outputIds, score, fed } = found;
   const token = inner.pieces([id])[0];
   const out = { step: index, id, token, textDelta, outputIds, score, logits: fed.logits };

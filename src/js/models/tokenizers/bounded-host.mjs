@@ -21,7 +21,8 @@ export const TOKENIZER_LIMITS = Object.freeze({ seconds: 10, heapMb: 256 });
  * tokenizer's MarianFiles) and `config` (tokenizer_config.json's), started
  * and tried on a probe text: resolves to { growth (check.mjs's bound),
  * encode(text, textPair, options) → Promise<{ ids, typeIds }>, decode(ids,
- * options) → Promise<string>, dispose() }. `start(limits)` starts a worker
+ * options) → Promise<string>, render(chat) → Promise<string> (a chat
+ * template, chat-render.mjs), dispose() }. `start(limits)` starts a worker
  * that serves a tokenizer (serve.mjs) and gives its port: { post(message),
  * listen(onMessage, onError({ message, outOfMemory? })), terminate(),
  * busy?(isBusy) (whether a call waits on it) }.
@@ -120,6 +121,8 @@ class BoundedTokenizer {
     clearTimeout(call.timer);
     if (!this.#pending.size) this.#port?.busy?.(false);
     if (argument) call.reject(new ArgumentRangeError(error));
+    else if (error !== undefined && call.file)
+      call.reject(tokenizerError(call.file, error)); // the renderer's words name the template's file
     else if (error !== undefined)
       call.reject(tokenizerError(this.#file, `${this.#file}: the tokenizer failed on ${call.subject} (${error})`));
     else call.resolve(result);
@@ -146,7 +149,21 @@ class BoundedTokenizer {
     return this.#call({ method: 'decode', ids: Array.from(ids), options }, 'decoding', 'these ids');
   }
 
-  async #call(message, doing, subject) {
+  /** A chat template rendered (chat-render.mjs's request: { template, file, context }). */
+  render(chat) {
+    const why = '(a template that loops without end?)';
+    return this.#call({ method: 'render', chat }, 'rendering', 'the chat template', chat.file ?? this.#file, why);
+  }
+
+  // `file`: the file a failure is about when it is not the tokenizer's (a chat template's); `why`: the likely cause
+  // of a call that runs past the limit.
+  async #call(
+    message,
+    doing,
+    subject,
+    file = null,
+    why = '(a normalizer or pre-tokenizer regex that backtracks without end?)',
+  ) {
     // Disposed: no fresh worker for a call that comes after (model.tokenizer outlives nothing).
     if (this.#disposed) throw codedError('Disposed', `${this.#file}: the model was disposed`);
     const port = await this.#open();
@@ -159,13 +176,12 @@ class BoundedTokenizer {
             port,
             tokenizerError(
               this.#file,
-              `${this.#file}: ${doing} ${subject} took more than ${seconds} s, so the tokenizer was stopped ` +
-                '(a normalizer or pre-tokenizer regex that backtracks without end?)',
+              `${this.#file}: ${doing} ${subject} took more than ${seconds} s, so the tokenizer was stopped ${why}`,
             ),
           ),
         seconds * 1000,
       );
-      this.#pending.set(id, { resolve, reject, timer, subject });
+      this.#pending.set(id, { resolve, reject, timer, subject, file });
       port.busy?.(true);
       port.post({ id, ...message });
     });

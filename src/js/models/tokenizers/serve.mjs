@@ -8,6 +8,7 @@
 import { checkTokenizerJson } from './check.mjs';
 import { ArgumentRangeError } from '../../errors.mjs';
 import { makeRunner } from './encode.mjs';
+import { renderChat } from './chat-render.mjs';
 import { MAX_GROWTH as SENTENCEPIECE_GROWTH } from './sentencepiece.mjs';
 
 // A Marian tokenizer's growth: a UTF-16 unit is at most 3 bytes of UTF-8, each at most
@@ -31,11 +32,16 @@ export function checkedRunner(spec, config, file, library) {
   }
 }
 
+/** `runner` with render(request): the chat template of `config` rendered (chat-render.mjs), `file` in its errors. */
+export function withChat(runner, config, file) {
+  return { ...runner, render: (request) => renderChat(config, file, request) };
+}
+
 /**
  * Serves a tokenizer over `port` ({ post(message), listen(onMessage) }): the
  * first message is { init: { spec, config, file } }, answered { ready: true,
  * growth } or { ready: false, message }; then each { id, method: 'encode' |
- * 'decode', … } is answered { id, result } or { id, error, argument } (argument:
+ * 'decode' | 'render' (a chat template: chat-render.mjs), … } is answered { id, result } or { id, error, argument } (argument:
  * the caller's argument was out of range, as a truncation's maxLength too short
  * for the special tokens: not the tokenizer's fault).
  */
@@ -46,17 +52,21 @@ export function serveTokenizer(port, library) {
       const { spec, config, file } = message.init;
       try {
         const made = checkedRunner(spec, config, file, library);
-        runner = made.runner;
+        runner = withChat(made.runner, config, file);
         port.post({ ready: true, growth: made.growth });
       } catch (error) {
         port.post({ ready: false, message: String(error?.message ?? error) });
       }
       return;
     }
-    const { id, method, text, textPair, ids, options } = message;
+    const { id, method, text, textPair, ids, options, chat } = message;
     try {
       const result =
-        method === 'decode' ? runner.decode(ids, options) : runner.encode(text, textPair ?? undefined, options);
+        method === 'render'
+          ? runner.render(chat)
+          : method === 'decode'
+            ? runner.decode(ids, options)
+            : runner.encode(text, textPair ?? undefined, options);
       port.post({ id, result });
     } catch (error) {
       port.post({ id, error: String(error?.message ?? error), argument: error instanceof ArgumentRangeError });

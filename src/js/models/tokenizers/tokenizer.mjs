@@ -339,35 +339,49 @@ async function marianTokenizer(files, config, host, vocabSize) {
   };
 }
 
+/** Where a folder's chat template is (a GGUF file's: formats/gguf/checkpoint.mjs). */
+const CHAT_TEMPLATE_SOURCE = Object.freeze({ file: 'tokenizer_config.json', field: 'chat_template' });
+
 /**
  * The folder's tokenizer, or null when it has none of tokenizer.json,
  * source.spm (Marian's) and vocab.txt: { encode(text, textPair, {
  * addSpecialTokens, maxLength }) → Promise<{ ids, typeIds }> (maxLength:
  * truncated to it, encode.mjs), decode(ids, { skipSpecialTokens }) →
  * Promise<text>, pieces(ids) → readable strings, paddingSide,
- * specialTokens: [{ id, token }] with its roles (special-roles.mjs), dispose() }. `files`: { 'tokenizer.json'?,
- * 'tokenizer_config.json'?, 'vocab.txt'?, 'vocab.json'?,
+ * specialTokens: [{ id, token }] with its roles (special-roles.mjs), render(chat) (its
+ * chat template, chat-render.mjs), chatTemplate ({ file, field } where that
+ * template is, null: none), dispose() }. `files`: { 'tokenizer.json'?,
+ * 'tokenizer_config.json'?, 'chat_template.jinja'?, 'vocab.txt'?, 'vocab.json'?,
  * 'target_vocab.json'? } as texts, { 'source.spm'?, 'target.spm'? } as
  * bytes. `host(json, config, file)`: where it runs and is checked (the
  * platform's: node-host.mjs in Node, bounded-host.mjs through browser.mjs in
  * browsers; in-thread-host.mjs for tests). `vocabSize`: config.json's, which
  * every id the tokenizer can give must be below.
  */
-export async function createTokenizer(files, host, { vocabSize } = {}) {
+export async function createTokenizer(files, host, { vocabSize, chatTemplateSource = CHAT_TEMPLATE_SOURCE } = {}) {
   const parse = (name) => parseJsonObject(name, files[name]);
   // The kind the loader chose the files for (checkpoint-files.mjs: the one rule).
   const kind = tokenizerKind((name) => files[name] !== undefined)?.kind;
   if (!kind) return null;
   const json = kind === 'tokenizer.json' ? parse('tokenizer.json') : null;
-  const config = files['tokenizer_config.json'] !== undefined ? parse('tokenizer_config.json') : {};
+  let config = files['tokenizer_config.json'] !== undefined ? parse('tokenizer_config.json') : {};
+  // transformers takes a chat_template.jinja before tokenizer_config.json's chat_template.
+  if (typeof files['chat_template.jinja'] === 'string') {
+    config = { ...config, chat_template: files['chat_template.jinja'] };
+    chatTemplateSource = { file: 'chat_template.jinja', field: 'the template' };
+  }
   if (kind === 'marian') return marianTokenizer(files, config, host, vocabSize);
-  return jsonTokenizer(
+  const tokenizer = await jsonTokenizer(
     json ?? wordPieceJson(files['vocab.txt'], config),
     kind === 'wordpiece' ? 'vocab.txt' : 'tokenizer.json',
     config,
     host,
     vocabSize,
   );
+  const stored = config.chat_template;
+  // Where its chat template is (null: none), and the host's rendering of it (tokenizers/chat-render.mjs).
+  tokenizer.chatTemplate = typeof stored === 'string' || Array.isArray(stored) ? chatTemplateSource : null;
+  return tokenizer;
 }
 
 // A tokenizer.json's tokenizer (or the one BertTokenizer makes of a vocab.txt): checked here, run by the host.
@@ -411,6 +425,7 @@ async function jsonTokenizer(json, file, config, host, vocabSize) {
       if (byteLevel) return readableBytePieces(pieces, special);
       return byteFallback ? readableBytePieces(pieces, special, byteFallbackBytes) : pieces;
     },
+    render: (chat) => runner.render(chat),
     dispose: () => runner.dispose(),
   };
 }

@@ -33,6 +33,8 @@ export async function openGguf(file) {
     // The tensor types it may hold (the engine reads each: src/core/dtype.hpp).
     dtypes: READ_TYPES,
     tokenizerFiles: async () => ggufTokenizerFiles(file.name, header.metadata),
+    // Its tokenizer.chat_template, given to the tokenizer as tokenizer_config.json's chat_template.
+    chatTemplateSource: { file: file.name, field: 'tokenizer.chat_template' },
     weights: async () => ({
       sources: [file],
       headers,

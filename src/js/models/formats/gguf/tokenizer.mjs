@@ -48,6 +48,12 @@ export function ggufTokenizerFiles(fileName, metadata) {
   if (kind === 'gpt2' && metadata.get('tokenizer.ggml.pre')?.value !== GPT2_PRE) return {};
   const keys = readKeys(metadata, fail, kind);
   const { tokenizer, config } = kind === 'qwen2' ? qwen2Tokenizer(keys) : llamaTokenizer(keys, kind === 'gpt2');
+  // transformers' GGUF table (integrations/ggml.py) gives tokenizer.chat_template to the tokenizer as its chat_template.
+  const template = metadata.get('tokenizer.chat_template');
+  if (template !== undefined) {
+    if (typeof template.value !== 'string') fail('tokenizer.chat_template', `a ${template.type}, expected a string`);
+    config.chat_template = template.value;
+  }
   return { 'tokenizer.json': JSON.stringify(tokenizer), 'tokenizer_config.json': JSON.stringify(config) };
 }
 
