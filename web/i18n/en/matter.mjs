@@ -120,4 +120,14 @@ export default {
   'matter.head.table.position': 'Position',
   'matter.head.table.token': 'Token',
   'matter.head.table.norm': '‖f(x_j)‖',
+  'measure.label': 'Show',
+  'measure.weight': 'attention weights α_ij',
+  'measure.norm': 'norm-weighted α_ij·‖f(x_j)‖',
+  'measure.why':
+    'Why: a head adds Σ_j α_ij f(x_j) to token i, so a large weight on a token whose f(x_j) is short moves ' +
+    'little (Kobayashi et al. 2020, “Attention is Not Only a Weight”).',
+  'measure.legend': 'α·‖f(x)‖',
+  'measure.desc':
+    'layer {layer} · head {head}: rows are queries, columns keys; each cell α_ij·‖f(x_j)‖ from the engine’s weights and ' +
+    'value norms, the darkest the map’s largest.',
 };

@@ -97,4 +97,13 @@ export default {
   'matter.head.table.position': '位置',
   'matter.head.table.token': '词元',
   'matter.head.table.norm': '‖f(x_j)‖',
+  'measure.label': '显示',
+  'measure.weight': '注意力权重 α',
+  'measure.norm': '按范数加权 α·‖f(x)‖',
+  'measure.why':
+    '原因：头给词元 i 加上 Σ_j α·f(x_j)，所以落在 f(x_j) 很短的词元上的大权重几乎不起作用' +
+    '（<span lang="en">Kobayashi et al. 2020, “Attention is Not Only a Weight”</span>）。',
+  'measure.legend': 'α·‖f(x)‖',
+  'measure.desc':
+    '层 {layer} · 头 {head}：行是查询，列是键；每格是 α·‖f(x_j)‖，由引擎的权重和值的范数算出，最深的是图中最大的值。',
 };
