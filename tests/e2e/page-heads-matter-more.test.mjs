@@ -6,13 +6,16 @@
 // numbers say the shortcut changes nothing), "only the most important head"
 // (each group's, and a translation model's single head per group at once),
 // and a clicked head: what it writes (run()'s valueNorms, exactly) and the
-// output without it (withHeadsOff with that head off; its delta the grid's).
+// output without it (withHeadsOff with that head off; its delta the grid's);
+// attention rollout (attentionRollout: each group's map after each layer, the
+// values exactly Node's; what is rolled, and that the cross-attention is not,
+// said in the page's language).
 // A MarianMT in the translation view (Chinese) and a Llama in the real-model
 // view (English). Scores within 1e-9 (Chromium's Math.exp and Math.log may
 // differ from Node's in the last bit); ids and texts exactly.
 import path from 'node:path';
 import { createAttention } from '../../src/js/node.mjs';
-import { headImportance, oneHeadPerLayer, withHeadsOff } from '../../src/js/analysis/index.mjs';
+import { attentionRollout, headImportance, oneHeadPerLayer, withHeadsOff } from '../../src/js/analysis/index.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import {
   headOffMask,
@@ -23,8 +26,8 @@ import {
   singleSentences,
   writesSentence,
 } from '../../web/model/fewer-heads-text.mjs';
-import { setLanguage } from '../../web/lib/i18n.mjs';
-import { analyseHeadsOnPage, loadModelFolder, openPage, setUp } from './page-helpers.mjs';
+import { setLanguage, t } from '../../web/lib/i18n.mjs';
+import { analyseHeadsOnPage, loadModelFolder, openPage, readHeatmaps, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
 const TOLERANCE = 1e-9;
@@ -204,3 +207,83 @@ test('a decoder, in English: the same three, as Node’s; a new analysis forgets
     await page.close();
   }
 }, 180_000);
+
+/** The rollout button pressed; each group and layer chosen in turn: { [group]: { [layer]: [[q, k, value], …] } }. */
+async function rolloutOnPage(page) {
+  await page.click(`${section} .matter-rollout-run`);
+  await page.waitForSelector(`${section} .matter-rollout-map .heatmap, #real-error:not([hidden])`, { timeout: 60_000 });
+  if (await page.isVisible('#real-error')) throw new Error(await page.textContent('#real-error'));
+  const groups = await page.$$eval(`${section} .matter-rollout-group option`, (o) => o.map((x) => x.value));
+  const shown = {};
+  for (const group of groups) {
+    if (groups.length > 1) await page.selectOption(`${section} .matter-rollout-group`, group);
+    const layers = await page.$$eval(`${section} .matter-rollout-layer option`, (o) => o.map((x) => x.value));
+    shown[group] = {};
+    for (const layer of layers) {
+      await page.selectOption(`${section} .matter-rollout-layer`, layer);
+      const maps = await readHeatmaps(page, `${section} .matter-rollout-map`);
+      shown[group][layer] = maps[`rollout-${group}-${layer}`];
+    }
+  }
+  return shown;
+}
+
+function rolloutInNode(r) {
+  return Object.fromEntries(
+    Object.entries(r.groups).map(
+      ([
+        group,
+        {
+          data,
+          shape: [layers, L],
+        },
+      ]) => [
+        group,
+        Object.fromEntries(
+          Array.from({ length: layers }, (_, l) => [
+            String(l),
+            Array.from({ length: L * L }, (_, i) => [Math.floor(i / L), i % L, data[l * L * L + i]]),
+          ]),
+        ),
+      ],
+    ),
+  );
+}
+
+test.each([
+  ['hf-marian', 'encoder-decoder', ['encoder', 'decoder']],
+  ['hf-bert-mlm', 'encoder', ['encoder']],
+])(
+  '%s: the rollout of each self-attention group after each layer is Node’s; what is rolled is said',
+  async (name, kind, groups) => {
+    const { page, problems } = await openPage(env);
+    try {
+      const model = await engine.loadModel(path.join('tests/fixtures/models', name));
+      await loadModelFolder(page, name);
+      if (kind === 'encoder') {
+        await page.click('#pred-action');
+        await page.waitForSelector('#real-model[data-ready]');
+      }
+      const text = await page.inputValue('#real-text');
+      await analyseHeadsOnPage(page);
+      const input =
+        kind === 'encoder-decoder'
+          ? { text, decoderInputIds: (await headImportance(model, text)).reference.outputIds }
+          : text;
+      const node = rolloutInNode(await attentionRollout(model, input));
+      const shown = await rolloutOnPage(page);
+      expect(Object.keys(shown)).toEqual(groups);
+      expect(shown).toEqual(node);
+      const rolled = await page.textContent(`${section} .matter-rollout-rolled`);
+      expect(rolled).toBe(inLanguage('zh', () => t(`matter.rollout.rolled.${kind}`)));
+      await page.check('input[name="lang"][value="en"]');
+      expect(await page.textContent(`${section} .matter-rollout-rolled`)).toBe(t(`matter.rollout.rolled.${kind}`));
+      if (kind === 'encoder-decoder') expect(t(`matter.rollout.rolled.${kind}`)).toContain('not rolled out');
+      await page.locator(`${section} .matter-rollout`).screenshot({ path: `test-output/rollout-${name}.png` });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  },
+  120_000,
+);

@@ -23,6 +23,7 @@ import { importanceSentences, outputKept, outputText } from '../model/head-impor
 import { PruningChart } from './pruning-chart.mjs';
 import { FewerHeads } from './fewer-heads.mjs';
 import { HeadDetail } from './head-detail.mjs';
+import { RolloutView } from './rollout-view.mjs';
 
 const MARKUP = /* HTML */ `
   <h3 data-i18n="matter.title"></h3>
@@ -54,6 +55,7 @@ const MARKUP = /* HTML */ `
     <figure class="matter-chart"></figure>
     <div class="matter-table"></div>
     <div class="matter-few"></div>
+    <div class="matter-rollout"></div>
   </div>
 `;
 
@@ -75,6 +77,7 @@ export class HeadsMatter {
   #chart;
   #few;
   #detail;
+  #rollout;
 
   /**
    * @param {HTMLElement} root the section's container (index.html's .heads-matter)
@@ -108,6 +111,7 @@ export class HeadsMatter {
     const sub = { work: (task) => this.#work(task), context: () => this.#analysed() };
     this.#few = new FewerHeads($('.matter-few'), sub);
     this.#detail = new HeadDetail($('.matter-head'), sub);
+    this.#rollout = new RolloutView($('.matter-rollout'), sub);
     this.el.run.addEventListener('click', () => this.#analyse());
     this.el.cancel.addEventListener('click', () => this.#controller?.abort());
     this.el.line.addEventListener('change', () => this.#drawCurve());
@@ -176,6 +180,7 @@ export class HeadsMatter {
     e.line.disabled = this.#busy;
     e.cancel.hidden = !this.#busy;
     this.#few.setEnabled(this.#enabled && !this.#busy);
+    this.#rollout.setEnabled(this.#enabled && !this.#busy);
   }
 
   #setStatus(key, params = {}) {
@@ -190,6 +195,7 @@ export class HeadsMatter {
     this.el.results.hidden = true;
     this.#few.forget();
     this.#detail.forget();
+    this.#rollout.forget();
     delete this.root.dataset.ready;
   }
 
@@ -284,6 +290,7 @@ export class HeadsMatter {
   #draw() {
     const { importance, curve, kind } = this.#result;
     const { el: e } = this;
+    this.#rollout.relabel(kind);
     const ref = importance.reference;
     e.reference.replaceChildren(
       t('matter.reference', { kind: t(`matter.ref.${kind}`), output: outputText(ref), score: fixed(ref.score) }),

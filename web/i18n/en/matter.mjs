@@ -74,6 +74,7 @@ export default {
   'matter.progress.more': 'Running…',
   'matter.progress.oneHead': 'Fewer heads: {done} of {total} runs (score, and output again)',
   'matter.progress.headsOff': 'Heads off: {done} of {total} runs (score, then output again)',
+  'matter.progress.rollout': 'Rollout: {done} of {total} runs',
   'matter.ready': 'Done: the result is below.',
   'matter.cancelledMore': 'Cancelled: the analysis above stands.',
   'matter.few.title': 'Fewer heads',
@@ -130,4 +131,23 @@ export default {
   'measure.desc':
     'layer {layer} · head {head}: rows are queries, columns keys; each cell α_ij·‖f(x_j)‖ from the engine’s weights and ' +
     'value norms, the darkest the map’s largest.',
+  'matter.rollout.title': 'Attention rollout',
+  'matter.rollout.explain':
+    'Abnar &amp; Zuidema (2020): each layer’s attention averaged over its heads, half of it kept on the token ' +
+    'itself (0.5·A + 0.5·I, for the residual connection), multiplied through the layers: row i after layer l is how ' +
+    'much of each input token reaches position i. Every row sums to 1.',
+  'matter.rollout.rolled.decoder':
+    'Rolled here: the decoder’s self-attention (causal: a row has only the tokens up to it).',
+  'matter.rollout.rolled.encoder': 'Rolled here: the encoder’s self-attention.',
+  'matter.rollout.rolled.encoder-decoder':
+    'Rolled here: the encoder’s self-attention, and the decoder’s self-attention over the translation; the ' +
+    'cross-attention is not rolled out (the paper defines rollout for one stack of self-attention).',
+  'matter.rollout.run': 'Roll out the attention',
+  'matter.rollout.group': 'Attention of',
+  'matter.rollout.layer': 'After',
+  'matter.rollout.after': 'layer {layer}',
+  'matter.rollout.mapTitle': '{group} rollout · after layer {layer}',
+  'matter.rollout.desc':
+    'After layer {layer}: rows are positions, columns the tokens that reach them; each row sums to 1.',
+  'matter.rollout.legend': 'share',
 };

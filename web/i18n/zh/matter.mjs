@@ -64,6 +64,7 @@ export default {
   'matter.progress.more': '运行中……',
   'matter.progress.oneHead': '更少的头：第 {done} / {total} 次运行（打分，并重新输出）',
   'matter.progress.headsOff': '关掉这些头：第 {done} / {total} 次运行（打分，再重新输出）',
+  'matter.progress.rollout': '展开：第 {done} / {total} 次运行',
   'matter.ready': '完成：结果在下面。',
   'matter.cancelledMore': '已取消：上面的分析不变。',
   'matter.few.title': '更少的头',
@@ -106,4 +107,19 @@ export default {
   'measure.legend': 'α·‖f(x)‖',
   'measure.desc':
     '层 {layer} · 头 {head}：行是查询，列是键；每格是 α·‖f(x_j)‖，由引擎的权重和值的范数算出，最深的是图中最大的值。',
+  'matter.rollout.title': '注意力展开',
+  'matter.rollout.explain':
+    '<span lang="en">Abnar &amp; Zuidema</span>（2020）：每层的注意力先对各头取平均，再留一半给词元自己（0.5·A + 0.5·I，对应残差连接），' +
+    '然后逐层相乘：第 l 层之后的第 i 行，表示每个输入词元有多少到达位置 i。每行之和为 1。',
+  'matter.rollout.rolled.decoder': '这里展开的是：解码器的自注意力（因果：每行只有它之前的词元）。',
+  'matter.rollout.rolled.encoder': '这里展开的是：编码器的自注意力。',
+  'matter.rollout.rolled.encoder-decoder':
+    '这里展开的是：编码器的自注意力，以及解码器在译文上的自注意力；交叉注意力不展开（论文只为一叠自注意力定义了展开）。',
+  'matter.rollout.run': '展开注意力',
+  'matter.rollout.group': '注意力',
+  'matter.rollout.layer': '到',
+  'matter.rollout.after': '第 {layer} 层之后',
+  'matter.rollout.mapTitle': '{group}展开 · 第 {layer} 层之后',
+  'matter.rollout.desc': '第 {layer} 层之后：行是位置，列是到达它的词元；每行之和为 1。',
+  'matter.rollout.legend': '份额',
 };
