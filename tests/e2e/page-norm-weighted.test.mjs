@@ -4,7 +4,10 @@
 // head is α_ij·‖f_h(x_j)‖ computed here from Node's run() of the same build
 // (attention × headOutputs' valueNorms, multiplied in this file, exactly);
 // off again, the weights themselves. A decoder (hf-llama, causal) and a BERT
-// (hf-bert-mlm); the reason written in Chinese and English, citing the paper;
+// (hf-bert-mlm); in the translation view (hf-marian), each group's head and
+// the mean of every head: generate()'s weights (the map the view draws) times
+// the valueNorms of a run over the ids generate() fed back; the
+// reason written in Chinese and English, citing the paper;
 // at 390 px the switch makes nothing scroll sideways.
 import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
@@ -108,6 +111,60 @@ test('the reason, in both languages, cites Kobayashi et al. 2020; 390 px scrolls
     await page.check(`${TOGGLE} input[value="norm"]`);
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     await page.locator('#real-model .real-selected').screenshot({ path: 'test-output/norm-weighted-390.png' });
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 90_000);
+
+test('a translation model: the translation view’s heatmaps switch to α·‖f(x)‖ of Node’s run, a head and the mean', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await loadModelFolder(page, 'hf-marian');
+    const model = await engine.loadModel('tests/fixtures/models/hf-marian');
+    const numBeams = Number(await page.inputValue('#mt-beams'));
+    const g = await model.generate(SENTENCE, { numBeams, numReturnSequences: numBeams, returnAttention: true });
+    const fed = g.outputIds.subarray(0, g.outputIds.length - 1);
+    const run = await model.run(
+      { inputIds: g.inputIds, decoderInputIds: fed },
+      { returnAttention: false, returnHeadOutputs: true },
+    );
+    const TOGGLE_MT = '#real-model .mt .measure-toggle';
+    await page.check(`${TOGGLE_MT} input[value="norm"]`);
+    const read = async () => {
+      const maps = await readHeatmaps(page, '#real-model .mt');
+      const [[name, cells]] = Object.entries(maps).filter(([n]) => n.startsWith('mt-'));
+      return { name, cells };
+    };
+    for (const group of ['cross', 'encoder', 'decoder']) {
+      await page.selectOption('#mt-group', group);
+      await page.selectOption('#mt-which', 'head:1:2');
+      await page.waitForSelector(`#real-model .mt .heatmap[data-head="mt-${group}-head-1-2"][data-measure="norm"]`);
+      const { data, shape } = g.attentions[group];
+      const [, H, R, C] = shape;
+      const norms = run.headOutputs[group].valueNorms.data;
+      const want = [];
+      for (let q = 0; q < R; q++)
+        for (let k = 0; k < C; k++) want.push([q, k, data[((1 * H + 2) * R + q) * C + k] * norms[(1 * H + 2) * C + k]]);
+      expect((await read()).cells).toEqual(want);
+    }
+    // The mean of every head's α·‖f(x)‖, cross-attention.
+    await page.selectOption('#mt-group', 'cross');
+    await page.selectOption('#mt-which', 'mean');
+    await page.waitForSelector('#real-model .mt .heatmap[data-head="mt-cross-mean"][data-measure="norm"]');
+    const { data, shape } = g.attentions.cross;
+    const [L, H, R, C] = shape;
+    const norms = run.headOutputs.cross.valueNorms.data;
+    const shown = (await read()).cells;
+    let worst = 0;
+    shown.forEach(([q, k, v]) => {
+      let sum = 0;
+      for (let l = 0; l < L; l++)
+        for (let h = 0; h < H; h++) sum += data[((l * H + h) * R + q) * C + k] * norms[(l * H + h) * C + k];
+      worst = Math.max(worst, Math.abs(v - sum / (L * H)));
+    });
+    expect(shown).toHaveLength(R * C);
+    expect(worst).toBeLessThan(1e-12);
     expect(problems).toEqual([]);
   } finally {
     await page.close();

@@ -150,4 +150,7 @@ export default {
   'matter.rollout.desc':
     'After layer {layer}: rows are positions, columns the tokens that reach them; each row sums to 1.',
   'matter.rollout.legend': 'share',
+  'measure.descMean':
+    'Rows are queries, columns keys; each cell α·‖f(x_j)‖ (a layer’s or every head’s: their mean), the darkest the ' +
+    'map’s largest.',
 };

@@ -122,4 +122,5 @@ export default {
   'matter.rollout.mapTitle': '{group}展开 · 第 {layer} 层之后',
   'matter.rollout.desc': '第 {layer} 层之后：行是位置，列是到达它的词元；每行之和为 1。',
   'matter.rollout.legend': '份额',
+  'measure.descMean': '行是查询，列是键；每格是 α·‖f(x_j)‖（一层或所有头的：取平均），最深的是图中最大的值。',
 };
