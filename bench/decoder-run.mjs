@@ -22,7 +22,7 @@
 // model's compute differs. A runtime that cannot load the model (it does
 // not fit its memory) is a row that says why, not a failure of the process.
 // Prints one JSON object on stdout (the last line).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { heapOf } from './inputs.mjs';
@@ -260,7 +260,10 @@ function summary(samples) {
  */
 async function timeBoth(threads, dir, weights) {
   const ids = promptOf(dir);
-  const reference = readJson(dir, `reference-${weights.name}.json`);
+  // Weights with no peer (q8, q4) have no check step: mha-wasm's first run of them (×1, timed first) is the
+  // reference the later ones are held to.
+  const referenceFile = `reference-${weights.name}.json`;
+  let reference = existsSync(path.join(dir, referenceFile)) ? readJson(dir, referenceFile) : null;
   // --mha-only: onnxruntime-web's outputs were not checked equal (or it did not load): mha-wasm alone.
   const runners = [await mhaWasm(threads), ...(rest.includes('--mha-only') ? [] : [await onnxDecoder(threads)])];
   const models = [];
@@ -292,6 +295,10 @@ async function timeBoth(threads, dir, weights) {
     if (model.failed) continue;
     const first = await timedGeneration(model, ids);
     await pause();
+    if (!reference && !weights.onnx) {
+      reference = Array.from(first.outputIds);
+      writeFileSync(path.join(dir, referenceFile), JSON.stringify(reference));
+    }
     if (sameIds(first.outputIds, reference)) live.push({ run: runs[i], model, samples: [] });
     else runs[i].failed = `ids ${Array.from(first.outputIds)} differ from mha-wasm ×1's ${reference}`;
   }

@@ -14,20 +14,14 @@
 // nothing scrolls sideways. Scores are compared within 1e-9 (Chromium's
 // Math.exp and Math.log may differ from Node's in the last bit); ids exactly.
 // Screenshots go to test-output/.
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createAttention } from '../../src/js/node.mjs';
 import { headImportance, pruningCurve } from '../../src/js/analysis/index.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { importanceSentences, outputKept, outputText } from '../../web/model/head-importance-text.mjs';
 import { setLanguage, t } from '../../web/lib/i18n.mjs';
-import { openPage, setUp } from './page-helpers.mjs';
+import { analyseHeadsOnPage as analyseOnPage, loadModelFolder, openPage, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
-
-const files = (name) =>
-  readdirSync(path.join('tests/fixtures/models', name))
-    .filter((f) => !['reference.json', 'tokenizer-cases.json'].includes(f))
-    .map((f) => path.join('tests/fixtures/models', name, f));
 
 const TOLERANCE = 1e-9;
 const close = (a, b) => Math.abs(a - b) <= TOLERANCE * Math.max(1, Math.abs(b));
@@ -52,20 +46,6 @@ afterAll(async () => {
   engine?.dispose();
   await env?.close();
 });
-
-async function load(page, name) {
-  await page.locator('#real-model').scrollIntoViewIfNeeded();
-  await page.setInputFiles('#real-files', files(name));
-  await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
-  expect(await page.isHidden('#real-error')).toBe(true);
-}
-
-/** Presses the button and waits for the drawn results (or an error). */
-async function analyseOnPage(page) {
-  await page.click('#real-model .heads-matter .matter-run');
-  await page.waitForSelector('#real-model .heads-matter[data-ready], #real-error:not([hidden])', { timeout: 60_000 });
-  expect(await page.isHidden('#real-error')).toBe(true);
-}
 
 /** What the section shows: each grid cell, the curve's table rows and chart points, the sentences. */
 const readSection = (page) =>
@@ -130,7 +110,7 @@ const TRUST = { random: 'random', chance: 'random', unmeasured: 'unmeasured', pr
 test('a decoder: the grid, the pruning curve and the sentences are Node’s, in both languages; a cell opens its head', async () => {
   const { page, problems } = await openPage(env);
   try {
-    await load(page, 'hf-llama');
+    await loadModelFolder(page, 'hf-llama');
     expect(await page.isVisible('#real-model .heads-matter .matter-run')).toBe(true);
     // Busy: the section's inputs wait, and a cancel before the first pass leaves no result.
     const busy = await page.evaluate(() => {
@@ -180,7 +160,7 @@ test('a decoder: the grid, the pruning curve and the sentences are Node’s, in 
 test('a translation model: the three groups and the curve of all heads are Node’s, inside the translation view', async () => {
   const { page, problems } = await openPage(env);
   try {
-    await load(page, 'hf-marian');
+    await loadModelFolder(page, 'hf-marian');
     expect(await page.locator('#real-model .mt .heads-matter').count()).toBe(1);
     await analyseOnPage(page);
     const shown = await readSection(page);
@@ -215,7 +195,7 @@ test('a translation model: the three groups and the curve of all heads are Node�
 test('a BERT: no [MASK], nothing to score; with one (the fill’s button), its fill’s grid and curve are Node’s', async () => {
   const { page, problems } = await openPage(env);
   try {
-    await load(page, 'hf-bert-mlm');
+    await loadModelFolder(page, 'hf-bert-mlm');
     expect(await page.isVisible('#real-model .heads-matter .matter-need')).toBe(true);
     expect(await page.isDisabled('#real-model .heads-matter .matter-run')).toBe(true);
     await page.click('#pred-action');
@@ -238,7 +218,7 @@ test('a BERT: no [MASK], nothing to score; with one (the fill’s button), its f
 test('390 px: the section never makes the page scroll sideways', async () => {
   const { page, problems } = await openPage(env, '', { width: 390 });
   try {
-    await load(page, 'hf-marian');
+    await loadModelFolder(page, 'hf-marian');
     await analyseOnPage(page);
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     const box = await page.locator('#real-model .matter-chart svg').boundingBox();

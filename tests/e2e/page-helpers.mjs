@@ -1,8 +1,9 @@
 // What the page's Chromium tests (tests/e2e/page-*.test.mjs) share: a server,
 // Chromium (Debian's, through playwright-core, in a given locale), opening the
 // page and waiting for it, revealing its lazily drawn sections, and reading
-// the heatmaps and the text a reader sees.
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+// the heatmaps and the text a reader sees; loading a model folder into the
+// real-model view.
+import { mkdtempSync, rmSync, mkdirSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -138,3 +139,31 @@ export const readNeuron = (page, selector = '#neuron') =>
       softmax: Number(step('weight').dataset.softmax),
     };
   });
+
+/** The test data beside a fixture's model files (not the model's): the page is not given them. */
+const TEST_DATA = new Set(['reference.json', 'tokenizer-cases.json']);
+
+/** A model folder's files as the real-model view's picker takes them: a fixture's name, or a folder's path. */
+export const modelFiles = (folder) => {
+  const dir = folder.includes('/') ? folder : path.join('tests/fixtures/models', folder);
+  return readdirSync(dir)
+    .filter((f) => !TEST_DATA.has(f))
+    .map((f) => path.join(dir, f));
+};
+
+/** Gives the real-model view's file picker a model folder and waits for its run; the page's error throws. */
+export async function loadModelFolder(page, folder) {
+  await page.locator('#real-model').scrollIntoViewIfNeeded();
+  await page.setInputFiles('#real-files', modelFiles(folder));
+  await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
+  if (await page.isVisible('#real-error'))
+    throw new Error(`${folder}: the page could not load it: ${await page.textContent('#real-error')}`);
+}
+
+/** Presses "Which heads matter?" in the real-model view and waits for its drawn results; the page's error throws. */
+export async function analyseHeadsOnPage(page) {
+  await page.click('#real-model .heads-matter .matter-run');
+  await page.waitForSelector('#real-model .heads-matter[data-ready], #real-error:not([hidden])', { timeout: 60_000 });
+  if (await page.isVisible('#real-error'))
+    throw new Error(`the analysis failed: ${await page.textContent('#real-error')}`);
+}

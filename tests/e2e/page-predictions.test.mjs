@@ -10,21 +10,14 @@
 // page's KV cache choose Node's greedy tokens, and each step's layer × head
 // grid holds the last row of Node's run() attention over the same ids; the
 // reset goes back to the prompt, the first clause's too. No console errors.
-import { readdirSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { topTokens } from '../../web/model/predictions.mjs';
 import { promptText } from '../../web/model/next-token-steps.mjs';
 import { lastRows } from '../js/helpers/attention-rows.mjs';
-import { openPage, setUp } from './page-helpers.mjs';
+import { loadModelFolder, openPage, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
-
-const files = (name) =>
-  readdirSync(path.join('tests/fixtures/models', name))
-    .filter((f) => f !== 'reference.json')
-    .map((f) => path.join('tests/fixtures/models', name, f));
 
 let env, engine;
 beforeAll(async () => {
@@ -35,12 +28,6 @@ afterAll(async () => {
   engine?.dispose();
   await env?.close();
 });
-
-async function load(page, name) {
-  await page.locator('#real-model').scrollIntoViewIfNeeded();
-  await page.setInputFiles('#real-files', files(name));
-  await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
-}
 
 /** The predictions on the page: per listed position, [[id, probability], …]. */
 const shown = (page) =>
@@ -66,7 +53,7 @@ function expectSame(page, node) {
 test('a decoder’s next token, with Node’s probabilities; the most probable appended', async () => {
   const { page, problems } = await openPage(env);
   try {
-    await load(page, 'hf-qwen2');
+    await loadModelFolder(page, 'hf-qwen2');
     const model = await engine.loadModel('tests/fixtures/models/hf-qwen2');
     const r = await model.run(SENTENCE, { returnLogits: true, returnAttention: true }); // as the page runs it: the same softmax path, the same bits;
     const V = model.config.vocabSize;
@@ -123,12 +110,7 @@ const STORIES = fileURLToPath(new URL('../../../shared/fixtures/real/stories260K
 test('a SentencePiece token keeps its space when appended (stories260K, a real trained Llama)', async () => {
   const { page, problems } = await openPage(env);
   try {
-    await page.locator('#real-model').scrollIntoViewIfNeeded();
-    await page.setInputFiles(
-      '#real-files',
-      readdirSync(STORIES).map((f) => path.join(STORIES, f)),
-    );
-    await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
+    await loadModelFolder(page, STORIES);
     const prompt = 'Once upon a time,';
     const model = await engine.loadModel(STORIES);
     const r = await model.run(prompt, { returnLogits: true });
@@ -166,7 +148,7 @@ test('a SentencePiece token keeps its space when appended (stories260K, a real t
 test('a BERT with its masked-LM head fills the [MASK] on a 毒 as Node does', async () => {
   const { page, problems } = await openPage(env);
   try {
-    await load(page, 'hf-bert-mlm');
+    await loadModelFolder(page, 'hf-bert-mlm');
     expect(await page.textContent('#real-model .pred-title')).toBe('Fill the mask');
     await page.click('#pred-action');
     await page.waitForFunction(() => document.querySelector('#real-text').value.includes('[MASK]'));
@@ -214,7 +196,7 @@ const stepWeights = (page) =>
 test('step by step through the cache: Node’s greedy tokens, each grid the last row of Node’s run()', async () => {
   const { page, problems } = await openPage(env);
   try {
-    await load(page, 'hf-qwen2');
+    await loadModelFolder(page, 'hf-qwen2');
     await page.waitForSelector('#real-model .next-steps:not([hidden])');
     expect(await page.inputValue('#next-prompt')).toBe('sentence');
     expect(await stepIds(page)).toEqual([]);

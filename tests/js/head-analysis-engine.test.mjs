@@ -7,7 +7,13 @@
 // its heads are not interchangeable, some can go with the continuation kept,
 // all of them cannot. Through a Worker engine, the same bits.
 import { fileURLToPath } from 'node:url';
-import { attentionRollout, headImportance, oneHeadPerLayer, pruningCurve } from '../../src/js/analysis/index.mjs';
+import {
+  attentionRollout,
+  headImportance,
+  oneHeadPerLayer,
+  pruningCurve,
+  withHeadsOff,
+} from '../../src/js/analysis/index.mjs';
 import { logProbability } from '../../src/js/analysis/reference.mjs';
 import { folder } from './helpers/checkpoints.mjs';
 import { enginesForTests, HERE_AND_IN_A_WORKER, onEachEngine, ONE_AND_THREE_THREADS } from './helpers/engines.mjs';
@@ -159,6 +165,28 @@ describe('bad arguments are refused by name', () => {
       () => oneHeadPerLayer(gpt2, 'x', { importance: { groups: { decoder: { delta: [1] } } } }),
       TypeError,
       'importance.groups.decoder.delta: expected 8 deltas',
+    ],
+    [() => withHeadsOff(gpt2, 'x'), TypeError, 'withHeadsOff: expected options.headMask'],
+    [
+      () => withHeadsOff(gpt2, 'x', { headMask: { encoder: [[1]] } }),
+      TypeError,
+      'headMask.encoder: this model’s groups are decoder',
+    ],
+    [
+      () => withHeadsOff(gpt2, 'x', { headMask: [[1, 1]] }),
+      TypeError,
+      'headMask.decoder: expected 2 layers of 4 heads, got',
+    ],
+    [
+      () =>
+        withHeadsOff(gpt2, 'x', {
+          headMask: [
+            [1, 1, 2, 1],
+            [1, 1, 1, 1],
+          ],
+        }),
+      TypeError,
+      'headMask.decoder[0]: expected 4 values of 0 or 1, got',
     ],
   ])('%#', async (call, type, words) => {
     const error = await call().catch((e) => e);

@@ -11,7 +11,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
-import { attentionRollout, headImportance, oneHeadPerLayer, pruningCurve } from '../../src/js/analysis/index.mjs';
+import {
+  attentionRollout,
+  headImportance,
+  oneHeadPerLayer,
+  pruningCurve,
+  withHeadsOff,
+} from '../../src/js/analysis/index.mjs';
 import { BUILDS, VARIANTS } from './helpers/engines.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
@@ -124,6 +130,46 @@ describe.each(VARIANTS)('%s build', (variant) => {
         expect(ids(r.singleAll.output.outputIds)).toEqual(fx.oneHead.singleAll.outputIds);
     } else expect(r).not.toHaveProperty('singleAll');
   });
+
+  test.each(NAMES)(
+    '%s: withHeadsOff — the pruning points’ masks and one head alone, as transformers’',
+    async (name) => {
+      const fx = fixture[name];
+      const model = models[name];
+      // The mask of the first `n` heads of transformers' order (of the line's groups) switched off.
+      const maskOf = (heads) =>
+        Object.fromEntries(
+          Object.entries(fx.shape).map(([group, [layers, H]]) => [
+            group,
+            Array.from({ length: layers }, (_, l) =>
+              Array.from({ length: H }, (_, h) =>
+                heads.some((o) => o.group === group && o.layer === l && o.head === h) ? 0 : 1,
+              ),
+            ),
+          ]),
+        );
+      const options = referenceOptions(fx);
+      const points = fx.curves.all;
+      for (const k of [1, Math.floor(fx.steps / 2), fx.steps]) {
+        const want = points[k];
+        const r = await withHeadsOff(model, inputOf(fx), {
+          ...options,
+          headMask: maskOf(fx.order.slice(0, want.headsOff)),
+        });
+        expect([k, Math.abs(r.score - want.score) < SCORE_ABS]).toEqual([k, true]);
+        expect(r.delta).toBe(r.score - r.reference.score);
+        if (want.margin > MARGIN) expect([k, ids(r.output.outputIds)]).toEqual([k, want.outputIds]);
+      }
+      // One head alone: its delta in the grid.
+      const [group, [, H]] = Object.entries(fx.shape).at(-1);
+      const one = await withHeadsOff(model, inputOf(fx), {
+        ...options,
+        headMask: maskOf([{ group, layer: 1, head: H - 1 }]),
+      });
+      expect(Math.abs(one.delta - fx.delta[group][H + H - 1])).toBeLessThan(SCORE_ABS);
+      expect(one.timing.passes).toBe(2);
+    },
+  );
 
   test.each(NAMES)('%s: attention rollout of each self-attention group', async (name) => {
     const fx = fixture[name];

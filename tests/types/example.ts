@@ -10,7 +10,7 @@ import {
   pickModelFiles,
   DEFAULT_HUB_ENDPOINT,
 } from 'mha-wasm/model';
-import { attentionRollout, headImportance, oneHeadPerLayer, pruningCurve } from 'mha-wasm/analysis';
+import { attentionRollout, headImportance, oneHeadPerLayer, pruningCurve, withHeadsOff } from 'mha-wasm/analysis';
 import type { HeadImportance, PruningPoint } from 'mha-wasm/analysis';
 import type {
   AttentionEngine,
@@ -412,9 +412,20 @@ export async function analyse(model: TransformerModel): Promise<number> {
   const text: string | null | undefined = points[points.length - 1]?.output.text;
   const one = await oneHeadPerLayer(model, { text: '用毒' }, { importance, maxNewTokens: 8 });
   const rollout = await attentionRollout(model, '用毒');
+  const off = await withHeadsOff(model, '用毒', { headMask: { cross: [[0, 1]] }, maxNewTokens: 8 });
+  const without: string | null | undefined = off.output.text;
+  // @ts-expect-error: withHeadsOff needs the heads to switch off
+  await withHeadsOff(model, '用毒', {});
   // @ts-expect-error: steps is a number
   await pruningCurve(model, 'x', { steps: '10' });
   // @ts-expect-error: the cross-attention is not rolled out
   void rollout.groups.cross;
-  return (cross?.length ?? 0) + (text?.length ?? 0) + (one.single.encoder?.score ?? 0) + importance.timing.msPerPass;
+  return (
+    (cross?.length ?? 0) +
+    (text?.length ?? 0) +
+    (one.single.encoder?.score ?? 0) +
+    importance.timing.msPerPass +
+    off.delta +
+    (without?.length ?? 0)
+  );
 }

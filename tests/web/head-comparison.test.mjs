@@ -57,7 +57,8 @@ test('the summary: picks kept, mean entropies (a head without a pick has none, n
   const summary = compareSummary(withEntropy);
   expect(summary).toMatchObject({ picks: 4, kept: 1, flat: false, singleBits: 0.5 });
   expect(summary.headBits.map((h) => h.bits)).toEqual([0.75, 0.5]);
-  expect(summary.split.map((r) => r.q)).toEqual([0]);
+  // No row's top is a tie: a spread row (1 bit) is not one.
+  expect(summary.split).toEqual([]);
   expect(summary.none.map((r) => r.q)).toEqual([1]);
   // Every row of every head even (sharpness 0): no pick at all, log2(3) bits everywhere, and no NaN.
   const even = Math.log2(3);
@@ -74,4 +75,18 @@ test('the summary: picks kept, mean entropies (a head without a pick has none, n
   });
   expect(flat).toMatchObject({ picks: 0, kept: 0, flat: true, singleBits: even, none: [] });
   expect(flat.headBits.map((h) => h.bits)).toEqual([null, null]);
+});
+
+test('a tie is keys sharing the single head’s top weight, not a spread row (issue 38: at sharpness 1 every row was one)', () => {
+  const entropy = Float64Array.from([1.5, 1.5, 0.2]);
+  const tied = {
+    ...run,
+    heads: [
+      { ...h0, entropy },
+      { ...h1, entropy },
+    ],
+    // Row 0 spread over 1.5 bits with one top; row 1 two keys tied at the top; row 2 sharp.
+    single: { ...run.single, tops: [[1], [0, 2], [0]], entropy },
+  };
+  expect(compareSummary(tied).split.map((r) => r.q)).toEqual([1]);
 });

@@ -32,7 +32,7 @@ const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
  * picks (a head's top keys in a row where it has some) and how many the
  * single head keeps; each head's mean entropy over its rows with a pick
  * (null when it has none: its mean would be 0/0), the single head's over
- * every row; the rows the single head spreads over more than 0.9 bits, and
+ * every row; the rows where keys tie for the single head's top weight, and
  * those whose top is none of the heads'. `flat`: no head, the single head
  * included, prefers any key in any row (every score equal, as at sharpness
  * 0), so there is nothing to keep or drop.
@@ -51,7 +51,8 @@ export function compareSummary(run, rows = compareRows(run)) {
     flat: picks.length === 0 && rows.every((r) => r.singleTops.length === 0),
     headBits,
     singleBits: mean([...run.single.entropy]),
-    split: rows.filter((r) => run.single.entropy[r.q] > 0.9),
+    // A tie is keys sharing the row's top weight (rowTops), not a spread row: at sharpness 1 every row is spread.
+    split: rows.filter((r) => r.singleTops.length > 1),
     none: rows.filter((r) => r.none),
   };
 }

@@ -130,7 +130,13 @@ export class EvidenceChart {
       .attr('fill', UI.muted)
       .text(t('evidence.ceiling', { value: percent(context.ceiling) }));
 
-    svg.append('g').attr('transform', `translate(0,${bottom})`).call(d3.axisBottom(x).ticks(6, '.0%'));
+    // d3's axis sets its own 10 px font: the chart's instead, readable when the chart shrinks on a phone.
+    svg
+      .append('g')
+      .attr('transform', `translate(0,${bottom})`)
+      .call(d3.axisBottom(x).ticks(6, '.0%'))
+      .attr('font-size', null)
+      .attr('font-family', null);
     svg
       .append('text')
       .attr('x', (MARGIN.left + WIDTH - MARGIN.right) / 2)

@@ -9,7 +9,9 @@
 // head in the views above), the curve as a chart and a table of outputs with
 // the first change marked, and what the numbers say
 // (model/head-importance-text.mjs), beside the page's own flag on whether the
-// checkpoint is trained. Cancellable; the section's inputs wait meanwhile.
+// checkpoint is trained; then fewer heads (views/fewer-heads.mjs) and a
+// clicked head's detail (views/head-detail.mjs), each run through #work.
+// Cancellable; the section's inputs wait meanwhile.
 import d3 from '../lib/d3.mjs';
 import { captionedTable, el } from '../lib/dom.mjs';
 import { fixed, percent } from '../lib/format.mjs';
@@ -19,6 +21,9 @@ import { UI } from '../lib/palette.mjs';
 import { divergingScale } from '../lib/scales.mjs';
 import { importanceSentences, outputKept, outputText } from '../model/head-importance-text.mjs';
 import { PruningChart } from './pruning-chart.mjs';
+import { FewerHeads } from './fewer-heads.mjs';
+import { HeadDetail } from './head-detail.mjs';
+import { RolloutView } from './rollout-view.mjs';
 
 const MARKUP = /* HTML */ `
   <h3 data-i18n="matter.title"></h3>
@@ -39,6 +44,7 @@ const MARKUP = /* HTML */ `
     <ul class="matter-text"></ul>
     <div class="matter-grids"></div>
     <p class="matter-legend help"></p>
+    <div class="matter-head"></div>
     <h4 data-i18n="matter.curve.title"></h4>
     <div class="bar matter-line-bar">
       <label
@@ -48,6 +54,8 @@ const MARKUP = /* HTML */ `
     </div>
     <figure class="matter-chart"></figure>
     <div class="matter-table"></div>
+    <div class="matter-few"></div>
+    <div class="matter-rollout"></div>
   </div>
 `;
 
@@ -64,9 +72,12 @@ export class HeadsMatter {
   #enabled = true;
   #controller = null;
   #status = null;
-  /** The last analysis: { text, importance, curve, kind, passes, ms }. */
+  /** The last analysis: { text, options, importance, curve, kind, passes, ms }. */
   #result = null;
   #chart;
+  #few;
+  #detail;
+  #rollout;
 
   /**
    * @param {HTMLElement} root the section's container (index.html's .heads-matter)
@@ -97,6 +108,10 @@ export class HeadsMatter {
       table: $('.matter-table'),
     };
     this.#chart = new PruningChart($('.matter-chart'));
+    const sub = { work: (task) => this.#work(task), context: () => this.#analysed() };
+    this.#few = new FewerHeads($('.matter-few'), sub);
+    this.#detail = new HeadDetail($('.matter-head'), sub);
+    this.#rollout = new RolloutView($('.matter-rollout'), sub);
     this.el.run.addEventListener('click', () => this.#analyse());
     this.el.cancel.addEventListener('click', () => this.#controller?.abort());
     this.el.line.addEventListener('change', () => this.#drawCurve());
@@ -150,7 +165,11 @@ export class HeadsMatter {
     e.trust.dataset.trust = trust;
     if (this.#status) e.status.textContent = t(...this.#status);
     this.#writeControls();
-    if (this.#result) this.#draw();
+    if (this.#result) {
+      this.#draw();
+      this.#few.relabel();
+      this.#detail.relabel();
+    }
   }
 
   #writeControls() {
@@ -160,6 +179,8 @@ export class HeadsMatter {
     e.length.disabled = !this.#enabled || this.#busy;
     e.line.disabled = this.#busy;
     e.cancel.hidden = !this.#busy;
+    this.#few.setEnabled(this.#enabled && !this.#busy);
+    this.#rollout.setEnabled(this.#enabled && !this.#busy);
   }
 
   #setStatus(key, params = {}) {
@@ -172,7 +193,55 @@ export class HeadsMatter {
     this.#status = null;
     this.el.status.textContent = '';
     this.el.results.hidden = true;
+    this.#few.forget();
+    this.#detail.forget();
+    this.#rollout.forget();
     delete this.root.dataset.ready;
+  }
+
+  /** What the sub-views work on: the model and the last analysis' text, reference options and importance. */
+  #analysed() {
+    const { text, options, importance } = this.#result;
+    return { model: this.#model, text, options, importance };
+  }
+
+  /**
+   * Runs `task({ signal, onProgress })` after an analysis as the section's work (busy, cancellable, its progress
+   * shown): its result, or null when cancelled, failed or of a model no longer shown.
+   */
+  async #work(task) {
+    const model = this.#model;
+    const result = this.#result;
+    if (!model || this.#busy || !result) return null;
+    const controller = (this.#controller = new AbortController());
+    const { signal } = controller;
+    const onProgress = ({ phase, done, total }) => {
+      if (model === this.#model) this.#setStatus(`matter.progress.${phase}`, { done, total });
+    };
+    this.#busy = true;
+    this.#writeControls();
+    this.hooks.onBusy(true);
+    this.#setStatus('matter.progress.more');
+    try {
+      const out = await task({ signal, onProgress });
+      if (model !== this.#model || result !== this.#result) return null;
+      this.#setStatus('matter.ready');
+      return out;
+    } catch (error) {
+      if (model !== this.#model) return null;
+      if (signal.aborted) this.#setStatus('matter.cancelledMore');
+      else {
+        this.#status = null;
+        this.el.status.textContent = '';
+        this.hooks.onError('matter.error', error);
+      }
+      return null;
+    } finally {
+      if (this.#controller === controller) this.#controller = null;
+      this.#busy = false;
+      this.#writeControls();
+      this.hooks.onBusy(false);
+    }
   }
 
   async #analyse() {
@@ -197,7 +266,7 @@ export class HeadsMatter {
       if (model !== this.#model) return;
       const passes = importance.timing.passes + curve.timing.passes;
       const ms = importance.timing.totalMs + curve.timing.totalMs;
-      this.#result = { text, importance, curve, kind: model.config.kind, passes, ms };
+      this.#result = { text, options, importance, curve, kind: model.config.kind, passes, ms };
       this.#setStatus('matter.done', { passes, seconds: fixed(ms / 1000, 1), variant: this.hooks.variant() });
       this.el.line.value = 'all';
       this.#draw();
@@ -221,6 +290,7 @@ export class HeadsMatter {
   #draw() {
     const { importance, curve, kind } = this.#result;
     const { el: e } = this;
+    this.#rollout.relabel(kind);
     const ref = importance.reference;
     e.reference.replaceChildren(
       t('matter.reference', { kind: t(`matter.ref.${kind}`), output: outputText(ref), score: fixed(ref.score) }),
@@ -262,7 +332,10 @@ export class HeadsMatter {
           const fill = scale(value);
           button.style.background = fill;
           button.style.color = ink(fill);
-          button.addEventListener('click', () => this.hooks.onChoose(group, { layer, head }));
+          button.addEventListener('click', () => {
+            this.hooks.onChoose(group, { layer, head });
+            this.#detail.show({ group, layer, head });
+          });
           row.insertCell().append(button);
         }
       }

@@ -214,7 +214,7 @@ export class Heatmap {
       .attr('height', 9)
       .attr('fill', `url(#${gradientId})`)
       .attr('stroke', UI.legendOutline);
-    [0, 0.5, 1].forEach((t) =>
+    this.legendTicks = [0, 0.5, 1].map((t) =>
       legend
         .append('text')
         .attr('x', t * 120)
@@ -223,7 +223,7 @@ export class Heatmap {
         .attr('text-anchor', 'middle')
         .text(t),
     );
-    legend
+    this.legendLabel = legend
       .append('text')
       .attr('x', 128)
       .attr('y', 8)
@@ -280,20 +280,24 @@ export class Heatmap {
   /**
    * Shows a head's weights.
    * @param {Float32Array} weights row-major [query, key], the engine's
-   * @param {{ causal?: boolean,
+   * @param {{ causal?: boolean, max?: number, label?: string,
    *   rings?: { q: number, k: number, color: string, r: number, dashed: boolean }[] }} [options]
-   *   rings: ground-truth markers drawn over cells (r: radius as a fraction of a cell)
+   *   rings: ground-truth markers drawn over cells (r: radius as a fraction of a cell); max: the value drawn
+   *   darkest (1 for weights; another measure's largest), label: the legend's name of the values
    */
-  update(weights, { causal = false, rings = [] } = {}) {
+  update(weights, { causal = false, rings = [], max = 1, label = t('heatmap.weight') } = {}) {
     this.#weights = weights;
     this.#causal = causal;
     const cols = this.keyTokens.length;
+    const top = max > 0 ? max : 1;
+    this.legendTicks.forEach((tick, i) => tick.text(top === 1 ? i / 2 : precise((top * i) / 2, 3)));
+    this.legendLabel.text(label);
     this.#cells.forEach((row, q) =>
       row.forEach((rect, k) => {
         const w = weights[q * cols + k];
         rect.dataset.weight = String(w);
         const masked = causal && k > q;
-        rect.setAttribute('fill', masked ? `url(#${this.hatchId})` : this.ramp(w));
+        rect.setAttribute('fill', masked ? `url(#${this.hatchId})` : this.ramp(w / top));
         rect.toggleAttribute('data-masked', masked);
       }),
     );

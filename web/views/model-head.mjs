@@ -1,19 +1,26 @@
 // The real-model view's chosen head, large: its heatmap with the model's own
 // tokens (views/heatmap.mjs), its scores beside the even-spread baseline, its
 // weight where each designed head looks (model/real-article.mjs), and the
-// three keys each focus token weighs most (model/real-model-scores.mjs).
+// three keys each focus token weighs most (model/real-model-scores.mjs). The
+// heatmap shows the weights α_ij or, by the switch above it
+// (views/measure-toggle.mjs), norm-weighted α_ij·‖f(x_j)‖ (a run with the
+// engine's valueNorms; model/norm-weighted.mjs); the tables stay on weights.
 import { captionedTable, el } from '../lib/dom.mjs';
 import { t } from '../lib/i18n.mjs';
 import { fixed } from '../lib/format.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { SCORES, focusRows, headWeights, scoreApplies, topKeys } from '../model/real-model-scores.mjs';
 import { evenWeights, layerRun, roleShare } from '../model/real-article.mjs';
+import { keyNorms, largest, normWeighted } from '../model/norm-weighted.mjs';
 import { Heatmap } from './heatmap.mjs';
+import { MeasureToggle } from './measure-toggle.mjs';
 
 export class ModelHead {
   #shown = '';
   /** The scores the shown head was drawn with: a new focus (or run) scores every head again, and redraws. */
   #scored = null;
+  /** The last show()'s arguments, drawn again when the switch changes. */
+  #last = null;
 
   /**
    * @param {{ heatmap: HTMLElement, scores: HTMLElement, whereTitle: HTMLElement, where: HTMLElement }} elements
@@ -22,6 +29,11 @@ export class ModelHead {
   constructor(elements, color) {
     this.el = elements;
     this.color = color;
+    this.toggle = new MeasureToggle(() => {
+      this.forget();
+      if (this.#last) this.show(...this.#last);
+    });
+    this.toggle.root.hidden = true;
   }
 
   /** The next show() draws even the head already shown (new numbers or a new language). */
@@ -31,18 +43,26 @@ export class ModelHead {
 
   clear() {
     this.forget();
+    this.#last = null;
+    this.toggle.root.hidden = true;
     this.el.heatmap.replaceChildren();
   }
 
   /**
    * Opens a head.
-   * @param {{ tokens: string[], records: object[], attention: Float32Array, numHeads: number, causal: boolean }} run
+   * @param {{ tokens: string[], records: object[], attention: Float32Array, numHeads: number, causal: boolean,
+   *   valueNorms?: { data: Float32Array, shape: number[] } }} run
    * @param {{ layer: number, head: number }} head
    * @param {{ heads: object[], baseline: object, focus: string, article?: { closest: object[] | null } }} scored
    *   every head's scores, the baseline, the focus token; the designed heads' scores of every head (views/real-article.mjs)
    */
-  show(run, head, { heads, baseline, focus, article = { closest: null } }, view = layerRun(run, head.layer)) {
-    const key = `${head.layer}.${head.head}.${view.rows}`;
+  show(run, head, scored, view = layerRun(run, head.layer)) {
+    const { heads, baseline, focus, article = { closest: null } } = scored;
+    this.#last = [run, head, scored, view];
+    this.toggle.root.hidden = !run.valueNorms;
+    this.toggle.relabel();
+    const measure = run.valueNorms ? this.toggle.measure : 'weight';
+    const key = `${head.layer}.${head.head}.${view.rows}.${measure}`;
     if (key === this.#shown && heads === this.#scored) return;
     this.#shown = key;
     this.#scored = heads;
@@ -52,15 +72,21 @@ export class ModelHead {
     const heatmap = new Heatmap({
       name: `layer-${head.layer}-head-${head.head}`,
       title: t('real.layerHead', head),
-      description: t('real.heatmap.desc', head),
+      description: t(measure === 'norm' ? 'measure.desc' : 'real.heatmap.desc', head),
       color: this.color,
       queryTokens: view.queryTokens,
       keyTokens: view.keyTokens,
       onSelect: (q) => heatmap.markRow(q),
     });
-    heatmap.update(view.heads[head.head].weights, { causal: run.causal });
+    const shown = view.heads[head.head].weights;
+    if (measure === 'norm') {
+      const values = normWeighted(shown, keyNorms(run.valueNorms, head.layer, head.head, view.positions));
+      heatmap.update(values, { causal: run.causal, max: largest(values), label: t('measure.legend') });
+    } else heatmap.update(shown, { causal: run.causal });
+    heatmap.element.dataset.measure = measure;
     this.heatmap = heatmap;
-    this.el.heatmap.replaceChildren(heatmap.element);
+    // The switch above the map, in its column.
+    this.el.heatmap.replaceChildren(this.toggle.root, heatmap.element);
     const scores = heads.find((h) => h.layer === head.layer && h.head === head.head).scores;
     this.#drawScores(scores, baseline);
     if (article.closest) this.el.scores.append(this.#articleScores(run, head, weights, article.closest));

@@ -284,6 +284,7 @@ export class RealModelView {
         returnAttention: true,
         returnLogits: hasLogits,
         returnQueryKey: true,
+        returnHeadOutputs: true,
       });
       const ms = performance.now() - start;
       if (model !== this.#model) return; // another model was loaded meanwhile
@@ -340,6 +341,8 @@ export class RealModelView {
         numKVHeads: model.config.numKVHeads,
         headDim: model.config.headDim,
         queryKeyScale: result.queryKeyScale,
+        // What each head writes from each token, for the heatmap's norm-weighted view (views/model-head.mjs).
+        valueNorms: result.headOutputs[kind].valueNorms,
         causal,
         ms,
       };

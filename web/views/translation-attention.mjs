@@ -3,7 +3,10 @@
 // self-attention of generate()'s result, as a layer × head grid of thumbnails
 // (views/model-grid.mjs) and one head, a layer's mean or every head's mean
 // large (views/heatmap.mjs); and, for the page's sentence, where each English
-// token looks among the six 毒 (model/translation.mjs computes it).
+// token looks among the six 毒 (model/translation.mjs computes it). The
+// heatmap shows the weights or, by the switch above it
+// (views/measure-toggle.mjs), norm-weighted attention α·‖f(x)‖ (the run's
+// headOutputs; model/norm-weighted.mjs).
 import { OKABE_ITO } from '../lib/palette.mjs';
 import { captionedTable, el } from '../lib/dom.mjs';
 import { fixed } from '../lib/format.mjs';
@@ -19,7 +22,9 @@ import {
   sourceSpans,
   specialFlags,
 } from '../model/translation.mjs';
+import { normWeightedMap, largest } from '../model/norm-weighted.mjs';
 import { Heatmap } from './heatmap.mjs';
+import { MeasureToggle } from './measure-toggle.mjs';
 import { ModelGrid } from './model-grid.mjs';
 
 const COLOR = OKABE_ITO.green;
@@ -51,10 +56,12 @@ export class TranslationAttention {
       this.#draw();
     });
     elements.which.addEventListener('change', () => this.#choose(this.#parseWhich(elements.which.value)));
+    this.toggle = new MeasureToggle(() => this.#drawHeatmap(this.#which));
   }
 
   /** Writes the groups' names in the page's (new) language. */
   relabel() {
+    this.toggle.relabel();
     const shown = this.el.group.value || 'cross';
     this.el.group.replaceChildren(...ATTENTION_GROUPS.map((g) => new Option(t(`mt.group.${g}`), g)));
     this.el.group.value = shown;
@@ -180,18 +187,24 @@ export class TranslationAttention {
   #drawHeatmap(which) {
     if (!this.#shown) return;
     const view = this.#group();
-    const weights = crossWeights(view.attention, which);
+    const norms = this.#shown.headOutputs?.[view.group]?.valueNorms;
+    const measure = norms ? this.toggle.measure : 'weight';
     const heatmap = new Heatmap({
       name: `mt-${view.group}-${this.#whichValue(which).replaceAll(':', '-')}`,
       title: `${t(`mt.group.${view.group}`)} · ${this.#title(which)}`,
-      description: t(`mt.heatmap.${view.group}`),
+      description: measure === 'norm' ? t('measure.descMean') : t(`mt.heatmap.${view.group}`),
       color: COLOR,
       queryTokens: view.rowRecords,
       keyTokens: view.keyRecords,
       onSelect: (q) => heatmap.markRow(q),
     });
-    heatmap.update(weights, { causal: view.causal });
-    this.el.heatmap.replaceChildren(heatmap.element);
+    if (measure === 'norm') {
+      const values = normWeightedMap(view.attention, norms, which);
+      heatmap.update(values, { causal: view.causal, max: largest(values), label: t('measure.legend') });
+    } else heatmap.update(crossWeights(view.attention, which), { causal: view.causal });
+    heatmap.element.dataset.measure = measure;
+    this.toggle.root.hidden = !norms;
+    this.el.heatmap.replaceChildren(this.toggle.root, heatmap.element);
   }
 
   // Where each English token looks among the six 毒 (the page's sentence only), for the head(s) shown.

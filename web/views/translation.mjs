@@ -267,7 +267,7 @@ export class TranslationView {
   }
 
   // One generation (heads off as `masks` says, or all), shown as it grows:
-  // { text, masks, generated (generate()'s result), ms }, or null after an error.
+  // { text, masks, generated (generate()'s result), headOutputs (run()'s), ms }, or null after an error.
   async #generate(text, masks) {
     const model = this.#model;
     const { el: e } = this;
@@ -290,7 +290,14 @@ export class TranslationView {
         },
       });
       const ms = performance.now() - start;
-      return { text, masks, generated, ms };
+      // What each head writes from each token, for the heatmaps' norm-weighted view (views/translation-attention.mjs):
+      // one run over the ids generate() fed back, as its attention is.
+      const fed = generated.outputIds.subarray(0, generated.outputIds.length - 1);
+      const { headOutputs } = await model.run(
+        { inputIds: generated.inputIds, decoderInputIds: fed },
+        { returnAttention: false, returnHeadOutputs: true, ...(masks && { headMask: masks }) },
+      );
+      return { text, masks, generated, headOutputs, ms };
     } catch (error) {
       this.hooks.onError('mt.error', error);
       return null;

@@ -10,7 +10,7 @@ export type AttentionGroup = 'encoder' | 'decoder' | 'cross';
 export interface AnalysisControl {
   /** Stops the analysis between two passes: it rejects with the signal's reason (an AbortError). */
   signal?: AbortSignal;
-  /** After each pass: its phase ('importance', 'pruning', 'oneHead', 'rollout'), passes done and in all. */
+  /** After each pass: its phase ('importance', 'pruning', 'oneHead', 'headsOff', 'rollout'), passes done and in all. */
   onProgress?: (progress: { phase: string; done: number; total: number }) => void;
 }
 
@@ -154,6 +154,28 @@ export function attentionRollout(
   input: AnalysisInput,
   options?: AnalysisControl & { headMask?: number[][] | GroupMasks },
 ): Promise<AttentionRollout>;
+
+export interface HeadsOff {
+  reference: AnalysisReference;
+  /** The reference's log-probability with those heads off (teacher-forced, as headImportance scores it). */
+  score: number;
+  /** score − reference.score. */
+  delta: number;
+  /** The output re-decoded with those heads off (as pruningCurve re-decodes it). */
+  output: AnalysisOutput;
+  timing: AnalysisTiming;
+}
+
+/**
+ * The model with the heads `headMask` switches off (0): the reference's score and the re-decoded output, for a
+ * mask of one's own (one head alone, each layer reduced to the head oneHeadPerLayer kept). An encoder's or a
+ * decoder's mask may be run()'s [layers][heads]; a group not given is kept whole.
+ */
+export function withHeadsOff(
+  model: TransformerModel,
+  input: AnalysisInput,
+  options: ReferenceOptions & { headMask: number[][] | GroupMasks },
+): Promise<HeadsOff>;
 
 /** The rollout of one group's attention { data, shape: [layers, heads, L, L] }. */
 export function rolloutOf(attention: { data: Float32Array; shape: number[] }): {

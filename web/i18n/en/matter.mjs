@@ -71,4 +71,86 @@ export default {
   'matter.trust.trained':
     'One text and one reference: a head that does not matter here may matter elsewhere, and a model with heads ' +
     'switched off is not a model trained with fewer heads.',
+  'matter.progress.more': 'Running…',
+  'matter.progress.oneHead': 'Fewer heads: {done} of {total} runs (score, and output again)',
+  'matter.progress.headsOff': 'Heads off: {done} of {total} runs (score, then output again)',
+  'matter.progress.rollout': 'Rollout: {done} of {total} runs',
+  'matter.ready': 'Done: the result is below.',
+  'matter.cancelledMore': 'Cancelled: the analysis above stands.',
+  'matter.few.title': 'Fewer heads',
+  'matter.few.explain':
+    'Michel et al. (2019, §4) reduced a layer to its single most important head. Here the importance is the grid’s ' +
+    '(the drop with the head alone off): each layer keeps the head whose removal costs most, first one layer at a ' +
+    'time (the table), then every layer at once; or each group keeps only its one most important head.',
+  'matter.few.layersButton': 'One head per layer',
+  'matter.few.singleButton': 'Only the most important head',
+  'matter.few.layers.same':
+    'Every layer reduced to one head at once ({kept} of {total} heads kept): log-probability {score} (with every ' +
+    'head {reference}); the output stays “{output}”.',
+  'matter.few.layers.changed':
+    'Every layer reduced to one head at once ({kept} of {total} heads kept): log-probability {score} (with every ' +
+    'head {reference}); the output becomes “{output}”.',
+  'matter.few.table.caption':
+    'One layer at a time reduced to its most important head, the rest of the model whole: the log-probability ' +
+    '(with every head: {score})',
+  'matter.few.table.group': 'Group',
+  'matter.few.table.layer': 'Layer',
+  'matter.few.table.kept': 'Head kept',
+  'matter.few.table.score': 'Log-probability',
+  'matter.few.single.same':
+    'The {group} with {head} alone (its other heads off, the other groups whole): log-probability {score}; the ' +
+    'output stays “{output}”.',
+  'matter.few.single.changed':
+    'The {group} with {head} alone (its other heads off, the other groups whole): log-probability {score}; the ' +
+    'output becomes “{output}”.',
+  'matter.few.singleAll.same':
+    'Each group with its one head at once: log-probability {score}; the output stays “{output}”.',
+  'matter.few.singleAll.changed':
+    'Each group with its one head at once: log-probability {score}; the output becomes “{output}”.',
+  'matter.head.title': '{head} of the {group}',
+  'matter.head.off.same': 'Without this head alone the score changes by {delta}, and the output stays “{reference}”.',
+  'matter.head.off.changed':
+    'Without this head alone the score changes by {delta}, and the output becomes “{output}” (with it: ' +
+    '“{reference}”).',
+  'matter.head.writesWhy':
+    'What it writes (Kobayashi et al. 2020, “Attention is Not Only a Weight”): ‖f(x_j)‖, how far this ' +
+    'head would move the output from token j with all its weight there — a weight on a token with a small norm ' +
+    'moves little.',
+  'matter.head.writes': 'Largest: “{token}” (position {position}), {norm}; the median token’s: {median}.',
+  'matter.head.table.caption': '‖f(x_j)‖: token j’s value through this head’s part of W_O',
+  'matter.head.table.position': 'Position',
+  'matter.head.table.token': 'Token',
+  'matter.head.table.norm': '‖f(x_j)‖',
+  'measure.label': 'Show',
+  'measure.weight': 'attention weights α_ij',
+  'measure.norm': 'norm-weighted α_ij·‖f(x_j)‖',
+  'measure.why':
+    'Why: a head adds Σ_j α_ij f(x_j) to token i, so a large weight on a token whose f(x_j) is short moves ' +
+    'little (Kobayashi et al. 2020, “Attention is Not Only a Weight”).',
+  'measure.legend': 'α·‖f(x)‖',
+  'measure.desc':
+    'layer {layer} · head {head}: rows are queries, columns keys; each cell α_ij·‖f(x_j)‖ from the engine’s weights and ' +
+    'value norms, the darkest the map’s largest.',
+  'matter.rollout.title': 'Attention rollout',
+  'matter.rollout.explain':
+    'Abnar &amp; Zuidema (2020): each layer’s attention averaged over its heads, half of it kept on the token ' +
+    'itself (0.5·A + 0.5·I, for the residual connection), multiplied through the layers: row i after layer l is how ' +
+    'much of each input token reaches position i. Every row sums to 1.',
+  'matter.rollout.rolled.decoder':
+    'Rolled here: the decoder’s self-attention (causal: a row has only the tokens up to it).',
+  'matter.rollout.rolled.encoder': 'Rolled here: the encoder’s self-attention.',
+  'matter.rollout.rolled.encoder-decoder':
+    'Rolled here: the encoder’s self-attention, and the decoder’s self-attention over the translation; the ' +
+    'cross-attention is not rolled out (the paper defines rollout for one stack of self-attention).',
+  'matter.rollout.run': 'Roll out the attention',
+  'matter.rollout.group': 'Attention of',
+  'matter.rollout.layer': 'After',
+  'matter.rollout.after': 'layer {layer}',
+  'matter.rollout.mapTitle': '{group} rollout · after layer {layer}',
+  'matter.rollout.desc':
+    'After layer {layer}: rows are positions, columns the tokens that reach them; each row sums to 1.',
+  'matter.rollout.legend': 'share',
+  'measure.descMean':
+    'Rows are queries, columns keys; each cell α·‖f(x_j)‖ (a layer’s or every head’s: their mean), the darkest the ' +
+    'map’s largest.',
 };

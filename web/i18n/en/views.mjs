@@ -81,7 +81,7 @@ export default {
     'Mean entropy per row, in bits (how spread a row’s weight is: 0 bits all on one key, 1 bit split evenly over ' +
     'two keys, n bits over 2ⁿ): {heads} (rows with a pick); single head {single} (all rows). ',
   'compare.choose': 'Adding scores does not make it flatter, it makes it choose',
-  'compare.split': ', and where two relations score the same it splits its weight: {names} (over 0.9 bits each). ',
+  'compare.split': ', and where keys tie for its top weight it splits its weight between them: {names}. ',
   'compare.stop': '. ',
   'compare.none': ({ n, names }) =>
     `Its top key is none of the heads' tops in ${plural(n, 'row')}: ${names} (highlighted).`,

@@ -74,7 +74,7 @@ export default {
     '每行的平均熵，以比特计（衡量一行的权重有多分散：0 比特是全部权重在一个键上，1 比特是平分给两个键，n 比特是平分给 2ⁿ 个键）：' +
     '{heads}（有选择的行）；单头 {single}（所有行）。',
   'compare.choose': '把得分相加并没有让它更平坦，而是逼它取舍',
-  'compare.split': '；两种关系得分相同的地方，它把权重分开：{names}（每行超过 0.9 比特）。',
+  'compare.split': '；几个键并列最高的地方，它把权重平分给它们：{names}。',
   'compare.stop': '。',
   'compare.none': ({ n, names }) => `在 ${n} 行里，它的最高键不是任何一个头的最高键：${names}（已高亮）。`,
   'compare.always':
