@@ -260,7 +260,7 @@ function summary(samples) {
  */
 async function timeBoth(threads, dir, weights) {
   const ids = promptOf(dir);
-  // Weights with no peer (q8, q4) have no check step: mha-wasm's first run of them (×1, timed first) is the
+  // mha-wasm alone with no check step before (q8, q4: no peer of those weights): its first run (×1, timed first) is the
   // reference the later ones are held to.
   const referenceFile = `reference-${weights.name}.json`;
   let reference = existsSync(path.join(dir, referenceFile)) ? readJson(dir, referenceFile) : null;
@@ -295,7 +295,7 @@ async function timeBoth(threads, dir, weights) {
     if (model.failed) continue;
     const first = await timedGeneration(model, ids);
     await pause();
-    if (!reference && !weights.onnx) {
+    if (!reference && rest.includes('--mha-only')) {
       reference = Array.from(first.outputIds);
       writeFileSync(path.join(dir, referenceFile), JSON.stringify(reference));
     }
