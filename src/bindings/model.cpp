@@ -112,6 +112,15 @@ class Model {
       return val::undefined();
     });
   }
+  // Keeps the first `length` positions a decoder has seen (Model::rewind).
+  val rewind(double length) {
+    return guarded([&] {
+      if (!(length >= 0 && length <= double(kMaxElements)) || length != double(std::size_t(length)))
+        throw ArgumentError("past: expected a count of positions");
+      live().rewind(std::size_t(length));
+      return val::undefined();
+    });
+  }
   // The positions a decoder has seen (0 for an encoder).
   double past() const { return model_ ? static_cast<double>(model_->past()) : 0.0; }
 
@@ -393,6 +402,7 @@ EMSCRIPTEN_BINDINGS(mha_model) {
       .function("missing", &Model::missing)
       .function("call", &Model::call)
       .function("reset", &Model::reset)
+      .function("rewind", &Model::rewind)
       .function("past", &Model::past)
       .function("begin", &Model::begin)
       .function("reorder", &Model::reorder)

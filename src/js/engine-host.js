@@ -354,6 +354,10 @@
       );
     }
 
+    modelRewind(id, past) {
+      checked(live(this.models, id, 'model').rewind(past));
+    }
+
     modelReset(id) {
       checked(live(this.models, id, 'model').reset());
     }

@@ -32,6 +32,7 @@ export const CALLS = Object.freeze({
   // A model's run, prefill, step, encode and decode: one call with one named request (engine-host.js).
   modelCall: 'modelCall',
   modelReset: 'modelReset',
+  modelRewind: 'modelRewind',
   modelBegin: 'modelBegin',
   modelReorder: 'modelReorder',
   disposeModel: 'disposeModel',

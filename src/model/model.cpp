@@ -185,6 +185,12 @@ void Model::reset() noexcept {
   for (KVCache& cache : caches_) cache.reset();
 }
 
+void Model::rewind(std::size_t length) {
+  if (length > past())
+    (Message() << "past: expected at most the " << past() << " positions seen, got " << length).raise();
+  for (KVCache& cache : caches_) cache.truncate(length);
+}
+
 // ---- An encoder-decoder ------------------------------------------------------
 
 void Model::check_encoder_decoder() const {

@@ -88,6 +88,9 @@ class Model {
   void step(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out,
             const std::uint8_t* headMask = nullptr);
   void reset() noexcept;
+  // Keeps the first `length` positions of every layer's cache (a conversation taken back to where its next
+  // rendering parts from what was fed); ArgumentError, nothing changed, when it is more than past().
+  void rewind(std::size_t length);
   // ArgumentError unless the architecture is a decoder (the bindings ask it first).
   void check_decoder() const;
   std::size_t past() const noexcept { return caches_.empty() ? 0 : caches_[0].length(); }

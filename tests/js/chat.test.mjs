@@ -79,15 +79,24 @@ test('two turns as transformers runs them; turn 2 prefills only the new turn, as
   expect(chat.messages.map((m) => m.content)).toEqual([...t2.messages.map((m) => m.content), t2.reply]);
 });
 
-test('a reply that tokenizes back to other ids: the cache is rewound (a prefill of the whole conversation)', async () => {
+/** The ids of `a` and `b` alike from the start (at most b's but one: a turn feeds one id at least). */
+const shared = (a, b) => {
+  let n = 0;
+  while (n < a.length && n < b.length - 1 && a[n] === b[n]) n++;
+  return n;
+};
+
+test('a reply that tokenizes back to other ids: the cache is cut where they part, the rest fed', async () => {
   expect(rewritten.extends).toBe(false);
   const [t1, t2] = rewritten.turns;
   const chat = model.chat({ system: 'Be brief.' });
   const r1 = await chat.send(rewritten.first, { maxNewTokens: N });
   expect([Array.from(r1.outputIds.slice(t1.inputIds.length)), r1.text]).toEqual([t1.newIds, t1.reply]);
+  const kept = shared(Array.from(chat.cachedIds), t2.inputIds);
+  expect(kept).toBeLessThan(chat.cachedIds.length);
   const r2 = await chat.send(rewritten.second, { maxNewTokens: N });
   expect(Array.from(r2.inputIds)).toEqual(t2.inputIds);
-  expect([r2.prefilled, r2.reused]).toEqual([t2.inputIds.length, 0]);
+  expect([r2.prefilled, r2.reused]).toEqual([t2.inputIds.length - kept, kept]);
   expect(Array.from(r2.outputIds.slice(t2.inputIds.length))).toEqual(t2.newIds);
   expect(r2.text).toBe(t2.reply);
 });
@@ -101,12 +110,15 @@ test('undo() takes the last exchange back; fork() starts apart; another call on 
   const undone = chat.undo();
   expect(undone.map((m) => m.role)).toEqual(['user', 'assistant']);
   expect(chat.messages).toEqual(t2.messages.slice(0, 3));
-  // After undo the cache holds more than the conversation: rewound, all prefilled again.
+  // After undo the cache holds more than the conversation: cut where they part, the rest fed.
+  const kept = shared(Array.from(chat.cachedIds), t2.inputIds);
   const again = await chat.send(extends_.second, { maxNewTokens: N });
-  expect([again.prefilled, Array.from(again.outputIds.slice(t2.inputIds.length))]).toEqual([
-    t2.inputIds.length,
+  expect([again.prefilled, again.reused, Array.from(again.outputIds.slice(t2.inputIds.length))]).toEqual([
+    t2.inputIds.length - kept,
+    kept,
     t2.newIds,
   ]);
+  expect(kept).toBeGreaterThan(t1.inputIds.length);
   // The fork's first turn prefills its whole history (the cache was the other conversation's).
   const forked = await fork.send(extends_.second, { maxNewTokens: N });
   expect([forked.prefilled, forked.reused, Array.from(forked.inputIds)]).toEqual([t2.inputIds.length, 0, t2.inputIds]);
@@ -160,10 +172,19 @@ test('a turn stopped by the caller joins the messages with the reply so far; a f
     }),
   ).rejects.toThrow('mine');
   expect(chat.messages).toEqual(before);
-  // The failed turns fed the cache past the conversation (the aborted one a token of its reply): without a
-  // truncation of the cache, the next turn is a prefill of the whole, and the same as a fresh conversation's.
+  // The failed turns fed the cache past the conversation (the aborted one a token of its reply): the cache is
+  // cut where the next rendering parts from it, and the turn is the same as a fresh conversation's.
+  const kept = shared(
+    Array.from(chat.cachedIds),
+    (
+      await model.applyChatTemplate([...before, { role: 'user', content: 'Why?' }], {
+        addGenerationPrompt: true,
+        tokenize: true,
+      })
+    ).inputIds,
+  );
   const turn = await chat.send('Why?', { maxNewTokens: 2 });
-  expect([turn.prefilled, turn.reused]).toEqual([turn.inputIds.length, 0]);
+  expect([turn.prefilled, turn.reused]).toEqual([turn.inputIds.length - kept, kept]);
   const want = await model.chat({ messages: before }).send('Why?', { maxNewTokens: 2 });
   expect([Array.from(turn.outputIds), turn.text]).toEqual([Array.from(want.outputIds), want.text]);
 });

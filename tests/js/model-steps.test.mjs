@@ -1,4 +1,4 @@
-// A decoder's calls with state (model.prefill, model.step, model.reset; the
+// A decoder's calls with state (model.prefill, model.step, model.reset, model.rewind; the
 // KV cache of src/core/kv_cache.hpp under src/model's blocks): on the GPT-2
 // fixture, on every build, a prefill then steps give bit for bit the rows of
 // run() over the whole sequence, and within tolerance the PyTorch float64
@@ -25,6 +25,30 @@ describe.each([
     bert = await engine.loadModel(path.join(MODELS, 'bert-zh'));
   });
   afterAll(() => engine?.dispose());
+
+  test('rewind(past) cuts the cache: the next steps are the rows of run() over the kept ids and the new ones', async () => {
+    const D = gpt2.config.hiddenSize;
+    const ids = Int32Array.from(reference('gpt2').cases[0].inputIds);
+    await gpt2.prefill({ inputIds: ids.subarray(0, 6) });
+    await gpt2.step({ inputIds: Int32Array.from([11, 12, 13]) }); // fed, then taken back
+    await gpt2.rewind(4);
+    expect(gpt2.past).toBe(4);
+    const r = await gpt2.step({ inputIds: ids.subarray(4, 7) }, { returnAttention: true });
+    expect(r.past).toBe(4);
+    const whole = await gpt2.run({ inputIds: ids.subarray(0, 7) }, { returnAttention: true });
+    expect(same(r.lastHiddenState, whole.lastHiddenState.subarray(4 * D, 7 * D))).toBe(true);
+    await gpt2.rewind(0);
+    expect(gpt2.past).toBe(0);
+    for (const bad of [8, -1, 1.5, '2', NaN])
+      await expect(gpt2.rewind(bad)).rejects.toThrow(
+        expect.objectContaining({
+          name: 'RangeError',
+          code: 'InvalidArgument',
+          message: expect.stringMatching(/^past: expected an integer from 0 to 0/),
+        }),
+      );
+    await gpt2.reset();
+  });
 
   test('a prefill then steps are the rows of run() over the whole sequence, bit for bit, and of PyTorch', async () => {
     const ref = reference('gpt2');

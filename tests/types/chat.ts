@@ -30,6 +30,9 @@ export async function chat(): Promise<void> {
   model.chat();
   const decoder = await engine.loadModel('Qwen/Qwen2.5-0.5B-Instruct', { kind: 'decoder' });
   const conversation: Conversation = decoder.chat({ system: 'Be brief.' });
+  await decoder.rewind(decoder.past - 1);
+  // @ts-expect-error rewind takes a count of positions
+  await decoder.rewind('2');
   const turn: ChatTurn = await conversation.send('Hi', { maxNewTokens: 32, onStep: (s: ChatStep) => void s.id });
   const fed: number = turn.prefilled + turn.reused;
   let streamed = '';

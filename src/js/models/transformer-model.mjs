@@ -4,9 +4,10 @@
 // model's kind, and lives in that kind's module (kinds/encoder.mjs,
 // kinds/decoder.mjs, kinds/encoder-decoder.mjs), which takes the model's
 // `inner` state: this class only looks the call up in KINDS.
+import { describe } from '../checks.mjs';
 import { CALLS } from '../protocol.mjs';
 import { CALL, DETACH, EngineResource } from '../resource.mjs';
-import { ArgumentTypeError } from '../errors.mjs';
+import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
 import { encoder } from './kinds/encoder.mjs';
 import { decoder } from './kinds/decoder.mjs';
 import { encoderDecoder } from './kinds/encoder-decoder.mjs';
@@ -211,6 +212,23 @@ export class TransformerModel extends EngineResource {
     await inner.exclusive(() => inner.call(CALLS.modelReset));
     inner.past = 0;
     inner.cacheOwner = null;
+  }
+
+  /**
+   * Keeps the first `past` positions a decoder has seen (its KV cache cut there): the next step() continues
+   * from them, as if the later ones had never been fed.
+   */
+  async rewind(past) {
+    const inner = this.#inner;
+    await inner.exclusive(async () => {
+      if (!Number.isInteger(past) || past < 0 || past > inner.past)
+        throw new ArgumentRangeError(
+          `past: expected an integer from 0 to ${inner.past} (the positions seen), got ${describe(past)}`,
+        );
+      await inner.call(CALLS.modelRewind, () => [past]);
+      inner.past = past;
+      inner.cacheOwner = null;
+    });
   }
 
   /** The positions a decoder has seen through prefill() and step() (0 for an encoder). */

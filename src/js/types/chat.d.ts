@@ -88,8 +88,8 @@ export interface ChatTurn {
 /**
  * A decoder's conversation over its KV cache. Each turn renders the whole conversation with the chat template,
  * keeps the prefix of its ids the cache holds and feeds only the rest; where the rendering changes ids the
- * cache holds (a reply that tokenizes back to other ids, undo()), the cache is rewound — today a prefill of the
- * whole conversation. The model has one cache: another call on it (or another conversation) makes the next
+ * cache holds (a reply that tokenizes back to other ids, undo()), the cache is cut where they part
+ * (model.rewind) and the rest fed. The model has one cache: another call on it (or another conversation) makes the next
  * turn prefill the whole conversation again.
  */
 export interface Conversation {

@@ -255,6 +255,11 @@ export interface ModelBase {
   readonly tokenizer: ModelTokenizer | null;
   /** Forgets what a decoder has seen (the other kinds keep nothing between calls). */
   reset(): Promise<void>;
+  /**
+   * Keeps the first `past` positions a decoder has seen (its KV cache cut there; an integer from 0 to
+   * `this.past`, else a RangeError): the next step() continues from them.
+   */
+  rewind(past: number): Promise<void>;
   /** The positions a decoder has seen through prefill() and step() (0 for the other kinds). */
   readonly past: number;
   /** The readable pieces of token ids, as results' tokens show them. */

@@ -8,13 +8,12 @@
 // generateSteps). Where the rendering changes tokens the cache holds (a reply
 // whose text tokenizes to other ids than were generated, a template that drops
 // or rewrites history, undo()), the cache is rewound to the first differing
-// token: the engine binds no truncation of its cache to JS yet, so rewinding
-// is a prefill of the whole rendered conversation (rewind() is the one place a
-// bound KVCache::truncate would keep the common prefix instead).
+// token (the engine's KVCache::truncate): only the rest is fed.
 // The model has one cache: a conversation holds it until another call
 // (prefill, step, generate, generateSteps, another conversation) uses it, and
 // its next turn then prefills its whole conversation again.
 import { describe, rejectUnknown } from '../../checks.mjs';
+import { CALLS } from '../../protocol.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
 import { GENERATE_OPTIONS, checkGenerateOptions } from '../model-options.mjs';
 import { generationSettings } from '../generation/settings.mjs';
@@ -118,13 +117,12 @@ export class Conversation {
     );
   }
 
-  // The cache rewound to hold at most the first `same` ids of this conversation's (those the next rendering
-  // shares with it); returns how many it holds. The engine binds no truncation of its cache yet, so none: the
-  // next feed is a prefill, which forgets the rest. With KVCache::truncate bound: truncate(same), return same.
-  // eslint-disable-next-line no-unused-vars -- `same` is what a truncation would keep
-  #rewind(same) {
-    this.#cached = [];
-    return 0;
+  // The cache cut to the first `same` ids of this conversation's (those the next rendering shares with it;
+  // KVCache::truncate through the model's rewind): returns how many it holds.
+  async #rewind(same) {
+    await this.#inner.call(CALLS.modelRewind, () => [same]);
+    this.#cached = this.#cached.slice(0, same);
+    return same;
   }
 
   // Greedy steps of a turn: { public (the caller's step), logProbability, turn (the turn's facts, last step) }.
@@ -167,7 +165,7 @@ export class Conversation {
             let same = 0;
             const most = Math.min(this.#cached.length, prompt.length - 1);
             while (same < most && this.#cached[same] === prompt[same]) same++;
-            const kept = same < this.#cached.length ? this.#rewind(same) : same;
+            const kept = same < this.#cached.length ? await this.#rewind(same) : same;
             fed = prompt.slice(kept);
             r = await feed(inner, kept ? 'step' : 'prefill', fed, attention, mask);
             Object.assign(facts, { prefilled: fed.length, reused: kept });
