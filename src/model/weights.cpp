@@ -244,6 +244,11 @@ void Weights::write(std::size_t index, DType dtype, std::size_t first, std::size
       for (std::size_t done = 0; done < count;) {
         const std::size_t n = std::min(kFloats, count - done);
         to_float(dtype, data + done * block_bytes(dtype), n, floats);
+        for (std::size_t i = 0; i < n; ++i)
+          if (!std::isfinite(floats[i]))
+            ((Message() << t.name.c_str() << ": element " << first + done + i << " (").real(floats[i])
+             << ") is not finite and has no " << dtype_name(slot.storage) << " block; hold the weights in float32")
+                .raise();
         quantize(slot.storage, floats, n, blocks);
         write_blocks(slot, f, place.offset + first + done, n, blocks);
         done += n;

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -184,6 +185,24 @@ TEST_P(Held, ProductsAreTheFloatProductsOnTheDequantizedMatrix) {
 INSTANTIATE_TEST_SUITE_P(Types, Held,
                          ::testing::Values(DType::Q8_0, DType::Q5_0, DType::Q4_0, DType::Q4_K, DType::Q6_K),
                          [](const auto& info) { return std::string(mha::dtype_name(info.param)); });
+
+TEST(Held, ANonFiniteWeightIsRefusedByNameNotQuantized) {
+  for (float bad : {NAN, INFINITY, -INFINITY}) {
+    Weights w;
+    Slot& slot = w.packed(true, 32, 2);
+    w.tensor("layer.weight", {2, 32}, slot);
+    ASSERT_TRUE(w.hold(0, DType::Q8_0));
+    w.allocate();
+    std::vector<float> values(64, 0.5f);
+    values[40] = bad;
+    try {
+      w.write(0, DType::F32, 0, 64, reinterpret_cast<const unsigned char*>(values.data()));
+      ADD_FAILURE() << "written";
+    } catch (const mha::ArgumentError& e) {
+      EXPECT_NE(std::string(e.what()).find("layer.weight: element 40"), std::string::npos) << e.what();
+    }
+  }
+}
 
 TEST(Held, OnlyWhereTheBlocksFit) {
   Weights w;
