@@ -7,9 +7,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../web/server.mjs';
 import { folderFiles } from '../tools/hub-server.mjs';
-import { launchChromium, openBlankPage } from './chromium.mjs';
+import { launchWithServer, openBlankPage } from './chromium.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
 const CHAT = fileURLToPath(new URL('../fixtures/chat/', import.meta.url));
@@ -27,16 +26,12 @@ const FILES = Object.fromEntries(
 );
 const QWEN_CASES = cases.filter((c) => c.template === 'qwen2.5-7b-instruct' && conversations[c.conversation]);
 
-let browser, server, url;
+let browser, url;
 beforeAll(async () => {
-  browser = await launchChromium();
-  server = await startServer({ port: 0, isolate: true });
-  url = `http://127.0.0.1:${server.address().port}/`;
+  browser = await launchWithServer();
+  ({ url } = browser);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  if (server) await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => browser?.close());
 
 test("the page renders chat templates as transformers does, in the tokenizer's worker, and a turn feeds only its new ids", async () => {
   const { page, problems } = await openBlankPage(browser.context, url);

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { startServer } from '../../web/server.mjs';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -27,6 +28,19 @@ export async function launchChromium() {
     async close() {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Chromium and the page's server (cross-origin isolated, a free port): { context, url, close() } for both. */
+export async function launchWithServer() {
+  const [browser, server] = await Promise.all([launchChromium(), startServer({ port: 0, isolate: true })]);
+  return {
+    context: browser.context,
+    url: `http://127.0.0.1:${server.address().port}/`,
+    async close() {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
     },
   };
 }

@@ -9,11 +9,10 @@
 // 10 s with such an Error, while a heartbeat on the page keeps ticking, and
 // the model's next text runs in a fresh worker. A good model loaded before
 // and after gives the same bits, and Node's.
-import { startServer } from '../../web/server.mjs';
 import { createAttention } from '../../src/js/node.mjs';
 import { filesOf, withJson } from '../js/helpers/checkpoints.mjs';
 import { GOOD, SENTENCE } from '../js/helpers/hostile-checkpoints.mjs';
-import { launchChromium, openBlankPage } from './chromium.mjs';
+import { launchWithServer, openBlankPage } from './chromium.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
 const ENGINE = pageEngineOptions();
@@ -53,16 +52,12 @@ const RUNAWAY = withTokenizer((j) => {
   };
 });
 
-let browser, server, url;
+let browser, url;
 beforeAll(async () => {
-  browser = await launchChromium();
-  server = await startServer({ port: 0, isolate: true });
-  url = `http://127.0.0.1:${server.address().port}/`;
+  browser = await launchWithServer();
+  ({ url } = browser);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  if (server) await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => browser?.close());
 
 test('hostile tokenizers end in Errors naming tokenizer.json, the page answers throughout, a good model after them is bit for bit', async () => {
   const { page, problems } = await openBlankPage(browser.context, url);

@@ -4,7 +4,6 @@
 // accuracies, the closing verdict gives the MLP pair beside the plain one
 // (Node's describeResults of the same experiment), and the curves' help names
 // the dashed MLP lines only once an MLP was trained; before, it does not.
-import { startServer } from '../../web/server.mjs';
 import { createAttention } from '../../src/js/node.mjs';
 import { buildData } from '../../web/model/train-data.mjs';
 import { settingsFor } from '../../web/model/train-options.mjs';
@@ -12,23 +11,21 @@ import { runExperiment } from '../../web/model/train-runner.mjs';
 import { summarize } from '../../web/model/train-stats.mjs';
 import { describeResults } from '../../web/model/train-text.mjs';
 import { setLanguage } from '../../web/lib/i18n.mjs';
-import { launchChromium, openPage } from './chromium.mjs';
+import { launchWithServer, openPage } from './chromium.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
-let browser, server, url, engine;
+let browser, url, engine;
 beforeAll(async () => {
   [browser, engine] = await Promise.all([
-    launchChromium(),
+    launchWithServer(),
     createAttention({ ...pageEngineOptions(), training: true }),
   ]);
-  server = await startServer({ port: 0, isolate: true });
-  url = `http://127.0.0.1:${server.address().port}/`;
+  ({ url } = browser);
   setLanguage('en');
 }, 60_000);
 afterAll(async () => {
   engine?.dispose();
   await browser?.close();
-  if (server) await new Promise((r) => server.close(r));
 });
 
 test('with the MLP: its pairs in the dot plot and the verdict, Node’s numbers; the dashed lines named only then', async () => {

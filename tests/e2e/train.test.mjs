@@ -9,7 +9,6 @@
 // overflows at 390 px; no console problems. Screenshots of the section and of
 // the evidence chart (both languages) go to test-output/.
 import { mkdirSync } from 'node:fs';
-import { startServer } from '../../web/server.mjs';
 import { createAttention } from '../../src/js/node.mjs';
 import { buildData } from '../../web/model/train-data.mjs';
 import { settingsFor, DEFAULT_OPTIONS } from '../../web/model/train-options.mjs';
@@ -21,25 +20,23 @@ import { encoderSpec } from '../../web/model/designed-heads.mjs';
 import { runSpec } from '../../web/model/compute.mjs';
 import { percent, thousands } from '../../web/lib/format.mjs';
 import { setLanguage } from '../../web/lib/i18n.mjs';
-import { launchChromium, openPage } from './chromium.mjs';
+import { launchWithServer, openPage } from './chromium.mjs';
 import { PAGE_BUILD, pageEngineOptions } from './page-builds.mjs';
 
-let browser, server, url, engine;
+let browser, url, engine;
 
 beforeAll(async () => {
   [browser, engine] = await Promise.all([
-    launchChromium(),
+    launchWithServer(),
     createAttention({ ...pageEngineOptions(), training: true }),
   ]);
-  server = await startServer({ port: 0, isolate: true });
-  url = `http://127.0.0.1:${server.address().port}/`;
+  ({ url } = browser);
   mkdirSync('test-output', { recursive: true });
 }, 60_000);
 
 afterAll(async () => {
   engine?.dispose();
   await browser?.close();
-  if (server) await new Promise((r) => server.close(r));
 });
 
 async function open() {
