@@ -14,7 +14,7 @@ export default {
     '<rootDir>/tests/e2e/**/*.test.mjs',
   ],
   transform: {},
-  // Per test, a guard against a hang (npm test runs two suites at a time on two cores, so a
+  // Per test, a guard against a hang (npm test runs three suites at a time on two cores, so a
   // 10 s page test can take twice that); slower suites set their own, longer ones.
   testTimeout: 60_000,
 };

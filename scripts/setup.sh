@@ -11,10 +11,47 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
+apt_install() {
+  if [ "$(id -u)" != 0 ]; then
+    echo "mha-wasm setup: missing system packages: $*" >&2
+    echo "Run this once as root, then run the command again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $*" >&2
+    exit 1
+  fi
+  echo "mha-wasm setup: apt-get install $*"
+  # The package lists are read once a run.
+  [ -n "${apt_updated:-}" ] || DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  apt_updated=1
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
+# The wasm builds' compiler: Debian 13's Emscripten 3.1.69 (clang 19, binaryen
+# 120) in a chroot in .deps/trixie-root, made by debootstrap from the Debian
+# archive the apt sources name (about 2 minutes and 2.5 GB, once), unless the
+# em++ on the PATH is already >= 3.1.69 (emsdk). scripts/emscripten.sh says why.
+# Made in the background while the other packages install, npm installs and
+# the native core builds: debootstrap mostly waits on the network and the disk.
+# debootstrap itself comes first, alone.
+chroot_pid=""
+if ! bash scripts/emscripten.sh describe >/dev/null 2>&1; then
+  command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
+  chroot_log=$(mktemp)
+  bash scripts/emscripten.sh install >"$chroot_log" 2>&1 &
+  chroot_pid=$!
+fi
+chroot_ready() {
+  [ -n "$chroot_pid" ] || return 0
+  local status=0
+  wait "$chroot_pid" || status=$?
+  cat "$chroot_log"
+  rm -f "$chroot_log"
+  chroot_pid=""
+  return "$status"
+}
+# A failure before the wait still waits for it: no debootstrap left running on its own.
+trap 'chroot_ready >/dev/null 2>&1 || true' EXIT
+
 need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
-# debootstrap makes the chroot of the wasm builds' Emscripten (below).
-command -v debootstrap >/dev/null 2>&1 || need_apt+=(debootstrap)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
 # End-to-end tests drive Debian's Chromium with playwright-core (browser
 # downloads are not used).
@@ -33,17 +70,6 @@ done
 # clang-format (14 on Debian 12) checks the C++ layout (`npm run lint`, .clang-format).
 command -v clang-format-14 >/dev/null 2>&1 || command -v clang-format >/dev/null 2>&1 || need_apt+=(clang-format)
 
-apt_install() {
-  if [ "$(id -u)" != 0 ]; then
-    echo "mha-wasm setup: missing system packages: $*" >&2
-    echo "Run this once as root, then run the command again:" >&2
-    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $*" >&2
-    exit 1
-  fi
-  echo "mha-wasm setup: apt-get install $*"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
-}
 if [ ${#need_apt[@]} -gt 0 ]; then apt_install "${need_apt[@]}"; fi
 
 # xsimd: Debian 12 ships 8.1, which has no WebAssembly backend. Debian 13 (trixie)
@@ -77,30 +103,6 @@ SRC
   rm -rf "$tmp"
   xsimd_ok || { echo "mha-wasm setup: xsimd in $xsimd_dir is older than 12.1" >&2; exit 1; }
 fi
-
-# The wasm builds' compiler: Debian 13's Emscripten 3.1.69 (clang 19, binaryen
-# 120) in a chroot in .deps/trixie-root, made by debootstrap from the Debian
-# archive the apt sources name (about 2 minutes and 2.5 GB, once), unless the
-# em++ on the PATH is already >= 3.1.69 (emsdk). scripts/emscripten.sh says why.
-# Made in the background while npm installs and the native core builds:
-# debootstrap mostly waits on the network and the disk.
-chroot_pid=""
-if ! bash scripts/emscripten.sh describe >/dev/null 2>&1; then
-  chroot_log=$(mktemp)
-  bash scripts/emscripten.sh install >"$chroot_log" 2>&1 &
-  chroot_pid=$!
-fi
-chroot_ready() {
-  [ -n "$chroot_pid" ] || return 0
-  local status=0
-  wait "$chroot_pid" || status=$?
-  cat "$chroot_log"
-  rm -f "$chroot_log"
-  chroot_pid=""
-  return "$status"
-}
-# A failure before the wait still waits for it: no debootstrap left running on its own.
-trap 'chroot_ready >/dev/null 2>&1 || true' EXIT
 
 # npm devDependencies: installed when node_modules is missing, lacks a tool
 # the scripts run, or is older than package-lock.json (npm writes

@@ -5,8 +5,8 @@
 // attention that Node's model.run gives for the same folder and sentence;
 // the tokens are [CLS], the 15 characters and [SEP]; a broken folder shows
 // an error and a good load works after it; at 390 px the page does not
-// scroll sideways; a 12 × 12 model's 144 thumbnails draw without freezing
-// the page; a GPT-2 folder (byte pieces, causal) is drawn with its masked
+// scroll sideways (a 12 × 12 model's 144 thumbnails drawn without freezing the
+// page: page-model-freeze.test.mjs, a timed suite); a GPT-2 folder (byte pieces, causal) is drawn with its masked
 // cells exactly 0. Screenshots go to test-output/.
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -19,13 +19,13 @@ import { fixed } from '../../web/lib/format.mjs';
 import { articleMap, bestRoleShare, closestHeads } from '../../web/model/real-article.mjs';
 import { setLanguage, t } from '../../web/lib/i18n.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
+import { BERT_FOLDER as FOLDER, load, twelveByTwelve } from './real-model-files.mjs';
 
 /** A fixture folder's checkpoint files, as a reader would pick them (its reference.json left out). */
 const folderFiles = (folder) =>
   readdirSync(folder)
     .filter((name) => name !== 'reference.json')
     .map((name) => path.join(folder, name));
-const FOLDER = 'tests/fixtures/models/bert-zh';
 const FILES = folderFiles(FOLDER);
 
 let env, engine, model, reference;
@@ -39,57 +39,6 @@ afterAll(async () => {
   engine?.dispose();
   await env?.close();
 });
-
-/**
- * A random BERT of `layers` × `heads` (12 × 12 unless told; hidden 48, the
- * fixture's vocabulary and tokenizer) as files for setInputFiles: the
- * tensors of the fixture's layer 0 repeated, seeded values in ±scale/2
- * (0.02 or so, as transformers initialises a model, makes its heads near uniform).
- */
-function twelveByTwelve({ scale = 0.8, layers = 12, heads = 12 } = {}) {
-  const source = readFileSync(path.join(FOLDER, 'model.safetensors'));
-  const header = JSON.parse(source.subarray(8, 8 + Number(source.readBigUInt64LE(0))).toString());
-  const hidden = 48;
-  const wanted = Object.entries(header).filter(
-    ([name, t]) => t.dtype === 'F32' && (name.startsWith('bert.embeddings.') || name.includes('.layer.0.')),
-  );
-  let seed = 1;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * scale;
-  const tensors = [];
-  for (const [name, t] of wanted)
-    for (let layer = 0; layer < (name.includes('.layer.0.') ? layers : 1); layer++) {
-      const shape = t.shape.map((n) => (n === 32 ? hidden : n));
-      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-      const norm = name.includes('LayerNorm');
-      for (let i = 0; i < values.length; i++) values[i] = norm ? (name.endsWith('weight') ? 1 : 0) : random();
-      tensors.push([name.replace('.layer.0.', `.layer.${layer}.`), shape, values]);
-    }
-  const json = {};
-  let offset = 0;
-  for (const [name, shape, values] of tensors) {
-    json[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + values.byteLength] };
-    offset += values.byteLength;
-  }
-  const text = Buffer.from(JSON.stringify(json));
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(text.length));
-  const weights = Buffer.concat([length, text, ...tensors.map(([, , v]) => Buffer.from(v.buffer))]);
-  const config = JSON.parse(readFileSync(path.join(FOLDER, 'config.json'), 'utf8'));
-  Object.assign(config, { hidden_size: hidden, num_attention_heads: heads, num_hidden_layers: layers });
-  const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });
-  return [
-    file('config.json', Buffer.from(JSON.stringify(config))),
-    file('model.safetensors', weights),
-    file('tokenizer.json', readFileSync(path.join(FOLDER, 'tokenizer.json'))),
-    file('tokenizer_config.json', readFileSync(path.join(FOLDER, 'tokenizer_config.json'))),
-  ];
-}
-
-/** Gives the page files through the plain multi-file picker and waits until the view is drawn (or an error shows). */
-async function load(page, files) {
-  await page.setInputFiles('#real-files', files);
-  await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
-}
 
 /** Drops files on the view as a drag from the desktop would (a DataTransfer of Files), and waits as load() does. */
 async function drop(page, files) {
@@ -244,29 +193,6 @@ test('390 px, files dropped: the page never scrolls sideways; the thumbnails scr
     await page.selectOption('#real-order', 'far');
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     await page.locator('#real-model').screenshot({ path: 'test-output/real-model-view-390.png' });
-    expect(problems).toEqual([]);
-  } finally {
-    await page.close();
-  }
-}, 60_000);
-
-test('12 layers × 12 heads: 144 thumbnails drawn without a long freeze of the page', async () => {
-  const { page, problems } = await openPage(env);
-  try {
-    await page.evaluate(() => {
-      window.longTasks = [];
-      new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({
-        type: 'longtask',
-      });
-    });
-    await page.locator('#real-model').scrollIntoViewIfNeeded();
-    await load(page, twelveByTwelve());
-    expect(await page.isHidden('#real-error')).toBe(true);
-    expect(await page.locator('#real-model .real-grid canvas').count()).toBe(144);
-    expect(await page.textContent('#real-status')).toContain('12 层 × 12 头');
-    // Loading, running and drawing 144 heads: no task long enough to freeze the page (about 160 ms here at most).
-    const longest = Math.max(0, ...(await page.evaluate(() => window.longTasks)));
-    expect(longest).toBeLessThan(400);
     expect(problems).toEqual([]);
   } finally {
     await page.close();

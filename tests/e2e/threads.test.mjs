@@ -2,8 +2,8 @@
 // runs relaxed SIMD: a page served with COOP/COEP runs threaded-relaxed-simd on
 // >= 2 threads, the same page without them runs relaxed-simd; a browser that
 // refuses the relaxed-SIMD probe (as Safari does) gets threaded-simd and simd;
-// all give the reference results; and a large computation leaves the page's
-// main thread free: no task and no timer gap over RAIL's 100 ms.
+// all give the reference results. (That a large computation leaves the page's
+// main thread free is the timed suite main-thread.test.mjs.)
 import { RELAXED_SIMD_PROBE } from '../../src/js/variants.mjs';
 import { startServer } from '../../web/server.mjs';
 import { fixtureNames, loadFixture } from '../js/helpers/fixtures.mjs';
@@ -186,58 +186,6 @@ test('relaxed SIMD in Chromium: threaded-relaxed-simd and relaxed-simd, referenc
     other.forEach((r, i) =>
       expect([r.name, r.output, r.attention]).toEqual([runs[0][i].name, runs[0][i].output, runs[0][i].attention]),
     );
-  expect(problems).toEqual([]);
-  await page.close();
-}, 120_000);
-
-test('a large computation never blocks the main thread: no task or timer gap over 100 ms', async () => {
-  const { page, problems } = await openBlankPage(browser.context, servers.isolated.url);
-  const report = await page.evaluate(async () => {
-    const { createAttention } = await import('/src/js/browser.mjs');
-    const engine = await createAttention();
-    const seqLenQ = 1024,
-      dModel = 512,
-      numHeads = 8;
-    const fill = (n, s) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37) * s);
-    const args = { query: fill(seqLenQ * dModel, 1), seqLenQ, dModel, numHeads, returnAttention: true };
-    for (const w of ['wQ', 'wK', 'wV', 'wO']) args[w] = fill(dModel * dModel, 0.04);
-
-    // Let the set-up above (filling the inputs) finish its own task first.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const longTasks = [];
-    const t0 = performance.now();
-    const observer = new PerformanceObserver((list) =>
-      longTasks.push(
-        ...list
-          .getEntries()
-          .filter((e) => e.startTime >= t0)
-          .map((e) => e.duration),
-      ),
-    );
-    observer.observe({ type: 'longtask' });
-    let maxGap = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      maxGap = Math.max(maxGap, now - last);
-      last = now;
-    }, 5);
-    for (let i = 0; i < 3; i++) await engine.multiHeadAttention(args);
-    const elapsed = performance.now() - t0;
-    clearInterval(timer);
-    observer.disconnect();
-    engine.dispose();
-    return { elapsed, maxGap, longTasks, threads: engine.threads };
-  });
-  // The work itself takes far longer than 100 ms (three calls, seconds here), so a computation on the
-  // main thread would be one task as long as a call, and a timer silent as long.
-  expect(report.elapsed).toBeGreaterThan(300);
-  // No main-thread task and no timer gap over RAIL's 100 ms response budget. Both are wall time: on two
-  // vCPUs, both computing, the OS also takes the main thread's core for a while, which stretches a short
-  // task or gap past the Long Tasks API's 50 ms (a 57 ms task and a 55 ms gap were each seen once on a
-  // CI machine): 50 ms here would test the scheduler, not the engine.
-  expect(report.longTasks.filter((d) => d > 100)).toEqual([]);
-  expect(report.maxGap).toBeLessThan(100);
   expect(problems).toEqual([]);
   await page.close();
 }, 120_000);

@@ -1,15 +1,15 @@
 // Caller code cannot run inside a call: the arguments are read once, at the
 // API boundary, before anything reaches the engine; what the bindings read
 // are new objects of the package's own. Each test is a reproduction of a way
-// a caller's getter once changed a result or freed memory mid-call, on every
-// build; results are checked against the fixture's float64 reference. Also:
-// a call whose working memory alone is too large is refused by name, and a
+// a caller's getter once changed a result or freed memory mid-call, on a
+// build of each kind of wasm memory (helpers/engines.mjs: MEMORY_BUILDS);
+// results are checked against the fixture's float64 reference. Also: a call whose working memory alone is too large is refused by name, and a
 // failed start-up (every build, in a Worker too) leaves Node free to exit.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadFixture, callArguments } from './helpers/fixtures.mjs';
 import { expectClose, toleranceFor } from './helpers/compare.mjs';
-import { BUILDS, VARIANTS, WASM_FLAGS, createEngines, disposeEngines } from './helpers/engines.mjs';
+import { BUILDS, MEMORY_VARIANTS, VARIANTS, WASM_FLAGS, createEngines, disposeEngines } from './helpers/engines.mjs';
 import { LAYER, pick } from './helpers/arguments.mjs';
 
 // A child process that does not exit by itself is killed after this long (a
@@ -31,11 +31,11 @@ const forwardArgs = (args) => ({
 
 let engines;
 beforeAll(async () => {
-  engines = await createEngines();
+  engines = await createEngines({ variants: MEMORY_VARIANTS });
 });
 afterAll(() => disposeEngines(engines));
 
-describe.each(VARIANTS)('%s', (variant) => {
+describe.each(MEMORY_VARIANTS)('%s', (variant) => {
   test('an own `length` getter that shrinks a resizable buffer is never run', async () => {
     const engine = engines[variant];
     const args = base();

@@ -1,7 +1,8 @@
 // The hostile-checkpoint suite (issue 27): every input of
 // helpers/hostile-checkpoints.mjs — each one that once crashed, hung, leaked,
 // gave a silently wrong result or an unclear message — through the public
-// API on every build and in a { worker: true } engine. Each build's cases run
+// API on one build of each kind of memory (helpers/engines.mjs: MEMORY_BUILDS;
+// the files are refused before any kernel runs) and in a { worker: true } engine. Each build's cases run
 // in a child process (helpers/hostile-child.mjs), several to a process: a
 // case that kills its process or answers nothing within CASE_SECONDS is that
 // case's failure, by name, and the cases after it go on in a fresh process.
@@ -12,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isThreaded } from '../../src/js/variants.mjs';
-import { BUILDS, VARIANTS, WASM_FLAGS } from './helpers/engines.mjs';
+import { MEMORY_BUILDS, MEMORY_VARIANTS, WASM_FLAGS } from './helpers/engines.mjs';
 import { CASES, KINDS } from './helpers/hostile-checkpoints.mjs';
 
 const CHILD = fileURLToPath(new URL('./helpers/hostile-child.mjs', import.meta.url));
@@ -21,11 +22,11 @@ const REPORT = fileURLToPath(new URL('../../test-output/hostile-report.json', im
 const CASE_SECONDS = 45;
 const START_SECONDS = 60;
 
-// Every build this Node runs (helpers/engines.mjs), and the threaded one in a { worker: true } engine.
-const threaded = VARIANTS.find(isThreaded);
+// A build of each kind of memory (helpers/engines.mjs), and the threaded one in a { worker: true } engine.
+const threaded = MEMORY_VARIANTS.find(isThreaded);
 const CONFIGS = [
-  ...Object.entries(BUILDS),
-  ...(threaded ? [[`${threaded}, { worker: true }`, { ...BUILDS[threaded], worker: true }]] : []),
+  ...Object.entries(MEMORY_BUILDS),
+  ...(threaded ? [[`${threaded}, { worker: true }`, { ...MEMORY_BUILDS[threaded], worker: true }]] : []),
 ];
 
 /**

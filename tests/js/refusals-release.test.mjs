@@ -1,6 +1,7 @@
 // A refused call keeps nothing alive: not its arguments' buffers in JS
 // (process.memoryUsage().arrayBuffers after gc()), not the wasm heap's
-// in-use bytes. 200 calls of each kind of refusal, on every build: of
+// in-use bytes. 200 calls of each kind of refusal, on a build of each kind of
+// wasm memory (helpers/engines.mjs: MEMORY_BUILDS): of
 // engine.multiHeadAttention and layer.forward, the size check inside the
 // engine (C++), a shape error (JS) and a getter that throws; of a trainer's
 // evaluate, train and setParameters, a size refusal and a getter that throws.
@@ -10,13 +11,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BUILDS, VARIANTS, WASM_FLAGS } from './helpers/engines.mjs';
+import { MEMORY_BUILDS as BUILDS, MEMORY_VARIANTS as VARIANTS, WASM_FLAGS } from './helpers/engines.mjs';
 
 const entry = JSON.stringify(fileURLToPath(new URL('../../src/js/node.mjs', import.meta.url)));
 const reportDir = new URL('../../test-output/', import.meta.url);
 const report = {
   description:
-    '200 refused calls of each kind in a child process (node --expose-gc), on every build: ' +
+    '200 refused calls of each kind in a child process (node --expose-gc), on a build of each kind of wasm memory: ' +
     'process.memoryUsage().arrayBuffers after gc() and the wasm heap in-use bytes (engine.memoryStats()) before and after',
   node: process.version,
   builds: {},

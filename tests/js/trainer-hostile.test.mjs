@@ -1,4 +1,5 @@
-// Hostile trainer calls on every build (threaded-simd on 2 threads): sizes
+// Hostile trainer calls on a build of each kind of wasm memory (helpers/engines.mjs:
+// MEMORY_BUILDS; the threaded one on 2 threads): sizes
 // whose products pass 32 bits (wasm32's size_t) or the wasm memory, a call of
 // days of work, float options a float cannot hold, a data set past the wasm
 // memory. Each is a RangeError that names the arguments (and the elements or
@@ -8,12 +9,12 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { variantFiles } from '../../src/js/files.mjs';
-import { createEngines, disposeEngines, VARIANTS } from './helpers/engines.mjs';
+import { createEngines, disposeEngines, MEMORY_VARIANTS as VARIANTS } from './helpers/engines.mjs';
 
 const require = createRequire(import.meta.url);
 let engines;
 beforeAll(async () => {
-  engines = await createEngines({ training: true });
+  engines = await createEngines({ training: true, variants: VARIANTS });
 });
 afterAll(() => disposeEngines(engines));
 

@@ -31,10 +31,27 @@ export const WASM_FLAGS = process.execArgv.filter((option) => option.startsWith(
 export const BUILDS = Object.fromEntries(Object.entries(ALL).filter(([variant]) => !only || only.includes(variant)));
 export const VARIANTS = Object.keys(BUILDS);
 
-/** Creates an engine of each of BUILDS; with `training`, of the builds with the trainer. */
-export async function createEngines({ training = false } = {}) {
+/**
+ * One build of each kind of wasm memory (those of BUILDS): the one-thread SIMD build (an ArrayBuffer that growth
+ * replaces) and the first threaded build (a SharedArrayBuffer shared with its pthreads). For the suites whose
+ * subject is what the engine does with its inputs and its memory (refusals, hostile files and callers, leaks,
+ * growth), not its kernels: the builds differ there only by their memory and threads, so two of them show what
+ * five would, and the suites that compare numbers with references keep every build.
+ */
+export const MEMORY_BUILDS = Object.fromEntries(
+  [
+    VARIANTS.find((v) => v === 'simd') ?? VARIANTS.find((v) => !BUILDS[v].threads),
+    VARIANTS.find((v) => BUILDS[v].threads),
+  ]
+    .filter(Boolean)
+    .map((variant) => [variant, BUILDS[variant]]),
+);
+export const MEMORY_VARIANTS = Object.keys(MEMORY_BUILDS);
+
+/** Creates an engine of each of `variants` (default: BUILDS); with `training`, of the builds with the trainer. */
+export async function createEngines({ training = false, variants = VARIANTS } = {}) {
   const engines = {};
-  for (const variant of VARIANTS) engines[variant] = await createAttention({ ...BUILDS[variant], training });
+  for (const variant of variants) engines[variant] = await createAttention({ ...BUILDS[variant], training });
   return engines;
 }
 
