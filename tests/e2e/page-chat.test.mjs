@@ -1,0 +1,216 @@
+// Quantized GGUF checkpoints with a chat template in the page, in headless
+// Chromium, against the test Hub (tests/tools/hub-server.mjs) serving
+// "Qwen/Qwen2.5-0.5B-Instruct-GGUF" with the two files the page suggests —
+// test-sized stand-ins (tests/fixtures/chat/README.md: the tiny qwen2 in Q8_0
+// and the tiny llama in Q4_K_M, each with a chat template): the suggestions'
+// sizes are the bytes the Hub serves; a click loads the file; the page flags
+// the random checkpoint; the chat box's replies (ids and text), after an undo
+// and over two turns, are Node's model.chat() on the same file, and a reply
+// token's attention is Node's step's bit for bit; a conversation too long for
+// the model is refused in the reader's words; the grid, the steps and "which
+// heads matter" run on the Q4_K_M file as on Node; both languages, 390 px.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createAttention } from '../../src/js/node.mjs';
+import { HubServer } from '../tools/hub-server.mjs';
+import { analyseHeadsOnPage, openPage, readHeatmaps, setUp } from './page-helpers.mjs';
+import { SENTENCE } from '../../web/sentence.mjs';
+import { formatBytes } from '../../web/model/real-model-files.mjs';
+import { pageEngineOptions } from './page-builds.mjs';
+
+const CHAT = new URL('../fixtures/chat/', import.meta.url);
+const REPO = 'Qwen/Qwen2.5-0.5B-Instruct-GGUF';
+const Q8 = 'qwen2.5-0.5b-instruct-q8_0.gguf';
+const Q4 = 'qwen2.5-0.5b-instruct-q4_k_m.gguf';
+const FILES = {
+  [Q8]: readFileSync(new URL('qwen2-chat-q8_0.gguf', CHAT)),
+  [Q4]: readFileSync(new URL('llama-chat-q4_k_m.gguf', CHAT)),
+};
+const PATHS = {
+  [Q8]: fileURLToPath(new URL('qwen2-chat-q8_0.gguf', CHAT)),
+  [Q4]: fileURLToPath(new URL('llama-chat-q4_k_m.gguf', CHAT)),
+};
+const MAX = 8; // tokens a reply
+const SECOND = 'Why?';
+let hub, env, engine;
+
+beforeAll(async () => {
+  hub = await new HubServer({ repos: { [REPO]: { files: FILES } } }).start();
+  env = await setUp({ hubEndpoints: [hub.url], hubDownloadHosts: [hub.cdnUrl] });
+  engine = await createAttention(pageEngineOptions({ isolated: false }));
+}, 60_000);
+
+afterAll(async () => {
+  engine?.dispose();
+  await env?.close();
+  await hub?.stop();
+});
+
+/** Node's conversation on a file: each turn's new ids, text, and its steps' attention. */
+async function nodeTurns(file, messages) {
+  const model = await engine.loadModel(PATHS[file]);
+  try {
+    const chat = model.chat();
+    const turns = [];
+    for (const content of messages) {
+      const steps = [];
+      for await (const s of chat.sendSteps(content, { maxNewTokens: MAX })) steps.push(s);
+      turns.push({
+        ids: steps.map((s) => s.id),
+        text: chat.messages.at(-1).content,
+        attention: steps.map((s) => s.attention),
+        keys: steps.map((s) => s.outputIds.length - 1),
+      });
+    }
+    return { turns, numHeads: model.config.numHeads, model: null };
+  } finally {
+    model.dispose();
+  }
+}
+
+const suggestion = (page, file) => page.locator('.real-suggestion', { hasText: file });
+
+async function loadSuggestion(page, file) {
+  await suggestion(page, file).click();
+  await page.waitForSelector('#real-model[data-ready], #real-error:not([hidden])', { timeout: 30_000 });
+  expect(await page.isHidden('#real-error')).toBe(true);
+  await page.waitForSelector('.next-chat:not([hidden]) #chat-send:not([disabled])');
+}
+
+/** Sends the box's message and waits for the turn's end; the reply's text and its tokens' ids. */
+async function send(page, message) {
+  if (message !== undefined) await page.fill('#chat-message', message);
+  await page.click('#chat-send');
+  await page.waitForFunction(() => {
+    const status = document.querySelector('#chat-status').textContent;
+    return /^(Replied|The reply failed)/.test(status) && !document.querySelector('#chat-send').disabled;
+  });
+  return page.evaluate(() => ({
+    text: [...document.querySelectorAll('.chat-assistant .chat-text')].at(-1)?.textContent,
+    ids: [...document.querySelectorAll('.chat-tokens button')].map((b) => Number(b.dataset.id)),
+    status: document.querySelector('#chat-status').textContent,
+    log: [...document.querySelectorAll('.chat-turn')].map((li) => li.querySelector('.chat-text').textContent),
+  }));
+}
+
+test('the GGUF suggestions: sizes from the Hub; the chat box replies as Node does, undo, two turns, errors', async () => {
+  const node = await nodeTurns(Q8, [SENTENCE, SECOND]);
+  const { page, problems } = await openPage(env);
+  try {
+    await page.locator('#real-hub').scrollIntoViewIfNeeded();
+    await page.click('#real-sizes');
+    for (const file of [Q8, Q4])
+      await page.waitForFunction(
+        ([name, text]) =>
+          [...document.querySelectorAll('.real-suggestion')].some(
+            (b) => b.textContent.includes(name) && b.querySelector('.real-suggestion-size').textContent === text,
+          ),
+        [file, formatBytes(FILES[file].length)],
+      );
+    // One file list for the two suggestions of the repo.
+    expect(
+      hub.requests.filter((r) => r.method === 'GET' && r.path.includes(REPO.split('/')[1]) && r.path.includes('/api/'))
+        .length,
+    ).toBe(1);
+    await loadSuggestion(page, Q8);
+    expect(await page.textContent('#real-status')).toMatch(new RegExp(`^Loaded ${REPO}/${Q8}: qwen2, 2 layers`));
+    // A random checkpoint: flagged, in the predictions and in the chat box.
+    expect(await page.isVisible('.pred-caveat')).toBe(true);
+    expect(await page.isVisible('.chat-caveat')).toBe(true);
+    expect(await page.inputValue('#chat-message')).toBe(SENTENCE);
+    await page.fill('#chat-max', String(MAX));
+    const [t1, t2] = node.turns;
+    const first = await send(page);
+    expect(first.ids).toEqual(t1.ids);
+    expect(first.text).toBe(t1.text);
+    expect(first.log).toEqual([SENTENCE, t1.text]);
+    // A reply token's attention, as the steps' heatmap draws it: Node's step that fed it, bit for bit.
+    const step = 3;
+    await page.click(`.chat-tokens button[data-step="${step}"]`);
+    await page.waitForSelector(`.next-steps[data-step="${step}"] .next-heatmap .heatmap[data-head]`);
+    const maps = await readHeatmaps(page, '.next-steps .next-heatmap');
+    const [name] = Object.keys(maps);
+    const [, layer, head] = /^next-layer-(\d+)-head-(\d+)$/.exec(name).map(Number);
+    const keys = t1.keys[step - 1] + 1;
+    const row = t1.attention[step].subarray(
+      (layer * node.numHeads + head) * keys,
+      (layer * node.numHeads + head + 1) * keys,
+    );
+    expect(maps[name].length).toBe(keys);
+    expect(maps[name].filter(([, k, w]) => !Object.is(w, row[k]))).toEqual([]);
+    // Undo: the exchange is gone, its message back in the box; sent again, the same reply over the cache.
+    await page.click('#chat-undo');
+    expect(await page.$$eval('.chat-turn', (l) => l.length)).toBe(0);
+    expect(await page.inputValue('#chat-message')).toBe(SENTENCE);
+    const again = await send(page);
+    expect(again.ids).toEqual(t1.ids);
+    expect(again.status).toMatch(/the cache already held [1-9]\d*\./);
+    const second = await send(page, SECOND);
+    expect(second.ids).toEqual(t2.ids);
+    expect(second.text).toBe(t2.text);
+    expect(second.log).toEqual([SENTENCE, t1.text, SECOND, t2.text]);
+    // Too long for the model's positions: refused in the reader's words, the conversation as it was.
+    const long = SENTENCE.repeat(30);
+    const refused = await send(page, long);
+    expect(refused.status).toBe('The reply failed (the reason is below); the conversation is as it was.');
+    expect(await page.textContent('.chat-error')).toMatch(/this model reads at most 256: take an exchange back/);
+    expect(refused.log).toEqual(second.log);
+    // Both languages; a phone's width: nothing in the box wider than the screen.
+    await page.check('input[name="lang"][value="zh"]');
+    expect(await page.textContent('.next-chat h4')).toBe('对话');
+    expect(await page.textContent('.chat-error')).toMatch(/最多读 256 个/);
+    await page.setViewportSize({ width: 390, height: 800 });
+    const overflow = await page.$eval('.next-chat', (box) => [
+      box.scrollWidth,
+      box.clientWidth,
+      window.innerWidth,
+      box.getBoundingClientRect().right,
+    ]);
+    expect(overflow[0]).toBeLessThanOrEqual(overflow[1]);
+    expect(overflow[3]).toBeLessThanOrEqual(overflow[2]);
+    expect(problems.filter((p) => !/status of 401 \(Unauthorized\)/.test(p))).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 180_000);
+
+test('Q4_K_M: the grid, the steps, which heads matter and the chat work as on Node', async () => {
+  const node = await nodeTurns(Q4, [SENTENCE]);
+  const model = await engine.loadModel(PATHS[Q4]);
+  const reference = await model.run(SENTENCE);
+  const steps = [];
+  for await (const s of model.generateSteps(SENTENCE, { maxNewTokens: 2 })) steps.push(s.id);
+  const { numHeads } = model.config;
+  model.dispose();
+  const { page, problems } = await openPage(env);
+  try {
+    await page.locator('#real-hub').scrollIntoViewIfNeeded();
+    await loadSuggestion(page, Q4);
+    expect(await page.textContent('#real-status')).toMatch(new RegExp(`^Loaded ${REPO}/${Q4}: llama, 1 layers`));
+    // The big heatmap: Node's run of the sentence, bit for bit.
+    const maps = await readHeatmaps(page, '#real-model .real-heatmap');
+    const [name] = Object.keys(maps);
+    const [, layer, head] = /^layer-(\d+)-head-(\d+)$/.exec(name).map(Number);
+    const L = reference.tokens.length;
+    expect(maps[name].length).toBeGreaterThan(0);
+    expect(
+      maps[name].filter(([q, k, w]) => !Object.is(w, reference.attention[((layer * numHeads + head) * L + q) * L + k])),
+    ).toEqual([]);
+    // Two steps of the sentence: Node's greedy ids.
+    await page.selectOption('#next-prompt', 'sentence');
+    await page.click('#next-step');
+    await page.waitForSelector('.next-steps[data-step="1"]');
+    await page.click('#next-step');
+    await page.waitForSelector('.next-steps[data-step="2"]');
+    const generated = await page.$$eval('.next-text li.new', (l) => l.map((li) => Number(li.dataset.id)));
+    expect(generated).toEqual(steps);
+    await page.fill('#chat-max', String(MAX));
+    const reply = await send(page);
+    expect(reply.ids).toEqual(node.turns[0].ids);
+    expect(reply.text).toBe(node.turns[0].text);
+    await analyseHeadsOnPage(page);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 180_000);
