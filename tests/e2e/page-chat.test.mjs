@@ -159,6 +159,16 @@ test('the GGUF suggestions: sizes from the Hub; the chat box replies as Node doe
     await page.check('input[name="lang"][value="zh"]');
     expect(await page.textContent('.next-chat h4')).toBe('对话');
     expect(await page.textContent('.chat-error')).toMatch(/最多读 256 个/);
+    // The box's own text is Chinese: English only in what is data (messages, tokens: translate="no").
+    const english = await page.$eval('.next-chat', (box) => {
+      const words = [];
+      const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode())
+        if (!node.parentElement.closest('[translate="no"], details') && node.parentElement.checkVisibility())
+          words.push(...(node.textContent.match(/[A-Za-z]{2,}/g) ?? []));
+      return words;
+    });
+    expect(english).toEqual([]);
     await page.setViewportSize({ width: 390, height: 800 });
     const overflow = await page.$eval('.next-chat', (box) => [
       box.scrollWidth,

@@ -37,13 +37,16 @@ export class ChatSteps {
   #model;
   #conversation;
 
-  /** @param {{ chat: Function, pieces: Function }} model a decoder with a chat template */
-  constructor(model) {
+  /**
+   * @param {{ chat: Function, pieces: Function }} model a decoder with a chat template
+   * @param {{ system?: string }} [options] model.chat()'s (the page gives none: the template's default)
+   */
+  constructor(model, options = {}) {
     this.#model = model;
-    this.#conversation = model.chat();
+    this.#conversation = model.chat(options);
   }
 
-  /** The conversation so far ([{ role, content }], frozen; the template's default system message is not one). */
+  /** The conversation so far ([{ role, content }], frozen; a template's default system message is not one). */
   get messages() {
     return this.#conversation.messages;
   }

@@ -31,7 +31,7 @@ export async function hubEndpoints() {
 
 export class ModelHubInput {
   #endpoints = [];
-  /** endpoint → Map(suggestionKey → { bytes, exact } | { error }) of the suggestions' sizes, once asked. */
+  /** endpoint → Map(suggestionKey → { bytes, exact } | { error, absent? }) of the suggestions' sizes, once asked. */
   #sizes = new Map();
   #onName;
   /** The GGUF file of the suggestion last clicked, while the name field still holds its repo. */
@@ -178,7 +178,7 @@ export class ModelHubInput {
       size.textContent = !known
         ? t('real.hub.size.unknown')
         : known.error
-          ? t('real.hub.size.error')
+          ? t(known.absent ? 'real.hub.size.absent' : 'real.hub.size.error')
           : t(known.exact ? 'real.hub.size' : 'real.hub.size.about', { size: formatBytes(known.bytes) });
       size.title = known?.error ?? '';
     });
@@ -203,8 +203,9 @@ export class ModelHubInput {
       lists
         .get(repo)
         .then((list) => {
+          // The Hub answered, but the repo has not what the suggestion loads: said so, not as unreachable.
           const none = t(file ? 'real.hub.size.noFile' : 'real.hub.size.none', { file });
-          sizes.set(suggestionKey(suggestion), suggestionDownload(suggestion, list) ?? { error: none });
+          sizes.set(suggestionKey(suggestion), suggestionDownload(suggestion, list) ?? { error: none, absent: true });
         })
         .catch((error) => sizes.set(suggestionKey(suggestion), { error: error.message }))
         .finally(() => {

@@ -86,6 +86,7 @@ export default {
   'real.hub.size.about': '≈ {size}',
   'real.hub.size.unknown': '…',
   'real.hub.size.error': 'not reachable',
+  'real.hub.size.absent': 'not in the repo',
   'real.hub.size.none': 'no weights the engine reads',
   'real.hub.size.noFile': 'the repo has no {file}',
   'real.hub.sizes.from':

@@ -102,6 +102,7 @@ export default {
   'real.hub.size.unknown': '…',
   'real.hub.size.error': '无法连接',
   'real.hub.size.none': '没有引擎能读的权重',
+  'real.hub.size.absent': '仓库里没有',
   'real.hub.size.noFile': '仓库里没有 {file}',
   'real.hub.sizes.from':
     '大小：载入时要下载的文件（配置、分词器、权重；GGUF 推荐项就是那一个文件），来自 {endpoint} 的文件列表；分片的权重标“约”。',
@@ -359,7 +360,7 @@ export default {
   // 对话框（views/next-token-chat.mjs）。
   'chat.title': '对话',
   'chat.help':
-    '这个检查点带有对话模板：程序包用它写出对话（model.chat()），模型一次回复一个词元，每次都取最可能的那个。' +
+    '这个检查点带有对话模板：程序包的对话接口用它写出对话，模型一次回复一个词元，每次都取最可能的那个。' +
     '每一轮只送入新的词元，之前的留在键值缓存里。点回复下面的某个词元，可以在下面的网格里看它的注意力。',
   'chat.caveat': '注意：测得这个检查点的预测并不比随机好（见上面的说明）：它的回复来自权重，不是学到的语言。',
   'chat.log.label': '对话',
