@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
+import { headImportance, pruningCurve } from '../../src/js/analysis/index.mjs';
 import { HubServer } from '../tools/hub-server.mjs';
 import { analyseHeadsOnPage, openPage, readHeatmaps, setUp } from './page-helpers.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
@@ -47,14 +48,14 @@ afterAll(async () => {
 });
 
 /** Node's conversation on a file: each turn's new ids, text, and its steps' attention. */
-async function nodeTurns(file, messages) {
+async function nodeTurns(file, messages, maxNewTokens = MAX) {
   const model = await engine.loadModel(PATHS[file]);
   try {
     const chat = model.chat();
     const turns = [];
     for (const content of messages) {
       const steps = [];
-      for await (const s of chat.sendSteps(content, { maxNewTokens: MAX })) steps.push(s);
+      for await (const s of chat.sendSteps(content, { maxNewTokens })) steps.push(s);
       turns.push({
         ids: steps.map((s) => s.id),
         text: chat.messages.at(-1).content,
@@ -120,7 +121,18 @@ test('the GGUF suggestions: sizes from the Hub; the chat box replies as Node doe
     expect(await page.inputValue('#chat-message')).toBe(SENTENCE);
     await page.fill('#chat-max', String(MAX));
     const [t1, t2] = node.turns;
+    // The reply is drawn as it is decided: the streaming reply's text, each time it changes.
+    await page.evaluate(() => {
+      window.streamed = [];
+      new MutationObserver(() => {
+        const text = document.querySelector('.chat-log [data-streaming] .chat-text')?.textContent;
+        if (text !== undefined && text !== window.streamed.at(-1)) window.streamed.push(text);
+      }).observe(document.querySelector('.chat-log'), { childList: true, subtree: true, characterData: true });
+    });
     const first = await send(page);
+    const streamed = await page.evaluate(() => window.streamed);
+    expect(streamed.length).toBeGreaterThan(2);
+    expect(streamed.every((text) => t1.text.startsWith(text))).toBe(true);
     expect(first.ids).toEqual(t1.ids);
     expect(first.text).toBe(t1.text);
     expect(first.log).toEqual([SENTENCE, t1.text]);
@@ -185,9 +197,11 @@ test('the GGUF suggestions: sizes from the Hub; the chat box replies as Node doe
 }, 180_000);
 
 test('Q4_K_M: the grid, the steps, which heads matter and the chat work as on Node', async () => {
-  const node = await nodeTurns(Q4, [SENTENCE]);
+  const node = await nodeTurns(Q4, [SENTENCE], 20);
   const model = await engine.loadModel(PATHS[Q4]);
   const reference = await model.run(SENTENCE);
+  const importance = await headImportance(model, SENTENCE);
+  const curve = await pruningCurve(model, SENTENCE, { importance });
   const steps = [];
   for await (const s of model.generateSteps(SENTENCE, { maxNewTokens: 2 })) steps.push(s.id);
   const { numHeads } = model.config;
@@ -214,11 +228,35 @@ test('Q4_K_M: the grid, the steps, which heads matter and the chat work as on No
     await page.waitForSelector('.next-steps[data-step="2"]');
     const generated = await page.$$eval('.next-text li.new', (l) => l.map((li) => Number(li.dataset.id)));
     expect(generated).toEqual(steps);
-    await page.fill('#chat-max', String(MAX));
+    await page.fill('#chat-max', '20');
     const reply = await send(page);
     expect(reply.ids).toEqual(node.turns[0].ids);
     expect(reply.text).toBe(node.turns[0].text);
+    // A new conversation, stopped after its second token: the reply so far joins it, Node's first ids.
+    await page.click('#chat-new');
+    expect(await page.$$eval('.chat-turn', (l) => l.length)).toBe(0);
+    expect(await page.inputValue('#chat-message')).toBe(SENTENCE);
+    await page.click('#chat-send');
+    await page.waitForFunction(() => document.querySelectorAll('.chat-tokens button').length >= 2);
+    await page.click('#chat-stop');
+    await page.waitForFunction(() => /^Stopped after/.test(document.querySelector('#chat-status').textContent));
+    const ids = await page.$$eval('.chat-tokens button', (b) => b.map((x) => Number(x.dataset.id)));
+    expect(ids.length).toBeLessThan(20);
+    expect(ids).toEqual(node.turns[0].ids.slice(0, ids.length));
+    expect(await page.$$eval('.chat-turn', (l) => l.length)).toBe(2);
+    // Which heads matter: each head's change and the pruning curve's outputs are Node's.
     await analyseHeadsOnPage(page);
+    const shown = await page.$eval('#real-model .heads-matter', (root) => ({
+      deltas: [...root.querySelectorAll('.matter-grid button')].map((b) => Number(b.dataset.delta)),
+      line: root.querySelector('.matter-curve-table').dataset.line,
+      ids: [...root.querySelectorAll('.matter-curve-table tbody tr')].map((r) => r.cells[2].dataset.ids),
+    }));
+    const deltas = Object.values(importance.groups).flatMap(({ delta }) => Array.from(delta));
+    expect(shown.deltas).toHaveLength(deltas.length);
+    expect(
+      shown.deltas.filter((d, i) => !(Math.abs(d - deltas[i]) <= 1e-9 * Math.max(1, Math.abs(deltas[i])))),
+    ).toEqual([]);
+    expect(shown.ids).toEqual(curve.curves[shown.line].map((p) => Array.from(p.output.outputIds).join(' ')));
     expect(problems).toEqual([]);
   } finally {
     await page.close();
