@@ -7,14 +7,17 @@
 // the random checkpoint; the chat box's replies (ids and text), after an undo
 // and over two turns, are Node's model.chat() on the same file, and a reply
 // token's attention is Node's step's bit for bit; a conversation too long for
-// the model is refused in the reader's words; the grid, the steps and "which
-// heads matter" run on the Q4_K_M file as on Node; both languages, 390 px.
+// the model is refused in the reader's words; the reply streams; stop and a
+// new conversation; a Hub that cannot be reached is said to be; the grid, the
+// steps and "which heads matter" run on the Q4_K_M file as on Node; a decoder
+// without a chat template has no chat box; both languages, 390 px.
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { headImportance, pruningCurve } from '../../src/js/analysis/index.mjs';
 import { HubServer } from '../tools/hub-server.mjs';
-import { analyseHeadsOnPage, openPage, readHeatmaps, setUp } from './page-helpers.mjs';
+import { analyseHeadsOnPage, loadModelFolder, openPage, readHeatmaps, setUp } from './page-helpers.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { formatBytes } from '../../web/model/real-model-files.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
@@ -33,11 +36,21 @@ const PATHS = {
 };
 const MAX = 8; // tokens a reply
 const SECOND = 'Why?';
-let hub, env, engine;
+let hub, env, engine, OFFLINE; // OFFLINE: a Hub the page may ask where nothing listens
+
+/** A port of 127.0.0.1 that was free a moment ago (its server closed): nothing answers there. */
+async function closedPort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 beforeAll(async () => {
+  OFFLINE = `http://127.0.0.1:${await closedPort()}`;
   hub = await new HubServer({ repos: { [REPO]: { files: FILES } } }).start();
-  env = await setUp({ hubEndpoints: [hub.url], hubDownloadHosts: [hub.cdnUrl] });
+  env = await setUp({ hubEndpoints: [hub.url, OFFLINE], hubDownloadHosts: [hub.cdnUrl] });
   engine = await createAttention(pageEngineOptions({ isolated: false }));
 }, 60_000);
 
@@ -190,11 +203,29 @@ test('the GGUF suggestions: sizes from the Hub; the chat box replies as Node doe
     ]);
     expect(overflow[0]).toBeLessThanOrEqual(overflow[1]);
     expect(overflow[3]).toBeLessThanOrEqual(overflow[2]);
-    expect(problems.filter((p) => !/status of 401 \(Unauthorized\)/.test(p))).toEqual([]);
+    // A Hub that cannot be reached: the GGUF suggestions say so, the Hub's error as their title.
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.locator('#real-hub').scrollIntoViewIfNeeded();
+    await page.click('#real-endpoint >> xpath=ancestor::details/summary'); // the Hub and token settings
+    await page.selectOption('#real-endpoint', OFFLINE);
+    await page.click('#real-sizes');
+    await page.waitForFunction(
+      (files) =>
+        files.every((file) =>
+          [...document.querySelectorAll('.real-suggestion')].some(
+            (b) => b.textContent.includes(file) && b.querySelector('.real-suggestion-size').textContent === '无法连接',
+          ),
+        ),
+      [Q8, Q4],
+      { timeout: 60_000 },
+    );
+    expect(
+      problems.filter((p) => !/status of 401 \(Unauthorized\)|ERR_CONNECTION_REFUSED|Failed to fetch/.test(p)),
+    ).toEqual([]);
   } finally {
     await page.close();
   }
-}, 180_000);
+}, 240_000);
 
 test('Q4_K_M: the grid, the steps, which heads matter and the chat work as on Node', async () => {
   const node = await nodeTurns(Q4, [SENTENCE], 20);
@@ -257,6 +288,10 @@ test('Q4_K_M: the grid, the steps, which heads matter and the chat work as on No
       shown.deltas.filter((d, i) => !(Math.abs(d - deltas[i]) <= 1e-9 * Math.max(1, Math.abs(deltas[i])))),
     ).toEqual([]);
     expect(shown.ids).toEqual(curve.curves[shown.line].map((p) => Array.from(p.output.outputIds).join(' ')));
+    // A decoder without a chat template: no chat box.
+    await loadModelFolder(page, 'hf-llama');
+    await page.waitForSelector('.next-steps:not([hidden])');
+    expect(await page.isHidden('.next-chat')).toBe(true);
     expect(problems).toEqual([]);
   } finally {
     await page.close();
