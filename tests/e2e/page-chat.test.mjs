@@ -149,6 +149,9 @@ test('the GGUF suggestions: sizes from the Hub; the chat box replies as Node doe
     expect(first.ids).toEqual(t1.ids);
     expect(first.text).toBe(t1.text);
     expect(first.log).toEqual([SENTENCE, t1.text]);
+    // Every token but the last was fed back: a button each; the last has no attention of its own.
+    const buttons = await page.$$eval('.chat-tokens button', (b) => b.map((x) => x.disabled));
+    expect(buttons).toEqual(t1.ids.map((_, i) => i === t1.ids.length - 1));
     // A reply token's attention, as the steps' heatmap draws it: Node's step that fed it, bit for bit.
     const step = 3;
     await page.click(`.chat-tokens button[data-step="${step}"]`);

@@ -154,7 +154,6 @@ export class ChatBox {
     e.undo.disabled = off || !this.#chat?.messages.length;
     e.clear.disabled = !this.#chat || this.#held;
     e.stop.hidden = !this.#busy;
-    for (const button of e.tokens.querySelectorAll('button')) button.disabled = this.#busy && !button.dataset.record;
   }
 
   #writeStatus() {
