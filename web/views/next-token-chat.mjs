@@ -56,8 +56,9 @@ export class ChatBox {
 
   /**
    * @param {HTMLElement} root the .next-chat element
-   * @param {{ draw: (record: object) => Promise<void> | void, busy: (on: boolean) => void }} hooks draw: a reply
-   *   token's record in the step-by-step view; busy: a turn starts or ends (the steps' buttons wait)
+   * @param {{ draw: (record: object) => Promise<void> | void, busy: (on: boolean) => void, clear: () => void }} hooks
+   *   draw: a reply token's record in the step-by-step view; busy: a turn starts or ends (the steps' buttons
+   *   wait); clear: the step-by-step view back to its prompt (a turn starts: what it shows is not this turn's)
    */
   constructor(root, hooks) {
     root.innerHTML = MARKUP;
@@ -174,6 +175,7 @@ export class ChatBox {
     const content = this.el.message.value;
     if (!chat || this.#busy || this.#held || !content.trim()) return;
     const epoch = this.#epoch;
+    this.hooks.clear();
     this.#busy = true;
     this.hooks.busy(true);
     this.#error.hide();

@@ -126,6 +126,7 @@ export class NextTokenSteps {
     e.numbers.addEventListener('toggle', () => this.#drawTable());
     this.#chat = new ChatBox($('.next-chat'), {
       draw: (record) => this.#showChat(record),
+      clear: () => this.#restart(),
       busy: (on) => {
         this.#chatBusy = on;
         this.#setEnabled();
