@@ -58,6 +58,10 @@ const CODE = [
   'MASK',
   'Qwen2.5',
   'Qwen3',
+  'Qwen2.5-0.5B-Instruct',
+  'GGUF',
+  'Q4_K_M',
+  'Q8_0',
 ];
 const CODE_RE = new RegExp(`(?<![\\w-])(?:${CODE.map((c) => c.replace(/[+]/g, '\\+')).join('|')})(?![\\w-])`, 'g');
 // English tokens of the translation named in the page's text ("Will 0", "venom 13"): data, not interface.

@@ -68,7 +68,7 @@ test('every message formats in both languages with sample parameters', () => {
 
 test('Chinese strings are Chinese: no English word outside code names and marked spans', () => {
   const CODE =
-    /\b(?:wQ|wK|wV|wO|W_O|Q|K|V|X|M|h|i|k|q|d_k|d_v|d_model|dK|dV|dModel|softmax|Concat|MultiHead|CSV|JSON|SVG|PNG|MLP|SIMD|WebAssembly|C\+\+|mha-wasm|threaded-simd|simd|PyTorch|Transformer|bertviz|COOP|COEP|Chrome|Firefox|Safari|JavaScript|Enter|heads|head|model|sentence|mjs|designed-heads|cross-heads|features|Hugging Face|Hub|MHA_HUB_ENDPOINTS|https|BERT|RoBERTa-wwm-ext|XLM-RoBERTa|RoBERTa|GPT-2|SentencePiece|BPE|Google|MarianMT|opus-mt|MASK|Qwen[\d.]*)\b/g;
+    /\b(?:wQ|wK|wV|wO|W_O|Q|K|V|X|M|h|i|k|q|d_k|d_v|d_model|dK|dV|dModel|softmax|Concat|MultiHead|CSV|JSON|SVG|PNG|MLP|SIMD|WebAssembly|C\+\+|mha-wasm|threaded-simd|simd|PyTorch|Transformer|bertviz|COOP|COEP|Chrome|Firefox|Safari|JavaScript|Enter|heads|head|model|sentence|mjs|designed-heads|cross-heads|features|Hugging Face|Hub|MHA_HUB_ENDPOINTS|https|BERT|RoBERTa-wwm-ext|XLM-RoBERTa|RoBERTa|GPT-2|SentencePiece|BPE|Google|MarianMT|opus-mt|MASK|Qwen2\.5-0\.5B-Instruct|GGUF|Qwen[\d.]*)\b/g;
   const leftovers = Object.entries(zh).flatMap(([key, value]) => {
     if (typeof value !== 'string') return [];
     const text = value

@@ -1,6 +1,7 @@
 // The real-model view's way in by name (views/real-model.mjs): a Hugging Face
 // model name, suggestions with their download sizes (computed from the
-// Hub's own file lists, fetched when the reader asks for them), the
+// Hub's own file lists, fetched when the reader asks for them; a GGUF
+// suggestion's is its file's), the
 // Hub to ask (those the page's server allows: /hub-endpoints.json, its CSP),
 // a token for gated models (kept in this tab only), and the note saying
 // which hosts the page contacts and why. Loading, progress and cancel are the
@@ -8,7 +9,7 @@
 import { t } from '../lib/i18n.mjs';
 import { modelEntry } from '../lib/package.mjs';
 import { formatBytes } from '../model/real-model-files.mjs';
-import { SUGGESTED_MODELS } from '../model/hub-models.mjs';
+import { SUGGESTED_MODELS, suggestionDownload, suggestionKey } from '../model/hub-models.mjs';
 
 // The package's public entry for models (listModelFiles, parseModelName, DEFAULT_HUB_ENDPOINT): the
 // page's engine comes from it too (app.mjs), so it is there by the time a reader submits a name.
@@ -30,15 +31,17 @@ export async function hubEndpoints() {
 
 export class ModelHubInput {
   #endpoints = [];
-  /** endpoint → Map(repo → { bytes, exact } | { error }) of the suggestions' sizes, once asked. */
+  /** endpoint → Map(suggestionKey → { bytes, exact } | { error, absent? }) of the suggestions' sizes, once asked. */
   #sizes = new Map();
   #onName;
+  /** The GGUF file of the suggestion last clicked, while the name field still holds its repo. */
+  #file = null;
   /** The suggestions' buttons and their size labels, in SUGGESTED_MODELS' order. */
   #buttons = [];
 
   /**
    * @param {HTMLElement} section the #real-model section
-   * @param {{ onName: (request: { repo: string, endpoint: string, token?: string }) => void }} options
+   * @param {{ onName: (request: { repo: string, file?: string, endpoint: string, token?: string }) => void }} options
    */
   constructor(section, { onName }) {
     const $ = (selector) => section.querySelector(selector);
@@ -60,6 +63,7 @@ export class ModelHubInput {
       event.preventDefault();
       this.#submit(e.name.value.trim());
     });
+    e.name.addEventListener('input', () => (this.#file = null));
     // The Hub is asked for the suggestions' sizes only when the reader asks.
     e.askSizes.addEventListener('click', () => this.#askSizes());
     e.endpoint.addEventListener('change', () => {
@@ -112,7 +116,8 @@ export class ModelHubInput {
     }
     this.el.name.setCustomValidity('');
     const token = this.el.token.value.trim();
-    this.#onName({ repo, endpoint: this.endpoint, ...(token ? { token } : {}) });
+    const file = this.#file?.repo === repo ? this.#file.file : undefined;
+    this.#onName({ repo, ...(file ? { file } : {}), endpoint: this.endpoint, ...(token ? { token } : {}) });
   }
 
   #writeHosts() {
@@ -139,7 +144,7 @@ export class ModelHubInput {
   #drawSuggestions() {
     const { el: e } = this;
     if (!this.#buttons.length)
-      for (const { repo } of SUGGESTED_MODELS) {
+      for (const { repo, file } of SUGGESTED_MODELS) {
         const button = document.createElement('button');
         button.type = 'button';
         button.className = 'real-suggestion';
@@ -147,9 +152,16 @@ export class ModelHubInput {
         name.className = 'real-suggestion-name';
         const size = document.createElement('span');
         size.className = 'real-suggestion-size';
-        button.append(name, ' ', size);
+        button.append(name, ' ');
+        if (file) {
+          const gguf = Object.assign(document.createElement('span'), { textContent: file, translate: false });
+          gguf.className = 'real-suggestion-file';
+          button.append(gguf, ' ');
+        }
+        button.append(size);
         button.addEventListener('click', () => {
           e.name.value = repo;
+          this.#file = file ? { repo, file } : null;
           this.#submit(repo);
         });
         const li = document.createElement('li');
@@ -158,15 +170,15 @@ export class ModelHubInput {
         this.#buttons.push({ button, size });
       }
     const sizes = this.#sizes.get(this.endpoint);
-    SUGGESTED_MODELS.forEach(({ repo, note }, i) => {
+    SUGGESTED_MODELS.forEach((suggestion, i) => {
       const { button, size } = this.#buttons[i];
-      const known = sizes?.get(repo);
+      const known = sizes?.get(suggestionKey(suggestion));
       button.disabled = e.load.disabled;
-      button.title = t(note);
+      button.title = t(suggestion.note);
       size.textContent = !known
         ? t('real.hub.size.unknown')
         : known.error
-          ? t('real.hub.size.error')
+          ? t(known.absent ? 'real.hub.size.absent' : 'real.hub.size.error')
           : t(known.exact ? 'real.hub.size' : 'real.hub.size.about', { size: formatBytes(known.bytes) });
       size.title = known?.error ?? '';
     });
@@ -174,20 +186,32 @@ export class ModelHubInput {
     e.askSizes.hidden = Boolean(sizes);
   }
 
-  /** Each suggestion's download: the files the loader reads, from the Hub's file list. */
+  /** Each suggestion's download (the files the loader reads, or its GGUF file), from its repo's file list. */
   #askSizes() {
     const endpoint = this.endpoint;
     if (!endpoint || this.#sizes.has(endpoint)) return;
     const sizes = new Map();
     this.#sizes.set(endpoint, sizes);
-    for (const { repo } of SUGGESTED_MODELS)
-      models()
-        .then(({ listModelFiles }) => listModelFiles(repo, { endpoint }))
-        .then(({ download }) => sizes.set(repo, download ?? { error: t('real.hub.size.none') }))
-        .catch((error) => sizes.set(repo, { error: error.message }))
+    const lists = new Map(); // repo → its file list (asked once for the suggestions that share it)
+    for (const suggestion of SUGGESTED_MODELS) {
+      const { repo, file } = suggestion;
+      if (!lists.has(repo))
+        lists.set(
+          repo,
+          models().then(({ listModelFiles }) => listModelFiles(repo, { endpoint })),
+        );
+      lists
+        .get(repo)
+        .then((list) => {
+          // The Hub answered, but the repo has not what the suggestion loads: said so, not as unreachable.
+          const none = t(file ? 'real.hub.size.noFile' : 'real.hub.size.none', { file });
+          sizes.set(suggestionKey(suggestion), suggestionDownload(suggestion, list) ?? { error: none, absent: true });
+        })
+        .catch((error) => sizes.set(suggestionKey(suggestion), { error: error.message }))
         .finally(() => {
           if (this.endpoint === endpoint) this.#drawSuggestions();
         });
+    }
     this.#drawSuggestions();
   }
 }

@@ -8,6 +8,8 @@
 // head's numbers as a table, and the tokens most probable after it at the
 // predictions' temperature. The step always takes the most probable token,
 // so a run is the same at every temperature. Every number is the engine's.
+// For a checkpoint with a chat template, a chat box (views/next-token-chat.mjs)
+// whose reply tokens are drawn here as steps.
 import { OKABE_ITO } from '../lib/palette.mjs';
 import { captionedTable, el } from '../lib/dom.mjs';
 import { fixed, percent } from '../lib/format.mjs';
@@ -20,6 +22,7 @@ import { Heatmap } from './heatmap.mjs';
 import { ModelGrid } from './model-grid.mjs';
 import { pieceLabel, topTokenList } from './top-tokens.mjs';
 import { ErrorBox, otherError } from './real-model-error.mjs';
+import { ChatBox } from './next-token-chat.mjs';
 
 /** The steps' controls, text and views; index.html holds the empty .next-steps. */
 const MARKUP = /* HTML */ `
@@ -39,6 +42,7 @@ const MARKUP = /* HTML */ `
   </div>
   <p id="next-status" class="status" role="status"></p>
   <div class="next-error error real-error" role="alert" hidden></div>
+  <div class="next-chat"></div>
   <ol class="next-text" data-i18n-attr="aria-label:next.text.label"></ol>
   <div class="next-current" hidden>
     <p class="next-grid-caption explain"></p>
@@ -68,6 +72,8 @@ export class NextTokenSteps {
   #selected = { layer: 0, head: 0 };
   #grid;
   #error;
+  #chat;
+  #chatBusy = false; // a chat turn runs: the steps wait
 
   /**
    * @param {HTMLElement} root the .next-steps element of the predictions
@@ -118,14 +124,26 @@ export class NextTokenSteps {
     e.step.addEventListener('click', () => this.#advance(1));
     e.run.addEventListener('click', () => this.#advance(this.#count()));
     e.numbers.addEventListener('toggle', () => this.#drawTable());
+    this.#chat = new ChatBox($('.next-chat'), {
+      draw: (record) => this.#showChat(record),
+      clear: () => this.#restart(),
+      busy: (on) => {
+        this.#chatBusy = on;
+        this.#setEnabled();
+      },
+    });
   }
 
-  /** A decoder with its head's logits (the same one: its steps stay), or null to hide the view. */
-  show(model) {
+  /**
+   * A decoder with its head's logits (the same one: its steps stay), or null to hide the view; `untrained`:
+   * its predictions were measured no better than chance (the chat box says so).
+   */
+  show(model, { untrained = false } = {}) {
     if (model === this.#model) return;
     this.#model = model;
     this.root.hidden = !model;
     this.#restart();
+    this.#chat.show(model, { untrained });
   }
 
   /** Writes every text again in the page's (new) language. */
@@ -136,13 +154,14 @@ export class NextTokenSteps {
     prompt.value = value;
     this.#writeStatus();
     this.#error.relabel();
+    this.#chat.relabel();
     if (this.#record) this.#draw();
   }
 
   /** The temperature changed: the probabilities shown follow it (the steps' choice does not). */
   redraw() {
     if (!this.#record) return;
-    if (this.#status[0] === 'next.done') {
+    if (this.#status[0] === 'next.done' || this.#status[0] === 'next.chat') {
       this.#status = this.#doneStatus(this.#record);
       this.#writeStatus();
     }
@@ -178,11 +197,23 @@ export class NextTokenSteps {
 
   #setEnabled(ended = false) {
     const { el: e } = this;
-    const off = !this.#model || this.#busy;
+    const off = !this.#model || this.#busy || this.#chatBusy;
     for (const control of [e.step, e.run, e.count]) control.disabled = off || ended;
     // A new prompt, or back to it, also stops a generation under way.
-    e.prompt.disabled = !this.#model;
-    e.reset.disabled = !this.#model;
+    e.prompt.disabled = e.reset.disabled = !this.#model || this.#chatBusy;
+    this.#chat.hold(this.#busy);
+  }
+
+  /** A reply token of the chat, drawn as a step; the steps' own generation starts again from its prompt. */
+  async #showChat(record) {
+    this.#epoch++;
+    this.#steps = null;
+    this.#busy = false;
+    this.#error.hide();
+    this.#record = record;
+    this.#status = this.#doneStatus(record);
+    this.#writeStatus();
+    await this.#draw();
   }
 
   #writeStatus() {
@@ -193,7 +224,7 @@ export class NextTokenSteps {
   // `count` steps, each drawn as soon as it is computed; stops at the end of the text.
   async #advance(count) {
     const model = this.#model;
-    if (!model || this.#busy) return;
+    if (!model || this.#busy || this.#chatBusy) return;
     const epoch = this.#epoch;
     this.#steps ??= new TokenSteps(model, promptText(this.el.prompt.value, this.hooks.text()));
     const steps = this.#steps;
@@ -236,7 +267,7 @@ export class NextTokenSteps {
   #doneStatus(record) {
     const [{ probability }] = topTokens(record.from, 1, this.hooks.temperature());
     return [
-      'next.done',
+      record.chat ? 'next.chat' : 'next.done',
       {
         step: record.step,
         before: record.tokens[record.position - 1],

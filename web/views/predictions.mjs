@@ -60,7 +60,7 @@ export class PredictionsView {
     this.#refused = null;
     this.root.hidden = !run;
     if (run) this.#draw();
-    this.#steps.show(run?.kind === 'decoder' ? run.model : null);
+    this.#steps.show(run?.kind === 'decoder' ? run.model : null, { untrained: Boolean(run?.untrained) });
   }
 
   relabel() {

@@ -96,26 +96,28 @@ export class ModelLoader {
     );
   }
 
-  /** Downloads `repo` from the Hub (or this browser's cache) and loads it; cancel stops it. */
-  async #loadByName({ repo, endpoint, token }) {
+  /** Downloads `repo` (its GGUF `file`) from the Hub (or this browser's cache) and loads it; cancel stops it. */
+  async #loadByName({ repo, file, endpoint, token }) {
     if (!this.hooks.canLoad()) return;
     const controller = new AbortController();
     let downloaded = 0;
+    const named = file ? `${repo}/${file}` : repo; // as the status line names it
     this.#hub.showCancel(() => controller.abort(new DOMException(t('real.cancelled'), 'AbortError')));
     try {
       await this.#loadFrom(
         repo,
         {
           endpoint,
+          ...(file ? { file } : {}),
           ...(token ? { token } : {}),
           signal: controller.signal,
           onDownload: (p) => (downloaded = p.totalBytes),
         },
-        ['real.asking', { endpoint, repo }],
+        ['real.asking', { endpoint, repo: named }],
         () => ({
           key: 'real.loadedHub',
           params: {
-            repo,
+            repo: named,
             from: downloaded
               ? t('real.loadedHub.downloaded', { bytes: formatBytes(downloaded) })
               : t('real.loadedHub.cached'),

@@ -86,9 +86,12 @@ export default {
   'real.hub.size.about': '≈ {size}',
   'real.hub.size.unknown': '…',
   'real.hub.size.error': 'not reachable',
+  'real.hub.size.absent': 'not in the repo',
   'real.hub.size.none': 'no weights the engine reads',
+  'real.hub.size.noFile': 'the repo has no {file}',
   'real.hub.sizes.from':
-    "Sizes: what loading downloads (config, tokenizer, weights), from {endpoint}'s file lists; “≈” for sharded weights.",
+    "Sizes: what loading downloads (config, tokenizer, weights; a GGUF suggestion's one file), from {endpoint}'s " +
+    'file lists; “≈” for sharded weights.',
   'real.hub.sizes.when':
     "The download sizes come from the Hub's file lists, which the page asks for only when you press the button.",
   'real.hub.sizes.ask': 'Show the sizes',
@@ -101,6 +104,12 @@ export default {
   'real.hub.model.opusMt': 'opus-mt zh→en (Helsinki-NLP): a translation model, encoder and decoder',
   'real.hub.model.qwen25':
     'Qwen2.5 (Alibaba), the smallest: a decoder that reads Chinese; its bf16 weights stay 16-bit in memory',
+  'real.hub.model.qwen25GgufQ4':
+    'Qwen2.5-0.5B-Instruct as a GGUF file in Q4_K_M: its matrices stay 4-bit in memory; it has a chat template, ' +
+    'so the step-by-step view below offers a chat',
+  'real.hub.model.qwen25GgufQ8':
+    'Qwen2.5-0.5B-Instruct as a GGUF file in Q8_0: its matrices stay 8-bit in memory; it has a chat template, ' +
+    'so the step-by-step view below offers a chat',
   'real.hub.model.qwen3': 'Qwen3, the smallest: grouped-query attention with each head’s queries and keys normalized',
   'real.asking': 'Asking {endpoint} for {repo}…',
   'real.progress.download': 'Downloading {file}: {loaded} of {total}',
@@ -160,6 +169,9 @@ export default {
     'a model folder you downloaded below.',
   'real.loadError.hub': 'The Hub answered with an error: the engine’s words below say which.',
   'real.loadError.other': 'The engine reported a problem: its words are below.',
+  'real.loadError.chatFull':
+    'the conversation is {length} tokens long as the chat template writes it, and this model reads at most {max}: ' +
+    'take an exchange back or start a new conversation',
   'real.sentence': 'Sentence',
   'real.run': 'Compute',
   'real.tokens': ({ n }) => `${n} ${n === 1 ? 'token' : 'tokens'} (the model's tokenizer):`,
@@ -378,4 +390,41 @@ export default {
   'next.numbers': 'Every head’s weights as numbers',
   'next.table.caption': 'The weights of {token} over every position, in each head',
   'next.after': 'After “{token}”, the most probable next tokens (the next step takes the first):',
+  'next.chat': ({ step, before, token, probability, temperature, ms }) =>
+    `Reply token ${step}: after “${before}” the model chose “${token}”, the most probable (${probability} at ` +
+    `temperature ${temperature}); fed back in ${ms} ms.`,
+  // The chat box (views/next-token-chat.mjs).
+  'chat.title': 'Chat',
+  'chat.help':
+    'This checkpoint has a chat template: the package writes the conversation in it (model.chat()) and the model ' +
+    'replies a token at a time, always the most probable one. Each turn feeds only its new tokens; the earlier ones ' +
+    'stay in the KV cache. Under the reply, click one of its tokens to see its attention in the grid below.',
+  'chat.caveat':
+    'Note: this checkpoint’s predictions were measured no better than chance (see the notes above): its replies ' +
+    'come from its weights, not from any learned language.',
+  'chat.log.label': 'The conversation',
+  'chat.role.user': 'You',
+  'chat.role.assistant': 'Model',
+  'chat.role.system': 'System',
+  'chat.message': 'Your message',
+  'chat.send': 'Send',
+  'chat.stop': 'Stop',
+  'chat.max': 'Tokens at most',
+  'chat.undo': 'Take back the last exchange',
+  'chat.new': 'New conversation',
+  'chat.idle': 'Nothing said yet: the box holds the sentence; press Send.',
+  'chat.busy': 'Replying: token {step}…',
+  'chat.done': ({ tokens, ms, prefilled, reused, fewer }) =>
+    `Replied in ${tokens} ${tokens === 1 ? 'token' : 'tokens'} (${ms} ms). This turn fed ${prefilled} new ` +
+    `tokens; the cache already held ${reused}.${fewer ? ` ${fewer}` : ''}`,
+  'chat.stopped': ({ tokens, ms, prefilled, reused }) =>
+    `Stopped after ${tokens} ${tokens === 1 ? 'token' : 'tokens'} (${ms} ms): the reply so far joins the ` +
+    `conversation. This turn fed ${prefilled} new tokens; the cache already held ${reused}.`,
+  'chat.fewer': 'Only {room} more tokens fit in the model’s positions.',
+  'chat.failed': 'The reply failed (the reason is below); the conversation is as it was.',
+  'chat.error': 'The reply failed: {message}',
+  'chat.undone': 'The last exchange is taken back; its message is in the box again.',
+  'chat.tokens': 'The reply’s tokens: click one to see where it looks (its attention once fed back).',
+  'chat.tokens.label': 'The reply’s tokens',
+  'chat.tokens.unfed': '{token}: the last token, never fed back, so it has no attention of its own',
 };

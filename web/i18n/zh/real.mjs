@@ -102,8 +102,10 @@ export default {
   'real.hub.size.unknown': '…',
   'real.hub.size.error': '无法连接',
   'real.hub.size.none': '没有引擎能读的权重',
+  'real.hub.size.absent': '仓库里没有',
+  'real.hub.size.noFile': '仓库里没有 {file}',
   'real.hub.sizes.from':
-    '大小：载入时要下载的文件（配置、分词器、权重），来自 {endpoint} 的文件列表；分片的权重标“约”。',
+    '大小：载入时要下载的文件（配置、分词器、权重；GGUF 推荐项就是那一个文件），来自 {endpoint} 的文件列表；分片的权重标“约”。',
   'real.hub.sizes.when': '下载大小来自 Hub 的文件列表：只有按下按钮，本页才去请求。',
   'real.hub.sizes.ask': '显示大小',
   'real.hub.model.bertZh': '中文 BERT，按字切分（Google）',
@@ -114,6 +116,10 @@ export default {
   'real.hub.model.opusMt': 'opus-mt 中→英（赫尔辛基大学）：翻译模型，有编码器和解码器',
   'real.hub.model.qwen25':
     '通义千问 Qwen2.5（阿里巴巴）最小的一个：读得懂中文的解码器；它的 16 位权重在内存里仍是 16 位',
+  'real.hub.model.qwen25GgufQ4':
+    '通义千问 Qwen2.5-0.5B-Instruct 的 GGUF 文件，Q4_K_M：矩阵在内存里保持 4 位；它带有对话模板，下面的“逐步生成”里可以对话',
+  'real.hub.model.qwen25GgufQ8':
+    '通义千问 Qwen2.5-0.5B-Instruct 的 GGUF 文件，Q8_0：矩阵在内存里保持 8 位；它带有对话模板，下面的“逐步生成”里可以对话',
   'real.hub.model.qwen3': '通义千问 Qwen3 最小的一个：分组查询注意力，每个头的查询和键各自归一化',
   'real.asking': '正在向 {endpoint} 请求 {repo}……',
   'real.progress.download': '正在下载 {file}：{loaded} / {total}',
@@ -161,6 +167,8 @@ export default {
     '这个浏览器给本页的存储空间放不下这个模型：请在浏览器的网站设置里清出空间，或者把下载好的模型文件夹拖到下面。',
   'real.loadError.hub': 'Hub 回答了一个错误：见下面引擎的原话。',
   'real.loadError.other': '引擎报告了一个问题：见下面它的原话。',
+  'real.loadError.chatFull':
+    '按对话模板写出来，这段对话已有 {length} 个词元，而这个模型最多读 {max} 个：请撤回一轮，或者开始新的对话',
   'real.sentence': '句子',
   'real.run': '计算',
   'real.tokens': ({ n }) => `${n} 个词元（模型的分词）：`,
@@ -346,4 +354,37 @@ export default {
   'next.numbers': '每个头的权重数值',
   'next.table.caption': '{token} 在每个头里对每个位置的权重',
   'next.after': '在“{token}”之后最可能的词元（下一步取第一个）：',
+  'next.chat': ({ step, before, token, probability, temperature, ms }) =>
+    `回复的第 ${step} 个词元：在“${before}”之后，模型选了“${token}”，即最可能的词元（温度 ${temperature} 下为 ` +
+    `${probability}）；送回模型用时 ${ms} 毫秒。`,
+  // 对话框（views/next-token-chat.mjs）。
+  'chat.title': '对话',
+  'chat.help':
+    '这个检查点带有对话模板：程序包的对话接口用它写出对话，模型一次回复一个词元，每次都取最可能的那个。' +
+    '每一轮只送入新的词元，之前的留在键值缓存里。点回复下面的某个词元，可以在下面的网格里看它的注意力。',
+  'chat.caveat': '注意：测得这个检查点的预测并不比随机好（见上面的说明）：它的回复来自权重，不是学到的语言。',
+  'chat.log.label': '对话',
+  'chat.role.user': '你',
+  'chat.role.assistant': '模型',
+  'chat.role.system': '系统',
+  'chat.message': '你的消息',
+  'chat.send': '发送',
+  'chat.stop': '停止',
+  'chat.max': '最多几个词元',
+  'chat.undo': '撤回上一轮',
+  'chat.new': '新的对话',
+  'chat.idle': '还没有对话：框里是那句话，按“发送”。',
+  'chat.busy': '正在回复：第 {step} 个词元……',
+  'chat.done': ({ tokens, ms, prefilled, reused, fewer }) =>
+    `回复了 ${tokens} 个词元（${ms} 毫秒）。这一轮送入 ${prefilled} 个新词元，缓存里已有 ${reused} 个。` +
+    `${fewer ? fewer : ''}`,
+  'chat.stopped': ({ tokens, ms, prefilled, reused }) =>
+    `在 ${tokens} 个词元后停下（${ms} 毫秒）：已有的回复加入对话。这一轮送入 ${prefilled} 个新词元，缓存里已有 ${reused} 个。`,
+  'chat.fewer': '模型的位置只够再放 {room} 个词元。',
+  'chat.failed': '回复出错了（原因见下）；对话保持原样。',
+  'chat.error': '回复出错了：{message}',
+  'chat.undone': '上一轮已撤回，它的消息回到了框里。',
+  'chat.tokens': '回复的词元：点一个，看它看向哪里（送回模型后它的注意力）。',
+  'chat.tokens.label': '回复的词元',
+  'chat.tokens.unfed': '{token}：最后一个词元，没有送回模型，所以没有它自己的注意力',
 };
