@@ -9,6 +9,7 @@ import { CALLS } from '../protocol.mjs';
 import { CALL, DETACH, EngineResource } from '../resource.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
 import { encoder } from './kinds/encoder.mjs';
+import { TASKS } from './tasks/heads.mjs';
 import { decoder } from './kinds/decoder.mjs';
 import { encoderDecoder } from './kinds/encoder-decoder.mjs';
 import { publicTokenizer } from './tokenizers/public-tokenizer.mjs';
@@ -23,7 +24,7 @@ import { createChat } from './chat/conversation.mjs';
 export const TEACHER_FORCED = Symbol('mha-wasm teacher-forced passes');
 
 /** Each kind's calls, by config.kind; a call a kind lacks is refused with kinds' words (refusal, below). */
-const KINDS = Object.freeze({ encoder, decoder, 'encoder-decoder': encoderDecoder });
+const KINDS = Object.freeze({ encoder: { ...encoder, ...TASKS }, decoder, 'encoder-decoder': encoderDecoder });
 
 // Why a kind refuses a call: a TypeError that says which kinds have it.
 function refusal(config, what) {
@@ -38,6 +39,11 @@ function refusal(config, what) {
       `${what}: a ${modelType} is an ${kind}, with no state between calls; ` +
         `${what === 'generateSteps' ? 'generateSteps' : 'prefill and step'} are a decoder's ` +
         `(use ${kind === 'encoder-decoder' ? 'generate with onStep, or run' : 'run'})`,
+    );
+  if (Object.hasOwn(TASKS, what))
+    return new ArgumentTypeError(
+      `${what}: a ${modelType} is an ${kind}; task heads and embeddings are an encoder's (BERT, RoBERTa, XLM-R, ` +
+        'CamemBERT checkpoints)',
     );
   return new ArgumentTypeError(
     `${what}: a ${modelType} is an ${kind}; generate() is a decoder's or an encoder-decoder's ` +
@@ -155,6 +161,26 @@ export class TransformerModel extends EngineResource {
    */
   generateSteps(input, options) {
     return this.#callOf('generateSteps')(this.#inner, input, options);
+  }
+
+  /** An encoder's sequence-classification head: { labels: [{ label, score }] highest first, taskLogits, …run() }. */
+  async classify(input, options) {
+    return this.#callOf('classify')(this.#inner, input, options);
+  }
+
+  /** An encoder's token-classification head: { labels: [{ label, score, index, token }] a token each, …run() }. */
+  async classifyTokens(input, options) {
+    return this.#callOf('classifyTokens')(this.#inner, input, options);
+  }
+
+  /** An encoder's question-answering head on { question, context }: { answer, score, tokenSpan, …run() }. */
+  async answer(input, options) {
+    return this.#callOf('answer')(this.#inner, input, options);
+  }
+
+  /** An encoder's embedding of a sequence: { embedding, pooling, normalize, …run() } (tasks/heads.mjs). */
+  async embed(input, options) {
+    return this.#callOf('embed')(this.#inner, input, options);
   }
 
   /**
