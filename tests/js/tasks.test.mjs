@@ -179,13 +179,37 @@ describe('refusals', () => {
     await expect(pipeline('fill-mask', classifier)).rejects.toMatchObject({ code: 'NoTaskHead' });
   });
 
+  test('a Pooling config.json in its subfolder is read from files too; without it embed() asks for the pooling', async () => {
+    const dir = path.join(TASKS, 'bert-sentence-embedding');
+    const names = ['config.json', 'model.safetensors', 'modules.json', 'tokenizer.json', 'tokenizer_config.json'];
+    const files = Object.fromEntries(names.map((n) => [`st/${n}`, new Uint8Array(readFileSync(path.join(dir, n)))]));
+    const pooling = {
+      'st/1_Pooling/config.json': new Uint8Array(readFileSync(path.join(dir, '1_Pooling/config.json'))),
+    };
+    const withPooling = await engine.loadModel({ ...files, ...pooling });
+    expect(withPooling.config.sentenceTransformers).toEqual(embedder.config.sentenceTransformers);
+    const without = await engine.loadModel(files);
+    expect(without.config.sentenceTransformers).toEqual({
+      pooling: null,
+      normalize: true,
+      file: '1_Pooling/config.json',
+    });
+    await expect(without.embed('a')).rejects.toThrow(
+      /^pooling: this folder's modules.json names a Pooling module whose 1_Pooling\/config.json was not read/,
+    );
+    const given = await without.embed('a', { pooling: 'mean' });
+    expect(given.embedding).toEqual((await withPooling.embed('a')).embedding);
+    withPooling.dispose();
+    without.dispose();
+  });
+
   test('bad arguments name themselves', async () => {
     await expect(embedder.embed('a', { pooling: 'sum' })).rejects.toMatchObject({
       name: 'TypeError',
       code: 'InvalidArgument',
       message: "pooling: expected 'mean', 'cls', 'max' or 'none', got the string \"sum\"",
     });
-    await expect(embedder.embed('a', { normalize: 1 })).rejects.toThrow(/^normalize: expected a boolean, got 1$/);
+    await expect(embedder.embed('a', { normalize: 1 })).rejects.toThrow(/^normalize: expected a boolean, got number 1$/);
     await expect(embedder.embed('a', { topK: 2 })).rejects.toThrow(/unknown argument "topK"/);
     await expect(classifier.answer({ question: 'a' })).rejects.toThrow(/^input: expected \{ question, context \}/);
     await expect(pipeline('summarization', classifier)).rejects.toMatchObject({
