@@ -149,6 +149,11 @@ test('translation and text-generation: transformers’ generate() outputs, in it
     expect(await generate(gpt2.text)).toEqual([{ generated_text: gpt2.decoded }]);
     expect(await generate(gpt2.text, { returnFullText: false })).toEqual([{ generated_text: gpt2.decodedNew }]);
     expect(translate.model.kind).toBe('encoder-decoder');
+    // A task call on another kind is refused with the kind that has it.
+    await expect(generate.model.embed('a')).rejects.toMatchObject({
+      name: 'TypeError',
+      message: expect.stringMatching(/^embed: a gpt2 is a decoder; task heads and embeddings are an encoder's/),
+    });
   } finally {
     translate.dispose();
     generate.dispose();
@@ -209,7 +214,9 @@ describe('refusals', () => {
       code: 'InvalidArgument',
       message: "pooling: expected 'mean', 'cls', 'max' or 'none', got the string \"sum\"",
     });
-    await expect(embedder.embed('a', { normalize: 1 })).rejects.toThrow(/^normalize: expected a boolean, got number 1$/);
+    await expect(embedder.embed('a', { normalize: 1 })).rejects.toThrow(
+      /^normalize: expected a boolean, got number 1$/,
+    );
     await expect(embedder.embed('a', { topK: 2 })).rejects.toThrow(/unknown argument "topK"/);
     await expect(classifier.answer({ question: 'a' })).rejects.toThrow(/^input: expected \{ question, context \}/);
     await expect(pipeline('summarization', classifier)).rejects.toMatchObject({

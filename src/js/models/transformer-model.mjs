@@ -42,8 +42,8 @@ function refusal(config, what) {
     );
   if (Object.hasOwn(TASKS, what))
     return new ArgumentTypeError(
-      `${what}: a ${modelType} is an ${kind}; task heads and embeddings are an encoder's (BERT, RoBERTa, XLM-R, ` +
-        'CamemBERT checkpoints)',
+      `${what}: a ${modelType} is ${kind === 'decoder' ? 'a' : 'an'} ${kind}; task heads and embeddings are an ` +
+        "encoder's (BERT, RoBERTa, XLM-R, CamemBERT checkpoints)",
     );
   return new ArgumentTypeError(
     `${what}: a ${modelType} is an ${kind}; generate() is a decoder's or an encoder-decoder's ` +
@@ -163,24 +163,20 @@ export class TransformerModel extends EngineResource {
     return this.#callOf('generateSteps')(this.#inner, input, options);
   }
 
-  /** An encoder's sequence-classification head: { labels: [{ label, score }] highest first, taskLogits, …run() }. */
-  async classify(input, options) {
-    return this.#callOf('classify')(this.#inner, input, options);
-  }
-
-  /** An encoder's token-classification head: { labels: [{ label, score, index, token }] a token each, …run() }. */
-  async classifyTokens(input, options) {
-    return this.#callOf('classifyTokens')(this.#inner, input, options);
-  }
-
-  /** An encoder's question-answering head on { question, context }: { answer, score, tokenSpan, …run() }. */
-  async answer(input, options) {
-    return this.#callOf('answer')(this.#inner, input, options);
-  }
-
-  /** An encoder's embedding of a sequence: { embedding, pooling, normalize, …run() } (tasks/heads.mjs). */
-  async embed(input, options) {
-    return this.#callOf('embed')(this.#inner, input, options);
+  // An encoder's task calls, looked up in its kind as run() is: classify (a sequence-classification head's
+  // labels), classifyTokens (a token-classification head's), answer (a question-answering head's span), embed (a
+  // pooled last hidden state): tasks/heads.mjs, types/tasks.d.ts.
+  static {
+    for (const name of Object.keys(TASKS))
+      Object.defineProperty(this.prototype, name, {
+        value: {
+          async [name](input, options) {
+            return this.#callOf(name)(this.#inner, input, options);
+          },
+        }[name],
+        writable: true,
+        configurable: true,
+      });
   }
 
   /**
