@@ -82,20 +82,20 @@ class Model {
   // One model call, named (engine-host.js modelCall makes the request whole): { call: "run" | "prefill" |
   // "step" | "encode" | "decode", inputIds (Int32Array), tokenTypeIds (Int32Array or null; run), beams
   // (decode), returnAttention, returnHiddenStates, returnLogits (0 none, 1 every row's, 2 the last row's),
-  // returnQueryKey (run), returnHeadOutputs (run, encode, decode), headMask: { encoder, decoder, cross } (each a
-  // Uint8Array [layers × heads], 0: that head off, or null) }. Resolves to { lastHiddenState, attention?,
-  // crossAttention?, hiddenStates?, logits?, query?, key?, valueNorms?, headOutputNorms?, crossValueNorms?
-  // (encode), crossHeadOutputNorms? (decode) }, each { data, shape } (OutputLayout), with queryKeyScale (run with
-  // returnQueryKey: the factor of the dot products) and past (prefill, step, decode: the positions seen
-  // before the call). run, prefill and step take the group their stack's architecture names (its first of
-  // attention_groups); a decoder's prefill and step use its cache (model::Model::prefill, step).
+  // returnQueryKey (run), returnHeadOutputs (run, encode, decode), returnTaskLogits (run), headMask: { encoder,
+  // decoder, cross } (each a Uint8Array [layers × heads], 0: that head off, or null) }. Resolves to { lastHiddenState,
+  // attention?, crossAttention?, hiddenStates?, logits?, taskLogits?, query?, key?, valueNorms?, headOutputNorms?,
+  // crossValueNorms? (encode), crossHeadOutputNorms? (decode) }, each { data, shape } (OutputLayout), with
+  // queryKeyScale (run with returnQueryKey: the factor of the dot products) and past (prefill, step, decode: the
+  // positions seen before the call). run, prefill and step take the group their stack's architecture names (its first
+  // of attention_groups); a decoder's prefill and step use its cache (model::Model::prefill, step).
   val call(const val& request) {
     return guarded([&] {
       model::Model& m = live();
       const std::string call = request["call"].as<std::string>();
-      const Flags f{request["returnAttention"].as<bool>(), request["returnHiddenStates"].as<bool>(),
-                    request["returnLogits"].as<int>(), request["returnQueryKey"].as<bool>(),
-                    request["returnHeadOutputs"].as<bool>()};
+      const Flags f{request["returnAttention"].as<bool>(),   request["returnHiddenStates"].as<bool>(),
+                    request["returnLogits"].as<int>(),       request["returnQueryKey"].as<bool>(),
+                    request["returnHeadOutputs"].as<bool>(), request["returnTaskLogits"].as<bool>()};
       const val masks = request["headMask"];
       if (call == "encode") return encode(m, request["inputIds"], f, masks);
       if (call == "decode") return decode(m, request["inputIds"], request["beams"].as<double>(), f, masks);
@@ -158,6 +158,9 @@ class Model {
   // Whether run() can return logits: an architecture's head, read (a BERT's masked-LM head only when the
   // checkpoint held all of it).
   bool hasLogits() const { return model_ && model_->has_logits(); }
+  // The task head run() can return taskLogits of ("sequence-classification" …; "" none: the checkpoint held not
+  // all of the head config.json names, or it names none).
+  std::string taskHead() const { return model_ ? model::task_head_name(model_->task_head()) : ""; }
 
  private:
   enum class Mode { Run, Prefill, Step };
@@ -165,6 +168,7 @@ class Model {
     bool attention, hidden;
     int logits;  // 0 none, 1 every row's, 2 the last row's
     bool queryKey, headOutputs;
+    bool taskLogits;  // the task head's (run)
   };
 
   // run, prefill or step of one stack (an encoder's, a decoder's).
@@ -173,6 +177,7 @@ class Model {
     if (mode != Mode::Run) m.check_decoder();
     if (mode != Mode::Run && f.queryKey) throw ArgumentError("returnQueryKey: run() only");
     if (mode != Mode::Run && f.headOutputs) throw ArgumentError("returnHeadOutputs: run() only");
+    if (mode != Mode::Run && f.taskLogits) throw ArgumentError("returnTaskLogits: run() only");
     const std::size_t past = mode == Mode::Step ? m.past() : 0;
     const std::size_t L = ids["length"].as<std::size_t>();
     m.check_length(L, past);
@@ -186,6 +191,8 @@ class Model {
     const auto attention = out.add("attention", {c.numLayers, H, L, Lk}, f.attention);
     const auto hidden = out.add("hiddenStates", {c.numLayers + 1, L, D}, f.hidden);
     const auto logitRows = out.add("logits", {f.logits == 2 ? 1 : L, c.vocabSize}, logits && m.has_logits());
+    const bool task = f.taskLogits && m.task_head() != model::TaskHead::None;
+    const auto taskLogits = out.add("taskLogits", {m.task_rows(L), c.numLabels}, task);
     const auto query = out.add("query", {c.numLayers, H, L, hd}, f.queryKey);
     const auto key = out.add("key", {c.numLayers, c.kv_heads(), L, hd}, f.queryKey);
     const auto valueNorms = out.add("valueNorms", {c.numLayers, H, L}, f.headOutputs);
@@ -199,6 +206,7 @@ class Model {
     // (A model without a head gets a pointer anyway, so that Model refuses it by name.)
     o.logits = logits ? (logitRows == OutputLayout::kNone ? out[last] : out[logitRows]) : nullptr;
     o.logitRows = f.logits == 2 ? 1 : 0;
+    o.taskLogits = f.taskLogits ? (task ? out[taskLogits] : out[last]) : nullptr;
     o.query = out[query];
     o.key = out[key];
     o.valueNorms = out[valueNorms];
@@ -407,5 +415,6 @@ EMSCRIPTEN_BINDINGS(mha_model) {
       .function("begin", &Model::begin)
       .function("reorder", &Model::reorder)
       .function("bytes", &Model::bytes)
-      .function("hasLogits", &Model::hasLogits);
+      .function("hasLogits", &Model::hasLogits)
+      .function("taskHead", &Model::taskHead);
 }

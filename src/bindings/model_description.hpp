@@ -102,6 +102,11 @@ val description(const model::Model& model) {
   // shapes of run()'s query and key.
   config.set("headDim", static_cast<double>(c.head_dim()));
   config.set("numKVHeads", static_cast<double>(c.kv_heads()));
+  // The task head config.json names (null: none) and its outputs, which the checkpoint may still lack.
+  if (c.taskHead != model::TaskHead::None) {
+    config.set("taskHead", std::string(model::task_head_name(c.taskHead)));
+    config.set("numLabels", static_cast<double>(c.numLabels));
+  }
   if (a.kind == model::Kind::EncoderDecoder) {
     // numLayers and numHeads are the encoder's.
     config.set("decoderLayers", static_cast<double>(c.decoderLayers));

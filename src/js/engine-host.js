@@ -315,10 +315,15 @@
       return live(this.models, id, 'model').hasLogits();
     }
 
+    // The task head the model read ('sequence-classification' …), or null.
+    modelTaskHead(id) {
+      return live(this.models, id, 'model').taskHead() || null;
+    }
+
     // One model call, named (src/bindings/model.cpp, Model::call): { call ('run', 'prefill', 'step',
     // 'encode', 'decode'), inputIds, tokenTypeIds?, beams?, returnAttention?, returnHiddenStates?,
     // returnLogits? (false, true: every row's, 'last': the last row's, a generation's next token),
-    // returnQueryKey?, returnHeadOutputs?, headMask? ({ encoder, decoder, cross }: Uint8Array [layers × heads] or
+    // returnQueryKey?, returnHeadOutputs?, returnTaskLogits?, headMask? ({ encoder, decoder, cross }: Uint8Array [layers × heads] or
     // null) }, made whole here (every field present, of its type) so that the bindings read no undefined.
     // Resolves to { lastHiddenState, attention?, crossAttention?, hiddenStates?, logits?, query?, key?,
     // valueNorms?, headOutputNorms?, crossValueNorms?, crossHeadOutputNorms? } as { data, shape } each, with
@@ -349,6 +354,7 @@
           returnLogits: logitsCode(request.returnLogits),
           returnQueryKey: request.returnQueryKey === true,
           returnHeadOutputs: request.returnHeadOutputs === true,
+          returnTaskLogits: request.returnTaskLogits === true,
           headMask: { encoder: mask('encoder'), decoder: mask('decoder'), cross: mask('cross') },
         }),
       );

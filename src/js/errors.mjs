@@ -27,6 +27,7 @@ export const ERROR_CODES = Object.freeze([
   'BadCheckpoint', // a file cannot be read: cut short, damaged, not this config's (file)
   'BadTokenizer', // a tokenizer file is refused (file)
   'NoChatTemplate', // a chat needs a template the checkpoint does not have (file)
+  'NoTaskHead', // a task call (classify, classifyTokens, answer) needs a head the checkpoint does not have
   'TooLarge', // past the engine's memory or a limit
   // Calls.
   'InvalidArgument', // a TypeError or RangeError: an argument, option or input the call refuses

@@ -10,6 +10,7 @@ export * from './types/results.js';
 export * from './types/generation.js';
 export * from './types/tokenizer.js';
 export * from './types/chat.js';
+export type * from './types/tasks.js';
 export * from './types/training.js';
 
 import type { AttentionEngine, CreateAttentionOptions } from './types/engine.js';

@@ -13,6 +13,7 @@ import { loadModel } from './models/load.mjs';
 import { listModelFiles, openNamed } from './models/sources/hub-browser.mjs';
 import { boundedTokenizerHost } from './models/tokenizers/bounded-host.mjs';
 import { loadEngine, refuseTraining } from './browser.mjs';
+import { pipelineOf } from './models/tasks/pipeline.mjs';
 
 export { listModelFiles };
 export { parseModelName } from './models/sources/repo-files.mjs';
@@ -31,3 +32,6 @@ export async function createAttention(options) {
   refuseTraining(opts, 'mha-wasm/model');
   return loadEngine(opts, 'inference', inferenceUrls, { models: { urls: modelUrls, loadModel, openNamed, tokenizer } });
 }
+
+/** pipeline(task, source, options): transformers.js' tasks over a model loaded into a new engine (or options.engine). */
+export const pipeline = pipelineOf(createAttention);

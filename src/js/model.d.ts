@@ -4,6 +4,7 @@
 export * from './index.js';
 
 import type { LoadModelOptions } from './index.js';
+export { pipeline } from './types/tasks.js';
 
 /** A Hub repo's top-level file, with its size in bytes as the Hub's file list gives it. */
 export interface ModelFile {

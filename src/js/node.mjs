@@ -18,6 +18,7 @@ import { hasRelaxedSimd, isThreaded, kernelsOf, simdVariant } from './variants.m
 import { MESSAGES } from './protocol.mjs';
 import { WorkerBackend, rebuildError } from './worker-backend.mjs';
 import { ArgumentRangeError } from './errors.mjs';
+import { pipelineOf } from './models/tasks/pipeline.mjs';
 
 // What 'mha-wasm/model' adds in browsers: a Hub repo's files before loading it, and which of a user's files
 // are the checkpoint.
@@ -146,3 +147,6 @@ async function openEngine(opts, family) {
   forgotten.register(engine, host, backend);
   return engine;
 }
+
+/** pipeline(task, source, options): transformers.js' tasks over a model loaded into a new engine (or options.engine). */
+export const pipeline = pipelineOf(createAttention);

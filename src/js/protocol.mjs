@@ -29,6 +29,7 @@ export const CALLS = Object.freeze({
   modelWrite: 'modelWrite',
   modelMissing: 'modelMissing',
   modelHasLogits: 'modelHasLogits',
+  modelTaskHead: 'modelTaskHead',
   // A model's run, prefill, step, encode and decode: one call with one named request (engine-host.js).
   modelCall: 'modelCall',
   modelReset: 'modelReset',

@@ -33,7 +33,19 @@ struct RopeSettings {
   double originalMaxPositions = 8192.0;              // llama3
 };
 
-// Bytes of one element of `dtype`.
+// The task heads of transformers' *For… classes an architecture reads (config.json's architectures name
+// them): a label per sequence (the [CLS] row through the pooler), a label per token, or question
+// answering's start and end per token.
+enum class TaskHead { None, SequenceClassification, TokenClassification, QuestionAnswering };
+// "sequence-classification", "token-classification", "question-answering" ("" for None): its name in JS.
+inline const char* task_head_name(TaskHead head) noexcept {
+  switch (head) {
+    case TaskHead::SequenceClassification: return "sequence-classification";
+    case TaskHead::TokenClassification: return "token-classification";
+    case TaskHead::QuestionAnswering: return "question-answering";
+    default: return "";
+  }
+}
 
 // The largest value of each size of a Config. Exported as modelLimits().
 struct ModelLimits {
@@ -73,6 +85,10 @@ struct Config {
   bool qkvBias = false, mlpBias = false, tiedHead = true;
   // A masked-LM head (BertForMaskedLM's cls.predictions), when config.json's architectures name it.
   bool maskedLM = false;
+  // A task head (BertForSequenceClassification …, when config.json's architectures name one) and its
+  // outputs: id2label's count (question answering: 2, its start and end).
+  TaskHead taskHead = TaskHead::None;
+  std::size_t numLabels = 0;
 };
 
 // A config.json file that breaks a rule: its message names the file and the

@@ -100,6 +100,12 @@ void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_
           .raise();
     checked_product({logit_rows(out, L), c.vocabSize}, "logits: L×vocabSize");
   }
+  if (out.taskLogits && network_->task_head() == TaskHead::None)
+    (Message() << "returnTaskLogits: this " << c.modelType.c_str()
+               << " has no task head the engine reads (config.json's architectures name none of its "
+                  "*ForSequenceClassification, *ForTokenClassification, *ForQuestionAnswering, or the checkpoint "
+                  "lacks the head's tensors)")
+        .raise();
   scratch_.resize(checked_scratch(network_->scratch_floats(L)));
 }
 

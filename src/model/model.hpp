@@ -66,6 +66,11 @@ class Model {
   double scratch_floats(std::size_t L) const { return network_->scratch_floats(L); }
   // Whether forward() can return logits.
   bool has_logits() const { return network_->has_logits(); }
+  // The task head forward() can write Outputs::taskLogits with, and the rows it writes for L tokens.
+  TaskHead task_head() const { return network_->task_head(); }
+  std::size_t task_rows(std::size_t L) const noexcept {
+    return config_.taskHead == TaskHead::SequenceClassification ? 1 : L;
+  }
   // The factor each layer's attention multiplies q·k by (Outputs::query and key), the same in every layer.
   double query_key_scale() const noexcept;
 

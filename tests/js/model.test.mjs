@@ -63,7 +63,10 @@ describe.each(VARIANTS)('%s build', (variant) => {
     const decoder = ['gpt2', 'llama', 'qwen2', 'qwen3'].includes(ref.config.modelType);
     // Every model also says its heads' width and its key/value heads (fewer with grouped-query attention). The
     // references list both where the width is not hidden / heads (Qwen3's head_dim), else neither.
-    const { headDim, numKVHeads, hasLogits, weights, weightBytes, weightTypes, ...config } = model.config;
+    const { headDim, numKVHeads, hasLogits, weights, weightBytes, weightTypes, ...rest } = model.config;
+    // No task head, nor a sentence-transformers folder (tests/js/tasks.test.mjs has those).
+    const { taskHead, labels, sentenceTransformers, ...config } = rest;
+    expect([taskHead, labels, sentenceTransformers]).toEqual([null, null, null]);
     const { headDim: refHeadDim, numKeyValueHeads: refKeyValueHeads, ...refConfig } = ref.config;
     // A 16-bit checkpoint stays 16-bit (its results are the float32 ones: widened exactly in the GEMM).
     expect(weights).toBe(autoWeights(name));

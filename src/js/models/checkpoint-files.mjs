@@ -29,8 +29,9 @@ const depthOf = (folder) => (folder === '' ? 0 : folder.split('/').length);
  */
 export function pickCheckpointFiles(entries) {
   const visible = entries.filter((e) => !hidden(e.path));
+  // (A sentence-transformers Pooling module's config.json is not a checkpoint's: sources/files.mjs reads it.)
   const configs = visible
-    .filter((e) => fileNameOf(e.path) === 'config.json')
+    .filter((e) => fileNameOf(e.path) === 'config.json' && !/(^|\/)\d+_Pooling$/.test(folderOf(e.path)))
     .map((e) => folderOf(e.path))
     .sort((a, b) => depthOf(a) - depthOf(b) || (a < b ? -1 : a > b ? 1 : 0));
   let folder;
@@ -56,11 +57,13 @@ export function pickCheckpointFiles(entries) {
  * tokenizer.json, else Marian's source.spm with vocab.json (and
  * target_vocab.json when its vocabularies are separate), else BERT's
  * vocab.txt, each with tokenizer_config.json, and chat_template.jinja: the chat
- * template, which transformers takes before tokenizer_config.json's).
+ * template, which transformers takes before tokenizer_config.json's), and a
+ * sentence-transformers folder's modules.json (embed()'s pooling: tasks/task-config.mjs).
  */
 export const TEXT_FILES = Object.freeze([
   'config.json',
   'generation_config.json',
+  'modules.json',
   'tokenizer.json',
   'tokenizer_config.json',
   'chat_template.jinja',
@@ -112,10 +115,10 @@ export function tokenizerFilesToRead(has) {
 /**
  * Every file besides the weights that the loader reads of such a checkpoint
  * (what a Hub source downloads with the weights): config.json,
- * generation_config.json and the tokenizer's.
+ * generation_config.json, modules.json and the tokenizer's.
  */
 export function filesToRead(has) {
-  return [...['config.json', 'generation_config.json'].filter(has), ...tokenizerFilesToRead(has)];
+  return [...['config.json', 'generation_config.json', 'modules.json'].filter(has), ...tokenizerFilesToRead(has)];
 }
 
 /**

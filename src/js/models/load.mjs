@@ -18,13 +18,15 @@ import { openSource } from './sources/files.mjs';
 import { readBytes, readJson, readText } from './read-file.mjs';
 import { createTokenizer } from './tokenizers/tokenizer.mjs';
 import { TransformerModel } from './transformer-model.mjs';
+import { readSentenceTransformers, taskLabels } from './tasks/task-config.mjs';
 import { ArgumentRangeError, ArgumentTypeError, codeIfNone, codedError, fileError } from '../errors.mjs';
 
 /** Bytes of weights per call into the engine while loading. */
 const CHUNK_BYTES = 8 << 20;
 /** Chunks being read while one is written (at most (1 + READ_AHEAD) × CHUNK_BYTES held). */
 const READ_AHEAD = 3;
-// Tensors of checkpoints that the blocks do not use: task heads, pooler,
+// Tensors of checkpoints that the blocks do not use (unless config.json's architectures name the task head
+// whose they are: src/model/arch/bert.cpp): task heads, pooler,
 // GPT-2's mask buffers, position id buffers.
 const UNUSED =
   /^(cls|lm_head|pooler|classifier|qa_outputs|score)\.|(^|\.)attn\.(masked_)?bias$|(^|\.)position_ids$|(^|\.)rotary_emb\.inv_freq$/;
@@ -140,8 +142,15 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
     }
     const missing = await call(CALLS.modelMissing, [id]);
     if (missing.length) throw codedError('BadCheckpoint', `tensors not loaded: ${missing.join(', ')}`);
-    // Known once the weights are in: a BERT's masked-LM head is read only when the checkpoint holds all of it.
-    config.public = Object.freeze({ ...config.public, hasLogits: await call(CALLS.modelHasLogits, [id]) });
+    // Known once the weights are in: a BERT's masked-LM head, a task head, read only when the checkpoint holds all.
+    const taskHead = await call(CALLS.modelTaskHead, [id]);
+    config.public = Object.freeze({
+      ...config.public,
+      hasLogits: await call(CALLS.modelHasLogits, [id]),
+      taskHead,
+      labels: taskHead ? taskLabels(json, layout.config.numLabels, configFile) : null,
+      sentenceTransformers: await step('BadCheckpoint', () => readSentenceTransformers(checkpoint.files ?? {})),
+    });
   } catch (error) {
     call(CALLS.disposeModel, [id]).catch(() => {});
     // The signal's reason is the caller's own object: thrown as it is.
@@ -315,6 +324,7 @@ async function folderCheckpoint(files) {
   return {
     json,
     configFile: 'config.json',
+    files,
     async tokenizerFiles() {
       const read = {};
       for (const name of tokenizerFilesToRead((n) => Boolean(files[n])))
@@ -345,7 +355,7 @@ function ownBuffer(bytes) {
 
 // A model's kinds (src/model/arch/registry.cpp's kind_name): loadModel's `kind` asks for one.
 const KINDS = ['encoder', 'decoder', 'encoder-decoder'];
-const LOAD_OPTIONS = new Set([
+export const LOAD_OPTIONS = new Set([
   'onProgress',
   'signal',
   'weights',

@@ -9,6 +9,7 @@ import { CALLS } from '../protocol.mjs';
 import { CALL, DETACH, EngineResource } from '../resource.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../errors.mjs';
 import { encoder } from './kinds/encoder.mjs';
+import { TASKS } from './tasks/heads.mjs';
 import { decoder } from './kinds/decoder.mjs';
 import { encoderDecoder } from './kinds/encoder-decoder.mjs';
 import { publicTokenizer } from './tokenizers/public-tokenizer.mjs';
@@ -23,7 +24,7 @@ import { createChat } from './chat/conversation.mjs';
 export const TEACHER_FORCED = Symbol('mha-wasm teacher-forced passes');
 
 /** Each kind's calls, by config.kind; a call a kind lacks is refused with kinds' words (refusal, below). */
-const KINDS = Object.freeze({ encoder, decoder, 'encoder-decoder': encoderDecoder });
+const KINDS = Object.freeze({ encoder: { ...encoder, ...TASKS }, decoder, 'encoder-decoder': encoderDecoder });
 
 // Why a kind refuses a call: a TypeError that says which kinds have it.
 function refusal(config, what) {
@@ -38,6 +39,11 @@ function refusal(config, what) {
       `${what}: a ${modelType} is an ${kind}, with no state between calls; ` +
         `${what === 'generateSteps' ? 'generateSteps' : 'prefill and step'} are a decoder's ` +
         `(use ${kind === 'encoder-decoder' ? 'generate with onStep, or run' : 'run'})`,
+    );
+  if (Object.hasOwn(TASKS, what))
+    return new ArgumentTypeError(
+      `${what}: a ${modelType} is ${kind === 'decoder' ? 'a' : 'an'} ${kind}; task heads and embeddings are an ` +
+        "encoder's (BERT, RoBERTa, XLM-R, CamemBERT checkpoints)",
     );
   return new ArgumentTypeError(
     `${what}: a ${modelType} is an ${kind}; generate() is a decoder's or an encoder-decoder's ` +
@@ -155,6 +161,22 @@ export class TransformerModel extends EngineResource {
    */
   generateSteps(input, options) {
     return this.#callOf('generateSteps')(this.#inner, input, options);
+  }
+
+  // An encoder's task calls, looked up in its kind as run() is: classify (a sequence-classification head's
+  // labels), classifyTokens (a token-classification head's), answer (a question-answering head's span), embed (a
+  // pooled last hidden state): tasks/heads.mjs, types/tasks.d.ts.
+  static {
+    for (const name of Object.keys(TASKS))
+      Object.defineProperty(this.prototype, name, {
+        value: {
+          async [name](input, options) {
+            return this.#callOf(name)(this.#inner, input, options);
+          },
+        }[name],
+        writable: true,
+        configurable: true,
+      });
   }
 
   /**

@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'BadCheckpoint'
   | 'BadTokenizer'
   | 'NoChatTemplate'
+  | 'NoTaskHead'
   | 'TooLarge'
   | 'InvalidArgument'
   | 'Disposed'

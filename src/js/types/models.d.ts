@@ -14,6 +14,7 @@ import type {
 } from './generation.js';
 import type { DecoderResult, EncoderResult, Seq2SeqResult, StepResult } from './results.js';
 import type { ModelTokenizer, TruncationOptions } from './tokenizer.js';
+import type { TaskCalls, TaskConfig } from './tasks.js';
 
 /**
  * A Hugging Face Hub model's name ('org/name', or a Hub page's URL as a string or URL), a model
@@ -131,7 +132,7 @@ export interface ModelConfigBase {
 }
 
 /** `causal`: whether its (an encoder-decoder's: its decoder's) self-attention sees only earlier positions (each attention row i is 0 past key i). */
-export interface EncoderConfig extends ModelConfigBase {
+export interface EncoderConfig extends ModelConfigBase, TaskConfig {
   modelType: EncoderModelType;
   kind: 'encoder';
   causal: false;
@@ -275,7 +276,7 @@ export interface ModelBase {
  * returned by default (attention) is there unless its option is false, one an option asks for (logits,
  * hiddenStates …) is there when it is true, optional when the option is a boolean known at run time only.
  */
-export interface EncoderModel extends ModelBase {
+export interface EncoderModel extends ModelBase, TaskCalls {
   /** config.kind, the model's kind: `if (model.kind === 'encoder')` narrows a TransformerModel to this. */
   readonly kind: 'encoder';
   readonly config: EncoderConfig;

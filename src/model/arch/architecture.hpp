@@ -27,6 +27,9 @@ struct Outputs {
   float* attention = nullptr;        // [numLayers, numHeads, L, Lk] (rows are queries), or null
   float* hiddenStates = nullptr;     // [numLayers + 1, L, hiddenSize], or null (see Model::forward)
   float* logits = nullptr;           // [L, vocabSize] of the language-model head (Network::has_logits)
+  // [1, numLabels] of a sequence-classification head (the first token's row), [L, numLabels] of a
+  // token-classification or question-answering head (Network::task_head), or null.
+  float* taskLogits = nullptr;
   // When not 0: logits for the last `logitRows` rows only ([logitRows, vocabSize]: a generation's next token).
   std::size_t logitRows = 0;
   // An encoder-decoder's decoder: [decoderLayers, decoderHeads, L, S] over the S encoded positions.
@@ -89,6 +92,8 @@ class Network {
   // Whether forward() can write Outputs::logits (a language-model head, such
   // as GPT-2's tied to its token embeddings).
   virtual bool has_logits() const { return false; }
+  // The task head forward() can write Outputs::taskLogits with (None: none read).
+  virtual TaskHead task_head() const { return TaskHead::None; }
 
   // An encoder-decoder's halves (Kind::EncoderDecoder; Model calls them only
   // for one). encode(): the S tokens of `in` through the encoder (out:

@@ -9,6 +9,8 @@
 // them: a token's position is pad_token_id + 1 + the count of non-pad tokens
 // before it, and a <pad> token's is pad_token_id (it does not advance).
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "../blocks/embeddings.hpp"
 #include "../blocks/head_outputs.hpp"
@@ -23,6 +25,29 @@ namespace {
 
 // config.json's hidden_act values, in Activation's order.
 const std::vector<const char*> kActivations = {"gelu", "gelu_new", "gelu_pytorch_tanh"};
+
+// The task head config.json's architectures name (BertForSequenceClassification, RobertaForTokenClassification
+// …, by the model_type's class prefix), with its outputs: id2label's labels "0" … "n − 1" (transformers writes
+// it for every config; 2 when absent, its default num_labels); question answering's are its start and end.
+void read_task_head(ConfigReader& r, Config& c) {
+  const std::string family = c.modelType == "bert"          ? "Bert"
+                             : c.modelType == "roberta"     ? "Roberta"
+                             : c.modelType == "xlm-roberta" ? "XLMRoberta"
+                                                            : "Camembert";
+  const std::pair<const char*, TaskHead> heads[] = {{"ForSequenceClassification", TaskHead::SequenceClassification},
+                                                    {"ForTokenClassification", TaskHead::TokenClassification},
+                                                    {"ForQuestionAnswering", TaskHead::QuestionAnswering}};
+  for (const auto& [suffix, head] : heads)
+    if (r.lists("architectures", (family + suffix).c_str())) c.taskHead = head;
+  if (c.taskHead == TaskHead::None) return;
+  const ConfigReader labels = r.section("id2label");
+  std::size_t n = 0;
+  while (n < ModelLimits::vocabSize && labels.has(decimal(n).c_str())) ++n;
+  c.numLabels = r.has("id2label") ? n : 2;
+  if (c.numLabels == 0) r.fail("id2label: expected labels \"0\" … \"n − 1\" of the task head, got none");
+  if (c.taskHead == TaskHead::QuestionAnswering && c.numLabels != 2)
+    r.fail("id2label: a question-answering head has 2 outputs (start, end), got " + decimal(c.numLabels));
+}
 
 void read_config(ConfigReader& r, Config& c) {
   using L = ModelLimits;
@@ -45,6 +70,7 @@ void read_config(ConfigReader& r, Config& c) {
   c.layerNormEps = r.epsilon("layer_norm_eps", 1e-12, "layer norm epsilon");
   // BertForMaskedLM's head (cls.predictions), which a checkpoint saved by that class carries.
   c.maskedLM = !roberta && r.lists("architectures", "BertForMaskedLM");
+  read_task_head(r, c);
 }
 
 class Bert final : public Network {
@@ -92,15 +118,19 @@ class Bert final : public Network {
       mlmLnBias_ = w.vector("cls.predictions.transform.LayerNorm.bias", D);
       mlmBias_ = w.vector("cls.predictions.bias", V);
       mlmGroup_ = w.end_group();
-      weights_ = &w;
     }
+    if (c.taskHead != TaskHead::None) lay_out_task_head(c, w);
+    weights_ = &w;
   }
 
   double scratch_floats(std::size_t L) const override {
     return LayerBuffers::floats(L, c_.hiddenSize, c_.intermediateSize);
   }
 
-  bool has_logits() const override { return weights_ && weights_->complete(mlmGroup_); }
+  bool has_logits() const override { return c_.maskedLM && weights_->complete(mlmGroup_); }
+  TaskHead task_head() const override {
+    return c_.taskHead != TaskHead::None && weights_->complete(headGroup_) ? c_.taskHead : TaskHead::None;
+  }
 
   // hiddenStates: the embeddings' output, then each layer's.
   // (An encoder keeps no state: Model never passes it caches.)
@@ -146,9 +176,39 @@ class Bert final : public Network {
       layer_norm(a, nullptr, rows, D, mlmLnGain_->floats(), mlmLnBias_->floats(), eps, a);
       linear(attention, rows, a, D, *word_, mlmBias_, out.logits, c_.vocabSize, Epilogue::None);
     }
+    // 5. The task head: the first token's row ([CLS], <s>) through dense and tanh, then the labels' product
+    // (sequence classification); or every row's labels (token classification; question answering's start, end).
+    if (out.taskLogits) {
+      const std::size_t N = c_.numLabels;
+      if (c_.taskHead == TaskHead::SequenceClassification) {
+        linear(attention, 1, x, D, *headDense_, headDenseBias_, a, D, Epilogue::None);
+        for (std::size_t i = 0; i < D; ++i) a[i] = std::tanh(a[i]);
+        linear(attention, 1, a, D, *head_, headBias_, out.taskLogits, N, Epilogue::None);
+      } else {
+        linear(attention, L, x, D, *head_, headBias_, out.taskLogits, N, Epilogue::None);
+      }
+    }
   }
 
  private:
+  // The task head's tensors, an optional group (read when the checkpoint holds all of them). Sequence
+  // classification: BERT's pooler (dense, tanh) and classifier; RoBERTa's classifier.dense and .out_proj.
+  void lay_out_task_head(const Config& c, Weights& w) {
+    const std::size_t D = c.hiddenSize, N = c.numLabels;
+    const bool roberta = c.modelType != "bert";
+    std::string out = c.taskHead == TaskHead::QuestionAnswering ? "qa_outputs." : "classifier.";
+    w.begin_group();
+    if (c.taskHead == TaskHead::SequenceClassification) {
+      const std::string dense = roberta ? "classifier.dense." : "pooler.dense.";
+      headDense_ = w.tensor(dense + "weight", {D, D}, w.packed(true, D, D));
+      headDenseBias_ = w.vector(dense + "bias", D);
+      if (roberta) out = "classifier.out_proj.";
+    }
+    head_ = w.tensor(out + "weight", {N, D}, w.packed(true, D, N));
+    headBias_ = w.vector(out + "bias", N);
+    headGroup_ = w.end_group();
+  }
+
   struct Layer {
     const Slot *qkv, *qkvBias, *out, *outBias, *ln1Gain, *ln1Bias, *fc1, *fc1Bias, *fc2, *fc2Bias, *ln2Gain, *ln2Bias;
   };
@@ -157,8 +217,10 @@ class Bert final : public Network {
   std::vector<Layer> layers_;
   const Slot *mlmDense_ = nullptr, *mlmDenseBias_ = nullptr, *mlmLnGain_ = nullptr, *mlmLnBias_ = nullptr,
              *mlmBias_ = nullptr;
-  const Weights* weights_ = nullptr;  // (Model's, which outlives this) to ask whether the head was read
+  const Weights* weights_ = nullptr;  // (Model's, which outlives this) to ask whether a head was read
   std::size_t mlmGroup_ = 0;
+  const Slot *headDense_ = nullptr, *headDenseBias_ = nullptr, *head_ = nullptr, *headBias_ = nullptr;
+  std::size_t headGroup_ = 0;
 };
 
 std::unique_ptr<Network> build(const Config& c, Weights& w) { return std::make_unique<Bert>(c, w); }

@@ -27,8 +27,11 @@ export function stackResult(inner, read, result) {
   return out;
 }
 
-/** run() of one stack of layers (an encoder's, a decoder's): the input read, then one engine call. */
-export async function runStack(inner, input, options) {
+/**
+ * run() of one stack of layers (an encoder's, a decoder's): the input read, then one engine call. `extra`: the
+ * request's fields a task adds (tasks/heads.mjs: returnTaskLogits); `read` is in the result's inputIds, tokens.
+ */
+export async function runStack(inner, input, options, extra = {}) {
   let read;
   const result = await inner.send(async () => {
     const { returnAttention = true, headMask, truncateTo, ...returns } = checkRunOptions(options, 'run', inner.config);
@@ -41,6 +44,7 @@ export async function runStack(inner, input, options) {
       returnAttention,
       ...returns,
       headMask: { [group]: headMask },
+      ...extra,
     };
   });
   return stackResult(inner, read, result);

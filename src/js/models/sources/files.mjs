@@ -55,9 +55,23 @@ function bytesFile(name, bytes, path) {
  * (pickCheckpointFiles).
  */
 export async function openSource(source, openNamed, options) {
-  const { files } = pickCheckpointFiles(await sourceFiles(source, openNamed, options));
-  return Object.fromEntries(files.map(({ path, file }) => [fileNameOf(path), file]));
+  const entries = await sourceFiles(source, openNamed, options);
+  const { folder, files } = pickCheckpointFiles(entries);
+  // Besides, a sentence-transformers Pooling module's config.json in its subfolder (tasks/task-config.mjs), by
+  // its path in the folder ('1_Pooling/config.json').
+  const inFolder = (path) => path.replaceAll('\\', '/').slice(folder ? folder.length + 1 : 0);
+  const pooling = entries.filter(
+    ({ path }) =>
+      (!folder || path.replaceAll('\\', '/').startsWith(`${folder}/`)) && POOLING_CONFIG.test(inFolder(path)),
+  );
+  return Object.fromEntries([
+    ...files.map(({ path, file }) => [fileNameOf(path), file]),
+    ...pooling.map(({ path, file }) => [inFolder(path), file]),
+  ]);
 }
+
+/** A sentence-transformers Pooling module's config.json, by its path in the checkpoint's folder. */
+export const POOLING_CONFIG = /^\d+_Pooling\/config\.json$/;
 
 // Every file of a source, as [{ path, file }].
 async function sourceFiles(source, openNamed, options) {

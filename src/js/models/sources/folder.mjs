@@ -19,6 +19,14 @@ export async function readFolder(folder) {
   }
   const files = [];
   for await (const entry of dir) {
+    // A sentence-transformers Pooling module's folder: its config.json (openSource keeps it by this path).
+    if (entry.isDirectory() && /^\d+_Pooling$/.test(entry.name)) {
+      const file = path.join(folder, entry.name, 'config.json');
+      const info = await stat(file).catch(() => null);
+      if (info?.isFile())
+        files.push({ path: `${entry.name}/config.json`, file: fileAt(file, 'config.json', info.size) });
+      continue;
+    }
     if (!entry.isFile() && !entry.isSymbolicLink()) continue;
     const file = path.join(folder, entry.name);
     const info = await stat(file).catch(() => null);

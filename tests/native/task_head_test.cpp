@@ -1,0 +1,111 @@
+// The task heads of BERT-family checkpoints (src/model/arch/bert.cpp: the *For… classes config.json's
+// architectures name) against transformers' float64 logits of tests/fixtures/tasks (make_task_fixtures.py):
+// sequence classification (BERT's pooler + classifier, RoBERTa's classifier.dense + out_proj), token
+// classification and question answering's start and end; a head the checkpoint lacks is not run, and asking for
+// its logits is refused by name; id2label's count is read, a question-answering head's must be 2.
+#include <gtest/gtest.h>
+
+#include "model_fixtures.hpp"
+
+using namespace model_fixtures;
+using mha::Attention;
+using mha::model::Outputs;
+using mha::model::TaskHead;
+
+namespace {
+
+const std::string kTasks = std::string(MHA_FIXTURES_DIR) + "/tasks/";
+
+// taskLogits of the head for `ids` (types: empty = all 0).
+std::vector<float> task_logits(Model& model, const std::vector<std::int32_t>& ids,
+                               const std::vector<std::int32_t>& types = {}) {
+  const Config& c = model.config();
+  const std::size_t L = ids.size();
+  std::vector<float> last(L * c.hiddenSize), logits(model.task_rows(L) * c.numLabels);
+  Outputs out{last.data()};
+  out.taskLogits = logits.data();
+  Attention attention(1);
+  model.forward(attention, ids.data(), types.empty() ? nullptr : types.data(), L, out);
+  return logits;
+}
+
+struct Case {
+  const char* folder;
+  TaskHead head;
+  std::size_t labels;
+};
+
+class TaskHeads : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TaskHeads, AreTransformersLogits) {
+  const Case& k = GetParam();
+  const std::string folder = kTasks + k.folder + "/";
+  Model model(config_of(read_json(folder + "config.json")));
+  load(model, folder);
+  ASSERT_TRUE(model.missing().empty());
+  ASSERT_EQ(model.task_head(), k.head);
+  ASSERT_EQ(model.config().numLabels, k.labels);
+  for (const json& c : read_json(folder + "expected.json")["cases"]) {
+    const std::vector<std::int32_t> ids = c["inputIds"];
+    const std::vector<float> got = task_logits(model, ids, c.value("tokenTypeIds", std::vector<std::int32_t>()));
+    json want = json::array();
+    if (k.head == TaskHead::QuestionAnswering) {
+      for (std::size_t i = 0; i < ids.size(); ++i)
+        want.push_back(c["startLogits"][i]), want.push_back(c["endLogits"][i]);
+    } else if (k.head == TaskHead::TokenClassification) {
+      for (const json& row : c["logits"])
+        for (const json& x : row) want.push_back(x);
+    } else {
+      want = c["logits"];
+    }
+    expect_close(got, want, 2e-5, 1e-4, std::string(k.folder) + " taskLogits");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tasks, TaskHeads,
+                         ::testing::Values(Case{"bert-sequence-classification", TaskHead::SequenceClassification, 3},
+                                           Case{"roberta-sequence-classification", TaskHead::SequenceClassification, 3},
+                                           Case{"bert-token-classification", TaskHead::TokenClassification, 5},
+                                           Case{"bert-question-answering", TaskHead::QuestionAnswering, 2}),
+                         [](const auto& info) {
+                           std::string name = info.param.folder;
+                           for (char& ch : name)
+                             if (ch == '-') ch = '_';
+                           return name;
+                         });
+
+TEST(TaskHeads, AHeadTheCheckpointLacksIsNotRunAndItsLogitsAreRefusedByName) {
+  const std::string folder = kTasks + "bert-sentence-embedding/";
+  json config = read_json(folder + "config.json");
+  config["architectures"] = json::array({"BertForSequenceClassification"});
+  config["id2label"] = json{{"0", "NO"}, {"1", "YES"}};
+  Model model(config_of(config));
+  load(model, folder);  // the backbone's tensors: no pooler, no classifier
+  EXPECT_TRUE(model.missing().empty());
+  EXPECT_EQ(model.task_head(), TaskHead::None);
+  try {
+    task_logits(model, {2, 5, 3});
+    FAIL();
+  } catch (const mha::ArgumentError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("returnTaskLogits: this bert has no task head the engine reads", 0), 0)
+        << e.what();
+  }
+}
+
+TEST(TaskHeads, Id2labelIsCountedAndAQuestionAnsweringHeadHasTwoOutputs) {
+  json config = read_json(kTasks + "bert-question-answering/config.json");
+  EXPECT_EQ(config_of(config).numLabels, 2u);  // no id2label written: transformers' default num_labels
+  config["id2label"] = json{{"0", "A"}, {"1", "B"}, {"2", "C"}};
+  try {
+    config_of(config);
+    FAIL();
+  } catch (const mha::model::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("id2label: a question-answering head has 2 outputs (start, end), got 3"),
+              std::string::npos)
+        << e.what();
+  }
+  config["architectures"] = json::array({"BertModel"});
+  EXPECT_EQ(config_of(config).taskHead, TaskHead::None);
+}
+
+}  // namespace
