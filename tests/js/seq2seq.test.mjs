@@ -306,11 +306,11 @@ describe('refusals', () => {
     expect(out.outputIds.length).toBeGreaterThan(1);
   });
 
-  test('an encoder has no generate(), a decoder no beams; an encoder-decoder no prefill or step', async () => {
+  test('an encoder has no generate(), a decoder’s step stream no beams; an encoder-decoder no prefill or step', async () => {
     await expect(bert.generate('毒')).rejects.toThrow(
       /^generate: a bert is an encoder; generate\(\) is a decoder's or an encoder-decoder's/,
     );
-    await expect(gpt2.generate('毒', { numBeams: 2 })).rejects.toThrow(TypeError);
+    expect(() => gpt2.generateSteps('毒', { numBeams: 2 })).toThrow(TypeError);
     await expect(marian.prefill({ inputIds: ids })).rejects.toThrow(/prefill: a marian is an encoder-decoder/);
     await expect(marian.step({ inputIds: ids })).rejects.toThrow(TypeError);
   });

@@ -42,7 +42,10 @@ const CASES = [
   ['decoder', "await m.step('毒', { returnQueryKey: true })", 'refused'],
   ['decoder', "(await m.generate('用毒', { maxNewTokens: 2 })).attention", 'present', 'Float32Array'],
   ['decoder', "(await m.generate('用毒', { maxNewTokens: 2 })).stepScores", 'present', 'Float64Array'],
-  ['decoder', "(await m.generate('用毒', { maxNewTokens: 2 })).candidates", 'absent'],
+  ['decoder', "(await m.generate('用毒', { maxNewTokens: 2 })).candidates", 'present', 'Array'],
+  ['decoder', "(await m.generate('用毒', { maxNewTokens: 2, numBeams: 2 })).candidates[1]", 'present', 'Object'],
+  ['decoder', "(await m.generate('用毒', { maxNewTokens: 2, numBeams: 1 })).stepScores", 'present', 'Float64Array'],
+  ['decoder', "m.generateSteps('用毒', { numBeams: 2 })", 'refused'],
   ['decoder', "(await m.generate('用毒', { maxNewTokens: 2, doSample: true })).seed", 'present', 'number'],
   ['decoder', "(await m.generate('用毒', { maxNewTokens: 2, doSample: false })).seed", 'absent'],
   ['decoder', "(await m.generate('用毒', { maxNewTokens: 2, returnAttention: false })).attentions", 'absent'],
@@ -52,7 +55,6 @@ const CASES = [
     'present',
     'Float32Array',
   ],
-  ['decoder', "await m.generate('用毒', { maxNewTokens: 2, numBeams: 2 })", 'refused'],
   [
     'decoder',
     "(await m.generateSteps('用毒', { maxNewTokens: 1 }).next()).value?.attention",
@@ -89,9 +91,9 @@ const CASES = [
     'present',
     'Int32Array',
   ],
-  ['encoder-decoder', "(await m.generate('用毒', { maxNewTokens: 2 })).seed", 'absent'],
+  ['encoder-decoder', "(await m.generate('用毒', { maxNewTokens: 2, doSample: false })).seed", 'absent'],
+  ['encoder-decoder', "(await m.generate('用毒', { maxNewTokens: 2, doSample: true })).seed", 'present', 'number'],
   ['encoder-decoder', "await m.generate({ text: '用毒', decoderInputIds: [233] })", 'refused'],
-  ['encoder-decoder', "await m.generate('用毒', { doSample: true })", 'refused'],
   ['encoder-decoder', "await m.step('毒')", 'refused'],
 ];
 
