@@ -6,7 +6,8 @@
 // its own Node process so that its memory is its own: wall time of
 // generate(), the process's peak resident memory, the wasm memory's size
 // after it, and the bytes of the arrays the result holds.
-//   node --experimental-wasm-relaxed-simd bench/generate-attention.mjs [--quick] [--tokens 100,1000]
+//   node --experimental-wasm-relaxed-simd bench/generate-attention.mjs [--quick] [--tokens 100,1000] [--dir <dir>]
+//   (--dir: a checkpoint bench/decoder-checkpoint.mjs wrote there before, kept; else one is written and removed)
 //   (one row: ... --row <dir> <tokens> <attention 0|1>)
 // Prints a Markdown table, and one JSON object on stdout (the last line).
 import { execFileSync } from 'node:child_process';
@@ -65,10 +66,11 @@ const quick = args.includes('--quick');
 const at = args.indexOf('--tokens');
 const counts = at >= 0 ? args[at + 1].split(',').map(Number) : [100, 1000];
 const shape = SHAPES.find((s) => s.key === 'qwen2');
-const dir = mkdtempSync(path.join(os.tmpdir(), 'mha-generate-attention-'));
+const given = args.indexOf('--dir');
+const dir = given >= 0 ? args[given + 1] : mkdtempSync(path.join(os.tmpdir(), 'mha-generate-attention-'));
 const rows = [];
 try {
-  writeDecoderCheckpoint(dir, shape, configOf(shape, quick));
+  if (given < 0) writeDecoderCheckpoint(dir, shape, configOf(shape, quick));
   const self = fileURLToPath(import.meta.url);
   for (const tokens of counts)
     for (const attention of [false, true]) {
@@ -90,7 +92,7 @@ try {
       console.error(JSON.stringify(r));
     }
 } finally {
-  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  if (given < 0 && existsSync(dir)) rmSync(dir, { recursive: true, force: true });
 }
 const mb = (b) => (b / 2 ** 20).toFixed(0);
 console.log(`Qwen2.5-0.5B shape${quick ? ' (--quick)' : ''}, random weights, greedy, ${rows[0]?.variant}, 1 thread`);

@@ -1,6 +1,6 @@
 // Generation across kinds of model (issue 40 item 7), against what Hugging
 // Face transformers' generate() does (tests/tools/make_generation_fixtures.py →
-// tests/fixtures/text/generation-kinds.json) on every build: a decoder's beam
+// tests/fixtures/generation/kinds.json) on every build: a decoder's beam
 // search (every returned sequence and its sequences_scores, with
 // num_return_sequences, length_penalty, early_stopping), stop strings
 // (StopStringCriteria: across ids, an id that runs on past the string, beams),
@@ -21,7 +21,7 @@ import { generationSettings } from '../../src/js/models/generation/settings.mjs'
 import { expectNear, sameBits as same } from './helpers/compare.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
-const FIXTURE = JSON.parse(readFileSync(new URL('../fixtures/text/generation-kinds.json', import.meta.url), 'utf8'));
+const FIXTURE = JSON.parse(readFileSync(new URL('../fixtures/generation/kinds.json', import.meta.url), 'utf8'));
 const DECODERS = ['hf-qwen2', 'hf-llama', 'hf-gpt2-lm'];
 
 // transformers' generate() keyword arguments as generate()'s options.
@@ -89,7 +89,13 @@ describe.each([
   test.each(DECODERS)('%s: beam search gives transformers’ sequences and scores', async (name) => {
     const model = models[name];
     for (const c of FIXTURE.beams.filter((x) => x.model === name)) {
-      const out = await model.generate({ inputIds: c.inputIds }, { ...optionsOf(c.options), returnAttention: false });
+      const reports = [];
+      const options = { ...optionsOf(c.options), returnAttention: false, onToken: (r) => reports.push(r) };
+      const out = await model.generate({ inputIds: c.inputIds }, options);
+      // onToken: each step's best beam, with every running beam.
+      expect(reports.length).toBeGreaterThanOrEqual(Math.max(...c.sequences.map((q) => q.length)) - c.inputIds.length);
+      expect(reports.length).toBeLessThanOrEqual(c.options.max_new_tokens);
+      for (const r of reports) expect(r.beams).toHaveLength(c.options.num_beams);
       expect([c.name, out.candidates.map((k) => Array.from(k.outputIds))]).toEqual([c.name, c.sequences]);
       expectNear(
         out.candidates.map((k) => k.score),
@@ -254,6 +260,13 @@ describe('refusals', () => {
         /^doSample: sampling with beams/,
       );
     }
+    // MarianMT's generation_config.json says num_beams 4: sampling needs numBeams 1, and the message says why.
+    await expect(marian.generate('毒', { doSample: true })).rejects.toThrow(
+      new TypeError(
+        'doSample: sampling with beams (beam-search multinomial) is not supported (numBeams 4, from ' +
+          'generation_config.json); give numBeams: 1',
+      ),
+    );
     await expect(bare.generate({ inputIds: [5, 6] }, { stopStrings: 'x' })).rejects.toThrow(
       /^stopStrings: this qwen2 has no tokenizer/,
     );

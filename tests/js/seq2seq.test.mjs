@@ -299,7 +299,9 @@ describe('refusals', () => {
     await expect(marian.generate({ inputIds: ids }, { numBeams: 2, numReturnSequences: 3 })).rejects.toThrow(
       /numReturnSequences: expected at most numBeams \(2\), got 3/,
     );
-    await expect(marian.generate({ inputIds: ids }, { temperature: 0.7 })).rejects.toThrow(/temperature/);
+    await expect(marian.generate({ inputIds: ids }, { temperature: 0 })).rejects.toThrow(
+      new RangeError('temperature: expected a finite number > 0, got number 0'),
+    );
     await expect(marian.generate({ inputIds: ids, decoderInputIds: [233] })).rejects.toThrow(/generate\(\) decides/);
     // After every refusal the model still translates.
     const out = await marian.generate({ inputIds: ids }, { maxNewTokens: 3 });

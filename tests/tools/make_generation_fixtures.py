@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/fixtures/text/generation-kinds.json: what Hugging Face
+"""Writes tests/fixtures/generation/kinds.json: what Hugging Face
 transformers' generate() does, across kinds of model, for the options issue 40
 item 7 adds (tests/js/generate-kinds.test.mjs reads it):
 
@@ -46,7 +46,7 @@ from transformers import (AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoToken
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "..", "fixtures", "models")
-OUT = os.path.join(HERE, "..", "fixtures", "text", "generation-kinds.json")
+OUT = os.path.join(HERE, "..", "fixtures", "generation", "kinds.json")
 DECODERS = ["hf-qwen2", "hf-llama", "hf-gpt2-lm"]
 TEXTS = ["A venomous snake is poisonous.", "用毒毒毒蛇，毒蛇会不会被毒毒死", "We poison the snake."]
 

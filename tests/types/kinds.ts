@@ -216,3 +216,11 @@ export async function encoderDecoder(mt: EncoderDecoderModel): Promise<void> {
   await mt.generate('毒', { headMask: [[1, 0]] });
   void [cross, groups, decoderIds, logits, encoderHidden, best, gCross, gDecoderIds, hiddenIds, decoderHidden];
 }
+
+// numBeams: 1 keeps a greedy result's step scores in the type.
+export async function oneBeam(gpt2: DecoderModel): Promise<void> {
+  const scores: Float64Array = (await gpt2.generate('The cat', { numBeams: 1 })).stepScores;
+  const n = 3;
+  const maybe: Float64Array | undefined = (await gpt2.generate('The cat', { numBeams: n })).stepScores;
+  void [scores, maybe];
+}

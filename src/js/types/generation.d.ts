@@ -29,7 +29,7 @@ export interface SearchOptions {
    * 1: greedy search or sampling; more: beam search (default generation_config.json's num_beams). A decoder's
    * beams share its one KV cache: each step feeds each beam's ids after where it parts from the beam before.
    */
-  numBeams?: number;
+  numBeams?: 1 | (number & {}); // (1 named: `numBeams: 1` types a result as one token a step's)
   /** Candidates returned (beam search), at most numBeams. */
   numReturnSequences?: number;
   /** Beam search: a finished beam's score is its log-probability ÷ (new tokens)^lengthPenalty. */

@@ -167,7 +167,8 @@ export function generationSettings(
     );
   if (s.doSample && s.numBeams > 1)
     throw new ArgumentTypeError(
-      'doSample: sampling with beams (beam-search multinomial) is not supported; use numBeams 1',
+      `doSample: sampling with beams (beam-search multinomial) is not supported (numBeams ${s.numBeams}` +
+        `${options.numBeams === undefined ? `, from ${file}` : ''}); give numBeams: 1`,
     );
   if (s.maxLength <= promptLength)
     throw new ArgumentRangeError(
