@@ -97,7 +97,7 @@ describe.each([
     const model = models['hf-qwen2'];
     const g = reference('hf-qwen2').generate.find((c) => c.name === 'max_new_tokens_8');
     const seen = [];
-    const out = await model.generate(g.text, { maxNewTokens: 8, onToken: (r) => seen.push(r) });
+    const out = await model.generate(g.text, { maxNewTokens: 8, onToken: (r) => seen.push(r), returnAttention: true });
     const fed = out.outputIds.subarray(0, out.outputIds.length - 1);
     const whole = await model.run({ inputIds: fed }, { returnLogits: true });
     expect(same(out.attention, whole.attention)).toBe(true);
@@ -167,6 +167,7 @@ describe.each([
       { inputIds: ids },
       {
         maxNewTokens: 4,
+        returnAttention: true,
         headMask: [
           [1, 0, 1, 1],
           [1, 1, 1, 0],

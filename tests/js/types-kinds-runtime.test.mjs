@@ -40,7 +40,13 @@ const CASES = [
   ['decoder', "(await m.prefill('用毒')).past", 'present', 'number'],
   ['decoder', "(await m.step('毒', { returnLogits: true })).logits", 'present', 'Float32Array'],
   ['decoder', "await m.step('毒', { returnQueryKey: true })", 'refused'],
-  ['decoder', "(await m.generate('用毒', { maxNewTokens: 2 })).attention", 'present', 'Float32Array'],
+  ['decoder', "(await m.generate('用毒', { maxNewTokens: 2 })).attention", 'absent'],
+  [
+    'decoder',
+    "(await m.generate('用毒', { maxNewTokens: 2, returnAttention: true })).attention",
+    'present',
+    'Float32Array',
+  ],
   ['decoder', "(await m.generate('用毒', { maxNewTokens: 2 })).stepScores", 'present', 'Float64Array'],
   ['decoder', "(await m.generate('用毒', { maxNewTokens: 2 })).candidates.length", 'present', 'number'],
   [

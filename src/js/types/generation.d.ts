@@ -195,14 +195,19 @@ export type GenerateResult<O = {}> = Flat<
  * (model.past === outputIds.length − 1: a step() of that id continues it); a search that fails leaves it empty.
  */
 export interface DecoderGenerateOptions extends SearchOptions {
-  /** attention [numLayers, numHeads, n − 1, n − 1] of run() over outputIds without its last id (default true). */
+  /**
+   * attention [numLayers, numHeads, n − 1, n − 1] of run() over outputIds without its last id, and each onStep
+   * step's rows. Default **false** for a decoder (an encoder-decoder's is true): the attention costs a second
+   * pass over the output and numLayers·numHeads·n² floats — for a Qwen2.5-0.5B at 1,000 tokens 1.3 GB, and
+   * about twice the time at 100 (docs/performance.md). generateSteps() returns each step's by default.
+   */
   returnAttention?: boolean;
   /** [numLayers][numHeads] of 1 (keep) or 0 (off), at every step and in the returned attention. */
   headMask?: LayerHeadMask;
   /**
    * Each step of a greedy or sampled search (numBeams 1; with beams a TypeError): its token, the logits it was
-   * chosen from, and (with returnAttention, the default) the attention of the tokens fed for it, computed as
-   * run()'s (the prompt is then fed whole, the cache's copy of it not kept). Awaited before the next step.
+   * chosen from, and (with returnAttention: true) the attention of the tokens fed for it, computed as run()'s
+   * (the prompt is then fed whole, the cache's copy of it not kept). Awaited before the next step.
    */
   onStep?: (step: DecoderGenerationStep) => void | Promise<void>;
 }
@@ -246,14 +251,15 @@ type OneBeam<O> = 'numBeams' extends keyof O
 
 /**
  * A decoder's generate() with options O: each chosen token's processed score (stepScores; one token a step:
- * numBeams 1, or left out, when generation_config.json's num_beams is 1 — a beam search has none); the seed a sampled generation used (to repeat it; doSample left out,
- * generation_config.json's do_sample decides); run()'s attention [numLayers, numHeads, n − 1, n − 1] over
- * outputIds without its last id (unless returnAttention is false) and, asked, its hidden states.
+ * numBeams 1, or left out, when generation_config.json's num_beams is 1 — a beam search has none); the seed a
+ * sampled generation used (to repeat it; doSample left out, generation_config.json's do_sample decides); with
+ * returnAttention: true, run()'s attention [numLayers, numHeads, n − 1, n − 1] over outputIds without its last
+ * id (not by default); asked, its hidden states.
  */
 export type DecoderGenerateResult<O = {}> = Flat<
   DecoderGenerateBase &
     Returned<OneBeam<O>, { stepScores: Float64Array }> &
     Returned<Asked<O, 'doSample', 'maybe'>, { seed: number }> &
-    Returned<Asked<O, 'returnAttention', 'yes'>, { attention: Float32Array; attentions: { decoder: AttentionGroup } }> &
+    Returned<Asked<O, 'returnAttention', 'no'>, { attention: Float32Array; attentions: { decoder: AttentionGroup } }> &
     Returned<Asked<O, 'returnHiddenStates'>, { hiddenStates: Float32Array }>
 >;

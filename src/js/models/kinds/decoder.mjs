@@ -121,10 +121,13 @@ async function generate(inner, input, options) {
     const prompt = read.inputIds;
     const mask = masks(inner, opts.headMask);
     const B = settings.numBeams;
-    // With onStep, each step returns its attention too (unless returnAttention is false): its weights are
+    // Attention only when asked (returnAttention: true; docs/performance.md: a second pass over the output and
+    // numLayers·numHeads·n² floats, 1.3 GB for a Qwen2.5-0.5B at 1,000 tokens). With onStep and returnAttention,
+    // each step returns its attention too: its weights are
     // then computed as run()'s are, bit for bit, and so are the logits; step 1's are the whole prompt's, so
     // the prompt is then fed whole, not after what the cache holds of it.
-    const stepAttention = Boolean(opts.onStep) && opts.returnAttention !== false;
+    const wantAttention = opts.returnAttention === true;
+    const stepAttention = Boolean(opts.onStep) && wantAttention;
     let first = true;
     // The prompt through every layer once (what the caller's cache holds of it kept), then one token a step.
     const step = async (ids) => {
@@ -188,12 +191,12 @@ async function generate(inner, input, options) {
     };
     if (found.stepScores) out.stepScores = Float64Array.from(found.stepScores);
     if (settings.doSample) out.seed = seed;
-    if (opts.returnAttention !== false || opts.returnHiddenStates) {
+    if (wantAttention || opts.returnHiddenStates) {
       const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
       const r = await inner.send(() => ({
         call: 'run',
         inputIds: fed,
-        returnAttention: opts.returnAttention !== false,
+        returnAttention: wantAttention,
         returnHiddenStates: opts.returnHiddenStates === true,
         headMask: mask,
       }));
