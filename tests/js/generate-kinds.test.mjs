@@ -121,6 +121,14 @@ describe.each([
         c.options.stop_strings,
         c.sequence,
       ]);
+      // A step stream stops where generate() does.
+      if (c.options.num_beams === 1) {
+        const { num_beams: _, ...rest } = c.options;
+        let last;
+        const options = { ...optionsOf(rest), returnAttention: false };
+        for await (const step of model.generateSteps({ inputIds: c.inputIds }, options)) last = step;
+        expect([c.name, Array.from(last.outputIds)]).toEqual([c.name, c.sequence]);
+      }
     }
   });
 
