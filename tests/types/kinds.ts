@@ -144,6 +144,11 @@ export async function decoder(gpt2: DecoderModel): Promise<void> {
   await gpt2.generate('The cat', { stopStrings: 'end' });
   // @ts-expect-error: strings, not ids
   await gpt2.generate('The cat', { stopStrings: [13] });
+  // What belongs to the other kind: an encoder-decoder's head mask by group, its steps' cross-attention.
+  // @ts-expect-error: a decoder's head mask is [layers][heads], not by group
+  await gpt2.generate('The cat', { headMask: { decoder: [[1, 0, 1, 1]] } });
+  // @ts-expect-error: a decoder's step has no cross-attention
+  await gpt2.generate('The cat', { returnAttention: true, onStep: (s) => void s.attentions?.cross });
   void [only, second, maybeScores, notSure];
   // The seed: there when sampling, maybe there when generation_config.json decides, absent when greedy.
   const sampled = await gpt2.generate('The cat', { doSample: true, topK: 20, seed: 7 });
@@ -216,6 +221,8 @@ export async function encoderDecoder(mt: EncoderDecoderModel): Promise<void> {
   await mt.generate('毒', { numBeams: 1, onStep: (s) => void s.attentions?.cross.shape });
   // @ts-expect-error: an encoder-decoder's head mask is by group (a decoder's is [layers][heads])
   await mt.generate('毒', { headMask: [[1, 0]] });
+  // @ts-expect-error: an encoder-decoder's step has its attention by group, no decoder-only `attention`
+  await mt.generate('毒', { numBeams: 1, onStep: (s) => void s.attention });
   void [cross, groups, decoderIds, logits, encoderHidden, best, gCross, gDecoderIds, hiddenIds, decoderHidden];
 }
 
