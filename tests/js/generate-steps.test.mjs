@@ -92,7 +92,8 @@ describe('simd build', () => {
     const model = models[name];
     for (const g of ref.generate) {
       const steps = [];
-      const out = await model.generate(g.text, { ...optionsOf(g.options), onStep: (s) => steps.push(s) });
+      const options = { ...optionsOf(g.options), returnAttention: true, onStep: (s) => steps.push(s) };
+      const out = await model.generate(g.text, options);
       expect(Array.from(out.outputIds)).toEqual(g.sequence);
       await expectSteps(model, steps, g, ref, `${name} ${g.name}`);
     }

@@ -299,18 +299,20 @@ describe('refusals', () => {
     await expect(marian.generate({ inputIds: ids }, { numBeams: 2, numReturnSequences: 3 })).rejects.toThrow(
       /numReturnSequences: expected at most numBeams \(2\), got 3/,
     );
-    await expect(marian.generate({ inputIds: ids }, { temperature: 0.7 })).rejects.toThrow(/temperature/);
+    await expect(marian.generate({ inputIds: ids }, { temperature: 0 })).rejects.toThrow(
+      new RangeError('temperature: expected a finite number > 0, got number 0'),
+    );
     await expect(marian.generate({ inputIds: ids, decoderInputIds: [233] })).rejects.toThrow(/generate\(\) decides/);
     // After every refusal the model still translates.
     const out = await marian.generate({ inputIds: ids }, { maxNewTokens: 3 });
     expect(out.outputIds.length).toBeGreaterThan(1);
   });
 
-  test('an encoder has no generate(), a decoder no beams; an encoder-decoder no prefill or step', async () => {
+  test('an encoder has no generate(), a decoder’s step stream no beams; an encoder-decoder no prefill or step', async () => {
     await expect(bert.generate('毒')).rejects.toThrow(
       /^generate: a bert is an encoder; generate\(\) is a decoder's or an encoder-decoder's/,
     );
-    await expect(gpt2.generate('毒', { numBeams: 2 })).rejects.toThrow(TypeError);
+    expect(() => gpt2.generateSteps('毒', { numBeams: 2 })).toThrow(TypeError);
     await expect(marian.prefill({ inputIds: ids })).rejects.toThrow(/prefill: a marian is an encoder-decoder/);
     await expect(marian.step({ inputIds: ids })).rejects.toThrow(TypeError);
   });

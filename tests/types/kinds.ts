@@ -123,17 +123,33 @@ export async function decoder(gpt2: DecoderModel): Promise<void> {
   const nextLogits: Float32Array = next.logits;
   // @ts-expect-error: returnAttention false
   void next.attention;
-  // A continuation is not a translation: no candidates, no beams.
+  // Greedy by default: its step scores; candidates, as every kind's generate() returns them.
   const g = await gpt2.generate('The cat', { maxNewTokens: 8 });
   const text: string | null = g.text;
   const stepScores: Float64Array = g.stepScores;
-  const attention: Float32Array = g.attention;
-  // @ts-expect-error: a decoder's result has no candidates
-  void g.candidates;
-  // @ts-expect-error: a decoder samples or is greedy: no beam search
-  await gpt2.generate('The cat', { maxNewTokens: 8, numBeams: 2 });
-  // @ts-expect-error: numBeams alone, as well
-  await gpt2.generate('The cat', { numBeams: 2 });
+  // @ts-expect-error: a decoder's generate() returns attention only when asked (docs/performance.md)
+  void g.attention;
+  const attention: Float32Array = (await gpt2.generate('The cat', { returnAttention: true })).attention;
+  const only: string | null = g.candidates[0].text;
+  // Beam search, as an encoder-decoder's: candidates; step scores only one token a step.
+  const beams = await gpt2.generate('The cat', { maxNewTokens: 8, numBeams: 2, numReturnSequences: 2 });
+  const second: Int32Array = beams.candidates[1].outputIds;
+  const maybeScores: Float64Array | undefined = beams.stepScores;
+  // @ts-expect-error: a beam search's result may have no step scores
+  const notSure: Float64Array = beams.stepScores;
+  // @ts-expect-error: a step stream is one token a step: no beams
+  gpt2.generateSteps('The cat', { numBeams: 2 });
+  // Stop strings and minP.
+  await gpt2.generate('The cat', { stopStrings: ['\n\n', '.'], doSample: true, minP: 0.05, seed: 1 });
+  await gpt2.generate('The cat', { stopStrings: 'end' });
+  // @ts-expect-error: strings, not ids
+  await gpt2.generate('The cat', { stopStrings: [13] });
+  // What belongs to the other kind: an encoder-decoder's head mask by group, its steps' cross-attention.
+  // @ts-expect-error: a decoder's head mask is [layers][heads], not by group
+  await gpt2.generate('The cat', { headMask: { decoder: [[1, 0, 1, 1]] } });
+  // @ts-expect-error: a decoder's step has no cross-attention
+  await gpt2.generate('The cat', { returnAttention: true, onStep: (s) => void s.attentions?.cross });
+  void [only, second, maybeScores, notSure];
   // The seed: there when sampling, maybe there when generation_config.json decides, absent when greedy.
   const sampled = await gpt2.generate('The cat', { doSample: true, topK: 20, seed: 7 });
   const seed: number = sampled.seed;
@@ -183,11 +199,16 @@ export async function encoderDecoder(mt: EncoderDecoderModel): Promise<void> {
   const best: string | null = g.candidates[0].text;
   const gCross: Float32Array = g.crossAttention;
   const gDecoderIds: Int32Array = g.decoderInputIds;
-  const seedless = await mt.generate('毒', { returnAttention: false });
+  const seedless = await mt.generate('毒', { returnAttention: false, doSample: false });
   // @ts-expect-error: without attention nor hidden states, no teacher-forced pass: no decoder ids
   void seedless.decoderInputIds;
-  // @ts-expect-error: an encoder-decoder's generate() has no seed (no sampling)
+  // @ts-expect-error: a greedy or beam search has no seed
   void seedless.seed;
+  // Sampling, as a decoder's: its seed.
+  const sampledSeed: number = (await mt.generate('毒', { doSample: true, topP: 0.9, minP: 0.1 })).seed;
+  const maybeSeed: number | undefined = (await mt.generate('毒')).seed;
+  await mt.generate('毒', { stopStrings: ['.'], numBeams: 2 });
+  void [sampledSeed, maybeSeed];
   const hiddenOnly = await mt.generate('毒', { returnAttention: false, returnHiddenStates: true });
   const hiddenIds: Int32Array = hiddenOnly.decoderInputIds;
   const decoderHidden: Float32Array = hiddenOnly.decoderHiddenStates;
@@ -195,10 +216,20 @@ export async function encoderDecoder(mt: EncoderDecoderModel): Promise<void> {
   void hiddenOnly.crossAttention;
   // @ts-expect-error: generate() decides the decoder's ids
   await mt.generate({ text: '毒', decoderInputIds: [65000] });
-  // @ts-expect-error: an encoder-decoder does not sample
-  await mt.generate('毒', { doSample: true });
   // @ts-expect-error: no state between calls: prefill, step and generateSteps are a decoder's
   mt.generateSteps('毒');
   await mt.generate('毒', { numBeams: 1, onStep: (s) => void s.attentions?.cross.shape });
+  // @ts-expect-error: an encoder-decoder's head mask is by group (a decoder's is [layers][heads])
+  await mt.generate('毒', { headMask: [[1, 0]] });
+  // @ts-expect-error: an encoder-decoder's step has its attention by group, no decoder-only `attention`
+  await mt.generate('毒', { numBeams: 1, onStep: (s) => void s.attention });
   void [cross, groups, decoderIds, logits, encoderHidden, best, gCross, gDecoderIds, hiddenIds, decoderHidden];
+}
+
+// numBeams: 1 keeps a greedy result's step scores in the type.
+export async function oneBeam(gpt2: DecoderModel): Promise<void> {
+  const scores: Float64Array = (await gpt2.generate('The cat', { numBeams: 1 })).stepScores;
+  const n = 3;
+  const maybe: Float64Array | undefined = (await gpt2.generate('The cat', { numBeams: n })).stepScores;
+  void [scores, maybe];
 }

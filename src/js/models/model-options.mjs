@@ -33,6 +33,7 @@ const COMMON_GENERATE_OPTIONS = [
   'minNewTokens',
   'noRepeatNgramSize',
   'repetitionPenalty',
+  'stopStrings',
   'returnAttention',
   'returnHiddenStates',
   'headMask',
@@ -40,31 +41,23 @@ const COMMON_GENERATE_OPTIONS = [
   'onStep',
   'signal',
 ];
-// An encoder-decoder's search: greedy or beams; a decoder's: greedy or sampled (seeded).
-const SEQ2SEQ_GENERATE_OPTIONS = new Set([
-  ...COMMON_GENERATE_OPTIONS,
-  'numBeams',
-  'numReturnSequences',
-  'lengthPenalty',
-  'earlyStopping',
-]);
-const DECODER_GENERATE_OPTIONS = new Set([
-  ...COMMON_GENERATE_OPTIONS,
-  'doSample',
-  'temperature',
-  'topK',
-  'topP',
-  'seed',
-]);
-// What a step stream takes: generate()'s options but the callbacks and the hidden states.
-const streamOptions = (allowed) =>
-  new Set([...allowed].filter((name) => !['onToken', 'onStep', 'returnHiddenStates'].includes(name)));
+// Sampling (seeded) and beam search: every kind's generate() has both.
+const SAMPLING_OPTIONS = ['doSample', 'temperature', 'topK', 'topP', 'minP', 'seed'];
+const BEAM_OPTIONS = ['numBeams', 'numReturnSequences', 'lengthPenalty', 'earlyStopping'];
+const ALL_GENERATE_OPTIONS = new Set([...COMMON_GENERATE_OPTIONS, ...SAMPLING_OPTIONS, ...BEAM_OPTIONS]);
+// What a step stream takes (a decoder's generateSteps, a conversation's sendSteps): one token a step, so no
+// beams; nor the callbacks and the hidden states.
+const STEP_OPTIONS = new Set(
+  [...COMMON_GENERATE_OPTIONS, ...SAMPLING_OPTIONS].filter(
+    (name) => !['onToken', 'onStep', 'returnHiddenStates'].includes(name),
+  ),
+);
 
 /** The generate() options of each kind, and of model.generateSteps() (a decoder's). */
 export const GENERATE_OPTIONS = Object.freeze({
-  'encoder-decoder': SEQ2SEQ_GENERATE_OPTIONS,
-  decoder: DECODER_GENERATE_OPTIONS,
-  steps: streamOptions(DECODER_GENERATE_OPTIONS),
+  'encoder-decoder': ALL_GENERATE_OPTIONS,
+  decoder: ALL_GENERATE_OPTIONS,
+  steps: STEP_OPTIONS,
 });
 
 export function checkRunOptions(options, what, config) {
@@ -161,6 +154,16 @@ export function checkSeq2SeqRunOptions(options, config) {
   return { ...withTruncation(options, config), headMask: checkHeadMask(options.headMask, config) };
 }
 
+// stopStrings: a string or an array of non-empty strings (transformers' stop_strings).
+function checkStopStrings(v) {
+  if (v === undefined) return;
+  const list = Array.isArray(v) ? v : [v];
+  if (!list.length || list.some((t) => typeof t !== 'string' || !t))
+    throw new ArgumentTypeError(
+      `stopStrings: expected a non-empty string or an array of non-empty strings, got ${describe(v)}`,
+    );
+}
+
 // generate()'s options (`allowed`: GENERATE_OPTIONS of the model's kind), or
 // generateSteps()'s (`what`), the head masks in the engine's form.
 export function checkGenerateOptions(options, config, allowed, what = 'generate') {
@@ -186,6 +189,12 @@ export function checkGenerateOptions(options, config, allowed, what = 'generate'
           : 'its outputIds, teacher-forced, returns them (model.run({ text, decoderInputIds: ' +
             'result.outputIds.slice(0, -1) }, { returnHeadOutputs: true }))'),
     );
+  for (const name of BEAM_OPTIONS)
+    if (options[name] !== undefined && !allowed.has(name))
+      throw new ArgumentTypeError(
+        `${name}: ${what}() gives one token a step, not beams; generate() has beam search ` +
+          `(model.generate(input, { ${name}: ${describe(options[name])} }))`,
+      );
   rejectUnknown(options, allowed, what);
   const whole = (name, least, most) => {
     const v = options[name];
@@ -215,6 +224,9 @@ export function checkGenerateOptions(options, config, allowed, what = 'generate'
   whole('topK', 0, config.vocabSize);
   if (options.topP !== undefined && (typeof options.topP !== 'number' || !(options.topP > 0 && options.topP <= 1)))
     throw new ArgumentRangeError(`topP: expected a number in (0, 1], got ${describe(options.topP)}`);
+  if (options.minP !== undefined && (typeof options.minP !== 'number' || !(options.minP >= 0 && options.minP <= 1)))
+    throw new ArgumentRangeError(`minP: expected a number in [0, 1], got ${describe(options.minP)}`);
+  checkStopStrings(options.stopStrings);
   if (options.doSample !== undefined && typeof options.doSample !== 'boolean')
     throw new ArgumentTypeError(`doSample: expected a boolean, got ${describe(options.doSample)}`);
   if (options.seed !== undefined && (!Number.isInteger(options.seed) || options.seed < 0 || options.seed > 2 ** 32 - 1))

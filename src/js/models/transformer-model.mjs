@@ -83,6 +83,9 @@ export class TransformerModel extends EngineResource {
       // The positions a decoder's cache holds, and whose they are (a step stream's, or null: prefill and step's).
       past: 0,
       cacheOwner: null,
+      // The ids the cache holds while it is prefill, step and generate's (cacheOwner null); null: not known
+      // (a stream's, rewound by the caller): nothing is reused from it (kinds/decoder-cache.mjs).
+      cachedIds: [],
       // Whose encoding an encoder-decoder holds (kinds/encoder-decoder.mjs: teacherForced's, or null).
       encodedBy: null,
       call: (name, args) => this[CALL](name, args),
@@ -234,6 +237,7 @@ export class TransformerModel extends EngineResource {
     await inner.exclusive(() => inner.call(CALLS.modelReset));
     inner.past = 0;
     inner.cacheOwner = null;
+    inner.cachedIds = [];
   }
 
   /**
@@ -248,6 +252,7 @@ export class TransformerModel extends EngineResource {
           `past: expected an integer from 0 to ${inner.past} (the positions seen), got ${describe(past)}`,
         );
       await inner.call(CALLS.modelRewind, () => [past]);
+      inner.cachedIds = inner.cacheOwner === null && inner.cachedIds ? inner.cachedIds.slice(0, past) : null;
       inner.past = past;
       inner.cacheOwner = null;
     });

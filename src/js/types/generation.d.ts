@@ -13,38 +13,75 @@ import type {
   Seq2SeqHiddenStates,
 } from './results.js';
 
-export interface GenerateOptions {
-  /** Tokens after decoder_start_token_id (default: generation_config.json's max_length, 20 without one). */
+/**
+ * What every kind's generate() takes to search: transformers' generate() keyword arguments, camelCased (each
+ * default: generation_config.json's, else transformers'). Greedy (numBeams 1, doSample false), sampling (doSample)
+ * or beam search (numBeams > 1; with doSample a TypeError), on a decoder and an encoder-decoder alike.
+ */
+export interface SearchOptions {
+  /** New tokens after the prompt (a decoder's) or decoder_start_token_id (default: generation_config.json's max_length, 20 new without one). */
   maxNewTokens?: number;
-  /** The whole output's length, decoder_start_token_id included; or maxNewTokens, not both. */
+  /** The whole output's length, the prompt or decoder_start_token_id included; or maxNewTokens, not both. */
   maxLength?: number;
-  /** 1: greedy search; more: beam search (default generation_config.json's num_beams). */
-  numBeams?: number;
-  /** Candidates returned (beam search), at most numBeams. */
-  numReturnSequences?: number;
-  lengthPenalty?: number;
-  earlyStopping?: boolean | 'never';
-  noRepeatNgramSize?: number;
-  repetitionPenalty?: number;
   /** No eos before this many new tokens. */
   minNewTokens?: number;
+  /**
+   * 1: greedy search or sampling; more: beam search (default generation_config.json's num_beams). A decoder's
+   * beams share its one KV cache: each step feeds each beam's ids after where it parts from the beam before.
+   */
+  numBeams?: 1 | (number & {}); // (1 named: `numBeams: 1` types a result as one token a step's)
+  /** Candidates returned (beam search), at most numBeams. */
+  numReturnSequences?: number;
+  /** Beam search: a finished beam's score is its log-probability ÷ (new tokens)^lengthPenalty. */
+  lengthPenalty?: number;
+  earlyStopping?: boolean | 'never';
+  /** Sampling (default generation_config.json's do_sample), with temperature, topK (default 50), topP and minP. */
+  doSample?: boolean;
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  /**
+   * Sampling: drop the tokens less likely than minP × the most likely one's probability (after temperature,
+   * topK and topP), as transformers' MinPLogitsWarper; 0 to 1.
+   */
+  minP?: number;
+  /**
+   * The sampler's seed (mha-wasm's own generator: the same seed, the same ids on every build and thread count,
+   * in Node and browsers; not torch's numbers). Default: a random one, returned as the result's `seed`.
+   */
+  seed?: number;
+  noRepeatNgramSize?: number;
+  repetitionPenalty?: number;
+  /**
+   * Stop once the text contains one of these strings (transformers' stop_strings, StopStringCriteria): the
+   * string may span ids, and the id that completes it ends the output (its text may run on past the string:
+   * "stop" ends an output in "…st|opper"). Needs the model's tokenizer. The output is not cut at the string.
+   */
+  stopStrings?: string | string[];
   /** The attention (and hidden states) of run() over the ids fed back (default true; hidden states false). */
   returnAttention?: boolean;
   returnHiddenStates?: boolean;
+  /**
+   * Each new token as it is decided (greedy or sampled, with the text it adds: `textDelta`), or each step's best
+   * beam, with every beam (beam search: no textDelta, since the best beam can change).
+   */
+  onToken?: (report: TokenReport) => void;
+  /** Stops between steps (it rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
+/** The options of a beam search, which a step stream (generateSteps, sendSteps) does not take. */
+export type BeamOptions = 'numBeams' | 'numReturnSequences' | 'lengthPenalty' | 'earlyStopping';
+
+/** An encoder-decoder's generate() options. */
+export interface GenerateOptions extends SearchOptions {
   /** Applied at every step and to the returned attention. */
   headMask?: HeadMask;
   /**
-   * Each new token as it is decided (greedy, with the text it adds: `textDelta`), or each step's best beam, with
-   * every beam (beam search: no textDelta, since the best beam can change).
-   */
-  onToken?: (report: TokenReport) => void;
-  /**
-   * Each step of a greedy search (numBeams 1; with beams a TypeError): its token, the logits it was chosen from
-   * and the decoder's and cross-attention rows of the token fed for it. Awaited before the next step.
+   * Each step of a greedy or sampled search (numBeams 1; with beams a TypeError): its token, the logits it was
+   * chosen from and the decoder's and cross-attention rows of the token fed for it. Awaited before the next step.
    */
   onStep?: (step: Seq2SeqGenerationStep) => void | Promise<void>;
-  /** Stops between steps (it rejects with the signal's reason). */
-  signal?: AbortSignal;
 }
 
 /**
@@ -89,6 +126,8 @@ export type DecoderGenerationStep<O = { returnAttention: boolean }> = Flat<
  */
 export interface Seq2SeqGenerationStep extends GenerationStepBase {
   attentions?: { decoder: AttentionGroup; cross: AttentionGroup };
+  /** A sampled generation's seed. */
+  seed?: number;
 }
 
 /** A step of either kind's generation. */
@@ -141,6 +180,7 @@ export interface GenerateBase {
  */
 export type GenerateResult<O = {}> = Flat<
   GenerateBase &
+    Returned<Asked<O, 'doSample', 'maybe'>, { seed: number }> &
     Returned<
       Either<Asked<O, 'returnAttention', 'yes'>, Asked<O, 'returnHiddenStates'>>,
       Omit<Seq2SeqBase, 'inputIds' | 'tokens' | 'special'>
@@ -149,38 +189,34 @@ export type GenerateResult<O = {}> = Flat<
     Returned<Asked<O, 'returnHiddenStates'>, Seq2SeqHiddenStates>
 >;
 
-export interface DecoderGenerateOptions {
-  /** New tokens after the prompt (default: generation_config.json's max_length, which counts the prompt). */
-  maxNewTokens?: number;
-  maxLength?: number;
-  /** Sampling (default generation_config.json's do_sample), with its temperature, topK (default 50) and topP. */
-  doSample?: boolean;
-  temperature?: number;
-  topK?: number;
-  topP?: number;
-  /** The sampler's seed (mha-wasm's own generator: the same seed, the same text, in Node and browsers). */
-  seed?: number;
-  repetitionPenalty?: number;
-  noRepeatNgramSize?: number;
-  /** No eos before this many new tokens. */
-  minNewTokens?: number;
-  /** attention [numLayers, numHeads, n − 1, n − 1] of run() over outputIds without its last id (default true). */
+/**
+ * A decoder's generate() options. generate() keeps what the cache (prefill(), step(), an earlier generate())
+ * holds of its prompt and feeds the rest; it leaves the cache holding its output but the last id
+ * (model.past === outputIds.length − 1: a step() of that id continues it); a search that fails leaves it empty.
+ */
+export interface DecoderGenerateOptions extends SearchOptions {
+  /**
+   * attention [numLayers, numHeads, n − 1, n − 1] of run() over outputIds without its last id, and each onStep
+   * step's rows. Default **false** for a decoder (an encoder-decoder's is true): the attention costs a second
+   * pass over the output and numLayers·numHeads·n² floats — for a Qwen2.5-0.5B at 1,000 tokens 1.3 GB, and
+   * about twice the time at 100 (docs/performance.md). generateSteps() returns each step's by default.
+   */
   returnAttention?: boolean;
-  returnHiddenStates?: boolean;
   /** [numLayers][numHeads] of 1 (keep) or 0 (off), at every step and in the returned attention. */
   headMask?: LayerHeadMask;
-  /** Each new token as it is decided, with the text it adds (`textDelta`, as a step's). */
-  onToken?: (report: TokenReport) => void;
   /**
-   * Each step: its token, the logits it was chosen from, and (with returnAttention, the default) the attention
-   * of the tokens fed for it, computed as run()'s. Awaited before the next step.
+   * Each step of a greedy or sampled search (numBeams 1; with beams a TypeError): its token, the logits it was
+   * chosen from, and (with returnAttention: true) the attention of the tokens fed for it, computed as run()'s
+   * (the prompt is then fed whole, the cache's copy of it not kept). Awaited before the next step.
    */
   onStep?: (step: DecoderGenerationStep) => void | Promise<void>;
-  signal?: AbortSignal;
 }
 
-/** generateSteps()'s options: generate()'s but the callbacks and the hidden states. */
-export type GenerateStepsOptions = Omit<DecoderGenerateOptions, 'onToken' | 'onStep' | 'returnHiddenStates'>;
+/** generateSteps()'s options: generate()'s but the beams, the callbacks and the hidden states. */
+export type GenerateStepsOptions = Omit<
+  DecoderGenerateOptions,
+  'onToken' | 'onStep' | 'returnHiddenStates' | BeamOptions
+>;
 
 /** A decoder's generate() whatever its options. */
 export interface DecoderGenerateBase {
@@ -197,19 +233,33 @@ export interface DecoderGenerateBase {
   text: string | null;
   /** The pieces of outputIds. */
   tokens: string[];
-  /** The sum of the chosen tokens' log-probabilities (after the processors); each one's processed score. */
+  /**
+   * Greedy or sampled: the sum of the chosen tokens' log-probabilities (after the processors); beam search:
+   * transformers' sequences_scores (length-penalized).
+   */
   score: number;
-  stepScores: Float64Array;
+  /** The numReturnSequences best, best first (greedy or sampled: the one); each text is what it adds to the prompt. */
+  candidates: GenerateCandidate[];
 }
 
+/** Whether a search with options O is one token a step (numBeams 1 or left to generation_config.json). */
+type OneBeam<O> = 'numBeams' extends keyof O
+  ? [O['numBeams' & keyof O]] extends [1 | undefined]
+    ? 'yes'
+    : 'maybe'
+  : 'yes';
+
 /**
- * A decoder's generate() with options O: the seed a sampled generation used (to repeat it; doSample left out,
- * generation_config.json's do_sample decides); run()'s attention [numLayers, numHeads, n − 1, n − 1] over
- * outputIds without its last id (unless returnAttention is false) and, asked, its hidden states.
+ * A decoder's generate() with options O: each chosen token's processed score (stepScores; one token a step:
+ * numBeams 1, or left out, when generation_config.json's num_beams is 1 — a beam search has none); the seed a
+ * sampled generation used (to repeat it; doSample left out, generation_config.json's do_sample decides); with
+ * returnAttention: true, run()'s attention [numLayers, numHeads, n − 1, n − 1] over outputIds without its last
+ * id (not by default); asked, its hidden states.
  */
 export type DecoderGenerateResult<O = {}> = Flat<
   DecoderGenerateBase &
+    Returned<OneBeam<O>, { stepScores: Float64Array }> &
     Returned<Asked<O, 'doSample', 'maybe'>, { seed: number }> &
-    Returned<Asked<O, 'returnAttention', 'yes'>, { attention: Float32Array; attentions: { decoder: AttentionGroup } }> &
+    Returned<Asked<O, 'returnAttention', 'no'>, { attention: Float32Array; attentions: { decoder: AttentionGroup } }> &
     Returned<Asked<O, 'returnHiddenStates'>, { hiddenStates: Float32Array }>
 >;

@@ -261,7 +261,7 @@ export interface ModelBase {
    * `this.past`, else a RangeError): the next step() continues from them.
    */
   rewind(past: number): Promise<void>;
-  /** The positions a decoder has seen through prefill() and step() (0 for the other kinds). */
+  /** The positions a decoder's cache holds: prefill(), step(), generate() (its output but the last id); 0 for the other kinds. */
   readonly past: number;
   /** The readable pieces of token ids, as results' tokens show them. */
   pieces(ids: ArrayLike<number>): string[];
@@ -296,7 +296,14 @@ export interface DecoderModel extends ModelBase {
     input: DecoderInput,
     options?: Options<O, ModelRunOptions>,
   ): Promise<DecoderResult<O>>;
-  /** The prompt, then a token a step through the KV cache, greedy or sampled (generation_config.json's defaults). */
+  /**
+   * The prompt, then a token a step through the KV cache: greedy, sampled or by beam search, stop strings, as
+   * transformers' generate() (generation_config.json's defaults). What the cache holds of the prompt (from
+   * prefill(), step() or an earlier generate()) is kept, the rest fed; the cache is left holding the output but
+   * its last id (`past` = outputIds.length − 1: a step() of that id continues it); a search that fails (the
+   * signal, a callback) leaves it empty. Attention is returned by default (run() over the output once, after the
+   * search: docs/performance.md measures what it costs); returnAttention: false for text alone.
+   */
   generate<O extends DecoderGenerateOptions = {}>(
     prompt: DecoderPrompt,
     options?: Options<O, DecoderGenerateOptions>,
@@ -329,7 +336,7 @@ export interface EncoderDecoderModel extends ModelBase {
     input: Seq2SeqInput,
     options?: Options<O, Seq2SeqRunOptions>,
   ): Promise<Seq2SeqResult<O>>;
-  /** As transformers' generate() with generation_config.json: greedy or beam search. */
+  /** As transformers' generate() with generation_config.json: greedy, sampled (seeded) or beam search, stop strings. */
   generate<O extends GenerateOptions = {}>(
     input: Seq2SeqGenerateInput,
     options?: Options<O, GenerateOptions>,

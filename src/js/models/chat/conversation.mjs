@@ -18,6 +18,7 @@ import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
 import { GENERATE_OPTIONS, checkGenerateOptions } from '../model-options.mjs';
 import { generationSettings } from '../generation/settings.mjs';
 import { greedySteps } from '../generation/greedy.mjs';
+import { stopStringCheck } from '../generation/stopping.mjs';
 import { seededRandom } from '../generation/sampling.mjs';
 import { feed, lastQueries, masks, publicStep, textDeltas } from '../kinds/decoder.mjs';
 import { chatTokenizer, checkChatOptions, checkMessages, renderMessages } from './template.mjs';
@@ -191,6 +192,7 @@ export class Conversation {
         prompt,
         random: seededRandom(seed),
         signal: opts.signal,
+        stopText: stopStringCheck(inner.decodeText, settings.stopStrings),
       })) {
         newIds.push(found.id);
         const textDelta = await texts(found);

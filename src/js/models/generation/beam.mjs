@@ -28,14 +28,15 @@ function topK(values, k) {
  * their next-token logits [numBeams × vocab]; `reorder(parents)` makes beam b
  * what beam parents[b] was. Resolves to { outputIds, score, candidates:
  * [{ outputIds, score }] (the numReturnSequences best, best first; score
- * is transformers' sequences_scores, length-penalized) }.
+ * is transformers' sequences_scores, length-penalized) }. `stopText`: as
+ * greedySteps' (each candidate's sequence checked, as transformers' criteria).
  */
 export async function beamSearch(
   step,
   reorder,
   s,
   vocabSize,
-  { prompt = [s.decoderStartTokenId], onToken, signal } = {},
+  { prompt = [s.decoderStartTokenId], onToken, signal, stopText } = {},
 ) {
   const B = s.numBeams;
   const K = Math.max(2, 1 + s.eosTokenIds.length) * B;
@@ -75,7 +76,9 @@ export async function beamSearch(
         origins: [...origins[beam], beam],
       };
     });
-    const stopped = top.map((c) => stops(s, curLen + 1, c.token));
+    const stopped = await Promise.all(
+      top.map(async (c) => stops(s, curLen + 1, c.token) || Boolean(stopText && (await stopText(c.ids)))),
+    );
     // The next running beams: the best K that did not stop.
     const live = top.map((c, k) => c.score + (stopped[k] ? NEG : 0));
     const keep = topK(live, B);

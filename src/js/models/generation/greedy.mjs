@@ -15,13 +15,14 @@ import { stops } from './stopping.mjs';
  * the whole prompt) and resolves to { logits, ... }: the next token's
  * logits (a Float32Array over the vocabulary) and whatever else the model
  * returned for the ids fed. `prompt`: the ids the output starts with
- * (default [decoder_start_token_id]); `random`: sampling's generator.
+ * (default [decoder_start_token_id]); `random`: sampling's generator;
+ * `stopText`: stopping.mjs' stopStringCheck of the stop strings, or null.
  * Yields, a step each: { id, outputIds (the prompt first, through id),
  * score (id's processed score: transformers' scores), logProbability (its
  * log-softmax), fed (step()'s result that gave the logits), done (whether
  * this step's id stops the search) }; returns after that step.
  */
-export async function* greedySteps(step, s, { prompt = [s.decoderStartTokenId], random, signal } = {}) {
+export async function* greedySteps(step, s, { prompt = [s.decoderStartTokenId], random, signal, stopText } = {}) {
   const sequence = Array.from(prompt);
   let next = Array.from(prompt);
   for (;;) {
@@ -32,7 +33,7 @@ export async function* greedySteps(step, s, { prompt = [s.decoderStartTokenId], 
     if (s.doSample) best = sample(scores, random);
     else for (let v = 1; v < scores.length; v++) if (scores[v] > scores[best]) best = v;
     sequence.push(best);
-    const done = stops(s, sequence.length, best);
+    const done = stops(s, sequence.length, best) || Boolean(stopText && (await stopText(sequence)));
     yield {
       id: best,
       outputIds: Int32Array.from(sequence),

@@ -64,8 +64,9 @@ export function processScores(scores, sequence, s, promptLength = 1) {
   return s.renormalizeLogits ? logSoftmax(out) : out;
 }
 
-// Sampling's warpers, in place: Temperature, TopK (keep the k largest and their ties), TopP (keep the smallest
-// set whose probability reaches p, the most likely token always).
+// Sampling's warpers, in place, in transformers' order: Temperature, TopK (keep the k largest and their ties),
+// TopP (keep the smallest set whose probability reaches p, the most likely token always), MinP (keep the
+// tokens whose probability is at least minP times the most likely one's: MinPLogitsWarper).
 function warp(scores, s) {
   if (s.temperature !== 1) for (let v = 0; v < scores.length; v++) scores[v] /= s.temperature;
   if (s.topK > 0 && s.topK < scores.length) {
@@ -80,6 +81,12 @@ function warp(scores, s) {
       cumulative += probs[i];
       if (cumulative <= 1 - s.topP) scores[order[i]] = -Infinity;
     }
+  }
+  if (s.minP !== null && s.minP !== undefined) {
+    let max = -Infinity;
+    for (const v of scores) if (v > max) max = v;
+    // probs[v] < minP · probs[top] ⇔ exp(scores[v] − max) < minP (the softmax's sum cancels); the top stays.
+    for (let v = 0; v < scores.length; v++) if (Math.exp(scores[v] - max) < s.minP) scores[v] = -Infinity;
   }
 }
 

@@ -26,6 +26,8 @@ export const GENERATION_DEFAULTS = Object.freeze({
   temperature: 1.0,
   top_k: 50,
   top_p: 1.0,
+  min_p: null,
+  stop_strings: null,
 });
 
 // Fields of a generation config this search does not implement: refused when set to anything but their default.
@@ -56,7 +58,8 @@ const UNSUPPORTED = Object.freeze({
  * Returns { maxLength, minLength, minNewTokens, numBeams, numReturnSequences,
  * lengthPenalty, earlyStopping, noRepeatNgramSize, repetitionPenalty,
  * badWordsIds, forcedEosTokenId, renormalizeLogits, doSample, temperature,
- * topK, topP, decoderStartTokenId, eosTokenIds, padTokenId }.
+ * topK, topP, minP (null: none), stopStrings (strings, [] for none),
+ * decoderStartTokenId, eosTokenIds, padTokenId }.
  */
 export function generationSettings(
   config,
@@ -93,6 +96,13 @@ export function generationSettings(
   const topP = field('top_p') ?? 1.0;
   if (typeof topP !== 'number' || !(topP > 0 && topP <= 1))
     throw new Error(`${file}: top_p must be a number in (0, 1], got ${JSON.stringify(topP)}`);
+  const minP = field('min_p');
+  if (minP !== null && (typeof minP !== 'number' || !(minP >= 0 && minP <= 1)))
+    throw new Error(`${file}: min_p must be a number in [0, 1], got ${JSON.stringify(minP)}`);
+  const stopStrings = field('stop_strings');
+  const stopList = stopStrings === null ? [] : Array.isArray(stopStrings) ? stopStrings : [stopStrings];
+  if (stopList.some((t) => typeof t !== 'string' || !t))
+    throw new Error(`${file}: stop_strings must be a string or a list of non-empty strings`);
   const badWordsIds = field('bad_words_ids');
   if (badWordsIds !== null && (!Array.isArray(badWordsIds) || badWordsIds.some((w) => !Array.isArray(w) || !w.length)))
     throw new Error(`${file}: bad_words_ids must be a list of non-empty lists of token ids`);
@@ -119,6 +129,8 @@ export function generationSettings(
     temperature: positive('temperature', field('temperature') ?? 1.0),
     topK: count('top_k', field('top_k') ?? 0, 0),
     topP,
+    minP,
+    stopStrings: stopList,
     badWordsIds: (badWordsIds ?? []).map((w) => w.map((v) => id('bad_words_ids', v))),
     forcedEosTokenId: ids('forced_eos_token_id', field('forced_eos_token_id')),
     renormalizeLogits: field('renormalize_logits') === true,
@@ -144,15 +156,19 @@ export function generationSettings(
     'temperature',
     'topK',
     'topP',
+    'minP',
+    'stopStrings',
   ])
     if (options[key] !== undefined) s[key] = options[key];
+  if (!Array.isArray(s.stopStrings)) s.stopStrings = [s.stopStrings]; // one string given alone
   if (s.numReturnSequences > s.numBeams)
     throw new ArgumentRangeError(
       `numReturnSequences: expected at most numBeams (${s.numBeams}), got ${s.numReturnSequences}`,
     );
   if (s.doSample && s.numBeams > 1)
     throw new ArgumentTypeError(
-      'doSample: sampling with beams (beam-search multinomial) is not supported; use numBeams 1',
+      `doSample: sampling with beams (beam-search multinomial) is not supported (numBeams ${s.numBeams}` +
+        `${options.numBeams === undefined ? `, from ${file}` : ''}); give numBeams: 1`,
     );
   if (s.maxLength <= promptLength)
     throw new ArgumentRangeError(

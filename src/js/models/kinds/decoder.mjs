@@ -1,18 +1,25 @@
 // A decoder's calls (GPT-2, Llama, Qwen2/3): run() as an encoder's on a causal
 // stack; prefill() and step() through its keys-and-values cache; generate(),
-// greedy or sampled, the prompt prefilled once and one new token a step; and
-// generateSteps(), the same search one step per next(), between which other
-// calls may use the cache (the stream then feeds its own tokens again).
+// greedy, sampled or by beam search, the prompt fed once (what the caller's
+// cache holds of it kept) and one new token a step, the cache left holding the
+// output (kinds/decoder-cache.mjs); and generateSteps(), the greedy or sampled
+// search one step per next(), between which other calls may use the cache
+// (the stream then feeds its own tokens again).
 import { checkGenerateOptions, checkRunOptions, GENERATE_OPTIONS } from '../model-options.mjs';
 import { readInput } from '../model-input.mjs';
 import { CALLS } from '../../protocol.mjs';
 import { rejectUnknown } from '../../checks.mjs';
-import { ArgumentRangeError } from '../../errors.mjs';
+import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
 import { generationSettings } from '../generation/settings.mjs';
 import { greedySearch, greedySteps } from '../generation/greedy.mjs';
+import { beamSearch } from '../generation/beam.mjs';
 import { seededRandom } from '../generation/sampling.mjs';
+import { stopStringCheck } from '../generation/stopping.mjs';
 import { addedText, textStream } from '../generation/text-stream.mjs';
+import { cacheBeams, feed, feedSequence, settle } from './decoder-cache.mjs';
 import { runStack, stackResult } from './encoder.mjs';
+
+export { feed };
 
 // prefill() and step(): one engine call with state, `past` counted after it.
 function stateful(inner, call, input, options) {
@@ -24,6 +31,9 @@ function stateful(inner, call, input, options) {
       return { call, inputIds: read.inputIds, returnAttention, ...returns, headMask: masks(inner, headMask) };
     });
     inner.past = result.past + read.inputIds.length;
+    const fed = Array.from(read.inputIds);
+    if (call === 'prefill') inner.cachedIds = fed;
+    else inner.cachedIds = inner.cacheOwner === null && inner.cachedIds ? [...inner.cachedIds, ...fed] : null;
     inner.cacheOwner = null; // the caller's now: a step stream feeds its tokens again
     return stackResult(inner, read, result);
   });
@@ -31,12 +41,6 @@ function stateful(inner, call, input, options) {
 
 // A decoder's head mask as the engine's request names it: by its one attention group.
 export const masks = (inner, headMask) => ({ [inner.architecture.attentionGroups[0]]: headMask ?? null });
-
-// A step of the searches (generation/greedy.mjs): the new ids fed with the cache, the next token's logits.
-export function feed(inner, call, ids, returnAttention, headMask) {
-  const request = { call, inputIds: Int32Array.from(ids), returnAttention, returnLogits: 'last', headMask };
-  return inner.send(() => request).then((r) => ({ ...r, logits: r.logits.data }));
-}
 
 // generate()'s input: a string, { text } or { inputIds }, as the prompt.
 function promptSource(input, what) {
@@ -62,7 +66,12 @@ async function prepare(inner, source, opts, what) {
       `maxLength: ${settings.maxLength} tokens (the prompt's ${prompt.length} and the new ones), more than the ` +
         `${config.maxLength} positions this model has`,
     );
-  return { read, settings, seed: opts.seed ?? Math.floor(Math.random() * 2 ** 32) };
+  if (settings.stopStrings.length && !inner.tokenizer)
+    throw new ArgumentTypeError(
+      `stopStrings: this ${config.modelType} has no tokenizer to decode its ids with (stop strings are text)`,
+    );
+  const stopText = inner.tokenizer ? stopStringCheck(inner.decodeText, settings.stopStrings) : null;
+  return { read, settings, stopText, seed: opts.seed ?? Math.floor(Math.random() * 2 ** 32) };
 }
 
 // The rows of the last `n` queries of an attention { data, shape: [layers, heads, T, keys] }: [layers, heads, n, keys].
@@ -93,63 +102,101 @@ export function publicStep(inner, found, index, seed, textDelta) {
   return out;
 }
 
+/** onStep with beams: refused by name (a step of a beam search is numBeams beams, not one token). */
+export function checkBeamSteps(opts, settings, file) {
+  const B = settings.numBeams;
+  if (opts.onStep && B > 1)
+    throw new ArgumentTypeError(
+      `onStep: a step of a beam search is ${B} beams, not one token (numBeams ${B}` +
+        `${opts.numBeams === undefined ? `, from ${file}` : ''}); give numBeams: 1, or follow the beams with onToken`,
+    );
+}
+
 async function generate(inner, input, options) {
   const opts = checkGenerateOptions(options, inner.config, GENERATE_OPTIONS.decoder);
   const source = promptSource(input, 'generate');
   return inner.exclusive(async () => {
-    const { read, settings, seed } = await prepare(inner, source, opts, 'generate');
+    const { read, settings, seed, stopText } = await prepare(inner, source, opts, 'generate');
+    checkBeamSteps(opts, settings, inner.generation.file);
     const prompt = read.inputIds;
     const mask = masks(inner, opts.headMask);
-    // With onStep, each step returns its attention too (unless returnAttention is false): its weights are
-    // then computed as run()'s are, bit for bit, and so are the logits.
-    const stepAttention = Boolean(opts.onStep) && opts.returnAttention !== false;
+    const B = settings.numBeams;
+    // Attention only when asked (returnAttention: true; docs/performance.md: a second pass over the output and
+    // numLayers·numHeads·n² floats, 1.3 GB for a Qwen2.5-0.5B at 1,000 tokens). With onStep and returnAttention,
+    // each step returns its attention too: its weights are
+    // then computed as run()'s are, bit for bit, and so are the logits; step 1's are the whole prompt's, so
+    // the prompt is then fed whole, not after what the cache holds of it.
+    const wantAttention = opts.returnAttention === true;
+    const stepAttention = Boolean(opts.onStep) && wantAttention;
     let first = true;
-    // The prompt through every layer once (its keys and values kept), then one new token a step.
-    const step = (ids) => {
-      const call = first ? 'prefill' : 'step';
-      first = false;
-      return feed(inner, call, ids, stepAttention, mask);
+    // The prompt through every layer once (what the caller's cache holds of it kept), then one token a step.
+    const step = async (ids) => {
+      if (first) {
+        first = false;
+        return feedSequence(inner, Array.from(ids), { attention: stepAttention, mask, reuse: !stepAttention });
+      }
+      const r = await feed(inner, 'step', ids, stepAttention, mask);
+      inner.cachedIds.push(...ids);
+      inner.past += ids.length;
+      return r;
     };
     let found;
     let index = 0;
     const onToken = opts.onToken && tokenReporter(inner, opts.onToken);
-    const texts = (opts.onToken || opts.onStep) && textDeltas(inner, prompt);
+    const texts = B === 1 && (opts.onToken || opts.onStep) && textDeltas(inner, prompt);
+    const hooks = { prompt, signal: opts.signal, stopText };
     try {
-      found = await greedySearch(step, settings, {
-        prompt,
-        random: seededRandom(seed),
-        onStep:
-          texts &&
-          (async (s) => {
-            const textDelta = await texts(s);
-            onToken?.(s, textDelta);
-            if (opts.onStep)
-              await opts.onStep(publicStep(inner, s, ++index, settings.doSample ? seed : undefined, textDelta));
-          }),
-        signal: opts.signal,
-      });
-    } finally {
-      // What the search left in the caches is the search's: the model's state is empty again.
+      if (B === 1)
+        found = await greedySearch(step, settings, {
+          ...hooks,
+          random: seededRandom(seed),
+          onStep:
+            texts &&
+            (async (s) => {
+              const textDelta = await texts(s);
+              onToken?.(s, textDelta);
+              if (opts.onStep)
+                await opts.onStep(publicStep(inner, s, ++index, settings.doSample ? seed : undefined, textDelta));
+            }),
+        });
+      else {
+        const beams = cacheBeams(inner, B, inner.config.vocabSize, { mask, reuse: true });
+        found = await beamSearch(beams.step, beams.reorder, settings, inner.config.vocabSize, { ...hooks, onToken });
+      }
+      // The cache holds what the output fed (all of it but its last id): a step of that id continues it.
+      await settle(inner, Array.from(found.outputIds.subarray(0, -1)), mask);
+    } catch (error) {
+      // A search that failed (the engine, the signal, a callback) leaves the cache empty.
       await inner.call(CALLS.modelReset);
-      inner.past = 0;
-      inner.cacheOwner = null;
+      Object.assign(inner, { past: 0, cacheOwner: null, cachedIds: [] });
+      throw error;
     }
+    const text = (ids) => (inner.tokenizer ? addedText(inner.decodeText, ids, prompt.length) : null);
+    const candidates = await Promise.all(
+      (found.candidates ?? [{ outputIds: found.outputIds, score: found.score }]).map(async (c) => ({
+        outputIds: c.outputIds,
+        score: c.score,
+        text: await text(c.outputIds),
+        tokens: inner.pieces(c.outputIds),
+      })),
+    );
     const out = {
       inputIds: prompt,
       inputTokens: read.tokens,
       outputIds: found.outputIds,
-      text: inner.tokenizer ? await addedText(inner.decodeText, found.outputIds, prompt.length) : null,
-      tokens: inner.pieces(found.outputIds),
+      text: candidates[0].text,
+      tokens: candidates[0].tokens,
       score: found.score,
-      stepScores: Float64Array.from(found.stepScores),
+      candidates,
     };
+    if (found.stepScores) out.stepScores = Float64Array.from(found.stepScores);
     if (settings.doSample) out.seed = seed;
-    if (opts.returnAttention !== false || opts.returnHiddenStates) {
+    if (wantAttention || opts.returnHiddenStates) {
       const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
       const r = await inner.send(() => ({
         call: 'run',
         inputIds: fed,
-        returnAttention: opts.returnAttention !== false,
+        returnAttention: wantAttention,
         returnHiddenStates: opts.returnHiddenStates === true,
         headMask: mask,
       }));
@@ -189,7 +236,7 @@ function generateSteps(inner, input, options) {
 }
 
 async function* stream(inner, source, opts) {
-  const { read, settings, seed } = await inner.exclusive(() => prepare(inner, source, opts, 'generateSteps'));
+  const { read, settings, seed, stopText } = await inner.exclusive(() => prepare(inner, source, opts, 'generateSteps'));
   const owner = {}; // the cache is this stream's while inner.cacheOwner is this object
   const cached = []; // the ids this stream has fed
   const attention = opts.returnAttention !== false;
@@ -213,7 +260,8 @@ async function* stream(inner, source, opts) {
   let index = 0;
   const random = seededRandom(seed);
   const texts = textDeltas(inner, read.inputIds);
-  for await (const found of greedySteps(step, settings, { prompt: read.inputIds, random, signal: opts.signal }))
+  const search = { prompt: read.inputIds, random, signal: opts.signal, stopText };
+  for await (const found of greedySteps(step, settings, search))
     yield publicStep(inner, found, ++index, settings.doSample ? seed : undefined, await texts(found));
 }
 

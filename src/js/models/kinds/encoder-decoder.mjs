@@ -1,6 +1,6 @@
 // An encoder-decoder's calls (Marian): run(), teacher-forced (the encoder over
 // the input, the decoder over decoderInputIds at once); generate(), the input
-// encoded once, then the decoder a token at a time, greedy or by beam search,
+// encoded once, then the decoder a token at a time, greedy, sampled (seeded) or by beam search,
 // its attention assembled from the steps' rows (bit for bit the
 // teacher-forced run's). No state between calls: prefill, step and
 // generateSteps are a decoder's.
@@ -8,10 +8,12 @@ import { checkGenerateOptions, checkSeq2SeqRunOptions, GENERATE_OPTIONS } from '
 import { readSeq2Seq } from '../model-input.mjs';
 import { CALLS } from '../../protocol.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
+import { seededRandom } from '../generation/sampling.mjs';
+import { stopStringCheck } from '../generation/stopping.mjs';
 import { generationSettings } from '../generation/settings.mjs';
 import { greedySearch } from '../generation/greedy.mjs';
 import { beamSearch } from '../generation/beam.mjs';
-import { textDeltas, tokenReporter } from './decoder.mjs';
+import { checkBeamSteps, textDeltas, tokenReporter } from './decoder.mjs';
 
 const decoderStart = (inner) =>
   generationSettings(inner.generation.json, inner.generation.file, {}, inner.config.vocabSize).decoderStartTokenId;
@@ -171,10 +173,11 @@ async function forward(
 
 // One greedy step as generate's onStep sees it: the token, the text it adds, what it was chosen from, and the
 // attention of the token fed for it (decoder_start_token_id at step 1): decoder [Ld, H, 1, t + 1], cross [Ld, H, 1, S].
-function publicStep(inner, { id, outputIds, score, fed }, index, textDelta) {
+function publicStep(inner, { id, outputIds, score, fed }, index, textDelta, seed) {
   const token = inner.pieces([id])[0];
   const out = { step: index, id, token, textDelta, outputIds, score, logits: fed.logits };
   if (fed.attention) out.attentions = { decoder: oneBeam(fed.attention), cross: fed.crossAttention };
+  if (seed !== undefined) out.seed = seed;
   return out;
 }
 
@@ -189,11 +192,12 @@ async function generate(inner, input, options) {
       `maxLength: ${settings.maxLength} tokens, more than the ${config.maxLength} positions this model has`,
     );
   const B = settings.numBeams;
-  if (opts.onStep && B > 1)
+  checkBeamSteps(opts, settings, inner.generation.file);
+  if (settings.stopStrings.length && !inner.tokenizer)
     throw new ArgumentTypeError(
-      `onStep: a step of a beam search is ${B} beams, not one token (numBeams ${B}` +
-        `${opts.numBeams === undefined ? `, from ${inner.generation.file}` : ''}); give numBeams: 1, or follow the beams with onToken`,
+      `stopStrings: this ${config.modelType} has no tokenizer to decode its ids with (stop strings are text)`,
     );
+  const seed = settings.doSample ? (opts.seed ?? Math.floor(Math.random() * 2 ** 32)) : undefined;
   return inner.exclusive(async () => {
     const read = await readSeq2Seq(inner, input, 'generate');
     const masks = opts.headMask;
@@ -233,9 +237,11 @@ async function generate(inner, input, options) {
         (async (s) => {
           const textDelta = await texts(s);
           onToken?.(s, textDelta);
-          if (opts.onStep) await opts.onStep(publicStep(inner, s, ++index, textDelta));
+          if (opts.onStep) await opts.onStep(publicStep(inner, s, ++index, textDelta, seed));
         }),
       signal: opts.signal,
+      random: seed === undefined ? undefined : seededRandom(seed),
+      stopText: inner.tokenizer ? stopStringCheck(inner.decodeText, settings.stopStrings) : null,
     };
     const found =
       B === 1
@@ -264,6 +270,7 @@ async function generate(inner, input, options) {
     out.score = found.score;
     out.candidates = candidates;
     if (found.stepScores) out.stepScores = Float64Array.from(found.stepScores);
+    if (seed !== undefined) out.seed = seed;
     // The attention of every token fed back: its rows of the steps, or a teacher-forced run over outputIds
     // but its last (for the hidden states).
     const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
