@@ -131,7 +131,7 @@ describe('logitLens and returnLayerLogits refuse what they cannot read', () => {
 
   test.each([
     [{ positions: [] }, TypeError, 'returnLayerLogits: expected { positions: [position, …] } (at least one), got'],
-    [true, TypeError, 'returnLayerLogits: expected { positions: [position, …] } (at least one), got true'],
+    [true, TypeError, 'returnLayerLogits: expected { positions: [position, …] } (at least one), got boolean true'],
     [{ positions: [0], rows: 1 }, TypeError, 'rows'],
     [{ positions: [-1] }, TypeError, 'returnLayerLogits.positions[0]: expected a position (an integer ≥ 0), got'],
     [{ positions: [0, 1.5] }, TypeError, 'returnLayerLogits.positions[1]: expected a position (an integer ≥ 0)'],
@@ -192,6 +192,7 @@ describe('logitLens and returnLayerLogits refuse what they cannot read', () => {
     const translated = await marian.generate({ inputIds: [1, 2, 0] }, { numBeams: 1, returnAttention: false });
     const seq = await logitLens(marian, { inputIds: [1, 2, 0] });
     expect(Array.from(seq.decoderInputIds)).toEqual(Array.from(translated.outputIds.subarray(0, -1)));
-    expect(seq.finalTop.id).toBe(translated.outputIds.at(-1));
+    expect(seq.position).toBe(seq.decoderInputIds.length - 1);
+    expect(seq.layers.at(-1).top[0].id).toBe(seq.finalTop.id);
   });
 });

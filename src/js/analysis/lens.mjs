@@ -26,10 +26,10 @@ export function topIds(row, k) {
   const best = [];
   for (let v = 0; v < row.length; v++) {
     if (best.length === k && row[v] <= row[best[k - 1]]) continue;
-    let at = best.length === k ? k - 1 : best.length;
+    let at = best.length;
     while (at > 0 && row[best[at - 1]] < row[v]) at--;
-    best.splice(at, best.length === k ? 1 : 0, v);
-    if (best.length > k) best.length = k;
+    best.splice(at, 0, v);
+    if (best.length > k) best.pop();
   }
   return best;
 }
