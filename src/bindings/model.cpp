@@ -82,13 +82,15 @@ class Model {
   // One model call, named (engine-host.js modelCall makes the request whole): { call: "run" | "prefill" |
   // "step" | "encode" | "decode", inputIds (Int32Array), tokenTypeIds (Int32Array or null; run), beams
   // (decode), returnAttention, returnHiddenStates, returnLogits (0 none, 1 every row's, 2 the last row's),
-  // returnQueryKey (run), returnHeadOutputs (run, encode, decode), returnTaskLogits (run), headMask: { encoder,
-  // decoder, cross } (each a Uint8Array [layers × heads], 0: that head off, or null) }. Resolves to { lastHiddenState,
-  // attention?, crossAttention?, hiddenStates?, logits?, taskLogits?, query?, key?, valueNorms?, headOutputNorms?,
-  // crossValueNorms? (encode), crossHeadOutputNorms? (decode) }, each { data, shape } (OutputLayout), with
-  // queryKeyScale (run with returnQueryKey: the factor of the dot products) and past (prefill, step, decode: the
-  // positions seen before the call). run, prefill and step take the group their stack's architecture names (its first
-  // of attention_groups); a decoder's prefill and step use its cache (model::Model::prefill, step).
+  // returnQueryKey (run), returnHeadOutputs (run, encode, decode), returnTaskLogits (run), layerLogitPositions (run,
+  // decode: an Int32Array of the call's rows for the logit lens, or null), headMask: { encoder, decoder, cross } (each
+  // a Uint8Array [layers × heads], 0: that head off, or null) }. Resolves to { lastHiddenState, attention?,
+  // crossAttention?, hiddenStates?, logits?, taskLogits?, query?, key?, valueNorms?, headOutputNorms?,
+  // crossValueNorms? (encode), crossHeadOutputNorms? (decode), layerLogits? ([layers + 1, positions, vocabSize]) },
+  // each { data, shape } (OutputLayout), with queryKeyScale (run with returnQueryKey: the factor of the dot products)
+  // and past (prefill, step, decode: the positions seen before the call). run, prefill and step take the group their
+  // stack's architecture names (its first of attention_groups); a decoder's prefill and step use its cache
+  // (model::Model::prefill, step).
   val call(const val& request) {
     return guarded([&] {
       model::Model& m = live();
@@ -97,6 +99,7 @@ class Model {
                     request["returnLogits"].as<int>(),       request["returnQueryKey"].as<bool>(),
                     request["returnHeadOutputs"].as<bool>(), request["returnTaskLogits"].as<bool>()};
       const val masks = request["headMask"];
+      lens_rows(request["layerLogitPositions"], call == "run" || call == "decode");
       if (call == "encode") return encode(m, request["inputIds"], f, masks);
       if (call == "decode") return decode(m, request["inputIds"], request["beams"].as<double>(), f, masks);
       const Mode mode = call == "run" ? Mode::Run : call == "prefill" ? Mode::Prefill : Mode::Step;
@@ -197,6 +200,7 @@ class Model {
     const auto key = out.add("key", {c.numLayers, c.kv_heads(), L, hd}, f.queryKey);
     const auto valueNorms = out.add("valueNorms", {c.numLayers, H, L}, f.headOutputs);
     const auto headOutputNorms = out.add("headOutputNorms", {c.numLayers, H, L}, f.headOutputs);
+    const auto lens = out.add("layerLogits", {c.numLayers + 1, lensRows_.size(), c.vocabSize}, !lensRows_.empty());
     const std::uint8_t* mask = copy_mask(headMask, masks_[0], c.numLayers, H, "headMask");
     const double caches = mode == Mode::Run ? 0.0 : m.cache_floats(past + L);
     check_fits(4.0 * (out.floats() + m.scratch_floats(L) + caches) +
@@ -211,6 +215,7 @@ class Model {
     o.key = out[key];
     o.valueNorms = out[valueNorms];
     o.headOutputNorms = out[headOutputNorms];
+    lens_outputs(o, out[lens]);
     if (mode == Mode::Run)
       m.forward(engine_.attention(), ids_.data(), typed ? types_.data() : nullptr, L, o, mask);
     else if (mode == Mode::Prefill)
@@ -283,6 +288,7 @@ class Model {
     const auto valueNorms = out.add("valueNorms", {Ld, H, N}, f.headOutputs);
     const auto headOutputNorms = out.add("headOutputNorms", {Ld, H, N}, f.headOutputs);
     const auto crossHeadOutputNorms = out.add("crossHeadOutputNorms", {Ld, H, N}, f.headOutputs);
+    const auto lens = out.add("layerLogits", {Ld + 1, lensRows_.size(), c.vocabSize}, !lensRows_.empty());
     const double attend =
         std::max(engine_.attention().scratch_bytes_for({B, L, Lk, D, H, D / H, D / H}, f.attention, false),
                  engine_.attention().scratch_bytes_for({1, N, S, D, H, D / H, D / H}, f.attention, false));
@@ -294,11 +300,29 @@ class Model {
     o.valueNorms = out[valueNorms];
     o.headOutputNorms = out[headOutputNorms];
     o.crossHeadOutputNorms = out[crossHeadOutputNorms];
+    lens_outputs(o, out[lens]);
     m.decode(engine_.attention(), ids_.data(), B, L, o, selfMask, crossMask);
     val result = out.result();
     result.set("past", static_cast<double>(past));
     release_scratch(m);
     return result;
+  }
+
+  // The logit lens' rows of a call (null: none), kept in lensRows_; refused by a call that has no lens.
+  void lens_rows(const val& positions, bool allowed) {
+    lensRows_.clear();
+    if (positions.isNull() || positions.isUndefined()) return;
+    if (!allowed) throw ArgumentError("returnLayerLogits: run() and an encoder-decoder's decode only");
+    copy_ids(positions, ids_, positions["length"].as<std::size_t>(), "returnLayerLogits.positions");
+    for (const std::int32_t p : ids_) {
+      if (p < 0) throw ArgumentError("returnLayerLogits.positions: expected positions from 0, got a negative one");
+      lensRows_.push_back(static_cast<std::size_t>(p));
+    }
+  }
+  void lens_outputs(model::Outputs& o, float* layerLogits) const {
+    o.layerLogits = layerLogits;
+    o.lensRows = lensRows_.data();
+    o.lensCount = lensRows_.size();
   }
 
   // What a call leaves behind above kKeepBytes, given back.
@@ -352,6 +376,7 @@ class Model {
   std::unique_ptr<model::Model> model_;
   Buffer<unsigned char> chunk_;  // write()'s chunk on its way in: grown, never zeroed, freed by missing()
   std::vector<std::int32_t> ids_, types_;
+  std::vector<std::size_t> lensRows_;   // the logit lens' rows of the call under way (lens_rows)
   std::vector<std::uint8_t> masks_[3];  // the encoder's, the decoder's, the cross-attention's
   FloatBuffer out_;
 };

@@ -323,7 +323,8 @@
     // One model call, named (src/bindings/model.cpp, Model::call): { call ('run', 'prefill', 'step',
     // 'encode', 'decode'), inputIds, tokenTypeIds?, beams?, returnAttention?, returnHiddenStates?,
     // returnLogits? (false, true: every row's, 'last': the last row's, a generation's next token),
-    // returnQueryKey?, returnHeadOutputs?, returnTaskLogits?, headMask? ({ encoder, decoder, cross }: Uint8Array [layers × heads] or
+    // returnQueryKey?, returnHeadOutputs?, returnTaskLogits?, layerLogitPositions? (Int32Array: the logit lens'
+    // rows, run and decode), headMask? ({ encoder, decoder, cross }: Uint8Array [layers × heads] or
     // null) }, made whole here (every field present, of its type) so that the bindings read no undefined.
     // Resolves to { lastHiddenState, attention?, crossAttention?, hiddenStates?, logits?, query?, key?,
     // valueNorms?, headOutputNorms?, crossValueNorms?, crossHeadOutputNorms? } as { data, shape } each, with
@@ -343,6 +344,9 @@
           throw argumentError(`request.headMask.${group}: expected a Uint8Array or null`);
         return m;
       };
+      const lensPositions = request.layerLogitPositions ?? null;
+      if (lensPositions !== null && !(lensPositions instanceof Int32Array))
+        throw argumentError('request.layerLogitPositions: expected an Int32Array or null');
       return checked(
         model.call({
           call,
@@ -355,6 +359,7 @@
           returnQueryKey: request.returnQueryKey === true,
           returnHeadOutputs: request.returnHeadOutputs === true,
           returnTaskLogits: request.returnTaskLogits === true,
+          layerLogitPositions: lensPositions,
           headMask: { encoder: mask('encoder'), decoder: mask('decoder'), cross: mask('cross') },
         }),
       );

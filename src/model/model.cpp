@@ -106,7 +106,23 @@ void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_
                   "*ForSequenceClassification, *ForTokenClassification, *ForQuestionAnswering, or the checkpoint "
                   "lacks the head's tensors)")
         .raise();
+  check_lens(out, L, c.numLayers);
   scratch_.resize(checked_scratch(network_->scratch_floats(L)));
+}
+
+void Model::check_lens(const Outputs& out, std::size_t rows, std::size_t layers) const {
+  if (!out.layerLogits) return;
+  if (architecture().kind == Kind::Encoder)
+    (Message() << "returnLayerLogits: a " << config_.modelType.c_str()
+               << " is an encoder; the logit lens reads a decoder's layers (or an encoder-decoder's decoder's)")
+        .raise();
+  if (out.lensCount == 0 || !out.lensRows) throw ArgumentError("returnLayerLogits.positions: expected at least one");
+  for (std::size_t k = 0; k < out.lensCount; ++k)
+    if (out.lensRows[k] >= rows)
+      (Message() << "returnLayerLogits.positions[" << k << "]: expected a position from 0 to " << rows - 1 << ", got "
+                 << out.lensRows[k])
+          .raise();
+  checked_product({layers + 1, out.lensCount, config_.vocabSize}, "layerLogits: (layers + 1)×positions×vocabSize");
 }
 
 void Model::check_ids(const std::int32_t* ids, std::size_t count, const char* name) const {
@@ -231,6 +247,7 @@ void Model::encode(Attention& attention, const std::int32_t* ids, std::size_t S,
   check_encoder_decoder();
   refuse_query_key(out);
   Outputs encoderOnly = out;
+  if (out.layerLogits) throw ArgumentError("returnLayerLogits: the logit lens reads the decoder (decode)");
   encoderOnly.logits = encoderOnly.crossAttention = encoderOnly.crossHeadOutputNorms = nullptr;
   check(ids, nullptr, 0, S, encoderOnly);
   if (!out.valueNorms != !out.crossValueNorms)
@@ -289,6 +306,7 @@ void Model::decode(Attention& attention, const std::int32_t* ids, std::size_t be
   if (out.crossAttention) checked_product({c.decoderLayers, H, N, S}, "crossAttention");
   if (out.hiddenStates) checked_product({c.decoderLayers + 1, N, c.hiddenSize}, "hiddenStates");
   if (out.logits) checked_product({N, c.vocabSize}, "logits");
+  check_lens(out, N, c.decoderLayers);
   if (!out.valueNorms != !out.headOutputNorms || !out.valueNorms != !out.crossHeadOutputNorms)
     throw ArgumentError("valueNorms, headOutputNorms, crossHeadOutputNorms: give all three outputs or none");
   if (out.valueNorms) checked_product({c.decoderLayers, H, N}, "valueNorms: decoderLayers×decoderHeads×N");

@@ -151,6 +151,8 @@ class Model {
   FloatBuffer scratch_;
   // ArgumentError when out asks an encoder-decoder for its queries and keys (Outputs::query).
   void refuse_query_key(const Outputs& out) const;
+  // ArgumentError unless out's lens rows (Outputs::layerLogits) are below `rows` on a model with decoder layers.
+  void check_lens(const Outputs& out, std::size_t rows, std::size_t layers) const;
   // The ids of a call, below vocabSize (ArgumentError naming inputIds[i] otherwise).
   void check_ids(const std::int32_t* ids, std::size_t count, const char* name) const;
 

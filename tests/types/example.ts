@@ -10,8 +10,15 @@ import {
   pickModelFiles,
   DEFAULT_HUB_ENDPOINT,
 } from 'mha-wasm/model';
-import { attentionRollout, headImportance, oneHeadPerLayer, pruningCurve, withHeadsOff } from 'mha-wasm/analysis';
-import type { HeadImportance, PruningPoint } from 'mha-wasm/analysis';
+import {
+  attentionRollout,
+  headImportance,
+  logitLens,
+  oneHeadPerLayer,
+  pruningCurve,
+  withHeadsOff,
+} from 'mha-wasm/analysis';
+import type { HeadImportance, LogitLens, PruningPoint } from 'mha-wasm/analysis';
 import type {
   AttentionEngine,
   AttentionGradients,
@@ -294,6 +301,8 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
   void dots;
   // What each head writes, by group: ‖f_h(x_j)‖ and each head's output norm, [numLayers, numHeads, L].
   const written = await model.run('用毒', { returnHeadOutputs: true });
+  // @ts-expect-error an encoder has no logit lens
+  if (model.kind === 'encoder') await model.run('用毒', { returnLayerLogits: { positions: [0] } });
   const valueNorms: Float32Array = written.headOutputs.encoder.valueNorms.data;
   const [, , writtenL] = written.headOutputs.encoder.headOutputNorms.shape;
   void [valueNorms, writtenL];
@@ -313,6 +322,14 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     await decoder.prefill('the snake', { returnHeadOutputs: true });
     // @ts-expect-error generate() returns no head outputs: run() over its outputIds does
     await decoder.generate('a', { returnHeadOutputs: true });
+    // The logit lens at the last position: [numLayers + 1, 1, vocabSize].
+    const lensed = await decoder.run({ inputIds: [262, 263] }, { returnLayerLogits: { positions: [1] } });
+    const lensRows: Float32Array = lensed.layerLogits;
+    void lensRows;
+    // @ts-expect-error a step returns no layer logits (run()'s)
+    await decoder.step({ inputIds: [262] }, { returnLayerLogits: { positions: [0] } });
+    // @ts-expect-error positions, not a count
+    await decoder.run('a', { returnLayerLogits: { positions: 1 } });
     // The step stream: each token, the logits it came from and the attention of the tokens fed for it.
     for await (const s of decoder.generateSteps('Once upon a time', { maxNewTokens: 8 })) {
       const row: Float32Array = s.logits;
@@ -347,6 +364,9 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
     // What each head writes in the three groups; the cross-attention's values are the encoder's positions.
     const heads = await mt.run({ text: '毒', decoderInputIds: [65000] }, { returnHeadOutputs: true });
     const crossValues: Float32Array = heads.headOutputs.cross.valueNorms.data;
+    // The logit lens of the decoder at its first position.
+    const seqLens = await mt.run({ text: '毒', decoderInputIds: [65000] }, { returnLayerLogits: { positions: [0] } });
+    void seqLens.layerLogits.length;
     void [cross, best, scores, crossValues, mt.config.decoderLayers + g.outputIds.length];
   }
   // @ts-expect-error: not an input field
@@ -420,6 +440,12 @@ export async function analyse(model: TransformerModel): Promise<number> {
   await pruningCurve(model, 'x', { steps: '10' });
   // @ts-expect-error: the cross-attention is not rolled out
   void rollout.groups.cross;
+  // The logit lens: per layer the top tokens and the final token's rank.
+  const lens: LogitLens = await logitLens(model, '用毒', { position: 1, topK: 3, target: 5 });
+  const ranks: number[] = lens.layers.map((l) => l.finalTop.rank + (l.target?.rank ?? 0) + l.top[0].probability);
+  void [ranks, lens.finalTop.text, lens.decoderTokens];
+  // @ts-expect-error: position is a number
+  await logitLens(model, 'x', { position: 'last' });
   return (
     (cross?.length ?? 0) +
     (text?.length ?? 0) +

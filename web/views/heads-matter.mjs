@@ -24,6 +24,7 @@ import { PruningChart } from './pruning-chart.mjs';
 import { FewerHeads } from './fewer-heads.mjs';
 import { HeadDetail } from './head-detail.mjs';
 import { RolloutView } from './rollout-view.mjs';
+import { LogitLensView } from './logit-lens-view.mjs';
 
 const MARKUP = /* HTML */ `
   <h3 data-i18n="matter.title"></h3>
@@ -57,6 +58,7 @@ const MARKUP = /* HTML */ `
     <div class="matter-few"></div>
     <div class="matter-rollout"></div>
   </div>
+  <div class="matter-lens"></div>
 `;
 
 /** A decoder's reference: its next token, or a short greedy continuation. */
@@ -78,6 +80,7 @@ export class HeadsMatter {
   #few;
   #detail;
   #rollout;
+  #lens;
 
   /**
    * @param {HTMLElement} root the section's container (index.html's .heads-matter)
@@ -112,6 +115,15 @@ export class HeadsMatter {
     this.#few = new FewerHeads($('.matter-few'), sub);
     this.#detail = new HeadDetail($('.matter-head'), sub);
     this.#rollout = new RolloutView($('.matter-rollout'), sub);
+    // The logit lens needs no analysis first: the model and the text it ran on.
+    this.#lens = new LogitLensView($('.matter-lens'), {
+      work: (task) => this.#work(task, false),
+      context: () => ({
+        model: this.#model,
+        text: this.#context.text,
+        trust: TRUST[this.#context.note] ?? 'unmeasured',
+      }),
+    });
     this.el.run.addEventListener('click', () => this.#analyse());
     this.el.cancel.addEventListener('click', () => this.#controller?.abort());
     this.el.line.addEventListener('change', () => this.#drawCurve());
@@ -127,6 +139,7 @@ export class HeadsMatter {
    * model or text is forgotten.
    */
   show(model, { text, note, ready = true }) {
+    if (model !== this.#model || text !== this.#context?.text) this.#lens.forget();
     if (model !== this.#model || text !== this.#result?.text) this.#forget();
     this.#model = model;
     this.#context = { text, note, ready };
@@ -139,6 +152,7 @@ export class HeadsMatter {
     this.#controller?.abort();
     this.#model = this.#context = null;
     this.#forget();
+    this.#lens.forget();
     this.root.hidden = true;
   }
 
@@ -165,6 +179,7 @@ export class HeadsMatter {
     e.trust.dataset.trust = trust;
     if (this.#status) e.status.textContent = t(...this.#status);
     this.#writeControls();
+    this.#lens.relabel(this.#model.config.kind);
     if (this.#result) {
       this.#draw();
       this.#few.relabel();
@@ -181,6 +196,7 @@ export class HeadsMatter {
     e.cancel.hidden = !this.#busy;
     this.#few.setEnabled(this.#enabled && !this.#busy);
     this.#rollout.setEnabled(this.#enabled && !this.#busy);
+    this.#lens.setEnabled(this.#enabled && !this.#busy && Boolean(this.#model));
   }
 
   #setStatus(key, params = {}) {
@@ -206,13 +222,13 @@ export class HeadsMatter {
   }
 
   /**
-   * Runs `task({ signal, onProgress })` after an analysis as the section's work (busy, cancellable, its progress
+   * Runs `task({ signal, onProgress })` after an analysis (unless `afterAnalysis` is false) as the section's work (busy, cancellable, its progress
    * shown): its result, or null when cancelled, failed or of a model no longer shown.
    */
-  async #work(task) {
+  async #work(task, afterAnalysis = true) {
     const model = this.#model;
     const result = this.#result;
-    if (!model || this.#busy || !result) return null;
+    if (!model || this.#busy || (afterAnalysis && !result)) return null;
     const controller = (this.#controller = new AbortController());
     const { signal } = controller;
     const onProgress = ({ phase, done, total }) => {

@@ -7,3 +7,4 @@ export { headImportance } from './importance.mjs';
 export { pruningCurve, oneHeadPerLayer } from './pruning.mjs';
 export { attentionRollout, rolloutOf } from './rollout.mjs';
 export { withHeadsOff } from './ablation.mjs';
+export { logitLens } from './lens.mjs';

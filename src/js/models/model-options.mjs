@@ -17,7 +17,50 @@ const RUN_OPTIONS = new Set([
 // run() also cuts a text to a length, as the tokenizer's encode does (model.tokenizer.encode's options).
 const TRUNCATION_OPTIONS = ['truncation', 'maxLength'];
 // An encoder-decoder's run also takes a head mask; its input, the decoder's ids.
-const SEQ2SEQ_RUN_OPTIONS = new Set([...RUN_OPTIONS, 'headMask', ...TRUNCATION_OPTIONS]);
+const SEQ2SEQ_RUN_OPTIONS = new Set([...RUN_OPTIONS, 'headMask', 'returnLayerLogits', ...TRUNCATION_OPTIONS]);
+
+// returnLayerLogits: { positions } (the logit lens, mha-wasm/analysis' logitLens): its form checked with the
+// other options, its positions against the input's length by lensPositions once the input is read.
+function checkLayerLogits(value, what, config) {
+  if (value === undefined) return;
+  if (config.kind === 'encoder')
+    throw new ArgumentTypeError(
+      `returnLayerLogits: a ${config.modelType} is an encoder; the logit lens reads a decoder's layers ` +
+        "(or an encoder-decoder's decoder's)",
+    );
+  if (what !== 'run')
+    throw new ArgumentTypeError(
+      `returnLayerLogits: ${what}() returns no layer logits; run() over the whole sequence does ` +
+        '(model.run({ inputIds }, { returnLayerLogits: { positions: [inputIds.length - 1] } }))',
+    );
+  const positions = value?.positions;
+  if (!value || typeof value !== 'object' || !Array.isArray(positions) || positions.length === 0)
+    throw new ArgumentTypeError(
+      `returnLayerLogits: expected { positions: [position, …] } (at least one), got ${describe(value)}`,
+    );
+  rejectUnknown(value, new Set(['positions']), 'returnLayerLogits');
+  positions.forEach((p, k) => {
+    if (!Number.isInteger(p) || p < 0)
+      throw new ArgumentTypeError(
+        `returnLayerLogits.positions[${k}]: expected a position (an integer ≥ 0), got ${describe(p)}`,
+      );
+  });
+}
+
+/**
+ * The logit lens' rows of a call (returnLayerLogits, checked by the run options) against the `length` tokens
+ * read (`what`: inputIds, or an encoder-decoder's decoderInputIds): an Int32Array, or null when not asked.
+ */
+export function lensPositions(value, length, what) {
+  if (value === undefined) return null;
+  value.positions.forEach((p, k) => {
+    if (p >= length)
+      throw new ArgumentRangeError(
+        `returnLayerLogits.positions[${k}]: expected a position of the ${length} ${what} (0 to ${length - 1}), got ${p}`,
+      );
+  });
+  return Int32Array.from(value.positions);
+}
 
 // run()'s { truncation, maxLength } checked as encode checks them: { ...options without them, truncateTo }
 // (the length a text is cut to, or null).
@@ -67,8 +110,13 @@ export function checkRunOptions(options, what, config) {
       `${what} options: expected { returnAttention, returnHiddenStates, returnLogits, ` +
         `${what === 'run' ? 'returnQueryKey, returnHeadOutputs, ' : ''}headMask }, got ${describe(options)}`,
     );
-  rejectUnknown(options, new Set([...RUN_OPTIONS, 'headMask', ...(what === 'run' ? TRUNCATION_OPTIONS : [])]), what);
+  rejectUnknown(
+    options,
+    new Set([...RUN_OPTIONS, 'headMask', 'returnLayerLogits', ...(what === 'run' ? TRUNCATION_OPTIONS : [])]),
+    what,
+  );
   checkBooleans(options);
+  checkLayerLogits(options.returnLayerLogits, what, config);
   // A step's keys would be its new tokens' alone (the earlier ones are in the cache): run() returns them all.
   if (what !== 'run' && options.returnQueryKey)
     throw new ArgumentTypeError(
@@ -146,6 +194,7 @@ export function checkSeq2SeqRunOptions(options, config) {
     );
   rejectUnknown(options, SEQ2SEQ_RUN_OPTIONS, 'run');
   checkBooleans(options);
+  checkLayerLogits(options.returnLayerLogits, 'run', config);
   if (options.returnQueryKey)
     throw new ArgumentTypeError(
       `returnQueryKey: a ${config.modelType} is an encoder-decoder, whose queries and keys run() does not return; ` +

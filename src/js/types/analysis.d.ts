@@ -10,7 +10,7 @@ export type AttentionGroup = 'encoder' | 'decoder' | 'cross';
 export interface AnalysisControl {
   /** Stops the analysis between two passes: it rejects with the signal's reason (an AbortError). */
   signal?: AbortSignal;
-  /** After each pass: its phase ('importance', 'pruning', 'oneHead', 'headsOff', 'rollout'), passes done and in all. */
+  /** After each pass: its phase ('importance', 'pruning', 'oneHead', 'headsOff', 'rollout', 'lens'), passes done and in all. */
   onProgress?: (progress: { phase: string; done: number; total: number }) => void;
 }
 
@@ -182,3 +182,55 @@ export function rolloutOf(attention: { data: Float32Array; shape: number[] }): {
   data: Float64Array;
   shape: [number, number, number];
 };
+
+/** A token of the logit lens: its id, its piece (the tokenizer's vocabulary entry) and its text alone (special tokens kept). */
+export interface LensToken {
+  id: number;
+  token: string;
+  text: string | null;
+}
+
+/** A token's place in one layer's lens logits: rank 1 is the top (ties: the lower id first), softmax in float64. */
+export interface LensRank {
+  rank: number;
+  probability: number;
+}
+
+export interface LensLayer {
+  /** 0: the embeddings; numLayers (an encoder-decoder's decoderLayers): the last layer, the model's own logits. */
+  layer: number;
+  /** The topK tokens by this layer's lens logits, most likely first. */
+  top: (LensToken & { probability: number })[];
+  /** Where the last layer's top token stands in this layer. */
+  finalTop: LensRank;
+  /** Where `target` stands, when given. */
+  target?: LensRank;
+}
+
+export interface LogitLens {
+  inputIds: Int32Array;
+  tokens: string[];
+  /** An encoder-decoder's decoder ids read (given, or its greedy translation without its last token). */
+  decoderInputIds?: Int32Array;
+  decoderTokens?: string[];
+  /** The position read (of the input's tokens; an encoder-decoder's: of decoderInputIds) and its token. */
+  position: number;
+  token: string;
+  /** The last layer's top token: the model's own prediction after `position`. */
+  finalTop: LensToken;
+  target?: LensToken;
+  layers: LensLayer[];
+}
+
+/**
+ * The logit lens (nostalgebraist 2020): each layer's hidden state at `position` (default the last) read through
+ * the model's final norm and output head (run()'s returnLayerLogits, that position's rows alone), as if that
+ * layer were the last: where the next token is decided. A decoder's input, or an encoder-decoder's decoder
+ * teacher-forced (its decoderInputIds, else its greedy translation fed back); an encoder is a TypeError.
+ * topK: 1 to 100 (default 5); target: a token id whose rank and probability each layer also reports.
+ */
+export function logitLens(
+  model: TransformerModel,
+  input: AnalysisInput,
+  options?: AnalysisControl & { position?: number; topK?: number; target?: number },
+): Promise<LogitLens>;

@@ -195,6 +195,23 @@ export interface ModelRunOptions extends TruncationOptions {
   returnHeadOutputs?: boolean;
 }
 
+/**
+ * The logit lens (mha-wasm/analysis' logitLens reads it): run() of a decoder or an encoder-decoder only (an
+ * encoder's, prefill(), step() and generate() refuse it with a TypeError).
+ */
+export interface LayerLogitsOption {
+  /**
+   * Each layer's hidden state at these positions (of the input's tokens; an encoder-decoder's: of its
+   * decoderInputIds) through the model's final norm and output head, as if that layer were the last:
+   * result.layerLogits [layers + 1, positions.length, vocabSize], layer 0 the embeddings', the last the model's
+   * logits bit for bit. Only these positions' rows are computed (a vocabulary can be 151k).
+   */
+  returnLayerLogits?: { positions: readonly number[] };
+}
+
+/** A decoder's run() options: an encoder's and the logit lens. */
+export interface DecoderRunOptions extends ModelRunOptions, LayerLogitsOption {}
+
 /** A decoder's prefill() and step() take run()'s options but returnQueryKey, returnHeadOutputs and truncation (run()'s). */
 export type StepOptions = Omit<ModelRunOptions, 'returnQueryKey' | 'returnHeadOutputs' | 'truncation' | 'maxLength'>;
 
@@ -218,7 +235,7 @@ export interface HeadMask {
   cross?: LayerHeadMask;
 }
 
-export interface Seq2SeqRunOptions extends Omit<ModelRunOptions, 'headMask' | 'returnQueryKey'> {
+export interface Seq2SeqRunOptions extends Omit<ModelRunOptions, 'headMask' | 'returnQueryKey'>, LayerLogitsOption {
   headMask?: HeadMask;
 }
 
@@ -292,9 +309,9 @@ export interface DecoderModel extends ModelBase {
   readonly kind: 'decoder';
   readonly config: DecoderConfig;
   /** One sequence through every layer, causally; attention by group `decoder`. */
-  run<O extends ModelRunOptions = {}>(
+  run<O extends DecoderRunOptions = {}>(
     input: DecoderInput,
-    options?: Options<O, ModelRunOptions>,
+    options?: Options<O, DecoderRunOptions>,
   ): Promise<DecoderResult<O>>;
   /**
    * The prompt, then a token a step through the KV cache: greedy, sampled or by beam search, stop strings, as

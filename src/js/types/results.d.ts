@@ -113,10 +113,26 @@ export type StackResult<Group extends 'encoder' | 'decoder', O = {}> = Flat<
     Returned<Asked<O, 'returnHeadOutputs'>, { headOutputs: { [G in Group]: HeadOutputs } }>
 >;
 
+/** Whether O asks for the logit lens (returnLayerLogits: { positions }): 'yes', 'no', or 'maybe'. */
+export type LensAsked<O> = 'returnLayerLogits' extends keyof O
+  ? [O['returnLayerLogits' & keyof O]] extends [undefined]
+    ? 'no'
+    : [O['returnLayerLogits' & keyof O]] extends [{ positions: readonly number[] }]
+      ? 'yes'
+      : 'maybe'
+  : 'no';
+
+/**
+ * returnLayerLogits: [layers + 1, positions, vocabSize], each layer's hidden state at the positions asked for
+ * through the final norm and output head (MarianMT's: its shared embedding plus final_logits_bias, no norm);
+ * layer 0 reads the embeddings, the last is the logits' row.
+ */
+export type LayerLogits = { layerLogits: Float32Array };
+
 /** An encoder's run() (BERT, RoBERTa, XLM-R, CamemBERT). */
 export type EncoderResult<O = {}> = StackResult<'encoder', O>;
 /** A decoder's run() (GPT-2, Llama, Qwen2, Qwen3): causal, each row i is 0 past key i. */
-export type DecoderResult<O = {}> = StackResult<'decoder', O>;
+export type DecoderResult<O = {}> = Flat<StackResult<'decoder', O> & Returned<LensAsked<O>, LayerLogits>>;
 
 /** A decoder's prefill or step: its L new tokens after `past`, attention [numLayers, numHeads, L, past + L]. */
 export type StepResult<O = {}> = Flat<
@@ -171,5 +187,6 @@ export type Seq2SeqResult<O = {}> = Flat<
     Returned<Asked<O, 'returnAttention', 'yes'>, Seq2SeqAttention> &
     Returned<Asked<O, 'returnHiddenStates'>, Seq2SeqHiddenStates> &
     Returned<Asked<O, 'returnLogits'>, Logits> &
-    Returned<Asked<O, 'returnHeadOutputs'>, Seq2SeqHeadOutputs>
+    Returned<Asked<O, 'returnHeadOutputs'>, Seq2SeqHeadOutputs> &
+    Returned<LensAsked<O>, LayerLogits>
 >;

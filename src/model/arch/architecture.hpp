@@ -53,6 +53,13 @@ struct Outputs {
   float* headOutputNorms = nullptr;
   float* crossValueNorms = nullptr;
   float* crossHeadOutputNorms = nullptr;
+  // The logit lens (blocks/lens.hpp): at the `lensCount` rows lensRows of the call (of its L; an encoder-decoder's
+  // decode: of its beams·L), the hidden state hiddenStates[i] through the final norm and the output head (its
+  // bias too: Marian's final_logits_bias), layerLogits [numLayers + 1, lensCount, vocabSize] (a decoder's; an
+  // encoder-decoder's decode: decoderLayers + 1). Index 0 reads the embeddings, the last is the logits' row.
+  float* layerLogits = nullptr;
+  const std::size_t* lensRows = nullptr;
+  std::size_t lensCount = 0;
 };
 
 // One sequence, checked by Model::forward: ids below vocabSize, types below

@@ -8,6 +8,7 @@
 #include "../blocks/embeddings.hpp"
 #include "../blocks/head_outputs.hpp"
 #include "../blocks/layer_buffers.hpp"
+#include "../blocks/lens.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
 #include "../blocks/self_attention.hpp"
@@ -80,7 +81,13 @@ class Gpt2 final : public Network {
     const LayerBuffers buffers(scratch, L, D);
     float *const x = buffers.x, *const a = buffers.a, *const qkv = buffers.qkv, *const heads = buffers.heads,
                  *const inner = buffers.inner;
-    const auto keep = [&](std::size_t index, const float* from) { keep_hidden(out, index, from, L, D); };
+    const auto norm = [&](float* rows, std::size_t n, float* to) {
+      layer_norm(rows, nullptr, n, D, lnGain_->floats(), lnBias_->floats(), eps, to);
+    };
+    const auto keep = [&](std::size_t index, const float* from) {
+      keep_hidden(out, index, from, L, D);
+      keep_layer_logits(attention, out, index, from, D, index < c_.numLayers, norm, *word_, nullptr);
+    };
     // 1. Token and position embeddings.
     embed(*word_, *position_, nullptr, in.ids, nullptr, L, nullptr, past, D, x);
     for (std::size_t l = 0; l < c_.numLayers; ++l) {

@@ -14,6 +14,7 @@
 #include "../blocks/activations.hpp"
 #include "../blocks/head_outputs.hpp"
 #include "../blocks/layer_buffers.hpp"
+#include "../blocks/lens.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
 #include "../blocks/rotary.hpp"
@@ -152,9 +153,14 @@ class Llama final : public Network {
                  *const gateUp = heads + L * H * hd, *const inner = gateUp + 2 * L * I;
     // 1. Token embeddings (no positions: they turn the queries and keys).
     for (std::size_t i = 0; i < L; ++i) word_->column(std::size_t(in.ids[i]), x + i * D);
+    const Slot& head = head_ ? *head_ : *word_;
+    const auto norm = [&](float* rows, std::size_t n, float* to) {
+      rms_norm(rows, nullptr, n, D, norm_->floats(), eps, to);
+    };
     for (std::size_t l = 0; l < c_.numLayers; ++l) {
       const Layer& b = layers_[l];
       keep_hidden(out, l, x, L, D);
+      keep_layer_logits(attention, out, l, x, D, true, norm, head, nullptr);
       // 2. x += o_proj(causal grouped-query attention over RMSNorm(x), its queries and keys turned by RoPE).
       rms_norm(x, nullptr, L, D, b.norm1->floats(), eps, a);
       linear(attention, L, a, D, *b.qkv, b.qkvBias, qkv, W, Epilogue::None);
@@ -183,11 +189,11 @@ class Llama final : public Network {
     // 4. The final RMSNorm, then the head.
     rms_norm(x, nullptr, L, D, norm_->floats(), eps, x);
     keep_hidden(out, c_.numLayers, x, L, D);
+    keep_layer_logits(attention, out, c_.numLayers, x, D, false, norm, head, nullptr);
     std::copy(x, x + L * D, out.lastHiddenState);
     if (out.logits) {
       const std::size_t rows = logit_rows(out, L);
-      linear(attention, rows, x + (L - rows) * D, D, head_ ? *head_ : *word_, nullptr, out.logits, c_.vocabSize,
-             Epilogue::None);
+      linear(attention, rows, x + (L - rows) * D, D, head, nullptr, out.logits, c_.vocabSize, Epilogue::None);
     }
   }
 

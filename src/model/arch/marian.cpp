@@ -20,6 +20,7 @@
 
 #include "../blocks/head_outputs.hpp"
 #include "../blocks/layer_buffers.hpp"
+#include "../blocks/lens.hpp"
 #include "../blocks/linear.hpp"
 #include "../blocks/norm.hpp"
 #include "../blocks/self_attention.hpp"
@@ -204,9 +205,12 @@ class Marian final : public Network {
     float* const x = buffers.x;
     // 1. Scaled token embeddings plus positions past…past+L-1, for each beam.
     for (std::size_t b = 0; b < beams; ++b) embed(in.ids + b * L, L, past, x + b * L * D);
+    // The logit lens: Marian has no final norm, its head is the shared embedding plus final_logits_bias.
+    const auto none = [](float*, std::size_t, float*) {};
     for (std::size_t l = 0; l < c_.decoderLayers; ++l) {
       const Layer& b = decoder_[l];
       keep_hidden(out, l, x, N, D);
+      keep_layer_logits(attention, out, l, x, D, false, none, *shared_, finalBias_);
       // 2. Causal self-attention over each beam's cache.
       linear(attention, N, x, D, *b.self.q, b.self.qBias, buffers.qkv, 3 * D, Epilogue::None);
       cached_self_attention(attention, L, buffers.qkv, D, H, self[l], buffers.heads,
@@ -227,6 +231,7 @@ class Marian final : public Network {
       feed(attention, N, b.ffn, c_.decoderIntermediateSize, buffers, x);
     }
     keep_hidden(out, c_.decoderLayers, x, N, D);
+    keep_layer_logits(attention, out, c_.decoderLayers, x, D, false, none, *shared_, finalBias_);
     std::copy(x, x + N * D, out.lastHiddenState);
     // 5. The output, tied to the shared embedding, plus final_logits_bias.
     if (out.logits) linear(attention, N, x, D, *shared_, finalBias_, out.logits, c_.vocabSize, Epilogue::None);

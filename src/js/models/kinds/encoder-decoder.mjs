@@ -4,7 +4,7 @@
 // its attention assembled from the steps' rows (bit for bit the
 // teacher-forced run's). No state between calls: prefill, step and
 // generateSteps are a decoder's.
-import { checkGenerateOptions, checkSeq2SeqRunOptions, GENERATE_OPTIONS } from '../model-options.mjs';
+import { checkGenerateOptions, checkSeq2SeqRunOptions, GENERATE_OPTIONS, lensPositions } from '../model-options.mjs';
 import { readSeq2Seq } from '../model-input.mjs';
 import { CALLS } from '../../protocol.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
@@ -121,7 +121,14 @@ async function forward(
   inner,
   read,
   decoderIds,
-  { returnAttention = true, returnHiddenStates = false, returnLogits = false, returnHeadOutputs = false, masks },
+  {
+    returnAttention = true,
+    returnHiddenStates = false,
+    returnLogits = false,
+    returnHeadOutputs = false,
+    returnLayerLogits,
+    masks,
+  },
   encoded,
 ) {
   const T = decoderIds.length;
@@ -131,6 +138,7 @@ async function forward(
     throw new ArgumentRangeError(
       `input.decoderInputIds: ${T} ids, more than the ${inner.config.maxLength} positions this model has`,
     );
+  const layerLogitPositions = lensPositions(returnLayerLogits, T, 'decoderInputIds');
   encoded ??= await encode(inner, read.inputIds, returnAttention, returnHiddenStates, masks, returnHeadOutputs);
   await inner.call(CALLS.modelBegin, () => [1, T]);
   const decoded = await inner.send(() => ({
@@ -141,6 +149,7 @@ async function forward(
     returnHiddenStates,
     returnLogits,
     returnHeadOutputs,
+    layerLogitPositions,
     headMask: masks,
   }));
   const out = {
@@ -160,6 +169,7 @@ async function forward(
     out.decoderHiddenStates = decoded.hiddenStates.data;
   }
   if (returnLogits) out.logits = decoded.logits.data;
+  if (layerLogitPositions) out.layerLogits = decoded.layerLogits.data;
   // What each head writes, by group: the decoder's rows are its T tokens (one beam); the cross-attention's
   // values are the encoder's S positions through each decoder layer's cross-attention.
   if (returnHeadOutputs)

@@ -1,7 +1,7 @@
 // An encoder's calls (BERT, RoBERTa, XLM-R): run() alone, the whole sequence
 // at once. A decoder's run() is the same call on a causal stack, so
 // kinds/decoder.mjs takes runStack and stackResult from here.
-import { checkRunOptions } from '../model-options.mjs';
+import { checkRunOptions, lensPositions } from '../model-options.mjs';
 import { readInput } from '../model-input.mjs';
 
 /** The engine's named arrays ({ data, shape }, src/bindings/outputs.hpp) as a result's typed arrays; numbers as they are. */
@@ -34,8 +34,10 @@ export function stackResult(inner, read, result) {
 export async function runStack(inner, input, options, extra = {}) {
   let read;
   const result = await inner.send(async () => {
-    const { returnAttention = true, headMask, truncateTo, ...returns } = checkRunOptions(options, 'run', inner.config);
+    const checked = checkRunOptions(options, 'run', inner.config);
+    const { returnAttention = true, headMask, truncateTo, returnLayerLogits, ...returns } = checked;
     read = await readInput(inner, input, 'run', true, 0, truncateTo);
+    const layerLogitPositions = lensPositions(returnLayerLogits, read.inputIds.length, 'input tokens');
     const [group] = inner.architecture.attentionGroups;
     return {
       call: 'run',
@@ -43,6 +45,7 @@ export async function runStack(inner, input, options, extra = {}) {
       tokenTypeIds: read.typeIds,
       returnAttention,
       ...returns,
+      layerLogitPositions,
       headMask: { [group]: headMask },
       ...extra,
     };
