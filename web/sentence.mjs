@@ -1,7 +1,7 @@
 // The demo sentence and its annotation: the page's default data, in one place.
 //
 //   用毒毒毒蛇，毒蛇会不会被毒毒死
-//   "Will a venomous snake be poisoned by venom if we poison it with venom?"
+//   "Will a venomous snake be poisoned to death by venom if we poison it with venom?"
 //
 // 毒 appears six times in three roles (noun, verb, modifier): the point of the
 // sentence is that attention has to tell identical characters apart. Every
@@ -97,7 +97,7 @@ export const LINKS = Object.freeze(
 /** 用毒毒毒蛇，毒蛇会不会被毒毒死 */
 export const SENTENCE = TOKENS.map((t) => t.char).join('');
 
-export const TRANSLATION = 'Will a venomous snake be poisoned by venom if we poison it with venom?';
+export const TRANSLATION = 'Will a venomous snake be poisoned to death by venom if we poison it with venom?';
 
 /**
  * The translation's tokens, each with its lemma (for the decoder's same-lemma
@@ -107,9 +107,10 @@ export const TRANSLATION = 'Will a venomous snake be poisoned by venom if we poi
  *   token of that type (what a bilingual dictionary gives: venom → 毒1 and 毒12).
  *   The cross heads read it from X.
  * - align: the token-by-token alignment, the annotation the alignment head is
- *   checked against: venom 7 ("by venom", the agent) is 毒12 and venom 13
- *   ("with venom", the instrument) is 毒1; "a venomous snake" is the subject of
- *   clause 2 (毒6 蛇7) and "it" the object of clause 1 (蛇4).
+ *   checked against: venom 9 ("by venom", the agent) is 毒12 and venom 15
+ *   ("with venom", the instrument) is 毒1; "poisoned" is 毒13 and "death" 死14
+ *   (毒死, poison to death); "a venomous snake" is the subject of clause 2
+ *   (毒6 蛇7) and "it" the object of clause 1 (蛇4).
  * - clause: which Chinese clause the token belongs to (1: 用毒毒毒蛇, the
  *   condition, "if we poison it with venom"; 2: 毒蛇会不会被毒毒死, the
  *   question), or null.
@@ -118,7 +119,8 @@ export const TRANSLATION = 'Will a venomous snake be poisoned by venom if we poi
  * it marks the passive, so by → 被11 is as good as be → 被11; "?" is
  * unaligned, the question being carried by 会不会 (A-not-A); venomous → 毒3 and
  * snake → 蛇4 would be coreference rather than translation links.
- * Unaligned tokens: a, by, if, we, ? ("if we" is implicit in Chinese).
+ * Unaligned tokens: a, to, by, if, we, ? ("if we" is implicit in Chinese; "to"
+ * only joins "poisoned" to "death").
  */
 export const ENGLISH = Object.freeze(
   [
@@ -128,7 +130,9 @@ export const ENGLISH = Object.freeze(
     ['venomous', 'venomous', [3, 6], [6], 2],
     ['snake', 'snake', [4, 7], [7], 2],
     ['be', 'be', [11], [11], 2],
-    ['poisoned', 'poison', [13, 14], [13, 14], 2],
+    ['poisoned', 'poison', [13], [13], 2],
+    ['to', 'to', [], [], 2],
+    ['death', 'death', [14], [14], 2],
     ['by', 'by', [], [], 2],
     ['venom', 'venom', [1, 12], [12], 2],
     ['if', 'if', [], [], 1],
@@ -172,3 +176,6 @@ export function maskedSentence(text, maskToken) {
   }
   return at === chars.length ? { hidden } : null;
 }
+
+/** venom in "with venom" (毒1), the English token the decoder and cross views open on. */
+export const WITH_VENOM = ENGLISH.findLastIndex((u) => u.text === 'venom');

@@ -64,7 +64,7 @@ const CODE = [
   'Q8_0',
 ];
 const CODE_RE = new RegExp(`(?<![\\w-])(?:${CODE.map((c) => c.replace(/[+]/g, '\\+')).join('|')})(?![\\w-])`, 'g');
-// English tokens of the translation named in the page's text ("Will 0", "venom 13"): data, not interface.
+// English tokens of the translation named in the page's text ("Will 0", "venom 15"): data, not interface.
 const TOKEN_RE = new RegExp(
   `(?:${[...new Set(ENGLISH.map((t) => t.text))].map((w) => w.replace('?', '\\?')).join('|')}) \\d+`,
   'g',
@@ -312,8 +312,8 @@ test('the 中文 / English switch rewrites every view, goes into the link, and t
   );
   await revealAll(page);
   expect(await page.textContent('#heads-title')).toBe('注意力头');
-  expect(await page.textContent('#pipeline .matrix-caption')).toMatch(/^拼接（15 × 96）/);
-  expect(await page.textContent('#neuron .neuron-pair')).toMatch(/^对齐头：查询 venom 13 → 键 毒 1 · 名词$/);
+  expect(await page.textContent('#pipeline .matrix-caption')).toMatch(/^拼接（17 × 96）/);
+  expect(await page.textContent('#neuron .neuron-pair')).toMatch(/^对齐头：查询 venom 15 → 键 毒 1 · 名词$/);
   expect(
     await page.$$eval('#heads-grid .heatmap svg', (s) => s.map((x) => x.getAttribute('aria-label').slice(0, 3))),
   ).toEqual(['对齐头', '语序头']);

@@ -117,8 +117,8 @@ test('cross: "with venom" → 毒1 of the alignment head, the engine’s numbers
   const { page, problems } = await openPage(env, '?mode=cross');
   await reveal(page, '#neuron');
   const shown = await readNeuron(page);
-  expect([shown.head, shown.q, shown.k]).toEqual(['alignment', 13, 1]);
-  expectEngineNumbers(shown, await engineNumbers(crossSpec(), 0, 13, 1));
+  expect([shown.head, shown.q, shown.k]).toEqual(['alignment', 15, 1]); // venom 15 ("with venom") → 毒1
+  expectEngineNumbers(shown, await engineNumbers(crossSpec(), 0, 15, 1));
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);
@@ -132,7 +132,7 @@ test('the formula bar presses the shown stage’s term, and a term shows its sta
   await page.waitForFunction(() => new URLSearchParams(location.search).get('stage') === 'masked');
   expect(await pressed()).toEqual(['masked']);
   expect(await page.getAttribute('#pipeline .stages button[data-stage="masked"]', 'aria-pressed')).toBe('true');
-  expect(await page.textContent('#pipeline .matrix-caption')).toMatch(/^mask \(15 × 15\): causal/);
+  expect(await page.textContent('#pipeline .matrix-caption')).toMatch(/^mask \(17 × 17\): causal/);
   // A stage button presses its term; V has two (in head_h and in V_h = X·W_V).
   await page.click('#pipeline .stages button[data-stage="v"]');
   await page.waitForFunction(() => document.querySelector('#formula button[data-stage="v"]').ariaPressed === 'true');

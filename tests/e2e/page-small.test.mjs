@@ -217,7 +217,7 @@ test('exported pictures and the pipeline’s matrices carry their title and lege
     const svg = await page.$eval('#pipeline .matrix svg', (s) => s.textContent);
     expect(svg).toContain(stage === 'q' ? '数值（0 为白）' : '权重');
     const title = await page.$eval('#pipeline .matrix svg [data-sticky="xy"] text', (s) => s.textContent);
-    expect(title).toBe(stage === 'q' ? 'Q · 前词头  (15 × 48)' : 'softmax  (15 × 15)');
+    expect(title).toBe(stage === 'q' ? 'Q · 前词头  (17 × 48)' : 'softmax  (17 × 17)');
   }
   expect(problems).toEqual([]);
   await page.close();

@@ -134,6 +134,9 @@ test('hovering 毒(2) keeps only its lines; a click locks them, and the URL says
   await page.close();
 }, 60_000);
 
+// The decoder's cells above the diagonal: 136 for the 17 English tokens.
+const ABOVE_DIAGONAL = (ENGLISH.length * (ENGLISH.length - 1)) / 2;
+
 test('decoder: the causal view is exactly 0 above the diagonal; cross: English rows over Chinese keys', async () => {
   const { page, problems } = await open();
   await page.check('input[name="mode"][value="decoder"]');
@@ -142,15 +145,17 @@ test('decoder: the causal view is exactly 0 above the diagonal; cross: English r
   expect(Object.keys(maps)).toEqual(['previous-word', 'same-lemma']);
   const want = await engineWeights(decoderSpec());
   for (const [name, cells] of Object.entries(maps)) {
-    expectSameAsEngine(cells, want[name], 15);
+    expectSameAsEngine(cells, want[name], ENGLISH.length);
     const above = cells.filter(([q, k]) => k > q);
-    expect(above).toHaveLength(105);
+    expect(above).toHaveLength(ABOVE_DIAGONAL);
     expect(above.filter(([, , w]) => w !== 0)).toEqual([]);
   }
-  expect(await page.$$eval('.heatmap[data-head="same-lemma"] [data-masked]', (c) => c.length)).toBe(105);
+  expect(await page.$$eval('.heatmap[data-head="same-lemma"] [data-masked]', (c) => c.length)).toBe(ABOVE_DIAGONAL);
   expect(await page.isHidden('#compare')).toBe(true); // no single head here, so no comparison
   await reveal(page, '#pipeline');
-  expect(await page.textContent('#pipeline .checks')).toContain('Masked cells are exactly 0: 210 of 210 masked cells');
+  expect(await page.textContent('#pipeline .checks')).toContain(
+    `Masked cells are exactly 0: ${2 * ABOVE_DIAGONAL} of ${2 * ABOVE_DIAGONAL} masked cells (2 heads)`,
+  );
 
   await page.check('input[name="mode"][value="cross"]');
   await page.waitForSelector('.heatmap[data-head="alignment"] [data-weight]');
@@ -168,8 +173,10 @@ test('decoder: the causal view is exactly 0 above the diagonal; cross: English r
   };
   const aligned = ENGLISH.flatMap((t, q) => (t.align.length ? [q] : []));
   expect(aligned.map((q) => tops(cross.alignment, q))).toEqual(aligned.map((q) => [...ENGLISH[q].align]));
-  expect([tops(cross.alignment, 7), tops(cross.alignment, 13)]).toEqual([[12], [1]]);
-  // The order head: each English word over its Chinese clause (the if-clause, English 8–13, is the first in Chinese).
+  expect([tops(cross.alignment, 9), tops(cross.alignment, 15)]).toEqual([[12], [1]]);
+  // "poisoned to death": poisoned → 毒13, death → 死14.
+  expect([tops(cross.alignment, 5), tops(cross.alignment, 7)]).toEqual([[13], [14]]);
+  // The order head: each English word over its Chinese clause (the if-clause, English 10–15, is the first in Chinese).
   expect(tops(cross.order, 10)).toEqual([0, 1, 2, 3, 4]);
   expect(tops(cross.order, 7)).toEqual([6, 7, 8, 9, 10, 11, 12, 13, 14]);
   expect(problems).toEqual([]);
@@ -214,7 +221,7 @@ test('free mode: a new sentence is tokenized and recomputed through the engine; 
 }, 60_000);
 
 test('a URL with state restores the same view', async () => {
-  const query = '?mode=decoder&sharpness=9&head=same-lemma&lock=q13&layout=rows&overlay=0&stage=masked';
+  const query = '?mode=decoder&sharpness=9&head=same-lemma&lock=q15&layout=rows&overlay=0&stage=masked';
   const { page, problems } = await open(query);
   // The head view's layout is checked whether or not its section was drawn yet
   // (it is drawn when it comes into view, which may already have happened).
@@ -230,9 +237,9 @@ test('a URL with state restores the same view', async () => {
   expect(await page.$$eval('.heatmap .rings circle', (c) => c.length)).toBe(0);
   const lines = await visibleLines(page);
   expect(lines.length).toBeGreaterThan(0);
-  expect(lines.every(([q]) => q === 13)).toBe(true);
+  expect(lines.every(([q]) => q === 15)).toBe(true); // venom in 'with venom'
   const want = await engineWeights(decoderSpec(9));
-  expectSameAsEngine((await readAllHeatmaps(page))['same-lemma'], want['same-lemma'], 15);
+  expectSameAsEngine((await readAllHeatmaps(page))['same-lemma'], want['same-lemma'], ENGLISH.length);
   expect(page.url()).toContain(query.slice(1)); // the page keeps the state it was given
   expect(problems).toEqual([]);
   await page.close();

@@ -151,16 +151,19 @@ describe('encoder heads over 用毒毒毒蛇，毒蛇会不会被毒毒死', () 
   });
 });
 
+// The English translation's tokens: the decoder's rows and keys, the cross-attention's rows (over 15 Chinese keys).
+const E = ENGLISH.length;
+
 describe('decoder and cross-attention over the English translation', () => {
   test.each(['previous-word', 'same-lemma'])('%s head: annotated targets, causal', async (name) => {
     const spec = decoderSpec();
-    expectMatchesAnnotation(name, (await weightsOf(spec))[name], 15, 15, true);
+    expectMatchesAnnotation(name, (await weightsOf(spec))[name], E, E, true);
   });
 
   test('causal: every weight above the diagonal is exactly 0', async () => {
     const weights = await weightsOf(decoderSpec());
     for (const w of Object.values(weights))
-      for (let q = 0; q < 15; q++) for (let k = q + 1; k < 15; k++) expect(w[q * 15 + k]).toBe(0);
+      for (let q = 0; q < E; q++) for (let k = q + 1; k < E; k++) expect(w[q * E + k]).toBe(0);
   });
 });
 
@@ -178,7 +181,7 @@ describe('cross-attention: two designed heads, checked against the token-by-toke
   });
 
   test('alignment head: every aligned word’s top keys are its annotated alignment, with most of the weight', () => {
-    const tops = rowTops(weights.alignment, 15, 15);
+    const tops = rowTops(weights.alignment, E, 15);
     const report = ENGLISH.map((t, q) => {
       if (!t.align.length) return { q, tops: tops[q] };
       const onTargets = t.align.reduce((s, k) => s + weights.alignment[q * 15 + k], 0);
@@ -193,18 +196,26 @@ describe('cross-attention: two designed heads, checked against the token-by-toke
 
   test('"by venom" lands on 毒12 and "with venom" on 毒1, although both share one lexicon entry', () => {
     const at = (q, k) => weights.alignment[q * 15 + k];
-    expect(ENGLISH[7].lexicon).toEqual(ENGLISH[13].lexicon);
-    expect(at(7, 12)).toBeGreaterThan(0.9);
-    expect(at(13, 1)).toBeGreaterThan(0.9);
-    expect(at(7, 1)).toBeLessThan(0.1);
-    expect(at(13, 12)).toBeLessThan(0.1);
+    expect([ENGLISH[9].text, ENGLISH[15].text]).toEqual(['venom', 'venom']);
+    expect(ENGLISH[9].lexicon).toEqual(ENGLISH[15].lexicon);
+    expect(at(9, 12)).toBeGreaterThan(0.9);
+    expect(at(15, 1)).toBeGreaterThan(0.9);
+    expect(at(9, 1)).toBeLessThan(0.1);
+    expect(at(15, 12)).toBeLessThan(0.1);
+  });
+
+  test('"poisoned to death": poisoned lands on 毒13 and death on 死14', () => {
+    const at = (q, k) => weights.alignment[q * 15 + k];
+    expect(ENGLISH.slice(5, 8).map((t) => t.text)).toEqual(['poisoned', 'to', 'death']);
+    expect(at(5, 13)).toBeGreaterThan(0.9);
+    expect(at(7, 14)).toBeGreaterThan(0.9);
   });
 
   test('order head: each English word spreads evenly over the Chinese clause it belongs to (the clauses swap places)', () => {
-    const tops = rowTops(weights.order, 15, 15);
+    const tops = rowTops(weights.order, E, 15);
     expect(tops).toEqual(ENGLISH.map((t) => clauseKeys(t.clause)));
     expect(TARGETS.order().map((r) => r.keys)).toEqual(ENGLISH.map((t) => clauseKeys(t.clause)));
-    // "if we poison it with venom" (English 8–13) is clause 1, the first in Chinese.
-    expect(ENGLISH.map((t) => t.clause)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2]);
+    // "if we poison it with venom" (English 10–15) is clause 1, the first in Chinese.
+    expect(ENGLISH.map((t) => t.clause)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2]);
   });
 });

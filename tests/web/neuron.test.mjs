@@ -74,5 +74,5 @@ test('the pair shown first: the spec’s focus query and its head’s top key', 
   expect(pairFor(run, 0, { q: 5, k: 9 })).toEqual({ q: 5, k: 9 });
   expect(neuronHead(run, 'single')).toBe(0); // the single head is another call: the view shows the first head
   const cross = await runSpec(engine, crossSpec());
-  expect(pairFor(cross, neuronHead(cross, 'alignment'), null)).toEqual({ q: 13, k: 1 }); // with venom → 毒1
+  expect(pairFor(cross, neuronHead(cross, 'alignment'), null)).toEqual({ q: 15, k: 1 }); // with venom → 毒1
 });

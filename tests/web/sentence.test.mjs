@@ -1,6 +1,16 @@
 // The page's default data: the annotation, exactly as written and internally
 // consistent, and the X built from it.
-import { TOKENS, WORDS, LINKS, ENGLISH, ROLES, SENTENCE, TRANSLATION, CLAUSES } from '../../web/sentence.mjs';
+import {
+  TOKENS,
+  WORDS,
+  LINKS,
+  ENGLISH,
+  ROLES,
+  SENTENCE,
+  TRANSLATION,
+  CLAUSES,
+  WITH_VENOM,
+} from '../../web/sentence.mjs';
 import { chineseInput, englishInput, D_MODEL } from '../../web/model/features.mjs';
 
 test('15 character tokens spell the sentence; the words cover them in order', () => {
@@ -64,15 +74,24 @@ test('English tokens: the lexicon by word type, the alignment token by token, th
     venomous: [3, 6],
     snake: [4, 7],
     be: [11],
-    poisoned: [13, 14],
+    poisoned: [13],
+    death: [14],
     venom: [1, 12],
     poison: [2],
     it: [4],
     with: [0],
   });
-  expect(ENGLISH.filter((t) => !t.lexicon.length).map((t) => t.text)).toEqual(['a', 'by', 'if', 'we', '?']);
+  expect(ENGLISH.filter((t) => !t.lexicon.length).map((t) => t.text)).toEqual(['a', 'to', 'by', 'if', 'we', '?']);
   // Token by token: "by venom" is the agent 毒12, "with venom" the instrument 毒1; every alignment is in the lexicon.
-  expect([ENGLISH[7].align, ENGLISH[13].align]).toEqual([[12], [1]]);
+  expect([ENGLISH[9].align, ENGLISH[15].align]).toEqual([[12], [1]]);
+  expect(WITH_VENOM).toBe(15);
+  // 被毒毒死: "be poisoned to death", 毒13 → poisoned, 死14 → death.
+  expect(ENGLISH.slice(4, 8).map((t) => [t.text, [...t.align]])).toEqual([
+    ['be', [11]],
+    ['poisoned', [13]],
+    ['to', []],
+    ['death', [14]],
+  ]);
   for (const t of ENGLISH) for (const k of t.align) expect(t.lexicon).toContain(k);
   // Aligned tokens sit in the clause of what they translate.
   for (const t of ENGLISH) for (const k of t.align) expect(CLAUSES[k]).toBe(t.clause);
@@ -108,5 +127,6 @@ test('English X: lemma, position and lexicon features, d_model wide', () => {
   // poisoned and poison share a lemma column.
   const lemma = (i) =>
     layout.blockLabels('lemma').findIndex((_, j) => X[i * D_MODEL + layout.column('lemma', j)] === 1);
-  expect(lemma(5)).toBe(lemma(10));
+  expect([ENGLISH[5].text, ENGLISH[12].text]).toEqual(['poisoned', 'poison']);
+  expect(lemma(5)).toBe(lemma(12));
 });

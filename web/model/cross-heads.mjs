@@ -16,7 +16,7 @@
 //   ½·[same clause]. Between two keys of the entry, the one in the word's own
 //   clause wins: "by venom" (clause 2) → 毒12, "with venom" (clause 1) → 毒1.
 //   A word without an entry (a, by, if, we, ?) scores ½ on its whole clause.
-import { ENGLISH, CLAUSES } from '../sentence.mjs';
+import { ENGLISH, CLAUSES, WITH_VENOM } from '../sentence.mjs';
 import { chineseInput, englishInput, D_MODEL } from './features.mjs';
 import { Projection, placeHeads } from './layout.mjs';
 import {
@@ -81,7 +81,7 @@ export function crossSpec(sharpness = DEFAULT_SHARPNESS) {
     dK,
     dV,
     weights: { wQ, wK, wV, wO },
-    /** "with venom": venom 13 → 毒1. */
-    focusQuery: 13,
+    /** "with venom": venom → 毒1. */
+    focusQuery: WITH_VENOM,
   });
 }

@@ -18,7 +18,7 @@
 // √dK, so the scores it feeds the softmax are sharpness × the counts written
 // below. Sharpness 0 makes every row uniform; the larger it is, the more each
 // row's weight sits on its best-scoring key(s).
-import { TOKENS, ENGLISH } from '../sentence.mjs';
+import { TOKENS, ENGLISH, WITH_VENOM } from '../sentence.mjs';
 import { chineseInput, englishInput, D_MODEL } from './features.mjs';
 import { Projection, placeHeads } from './layout.mjs';
 import { TARGETS } from './targets.mjs';
@@ -217,7 +217,7 @@ export function decoderSpec(sharpness = DEFAULT_SHARPNESS) {
     dV,
     weights: { wQ, wK, wV, wO },
     causal: true,
-    /** venom 13, whose same-lemma head finds venom 7. */
-    focusQuery: 13,
+    /** venom in "with venom", whose same-lemma head finds the venom of "by venom". */
+    focusQuery: WITH_VENOM,
   });
 }

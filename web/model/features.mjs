@@ -79,9 +79,9 @@ export function englishLemmas(english = ENGLISH) {
 }
 
 /**
- * The English translation's X, [15, D_MODEL]. Blocks:
- *   lemma    13  which lemma (poisoned and poison share "poison")
- *   position 15  where it is (0–14)
+ * The English translation's X, [17, D_MODEL]. Blocks:
+ *   lemma    15  which lemma (poisoned and poison share "poison")
+ *   position 17  where it is (0–16)
  *   lexicon  15  which Chinese tokens its word type translates (several ones for Will → 会不会, venom → 毒1 and 毒12)
  * and the rest unused (the decoder's X is as wide as the encoder's).
  */

@@ -52,7 +52,7 @@ export function previousWordTargets(english = ENGLISH) {
 
 /**
  * same-lemma (decoder, causal): a token attends to the earlier tokens with its
- * lemma (venom 13 → venom 7, poison 10 → poisoned 5).
+ * lemma (venom 15 → venom 9, poison 12 → poisoned 5).
  */
 export function sameLemmaTargets(english = ENGLISH) {
   return english.map((t, q) => row(english.slice(0, q).flatMap((u, k) => (u.lemma === t.lemma ? [k] : []))));
@@ -60,7 +60,7 @@ export function sameLemmaTargets(english = ENGLISH) {
 
 /**
  * alignment (cross): each English token attends to the Chinese tokens it
- * translates, by the token-by-token annotation (venom 7 → 毒12, venom 13 → 毒1).
+ * translates, by the token-by-token annotation (venom 9 → 毒12, venom 15 → 毒1).
  * Unaligned tokens have no target; the head spreads them over their clause.
  */
 export function alignmentTargets(english = ENGLISH) {

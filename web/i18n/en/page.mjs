@@ -101,14 +101,14 @@ export default {
     'Masked self-attention (the decoder’s) over the English translation: a token sees only itself and the tokens ' +
     'before it, so every cell above the diagonal is masked (hatched) and exactly 0 in the engine’s result. ' +
     '<strong>previous-word</strong> looks one token back; <strong>same-lemma</strong> finds the earlier use of a ' +
-    'repeated word (venom 13 → venom 7, poison 10 → poisoned 5).',
+    'repeated word (venom 15 → venom 9, poison 12 → poisoned 5).',
   'heads.explain.cross':
     'Encoder–decoder attention (cross-attention): queries come from the English decoder, keys and values from the ' +
     'Chinese encoder, so rows are English and columns Chinese. The <strong>order</strong> head looks at the Chinese ' +
     'clause each English word belongs to: the clauses come in the other order (the if-clause is first in Chinese). ' +
     'The <strong>alignment</strong> head looks up the Chinese tokens each English word translates, and uses the ' +
     `clause to choose between two equal words: “by venom” → ${zh('毒')}12, “with venom” → ${zh('毒')}1. Words ` +
-    'without a counterpart (a, by, if, we, ?) spread over their clause.',
+    'without a counterpart (a, to, by, if, we, ?) spread over their clause.',
   'heads.explain.free':
     'Your sentence through seeded random, untrained heads: the patterns show how attention computes. The model’s width <span translate="no">d_model</span> stays as you set it; more heads ' +
     'means narrower heads, <span translate="no">d_k = d_v = d_model / h</span>, as in the Transformer. The single ' +

@@ -84,12 +84,12 @@ export default {
   'heads.explain.decoder':
     `解码器的掩码自注意力，作用在英文译文上：每个词只能看见自己和前面的词，所以对角线以上的格子都被掩码（斜线），` +
     `在引擎结果中恰好为 0。<strong>前词头</strong>回看前一个词；<strong>同词元头</strong>找到重复词的上一次出现` +
-    `（${en('venom 13 → venom 7')}，${en('poison 10 → poisoned 5')}）。`,
+    `（${en('venom 15 → venom 9')}，${en('poison 12 → poisoned 5')}）。`,
   'heads.explain.cross':
     '编码器—解码器注意力（交叉注意力）：查询来自英文解码器，键和值来自中文编码器，所以行是英文、列是中文。' +
     '<strong>语序头</strong>看每个英文词所属的中文分句：两种语言的分句顺序相反（条件分句在中文里在前）。' +
     `<strong>对齐头</strong>查出每个英文词所译的汉字，并用分句在两个相同的字之间作出选择：“${en('by venom')}”→ 毒12，` +
-    `“${en('with venom')}”→ 毒1。没有对应词的英文词（${en('a, by, if, we, ?')}）平均分布在自己的分句上。`,
+    `“${en('with venom')}”→ 毒1。没有对应词的英文词（${en('a, to, by, if, we, ?')}）平均分布在自己的分句上。`,
   'heads.explain.free':
     `你的句子经过随机初始化、未经训练的头：图案展示注意力怎么算。模型宽度 ${code('d_model')} 保持你设定的值；` +
     `头越多，每个头越窄，${code('d_k = d_v = d_model / h')}，与 Transformer 一样。单头是一个全宽的头，得分是所有头得分之和。` +
