@@ -45,7 +45,9 @@ TEST_P(TaskHeads, AreTransformersLogits) {
   ASSERT_TRUE(model.missing().empty());
   ASSERT_EQ(model.task_head(), k.head);
   ASSERT_EQ(model.config().numLabels, k.labels);
-  for (const json& c : read_json(folder + "expected.json")["cases"]) {
+  // Held here: a range-for over read_json(…)["cases"] would read the temporary document after its end.
+  const json expected = read_json(folder + "expected.json");
+  for (const json& c : expected["cases"]) {
     const std::vector<std::int32_t> ids = c["inputIds"];
     const std::vector<float> got = task_logits(model, ids, c.value("tokenTypeIds", std::vector<std::int32_t>()));
     json want = json::array();
