@@ -17,14 +17,19 @@
 // Usage: node bench/llama.mjs [--quick] [--types F16,Q4_K_M] [--threads 1,2];
 // npm run bench runs it too (bench.mjs imports llamaBench) and keeps the
 // result under "llama" in bench-output/bench.json.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { FILE_TYPES, PROMPT, SHAPE, writeQwenGguf } from './gguf-checkpoint.mjs';
 import { runAlone, runHeader } from './inputs.mjs';
 import { runInChromium, startBenchServer } from './llama-browser.mjs';
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
+};
 const WLLAMA_VERSION = JSON.parse(
   readFileSync(new URL('../node_modules/@wllama/wllama/package.json', import.meta.url), 'utf8'),
 ).version;
@@ -55,43 +60,53 @@ export async function llamaBench({
   quick = false,
   types = FILE_TYPES.map((t) => t.name),
   threads = [1, 2],
-  samples = quick ? 2 : 3,
+  samples = 2,
   newTokens = quick ? 16 : 64,
   log = (s) => process.stderr.write(s),
+  onRun = () => {},
 } = {}) {
   const result = { ...runHeader(quick), wllama: WLLAMA_VERSION, prompt: PROMPT, newTokens, samples, files: [] };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mha-llama-'));
   const server = await startBenchServer();
   try {
-    for (const type of types) {
-      log(`llama: writing the ${type} file…\n`);
-      const file = path.join(dir, `qwen2.5-0.5b-shaped-${type.toLowerCase()}.gguf`);
-      const written = writeQwenGguf(file, type, { quick });
-      const entry = {
-        type,
-        bytes: written.bytes,
-        writeMs: written.ms,
-        tensorTypes: written.types,
-        promptIds: written.promptIds,
-        runs: [],
-      };
-      result.config ??= written.config;
-      result.files.push(entry);
-      const args = { prompt: PROMPT, promptIds: written.promptIds, newTokens, samples };
-      for (const t of threads) {
+    // Thread count by thread count (one thread's rows whole first), each file written once.
+    for (const t of threads)
+      for (const type of types) {
+        const file = path.join(dir, `qwen2.5-0.5b-shaped-${type.toLowerCase()}.gguf`);
+        let entry = result.files.find((f) => f.type === type);
+        if (!entry) {
+          log(`llama: writing the ${type} file…\n`);
+          const written = writeQwenGguf(file, type, { quick });
+          entry = {
+            type,
+            bytes: written.bytes,
+            writeMs: written.ms,
+            tensorTypes: written.types,
+            promptIds: written.promptIds,
+            runs: [],
+          };
+          result.config ??= written.config;
+          result.files.push(entry);
+        }
+        const args = { prompt: PROMPT, promptIds: entry.promptIds, newTokens, samples, threads: t };
         for (const engine of ['wllama', 'mha-wasm']) {
           log(`llama: ${type}, ${engine} on ${t} thread(s)…\n`);
-          const r = await runInChromium(server.url, engine, file, { ...args, threads: t });
+          const r = await runInChromium(server.url, engine, file, args);
           r.loadAverage = os.loadavg();
           entry.runs.push({ engine, threads: t, ...r });
+          onRun(result);
         }
       }
-      rmSync(file, { force: true });
-    }
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
+  return summarize(result, threads);
+}
+
+/** The figures and the id checks of a result (also of a partial one): { result, report }. */
+export function summarize(result, threads = [...new Set(result.files.flatMap((f) => f.runs.map((r) => r.threads)))]) {
+  const { newTokens } = result;
   for (const f of result.files) {
     for (const r of f.runs) {
       if (r.failed) continue;
@@ -99,19 +114,22 @@ export async function llamaBench({
       else r.figures = { attention: figures(r.rows.attention, newTokens), none: figures(r.rows.none, newTokens) };
     }
     const { promptIds } = f;
-    f.checks = threads.map((t) => {
-      const ours = f.runs.find((r) => r.engine === 'mha-wasm' && r.threads === t);
-      const peer = f.runs.find((r) => r.engine === 'wllama' && r.threads === t);
-      if (!ours?.ids || !peer?.ids) return { threads: t, failed: true };
-      return {
-        threads: t,
-        tokenizerSame: ours.tokenized.every((x, i) => x === promptIds[i]) && ours.tokenized.length === promptIds.length,
-        peerPromptTokens: peer.promptTokens,
-        ids: agreement(ours.ids, peer.ids),
-        oursIds: ours.ids,
-        peerIds: peer.ids,
-      };
-    });
+    f.checks = threads
+      .filter((t) => f.runs.some((r) => r.threads === t))
+      .map((t) => {
+        const ours = f.runs.find((r) => r.engine === 'mha-wasm' && r.threads === t);
+        const peer = f.runs.find((r) => r.engine === 'wllama' && r.threads === t);
+        if (!ours?.ids || !peer?.ids) return { threads: t, failed: true };
+        return {
+          threads: t,
+          tokenizerSame:
+            ours.tokenized.every((x, i) => x === promptIds[i]) && ours.tokenized.length === promptIds.length,
+          peerPromptTokens: peer.promptTokens,
+          ids: agreement(ours.ids, peer.ids),
+          oursIds: ours.ids,
+          peerIds: peer.ids,
+        };
+      });
   }
   return { result, report: report(result) };
 }
@@ -164,16 +182,16 @@ function report(r) {
       const p = peer?.figures;
       lines.push(
         `| ${f.type} | ${t} | wllama${peer?.multithread === false && t > 1 ? ' (no threads!)' : ''} | ` +
-          (peer?.failed
-            ? `FAILED: ${peer.failed} | | | | | |`
+          (!peer || peer.failed
+            ? `${peer ? `FAILED: ${peer.failed}` : 'not run'} | | | | | |`
             : `${ms(peer.loadMs)} | ${ms(p.prefillMs)} | ${ms(p.perTokenMs)} | ${mib(peer.peakRssBytes)} | | |`),
       );
       for (const [key, label] of [
         ['attention', 'mha-wasm, every attention returned'],
         ['none', 'mha-wasm, no attention'],
       ]) {
-        if (ours?.failed) {
-          lines.push(`| ${f.type} | ${t} | ${label} | FAILED: ${ours.failed} | | | | | |`);
+        if (!ours || ours.failed) {
+          lines.push(`| ${f.type} | ${t} | ${label} | ${ours ? `FAILED: ${ours.failed}` : 'not run'} | | | | | |`);
           continue;
         }
         const o = ours.figures[key];
@@ -203,9 +221,24 @@ const argList = (name) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1].split(',') : undefined;
 };
-await runAlone(
-  import.meta.url,
-  'llama',
-  (options) => llamaBench({ ...options, types: argList('--types'), threads: argList('--threads')?.map(Number) }),
-  allRan,
-);
+// --report-from <json>: the table of a result kept by an earlier run (bench-output/llama-partial.json
+// is written after every browser, so that a run cut short still has its rows).
+const from = argList('--report-from');
+if (from && import.meta.url === pathToFileURL(process.argv[1]).href)
+  console.log(summarize(JSON.parse(readFileSync(from[0], 'utf8'))).report);
+else
+  await runAlone(
+    import.meta.url,
+    'llama',
+    (options) =>
+      llamaBench({
+        ...options,
+        types: argList('--types'),
+        threads: argList('--threads')?.map(Number),
+        onRun: (partial) => {
+          mkdirSync('bench-output', { recursive: true });
+          writeFileSync('bench-output/llama-partial.json', JSON.stringify(partial));
+        },
+      }),
+    allRan,
+  );
