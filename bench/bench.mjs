@@ -41,7 +41,8 @@ const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --model-profil
              training, the bert-base-shaped model, the opus-mt-shaped translation and the GPT-2- and
              Qwen2.5-shaped decoders, the same Qwen2.5 shape as GGUF files against wllama (llama.cpp's
              wasm build) in Chromium, the relaxed-SIMD builds, the model block by block, loading in Node
-             and Chromium, which heads matter (mha-wasm/analysis) (about 40 minutes); writes
+             and Chromium, which heads matter (mha-wasm/analysis) (about 40 minutes, and the wllama
+             comparison as long again or more on a shared machine); writes
              bench-output/bench.json
   --quick    the same, shorter
   --profile  where a forward call's time goes, stage by stage (bench/profile.mjs)
