@@ -115,7 +115,7 @@ export default [
   },
   // The browser benchmark's functions passed to page.evaluate() run in the page.
   {
-    files: ['bench/load-browser.mjs'],
+    files: ['bench/load-browser.mjs', 'bench/llama-browser.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
 

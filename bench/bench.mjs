@@ -10,7 +10,9 @@
 // bert-base-shaped checkpoint (bench/model.mjs), an opus-mt-shaped
 // translation model (bench/seq2seq.mjs) and GPT-2-small- and
 // Qwen2.5-0.5B-shaped decoders generating text (bench/decoder.mjs) against
-// onnxruntime-web.
+// onnxruntime-web; the Qwen2.5-0.5B shape again as GGUF files (F16, Q8_0,
+// Q4_0, Q4_K_M) against llama.cpp's own wasm build, wllama, in Chromium
+// (bench/llama.mjs).
 // Then the relaxed-SIMD builds beside the SIMD128 ones (bench/relaxed.mjs),
 // the bert-base-shaped model's forward block by block on both
 // (bench/model-profile.mjs), and loading its 406.7 MB checkpoint in Node and
@@ -27,6 +29,7 @@ import { createAttention } from '../src/js/node.mjs';
 import { CONFIGS, headsOf, makeInputs, relaxedSimdFlags, time } from './inputs.mjs';
 import { analysisBench } from './analysis.mjs';
 import { decoderBench } from './decoder.mjs';
+import { llamaBench } from './llama.mjs';
 import { loadBench } from './load.mjs';
 import { modelProfile } from './model-profile.mjs';
 import { modelBench } from './model.mjs';
@@ -36,8 +39,10 @@ import { relaxedBench } from './relaxed.mjs';
 const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --model-profile | --sizes | --help]   (npm run bench -- <flag>)
   (none)     every runner and thread count, the kernels, start-up, a long sequence, the worker hop,
              training, the bert-base-shaped model, the opus-mt-shaped translation and the GPT-2- and
-             Qwen2.5-shaped decoders, the relaxed-SIMD builds, the model block by block, loading in Node
-             and Chromium, which heads matter (mha-wasm/analysis) (about 40 minutes); writes
+             Qwen2.5-shaped decoders, the same Qwen2.5 shape as GGUF files against wllama (llama.cpp's
+             wasm build) in Chromium, the relaxed-SIMD builds, the model block by block, loading in Node
+             and Chromium, which heads matter (mha-wasm/analysis) (about 40 minutes, and the wllama
+             comparison as long again or more on a shared machine); writes
              bench-output/bench.json
   --quick    the same, shorter
   --profile  where a forward call's time goes, stage by stage (bench/profile.mjs)
@@ -46,7 +51,8 @@ const USAGE = `Usage: node bench/bench.mjs [--quick | --profile | --model-profil
   --help     this text
 One part alone: node bench/run.mjs <mha-wasm|mha-wasm-relaxed|onnxruntime|tfjs|plain-js> <threads> [--quick],
   node bench/train.mjs [--quick], node bench/model.mjs [--quick], node bench/seq2seq.mjs [--quick],
-  node bench/decoder.mjs [--quick], node bench/relaxed.mjs [--quick], node bench/model-profile.mjs [--quick],
+  node bench/decoder.mjs [--quick], node bench/llama.mjs [--quick] [--types F16,Q8_0,Q4_0,Q4_K_M] [--threads 1,2],
+  node bench/relaxed.mjs [--quick], node bench/model-profile.mjs [--quick],
   node bench/load.mjs [--quick], node bench/analysis.mjs [--quick]`;
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
@@ -222,6 +228,8 @@ const model = await modelBench({ quick });
 const seq2seq = await seq2seqBench({ quick });
 // GPT-2-small- and Qwen2.5-0.5B-shaped decoders generating text against onnxruntime-web (bench/decoder.mjs).
 const decoder = await decoderBench({ quick });
+// The same shape as GGUF files in F16, Q8_0, Q4_0, Q4_K_M against wllama, in Chromium (bench/llama.mjs).
+const llama = await llamaBench({ quick });
 // The relaxed-SIMD builds beside the SIMD128 ones: GEMM, ceiling and attention (bench/relaxed.mjs).
 const relaxed = await relaxedBench({ quick });
 // The model's forward block by block, on both builds (bench/model-profile.mjs).
@@ -350,6 +358,7 @@ lines.push(sizesLine(sizes));
 lines.push('', model.report);
 lines.push('', seq2seq.report);
 lines.push('', decoder.report);
+lines.push('', llama.report);
 lines.push('', relaxed.report);
 lines.push('', blocks.report);
 lines.push('', load.report);
@@ -375,6 +384,7 @@ writeFileSync(
       model: model.result,
       seq2seq: seq2seq.result,
       decoder: decoder.result,
+      llama: llama.result,
       relaxed: relaxed.result,
       modelProfile: blocks.result,
       load: load.result,

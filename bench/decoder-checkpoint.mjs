@@ -246,7 +246,7 @@ const BYTE_ORDER = [...Array(256).keys()].sort((a, b) => Number(!PRINTABLE(a)) -
  * tokens ("t" and the id) up to vocab_size, the special tokens at their ids.
  * Resolves { vocab (piece → id, without the special ids), merges, promptIds }.
  */
-function byteLevelBpe(config, special) {
+export function byteLevelBpe(config, special) {
   const vocab = new Map();
   BYTE_ORDER.forEach((b, id) => vocab.set(BYTE_CHAR[b], id));
   const merges = [];

@@ -20,7 +20,7 @@ export const BROWSER_BUILDS = ['threaded-relaxed-simd', 'threaded-simd'];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The peak RSS in bytes of Chromium's renderer processes now running (the largest). */
-function rendererPeakBytes() {
+export function rendererPeakBytes() {
   let peak = 0;
   for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
     try {
