@@ -8,7 +8,8 @@
 // oneHeadPerLayer run serves both buttons. Every number in a data attribute.
 import { captionedTable, el } from '../lib/dom.mjs';
 import { fixed } from '../lib/format.mjs';
-import { t, translateDom } from '../lib/i18n.mjs';
+import { t } from '../lib/i18n.mjs';
+import { mountView } from '../lib/mount.mjs';
 import { analysisEntry } from '../lib/package.mjs';
 import { outputText } from '../model/head-importance-text.mjs';
 import { oneHeadMask, oneHeadSentence, singleSentences, verdict } from '../model/fewer-heads-text.mjs';
@@ -41,19 +42,16 @@ export class FewerHeads {
    *   task as the section's (busy, cancellable; null when it did not finish); context is the last analysis'
    */
   constructor(root, hooks) {
-    root.innerHTML = MARKUP;
-    translateDom(root);
     this.root = root;
     this.hooks = hooks;
-    const $ = (selector) => root.querySelector(selector);
-    this.el = {
-      layersRun: $('.matter-few-layers-run'),
-      singleRun: $('.matter-few-single-run'),
-      layers: $('.matter-few-layers'),
-      layersText: $('.matter-few-layers-text'),
-      layersTable: $('.matter-few-layers-table'),
-      single: $('.matter-few-single'),
-    };
+    this.el = mountView(root, MARKUP, {
+      layersRun: '.matter-few-layers-run',
+      singleRun: '.matter-few-single-run',
+      layers: '.matter-few-layers',
+      layersText: '.matter-few-layers-text',
+      layersTable: '.matter-few-layers-table',
+      single: '.matter-few-single',
+    });
     this.el.layersRun.addEventListener('click', () => this.#runLayers());
     this.el.singleRun.addEventListener('click', () => this.#runSingle());
   }

@@ -15,7 +15,8 @@
 import d3 from '../lib/d3.mjs';
 import { captionedTable, el } from '../lib/dom.mjs';
 import { fixed, percent } from '../lib/format.mjs';
-import { t, translateDom } from '../lib/i18n.mjs';
+import { t } from '../lib/i18n.mjs';
+import { mountView } from '../lib/mount.mjs';
 import { analysisEntry } from '../lib/package.mjs';
 import { UI } from '../lib/palette.mjs';
 import { divergingScale } from '../lib/scales.mjs';
@@ -88,28 +89,26 @@ export class HeadsMatter {
    *   onChoose: (group: string, head: { layer: number, head: number }) => void, variant: () => string }} hooks
    */
   constructor(root, hooks) {
-    root.innerHTML = MARKUP;
-    translateDom(root);
     this.root = root;
     this.hooks = hooks;
+    this.el = mountView(root, MARKUP, {
+      lengthRow: '.matter-length',
+      length: '.matter-length-select',
+      run: '.matter-run',
+      cancel: '.matter-cancel',
+      need: '.matter-need',
+      status: '.matter-status',
+      trust: '.matter-trust',
+      results: '.matter-results',
+      reference: '.matter-reference',
+      text: '.matter-text',
+      grids: '.matter-grids',
+      legend: '.matter-legend',
+      lineBar: '.matter-line-bar',
+      line: '.matter-line',
+      table: '.matter-table',
+    });
     const $ = (selector) => root.querySelector(selector);
-    this.el = {
-      lengthRow: $('.matter-length'),
-      length: $('.matter-length-select'),
-      run: $('.matter-run'),
-      cancel: $('.matter-cancel'),
-      need: $('.matter-need'),
-      status: $('.matter-status'),
-      trust: $('.matter-trust'),
-      results: $('.matter-results'),
-      reference: $('.matter-reference'),
-      text: $('.matter-text'),
-      grids: $('.matter-grids'),
-      legend: $('.matter-legend'),
-      lineBar: $('.matter-line-bar'),
-      line: $('.matter-line'),
-      table: $('.matter-table'),
-    };
     this.#chart = new PruningChart($('.matter-chart'));
     const sub = { work: (task) => this.#work(task), context: () => this.#analysed() };
     this.#few = new FewerHeads($('.matter-few'), sub);

@@ -8,7 +8,8 @@
 // exchange back (its message returns to the box); "New conversation" starts
 // again. Every token is the engine's greedy choice.
 import { el } from '../lib/dom.mjs';
-import { t, translateDom } from '../lib/i18n.mjs';
+import { t } from '../lib/i18n.mjs';
+import { mountView } from '../lib/mount.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { CHAT_FIRST, ChatSteps, hasChatTemplate } from '../model/next-token-chat.mjs';
 import { pieceLabel } from './top-tokens.mjs';
@@ -61,25 +62,23 @@ export class ChatBox {
    *   wait); clear: the step-by-step view back to its prompt (a turn starts: what it shows is not this turn's)
    */
   constructor(root, hooks) {
-    root.innerHTML = MARKUP;
-    translateDom(root);
-    const $ = (selector) => root.querySelector(selector);
     this.root = root;
     this.hooks = hooks;
-    this.el = {
-      caveat: $('.chat-caveat'),
-      log: $('.chat-log'),
-      form: $('.chat-form'),
-      message: $('#chat-message'),
-      send: $('#chat-send'),
-      stop: $('#chat-stop'),
-      max: $('#chat-max'),
-      undo: $('#chat-undo'),
-      clear: $('#chat-new'),
-      status: $('#chat-status'),
-      tokensBox: $('.chat-tokens-box'),
-      tokens: $('.chat-tokens'),
-    };
+    this.el = mountView(root, MARKUP, {
+      caveat: '.chat-caveat',
+      log: '.chat-log',
+      form: '.chat-form',
+      message: '#chat-message',
+      send: '#chat-send',
+      stop: '#chat-stop',
+      max: '#chat-max',
+      undo: '#chat-undo',
+      clear: '#chat-new',
+      status: '#chat-status',
+      tokensBox: '.chat-tokens-box',
+      tokens: '.chat-tokens',
+    });
+    const $ = (selector) => root.querySelector(selector);
     const { el: e } = this;
     this.#error = new ErrorBox($('.chat-error'));
     e.form.addEventListener('submit', (event) => {

@@ -13,7 +13,8 @@
 import { OKABE_ITO } from '../lib/palette.mjs';
 import { captionedTable, el } from '../lib/dom.mjs';
 import { fixed, percent } from '../lib/format.mjs';
-import { t, translateDom } from '../lib/i18n.mjs';
+import { t } from '../lib/i18n.mjs';
+import { mountView } from '../lib/mount.mjs';
 import { tokenName } from '../lib/tokens.mjs';
 import { topTokens } from '../model/predictions.mjs';
 import { headWeights, tokenRecords, topKeys } from '../model/real-model-scores.mjs';
@@ -80,29 +81,27 @@ export class NextTokenSteps {
    * @param {{ temperature: () => number, text: () => string }} hooks the predictions' temperature, the text box's text
    */
   constructor(root, hooks) {
-    root.innerHTML = MARKUP;
-    translateDom(root);
-    const $ = (selector) => root.querySelector(selector);
     this.root = root;
     this.hooks = hooks;
-    this.el = {
-      prompt: $('#next-prompt'),
-      step: $('#next-step'),
-      count: $('#next-count'),
-      run: $('#next-run'),
-      reset: $('#next-reset'),
-      status: $('#next-status'),
-      text: $('.next-text'),
-      current: $('.next-current'),
-      gridCaption: $('.next-grid-caption'),
-      grid: $('.next-grid'),
-      numbers: $('.next-numbers'),
-      table: $('.next-table'),
-      heatmap: $('.next-heatmap'),
-      where: $('.next-where'),
-      after: $('.next-after'),
-      list: $('.next-list'),
-    };
+    this.el = mountView(root, MARKUP, {
+      prompt: '#next-prompt',
+      step: '#next-step',
+      count: '#next-count',
+      run: '#next-run',
+      reset: '#next-reset',
+      status: '#next-status',
+      text: '.next-text',
+      current: '.next-current',
+      gridCaption: '.next-grid-caption',
+      grid: '.next-grid',
+      numbers: '.next-numbers',
+      table: '.next-table',
+      heatmap: '.next-heatmap',
+      where: '.next-where',
+      after: '.next-after',
+      list: '.next-list',
+    });
+    const $ = (selector) => root.querySelector(selector);
     const { el: e } = this;
     // A failed step in the reader's words, the engine's own text as a detail (views/real-model-error.mjs).
     this.#error = new ErrorBox($('.next-error'));

@@ -9,7 +9,8 @@
 // group and layer chosen; each cell's value in data-weight.
 import { el } from '../lib/dom.mjs';
 import { OKABE_ITO } from '../lib/palette.mjs';
-import { t, translateDom } from '../lib/i18n.mjs';
+import { t } from '../lib/i18n.mjs';
+import { mountView } from '../lib/mount.mjs';
 import { analysisEntry } from '../lib/package.mjs';
 import { tokenRecords } from '../model/real-model-scores.mjs';
 import { Heatmap } from './heatmap.mjs';
@@ -38,20 +39,17 @@ export class RolloutView {
 
   /** @param {HTMLElement} root @param {{ work: Function, context: Function }} hooks as FewerHeads' */
   constructor(root, hooks) {
-    root.innerHTML = MARKUP;
-    translateDom(root);
     this.root = root;
     this.hooks = hooks;
-    const $ = (selector) => root.querySelector(selector);
-    this.el = {
-      rolled: $('.matter-rollout-rolled'),
-      run: $('.matter-rollout-run'),
-      groupRow: $('.matter-rollout-group-row'),
-      group: $('.matter-rollout-group'),
-      layerRow: $('.matter-rollout-layer-row'),
-      layer: $('.matter-rollout-layer'),
-      map: $('.matter-rollout-map'),
-    };
+    this.el = mountView(root, MARKUP, {
+      rolled: '.matter-rollout-rolled',
+      run: '.matter-rollout-run',
+      groupRow: '.matter-rollout-group-row',
+      group: '.matter-rollout-group',
+      layerRow: '.matter-rollout-layer-row',
+      layer: '.matter-rollout-layer',
+      map: '.matter-rollout-map',
+    });
     this.el.run.addEventListener('click', () => this.#run());
     this.el.group.addEventListener('change', () => {
       this.el.layer.value = '';

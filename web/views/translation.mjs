@@ -16,7 +16,8 @@
 // what is not.
 import { el } from '../lib/dom.mjs';
 import { fixed } from '../lib/format.mjs';
-import { t, translateDom } from '../lib/i18n.mjs';
+import { t } from '../lib/i18n.mjs';
+import { mountView } from '../lib/mount.mjs';
 import {
   ATTENTION_GROUPS,
   crossWeights,
@@ -111,31 +112,29 @@ export class TranslationView {
    *   after a translation with every head (of `text`)
    */
   constructor(root, hooks) {
-    root.innerHTML = MARKUP;
-    translateDom(root);
-    const $ = (selector) => root.querySelector(selector);
     this.root = root;
     this.hooks = hooks;
-    this.el = {
-      form: $('#mt-run'),
-      beams: $('#mt-beams'),
-      output: $('.mt-output'),
-      status: $('#mt-status'),
-      candidates: $('.mt-candidates'),
-      notes: $('.mt-notes'),
-      maskGroup: $('#mt-mask-group'),
-      maskPreset: $('#mt-mask-preset'),
-      maskRun: $('#mt-mask-run'),
-      mask: $('.mt-mask'),
-      compare: $('.mt-compare'),
-      group: $('#mt-group'),
-      which: $('#mt-which'),
-      gridCaption: $('.mt-grid-caption'),
-      grid: $('.mt-grid'),
-      heatmap: $('.mt-heatmap'),
-      du: $('.mt-du'),
-      shown: $('.mt-shown'),
-    };
+    this.el = mountView(root, MARKUP, {
+      form: '#mt-run',
+      beams: '#mt-beams',
+      output: '.mt-output',
+      status: '#mt-status',
+      candidates: '.mt-candidates',
+      notes: '.mt-notes',
+      maskGroup: '#mt-mask-group',
+      maskPreset: '#mt-mask-preset',
+      maskRun: '#mt-mask-run',
+      mask: '.mt-mask',
+      compare: '.mt-compare',
+      group: '#mt-group',
+      which: '#mt-which',
+      gridCaption: '.mt-grid-caption',
+      grid: '.mt-grid',
+      heatmap: '.mt-heatmap',
+      du: '.mt-du',
+      shown: '.mt-shown',
+    });
+    const $ = (selector) => root.querySelector(selector);
     /** Where the real-model view puts "Which heads matter" (views/heads-matter.mjs) for a translation model. */
     this.matterSlot = $('.mt-matter');
     const { el: e } = this;
