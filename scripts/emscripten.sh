@@ -80,6 +80,7 @@ install() {
       exit 1
     fi
     rm -rf "$root"
+    mkdir -p "$repo/.deps"
     echo "mha-wasm setup: debootstrap trixie into .deps/trixie-root (Emscripten 3.1.69 for the wasm builds)"
     debootstrap --variant=minbase trixie "$root" "$url" >"$repo/.deps/trixie-debootstrap.log" 2>&1 || {
       tail -n 20 "$repo/.deps/trixie-debootstrap.log" >&2

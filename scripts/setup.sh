@@ -33,6 +33,7 @@ apt_install() {
 # debootstrap itself comes first, alone.
 chroot_pid=""
 if ! bash scripts/emscripten.sh describe >/dev/null 2>&1; then
+  # Here, not in scripts/emscripten.sh install: its own apt-get would contend for dpkg's lock with the one below.
   command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
   chroot_log=$(mktemp)
   bash scripts/emscripten.sh install >"$chroot_log" 2>&1 &
