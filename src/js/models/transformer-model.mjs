@@ -86,6 +86,8 @@ export class TransformerModel extends EngineResource {
       // The ids the cache holds while it is prefill, step and generate's (cacheOwner null); null: not known
       // (a stream's, rewound by the caller): nothing is reused from it (kinds/decoder-cache.mjs).
       cachedIds: [],
+      // The head mask the cached keys and values were computed under (decoder-cache.mjs maskKey): reused only under it.
+      cachedMask: null,
       // Whose encoding an encoder-decoder holds (kinds/encoder-decoder.mjs: teacherForced's, or null).
       encodedBy: null,
       call: (name, args) => this[CALL](name, args),

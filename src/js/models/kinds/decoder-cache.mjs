@@ -8,8 +8,15 @@
 // tests/js/model-steps.test.mjs), so a search's choices do not depend on it.
 import { CALLS } from '../../protocol.mjs';
 
-// The ids the cache holds for the caller ([] when a step stream or a conversation holds it).
-const held = (inner) => (inner.cacheOwner === null && inner.cachedIds ? inner.cachedIds : []);
+// The head mask ({ group: mask or null }, decoder.mjs masks()) as a key: the keys and values a cache holds were
+// computed under one, and are reused only under the same (inner.cachedMask, set with inner.cachedIds).
+export const maskKey = (mask) =>
+  JSON.stringify(mask ?? null, (key, value) => (ArrayBuffer.isView(value) ? Array.from(value) : value));
+
+// The ids the cache holds for the caller computed under `mask` ([] when a step stream or a conversation holds it,
+// or another head mask made it).
+const held = (inner, mask) =>
+  inner.cacheOwner === null && inner.cachedIds && inner.cachedMask === maskKey(mask) ? inner.cachedIds : [];
 
 /**
  * The request of a decoder's call with its cache: `ids` fed after the first
@@ -30,13 +37,14 @@ export function feed(inner, call, ids, returnAttention, headMask) {
  * after it.
  */
 export async function feedSequence(inner, ids, { attention = false, mask, reuse = true } = {}) {
-  const cached = reuse ? held(inner) : [];
+  const cached = reuse ? held(inner, mask) : [];
   let same = 0;
   const most = Math.min(cached.length, ids.length - 1);
   while (same < most && cached[same] === ids[same]) same++;
   if (same && same < inner.past) await inner.call(CALLS.modelRewind, () => [same]);
   const r = await feed(inner, same ? 'step' : 'prefill', ids.slice(same), attention, mask);
   inner.cachedIds = Array.from(ids);
+  inner.cachedMask = maskKey(mask);
   inner.past = ids.length;
   inner.cacheOwner = null;
   return { ...r, reused: same };
@@ -48,7 +56,7 @@ export async function feedSequence(inner, ids, { attention = false, mask, reuse 
  * the rest fed.
  */
 export async function settle(inner, ids, mask) {
-  const cached = held(inner);
+  const cached = held(inner, mask);
   let same = 0;
   while (same < Math.min(cached.length, ids.length) && cached[same] === ids[same]) same++;
   if (same === ids.length && same === inner.past && inner.cacheOwner === null) return;

@@ -16,7 +16,7 @@ import { beamSearch } from '../generation/beam.mjs';
 import { seededRandom } from '../generation/sampling.mjs';
 import { stopStringCheck } from '../generation/stopping.mjs';
 import { addedText, textStream } from '../generation/text-stream.mjs';
-import { cacheBeams, feed, feedSequence, settle } from './decoder-cache.mjs';
+import { cacheBeams, feed, feedSequence, maskKey, settle } from './decoder-cache.mjs';
 import { runStack, stackResult } from './encoder.mjs';
 
 export { feed };
@@ -24,16 +24,21 @@ export { feed };
 // prefill() and step(): one engine call with state, `past` counted after it.
 function stateful(inner, call, input, options) {
   return inner.exclusive(async () => {
-    let read;
+    let read, request;
     const result = await inner.send(async () => {
       const { returnAttention = true, headMask, ...returns } = checkRunOptions(options, call, inner.config);
       read = await readInput(inner, input, call, false, call === 'step' ? inner.past : 0);
-      return { call, inputIds: read.inputIds, returnAttention, ...returns, headMask: masks(inner, headMask) };
+      request = { call, inputIds: read.inputIds, returnAttention, ...returns, headMask: masks(inner, headMask) };
+      return request;
     });
     inner.past = result.past + read.inputIds.length;
     const fed = Array.from(read.inputIds);
+    const key = maskKey(request.headMask);
     if (call === 'prefill') inner.cachedIds = fed;
-    else inner.cachedIds = inner.cacheOwner === null && inner.cachedIds ? [...inner.cachedIds, ...fed] : null;
+    else
+      inner.cachedIds =
+        inner.cacheOwner === null && inner.cachedIds && inner.cachedMask === key ? [...inner.cachedIds, ...fed] : null;
+    inner.cachedMask = key;
     inner.cacheOwner = null; // the caller's now: a step stream feeds its tokens again
     return stackResult(inner, read, result);
   });
