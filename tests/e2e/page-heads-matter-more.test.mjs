@@ -26,8 +26,8 @@ import {
   singleSentences,
   writesSentence,
 } from '../../web/model/fewer-heads-text.mjs';
-import { setLanguage, t } from '../../web/lib/i18n.mjs';
-import { analyseHeadsOnPage, loadModelFolder, openPage, readHeatmaps, setUp } from './page-helpers.mjs';
+import { t } from '../../web/lib/i18n.mjs';
+import { analyseHeadsOnPage, inLanguage, loadModelFolder, openPage, readHeatmaps, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
 const TOLERANCE = 1e-9;
@@ -43,16 +43,6 @@ afterAll(async () => {
   engine?.dispose();
   await env?.close();
 });
-
-/** t() in a language, for the sentences the page writes. */
-function inLanguage(lang, write) {
-  setLanguage(lang);
-  try {
-    return write();
-  } finally {
-    setLanguage('en');
-  }
-}
 
 const section = '#real-model .heads-matter';
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../web/server.mjs';
 import { CHROMIUM } from './chromium.mjs';
+import { setLanguage } from '../../web/lib/i18n.mjs';
 
 /** A server and a browser whose pages speak `locale` (navigator.languages). */
 export async function setUp({ locale = 'en-US', hubEndpoints, hubDownloadHosts } = {}) {
@@ -166,4 +167,14 @@ export async function analyseHeadsOnPage(page) {
   await page.waitForSelector('#real-model .heads-matter[data-ready], #real-error:not([hidden])', { timeout: 60_000 });
   if (await page.isVisible('#real-error'))
     throw new Error(`the analysis failed: ${await page.textContent('#real-error')}`);
+}
+
+/** write() with the page's t() in `lang`, for the sentences the page writes; English again after. */
+export function inLanguage(lang, write) {
+  setLanguage(lang);
+  try {
+    return write();
+  } finally {
+    setLanguage('en');
+  }
 }

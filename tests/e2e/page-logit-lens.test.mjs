@@ -12,8 +12,7 @@ import { createAttention } from '../../src/js/node.mjs';
 import { logitLens } from '../../src/js/analysis/index.mjs';
 import { lensSentences } from '../../web/model/logit-lens-text.mjs';
 import { LENS_TOP_K } from '../../web/views/logit-lens-view.mjs';
-import { setLanguage } from '../../web/lib/i18n.mjs';
-import { loadModelFolder, openPage, setUp } from './page-helpers.mjs';
+import { inLanguage, loadModelFolder, openPage, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
 const TOLERANCE = 1e-12;
@@ -28,15 +27,6 @@ afterAll(async () => {
   engine?.dispose();
   await env?.close();
 });
-
-function inLanguage(lang, write) {
-  setLanguage(lang);
-  try {
-    return write();
-  } finally {
-    setLanguage('en');
-  }
-}
 
 /** The lens table and sentences as the page shows them. */
 const readLens = (page) =>

@@ -19,6 +19,7 @@ import { createAttention } from '../../src/js/node.mjs';
 import { processScores } from '../../src/js/models/generation/logits-processors.mjs';
 import { generationSettings } from '../../src/js/models/generation/settings.mjs';
 import { expectNear, sameBits as same } from './helpers/compare.mjs';
+import { modelsForTests } from './helpers/engines.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const FIXTURE = JSON.parse(readFileSync(new URL('../fixtures/generation/kinds.json', import.meta.url), 'utf8'));
@@ -78,13 +79,8 @@ describe.each([
   ['simd', 1],
   ['threaded-simd', 3],
 ])('%s build, %d thread(s)', (variant, threads) => {
-  let engine;
-  const models = {};
-  beforeAll(async () => {
-    engine = await createAttention({ variant, threads });
-    for (const name of [...DECODERS, 'hf-marian']) models[name] = await engine.loadModel(MODELS + name);
-  });
-  afterAll(() => engine?.dispose());
+  const names = [...DECODERS, 'hf-marian'];
+  const models = modelsForTests(Object.fromEntries(names.map((name) => [name, name])), { variant, threads });
 
   test.each(DECODERS)('%s: beam search gives transformers’ sequences and scores', async (name) => {
     const model = models[name];
