@@ -16,7 +16,7 @@ export default {
   transform: {},
   // Where Jest has no times of a last run (a fresh clone), the slow Chromium suites first.
   testSequencer: '<rootDir>/tests/sequencer.mjs',
-  // Per test, a guard against a hang (npm test runs three suites at a time on two cores, so a
+  // Per test, a guard against a hang (npm test runs two suites at a time on two cores, so a
   // 10 s page test can take twice that); slower suites set their own, longer ones.
   testTimeout: 60_000,
 };
