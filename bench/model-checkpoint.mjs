@@ -2,12 +2,12 @@
 // config.json and model.safetensors with bert-base-chinese's tensor names and
 // shapes, seeded random weights scaled like BERT's initialization (N(0, 0.02²)
 // matrices, LayerNorm weights ≈ 1, small biases; mulberry32 and Box–Muller from
-// the test helpers). Written tensor by tensor, so
+// web/model/random.mjs). Written tensor by tensor, so
 // at most one tensor (the word embeddings, 62 MiB) is held at a time. Also a
 // safetensors reader for the ONNX export and the float64 reference.
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { gaussian, mulberry32 } from '../tests/js/helpers/random.mjs';
+import { mulberry32, normals } from '../web/model/random.mjs';
 
 /** bert-base-chinese's shape. */
 export const BERT_BASE = {
@@ -99,7 +99,7 @@ export function toBfloat16(values) {
  * Writes `tensors` ([name, shape, kind] in file order) as a safetensors file
  * of `dtype` F32 or BF16 (each value drawn in float32, then rounded), each
  * filled with mean + std·N(0, 1) where { mean, std } = init(kind), from one
- * seeded stream (mulberry32, Box–Muller) in that order, one tensor in memory
+ * seeded stream (mulberry32, both values of each Box–Muller pair) in that order, one tensor in memory
  * at a time; returns the file's bytes.
  */
 export function writeSafetensors(file, tensors, init, seed, { dtype = 'F32' } = {}) {
@@ -120,7 +120,7 @@ export function writeSafetensors(file, tensors, init, seed, { dtype = 'F32' } = 
     prefix.writeBigUInt64LE(BigInt(json.length));
     writeSync(fd, prefix);
     writeSync(fd, Buffer.from(json, 'utf8'));
-    const normal = gaussian(mulberry32(seed));
+    const normal = normals(mulberry32(seed));
     for (const [, shape, kind] of tensors) {
       const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
       const { mean, std } = init(kind);

@@ -28,7 +28,7 @@ const GiB = 2 ** 30;
 let dir, hub, env, page;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'mha-qwen-shaped-'));
-  // In a process of its own: 551 M seeded draws take Node 30 s, and many times that inside Jest's VM.
+  // In a process of its own: 551 M seeded draws take Node about 20 s, and many times that inside Jest's VM.
   const writer = new URL('../../bench/decoder-checkpoint.mjs', import.meta.url).href;
   const script = `const m = await import(${JSON.stringify(writer)});
     const shape = m.SHAPES.find((s) => s.key === 'qwen2');

