@@ -52,8 +52,17 @@ export function checkTaskHead(config, head, what) {
   );
 }
 
+// A task's call takes one input; run() takes a batch (kinds/encoder-batch.mjs).
+function oneInput(input, what) {
+  if (Array.isArray(input))
+    throw new ArgumentTypeError(
+      `input: ${what}() takes one input (a string or an object), got an array; run each, or model.run([...]) for a batch`,
+    );
+}
+
 // run() with the task head's logits; a NoTaskHead error when the model has not the head `head`.
 async function runHead(inner, head, input, options, what) {
+  oneInput(input, what);
   checkTaskHead(inner.config, head, what);
   return runStack(inner, input, options, { returnTaskLogits: true });
 }
@@ -143,6 +152,7 @@ async function embed(inner, input, options) {
     throw new ArgumentTypeError(`pooling: expected 'mean', 'cls', 'max' or 'none', got ${describe(pooling)}`);
   if (typeof normalize !== 'boolean')
     throw new ArgumentTypeError(`normalize: expected a boolean, got ${describe(normalize)}`);
+  oneInput(input, 'embed');
   const result = await runStack(inner, input, rest);
   const D = inner.config.hiddenSize;
   const h = result.lastHiddenState;
