@@ -247,6 +247,19 @@ describe('refusals', () => {
     );
   });
 
+  test('the memory check counts the whole batch: refused before anything is allocated, the model runs after', async () => {
+    const bert = models['hf-bert-mlm'];
+    const inputs = Array.from({ length: 30000 }, () => ({ inputIds: new Array(bert.config.maxLength).fill(5) }));
+    const error = await bert.run(inputs, { returnHiddenStates: true }).then(
+      () => null,
+      (e) => e,
+    );
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error.code).toBe('TooLarge');
+    expect(error.message).toMatch(/^model: needs \d+ bytes of WebAssembly memory, more than the \d+ bytes available/);
+    expect((await bert.run(['用毒', '毒蛇'])).lengths).toEqual([4, 4]);
+  });
+
   test('the head mask is every sequence’s', async () => {
     const bert = models['hf-bert-mlm'];
     const { numLayers, numHeads } = bert.config;
