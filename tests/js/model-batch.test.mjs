@@ -3,11 +3,13 @@
 // transformers' own batched run with padding=True (tests/fixtures/models/batch/, made by
 // tests/tools/make_batch_fixtures.py); zeros where the attention mask is 0; the refusals.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { folder, reference } from './helpers/checkpoints.mjs';
 import { BUILDS, enginesForTests, ONE_AND_THREE_THREADS, VARIANTS } from './helpers/engines.mjs';
 
 const SENTENCES = ['用毒毒毒蛇，毒蛇会不会被毒毒死', 'We poison the snake.', '毒蛇会被毒死吗？', '用毒'];
 const OPTIONS = { returnHiddenStates: true };
+const TASKS = fileURLToPath(new URL('../fixtures/tasks/', import.meta.url));
 const batchReference = (name) => JSON.parse(readFileSync(folder(`batch/${name}.json`), 'utf8'));
 
 /** Row b of an array of `groups` × [B, Lmax, W] (padded) cut to its `length` rows: [groups, length, W]. */
@@ -274,5 +276,41 @@ describe('refusals', () => {
     expect(batch.lastHiddenState.subarray(Lmax * D, Lmax * D + L * D)).toEqual(one.lastHiddenState);
     const without = await bert.run('We poison');
     expect(one.lastHiddenState).not.toEqual(without.lastHiddenState);
+  });
+});
+
+describe('task calls over a batch: classify, classifyTokens and embed of an array', () => {
+  const engines = enginesForTests(ONE_AND_THREE_THREADS);
+
+  test.each([
+    ['bert-sequence-classification', 'classify', {}],
+    ['roberta-sequence-classification', 'classify', {}],
+    ['bert-token-classification', 'classifyTokens', {}],
+    ['bert-sentence-embedding', 'embed', {}],
+    ['bert-sentence-embedding', 'embed', { pooling: 'cls', normalize: true, returnAttention: false }],
+  ])('%s: %s([...]) on 3 threads is each input’s call on 1, equal', async (name, call, options) => {
+    const [one, three] = await Promise.all([
+      engines.one.loadModel(TASKS + name),
+      engines.three.loadModel(TASKS + name),
+    ]);
+    try {
+      const batch = await three[call](SENTENCES, options);
+      expect(batch).toHaveLength(SENTENCES.length);
+      for (let b = 0; b < SENTENCES.length; b++) expect(batch[b]).toEqual(await one[call](SENTENCES[b], options));
+    } finally {
+      one.dispose();
+      three.dispose();
+    }
+  });
+
+  test('answer() takes one input', async () => {
+    const model = await engines.one.loadModel(TASKS + 'bert-question-answering');
+    try {
+      await expect(model.answer([{ question: 'a', context: 'b' }])).rejects.toThrow(
+        /^input: answer\(\) takes one input \(an object\), got an array/,
+      );
+    } finally {
+      model.dispose();
+    }
   });
 });

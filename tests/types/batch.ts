@@ -41,3 +41,19 @@ export async function batches(): Promise<void> {
   // @ts-expect-error: a decoder's run() takes one input
   await (await engine.loadModel('openai-community/gpt2', { kind: 'decoder' })).run(['a', 'b']);
 }
+
+// The task calls: an array gives an array of results (answer() takes one question).
+export async function taskBatches(): Promise<void> {
+  const engine = await createAttention();
+  const bert = await engine.loadModel('some/bert-sst2', { kind: 'encoder' });
+  const labels = await bert.classify(['good', 'bad']);
+  const first: string = labels[0].labels[0].label;
+  const embeddings = await bert.embed(['a', 'b'], { pooling: 'mean', normalize: true });
+  const vector: Float32Array = embeddings[1].embedding;
+  const tokens = await bert.classifyTokens(['a b']);
+  void [first, vector, tokens[0].labels[0].token];
+  // @ts-expect-error: one question at a time
+  await bert.answer([{ question: 'q', context: 'c' }]);
+  // @ts-expect-error: a batch returns no queries and keys
+  await bert.embed(['a', 'b'], { returnQueryKey: true });
+}

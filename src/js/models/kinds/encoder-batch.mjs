@@ -112,3 +112,55 @@ function batchResult(inner, reads, result) {
   if (result.attention) out.attentions = { [inner.architecture.attentionGroups[0]]: result.attention };
   return out;
 }
+
+/**
+ * A batch's result as B results of run() on one input (each bit for bit that run()'s): every array cut to its
+ * input's rows, by the shapes the engine gave. The task calls over a batch (tasks/heads.mjs) read these.
+ */
+export function resultsOf(batch) {
+  const { lengths, shapes } = batch;
+  const B = lengths.length;
+  const Lmax = shapes.inputIds[1];
+  // Input b's rows of an array [groups, B, Lmax, W] (hiddenStates: groups numLayers + 1; the others 1), or of a
+  // sequence-classification head's [B, numLabels].
+  const cut = (name, b, L) => {
+    const shape = shapes[name];
+    if (name === 'taskLogits' && shape.length === 2) return batch[name].slice(b * shape[1], (b + 1) * shape[1]);
+    const groups = name === 'hiddenStates' ? shape[0] : 1;
+    const W = shape[shape.length - 1];
+    const out = new Float32Array(groups * L * W);
+    for (let g = 0; g < groups; g++)
+      out.set(batch[name].subarray((g * B + b) * Lmax * W, ((g * B + b) * Lmax + L) * W), g * L * W);
+    return out;
+  };
+  // attention [layers, B, H, Lmax, Lmax] → input b's [layers, H, L, L].
+  const attentionOf = (b, L) => {
+    const [layers, , H] = shapes.attention;
+    const out = new Float32Array(layers * H * L * L);
+    let at = 0;
+    for (let l = 0; l < layers; l++)
+      for (let h = 0; h < H; h++)
+        for (let i = 0; i < L; i++) {
+          const row = (((l * B + b) * H + h) * Lmax + i) * Lmax;
+          out.set(batch.attention.subarray(row, row + L), at);
+          at += L;
+        }
+    return out;
+  };
+  return lengths.map((L, b) => {
+    const one = {
+      inputIds: batch.inputIds.slice(b * Lmax, b * Lmax + L),
+      tokens: batch.tokens[b],
+      special: batch.special.slice(b * Lmax, b * Lmax + L),
+    };
+    for (const name of ['lastHiddenState', 'hiddenStates', 'logits', 'taskLogits'])
+      if (batch[name]) one[name] = cut(name, b, L);
+    if (batch.attention) {
+      one.attention = attentionOf(b, L);
+      const [group] = Object.keys(batch.attentions);
+      const [layers, , H] = shapes.attention;
+      one.attentions = { [group]: { data: one.attention, shape: [layers, H, L, L] } };
+    }
+    return one;
+  });
+}
