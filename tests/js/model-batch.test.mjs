@@ -262,6 +262,19 @@ describe('refusals', () => {
     expect((await bert.run(['用毒', '毒蛇'])).lengths).toEqual([4, 4]);
   });
 
+  test('a text pair’s token types and ids are each input’s own', async () => {
+    const bert = models['hf-bert-mlm'];
+    const inputs = [{ text: '用毒毒蛇', textPair: '蛇会被毒死吗？' }, 'We poison', { inputIds: [2, 6, 6, 3] }];
+    const batch = await bert.run(inputs);
+    const Lmax = Math.max(...batch.lengths);
+    const D = bert.config.hiddenSize;
+    for (let b = 0; b < inputs.length; b++) {
+      const one = await bert.run(inputs[b]);
+      const L = one.inputIds.length;
+      expect(batch.lastHiddenState.subarray(b * Lmax * D, (b * Lmax + L) * D)).toEqual(one.lastHiddenState);
+    }
+  });
+
   test('the head mask is every sequence’s', async () => {
     const bert = models['hf-bert-mlm'];
     const { numLayers, numHeads } = bert.config;
