@@ -10,6 +10,7 @@
 
 #include "../model/blocks/profile.hpp"
 #include "engine.hpp"
+#include "model_batch.hpp"
 #include "model_description.hpp"
 #include "outputs.hpp"
 
@@ -69,8 +70,7 @@ class Model {
     });
   }
 
-  // The names of the tensors not written in full.
-  val missing() {
+  val missing() {  // the names of the tensors not written in full
     return guarded([&] {
       val names = val::array();
       for (const std::string& name : live().missing()) names.call<void>("push", name);
@@ -90,7 +90,7 @@ class Model {
   // each { data, shape } (OutputLayout), with queryKeyScale (run with returnQueryKey: the factor of the dot products)
   // and past (prefill, step, decode: the positions seen before the call). run, prefill and step take the group their
   // stack's architecture names (its first of attention_groups); a decoder's prefill and step use its cache
-  // (model::Model::prefill, step).
+  // (model::Model::prefill, step). run with lengths (an Int32Array, not null): a batch (model_batch.hpp).
   val call(const val& request) {
     return guarded([&] {
       model::Model& m = live();
@@ -105,6 +105,11 @@ class Model {
       const Mode mode = call == "run" ? Mode::Run : call == "prefill" ? Mode::Prefill : Mode::Step;
       if (mode == Mode::Step && call != "step") (Message() << "call: no model call named " << call.c_str()).raise();
       const char* group = model::attention_groups(m.architecture().kind).front();
+      if (mode == Mode::Run && !request["lengths"].isNull()) {  // a batch (model_batch.hpp)
+        const val result = run_batch(m, engine_.attention(), request, masks[group], out_, packed_,
+                                     [this](double bytes) { check_fits(bytes); });
+        return release_scratch(m), result;
+      }
       return stack(m, mode, request["inputIds"], request["tokenTypeIds"], f, masks[group]);
     });
   }
@@ -378,7 +383,7 @@ class Model {
   std::vector<std::int32_t> ids_, types_;
   std::vector<std::size_t> lensRows_;   // the logit lens' rows of the call under way (lens_rows)
   std::vector<std::uint8_t> masks_[3];  // the encoder's, the decoder's, the cross-attention's
-  FloatBuffer out_;
+  FloatBuffer out_, packed_;            // a call's results; a batch's packed rows (model_batch.hpp)
 };
 
 // The limits src/js checks config.json against first (ModelLimits is where they are defined).

@@ -344,6 +344,10 @@
           throw argumentError(`request.headMask.${group}: expected a Uint8Array or null`);
         return m;
       };
+      // A batch's run: each sequence's count of the inputIds, one after another (src/bindings/model_batch.hpp).
+      const lengths = request.lengths ?? null;
+      if (lengths !== null && (!(lengths instanceof Int32Array) || call !== 'run'))
+        throw argumentError("request.lengths: expected an Int32Array (call 'run') or null");
       const lensPositions = request.layerLogitPositions ?? null;
       if (lensPositions !== null && !(lensPositions instanceof Int32Array))
         throw argumentError('request.layerLogitPositions: expected an Int32Array or null');
@@ -352,6 +356,7 @@
           call,
           inputIds,
           tokenTypeIds,
+          lengths,
           beams: Number(beams),
           returnAttention: request.returnAttention === true,
           returnHiddenStates: request.returnHiddenStates === true,

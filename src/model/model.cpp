@@ -70,10 +70,15 @@ void Model::check_length(std::size_t L, std::size_t past) const {
 
 void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_t past, std::size_t L,
                   const Outputs& out) {
-  const Config& c = config_;
   if (const std::vector<std::string> absent = missing(); !absent.empty())
     (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
   check_length(L, past);
+  check_rows(ids, types, past, L, out);
+}
+
+void Model::check_rows(const std::int32_t* ids, const std::int32_t* types, std::size_t past, std::size_t L,
+                       const Outputs& out) {
+  const Config& c = config_;
   check_ids(ids, L, "inputIds");
   for (std::size_t i = 0; i < L; ++i) {
     if (types && (types[i] < 0 || std::size_t(types[i]) >= c.typeVocabSize))
@@ -141,6 +146,43 @@ void Model::forward(Attention& attention, const std::int32_t* ids, const std::in
   check(ids, types, 0, L, out);
   Sequence in{ids, types, L};
   in.headMask = headMask;
+  {
+    MHA_BLOCK(total);
+    network_->forward(attention, in, out, scratch_.data(), nullptr);
+  }
+}
+
+void Model::forward_batch(Attention& attention, const std::int32_t* ids, const std::int32_t* types,
+                          const std::size_t* lengths, std::size_t B, const Outputs& out, const std::uint8_t* headMask) {
+  const Config& c = config_;
+  if (architecture().kind != Kind::Encoder)
+    (Message() << "input: a batch (an array of inputs) is run by an encoder; a " << c.modelType.c_str() << " is a "
+               << kind_name(architecture().kind) << ", run its sequences one at a time")
+        .raise();
+  if (out.query || out.key) throw ArgumentError("returnQueryKey: not for a batch (run its sequences one at a time)");
+  if (out.valueNorms || out.headOutputNorms)
+    throw ArgumentError("returnHeadOutputs: not for a batch (run its sequences one at a time)");
+  if (out.logitRows) throw ArgumentError("returnLogits: a batch's are every row's");
+  check_dim(B, "input: sequences of the batch", kMaxElements);
+  if (const std::vector<std::string> absent = missing(); !absent.empty())
+    (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
+  std::size_t N = 0;
+  double weights = 0;
+  for (std::size_t b = 0; b < B; ++b) {
+    check_length(lengths[b]);
+    N += lengths[b];
+    weights += double(lengths[b]) * double(lengths[b]);
+  }
+  if (out.attention && weights > double(kMaxElements))
+    (Message() << "attention: Σ L² over the batch's sequences = ").real(weights).raise();
+  if (out.attention) checked_product({c.numLayers, c.numHeads, std::size_t(weights)}, "attention: layers×heads×Σ L²");
+  Outputs rows = out;
+  rows.attention = nullptr;  // checked above: its rows are each sequence's
+  check_rows(ids, types, 0, N, rows);
+  Sequence in{ids, types, N};
+  in.headMask = headMask;
+  in.lengths = lengths;
+  in.batch = B;
   {
     MHA_BLOCK(total);
     network_->forward(attention, in, out, scratch_.data(), nullptr);

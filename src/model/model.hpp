@@ -82,6 +82,14 @@ class Model {
   void forward(Attention& attention, const std::int32_t* ids, const std::int32_t* types, std::size_t L,
                const Outputs& out, const std::uint8_t* headMask = nullptr);
 
+  // An encoder's batch: B sequences of lengths[b] tokens, one after another in ids and types (null: all 0),
+  // each with its own positions and attending to itself alone (Sequence::lengths), its outputs packed as
+  // Sequence says (no padding); each sequence's results bit for bit its forward()'s. ArgumentError for a
+  // decoder or an encoder-decoder, and for out.query, key, valueNorms and logitRows.
+  void forward_batch(Attention& attention, const std::int32_t* ids, const std::int32_t* types,
+                     const std::size_t* lengths, std::size_t B, const Outputs& out,
+                     const std::uint8_t* headMask = nullptr);
+
   // A decoder's calls with state (ArgumentError on an encoder): step() runs
   // L new tokens after the positions the model has seen, each attending to
   // them and to itself, and keeps theirs (out.attention is [numLayers,
@@ -144,6 +152,9 @@ class Model {
   std::size_t cache_room(std::size_t positions) const noexcept;
   // The checks of a call of L tokens after `past` positions, then its scratch.
   void check(const std::int32_t* ids, const std::int32_t* types, std::size_t past, std::size_t L, const Outputs& out);
+  // check()'s part after the length: the ids, types and outputs of L rows, then the scratch.
+  void check_rows(const std::int32_t* ids, const std::int32_t* types, std::size_t past, std::size_t L,
+                  const Outputs& out);
 
   Config config_;
   Weights weights_;

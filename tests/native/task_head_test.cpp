@@ -5,6 +5,8 @@
 // its logits is refused by name; id2label's count is read, a question-answering head's must be 2.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "model_fixtures.hpp"
 
 using namespace model_fixtures;
@@ -61,6 +63,62 @@ TEST_P(TaskHeads, AreTransformersLogits) {
       want = c["logits"];
     }
     expect_close(got, want, 2e-5, 1e-4, std::string(k.folder) + " taskLogits");
+  }
+}
+
+// Model::forward_batch: the cases' ids as one batch (their products over every token at once, the attention over
+// each alone), on 1 and 3 threads; each sequence's rows of lastHiddenState, hiddenStates, attention and taskLogits
+// are bit for bit its own forward()'s on 1 thread.
+TEST_P(TaskHeads, ABatchIsEachSequenceBitForBit) {
+  const Case& k = GetParam();
+  const std::string folder = kTasks + k.folder + "/";
+  Model model(config_of(read_json(folder + "config.json")));
+  load(model, folder);
+  const Config& c = model.config();
+  const std::size_t D = c.hiddenSize, H = c.numHeads, Ln = c.numLayers, N = c.numLabels;
+  const json expected = read_json(folder + "expected.json");
+  std::vector<std::int32_t> ids;
+  std::vector<std::size_t> lengths;
+  for (const json& e : expected["cases"]) {
+    const std::vector<std::int32_t> one = e["inputIds"];
+    ids.insert(ids.end(), one.begin(), one.end());
+    lengths.push_back(one.size());
+  }
+  const std::size_t B = lengths.size(), T = ids.size();
+  ASSERT_GE(B, 2u);
+  std::size_t squares = 0;
+  for (const std::size_t n : lengths) squares += n * n;
+  const bool perSequence = k.head == TaskHead::SequenceClassification;
+  for (const std::size_t threads : {1u, 3u}) {
+    std::vector<float> last(T * D), hidden((Ln + 1) * T * D), weights(Ln * H * squares),
+        logits((perSequence ? B : T) * N);
+    Outputs batch{last.data(), weights.data(), hidden.data()};
+    batch.taskLogits = logits.data();
+    Attention attention(threads);
+    model.forward_batch(attention, ids.data(), nullptr, lengths.data(), B, batch);
+    std::size_t first = 0, weightsAt = 0;
+    for (std::size_t b = 0; b < B; ++b) {
+      const std::size_t L = lengths[b];
+      std::vector<float> oneLast(L * D), oneHidden((Ln + 1) * L * D), oneWeights(Ln * H * L * L),
+          oneLogits(model.task_rows(L) * N);
+      Outputs one{oneLast.data(), oneWeights.data(), oneHidden.data()};
+      one.taskLogits = oneLogits.data();
+      Attention single(1);
+      model.forward(single, ids.data() + first, nullptr, L, one);
+      const auto same = [](const float* got, const std::vector<float>& want, const char* what) {
+        EXPECT_EQ(std::memcmp(got, want.data(), want.size() * sizeof(float)), 0) << what;
+      };
+      same(last.data() + first * D, oneLast, "lastHiddenState");
+      for (std::size_t l = 0; l <= Ln; ++l)
+        EXPECT_EQ(std::memcmp(hidden.data() + (l * T + first) * D, oneHidden.data() + l * L * D, L * D * 4), 0);
+      for (std::size_t l = 0; l < Ln; ++l)
+        EXPECT_EQ(
+            std::memcmp(weights.data() + l * H * squares + weightsAt, oneWeights.data() + l * H * L * L, H * L * L * 4),
+            0);
+      same(logits.data() + (perSequence ? b : first) * N, oneLogits, "taskLogits");
+      first += L;
+      weightsAt += H * L * L;
+    }
   }
 }
 

@@ -122,7 +122,8 @@ export class TransformerModel extends EngineResource {
    * { inputIds, tokenTypeIds? } (an encoder-decoder's: { text | inputIds,
    * decoderInputIds? }). Resolves to { inputIds, tokens, special,
    * lastHiddenState, attention?, attentions?, hiddenStates?, logits?,
-   * query?, key?, queryKeyScale? } (see index.d.ts).
+   * query?, key?, queryKeyScale? } (see index.d.ts). An encoder's run() of an array of inputs: a batch in one
+   * engine call, padded (kinds/encoder-batch.mjs).
    */
   async run(input, options) {
     return this.#callOf('run')(this.#inner, input, options);

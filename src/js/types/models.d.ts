@@ -12,7 +12,7 @@ import type {
   GenerateResult,
   GenerateStepsOptions,
 } from './generation.js';
-import type { DecoderResult, EncoderResult, Seq2SeqResult, StepResult } from './results.js';
+import type { DecoderResult, EncoderBatchResult, EncoderResult, Seq2SeqResult, StepResult } from './results.js';
 import type { ModelTokenizer, TruncationOptions } from './tokenizer.js';
 import type { TaskCalls, TaskConfig } from './tasks.js';
 
@@ -302,7 +302,18 @@ export interface EncoderModel extends ModelBase, TaskCalls {
     input: ModelInput,
     options?: Options<O, ModelRunOptions>,
   ): Promise<EncoderResult<O>>;
+  /**
+   * A batch: every input in one engine call, faster than a run() each for short ones, each row bit for bit its
+   * own run(); padded to the longest (EncoderBatchResult). The options are every input's (one head mask for all).
+   */
+  run<O extends BatchRunOptions = {}>(
+    input: readonly ModelInput[],
+    options?: Options<O, BatchRunOptions>,
+  ): Promise<EncoderBatchResult<O>>;
 }
+
+/** An encoder's run() options for a batch: queries and keys and what each head writes are a single run()'s. */
+export type BatchRunOptions = Omit<ModelRunOptions, 'returnQueryKey' | 'returnHeadOutputs'>;
 
 /** A decoder (GPT-2, Llama, Qwen2, Qwen3): run(), its KV cache (prefill, step), generation. */
 export interface DecoderModel extends ModelBase {

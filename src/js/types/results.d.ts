@@ -131,6 +131,47 @@ export type LayerLogits = { layerLogits: Float32Array };
 
 /** An encoder's run() (BERT, RoBERTa, XLM-R, CamemBERT). */
 export type EncoderResult<O = {}> = StackResult<'encoder', O>;
+/**
+ * What an encoder's run() of an array of B inputs returns whatever the options: one engine call, each row bit
+ * for bit that input's own run(), padded on the right to the longest, Lmax tokens, as transformers returns a
+ * batch tokenized with padding=True (every array 0 where the attention mask is 0).
+ */
+export interface BatchBase {
+  /** B, the inputs. */
+  batchSize: number;
+  /** [B]: each input's tokens. */
+  lengths: number[];
+  /** [B, Lmax]: padded with the tokenizer's pad token (0 without one). */
+  inputIds: Int32Array;
+  /** [B, Lmax]: 1 where a token is, 0 where padding is. */
+  attentionMask: Uint8Array;
+  /** [B, Lmax]: 1 where the token is a special one, and in the padding. */
+  special: Uint8Array;
+  /** [B] readable pieces of each input (run()'s tokens). */
+  tokens: string[][];
+  /** [B, Lmax, hiddenSize]. */
+  lastHiddenState: Float32Array;
+  /** Each array's dimensions by its name (inputIds: [B, Lmax], attention: [numLayers, B, numHeads, Lmax, Lmax] …). */
+  shapes: Record<string, number[]>;
+}
+
+/** A batch's attention (returnAttention, default true): [numLayers, B, numHeads, Lmax, Lmax], 0 at padded queries and keys. */
+export type BatchAttention = {
+  attention: Float32Array;
+  attentions: { encoder: { data: Float32Array; shape: [number, number, number, number, number] } };
+};
+
+/**
+ * An encoder's run() of an array of inputs with options O: hiddenStates [numLayers + 1, B, Lmax, hiddenSize],
+ * logits [B, Lmax, vocabSize].
+ */
+export type EncoderBatchResult<O = {}> = Flat<
+  BatchBase &
+    Returned<Asked<O, 'returnAttention', 'yes'>, BatchAttention> &
+    Returned<Asked<O, 'returnHiddenStates'>, HiddenStates> &
+    Returned<Asked<O, 'returnLogits'>, Logits>
+>;
+
 /** A decoder's run() (GPT-2, Llama, Qwen2, Qwen3): causal, each row i is 0 past key i. */
 export type DecoderResult<O = {}> = Flat<StackResult<'decoder', O> & Returned<LensAsked<O>, LayerLogits>>;
 

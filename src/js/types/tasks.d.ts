@@ -1,7 +1,14 @@
 // An encoder's task heads and embeddings (model.classify, classifyTokens, answer, embed: src/js/models/tasks/
 // heads.mjs), and pipeline(task, source) of 'mha-wasm/model' (tasks/pipeline.mjs), with transformers.js' task
 // names and result shapes.
-import type { LoadModelOptions, ModelRunOptions, ModelSource, TokenIds, TransformerModel } from './models.js';
+import type {
+  BatchRunOptions,
+  LoadModelOptions,
+  ModelRunOptions,
+  ModelSource,
+  TokenIds,
+  TransformerModel,
+} from './models.js';
 import type { EncoderResult } from './results.js';
 import type { DecoderGenerateOptions, GenerateOptions } from './generation.js';
 import type { AttentionEngine } from './engine.js';
@@ -70,10 +77,20 @@ export type EmbedResult<O = {}> = EncoderResult<O> & { embedding: Float32Array; 
 /** An encoder's task calls (EncoderModel has them; a head the checkpoint lacks is an Error coded NoTaskHead). */
 export interface TaskCalls {
   classify<O extends ModelRunOptions = {}>(input: ModelTaskInput, options?: O): Promise<ClassifyResult<O>>;
+  /** An array: one run() of the batch (EncoderModel.run), each result equal to that input's own call. */
+  classify<O extends BatchRunOptions = {}>(input: readonly ModelTaskInput[], options?: O): Promise<ClassifyResult<O>[]>;
   classifyTokens<O extends ModelRunOptions = {}>(input: ModelTaskInput, options?: O): Promise<ClassifyTokensResult<O>>;
+  classifyTokens<O extends BatchRunOptions = {}>(
+    input: readonly ModelTaskInput[],
+    options?: O,
+  ): Promise<ClassifyTokensResult<O>[]>;
+  /** One question at a time (an array is a TypeError). */
   answer<O extends AnswerOptions = {}>(input: QuestionInput, options?: O): Promise<AnswerResult<O>>;
   embed<O extends EmbedOptions = {}>(input: ModelTaskInput, options?: O): Promise<EmbedResult<O>>;
+  embed<O extends BatchEmbedOptions = {}>(input: readonly ModelTaskInput[], options?: O): Promise<EmbedResult<O>[]>;
 }
+/** embed()'s options over an array of inputs (a batch's run() options, pooling, normalize). */
+export type BatchEmbedOptions = Omit<EmbedOptions, 'returnQueryKey' | 'returnHeadOutputs'>;
 export type ModelTaskInput =
   string | { text: string; textPair?: string } | { inputIds: TokenIds; tokenTypeIds?: TokenIds };
 

@@ -73,6 +73,13 @@ struct Sequence {
   // encoder-decoder's decoder's cross-attention.
   const std::uint8_t* headMask = nullptr;
   const std::uint8_t* crossHeadMask = nullptr;
+  // A batch (Model::forward_batch, an encoder's only): `batch` sequences of lengths[b] tokens, one after another
+  // in ids and types, `length` their sum; each has its own positions 0 … lengths[b] − 1 and attends to itself
+  // alone. Its outputs are packed as its rows are: the N = length rows of every [L, …] array, attention
+  // [numLayers, Σ_b numHeads·lengths[b]²] (each sequence's [numHeads, lengths[b], lengths[b]] in turn), a
+  // sequence-classification head's taskLogits [batch, numLabels]. null: one sequence.
+  const std::size_t* lengths = nullptr;
+  std::size_t batch = 1;
 };
 
 // The rows of the L of a call that get logits (Outputs::logitRows), and the first of them.

@@ -132,33 +132,46 @@ class Bert final : public Network {
     return c_.taskHead != TaskHead::None && weights_->complete(headGroup_) ? c_.taskHead : TaskHead::None;
   }
 
-  // hiddenStates: the embeddings' output, then each layer's.
+  // hiddenStates: the embeddings' output, then each layer's. A batch (Sequence::lengths) is the same passes
+  // over its N packed rows, but the attention, per sequence over its own rows: every product and norm computes
+  // a row from that row alone (the gemm kernels sum each element in one order whatever rows share its tile,
+  // core/tiles.hpp), so each sequence's results are bit for bit its own call's.
   // (An encoder keeps no state: Model never passes it caches.)
   void forward(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
                LayerCaches*) const override {
     const std::size_t L = in.length, D = c_.hiddenSize, I = c_.intermediateSize, H = c_.numHeads;
+    const std::size_t B = in.lengths ? in.batch : 1, *const lengths = in.lengths ? in.lengths : &in.length;
+    std::size_t attentionFloats = 0;  // one layer's attention weights, every sequence's
+    for (std::size_t b = 0; b < B; ++b) attentionFloats += H * lengths[b] * lengths[b];
     const float eps = c_.layerNormEps;
     const LayerBuffers buffers(scratch, L, D);
     float *const x = buffers.x, *const a = buffers.a, *const qkv = buffers.qkv, *const heads = buffers.heads,
                  *const inner = buffers.inner;
     const auto keep = [&](std::size_t index, const float* from) { keep_hidden(out, index, from, L, D); };
-    // 1. Embeddings, normalized; RoBERTa's positions skip its <pad> tokens.
+    // 1. Embeddings, normalized; RoBERTa's positions skip its <pad> tokens. Each sequence's from the first.
     std::vector<std::int32_t> positions(L);
-    std::int32_t next = std::int32_t(c_.positionOffset);
-    for (std::size_t i = 0; i < L; ++i)
-      positions[i] = c_.padTokenId != Config::kNoPad && in.ids[i] == std::int32_t(c_.padTokenId)
-                         ? std::int32_t(c_.padTokenId)
-                         : next++;
+    for (std::size_t b = 0, i = 0; b < B; ++b) {
+      std::int32_t next = std::int32_t(c_.positionOffset);
+      for (const std::size_t end = i + lengths[b]; i < end; ++i)
+        positions[i] = c_.padTokenId != Config::kNoPad && in.ids[i] == std::int32_t(c_.padTokenId)
+                           ? std::int32_t(c_.padTokenId)
+                           : next++;
+    }
     embed(*word_, *position_, type_, in.ids, in.types, L, positions.data(), 0, D, x);
     layer_norm(x, nullptr, L, D, lnGain_->floats(), lnBias_->floats(), eps, x);
     for (std::size_t l = 0; l < c_.numLayers; ++l) {
       const Layer& b = layers_[l];
       keep(l, x);
-      // 2. Attention of every head over the whole sequence, then O, then LN₁ of the residual sum.
+      // 2. Attention of every head over each whole sequence, then O, then LN₁ of the residual sum.
       linear(attention, L, x, D, *b.qkv, b.qkvBias, qkv, 3 * D, Epilogue::None);
       keep_query_key(out, l, L, qkv, {H, H, D / H});
-      self_attention(attention, L, qkv, D, H, false, heads, out.attention ? out.attention + l * H * L * L : nullptr,
-                     in.headMask ? in.headMask + l * H : nullptr);
+      float* weights = out.attention ? out.attention + l * attentionFloats : nullptr;
+      for (std::size_t s = 0, first = 0; s < B; first += lengths[s++]) {
+        const std::size_t n = lengths[s];
+        self_attention(attention, n, qkv + first * 3 * D, D, H, false, heads + first * D, weights,
+                       in.headMask ? in.headMask + l * H : nullptr);
+        if (weights) weights += H * n * n;
+      }
       keep_head_outputs(attention, out, l, L, qkv, {H, H, D / H}, heads, *b.out, a);
       linear(attention, L, heads, D, *b.out, b.outBias, a, D, Epilogue::None);
       layer_norm(x, a, L, D, b.ln1Gain->floats(), b.ln1Bias->floats(), eps, x);
@@ -181,9 +194,12 @@ class Bert final : public Network {
     if (out.taskLogits) {
       const std::size_t N = c_.numLabels;
       if (c_.taskHead == TaskHead::SequenceClassification) {
-        linear(attention, 1, x, D, *headDense_, headDenseBias_, a, D, Epilogue::None);
-        for (std::size_t i = 0; i < D; ++i) a[i] = std::tanh(a[i]);
-        linear(attention, 1, a, D, *head_, headBias_, out.taskLogits, N, Epilogue::None);
+        // Each sequence's first row, gathered (a batch's B rows).
+        for (std::size_t s = 0, first = 0; s < B; first += lengths[s++])
+          std::copy(x + first * D, x + (first + 1) * D, heads + s * D);
+        linear(attention, B, heads, D, *headDense_, headDenseBias_, a, D, Epilogue::None);
+        for (std::size_t i = 0; i < B * D; ++i) a[i] = std::tanh(a[i]);
+        linear(attention, B, a, D, *head_, headBias_, out.taskLogits, N, Epilogue::None);
       } else {
         linear(attention, L, x, D, *head_, headBias_, out.taskLogits, N, Epilogue::None);
       }

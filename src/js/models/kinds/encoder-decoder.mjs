@@ -14,11 +14,13 @@ import { generationSettings } from '../generation/settings.mjs';
 import { greedySearch } from '../generation/greedy.mjs';
 import { beamSearch } from '../generation/beam.mjs';
 import { checkBeamSteps, textDeltas, tokenReporter } from './decoder.mjs';
+import { refuseBatch } from './encoder-batch.mjs';
 
 const decoderStart = (inner) =>
   generationSettings(inner.generation.json, inner.generation.file, {}, inner.config.vocabSize).decoderStartTokenId;
 
 function run(inner, input, options) {
+  if (Array.isArray(input)) refuseBatch(inner.config);
   const opts = checkSeq2SeqRunOptions(options, inner.config);
   return inner.exclusive(async () => {
     const read = await readSeq2Seq(inner, input, 'run', opts.truncateTo);

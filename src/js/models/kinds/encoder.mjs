@@ -3,6 +3,7 @@
 // kinds/decoder.mjs takes runStack and stackResult from here.
 import { checkRunOptions, lensPositions } from '../model-options.mjs';
 import { readInput } from '../model-input.mjs';
+import { runBatch } from './encoder-batch.mjs';
 
 /** The engine's named arrays ({ data, shape }, src/bindings/outputs.hpp) as a result's typed arrays; numbers as they are. */
 export function plain(result) {
@@ -28,10 +29,12 @@ export function stackResult(inner, read, result) {
 }
 
 /**
- * run() of one stack of layers (an encoder's, a decoder's): the input read, then one engine call. `extra`: the
+ * run() of one stack of layers (an encoder's, a decoder's): the input read, then one engine call; an array
+ * of inputs, an encoder's batch (encoder-batch.mjs; a decoder's refused there). `extra`: the
  * request's fields a task adds (tasks/heads.mjs: returnTaskLogits); `read` is in the result's inputIds, tokens.
  */
 export async function runStack(inner, input, options, extra = {}) {
+  if (Array.isArray(input)) return runBatch(inner, input, options, extra);
   let read;
   const result = await inner.send(async () => {
     const checked = checkRunOptions(options, 'run', inner.config);

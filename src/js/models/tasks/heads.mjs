@@ -4,6 +4,7 @@
 import { describe } from '../../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError, codedError } from '../../errors.mjs';
 import { runStack } from '../kinds/encoder.mjs';
+import { resultsOf } from '../kinds/encoder-batch.mjs';
 
 const POOLINGS = ['mean', 'cls', 'max', 'none'];
 const HEAD_CALLS = {
@@ -52,31 +53,55 @@ export function checkTaskHead(config, head, what) {
   );
 }
 
+// answer() takes one input; classify(), classifyTokens() and embed() an array too (a batch in one run()).
+function oneInput(input, what) {
+  if (Array.isArray(input))
+    throw new ArgumentTypeError(
+      `input: ${what}() takes one input (an object), got an array; call it for each, or model.run([...]) for a batch`,
+    );
+}
+
+// run() of one input, or of an array of them in one engine call cut into each input's result (every one bit
+// for bit its own run(), kinds/encoder-batch.mjs resultsOf); `extra`: the request's fields a task adds.
+async function runEach(inner, input, options, extra) {
+  if (!Array.isArray(input)) return runStack(inner, input, options, extra);
+  return resultsOf(await runStack(inner, input, options, extra));
+}
+
 // run() with the task head's logits; a NoTaskHead error when the model has not the head `head`.
 async function runHead(inner, head, input, options, what) {
   checkTaskHead(inner.config, head, what);
-  return runStack(inner, input, options, { returnTaskLogits: true });
+  return runEach(inner, input, options, { returnTaskLogits: true });
 }
+
+// `post` of a task's result, or of each of an array's (the input an array: the results an array).
+const each = (input, results, post) => (Array.isArray(input) ? results.map(post) : post(results));
 
 /** A sequence's labels: [{ label, score }] by score, highest first, with taskLogits [numLabels]. */
 async function classify(inner, input, options) {
-  const result = await runHead(inner, 'sequence-classification', input, options, 'classify');
-  const scores = softmax(result.taskLogits);
-  const labels = inner.config.labels.map((label, i) => ({ label, score: scores[i] })).sort((a, b) => b.score - a.score);
-  return { ...result, labels };
+  const results = await runHead(inner, 'sequence-classification', input, options, 'classify');
+  return each(input, results, (result) => {
+    const scores = softmax(result.taskLogits);
+    const labels = inner.config.labels
+      .map((label, i) => ({ label, score: scores[i] }))
+      .sort((a, b) => b.score - a.score);
+    return { ...result, labels };
+  });
 }
 
 /** Each token's label: [{ label, score, index, token }] (special tokens included), with taskLogits [L, numLabels]. */
 async function classifyTokens(inner, input, options) {
-  const result = await runHead(inner, 'token-classification', input, options, 'classifyTokens');
+  const results = await runHead(inner, 'token-classification', input, options, 'classifyTokens');
   const n = inner.config.labels.length;
-  const labels = result.tokens.map((token, index) => {
-    const scores = softmax(result.taskLogits, index * n, n);
-    let best = 0;
-    for (let j = 1; j < n; j++) if (scores[j] > scores[best]) best = j;
-    return { label: inner.config.labels[best], score: scores[best], index, token };
+  return each(input, results, (result) => {
+    const labels = result.tokens.map((token, index) => {
+      const scores = softmax(result.taskLogits, index * n, n);
+      let best = 0;
+      for (let j = 1; j < n; j++) if (scores[j] > scores[best]) best = j;
+      return { label: inner.config.labels[best], score: scores[best], index, token };
+    });
+    return { ...result, labels };
   });
-  return { ...result, labels };
 }
 
 // question-answering's input: { question, context }.
@@ -99,6 +124,7 @@ async function answer(inner, input, options) {
   const { maxAnswerLength = 15 } = own;
   if (!Number.isInteger(maxAnswerLength) || maxAnswerLength < 1)
     throw new ArgumentRangeError(`maxAnswerLength: expected a positive integer, got ${describe(maxAnswerLength)}`);
+  oneInput(input, 'answer');
   const result = await runHead(inner, 'question-answering', readQuestion(input), rest, 'answer');
   const L = result.inputIds.length;
   let end = L;
@@ -143,7 +169,11 @@ async function embed(inner, input, options) {
     throw new ArgumentTypeError(`pooling: expected 'mean', 'cls', 'max' or 'none', got ${describe(pooling)}`);
   if (typeof normalize !== 'boolean')
     throw new ArgumentTypeError(`normalize: expected a boolean, got ${describe(normalize)}`);
-  const result = await runStack(inner, input, rest);
+  return each(input, await runEach(inner, input, rest), (result) => pool(inner, result, pooling, normalize));
+}
+
+// embed()'s embedding of one run() result.
+function pool(inner, result, pooling, normalize) {
   const D = inner.config.hiddenSize;
   const h = result.lastHiddenState;
   const L = h.length / D;

@@ -1,0 +1,128 @@
+// run() of a batch on an encoder (src/bindings/model.cpp's call with `lengths`): the sequences in one
+// model::Model::forward_batch over their packed rows, then its packed outputs padded to the longest
+// sequence as transformers returns a batch of padding=True: lastHiddenState [B, Lmax, D], attention
+// [numLayers, B, numHeads, Lmax, Lmax] (0 where a query or a key is padding), hiddenStates [numLayers + 1, B,
+// Lmax, D], logits [B, Lmax, vocabSize], taskLogits [B, numLabels] (sequence classification) or [B, Lmax,
+// numLabels]; padding rows are 0.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "../model/model.hpp"
+#include "outputs.hpp"
+
+namespace mha::bindings {
+
+// The request's fields (as model.cpp's call reads them): inputIds (Int32Array, the sequences one after
+// another), lengths (Int32Array, each sequence's tokens), tokenTypeIds (Int32Array or null), the return
+// flags. `fits` is the model's memory check of a byte count; `out` and `packed` hold the results and the
+// packed rows.
+inline val run_batch(model::Model& m, Attention& attention, const val& request, const val& headMask, FloatBuffer& out,
+                     FloatBuffer& packed, const std::function<void(double)>& fits) {
+  const model::Config& c = m.config();
+  const auto read = [](const val& src, auto& buffer, const char* name) {
+    const std::size_t n = src["length"].as<std::size_t>();
+    std::vector<std::int32_t> ids(n);
+    val(emscripten::typed_memory_view(n, ids.data())).call<void>("set", src);
+    buffer.assign(ids.begin(), ids.end());
+    for (std::size_t i = 0; i < n; ++i)
+      if (ids[i] < 0) (Message() << name << "[" << i << "]: expected a count from 0, got a negative one").raise();
+  };
+  if (!request["layerLogitPositions"].isNull() && !request["layerLogitPositions"].isUndefined())
+    throw ArgumentError("returnLayerLogits: a decoder's; an encoder's batch has none");
+  if (request["returnLogits"].as<int>() == 2) throw ArgumentError("returnLogits: a batch's are every row's");
+  std::vector<std::size_t> lengths;
+  read(request["lengths"], lengths, "lengths");
+  const std::size_t B = lengths.size();
+  if (B == 0) throw ArgumentError("input: expected at least one sequence in the batch, got none");
+  std::size_t N = 0, Lmax = 0;
+  for (std::size_t b = 0; b < B; ++b) {
+    m.check_length(lengths[b]);
+    N += lengths[b];
+    Lmax = std::max(Lmax, lengths[b]);
+  }
+  std::vector<std::int32_t> ids, types;
+  read(request["inputIds"], ids, "inputIds");
+  if (ids.size() != N)
+    (Message() << "inputIds: expected " << N << " ids (the lengths' sum), got " << ids.size()).raise();
+  const val typeIds = request["tokenTypeIds"];
+  const bool typed = !typeIds.isNull() && !typeIds.isUndefined();
+  if (typed) read(typeIds, types, "tokenTypeIds");
+  if (typed && types.size() != N) (Message() << "tokenTypeIds: expected " << N << " ids, got " << types.size()).raise();
+  std::vector<std::uint8_t> mask;
+  if (!headMask.isNull() && !headMask.isUndefined()) {
+    read(headMask, mask, "headMask");
+    if (mask.size() != c.numLayers * c.numHeads)
+      (Message() << "headMask: expected " << c.numLayers << " × " << c.numHeads << " = " << c.numLayers * c.numHeads
+                 << " values, got " << mask.size())
+          .raise();
+  }
+  const bool wantAttention = request["returnAttention"].as<bool>(), hidden = request["returnHiddenStates"].as<bool>();
+  const bool logits = request["returnLogits"].as<int>() != 0, taskAsked = request["returnTaskLogits"].as<bool>();
+  const bool task = taskAsked && m.task_head() != model::TaskHead::None;
+  const bool perSequence = m.task_head() == model::TaskHead::SequenceClassification;
+  const std::size_t D = c.hiddenSize, H = c.numHeads, V = c.vocabSize, Ln = c.numLayers, hd = c.head_dim();
+  double squares = 0;
+  for (const std::size_t n : lengths) squares += double(n) * double(n);
+  OutputLayout rows;  // what forward_batch writes
+  const auto rLast = rows.add("lastHiddenState", {N, D});
+  const auto rAttention =
+      rows.add("attention", {Ln, H, std::size_t(std::min(squares, double(kMaxElements)))}, wantAttention);
+  const auto rHidden = rows.add("hiddenStates", {Ln + 1, N, D}, hidden);
+  const auto rLogits = rows.add("logits", {N, V}, logits && m.has_logits());
+  const auto rTask = rows.add("taskLogits", {perSequence ? B : N, c.numLabels}, task);
+  OutputLayout result;  // what the caller gets
+  const auto last = result.add("lastHiddenState", {B, Lmax, D});
+  const auto weights = result.add("attention", {Ln, B, H, Lmax, Lmax}, wantAttention);
+  const auto states = result.add("hiddenStates", {Ln + 1, B, Lmax, D}, hidden);
+  const auto scores = result.add("logits", {B, Lmax, V}, logits && m.has_logits());
+  const auto taskLogits = perSequence ? result.add("taskLogits", {B, c.numLabels}, task)
+                                      : result.add("taskLogits", {B, Lmax, c.numLabels}, task);
+  fits(4.0 * (rows.floats() + result.floats() + m.scratch_floats(N)) +
+       attention.scratch_bytes_for({1, Lmax, Lmax, D, H, hd, hd}, wantAttention, false));
+  rows.place(packed);
+  result.place(out);
+  std::fill(out.data(), out.data() + std::size_t(result.floats()), 0.0f);
+  model::Outputs o{rows[rLast], rows[rAttention], rows[rHidden]};
+  // (A model without the head gets a pointer anyway, so that Model refuses it by name.)
+  o.logits = logits ? (m.has_logits() ? rows[rLogits] : rows[rLast]) : nullptr;
+  o.taskLogits = taskAsked ? (task ? rows[rTask] : rows[rLast]) : nullptr;
+  o.query = o.key = request["returnQueryKey"].as<bool>() ? rows[rLast] : nullptr;
+  o.valueNorms = o.headOutputNorms = request["returnHeadOutputs"].as<bool>() ? rows[rLast] : nullptr;
+  m.forward_batch(attention, ids.data(), typed ? types.data() : nullptr, lengths.data(), B, o,
+                  mask.empty() ? nullptr : mask.data());
+  // Rows of width W of `groups` groups of N packed rows, into [groups, B, Lmax, W].
+  const auto pad = [&](const float* from, float* to, std::size_t groups, std::size_t W) {
+    if (!from) return;
+    for (std::size_t g = 0; g < groups; ++g)
+      for (std::size_t b = 0; b < B; ++b) {
+        std::copy(from, from + lengths[b] * W, to + (g * B + b) * Lmax * W);
+        from += lengths[b] * W;
+      }
+  };
+  pad(rows[rLast], result[last], 1, D);
+  pad(rows[rHidden], result[states], Ln + 1, D);
+  pad(rows[rLogits], result[scores], 1, V);
+  if (perSequence && task)
+    std::copy(rows[rTask], rows[rTask] + B * c.numLabels, result[taskLogits]);
+  else
+    pad(rows[rTask], result[taskLogits], 1, c.numLabels);
+  if (const float* from = rows[rAttention]) {
+    float* to = result[weights];
+    for (std::size_t l = 0; l < Ln; ++l)
+      for (std::size_t b = 0; b < B; ++b) {
+        const std::size_t n = lengths[b];
+        for (std::size_t r = 0; r < H * n; ++r, from += n)
+          std::copy(from, from + n, to + ((l * B + b) * H * Lmax + r / n * Lmax + r % n) * Lmax);
+      }
+  }
+  val outcome = result.result();
+  trim(packed);
+  return outcome;
+}
+
+}  // namespace mha::bindings
