@@ -55,8 +55,9 @@ need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
 # End-to-end tests drive Debian's Chromium with playwright-core (browser
-# downloads are not used).
-command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# downloads are not used): its headless shell, not the desktop browser
+# (tests/e2e/chromium.mjs says why).
+command -v chromium-headless-shell >/dev/null 2>&1 || need_apt+=(chromium-headless-shell)
 # CJK glyphs for the page's screenshots (test-output/, docs/).
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need_apt+=(fonts-noto-cjk)
 # Native tests of the core (CTest): GoogleTest, and nlohmann-json to read the fixtures.
