@@ -134,6 +134,24 @@ describe.each(VARIANTS)('%s build', (variant) => {
       );
     }
   });
+
+  test('a pipeline of an array runs it as one batch: each result equals that input’s own call', async () => {
+    const pipes = [
+      ['text-classification', models['bert-sequence-classification'], expected('bert-sequence-classification')],
+      ['token-classification', models['bert-token-classification'], expected('bert-token-classification')],
+      ['feature-extraction', models['bert-sentence-embedding'], expected('bert-sentence-embedding')],
+      ['fill-mask', models.mlm, fillMask],
+    ];
+    for (const [task, model, { cases }] of pipes) {
+      const pipe = await pipeline(task, model);
+      const inputs = cases.map((c) => c.input);
+      expect(inputs.length).toBeGreaterThan(1);
+      const batch = await pipe(inputs);
+      const one = [];
+      for (const input of inputs) one.push(await pipe(input));
+      expect([task, batch]).toEqual([task, one]);
+    }
+  });
 });
 
 // The generation pipelines are generate() (its own suites check it on every build) in transformers' shapes.

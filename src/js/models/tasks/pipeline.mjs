@@ -1,18 +1,23 @@
 // pipeline(task, source, options): transformers.js' task names and result shapes over a model's own calls
 // (tasks/heads.mjs, run, generate), for those who reach for them. A pipeline is a function of its input with
 // `task`, `model` (the TransformerModel: run() it for every attention, hidden state, query and key) and
-// dispose(). Inputs are one at a time; an array of inputs gives an array of results, one call each.
+// dispose(). An array of inputs gives an array of results: one batch (one engine call, kinds/encoder-batch.mjs)
+// for the encoder's tasks but question-answering, one call each for the others.
 import { describe, rejectUnknown } from '../../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError, codedError } from '../../errors.mjs';
+import { resultsOf } from '../kinds/encoder-batch.mjs';
 import { LOAD_OPTIONS } from '../load.mjs';
 import { checkTaskHead } from './heads.mjs';
 
-/** Each task: the kind of model it runs on, and the head it needs (checked when the pipeline is made). */
+/**
+ * Each task: the kind of model it runs on, and the head it needs (checked when the pipeline is made); `batch`:
+ * its run takes an array of inputs too (one batch) and gives an array of results.
+ */
 const TASKS = Object.freeze({
-  'feature-extraction': { kind: 'encoder', run: extractFeatures },
-  'fill-mask': { kind: 'encoder', run: fillMask, needs: (config) => config.hasLogits },
-  'text-classification': { kind: 'encoder', head: 'sequence-classification', run: classifyText },
-  'token-classification': { kind: 'encoder', head: 'token-classification', run: classifyTokens },
+  'feature-extraction': { kind: 'encoder', run: extractFeatures, batch: true },
+  'fill-mask': { kind: 'encoder', run: fillMask, batch: true, needs: (config) => config.hasLogits },
+  'text-classification': { kind: 'encoder', head: 'sequence-classification', run: classifyText, batch: true },
+  'token-classification': { kind: 'encoder', head: 'token-classification', run: classifyTokens, batch: true },
   'question-answering': { kind: 'encoder', head: 'question-answering', run: answerQuestion },
   translation: { kind: 'encoder-decoder', run: translate },
   'text-generation': { kind: 'decoder', run: generateText },
@@ -47,17 +52,28 @@ async function extractFeatures(model, text, options) {
   // transformers.js' defaults (pooling 'none', normalize false), unless the folder is sentence-transformers'.
   const st = model.config.sentenceTransformers;
   const pooling = own.pooling ?? (st ? undefined : 'none');
-  const result = await model.embed(text, { ...rest, ...(pooling !== undefined && { pooling }), ...own });
+  const results = await model.embed(text, { ...rest, ...(pooling !== undefined && { pooling }), ...own });
   const D = model.config.hiddenSize;
-  const dims = result.pooling === 'none' ? [1, result.embedding.length / D, D] : [1, D];
-  return { data: result.embedding, dims };
+  return each(text, results, (result) => ({
+    data: result.embedding,
+    dims: result.pooling === 'none' ? [1, result.embedding.length / D, D] : [1, D],
+  }));
 }
+
+// `post` of a result, or of each of an array's (the input an array: the results an array).
+const each = (input, results, post) => (Array.isArray(input) ? results.map(post) : post(results));
 
 async function fillMask(model, text, options) {
   const [own, rest] = take(options, ['topK']);
   const topK = topKOf(own.topK, 5, false);
+  const run = await model.run(text, { returnAttention: false, ...rest, returnLogits: true });
+  if (!Array.isArray(text)) return masksOf(model, run, topK, text);
+  return Promise.all(resultsOf(run).map((result, i) => masksOf(model, result, topK, text[i])));
+}
+
+// fill-mask's predictions for each mask token of one input's run() result.
+async function masksOf(model, result, topK, text) {
   const mask = model.specialTokens.mask?.id;
-  const result = await model.run(text, { returnAttention: false, ...rest, returnLogits: true });
   const V = model.config.vocabSize;
   const positions = [...result.inputIds.keys()].filter((i) => result.inputIds[i] === mask);
   if (mask === undefined || positions.length === 0)
@@ -91,8 +107,8 @@ async function fillMask(model, text, options) {
 async function classifyText(model, text, options) {
   const [own, rest] = take(options, ['topK']);
   const topK = topKOf(own.topK, 1, true);
-  const { labels } = await model.classify(text, { returnAttention: false, ...rest });
-  return labels.slice(0, topK);
+  const results = await model.classify(text, { returnAttention: false, ...rest });
+  return each(text, results, ({ labels }) => labels.slice(0, topK));
 }
 
 async function classifyTokens(model, text, options) {
@@ -104,10 +120,12 @@ async function classifyTokens(model, text, options) {
     );
   if (!Array.isArray(ignoreLabels) || ignoreLabels.some((l) => typeof l !== 'string'))
     throw new ArgumentTypeError(`ignoreLabels: expected an array of label names, got ${describe(ignoreLabels)}`);
-  const result = await model.classifyTokens(text, { returnAttention: false, ...rest });
-  return result.labels
-    .filter(({ label, index }) => !result.special[index] && !ignoreLabels.includes(label))
-    .map(({ label, score, index, token }) => ({ entity: label, score, index, word: token }));
+  const results = await model.classifyTokens(text, { returnAttention: false, ...rest });
+  return each(text, results, (result) =>
+    result.labels
+      .filter(({ label, index }) => !result.special[index] && !ignoreLabels.includes(label))
+      .map(({ label, score, index, token }) => ({ entity: label, score, index, word: token })),
+  );
 }
 
 async function answerQuestion(model, question, context, options) {
@@ -138,7 +156,7 @@ export function pipelineOf(createAttention) {
     if (!options || typeof options !== 'object' || Array.isArray(options))
       throw new ArgumentTypeError(`pipeline options: expected an object, got ${describe(options)}`);
     rejectUnknown(options, PIPELINE_OPTIONS, 'pipeline');
-    const { kind, head, run, needs } = TASKS[task];
+    const { kind, head, run, needs, batch } = TASKS[task];
     const given = source && typeof source === 'object' && typeof source.run === 'function' && 'kind' in source;
     const { engine: givenEngine, ...loadOptions } = options;
     if (given && Object.keys(options).length)
@@ -164,7 +182,7 @@ export function pipelineOf(createAttention) {
       throw error;
     }
     const pipe = async (input, ...rest) => {
-      if (task === 'question-answering') return run(model, input, ...rest);
+      if (task === 'question-answering' || batch) return run(model, input, ...rest);
       return Array.isArray(input)
         ? input.reduce(async (done, one) => [...(await done), await run(model, one, rest[0])], Promise.resolve([]))
         : run(model, input, rest[0]);
