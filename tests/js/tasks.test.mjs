@@ -16,6 +16,7 @@ const TASKS = fileURLToPath(new URL('../fixtures/tasks/', import.meta.url));
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const expected = (name) => JSON.parse(readFileSync(path.join(TASKS, name, 'expected.json'), 'utf8'));
 const fillMask = JSON.parse(readFileSync(path.join(TASKS, 'fill-mask.json'), 'utf8'));
+const aggregation = JSON.parse(readFileSync(path.join(TASKS, 'bert-token-classification', 'aggregation.json'), 'utf8'));
 
 function close(got, want, what, abs = 2e-5, rel = 1e-4) {
   expect([what, got.length]).toEqual([what, want.length]);
@@ -75,11 +76,37 @@ describe.each(VARIANTS)('%s build', (variant) => {
       close(r.taskLogits, c.logits.flat(), `${c.input} logits`);
       expect(r.attention).toBeUndefined();
       const got = await pipe(c.input);
-      expect(got.map((e) => [e.entity, e.index, e.word])).toEqual(c.pipeline.map((e) => [e.entity, e.index, e.word]));
+      const fields = (e) => [e.entity, e.index, e.word, e.start, e.end];
+      expect(got.map(fields)).toEqual(c.pipeline.map(fields));
       got.forEach((e, i) => near(e.score, c.pipeline[i].score, `${c.input} entity ${i}`));
       entities += got.length;
     }
     expect(entities).toBeGreaterThan(10);
+  });
+
+  test('token classification: transformers’ entities with every aggregation strategy', async () => {
+    const model = models['bert-token-classification'];
+    const pipe = await pipeline('token-classification', model);
+    const fields = (e) => [e.entity_group ?? e.entity, e.index, e.word, e.start, e.end];
+    let [count, worst] = [0, 0];
+    for (const c of aggregation.cases) {
+      const result = await model.classifyTokens(c.input, { returnAttention: false });
+      expect(result.tokens).toEqual(c.tokens);
+      for (const [strategy, want] of Object.entries(c.pipelines)) {
+        const got = await pipe(c.input, { aggregationStrategy: strategy });
+        expect([c.input, strategy, got.map(fields)]).toEqual([c.input, strategy, want.map(fields)]);
+        got.forEach((e, i) => near(e.score, want[i].score, `${c.input} ${strategy} ${i}`));
+        for (const [i, e] of got.entries()) worst = Math.max(worst, Math.abs(e.score - want[i].score));
+        count += got.length;
+      }
+    }
+    // Every strategy is exercised: on the first sentences 'first', 'average' and 'max' each differ from the others.
+    const differ = aggregation.cases.filter(
+      (c) => new Set(Object.values(c.pipelines).map((r) => JSON.stringify(r.map(fields)))).size >= 4,
+    );
+    expect(differ.length).toBeGreaterThanOrEqual(3);
+    expect(count).toBeGreaterThan(150);
+    expect(worst).toBeLessThan(1e-5);
   });
 
   test('question answering: start and end logits, and transformers 4’s span and score', async () => {
@@ -247,9 +274,19 @@ describe('refusals', () => {
     const pipe = await pipeline('text-classification', classifier);
     await expect(pipe('a', { topK: 0 })).rejects.toMatchObject({ name: 'RangeError', code: 'InvalidArgument' });
     const tagger = await pipeline('token-classification', path.join(TASKS, 'bert-token-classification'), { engine });
-    await expect(tagger('a', { aggregationStrategy: 'simple' })).rejects.toThrow(
-      /^aggregationStrategy: expected 'none'/,
+    await expect(tagger('a', { aggregationStrategy: 'SIMPLE' })).rejects.toMatchObject({
+      name: 'RangeError',
+      code: 'InvalidArgument',
+      message: "aggregationStrategy: expected 'none', 'simple', 'first', 'average', 'max', got the string \"SIMPLE\"",
+    });
+    await expect(tagger.model.classifyTokens('a', { aggregationStrategy: 2 })).rejects.toThrow(
+      /^aggregationStrategy: expected/,
     );
+    // Without a text the tokens spell (a pair), only 'none' (start and end null).
+    await expect(tagger({ text: 'a', textPair: 'b' }, { aggregationStrategy: 'first' })).rejects.toMatchObject({
+      name: 'TypeError',
+      message: expect.stringMatching(/^aggregationStrategy: 'first' needs each token's place in the text/),
+    });
     tagger.dispose();
   });
 });

@@ -1,7 +1,7 @@
 // Task heads, embeddings and pipeline() as a TypeScript program meets them (tsc --noEmit only). Each line under a
 // ts-expect-error directive is a call or a field the runtime refuses or never returns (src/js/models/tasks/).
 import { createAttention, pipeline } from 'mha-wasm/model';
-import type { EncoderModel, FillMaskItem, LabelScore, TaskHead, TokenEntity } from 'mha-wasm/model';
+import type { EncoderModel, FillMaskItem, LabelScore, TaskHead, TokenEntity, TokenGroup } from 'mha-wasm/model';
 
 /** true when A and B are the same type. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -24,6 +24,12 @@ export async function heads(): Promise<void> {
   void quiet.attention;
   const tokens = await bert.classifyTokens({ text: 'a', textPair: 'b' });
   void tokens.labels[0].index;
+  // @ts-expect-error: entities only with an aggregationStrategy
+  void tokens.entities;
+  const grouped = await bert.classifyTokens('a', { aggregationStrategy: 'first' });
+  same<typeof grouped.entities, TokenGroup[]>(true);
+  const each = await bert.classifyTokens('a', { aggregationStrategy: 'none' });
+  same<typeof each.entities, TokenEntity[]>(true);
   const a = await bert.answer({ question: 'who?', context: 'the snake' }, { maxAnswerLength: 5 });
   const span: [number, number] = a.tokenSpan;
   void [a.answer, a.score, a.startLogits, a.endLogits, span];
@@ -52,8 +58,14 @@ export async function pipelines(): Promise<void> {
   const ner = await pipeline('token-classification', 'org/ner', { revision: 'main' });
   const entities: TokenEntity[] = await ner('a', { ignoreLabels: [] });
   void entities;
-  // @ts-expect-error: only aggregation 'none' is built
-  await ner('a', { aggregationStrategy: 'simple' });
+  const groups: TokenGroup[] = await ner('a', { aggregationStrategy: 'simple' });
+  void [groups[0].entity_group, groups[0].start];
+  const perInput: TokenGroup[][] = await ner(['a', 'b'], { aggregationStrategy: 'max', ignoreLabels: [] });
+  void perInput;
+  // @ts-expect-error: transformers' names are lower case
+  await ner('a', { aggregationStrategy: 'FIRST' });
+  // @ts-expect-error: groups have no token index
+  void (await ner('a', { aggregationStrategy: 'average' }))[0].index;
   const fill = await pipeline('fill-mask', 'org/bert');
   const filled: FillMaskItem[] | FillMaskItem[][] = await fill('a [MASK]', { topK: 3 });
   void filled;

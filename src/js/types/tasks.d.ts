@@ -37,11 +37,22 @@ export interface LabelScore {
 /** classify(): every label, highest score first, and the head's logits [numLabels]; run()'s fields besides. */
 export type ClassifyResult<O = {}> = EncoderResult<O> & { labels: LabelScore[]; taskLogits: Float32Array };
 
-/** classifyTokens(): each token's best label (special tokens included), logits [L, numLabels]. */
+/**
+ * transformers' aggregation_strategy: 'none' each token's label; 'simple' adjacent tokens of one entity grouped (a
+ * B- label starts a group); 'first', 'average', 'max' each word (a token and its '##' pieces) one label — its first
+ * token's, its tokens' mean scores', its most confident token's — then grouped as 'simple'. All but 'none' need a
+ * BERT WordPiece tokenizer and a string input (the tokens' places in the text).
+ */
+export type AggregationStrategy = 'none' | 'simple' | 'first' | 'average' | 'max';
+export interface ClassifyTokensOptions extends ModelRunOptions {
+  /** The result's `entities`, as transformers' token-classification pipeline gives them (no label left out). */
+  aggregationStrategy?: AggregationStrategy;
+}
+/** classifyTokens(): each token's best label (special tokens included), logits [L, numLabels]; `entities`. */
 export type ClassifyTokensResult<O = {}> = EncoderResult<O> & {
   labels: Array<LabelScore & { index: number; token: string }>;
   taskLogits: Float32Array;
-};
+} & (O extends { aggregationStrategy: infer S } ? { entities: S extends 'none' ? TokenEntity[] : TokenGroup[] } : {});
 
 export interface QuestionInput {
   question: string;
@@ -79,8 +90,11 @@ export interface TaskCalls {
   classify<O extends ModelRunOptions = {}>(input: ModelTaskInput, options?: O): Promise<ClassifyResult<O>>;
   /** An array: one run() of the batch (EncoderModel.run), each result equal to that input's own call. */
   classify<O extends BatchRunOptions = {}>(input: readonly ModelTaskInput[], options?: O): Promise<ClassifyResult<O>[]>;
-  classifyTokens<O extends ModelRunOptions = {}>(input: ModelTaskInput, options?: O): Promise<ClassifyTokensResult<O>>;
-  classifyTokens<O extends BatchRunOptions = {}>(
+  classifyTokens<O extends ClassifyTokensOptions = {}>(
+    input: ModelTaskInput,
+    options?: O,
+  ): Promise<ClassifyTokensResult<O>>;
+  classifyTokens<O extends BatchRunOptions & { aggregationStrategy?: AggregationStrategy } = {}>(
     input: readonly ModelTaskInput[],
     options?: O,
   ): Promise<ClassifyTokensResult<O>[]>;
@@ -102,11 +116,36 @@ export interface FillMaskItem {
   token_str: string;
   sequence: string;
 }
+/** A token's label (aggregation 'none'); start, end: its characters, text.slice(start, end) (null: not known). */
 export interface TokenEntity {
   entity: string;
   score: number;
   index: number;
   word: string;
+  start: number | null;
+  end: number | null;
+}
+/** A group of tokens (aggregation 'simple', 'first', 'average', 'max'): its label's tag, mean score, text, place. */
+export interface TokenGroup {
+  entity_group: string;
+  score: number;
+  word: string;
+  start: number;
+  end: number;
+}
+/** token-classification's options: aggregationStrategy, and the labels left out (default ['O']). */
+export interface TokenClassificationOptions extends ModelRunOptions {
+  ignoreLabels?: string[];
+  aggregationStrategy?: AggregationStrategy;
+}
+type Grouping = { aggregationStrategy: Exclude<AggregationStrategy, 'none'> };
+type Tokenwise = { aggregationStrategy?: 'none' };
+/** A token-classification pipeline: each token ('none', the default), or groups with another aggregationStrategy. */
+export interface TokenClassifier {
+  (input: string, options?: TokenClassificationOptions & Tokenwise): Promise<TokenEntity[]>;
+  (input: string, options: TokenClassificationOptions & Grouping): Promise<TokenGroup[]>;
+  (input: string[], options?: TokenClassificationOptions & Tokenwise): Promise<TokenEntity[][]>;
+  (input: string[], options: TokenClassificationOptions & Grouping): Promise<TokenGroup[][]>;
 }
 export interface Features {
   /** [1, hiddenSize] pooled, [1, L, hiddenSize] with pooling 'none'. */
@@ -125,8 +164,8 @@ export interface PipelineTasks {
   'text-classification': { input: string; options: ModelRunOptions & { topK?: number | null }; result: LabelScore[] };
   'token-classification': {
     input: string;
-    options: ModelRunOptions & { ignoreLabels?: string[]; aggregationStrategy?: 'none' };
-    result: TokenEntity[];
+    options: TokenClassificationOptions;
+    result: TokenEntity[] | TokenGroup[];
   };
   translation: {
     input: string;
@@ -148,21 +187,23 @@ interface PipelineBase<T extends PipelineTask> {
   /** Frees the model it loaded and the engine it made (nothing it was given). */
   dispose(): void;
 }
-export type Pipeline<T extends PipelineTask> = T extends keyof PipelineTasks
-  ? PipelineBase<T> & {
-      (input: PipelineTasks[T]['input'], options?: PipelineTasks[T]['options']): Promise<PipelineTasks[T]['result']>;
-      (
-        input: Array<PipelineTasks[T]['input']>,
-        options?: PipelineTasks[T]['options'],
-      ): Promise<Array<PipelineTasks[T]['result']>>;
-    }
-  : PipelineBase<T> & {
-      (
-        question: string,
-        context: string,
-        options?: AnswerOptions,
-      ): Promise<{ answer: string; score: number; tokenSpan: [number, number] }>;
-    };
+export type Pipeline<T extends PipelineTask> = T extends 'token-classification'
+  ? PipelineBase<T> & TokenClassifier
+  : T extends keyof PipelineTasks
+    ? PipelineBase<T> & {
+        (input: PipelineTasks[T]['input'], options?: PipelineTasks[T]['options']): Promise<PipelineTasks[T]['result']>;
+        (
+          input: Array<PipelineTasks[T]['input']>,
+          options?: PipelineTasks[T]['options'],
+        ): Promise<Array<PipelineTasks[T]['result']>>;
+      }
+    : PipelineBase<T> & {
+        (
+          question: string,
+          context: string,
+          options?: AnswerOptions,
+        ): Promise<{ answer: string; score: number; tokenSpan: [number, number] }>;
+      };
 
 export interface PipelineOptions extends Omit<LoadModelOptions, 'kind'> {
   /** The engine to load into (default: a new one, disposed with the pipeline). */

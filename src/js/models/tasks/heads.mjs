@@ -5,6 +5,7 @@ import { describe } from '../../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError, codedError } from '../../errors.mjs';
 import { runStack } from '../kinds/encoder.mjs';
 import { resultsOf } from '../kinds/encoder-batch.mjs';
+import { aggregateTokens, checkAggregation } from './token-aggregation.mjs';
 
 const POOLINGS = ['mean', 'cls', 'max', 'none'];
 const HEAD_CALLS = {
@@ -89,20 +90,36 @@ async function classify(inner, input, options) {
   });
 }
 
-/** Each token's label: [{ label, score, index, token }] (special tokens included), with taskLogits [L, numLabels]. */
+/**
+ * Each token's label: [{ label, score, index, token }] (special tokens included), with taskLogits [L, numLabels];
+ * with aggregationStrategy, also `entities`: transformers' token-classification pipeline's (tasks/token-aggregation.mjs).
+ */
 async function classifyTokens(inner, input, options) {
-  const results = await runHead(inner, 'token-classification', input, options, 'classifyTokens');
+  const [own, rest] = split(options, ['aggregationStrategy'], 'classifyTokens');
+  const strategy = own.aggregationStrategy === undefined ? undefined : checkAggregation(own.aggregationStrategy);
+  const results = await runHead(inner, 'token-classification', input, rest, 'classifyTokens');
   const n = inner.config.labels.length;
-  return each(input, results, (result) => {
-    const labels = result.tokens.map((token, index) => {
-      const scores = softmax(result.taskLogits, index * n, n);
+  return each(input, results, (result, b) => {
+    const scores = result.tokens.map((_, index) => softmax(result.taskLogits, index * n, n));
+    const labels = scores.map((p, index) => {
       let best = 0;
-      for (let j = 1; j < n; j++) if (scores[j] > scores[best]) best = j;
-      return { label: inner.config.labels[best], score: scores[best], index, token };
+      for (let j = 1; j < n; j++) if (p[j] > p[best]) best = j;
+      return { label: inner.config.labels[best], score: p[best], index, token: result.tokens[index] };
     });
-    return { ...result, labels };
+    if (strategy === undefined) return { ...result, labels };
+    const text = textOf(Array.isArray(input) ? input[b] : input);
+    const rule = inner.tokenizer?.wordPieces ?? null;
+    // transformers' special_tokens_mask: the tokens the post-processor added; not the unknown token.
+    const unk = inner.tokenizer?.specialTokens.unk?.id;
+    const special = result.special.map((s, i) => (s && result.inputIds[i] !== unk ? 1 : 0));
+    const entities = aggregateTokens({ ...result, special, scores }, text, inner.config.labels, strategy, rule);
+    return { ...result, labels, entities };
   });
 }
+
+// The text of an input whose characters the tokens cover (a string, or { text } alone), else null.
+const textOf = (input) =>
+  typeof input === 'string' ? input : typeof input?.text === 'string' && input.textPair == null ? input.text : null;
 
 // question-answering's input: { question, context }.
 function readQuestion(input) {

@@ -111,20 +111,15 @@ async function classifyText(model, text, options) {
   return each(text, results, ({ labels }) => labels.slice(0, topK));
 }
 
+// transformers' entities (tasks/token-aggregation.mjs), those labelled one of ignoreLabels left out.
 async function classifyTokens(model, text, options) {
   const [own, rest] = take(options, ['ignoreLabels', 'aggregationStrategy']);
   const { ignoreLabels = ['O'], aggregationStrategy = 'none' } = own;
-  if (aggregationStrategy !== 'none')
-    throw new ArgumentRangeError(
-      `aggregationStrategy: expected 'none' (each token's label; grouping into words is not built), got ${describe(aggregationStrategy)}`,
-    );
   if (!Array.isArray(ignoreLabels) || ignoreLabels.some((l) => typeof l !== 'string'))
     throw new ArgumentTypeError(`ignoreLabels: expected an array of label names, got ${describe(ignoreLabels)}`);
-  const results = await model.classifyTokens(text, { returnAttention: false, ...rest });
-  return each(text, results, (result) =>
-    result.labels
-      .filter(({ label, index }) => !result.special[index] && !ignoreLabels.includes(label))
-      .map(({ label, score, index, token }) => ({ entity: label, score, index, word: token })),
+  const results = await model.classifyTokens(text, { returnAttention: false, ...rest, aggregationStrategy });
+  return each(text, results, ({ entities }) =>
+    entities.filter((e) => !ignoreLabels.includes(e.entity ?? e.entity_group)),
   );
 }
 

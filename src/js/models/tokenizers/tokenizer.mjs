@@ -15,6 +15,7 @@ import { MarianFiles, createMarianTokenizer } from './marian.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
 import { roleDefaults, withRoles } from './special-roles.mjs';
 import { tokenizerKind } from '../checkpoint-files.mjs';
+import { wordPieceRule } from './word-offsets.mjs';
 
 // GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other
 // 68 are shifted to U+0100…; the inverse turns a byte-level piece into bytes.
@@ -415,6 +416,7 @@ async function jsonTokenizer(json, file, config, host, vocabSize) {
   return {
     file, // the file it was made from, for messages
     paddingSide: paddingSide(config),
+    wordPieces: wordPieceRule(json), // BERT's WordPiece: token offsets and the decoder (word-offsets.mjs), else null
     specialTokens: withRoles(specialTokens, config, idOf, roleDefaults(config, file)),
     // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
     encode: calls.encode,
