@@ -72,6 +72,23 @@ export const TEXT_FILES = Object.freeze([
   'target_vocab.json',
 ]);
 
+/** A sentence-transformers Pooling module's config.json by its path in the checkpoint's folder (N_Pooling/). */
+export const POOLING_CONFIG = /^\d+_Pooling\/config\.json$/;
+
+/**
+ * The config.json of the Pooling module a sentence-transformers folder's modules.json (`modules`, its parsed
+ * list) names: `{path}/config.json` by the module's `path` (config.json without one), or null when it names none.
+ * The loader reads it (tasks/task-config.mjs) when the source gives it: a folder's or files' N_Pooling/config.json
+ * (POOLING_CONFIG: sources/files.mjs), and a Hub repo's, which sources/hub.mjs downloads after modules.json.
+ */
+export function poolingConfigFile(modules) {
+  const pooling = Array.isArray(modules)
+    ? modules.find((m) => typeof m?.type === 'string' && m.type.endsWith('models.Pooling'))
+    : undefined;
+  if (!pooling) return null;
+  return `${typeof pooling.path === 'string' && pooling.path ? `${pooling.path}/` : ''}config.json`;
+}
+
 /** The binary files of a tokenizer the loader reads: a Marian tokenizer's SentencePiece models. */
 export const BINARY_FILES = Object.freeze(['source.spm', 'target.spm']);
 

@@ -8,7 +8,7 @@
 // Uint8Array | Blob }); a name (a Hub repo id, or Node's folder path) is the
 // platform's `openNamed` (sources/hub-node.mjs, sources/hub-browser.mjs).
 import { describe } from '../../checks.mjs';
-import { fileNameOf, pickCheckpointFiles } from '../checkpoint-files.mjs';
+import { fileNameOf, pickCheckpointFiles, POOLING_CONFIG } from '../checkpoint-files.mjs';
 import { ArgumentTypeError } from '../../errors.mjs';
 
 const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
@@ -69,9 +69,6 @@ export async function openSource(source, openNamed, options) {
     ...pooling.map(({ path, file }) => [inFolder(path), file]),
   ]);
 }
-
-/** A sentence-transformers Pooling module's config.json, by its path in the checkpoint's folder. */
-export const POOLING_CONFIG = /^\d+_Pooling\/config\.json$/;
 
 // Every file of a source, as [{ path, file }].
 async function sourceFiles(source, openNamed, options) {

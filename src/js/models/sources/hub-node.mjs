@@ -197,7 +197,10 @@ export class NodeHubStore {
   async markAbsent(commit, names, listing) {
     const folder = path.join(this.root, '.no_exist', commit);
     await mkdir(folder, { recursive: true });
-    for (const name of names) await writeFile(path.join(folder, name), '', { flag: 'a' });
+    for (const name of names) {
+      await mkdir(path.dirname(path.join(folder, name)), { recursive: true }); // a module's folder (1_Pooling/)
+      await writeFile(path.join(folder, name), '', { flag: 'a' });
+    }
     if (await this.#tree(commit)) return;
     const files = {};
     for (const [name, f] of [...listing].sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -18,7 +18,7 @@
 // and documented (huggingface_hub's file_download.py and hf_api.py).
 import { codedError } from '../../errors.mjs';
 import { COMMIT } from './hub-options.mjs';
-import { READ_FILES, filesToRead, textFilesDecided } from '../checkpoint-files.mjs';
+import { POOLING_CONFIG, READ_FILES, filesToRead, poolingConfigFile, textFilesDecided } from '../checkpoint-files.mjs';
 import { chooseGgufFile, OTHER_WEIGHTS, shardNames, WEIGHT_FILE_NAMES, weightChoice } from '../checkpoint-files.mjs';
 import { parseJsonObject } from '../read-file.mjs';
 
@@ -122,8 +122,8 @@ async function hubError(hub, response, what) {
 // ---- The repo's files ---------------------------------------------------------
 
 /**
- * The repo's file list at the revision: { commit, files: Map(name → { size,
- * blobId, sha256? }) } of its top-level files (a checkpoint's are there).
+ * The repo's file list at the revision: { commit, files: Map(name → { size, blobId, sha256? }) } of its
+ * top-level files (a checkpoint's are there), and `inFolders`, those in its folders by path (1_Pooling/…).
  */
 export async function listRepo(hub) {
   const url = `${hub.endpoint}/api/models/${hub.repo}/revision/${encodeURIComponent(hub.revision)}?blobs=true`;
@@ -145,16 +145,37 @@ export async function listRepo(hub) {
       endpoint: hub.endpoint,
     });
   const files = new Map();
+  const inFolders = new Map();
   for (const s of info.siblings) {
-    if (!s || typeof s.rfilename !== 'string' || s.rfilename.includes('/')) continue;
+    if (!s || typeof s.rfilename !== 'string') continue;
+    const parts = s.rfilename.split('/');
+    if (parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\'))) continue;
     const size = s.lfs?.size ?? s.size;
-    files.set(s.rfilename, {
+    (parts.length === 1 ? files : inFolders).set(s.rfilename, {
       size: Number.isSafeInteger(size) && size >= 0 ? size : undefined,
       blobId: typeof s.blobId === 'string' ? s.blobId : undefined,
       sha256: typeof s.lfs?.sha256 === 'string' ? s.lfs.sha256 : undefined,
     });
   }
-  return { commit: info.sha, files };
+  return { commit: info.sha, files, inFolders };
+}
+
+/**
+ * The Pooling module's config.json a sentence-transformers checkpoint's modules.json (held by `store` at
+ * `commit`) names (checkpoint-files.mjs poolingConfigFile) in a folder the loader reads (POOLING_CONFIG), or null:
+ * no modules.json, none named, or a modules.json that is not JSON (the loader names that).
+ */
+async function poolingToRead(store, commit) {
+  const file = await store.file(commit, 'modules.json');
+  if (!file) return null;
+  let modules;
+  try {
+    modules = JSON.parse(await readAll(file));
+  } catch {
+    return null;
+  }
+  const name = poolingConfigFile(modules);
+  return name && POOLING_CONFIG.test(name) ? name : null;
 }
 
 // The shards an index of either format names, by the names save_pretrained gives them.
@@ -188,6 +209,13 @@ async function cachedCheckpoint(store, commit) {
   const choice = weightChoice(state);
   if (!choice) return null;
   const names = filesToRead((n) => state(n) === 'present');
+  // The Pooling config.json its modules.json names: known there or known absent.
+  const pooling = names.includes('modules.json') ? await poolingToRead(store, commit) : null;
+  if (pooling) {
+    const held = await store.state(commit, pooling);
+    if (held === undefined) return null;
+    if (held === 'present') names.push(pooling);
+  }
   if (choice.single) return [...names, choice.single];
   const file = await store.file(commit, choice.index);
   const shards = shardNames(choice.index, parseJsonObject(choice.index, await readAll(file)));
@@ -234,7 +262,7 @@ export async function openHub(hub, store) {
     // What the snapshot holds, as a folder: the loader names what it lacks.
     return filesOf(store, pinned, await store.names(pinned));
   }
-  const { commit, files } = await listRepo(hub);
+  const { commit, files, inFolders } = await listRepo(hub);
   const state = (name) => (files.has(name) ? 'present' : 'absent');
   const choice = weightChoice(state);
   // A repo of GGUF files and no transformers checkpoint: its one .gguf, or an Error listing them (the
@@ -288,11 +316,21 @@ export async function openHub(hub, store) {
   } else names.push(choice.single);
   for (const name of names) if (await wanted(name)) progress.plan(name, files.get(name).size);
   for (const name of names) await fetchOne(name);
-  await store.markAbsent(
-    commit,
-    [...READ_FILES, ...WEIGHT_FILE_NAMES].filter((n) => !files.has(n)),
-    files,
-  );
+  // modules.json first, then the Pooling module's config.json it names (absent: the loader says so when embedding).
+  const pooling = names.includes('modules.json') ? await poolingToRead(store, commit) : null;
+  if (pooling && inFolders.has(pooling)) {
+    const entry = inFolders.get(pooling);
+    if (await wanted(pooling)) {
+      progress.plan(pooling, entry.size);
+      await store.download(hub, commit, pooling, entry, progress.file(pooling, entry.size), {
+        force: hub.forceDownload,
+      });
+    }
+    names.push(pooling);
+  }
+  const listing = new Map([...files, ...inFolders]);
+  const absent = [...READ_FILES, ...WEIGHT_FILE_NAMES, ...(pooling ? [pooling] : [])].filter((n) => !listing.has(n));
+  await store.markAbsent(commit, absent, listing);
   if (hub.revision !== commit) await store.setRef(hub.revision, commit);
   return filesOf(store, commit, names);
 }

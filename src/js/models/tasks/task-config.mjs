@@ -2,6 +2,7 @@
 // the pooling and normalisation of a sentence-transformers folder (modules.json, 1_Pooling/config.json).
 import { readJson, readText } from '../read-file.mjs';
 import { codedError } from '../../errors.mjs';
+import { poolingConfigFile } from '../checkpoint-files.mjs';
 
 /** id2label as a list by index: "0" … "numLabels − 1" (C++ counted them: bert.cpp); LABEL_i when absent. */
 export function taskLabels(json, numLabels, file) {
@@ -27,9 +28,9 @@ const POOLING_MODES = {
 /**
  * A sentence-transformers folder's embedding: { pooling ('mean', 'cls', 'max', or null: not known — a mode
  * embed() does not compute, such as mean_sqrt_len or several at once, or a Pooling config.json the source did not
- * give: the loader reads the checkpoint's folder, not its subfolders), normalize (a Normalize module follows),
- * file (the Pooling module's config.json) }, or null when the folder has no modules.json (or no Pooling module
- * in it). `files` are the checkpoint's, by name.
+ * give: a folder's, files' or Hub repo's N_Pooling/config.json, checkpoint-files.mjs), normalize (a Normalize
+ * module follows), file (the Pooling module's config.json) }, or null when the folder has no modules.json (or no
+ * Pooling module in it). `files` are the checkpoint's, by name.
  */
 export async function readSentenceTransformers(files) {
   if (!files['modules.json']) return null;
@@ -41,11 +42,9 @@ export async function readSentenceTransformers(files) {
   }
   if (!Array.isArray(modules))
     throw codedError('BadCheckpoint', 'modules.json: expected a list of modules', { file: 'modules.json' });
-  const typed = (suffix) => modules.find((m) => typeof m?.type === 'string' && m.type.endsWith(suffix));
-  const pooling = typed('models.Pooling');
-  if (!pooling) return null;
-  const file = `${typeof pooling.path === 'string' && pooling.path ? `${pooling.path}/` : ''}config.json`;
-  const normalize = Boolean(typed('models.Normalize'));
+  const file = poolingConfigFile(modules);
+  if (!file) return null;
+  const normalize = modules.some((m) => typeof m?.type === 'string' && m.type.endsWith('models.Normalize'));
   if (!files[file]) return Object.freeze({ pooling: null, normalize, file });
   const settings = await readJson(files[file]);
   const on = Object.keys(settings).filter((k) => k.startsWith('pooling_mode_') && settings[k] === true);
