@@ -163,17 +163,28 @@ describe.each(VARIANTS)('%s build', (variant) => {
   });
 
   test('a pipeline of an array runs it as one batch: each result equals that input’s own call', async () => {
+    // Each task, its model, its cases and the model's call an array is one of.
     const pipes = [
-      ['text-classification', models['bert-sequence-classification'], expected('bert-sequence-classification')],
-      ['token-classification', models['bert-token-classification'], expected('bert-token-classification')],
-      ['feature-extraction', models['bert-sentence-embedding'], expected('bert-sentence-embedding')],
-      ['fill-mask', models.mlm, fillMask],
-    ];
-    for (const [task, model, { cases }] of pipes) {
-      const pipe = await pipeline(task, model);
+      ['text-classification', 'bert-sequence-classification', 'classify'],
+      ['token-classification', 'bert-token-classification', 'classifyTokens'],
+      ['feature-extraction', 'bert-sentence-embedding', 'embed'],
+    ].map(([task, name, call]) => [task, models[name], expected(name), call]);
+    pipes.push(['fill-mask', models.mlm, fillMask, 'run']);
+    for (const [task, model, { cases }, call] of pipes) {
+      // The model's calls, counted: the array is one call of it (a batch), not one call per input.
+      const calls = [];
+      const counted = new Proxy(model, {
+        get(target, key) {
+          const value = target[key];
+          if (typeof value !== 'function') return value;
+          return (...args) => (key !== 'decode' && calls.push(key), value.apply(target, args));
+        },
+      });
+      const pipe = await pipeline(task, counted);
       const inputs = cases.map((c) => c.input);
       expect(inputs.length).toBeGreaterThan(1);
       const batch = await pipe(inputs);
+      expect([task, calls]).toEqual([task, [call]]);
       const one = [];
       for (const input of inputs) one.push(await pipe(input));
       expect([task, batch]).toEqual([task, one]);
