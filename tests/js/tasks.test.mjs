@@ -294,10 +294,13 @@ describe('refusals', () => {
       /^aggregationStrategy: expected/,
     );
     // Without a text the tokens spell (a pair), only 'none' (start and end null).
-    await expect(tagger({ text: 'a', textPair: 'b' }, { aggregationStrategy: 'first' })).rejects.toMatchObject({
-      name: 'TypeError',
-      message: expect.stringMatching(/^aggregationStrategy: 'first' needs each token's place in the text/),
-    });
+    for (const strategy of ['simple', 'first'])
+      await expect(tagger({ text: 'a', textPair: 'b' }, { aggregationStrategy: strategy })).rejects.toMatchObject({
+        name: 'TypeError',
+        message: expect.stringMatching(
+          new RegExp(`^aggregationStrategy: '${strategy}' needs each token's place in the text.*; use 'none'$`),
+        ),
+      });
     tagger.dispose();
   });
 });

@@ -37,7 +37,7 @@ export function aggregateTokens({ tokens, special, scores }, text, labels, strat
       `aggregationStrategy: '${strategy}' needs each token's place in the text, which the engine finds for a ` +
         "BERT WordPiece tokenizer's string input" +
         (rule ? ' (these tokens do not spell the text: a truncated input, or a special token typed in it)' : '') +
-        ", got this input; use 'simple' or 'none'",
+        ", got this input; use 'none'",
     );
   const pre = [];
   tokens.forEach((token, index) => {
