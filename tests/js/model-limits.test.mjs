@@ -99,6 +99,7 @@ describe('the model limits and rules', () => {
     call: 'run',
     inputIds: ids,
     tokenTypeIds: null,
+    lengths: null, // one sequence, not a batch (model_batch.hpp)
     beams: 1,
     returnAttention: false,
     returnHiddenStates: false,
