@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OPUS_MT, sourceIds, writeMarianCheckpoint } from './seq2seq-checkpoint.mjs';
+import { NEW_TOKENS, OPUS_MT, sourceIds, writeMarianCheckpoint } from './seq2seq-checkpoint.mjs';
 import { PROMPT, SHAPES, writeDecoderCheckpoint } from './decoder-checkpoint.mjs';
 import { runAlone, runHeader, runStep } from './inputs.mjs';
 
@@ -30,8 +30,10 @@ async function analyse(kind, dir, threads) {
   try {
     // The translation of the sentence's ids; the decoder's next token after the sentence.
     const input = kind === 'marian' ? { inputIds: sourceIds(OPUS_MT) } : PROMPT;
-    const importance = await headImportance(model, input);
-    const curve = await pruningCurve(model, input, { importance });
+    // The translation stops at NEW_TOKENS as the other benches' (its max_length is opus-mt's 512).
+    const options = kind === 'marian' ? { maxNewTokens: NEW_TOKENS } : {};
+    const importance = await headImportance(model, input, options);
+    const curve = await pruningCurve(model, input, { ...options, importance });
     return {
       kind,
       threads: engine.threads,
