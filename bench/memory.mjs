@@ -3,8 +3,8 @@
 // matrices in Q8_0 and Q4_0 blocks), for the shapes of models people load, as
 // the model build itself lays them out (describeModel: the packed panels'
 // padding included, norms and biases float32 either way). The configs are
-// the Hub's config.json fields that size a model. Prints the README's memory
-// table:  node bench/memory.mjs
+// the Hub's config.json fields that size a model. Prints the memory table of
+// docs/api-checkpoints.md:  node bench/memory.mjs
 import { fileURLToPath } from 'node:url';
 import { chooseWeights } from '../src/js/models/load.mjs';
 import { loadHost } from '../src/js/node-host.mjs';

@@ -2,7 +2,7 @@
 // page, in its two languages) tells them apart without reading the English:
 // error.code, and where the error is about one, error.file, error.field,
 // error.repo, error.endpoint, error.value. The codes are listed here, typed
-// in types/errors.d.ts (ErrorCode, exported by index.d.ts) and documented in the README; a code set at the
+// in types/errors.d.ts (ErrorCode, exported by index.d.ts) and documented in docs/api-errors.md; a code set at the
 // throw keeps its place when the error crosses the engine's worker
 // (describeError / rebuildError).
 

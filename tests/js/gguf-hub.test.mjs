@@ -4,21 +4,21 @@
 // `file`; several and no `file`, or a `file` the repo lacks, are refused with
 // the repo's GGUF files and their sizes.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { HubServer } from '../tools/hub-server.mjs';
+import { isolatedHubHome } from './helpers/hub-home.mjs';
 
 const DIR = fileURLToPath(new URL('../fixtures/gguf/', import.meta.url));
 const read = (n) => readFileSync(path.join(DIR, n));
 const SEVERAL = 'mha-wasm-tests/tiny-qwen2-GGUF';
 const ONE = 'mha-wasm-tests/tiny-qwen3-GGUF';
 
-let server, home, engine;
+let server, hub, engine;
 beforeAll(async () => {
-  home = mkdtempSync(path.join(os.tmpdir(), 'mha-gguf-hub-'));
+  hub = isolatedHubHome('gguf-hub');
   const repos = {
     [SEVERAL]: {
       files: {
@@ -35,9 +35,9 @@ beforeAll(async () => {
 afterAll(async () => {
   engine?.dispose();
   await server?.stop();
-  rmSync(home, { recursive: true, force: true });
+  hub?.restore();
 });
-const options = (more = {}) => ({ endpoint: server.url, cacheDir: path.join(home, 'cache'), ...more });
+const options = (more = {}) => ({ endpoint: server.url, cacheDir: path.join(hub.home, 'cache'), ...more });
 
 test('{ file } downloads that file alone and loads it; the second load is the cache', async () => {
   const model = await engine.loadModel(SEVERAL, options({ file: 'tiny-qwen2-q8_0.gguf' }));

@@ -4,27 +4,21 @@
 // (tests/tools/hub-server.mjs): the sizes are the files' own, the download's
 // names are the files loadModel then fetches, the token follows loadModel's
 // rule, and refusals carry codes. parseModelName: names and URLs, no request.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention, listModelFiles, parseModelName, DEFAULT_HUB_ENDPOINT } from '../../src/js/node.mjs';
 import { HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { isolatedHubHome } from './helpers/hub-home.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const ROBERTA = 'mha-wasm-tests/hf-roberta';
 const SHARDED = 'mha-wasm-tests/hf-xlm-roberta-bin-sharded';
 const GATED = 'mha-wasm-tests/gated-bert';
 
-let server, other, home;
-const saved = {};
+let server, other, hub;
 beforeAll(async () => {
-  home = mkdtempSync(path.join(os.tmpdir(), 'mha-hub-files-'));
-  for (const name of ['HF_TOKEN', 'HF_ENDPOINT', 'HF_HOME', 'HF_HUB_OFFLINE']) {
-    saved[name] = process.env[name];
-    delete process.env[name];
-  }
-  process.env.HF_HOME = path.join(home, 'hf-home');
+  hub = isolatedHubHome('hub-files');
   const repos = {
     [ROBERTA]: { files: { ...folderFiles(path.join(MODELS, 'hf-roberta')), 'README.md': Buffer.from('# a model') } },
     [SHARDED]: { files: folderFiles(path.join(MODELS, 'hf-xlm-roberta-bin-sharded')) },
@@ -36,10 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await other?.stop();
-  for (const [name, value] of Object.entries(saved))
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  rmSync(home, { recursive: true, force: true });
+  hub?.restore();
 });
 beforeEach(() => {
   server.requests.length = 0;
@@ -61,7 +52,7 @@ test("a repo's files with their sizes, and what loadModel downloads of them, in 
     server.url,
   ]);
   // The download is what loadModel then fetches into an empty cache, byte for byte.
-  const cacheDir = mkdtempSync(path.join(home, 'cache-'));
+  const cacheDir = hub.freshCache();
   const engine = await createAttention({ threads: 1 });
   try {
     (await engine.loadModel(ROBERTA, { endpoint: server.url, cacheDir })).dispose();

@@ -5,13 +5,13 @@
 // does not answer leaves the cache in use; a repo that is gone is refused; a
 // commit or offline asks nothing. forceDownload fetches every file again.
 // Against the local server that speaks the Hub's HTTP (tests/tools/hub-server.mjs).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { isolatedHubHome } from './helpers/hub-home.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const REPO = 'mha-wasm-tests/moving';
@@ -19,25 +19,16 @@ const ROBERTA = folderFiles(path.join(MODELS, 'hf-roberta'));
 const CAMEMBERT = folderFiles(path.join(MODELS, 'hf-camembert'));
 const reference = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
 
-let server, engine, home;
-const saved = {};
+let server, engine, hub;
 beforeAll(async () => {
-  home = mkdtempSync(path.join(os.tmpdir(), 'mha-hub-revalidate-'));
-  for (const name of ['HF_TOKEN', 'HF_ENDPOINT', 'HF_HOME', 'HF_HUB_OFFLINE', 'HF_HUB_CACHE']) {
-    saved[name] = process.env[name];
-    delete process.env[name];
-  }
-  process.env.HF_HOME = path.join(home, 'hf-home');
+  hub = isolatedHubHome('hub-revalidate');
   server = await new HubServer({ repos: { [REPO]: { files: ROBERTA } } }).start();
   engine = await createAttention({ threads: 1 });
 });
 afterAll(async () => {
   engine?.dispose();
   await server?.stop();
-  for (const [name, value] of Object.entries(saved))
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  rmSync(home, { recursive: true, force: true });
+  hub?.restore();
 });
 
 const asked = () => server.requests.map((r) => `${r.port} ${r.method} ${r.path}`);
@@ -50,7 +41,7 @@ async function which(model) {
 }
 
 test('main moved: one HEAD sees it, the new commit is downloaded and loaded; then one HEAD again', async () => {
-  const cacheDir = mkdtempSync(path.join(home, 'cache-'));
+  const cacheDir = hub.freshCache();
   const load = (options = {}) => engine.loadModel(REPO, { endpoint: server.url, cacheDir, ...options });
   const first = await which(await load());
   expect(first.modelType).toBe('roberta');
@@ -73,7 +64,7 @@ test('main moved: one HEAD sees it, the new commit is downloaded and loaded; the
 });
 
 test('a Hub that does not answer leaves the cache in use; a repo that is gone is refused; commits and offline ask nothing', async () => {
-  const cacheDir = mkdtempSync(path.join(home, 'cache-'));
+  const cacheDir = hub.freshCache();
   const model = await engine.loadModel(REPO, { endpoint: server.url, cacheDir });
   const commit = readFileSync(path.join(cacheDir, `models--${REPO.replace('/', '--')}`, 'refs', 'main'), 'utf8');
   model.dispose();
@@ -95,13 +86,13 @@ test('a Hub that does not answer leaves the cache in use; a repo that is gone is
   expect(asked()).toEqual([]);
   // Gone from the Hub (a 401 RepoNotFound, as the Hub answers): refused with its code.
   const gone = await engine
-    .loadModel('mha-wasm-tests/was-here', { endpoint: server.url, cacheDir: path.join(home, 'empty') })
+    .loadModel('mha-wasm-tests/was-here', { endpoint: server.url, cacheDir: path.join(hub.home, 'empty') })
     .catch((e) => e);
   expect(gone.code).toBe('RepoNotFound');
 }, 30_000);
 
 test('forceDownload fetches every file again, into the same cache; refused offline', async () => {
-  const cacheDir = mkdtempSync(path.join(home, 'cache-'));
+  const cacheDir = hub.freshCache();
   (await engine.loadModel(REPO, { endpoint: server.url, cacheDir })).dispose();
   server.requests.length = 0;
   const progress = [];

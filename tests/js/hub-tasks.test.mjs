@@ -3,12 +3,12 @@
 // so embed() of the model loaded by name is bit for bit the same folder's loaded from the disk (whose embeddings
 // tasks.test.mjs checks against transformers), with the same defaults; a Pooling config.json the repo lacks is
 // what it is for a folder (embed() asks for the pooling); a plain repo has none; the cache then serves them offline.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
-import { HUB_ENVIRONMENT, HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { isolatedHubHome } from './helpers/hub-home.mjs';
 
 const TASKS = fileURLToPath(new URL('../fixtures/tasks/', import.meta.url));
 const FOLDER = path.join(TASKS, 'bert-sentence-embedding');
@@ -34,15 +34,9 @@ const served = {
   [PLAIN]: plain,
 };
 
-let server, engine, home, local;
-const saved = {};
+let server, engine, hub, local;
 beforeAll(async () => {
-  home = mkdtempSync(path.join(os.tmpdir(), 'mha-hub-tasks-'));
-  for (const name of HUB_ENVIRONMENT) {
-    saved[name] = process.env[name];
-    delete process.env[name];
-  }
-  process.env.HF_HOME = path.join(home, 'hf-home');
+  hub = isolatedHubHome('hub-tasks');
   const repos = Object.fromEntries(Object.entries(served).map(([repo, files]) => [repo, { files }]));
   server = await new HubServer({ repos }).start();
   engine = await createAttention({ variant: 'simd' });
@@ -52,10 +46,7 @@ afterAll(async () => {
   local?.dispose();
   engine?.dispose();
   await server?.stop();
-  for (const [name, value] of Object.entries(saved))
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  rmSync(home, { recursive: true, force: true });
+  hub?.restore();
 });
 
 const embeddings = async (model, options) => {
@@ -70,7 +61,7 @@ test.each([
 ])(
   '%s by name: modules.json and its Pooling config.json downloaded; embed() is the local folder’s bit for bit, online and from the cache',
   async (repo, settings, localOptions) => {
-    const cacheDir = mkdtempSync(path.join(home, 'cache-'));
+    const cacheDir = hub.freshCache();
     const online = await engine.loadModel(repo, { endpoint: server.url, cacheDir });
     expect(online.config.sentenceTransformers).toEqual(settings);
     const want = await embeddings(local, localOptions);
@@ -96,7 +87,7 @@ test.each([
 );
 
 test('a Pooling config.json the repo lacks is what it is for a folder; a plain BERT repo has no modules.json', async () => {
-  const cacheDir = mkdtempSync(path.join(home, 'cache-'));
+  const cacheDir = hub.freshCache();
   const lacking = await engine.loadModel(NO_POOLING, { endpoint: server.url, cacheDir });
   // The folder's top-level files alone, as files (no 1_Pooling/config.json).
   const withoutPooling = Object.fromEntries(Object.entries(top).map(([name, bytes]) => [name, new Uint8Array(bytes)]));

@@ -9,25 +9,23 @@
 // (tests/tools/hub-server.mjs) on two origins, the endpoint and "another
 // host", each with its CDN; for hosts that must not be reached at all
 // (http://hub.example), fetch is replaced by a recorder that answers 401.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
-import { HUB_ENVIRONMENT, HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { isolatedHubHome } from './helpers/hub-home.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const PUBLIC = 'mha-wasm-tests/hf-roberta';
 const GATED = 'mha-wasm-tests/gated-bert';
 const TOKEN = 'hf_secret';
-const ENV = HUB_ENVIRONMENT;
 
 let endpoint; // the configured endpoint's server
 let other; // a server on another origin
 let engine;
-let home;
-const saved = {};
-const freshCache = () => mkdtempSync(path.join(home, 'cache-'));
+let hub; // the suite's own Hub home (isolatedHubHome)
+const freshCache = () => hub.freshCache();
 const repos = () => ({
   [PUBLIC]: { files: folderFiles(path.join(MODELS, 'hf-roberta')) },
   [GATED]: { files: folderFiles(path.join(MODELS, 'bert-zh')), gated: true },
@@ -39,12 +37,7 @@ const clear = () => {
 const authorized = (server) => server.requests.filter((r) => r.authorization !== undefined);
 
 beforeAll(async () => {
-  home = mkdtempSync(path.join(os.tmpdir(), 'mha-hub-token-'));
-  for (const name of ENV) {
-    saved[name] = process.env[name];
-    delete process.env[name];
-  }
-  process.env.HF_HOME = path.join(home, 'hf-home');
+  hub = isolatedHubHome('hub-token');
   endpoint = await new HubServer({ repos: repos(), tokens: [TOKEN] }).start();
   other = await new HubServer({ repos: repos(), tokens: [TOKEN] }).start();
   engine = await createAttention({ threads: 1 });
@@ -54,11 +47,7 @@ afterAll(async () => {
   engine?.dispose();
   await endpoint?.stop();
   await other?.stop();
-  for (const name of ENV) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
-  rmSync(home, { recursive: true, force: true });
+  hub?.restore();
 });
 
 beforeEach(clear);
@@ -69,7 +58,7 @@ const WAYS = {
   HF_TOKEN: { env: { HF_TOKEN: TOKEN } },
   HUGGING_FACE_HUB_TOKEN: { env: { HUGGING_FACE_HUB_TOKEN: TOKEN } },
   "the token file (huggingface-cli login's $HF_HOME/token)": { file: () => path.join(process.env.HF_HOME, 'token') },
-  HF_TOKEN_PATH: { file: () => path.join(home, 'elsewhere', 'my-token'), env: { HF_TOKEN_PATH: 'file' } },
+  HF_TOKEN_PATH: { file: () => path.join(hub.home, 'elsewhere', 'my-token'), env: { HF_TOKEN_PATH: 'file' } },
 };
 
 /** Runs `body(options)` with the token given the way `way` says, then undoes it. */

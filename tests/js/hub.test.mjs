@@ -9,24 +9,14 @@
 // processes share a cache; every bad option is refused by name.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-  mkdirSync,
-} from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { createAttention } from '../../src/js/node.mjs';
-import { HUB_ENVIRONMENT, HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { HubServer, folderFiles } from '../tools/hub-server.mjs';
+import { isolatedHubHome } from './helpers/hub-home.mjs';
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const PYTHON_CACHE = fileURLToPath(new URL('../fixtures/hub/python-cache/', import.meta.url));
@@ -66,20 +56,13 @@ async function closedPort() {
 
 let server;
 let engine;
-let home;
-const saved = {};
-const ENV = HUB_ENVIRONMENT;
-const freshCache = () => mkdtempSync(path.join(home, 'cache-'));
+let hub; // the suite's own Hub home (isolatedHubHome)
+const freshCache = () => hub.freshCache();
 const hubRequests = () => server.requests.filter((r) => r.port === 'hub');
 
 beforeAll(async () => {
   // Nothing of this machine's own Hugging Face settings or cache is read.
-  home = mkdtempSync(path.join(os.tmpdir(), 'mha-hub-'));
-  for (const name of ENV) {
-    saved[name] = process.env[name];
-    delete process.env[name];
-  }
-  process.env.HF_HOME = path.join(home, 'hf-home');
+  hub = isolatedHubHome('hub');
   const bert = folderFiles(path.join(MODELS, 'bert-zh'));
   server = await new HubServer({
     repos: {
@@ -107,11 +90,7 @@ beforeAll(async () => {
 afterAll(async () => {
   engine?.dispose();
   await server?.stop();
-  for (const name of ENV) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
-  rmSync(home, { recursive: true, force: true });
+  hub?.restore();
 });
 
 beforeEach(() => {

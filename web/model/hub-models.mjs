@@ -1,6 +1,6 @@
 // The models the real-model view suggests by name: checkpoints of the
 // architectures the engine runs (src/model/arch), with the files it reads on
-// their Hub pages' main branch (README.md: "Hub models"); a GGUF repo's
+// their Hub pages' main branch (docs/api-hub.md: the table of models); a GGUF repo's
 // suggestion names its one file (loadModel's `file`). Their sizes are not
 // written here: the view computes them from the Hub's file lists.
 export const SUGGESTED_MODELS = Object.freeze([
