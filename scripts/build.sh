@@ -4,7 +4,8 @@
 # into build/native. `npm run build` runs this; with --bench (`npm run bench`)
 # the benchmark's own builds too (build/wasm/bench/: the kernels and a model
 # build that times its blocks), which no test loads; with --native the native
-# core alone (scripts/setup.sh builds it while the Emscripten chroot is made).
+# core alone. (`npm test` runs the native tests on the sanitizers' tree that
+# scripts/setup.sh builds: scripts/native-builds.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)

@@ -29,7 +29,7 @@ apt_install() {
 # archive the apt sources name (about 2 minutes and 2.5 GB, once), unless the
 # em++ on the PATH is already >= 3.1.69 (emsdk). scripts/emscripten.sh says why.
 # Made in the background while the other packages install, npm installs and
-# the native core builds: debootstrap mostly waits on the network and the disk.
+# the native test trees build: debootstrap mostly waits on the network and the disk.
 # debootstrap itself comes first, alone.
 chroot_pid=""
 if ! bash scripts/emscripten.sh describe >/dev/null 2>&1; then
@@ -121,7 +121,9 @@ if ! npm_ok; then
 fi
 
 if [ "${1:-}" != "--no-build" ]; then
-  bash scripts/build.sh --native
+  # While the chroot is made: the native trees `npm test` runs (the sanitizers' and the fuzzers'; the plain one
+  # where they cannot link), then, with the chroot's Emscripten, the wasm builds.
+  (source scripts/configure.sh && source scripts/native-builds.sh && build_test_trees)
   chroot_ready
   MHA_SKIP_NATIVE=1 bash scripts/build.sh
 else

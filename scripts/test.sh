@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
-# Runs every test: the native core under CTest, then again under AddressSanitizer
-# and UndefinedBehaviorSanitizer, bounded libFuzzer runs of the core and of the
+# Runs every test: the native core under CTest with AddressSanitizer and
+# UndefinedBehaviorSanitizer (the plain build where they cannot be used:
+# scripts/native-builds.sh), bounded libFuzzer runs of the core and of the
 # trainer, the TypeScript declarations against an example (tsc --noEmit), and
 # the Jest suite over the wasm builds, after the lint (ESLint, Prettier and
 # clang-format: `npm run lint`). `npm test` runs scripts/setup.sh first, then this.
 # Exits non-zero on any failure.
 #   MHA_FUZZ_SECONDS   length of each fuzzer's smoke run (default 15; 0 skips them)
-#   MHA_SANITIZERS=0   skips the sanitizer build and the fuzz run
+#   MHA_SANITIZERS=0   the plain native build's CTest instead of the sanitizers', no fuzz run
 #   CI                 when set (CI=true bash .ci/run), a missing sanitizer or
 #                      libFuzzer toolchain fails the run instead of skipping;
 #                      the MHA_* opt-outs above still skip, with a warning
 set -euo pipefail
 cd "$(dirname "$0")/.."
-jobs=$(nproc 2>/dev/null || echo 2)
 fuzz_seconds=${MHA_FUZZ_SECONDS:-15}
 
-# configure (re-runs a failed or changed CMake configure) and xsimd_define
+# configure (re-runs a failed or changed CMake configure) and xsimd_define; the native trees (native-builds.sh)
 source scripts/configure.sh
-xsimd=$(xsimd_define)
+source scripts/native-builds.sh
 
 # Each stage's time, printed when it ends (what a slow run spent where).
 stage_start=$SECONDS
@@ -28,10 +28,6 @@ stage_done() {
 
 echo "== lint (ESLint, Prettier, clang-format) =="
 npm run --silent lint
-stage_done
-
-echo "== native core (CTest) =="
-ctest --test-dir build/native --output-on-failure -j 2
 stage_done
 
 # CI: any value but empty, 0 or false (CI providers set CI=true).
@@ -54,46 +50,33 @@ opted_out() {
   skipped+=("$1")
 }
 
-# Whether `compiler flags...` links a trivial program: the toolchain is present.
-links() {
-  local dir
-  dir=$(mktemp -d)
-  printf '%s\n' "$3" >"$dir/probe.cpp"
-  "$1" $2 "$dir/probe.cpp" -o "$dir/probe" >/dev/null 2>&1
-  local ok=$?
-  rm -rf "$dir"
-  return $ok
+# The native core's tests run once, under AddressSanitizer and UBSan (build/asan, -O1): the plain Release tree
+# (build/native) is no product, the shipped builds are the wasm ones that Jest tests below, so its CTest run
+# is only where the sanitizers cannot be used. scripts/setup.sh has built both trees ahead (native-builds.sh).
+plain_native() {
+  echo "== native core (CTest, build/native) =="
+  build_plain
+  ctest --test-dir build/native --output-on-failure -j 2
 }
-
 if [ "${MHA_SANITIZERS:-1}" = 0 ]; then
-  echo "== sanitizers and fuzzing =="
   opted_out "sanitizers and fuzzing skipped (MHA_SANITIZERS=0)"
+  plain_native
+elif ! sanitizers_link; then
+  missing "the sanitizer build: $sanitizer_cxx cannot link -fsanitize=address,undefined (install its sanitizer runtimes)"
+  plain_native
 else
   echo "== native core under AddressSanitizer + UndefinedBehaviorSanitizer (CTest, build/asan) =="
-  cxx=${CXX:-c++}
-  if links "$cxx" "-fsanitize=address,undefined" 'int main() { return 0; }'; then
-    # -O1 -g1 (line tables: ASan's and UBSan's reports keep file and line) compiles in half the time of
-    # RelWithDebInfo's -O2 -g (kernels_quant.cpp: 15 s against 29 here), which was most of this stage.
-    configure build/asan cmake -S . -DMHA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" "$xsimd"
-    cmake --build build/asan -j "$jobs"
-    UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure -j 2
-    stage_done
-  else
-    missing "the sanitizer build: $cxx cannot link -fsanitize=address,undefined (install its sanitizer runtimes)"
-  fi
+  build_sanitized
+  UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure -j 2
+fi
+stage_done
 
+if [ "${MHA_SANITIZERS:-1}" != 0 ]; then
   echo "== fuzzing the core and the trainer: libFuzzer + ASan + UBSan, ${fuzz_seconds} s each (build/fuzz) =="
-  clangxx=$(command -v clang++-14 || command -v clang++ || true)
-  fuzz_probe='#include <cstdint>
-#include <cstddef>
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }'
   if [ "$fuzz_seconds" = 0 ]; then
     opted_out "fuzzing skipped (MHA_FUZZ_SECONDS=0)"
-  elif [ -n "$clangxx" ] && links "$clangxx" "-fsanitize=fuzzer,address,undefined" "$fuzz_probe"; then
-    configure build/fuzz cmake -S . -DCMAKE_CXX_COMPILER="$clangxx" -DMHA_FUZZ=ON -DBUILD_TESTING=OFF \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo "$xsimd"
-    cmake --build build/fuzz -j "$jobs" --target mha_attention_fuzz mha_trainer_fuzz
+  elif fuzzers_link; then
+    build_fuzzers
     # attention_fuzz: the core's forward; trainer_fuzz: the trainer on 1 and 3
     # threads. Each keeps its corpus, which grows from run to run on a
     # developer's machine; CI starts empty. The two run at once, one a core.

@@ -72,7 +72,8 @@ export async function reveal(page, selector) {
 
 /** Every lazily drawn section that the mode shows (decoder and cross have no comparison). */
 export const revealAll = async (page) => {
-  for (const section of ['#compare', '#head-view', '#pipeline', '#neuron'])
+  // The training section's grammar table waits for its corpus, made when the section comes near (views/train.mjs).
+  for (const section of ['#compare', '#head-view', '#pipeline', '#neuron', '#train .train-rules'])
     if (await page.isVisible(section)) await reveal(page, section);
 };
 

@@ -79,8 +79,7 @@ export class TrainView {
       chartsHelp: $('.train-charts-help'),
     };
     this.#writeChartsHelp();
-    this.#data = buildData();
-    this.#renderRules();
+    this.#watchRules(section);
 
     const { el } = this;
     el.seeds.max = String(MAX_SEEDS);
@@ -172,17 +171,37 @@ export class TrainView {
     this.el.status.textContent = t(key, params);
   }
 
+  // The training corpus (buildData: about 0.2 s of a page's start-up here) is made when the section comes near the
+  // viewport or an experiment starts, not while the page opens; the grammar's table waits for it (data-stale).
+  #dataset() {
+    return (this.#data ??= buildData());
+  }
+
+  #watchRules(section) {
+    this.$('.train-rules').dataset.stale = 'true';
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((entry) => entry.isIntersecting)) return;
+        observer.disconnect();
+        this.#renderRules();
+      },
+      { rootMargin: '400px 0px' },
+    );
+    observer.observe(section);
+  }
+
   #renderRules() {
     const $ = this.$;
     renderRules(
       { table: $('.train-rules'), note: $('.train-rules-note'), dataNote: $('.train-data-note') },
-      this.#data,
+      this.#dataset(),
     );
+    delete $('.train-rules').dataset.stale;
   }
 
   /** Writes everything the view wrote again, in the page's (new) language. */
   relabel() {
-    this.#renderRules();
+    if (this.#data) this.#renderRules();
     this.charts.loss.relabel();
     this.charts.accuracy.relabel();
     this.#writeChartsHelp(this.#progress ? [...new Set(this.#progress.runs.map((r) => r.setting))] : []);
@@ -246,7 +265,7 @@ export class TrainView {
         settings,
         seeds,
         steps,
-        data: this.#data,
+        data: this.#dataset(),
         signal: controller.signal,
         onProgress: (progress) => {
           this.#progress = progress;
@@ -383,9 +402,9 @@ export class TrainView {
     const summary = summarize(progress);
     const paragraphs = describeResults(summary, {
       steps: progress.steps,
-      testSentences: this.#data.test.length,
-      testDu: this.#data.testDu.length,
-      neighbours: this.#data.neighbours,
+      testSentences: this.#dataset().test.length,
+      testDu: this.#dataset().testDu.length,
+      neighbours: this.#dataset().neighbours,
     });
     const note = progress.done ? [] : [t(this.#controller ? 'train.text.pending' : 'train.text.stopped')];
     d3.select(this.el.text)
@@ -396,7 +415,7 @@ export class TrainView {
       .text((d) => d);
     if (progress.done && !this.#reported) {
       this.#reported = true;
-      const { neighbours } = this.#data;
+      const { neighbours } = this.#dataset();
       this.evidence.update(summary, { ceiling: Math.max(neighbours.left, neighbours.right) });
       this.collapse.update(progress, summary);
       this.bridge.update(progress, summary);
