@@ -2,7 +2,10 @@
 // (views/real-article.mjs) at 1440 px, in headless Chromium (issue 38 item 8):
 // its verdict column is on screen (what each head looks for and the verdict
 // wrap; on one line each they pushed the verdict past the window), every row
-// as wide as its header.
+// as wide as its header; with a head chosen, the tables beside its map (its
+// scores, its weight where each designed head looks, where each 毒 looks) fit
+// their column (the row label "share of its 毒 → 毒 weight …" on one line
+// pushed the even-spread column out of its box).
 import { loadModelFolder, openPage, setUp } from './page-helpers.mjs';
 
 let env;
@@ -45,3 +48,27 @@ test.each(['hf-bert-mlm', 'hf-gpt2-lm'])(
   },
   90_000,
 );
+
+test('hf-llama at 1440 px, a head chosen: every table of the real-model view fits its box and the window', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    await loadModelFolder(page, 'hf-llama');
+    await page.click('#real-model .thumb[data-layer="1"][data-head="2"]');
+    await page.waitForSelector('#real-model .heatmap[data-head="layer-1-head-2"]');
+    const overflowing = await page.$$eval('#real-model table', (tables) =>
+      tables
+        .filter((t) => t.getBoundingClientRect().width > 0)
+        .map((t) => {
+          const box = (t.closest('.table-scroll') ?? t.parentElement).getBoundingClientRect();
+          const r = t.getBoundingClientRect();
+          return { table: t.className, right: Math.round(r.right), box: Math.round(box.right), window: innerWidth };
+        })
+        .filter((x) => x.right > x.box + 0.5 || x.right > x.window),
+    );
+    expect(overflowing).toEqual([]);
+    expect(await page.$$eval('#real-model table.real-article-scores', (t) => t.length)).toBe(1);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 90_000);
