@@ -13,6 +13,12 @@ export async function heads(): Promise<void> {
   same<typeof bert.config.taskHead, TaskHead | null>(true);
   const labels: readonly string[] | null = bert.config.labels;
   void labels;
+  // A decoder's and an encoder-decoder's config: no task head read, null at run time.
+  const gpt = await engine.loadModel('gpt2', { kind: 'decoder' });
+  same<typeof gpt.config.taskHead, null>(true);
+  const mt = await engine.loadModel('org/opus-mt', { kind: 'encoder-decoder' });
+  same<typeof mt.config.sentenceTransformers, null>(true);
+  same<typeof mt.config.labels, null>(true);
   const c = await bert.classify('a fine day');
   same<typeof c.labels, LabelScore[]>(true);
   void [c.taskLogits, c.attention, c.attentions.encoder, c.inputIds];

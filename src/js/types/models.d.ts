@@ -138,13 +138,20 @@ export interface EncoderConfig extends ModelConfigBase, TaskConfig {
   causal: false;
 }
 
-export interface DecoderConfig extends ModelConfigBase {
+/** What a decoder's or an encoder-decoder's config says of task heads: none is read for these kinds. */
+export interface NoTaskConfig {
+  taskHead: null;
+  labels: null;
+  sentenceTransformers: null;
+}
+
+export interface DecoderConfig extends ModelConfigBase, NoTaskConfig {
   modelType: DecoderModelType;
   kind: 'decoder';
   causal: true;
 }
 
-export interface EncoderDecoderConfig extends ModelConfigBase {
+export interface EncoderDecoderConfig extends ModelConfigBase, NoTaskConfig {
   modelType: EncoderDecoderModelType;
   kind: 'encoder-decoder';
   causal: true;
