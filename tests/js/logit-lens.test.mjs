@@ -5,7 +5,8 @@
 // tokens and the rank of the last layer's top token. Against transformers'
 // own classes in float64 (tests/fixtures/models/logit-lens/, made by
 // tests/tools/make_logit_lens_fixtures.py: lm_head(norm(hidden_states[i])),
-// MarianMT's decoder with final_logits_bias) on one build of each kind of kernel (KERNEL_VARIANTS). Tolerance: each
+// MarianMT's decoder with final_logits_bias) on every build but threaded-simd,
+// whose bits are simd's (REFERENCE_VARIANTS). Tolerance: each
 // folder's own logits tolerance (reference.json's logitsAbs + logitsRel·|x|,
 // the one its model-logits test holds the final logits to): a layer's lens
 // logits are the same norm and head over a hidden state that its
@@ -18,7 +19,7 @@ import { createAttention } from '../../src/js/node.mjs';
 import { logitLens } from '../../src/js/analysis/index.mjs';
 import { folder, MODELS, reference } from './helpers/checkpoints.mjs';
 import { expectNear, sameBits } from './helpers/compare.mjs';
-import { BUILDS, modelsForTests, onEachEngine, ONE_AND_THREE_THREADS, KERNEL_VARIANTS } from './helpers/engines.mjs';
+import { BUILDS, modelsForTests, onEachEngine, ONE_AND_THREE_THREADS, REFERENCE_VARIANTS } from './helpers/engines.mjs';
 
 const FOLDERS = ['hf-llama', 'hf-qwen2', 'hf-gpt2-lm', 'hf-marian'];
 const lens = Object.fromEntries(
@@ -37,7 +38,7 @@ async function ownLogits(model, input, positions) {
   return positions.map((p) => r.logits.subarray(p * V, (p + 1) * V));
 }
 
-describe.each(KERNEL_VARIANTS)('%s build', (variant) => {
+describe.each(REFERENCE_VARIANTS)('%s build', (variant) => {
   let engine;
   beforeAll(async () => {
     engine = await createAttention(BUILDS[variant]);

@@ -17,7 +17,7 @@ import {
   modelsForTests,
   onEachEngine,
   ONE_AND_THREE_THREADS,
-  KERNEL_VARIANTS,
+  REFERENCE_VARIANTS,
 } from './helpers/engines.mjs';
 
 const QUERY_KEY = path.join(MODELS, 'query-key');
@@ -67,7 +67,7 @@ function softmaxDistance({ query, key, queryKeyScale, attention }, config, L) {
   return worst;
 }
 
-describe.each(KERNEL_VARIANTS)('%s build', (variant) => {
+describe.each(REFERENCE_VARIANTS)('%s build', (variant) => {
   const engines = enginesForTests({ [variant]: BUILDS[variant] });
 
   test.each(CAPTURED)('%s: the queries and keys transformers attends with', async (name) => {

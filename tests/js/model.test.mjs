@@ -1,13 +1,14 @@
 // engine.loadModel on the tiny Hugging Face checkpoints of tests/fixtures/models
 // (made by tests/tools/make_model_fixtures.py: float64 PyTorch references in
 // Hugging Face naming, tokenizer ids from its own WordPiece and byte-level BPE):
-// one build of each kind of kernel (KERNEL_VARIANTS) against the references, for every source form; bitwise equal
-// across thread counts; the run() contract; memory back after 50 loads.
+// every build but threaded-simd, whose bits are simd's (REFERENCE_VARIANTS),
+// against the references, for every source form; bitwise equal across thread
+// counts; the run() contract; memory back after 50 loads.
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createAttention } from '../../src/js/node.mjs';
 import { caseFolders, filesOf, folder, reference } from './helpers/checkpoints.mjs';
-import { BUILDS, enginesForTests, ONE_AND_THREE_THREADS, KERNEL_VARIANTS } from './helpers/engines.mjs';
+import { BUILDS, enginesForTests, ONE_AND_THREE_THREADS, REFERENCE_VARIANTS } from './helpers/engines.mjs';
 
 const SENTENCE = '用毒毒毒蛇，毒蛇会不会被毒毒死';
 const FOLDERS = caseFolders();
@@ -53,7 +54,7 @@ function expectReference(r, c, tolerance, label) {
   );
 }
 
-describe.each(KERNEL_VARIANTS)('%s build', (variant) => {
+describe.each(REFERENCE_VARIANTS)('%s build', (variant) => {
   const engines = enginesForTests({ [variant]: BUILDS[variant] });
 
   test.each(FOLDERS)('%s matches its PyTorch float64 reference in every case', async (name) => {

@@ -3,14 +3,14 @@
 // tests/tools/make_task_fixtures.py): the heads' logits, its pipelines' labels, scores, entities and fill-mask
 // predictions, transformers 4's question-answering span (written out there, as transformers 5 has no such
 // pipeline), and sentence-transformers' pooling and normalisation (by hand there: Debian has no
-// sentence-transformers), on one build of each kind of kernel (KERNEL_VARIANTS). Tolerances: logits and embeddings |Δ| ≤ 2e-5 + 1e-4·|x| (float32 against
+// sentence-transformers), on every build. Tolerances: logits and embeddings |Δ| ≤ 2e-5 + 1e-4·|x| (float32 against
 // float64 through two layers, as the backbone's hidden states), probabilities |Δ| ≤ 1e-5 (the pipelines round to
 // float32).
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createAttention, pipeline } from '../../src/js/node.mjs';
-import { BUILDS, KERNEL_VARIANTS } from './helpers/engines.mjs';
+import { BUILDS, VARIANTS } from './helpers/engines.mjs';
 
 const TASKS = fileURLToPath(new URL('../fixtures/tasks/', import.meta.url));
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
@@ -26,7 +26,7 @@ function close(got, want, what, abs = 2e-5, rel = 1e-4) {
 }
 const near = (got, want, what) => close([got], [want], what, 1e-5, 0);
 
-describe.each(KERNEL_VARIANTS)('%s build', (variant) => {
+describe.each(VARIANTS)('%s build', (variant) => {
   const models = {};
   let engine;
   beforeAll(async () => {

@@ -49,15 +49,12 @@ export const MEMORY_BUILDS = Object.fromEntries(
 export const MEMORY_VARIANTS = Object.keys(MEMORY_BUILDS);
 
 /**
- * One build of each kind of kernel (those of BUILDS): the scalar build, SIMD128 on one thread, and the threaded
- * relaxed-SIMD build (threaded-simd where this Node runs no relaxed SIMD). For the suites that compare a
- * model's numbers with references: the kernels are what makes the builds' numbers differ; the other two builds run
- * the same kernels on other threads or memory, which give the same bits (threads.test.mjs: every fixture on the
- * threaded build and its one-thread twin; ONE_AND_THREE_THREADS in the model suites) and behave the same
- * (MEMORY_BUILDS' suites). fixtures.test.mjs and the suites about builds keep every build.
+ * Every build of BUILDS but threaded-simd, for the suites that compare a model's numbers with references and also
+ * compare simd on one thread with threaded-simd on three bit for bit (ONE_AND_THREE_THREADS): there, threaded-simd's
+ * results are simd's bits, and its reference comparison showed nothing more. (threaded-simd stays where simd is
+ * not in BUILDS.)
  */
-const THREADED_KERNELS = 'threaded-relaxed-simd' in ALL ? 'threaded-relaxed-simd' : 'threaded-simd';
-export const KERNEL_VARIANTS = VARIANTS.filter((v) => v === 'scalar' || v === 'simd' || v === THREADED_KERNELS);
+export const REFERENCE_VARIANTS = VARIANTS.filter((v) => v !== 'threaded-simd' || !VARIANTS.includes('simd'));
 
 /** Creates an engine of each of `variants` (default: BUILDS); with `training`, of the builds with the trainer. */
 export async function createEngines({ training = false, variants = VARIANTS } = {}) {
