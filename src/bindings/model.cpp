@@ -282,8 +282,9 @@ class Model {
                  << " decoded, got " << L)
           .raise();
     copy_ids(ids, ids_, N, "decoderInputIds");
-    const std::uint8_t* selfMask = copy_mask(masks["decoder"], masks_[1], Ld, H, "headMask.decoder");
-    const std::uint8_t* crossMask = copy_mask(masks["cross"], masks_[2], Ld, H, "headMask.cross");
+    const std::uint8_t* selfMask = copy_mask(masks["decoder"], masks_[1], Ld, H, "headMask.decoder", B);
+    const std::uint8_t* crossMask = copy_mask(masks["cross"], masks_[2], Ld, H, "headMask.cross", B);
+    const std::size_t maskStride = per_beam(masks_[1], selfMask, masks_[2], crossMask, Ld * H, B);
     OutputLayout out;
     const auto last = out.add("lastHiddenState", {N, D});
     const auto attention = out.add("attention", {Ld, B, H, L, Lk}, f.attention);
@@ -306,7 +307,7 @@ class Model {
     o.headOutputNorms = out[headOutputNorms];
     o.crossHeadOutputNorms = out[crossHeadOutputNorms];
     lens_outputs(o, out[lens]);
-    m.decode(engine_.attention(), ids_.data(), B, L, o, selfMask, crossMask);
+    m.decode(engine_.attention(), ids_.data(), B, L, o, selfMask, crossMask, maskStride);
     val result = out.result();
     result.set("past", static_cast<double>(past));
     release_scratch(m);
@@ -342,20 +343,6 @@ class Model {
     if (!(v >= 1 && v <= double(kMaxElements)) || v != static_cast<double>(static_cast<std::size_t>(v)))
       (Message() << name << ": expected a positive integer").raise();
     return static_cast<std::size_t>(v);
-  }
-
-  // A head mask from JS: a Uint8Array of layers × heads (0: off), or null (every head on).
-  static const std::uint8_t* copy_mask(const val& src, std::vector<std::uint8_t>& buffer, std::size_t layers,
-                                       std::size_t heads, const char* name) {
-    if (src.isNull() || src.isUndefined()) return nullptr;
-    const std::size_t count = layers * heads;
-    if (src["length"].as<std::size_t>() != count)
-      (Message() << name << ": expected " << layers << " × " << heads << " = " << count << " values, got "
-                 << src["length"].as<std::size_t>())
-          .raise();
-    buffer.resize(count);
-    val(emscripten::typed_memory_view(count, buffer.data())).call<void>("set", src);
-    return buffer.data();
   }
 
   model::Model& live() {

@@ -1,4 +1,4 @@
-// run() of a batch on an encoder (src/bindings/model.cpp's call with `lengths`): the sequences in one
+// run() of a batch on an encoder or a decoder (src/bindings/model.cpp's call with `lengths`): the sequences in one
 // model::Model::forward_batch over their packed rows, then its packed outputs padded to the longest
 // sequence as transformers returns a batch of padding=True: lastHiddenState [B, Lmax, D], attention
 // [numLayers, B, numHeads, Lmax, Lmax] (0 where a query or a key is padding), hiddenStates [numLayers + 1, B,
@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "../model/model.hpp"
@@ -17,9 +18,45 @@
 
 namespace mha::bindings {
 
+// A head mask from JS: a Uint8Array of layers × heads (0: off), every sequence's; with sets > 1 also sets × layers ×
+// heads, each sequence's (a batch's inputs, a decode's beams); or null (every head on).
+inline const std::uint8_t* copy_mask(const val& src, std::vector<std::uint8_t>& buffer, std::size_t layers,
+                                     std::size_t heads, const char* name, std::size_t sets = 1) {
+  if (src.isNull() || src.isUndefined()) return nullptr;
+  const std::size_t count = layers * heads, given = src["length"].as<std::size_t>();
+  if (given != count && (sets < 2 || given != sets * count)) {
+    Message m;
+    m << name << ": expected " << layers << " × " << heads << " = " << count << " values";
+    if (sets > 1) m << " (every sequence's), or " << sets << " × " << count << " (each sequence's)";
+    (m << ", got " << given).raise();
+  }
+  buffer.resize(given);
+  val(emscripten::typed_memory_view(given, buffer.data())).call<void>("set", src);
+  return buffer.data();
+}
+
+// A decode's masks when either is each beam's (copy_mask with sets = beams): both made each beam's (a mask of
+// every beam repeated, null all ones), and the stride between beams returned; 0 when both are every beam's.
+inline std::size_t per_beam(std::vector<std::uint8_t>& self, const std::uint8_t*& selfMask,
+                            std::vector<std::uint8_t>& cross, const std::uint8_t*& crossMask, std::size_t count,
+                            std::size_t beams) {
+  const bool selfEach = selfMask && self.size() > count, crossEach = crossMask && cross.size() > count;
+  if (!selfEach && !crossEach) return 0;
+  for (auto [buffer, mask] : {std::pair{&self, &selfMask}, std::pair{&cross, &crossMask}}) {
+    if (*mask && buffer->size() > count) continue;
+    std::vector<std::uint8_t> each(beams * count, 1);
+    for (std::size_t b = 0; *mask && b < beams; ++b)
+      std::copy(buffer->begin(), buffer->begin() + count, each.begin() + b * count);
+    *buffer = std::move(each);
+    *mask = buffer->data();
+  }
+  return count;
+}
+
 // The request's fields (as model.cpp's call reads them): inputIds (Int32Array, the sequences one after
 // another), lengths (Int32Array, each sequence's tokens), tokenTypeIds (Int32Array or null), the return
-// flags. `fits` is the model's memory check of a byte count; `out` and `packed` hold the results and the
+// flags; headMask (a Uint8Array [layers × heads], every sequence's, or [B × layers × heads], each sequence's,
+// or null). `fits` is the model's memory check of a byte count; `out` and `packed` hold the results and the
 // packed rows.
 inline val run_batch(model::Model& m, Attention& attention, const val& request, const val& headMask, FloatBuffer& out,
                      FloatBuffer& packed, const std::function<void(double)>& fits) {
@@ -33,7 +70,7 @@ inline val run_batch(model::Model& m, Attention& attention, const val& request, 
       if (ids[i] < 0) (Message() << name << "[" << i << "]: expected a count from 0, got a negative one").raise();
   };
   if (!request["layerLogitPositions"].isNull() && !request["layerLogitPositions"].isUndefined())
-    throw ArgumentError("returnLayerLogits: a decoder's; an encoder's batch has none");
+    throw ArgumentError("returnLayerLogits: not for a batch (run its sequences one at a time)");
   if (request["returnLogits"].as<int>() == 2) throw ArgumentError("returnLogits: a batch's are every row's");
   std::vector<std::size_t> lengths;
   read(request["lengths"], lengths, "lengths");
@@ -54,13 +91,8 @@ inline val run_batch(model::Model& m, Attention& attention, const val& request, 
   if (typed) read(typeIds, types, "tokenTypeIds");
   if (typed && types.size() != N) (Message() << "tokenTypeIds: expected " << N << " ids, got " << types.size()).raise();
   std::vector<std::uint8_t> mask;
-  if (!headMask.isNull() && !headMask.isUndefined()) {
-    read(headMask, mask, "headMask");
-    if (mask.size() != c.numLayers * c.numHeads)
-      (Message() << "headMask: expected " << c.numLayers << " × " << c.numHeads << " = " << c.numLayers * c.numHeads
-                 << " values, got " << mask.size())
-          .raise();
-  }
+  copy_mask(headMask, mask, c.numLayers, c.numHeads, "headMask", B);
+  const std::size_t maskStride = mask.size() > c.numLayers * c.numHeads ? c.numLayers * c.numHeads : 0;
   const bool wantAttention = request["returnAttention"].as<bool>(), hidden = request["returnHiddenStates"].as<bool>();
   const bool logits = request["returnLogits"].as<int>() != 0, taskAsked = request["returnTaskLogits"].as<bool>();
   const bool task = taskAsked && m.task_head() != model::TaskHead::None;
@@ -94,7 +126,7 @@ inline val run_batch(model::Model& m, Attention& attention, const val& request, 
   o.query = o.key = request["returnQueryKey"].as<bool>() ? rows[rLast] : nullptr;
   o.valueNorms = o.headOutputNorms = request["returnHeadOutputs"].as<bool>() ? rows[rLast] : nullptr;
   m.forward_batch(attention, ids.data(), typed ? types.data() : nullptr, lengths.data(), B, o,
-                  mask.empty() ? nullptr : mask.data());
+                  mask.empty() ? nullptr : mask.data(), maskStride);
   // Rows of width W of `groups` groups of N packed rows, into [groups, B, Lmax, W].
   const auto pad = [&](const float* from, float* to, std::size_t groups, std::size_t W) {
     if (!from) return;

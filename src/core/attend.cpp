@@ -62,7 +62,7 @@ void Attention::switch_off_heads(const AttendArgs& a) {
   const std::size_t B = a.batch, Lq = a.seqLenQ, Lk = a.seqLenK, H = a.numHeads, dV = a.dV;
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t h = 0; h < H; ++h) {
-      if (a.headMask[h]) continue;
+      if (a.headMask[b * a.headMaskStride + h]) continue;
       for (std::size_t i = 0; i < Lq; ++i) std::fill_n(a.heads + (b * Lq + i) * H * dV + h * dV, dV, 0.0f);
       for (float* m : {a.attention, a.scores})
         if (m) std::fill_n(m + (b * H + h) * Lq * Lk, Lq * Lk, 0.0f);

@@ -109,6 +109,7 @@ struct AttendArgs {
   std::size_t causalOffset = 0;
   const std::uint8_t* keyPaddingMask = nullptr;  // [batch, seqLenK], 1 = ignore that key; or null
   const std::uint8_t* headMask = nullptr;        // [numHeads], 0 = that head is off (its output and weights 0); or null
+  std::size_t headMaskStride = 0;                // 0: headMask is every batch element's; else b's is at b × this
   float* heads = nullptr;
   float* attention = nullptr;
   float* scores = nullptr;

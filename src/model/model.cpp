@@ -153,12 +153,14 @@ void Model::forward(Attention& attention, const std::int32_t* ids, const std::in
 }
 
 void Model::forward_batch(Attention& attention, const std::int32_t* ids, const std::int32_t* types,
-                          const std::size_t* lengths, std::size_t B, const Outputs& out, const std::uint8_t* headMask) {
+                          const std::size_t* lengths, std::size_t B, const Outputs& out, const std::uint8_t* headMask,
+                          std::size_t headMaskStride) {
   const Config& c = config_;
-  if (architecture().kind != Kind::Encoder)
-    (Message() << "input: a batch (an array of inputs) is run by an encoder; a " << c.modelType.c_str() << " is a "
-               << kind_name(architecture().kind) << ", run its sequences one at a time")
+  if (architecture().kind == Kind::EncoderDecoder)
+    (Message() << "input: a batch (an array of inputs) is run by an encoder or a decoder; a " << c.modelType.c_str()
+               << " is an encoder-decoder, run its sequences one at a time")
         .raise();
+  if (out.layerLogits) throw ArgumentError("returnLayerLogits: not for a batch (run its sequences one at a time)");
   if (out.query || out.key) throw ArgumentError("returnQueryKey: not for a batch (run its sequences one at a time)");
   if (out.valueNorms || out.headOutputNorms)
     throw ArgumentError("returnHeadOutputs: not for a batch (run its sequences one at a time)");
@@ -183,6 +185,7 @@ void Model::forward_batch(Attention& attention, const std::int32_t* ids, const s
   in.headMask = headMask;
   in.lengths = lengths;
   in.batch = B;
+  in.headMaskStride = headMaskStride;
   {
     MHA_BLOCK(total);
     network_->forward(attention, in, out, scratch_.data(), nullptr);
@@ -326,7 +329,7 @@ void Model::begin(std::size_t beams, std::size_t capacity) {
 }
 
 void Model::decode(Attention& attention, const std::int32_t* ids, std::size_t beams, std::size_t L, const Outputs& out,
-                   const std::uint8_t* headMask, const std::uint8_t* crossHeadMask) {
+                   const std::uint8_t* headMask, const std::uint8_t* crossHeadMask, std::size_t headMaskStride) {
   check_encoder_decoder();
   refuse_query_key(out);
   const Config& c = config_;
@@ -356,6 +359,7 @@ void Model::decode(Attention& attention, const std::int32_t* ids, std::size_t be
   Sequence in{ids, nullptr, L};
   in.headMask = headMask;
   in.crossHeadMask = crossHeadMask;
+  in.headMaskStride = beams > 1 ? headMaskStride : 0;
   try {
     {
       MHA_BLOCK(total);

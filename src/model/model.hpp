@@ -82,13 +82,15 @@ class Model {
   void forward(Attention& attention, const std::int32_t* ids, const std::int32_t* types, std::size_t L,
                const Outputs& out, const std::uint8_t* headMask = nullptr);
 
-  // An encoder's batch: B sequences of lengths[b] tokens, one after another in ids and types (null: all 0),
-  // each with its own positions and attending to itself alone (Sequence::lengths), its outputs packed as
-  // Sequence says (no padding); each sequence's results bit for bit its forward()'s. ArgumentError for a
-  // decoder or an encoder-decoder, and for out.query, key, valueNorms and logitRows.
+  // An encoder's or a decoder's batch: B sequences of lengths[b] tokens, one after another in ids and types
+  // (null: all 0), each with its own positions and attending to itself alone (a decoder's causally:
+  // Sequence::lengths), its outputs packed as Sequence says (no padding); each sequence's results bit for bit
+  // its forward()'s. headMaskStride 0: headMask is every sequence's; else sequence b's is headMask + b ·
+  // headMaskStride. ArgumentError for an encoder-decoder, and for out.query, key, valueNorms, layerLogits and
+  // logitRows.
   void forward_batch(Attention& attention, const std::int32_t* ids, const std::int32_t* types,
                      const std::size_t* lengths, std::size_t B, const Outputs& out,
-                     const std::uint8_t* headMask = nullptr);
+                     const std::uint8_t* headMask = nullptr, std::size_t headMaskStride = 0);
 
   // A decoder's calls with state (ArgumentError on an encoder): step() runs
   // L new tokens after the positions the model has seen, each attending to
@@ -127,8 +129,10 @@ class Model {
   void encode(Attention& attention, const std::int32_t* ids, std::size_t S, const Outputs& out,
               const std::uint8_t* headMask);
   void begin(std::size_t beams, std::size_t capacity);
+  // headMaskStride: 0, headMask and crossHeadMask are every beam's; else beam b's are at b × it (each null or
+  // [beams, decoderLayers, decoderHeads]).
   void decode(Attention& attention, const std::int32_t* ids, std::size_t beams, std::size_t L, const Outputs& out,
-              const std::uint8_t* headMask, const std::uint8_t* crossHeadMask);
+              const std::uint8_t* headMask, const std::uint8_t* crossHeadMask, std::size_t headMaskStride = 0);
   void reorder(const std::size_t* parents, std::size_t beams);
   void check_encoder_decoder() const;
   // The encoder's positions the decoder attends to (0 before encode()), the

@@ -35,20 +35,22 @@ function attentionOf(data, layers, B, H, Lmax, b, length) {
 }
 
 /** The batch's rows against each sentence run alone: every array bit for bit, padding 0. */
-async function expectRowsAreSingleRuns(batchModel, singleModel, options) {
-  const batch = await batchModel.run(SENTENCES, options);
+async function expectRowsAreSingleRuns(batchModel, singleModel, options, inputs = SENTENCES) {
+  const batch = await batchModel.run(inputs, options);
   const { numLayers: layers, numHeads: H, hiddenSize: D } = batchModel.config;
-  const B = SENTENCES.length;
+  const B = inputs.length;
   const Lmax = Math.max(...batch.lengths);
   expect(batch.batchSize).toBe(B);
   expect(batch.shapes.lastHiddenState).toEqual([B, Lmax, D]);
   expect(batch.shapes.attention).toEqual([layers, B, H, Lmax, Lmax]);
-  expect(batch.attentions.encoder.shape).toEqual([layers, B, H, Lmax, Lmax]);
+  const [group] = Object.keys(batch.attentions);
+  expect(group).toBe(batchModel.kind);
+  expect(batch.attentions[group].shape).toEqual([layers, B, H, Lmax, Lmax]);
   expect(batch.shapes.hiddenStates).toEqual([layers + 1, B, Lmax, D]);
   expect(new Set(batch.lengths).size).toBeGreaterThan(2); // sentences of different lengths
   let compared = 0;
   for (let b = 0; b < B; b++) {
-    const one = await singleModel.run(SENTENCES[b], options);
+    const one = await singleModel.run(inputs[b], options);
     const L = one.inputIds.length;
     expect(batch.lengths[b]).toBe(L);
     expect(batch.tokens[b]).toEqual(one.tokens);
@@ -78,8 +80,10 @@ async function expectRowsAreSingleRuns(batchModel, singleModel, options) {
   const pad = (b, i) => i >= batch.lengths[b];
   zeroOutside(batch.lastHiddenState, 1, D, pad);
   zeroOutside(batch.hiddenStates, layers + 1, D, pad);
-  // attention [layers, B, H, Lmax, Lmax]: its rows as [layers, B, H · Lmax, Lmax], padded at a query or a key.
-  const attentionRows = (b, r, k) => pad(b, r % Lmax) || pad(b, k);
+  // attention [layers, B, H, Lmax, Lmax]: its rows as [layers, B, H · Lmax, Lmax], padded at a query or a key
+  // (a decoder's 0 past each query too).
+  const causal = batchModel.kind === 'decoder';
+  const attentionRows = (b, r, k) => pad(b, r % Lmax) || pad(b, k) || (causal && k > r % Lmax);
   for (let l = 0; l < layers; l++)
     for (let b = 0; b < B; b++)
       for (let r = 0; r < H * Lmax; r++)
@@ -105,6 +109,25 @@ describe.each(VARIANTS)('%s build', (variant) => {
   );
 });
 
+// Decoders, teacher-forced: each sequence causal over its own tokens from position 0 (Llama's rotary
+// positions, GPT-2's learned ones; hf-qwen2's grouped-query attention), texts and ids mixed.
+const DECODERS = ['hf-llama', 'hf-qwen2', 'hf-qwen3', 'hf-gpt2-lm'];
+const DECODER_INPUTS = [...SENTENCES, { inputIds: [5, 9, 2, 7, 7, 1] }];
+
+describe.each(VARIANTS)('%s build: decoders', (variant) => {
+  const engines = enginesForTests({ [variant]: BUILDS[variant] });
+
+  test.each(DECODERS)('%s: each row of run([...]) is that input’s run(), bit for bit', async (name) => {
+    const model = await engines[variant].loadModel(folder(name));
+    try {
+      const options = { ...OPTIONS, returnLogits: true };
+      expect(await expectRowsAreSingleRuns(model, model, options, DECODER_INPUTS)).toBeGreaterThan(1000);
+    } finally {
+      model.dispose();
+    }
+  });
+});
+
 describe('1 and 3 threads', () => {
   const engines = enginesForTests(ONE_AND_THREE_THREADS);
 
@@ -121,6 +144,23 @@ describe('1 and 3 threads', () => {
       three.dispose();
     }
   });
+
+  test.each(['hf-qwen2', 'hf-gpt2-lm'])(
+    '%s: a decoder’s batch on 3 threads is each input run alone on 1',
+    async (name) => {
+      const [one, three] = await Promise.all([
+        engines.one.loadModel(folder(name)),
+        engines.three.loadModel(folder(name)),
+      ]);
+      try {
+        await expectRowsAreSingleRuns(three, one, { ...OPTIONS, returnLogits: true }, DECODER_INPUTS);
+        await expectRowsAreSingleRuns(one, three, OPTIONS, DECODER_INPUTS);
+      } finally {
+        one.dispose();
+        three.dispose();
+      }
+    },
+  );
 });
 
 describe('against transformers’ batched run with padding=True', () => {
@@ -138,7 +178,7 @@ describe('against transformers’ batched run with padding=True', () => {
     return worst;
   }
 
-  test.each(['hf-bert-mlm', 'hf-roberta'])('%s', async (name) => {
+  test.each(['hf-bert-mlm', 'hf-roberta', 'hf-llama', 'hf-qwen2', 'hf-gpt2-lm'])('%s', async (name) => {
     const ref = batchReference(name);
     const { tolerance } = reference(name);
     const model = await engines.simd.loadModel(folder(name));
@@ -147,9 +187,12 @@ describe('against transformers’ batched run with padding=True', () => {
       const [B, L] = ref.shape;
       const { numLayers: layers, numHeads: H, hiddenSize: D } = model.config;
       expect(r.shapes.inputIds).toEqual([B, L]);
-      expect(Array.from(r.inputIds)).toEqual(ref.inputIds.flat());
       expect(Array.from(r.attentionMask)).toEqual(ref.attentionMask.flat());
-      expect(r.inputIds.filter((_, i) => !r.attentionMask[i]).every((id) => id === ref.padTokenId)).toBe(true);
+      const real = (ids) => Array.from(ids).filter((_, i) => r.attentionMask[i]);
+      expect(real(r.inputIds)).toEqual(real(ref.inputIds.flat()));
+      // An encoder's padding is its pad token; a decoder without one pads with 0 (transformers' with its eos).
+      const padId = model.kind === 'encoder' ? ref.padTokenId : (model.tokenizer.specialTokens.pad?.id ?? 0);
+      expect(r.inputIds.filter((_, i) => !r.attentionMask[i]).every((id) => id === padId)).toBe(true);
       expect(
         worstOver(
           r.hiddenStates,
@@ -205,11 +248,11 @@ describe('refusals', () => {
     expect(error.message).toMatch(message);
   };
 
-  test('a decoder and an encoder-decoder take one input', async () => {
+  test('an encoder-decoder takes one input; a decoder’s batch returns no logit lens', async () => {
     await refused(
-      models.gpt2.run(['a', 'b']),
+      models.gpt2.run(['a', 'b'], { returnLayerLogits: { positions: [0] } }),
       TypeError,
-      /^input: an array of inputs \(a batch\) is run by an encoder; this gpt2 is a decoder/,
+      /^returnLayerLogits: a batch returns no logit lens/,
     );
     await refused(
       models['hf-marian'].run(['a', 'b']),

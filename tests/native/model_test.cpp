@@ -133,6 +133,135 @@ TEST_P(Checkpoint, QueriesAndKeysAreWhatTheAttentionWeighs) {
   }
 }
 
+// Model::forward_batch of an encoder or a decoder: the reference's cases and a shorter prefix of each as one
+// batch, each sequence with its own head mask (one head of one layer off, a different one each), on 1 and 3
+// threads: each sequence's rows of lastHiddenState, hiddenStates, attention and logits are bit for bit its own
+// forward() with that mask on 1 thread (a decoder's causal attention and positions per sequence). An
+// encoder-decoder refuses a batch by name.
+TEST_P(Checkpoint, ABatchWithItsOwnHeadMasksIsEachSequenceBitForBit) {
+  const std::string folder = kModels + GetParam() + "/";
+  Model model(config_of(read_json(folder + "config.json")));
+  load(model, folder);
+  const Config& c = model.config();
+  const std::size_t D = c.hiddenSize, H = c.numHeads, Ln = c.numLayers, V = c.vocabSize, M = Ln * H;
+  std::vector<std::vector<std::int32_t>> cases;
+  const json reference = read_json(folder + "reference.json");  // held: a range-for over a temporary's member dangles
+  for (const json& e : reference.value("cases", json::array())) {
+    if (!e.contains("inputIds")) continue;
+    const std::vector<std::int32_t> ids = e["inputIds"];
+    cases.push_back(ids);
+    if (ids.size() > 2) cases.emplace_back(ids.begin(), ids.begin() + std::ptrdiff_t(ids.size() / 2 + 1));
+  }
+  std::vector<std::int32_t> ids;
+  std::vector<std::size_t> lengths;
+  for (const auto& one : cases) ids.insert(ids.end(), one.begin(), one.end()), lengths.push_back(one.size());
+  const std::size_t B = lengths.size(), T = ids.size();
+  std::vector<float> last(T * D);
+  if (model.architecture().kind == mha::model::Kind::EncoderDecoder) {
+    Attention attention(1);
+    EXPECT_THROW(model.forward_batch(attention, ids.data(), nullptr, lengths.data(), B, Outputs{last.data()}),
+                 mha::ArgumentError);
+    return;
+  }
+  ASSERT_GE(B, 2u);
+  std::vector<std::uint8_t> masks(B * M, 1);
+  for (std::size_t b = 0; b < B; ++b) masks[b * M + (b % Ln) * H + (b * 7 + 1) % H] = 0;
+  std::size_t squares = 0;
+  for (const std::size_t n : lengths) squares += n * n;
+  const bool logits = model.has_logits();
+  for (const std::size_t threads : {1u, 3u}) {
+    std::vector<float> hidden((Ln + 1) * T * D), weights(Ln * H * squares), scores(logits ? T * V : 0);
+    Outputs batch{last.data(), weights.data(), hidden.data()};
+    batch.logits = logits ? scores.data() : nullptr;
+    Attention attention(threads);
+    model.forward_batch(attention, ids.data(), nullptr, lengths.data(), B, batch, masks.data(), M);
+    std::size_t first = 0, weightsAt = 0;
+    for (std::size_t b = 0; b < B; ++b) {
+      const std::size_t L = lengths[b];
+      const std::string name = GetParam() + " sequence " + std::to_string(b) + ", threads " + std::to_string(threads);
+      std::vector<float> oneLast(L * D), oneHidden((Ln + 1) * L * D), oneWeights(Ln * H * L * L),
+          oneScores(logits ? L * V : 0);
+      Outputs one{oneLast.data(), oneWeights.data(), oneHidden.data()};
+      one.logits = logits ? oneScores.data() : nullptr;
+      Attention single(1);
+      model.forward(single, ids.data() + first, nullptr, L, one, masks.data() + b * M);
+      EXPECT_EQ(std::memcmp(last.data() + first * D, oneLast.data(), L * D * 4), 0) << name;
+      for (std::size_t l = 0; l <= Ln; ++l)
+        EXPECT_EQ(std::memcmp(hidden.data() + (l * T + first) * D, oneHidden.data() + l * L * D, L * D * 4), 0)
+            << name << " hiddenStates " << l;
+      for (std::size_t l = 0; l < Ln; ++l)
+        EXPECT_EQ(
+            std::memcmp(weights.data() + l * H * squares + weightsAt, oneWeights.data() + l * H * L * L, H * L * L * 4),
+            0)
+            << name << " attention " << l;
+      if (logits) {
+        EXPECT_EQ(std::memcmp(scores.data() + first * V, oneScores.data(), L * V * 4), 0) << name;
+      }
+      first += L;
+      weightsAt += H * L * L;
+    }
+  }
+}
+
+// An encoder-decoder's decode of `beams` copies of one decoder input, each beam with its own decoder and
+// cross-attention head masks (Model::decode's headMaskStride; the self mask of beam 0 all ones, beam 2's cross
+// mask all ones), on 1 and 3 threads: each beam's logits, hidden states, self- and cross-attention are bit for bit
+// a decode of beams 1 with that beam's masks (the analyses' batched ablations).
+TEST(Model, ADecodesBeamsWithTheirOwnHeadMasksAreEachBeamsOwnDecode) {
+  const std::string folder = kModels + "hf-marian/";
+  Model model(config_of(read_json(folder + "config.json")));
+  load(model, folder);
+  const json c0 = read_json(folder + "reference.json")["forward"][0];
+  const std::vector<std::int32_t> ids = c0["inputIds"], one = c0["decoderInputIds"];
+  const Config& c = model.config();
+  const std::size_t S = ids.size(), L = one.size(), D = c.hiddenSize, Ld = c.decoderLayers, H = c.decoderHeads;
+  const std::size_t V = c.vocabSize, M = Ld * H, beams = 3;
+  std::vector<std::uint8_t> self(beams * M, 1), cross(beams * M, 1);
+  for (std::size_t b = 1; b < beams; ++b) self[b * M + (b % Ld) * H + b % H] = 0;
+  for (std::size_t b = 0; b + 1 < beams; ++b) cross[b * M + ((b + 1) % Ld) * H + (3 * b + 1) % H] = 0;
+  std::vector<float> encoded(S * D);
+  struct Rows {
+    std::vector<float> last, attention, cross, hidden, logits;
+  };
+  const auto decode = [&](Attention& attention, std::size_t B, const std::int32_t* decoderIds,
+                          const std::uint8_t* selfMask, const std::uint8_t* crossMask, std::size_t stride) {
+    model.encode(attention, ids.data(), S, Outputs{encoded.data()}, nullptr);
+    model.begin(B, L);
+    Rows r{std::vector<float>(B * L * D), std::vector<float>(Ld * B * H * L * L),
+           std::vector<float>(Ld * H * B * L * S), std::vector<float>((Ld + 1) * B * L * D),
+           std::vector<float>(B * L * V)};
+    Outputs o{r.last.data(), r.attention.data(), r.hidden.data(), r.logits.data()};
+    o.crossAttention = r.cross.data();
+    model.decode(attention, decoderIds, B, L, o, selfMask, crossMask, stride);
+    return r;
+  };
+  std::vector<std::int32_t> copies;
+  for (std::size_t b = 0; b < beams; ++b) copies.insert(copies.end(), one.begin(), one.end());
+  for (const std::size_t threads : {1u, 3u}) {
+    Attention attention(threads), single(1);
+    const Rows all = decode(attention, beams, copies.data(), self.data(), cross.data(), M);
+    for (std::size_t b = 0; b < beams; ++b) {
+      const Rows r = decode(single, 1, one.data(), self.data() + b * M, cross.data() + b * M, 0);
+      const std::string name = "beam " + std::to_string(b) + ", threads " + std::to_string(threads);
+      EXPECT_EQ(std::memcmp(all.logits.data() + b * L * V, r.logits.data(), L * V * 4), 0) << name;
+      EXPECT_EQ(std::memcmp(all.last.data() + b * L * D, r.last.data(), L * D * 4), 0) << name;
+      for (std::size_t l = 0; l < Ld; ++l) {
+        EXPECT_EQ(std::memcmp(all.attention.data() + (l * beams + b) * H * L * L, r.attention.data() + l * H * L * L,
+                              H * L * L * 4),
+                  0)
+            << name << " self-attention " << l;
+        for (std::size_t h = 0; h < H; ++h)
+          EXPECT_EQ(std::memcmp(all.cross.data() + ((l * H + h) * beams + b) * L * S,
+                                r.cross.data() + (l * H + h) * L * S, L * S * 4),
+                    0)
+              << name << " cross-attention " << l << " head " << h;
+      }
+    }
+    // The masks matter: beam 1 (a self head and a cross head off) differs from beam 0's rows.
+    EXPECT_NE(std::memcmp(all.logits.data(), all.logits.data() + L * V, L * V * 4), 0);
+  }
+}
+
 // Every fixture folder with a reference and safetensors weights (this test's reader; pytorch_model.bin
 // is the JS loader's): a new architecture's folder is tested by being there.
 std::vector<std::string> fixture_folders() {

@@ -2,7 +2,8 @@
 """Writes tests/fixtures/models/batch/<folder>.json: transformers' own batched run of sentences of different
 lengths, tokenized with padding=True (its pad token, on the right), on the tiny checkpoints
 tests/tools/make_hf_fixtures.py saved (hf-bert-mlm: BertForMaskedLM, with its logits; hf-roberta:
-RobertaModel, whose positions skip <pad>), in float64 with eager attention. tests/js/model-batch.test.mjs
+RobertaModel, whose positions skip <pad>; the decoders hf-llama, hf-qwen2 and hf-gpt2-lm teacher-forced by their
+*ForCausalLM, padded on the right, the attention mask passed), in float64 with eager attention. tests/js/model-batch.test.mjs
 compares model.run([...]) against it: the real tokens' rows, and zeros where transformers' attention mask is 0.
 
 Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh, from the repository:
@@ -21,6 +22,9 @@ MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixture
 OUT_DIR = os.path.join(MODELS, "batch")
 SENTENCES = ["用毒毒毒蛇，毒蛇会不会被毒毒死", "We poison the snake.", "毒蛇会被毒死吗？", "用毒"]
 FOLDERS = {"hf-bert-mlm": transformers.AutoModelForMaskedLM, "hf-roberta": transformers.AutoModel}
+# Decoders, teacher-forced: *ForCausalLM with the attention mask of padding=True on the right (a tokenizer without a
+# pad token pads with its eos, as transformers' docs do); hf-qwen2 has grouped-query attention.
+DECODERS = {name: transformers.AutoModelForCausalLM for name in ("hf-llama", "hf-qwen2", "hf-gpt2-lm")}
 
 
 def tokenizer_of(path):
@@ -40,9 +44,12 @@ def flat(tensor):
 
 def main():
     os.makedirs(OUT_DIR, exist_ok=True)
-    for folder, model_class in FOLDERS.items():
+    for folder, model_class in {**FOLDERS, **DECODERS}.items():
         path = os.path.join(MODELS, folder)
         tokenizer = tokenizer_of(path)
+        tokenizer.padding_side = "right"
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
         model = model_class.from_pretrained(path, dtype=torch.float64, attn_implementation="eager").eval()
         enc = tokenizer(SENTENCES, padding=True, return_tensors="pt")
         with torch.no_grad():

@@ -1,8 +1,8 @@
-// An encoder's run() of an array of inputs (a batch), as a TypeScript program meets it: the overload's result
+// An encoder's or a decoder's run() of an array of inputs (a batch), as a TypeScript program meets it: the overload's result
 // type by the options given; type-checked only (tsc --noEmit). Each line under a ts-expect-error directive is a
 // call or a field the runtime refuses or never returns (src/js/models/kinds/encoder-batch.mjs).
 import { createAttention } from 'mha-wasm/model';
-import type { EncoderBatchResult, EncoderResult } from 'mha-wasm/model';
+import type { DecoderBatchResult, EncoderBatchResult, EncoderResult } from 'mha-wasm/model';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const same = <A, B>(check: Equal<A, B>) => check;
@@ -38,8 +38,25 @@ export async function batches(): Promise<void> {
   await bert.run(['a', 'b'], { returnHeadOutputs: true });
   // @ts-expect-error: a batch's inputs are inputs, not numbers
   await bert.run(['a', 5]);
-  // @ts-expect-error: a decoder's run() takes one input
-  await (await engine.loadModel('openai-community/gpt2', { kind: 'decoder' })).run(['a', 'b']);
+}
+
+// A decoder's teacher-forced batch: texts or ids, attention by group `decoder`.
+export async function decoderBatches(): Promise<void> {
+  const engine = await createAttention();
+  const gpt2 = await engine.loadModel('openai-community/gpt2', { kind: 'decoder' });
+  const batch = await gpt2.run(['a snake', { inputIds: [50256, 64] }], { returnLogits: true });
+  same<typeof batch, DecoderBatchResult<{ returnLogits: true }>>(true);
+  const logits: Float32Array = batch.logits;
+  const fiveDims: [number, number, number, number, number] = batch.attentions.decoder.shape;
+  void [logits, fiveDims, batch.attentionMask, batch.lengths];
+  // @ts-expect-error: a decoder's attention is group `decoder`
+  void batch.attentions.encoder;
+  // @ts-expect-error: a batch's inputs are inputs, not numbers
+  await gpt2.run(['a', 5]);
+  // @ts-expect-error: a batch has no logit lens (a single run() does)
+  await gpt2.run(['a', 'b'], { returnLayerLogits: { positions: [0] } });
+  // @ts-expect-error: an encoder-decoder's run() takes one input
+  await (await engine.loadModel('Helsinki-NLP/opus-mt-zh-en', { kind: 'encoder-decoder' })).run(['a', 'b']);
 }
 
 // The task calls: an array gives an array of results (answer() takes one question).

@@ -12,7 +12,14 @@ import type {
   GenerateResult,
   GenerateStepsOptions,
 } from './generation.js';
-import type { DecoderResult, EncoderBatchResult, EncoderResult, Seq2SeqResult, StepResult } from './results.js';
+import type {
+  DecoderBatchResult,
+  DecoderResult,
+  EncoderBatchResult,
+  EncoderResult,
+  Seq2SeqResult,
+  StepResult,
+} from './results.js';
 import type { ModelTokenizer, TruncationOptions } from './tokenizer.js';
 import type { TaskCalls, TaskConfig } from './tasks.js';
 
@@ -319,7 +326,10 @@ export interface EncoderModel extends ModelBase, TaskCalls {
   ): Promise<EncoderBatchResult<O>>;
 }
 
-/** An encoder's run() options for a batch: queries and keys and what each head writes are a single run()'s. */
+/**
+ * An encoder's or a decoder's run() options for a batch: queries and keys, what each head writes and the logit lens
+ * are a single run()'s. The options are every input's (one head mask for all).
+ */
 export type BatchRunOptions = Omit<ModelRunOptions, 'returnQueryKey' | 'returnHeadOutputs'>;
 
 /** A decoder (GPT-2, Llama, Qwen2, Qwen3): run(), its KV cache (prefill, step), generation. */
@@ -331,6 +341,14 @@ export interface DecoderModel extends ModelBase {
     input: DecoderInput,
     options?: Options<O, DecoderRunOptions>,
   ): Promise<DecoderResult<O>>;
+  /**
+   * A teacher-forced batch: every input in one engine call, each causal over its own tokens from position 0, each
+   * row bit for bit its own run(); padded on the right to the longest (DecoderBatchResult).
+   */
+  run<O extends BatchRunOptions = {}>(
+    input: readonly DecoderInput[],
+    options?: Options<O, BatchRunOptions>,
+  ): Promise<DecoderBatchResult<O>>;
   /**
    * The prompt, then a token a step through the KV cache: greedy, sampled or by beam search, stop strings, as
    * transformers' generate() (generation_config.json's defaults). What the cache holds of the prompt (from

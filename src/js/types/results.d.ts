@@ -155,22 +155,35 @@ export interface BatchBase {
   shapes: Record<string, number[]>;
 }
 
-/** A batch's attention (returnAttention, default true): [numLayers, B, numHeads, Lmax, Lmax], 0 at padded queries and keys. */
-export type BatchAttention = {
+/**
+ * A batch's attention (returnAttention, default true): [numLayers, B, numHeads, Lmax, Lmax], 0 at padded queries
+ * and keys (a decoder's also past each query: causal), by its group (encoder, decoder).
+ */
+export type BatchAttention<G extends 'encoder' | 'decoder' = 'encoder'> = {
   attention: Float32Array;
-  attentions: { encoder: { data: Float32Array; shape: [number, number, number, number, number] } };
+  attentions: { [K in G]: { data: Float32Array; shape: [number, number, number, number, number] } };
 };
+
+/** run() of an array of inputs on an encoder or a decoder (group G) with options O. */
+export type StackBatchResult<G extends 'encoder' | 'decoder', O = {}> = Flat<
+  BatchBase &
+    Returned<Asked<O, 'returnAttention', 'yes'>, BatchAttention<G>> &
+    Returned<Asked<O, 'returnHiddenStates'>, HiddenStates> &
+    Returned<Asked<O, 'returnLogits'>, Logits>
+>;
 
 /**
  * An encoder's run() of an array of inputs with options O: hiddenStates [numLayers + 1, B, Lmax, hiddenSize],
  * logits [B, Lmax, vocabSize].
  */
-export type EncoderBatchResult<O = {}> = Flat<
-  BatchBase &
-    Returned<Asked<O, 'returnAttention', 'yes'>, BatchAttention> &
-    Returned<Asked<O, 'returnHiddenStates'>, HiddenStates> &
-    Returned<Asked<O, 'returnLogits'>, Logits>
->;
+export type EncoderBatchResult<O = {}> = StackBatchResult<'encoder', O>;
+
+/**
+ * A decoder's run() of an array of inputs, teacher-forced (each sequence causal over its own tokens, its own
+ * positions from 0), with options O: as an encoder's batch, logits [B, Lmax, vocabSize] (returnLogits true: a
+ * batch's are every row's).
+ */
+export type DecoderBatchResult<O = {}> = StackBatchResult<'decoder', O>;
 
 /** A decoder's run() (GPT-2, Llama, Qwen2, Qwen3): causal, each row i is 0 past key i. */
 export type DecoderResult<O = {}> = Flat<StackResult<'decoder', O> & Returned<LensAsked<O>, LayerLogits>>;

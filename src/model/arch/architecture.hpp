@@ -73,13 +73,20 @@ struct Sequence {
   // encoder-decoder's decoder's cross-attention.
   const std::uint8_t* headMask = nullptr;
   const std::uint8_t* crossHeadMask = nullptr;
-  // A batch (Model::forward_batch, an encoder's only): `batch` sequences of lengths[b] tokens, one after another
-  // in ids and types, `length` their sum; each has its own positions 0 … lengths[b] − 1 and attends to itself
-  // alone. Its outputs are packed as its rows are: the N = length rows of every [L, …] array, attention
-  // [numLayers, Σ_b numHeads·lengths[b]²] (each sequence's [numHeads, lengths[b], lengths[b]] in turn), a
-  // sequence-classification head's taskLogits [batch, numLabels]. null: one sequence.
+  // A batch (Model::forward_batch, an encoder's or a decoder's): `batch` sequences of lengths[b] tokens, one
+  // after another in ids and types, `length` their sum; each has its own positions 0 … lengths[b] − 1 and
+  // attends to itself alone (a decoder's causally). Its outputs are packed as its rows are: the N = length rows
+  // of every [L, …] array, attention [numLayers, Σ_b numHeads·lengths[b]²] (each sequence's [numHeads,
+  // lengths[b], lengths[b]] in turn), a sequence-classification head's taskLogits [batch, numLabels]. null: one
+  // sequence. headMaskStride: 0, every sequence's head mask is headMask; else sequence b's is headMask + b ·
+  // headMaskStride (its own [layers, heads]).
   const std::size_t* lengths = nullptr;
   std::size_t batch = 1;
+  std::size_t headMaskStride = 0;
+  // Sequence b's head mask of layer l ([heads]), or null.
+  const std::uint8_t* head_mask(std::size_t b, std::size_t l, std::size_t heads) const noexcept {
+    return headMask ? headMask + b * headMaskStride + l * heads : nullptr;
+  }
 };
 
 // The rows of the L of a call that get logits (Outputs::logitRows), and the first of them.

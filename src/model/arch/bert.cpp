@@ -169,7 +169,7 @@ class Bert final : public Network {
       for (std::size_t s = 0, first = 0; s < B; first += lengths[s++]) {
         const std::size_t n = lengths[s];
         self_attention(attention, n, qkv + first * 3 * D, D, H, false, heads + first * D, weights,
-                       in.headMask ? in.headMask + l * H : nullptr);
+                       in.head_mask(s, l, H));
         if (weights) weights += H * n * n;
       }
       keep_head_outputs(attention, out, l, L, qkv, {H, H, D / H}, heads, *b.out, a);

@@ -76,7 +76,10 @@ class Gpt2 final : public Network {
   void forward(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
                LayerCaches* caches) const override {
     const std::size_t L = in.length, D = c_.hiddenSize, I = c_.intermediateSize, H = c_.numHeads;
-    const std::size_t past = caches ? (*caches)[0].length() : 0, Lk = past + L;
+    const std::size_t past = caches ? (*caches)[0].length() : 0;
+    const std::size_t B = in.lengths ? in.batch : 1, *const lengths = in.lengths ? in.lengths : &in.length;
+    std::size_t attentionFloats = 0;  // one layer's attention weights, every sequence's
+    for (std::size_t s = 0; s < B; ++s) attentionFloats += H * lengths[s] * (past + lengths[s]);
     const float eps = c_.layerNormEps;
     const LayerBuffers buffers(scratch, L, D);
     float *const x = buffers.x, *const a = buffers.a, *const qkv = buffers.qkv, *const heads = buffers.heads,
@@ -89,7 +92,11 @@ class Gpt2 final : public Network {
       keep_layer_logits(attention, out, index, from, D, index < c_.numLayers, norm, *word_, nullptr);
     };
     // 1. Token and position embeddings.
-    embed(*word_, *position_, nullptr, in.ids, nullptr, L, nullptr, past, D, x);
+    // A batch (Sequence::lengths; Model::forward_batch passes no caches): each sequence's positions from 0.
+    std::vector<std::int32_t> positions(in.lengths ? L : 0);
+    for (std::size_t s = 0, i = 0; s < B && in.lengths; ++s)
+      for (std::size_t p = 0; p < lengths[s]; ++p) positions[i++] = std::int32_t(p);
+    embed(*word_, *position_, nullptr, in.ids, nullptr, L, in.lengths ? positions.data() : nullptr, past, D, x);
     for (std::size_t l = 0; l < c_.numLayers; ++l) {
       const Layer& b = layers_[l];
       keep(l, x);
@@ -97,12 +104,17 @@ class Gpt2 final : public Network {
       layer_norm(x, nullptr, L, D, b.ln1Gain->floats(), b.ln1Bias->floats(), eps, a);
       linear(attention, L, a, D, *b.qkv, b.qkvBias, qkv, 3 * D, Epilogue::None);
       keep_query_key(out, l, L, qkv, {H, H, D / H});
-      float* const weights = out.attention ? out.attention + l * H * L * Lk : nullptr;
-      const std::uint8_t* mask = in.headMask ? in.headMask + l * H : nullptr;
-      if (caches)
-        cached_self_attention(attention, L, qkv, D, H, (*caches)[l], heads, weights, mask);
-      else
-        self_attention(attention, L, qkv, D, H, true, heads, weights, mask);
+      float* weights = out.attention ? out.attention + l * attentionFloats : nullptr;
+      if (caches) {
+        cached_self_attention(attention, L, qkv, D, H, (*caches)[l], heads, weights, in.head_mask(0, l, H));
+      } else {
+        for (std::size_t s = 0, first = 0; s < B; first += lengths[s++]) {
+          const std::size_t n = lengths[s];
+          self_attention(attention, n, qkv + first * 3 * D, D, H, true, heads + first * D, weights,
+                         in.head_mask(s, l, H));
+          if (weights) weights += H * n * n;
+        }
+      }
       keep_head_outputs(attention, out, l, L, qkv, {H, H, D / H}, heads, *b.out, a);
       linear(attention, L, heads, D, *b.out, b.outBias, a, D, Epilogue::None);
       for (std::size_t e = 0; e < L * D; ++e) x[e] += a[e];

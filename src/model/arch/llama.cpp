@@ -143,11 +143,15 @@ class Llama final : public Network {
     return double(L) * double(2 * D + layout_.width() + c_.numHeads * c_.head_dim() + 3 * I);
   }
 
-  // hiddenStates: each layer's input, then the final RMSNorm of the last layer's output.
+  // hiddenStates: each layer's input, then the final RMSNorm of the last layer's output. A batch: as BERT's
+  // (bert.cpp), the attention and the rotary positions per sequence (Model::forward_batch passes no caches).
   void forward(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
                LayerCaches* caches) const override {
     const std::size_t L = in.length, D = c_.hiddenSize, I = c_.intermediateSize, H = c_.numHeads, hd = c_.head_dim();
-    const std::size_t past = caches ? (*caches)[0].length() : 0, Lk = past + L, W = layout_.width();
+    const std::size_t past = caches ? (*caches)[0].length() : 0, W = layout_.width();
+    const std::size_t B = in.lengths ? in.batch : 1, *const lengths = in.lengths ? in.lengths : &in.length;
+    std::size_t attentionFloats = 0;  // one layer's attention weights, every sequence's
+    for (std::size_t s = 0; s < B; ++s) attentionFloats += H * lengths[s] * (past + lengths[s]);
     const float eps = c_.layerNormEps;
     float *const x = scratch, *const a = x + L * D, *const qkv = a + L * D, *const heads = qkv + L * W,
                  *const gateUp = heads + L * H * hd, *const inner = gateUp + 2 * L * I;
@@ -170,12 +174,18 @@ class Llama final : public Network {
           rms_norm(row, nullptr, H, hd, b.qNorm->floats(), eps, row, hd);
           rms_norm(row + layout_.keys(), nullptr, layout_.G, hd, b.kNorm->floats(), eps, row + layout_.keys(), hd);
         }
-      rotary_.apply(qkv, L, W, H, past);
-      rotary_.apply(qkv + layout_.keys(), L, W, layout_.G, past);
-      keep_query_key(out, l, L, qkv, layout_);
-      float* const weights = out.attention ? out.attention + l * H * L * Lk : nullptr;
-      grouped_self_attention(attention, L, qkv, layout_, true, caches ? &(*caches)[l] : nullptr, heads, weights,
-                             in.headMask ? in.headMask + l * H : nullptr);
+      // Each sequence of a batch (Sequence::lengths) turned from its own position 0, attending to itself.
+      float* weights = out.attention ? out.attention + l * attentionFloats : nullptr;
+      for (std::size_t s = 0, first = 0; s < B; first += lengths[s++]) {
+        const std::size_t n = lengths[s];
+        float* const rows = qkv + first * W;
+        rotary_.apply(rows, n, W, H, past);
+        rotary_.apply(rows + layout_.keys(), n, W, layout_.G, past);
+        if (B == 1) keep_query_key(out, l, L, qkv, layout_);
+        grouped_self_attention(attention, n, rows, layout_, true, caches ? &(*caches)[l] : nullptr,
+                               heads + first * H * hd, weights, in.head_mask(s, l, H));
+        if (weights) weights += H * n * (past + n);
+      }
       keep_head_outputs(attention, out, l, L, qkv, layout_, heads, *b.out, a);
       linear(attention, L, heads, H * hd, *b.out, b.outBias, a, D, Epilogue::None);
       for (std::size_t e = 0; e < L * D; ++e) x[e] += a[e];

@@ -171,8 +171,7 @@ class Marian final : public Network {
       // 2. Every head over the whole input, then the output product, then LN of the residual sum.
       linear(attention, S, x, D, *b.self.q, b.self.qBias, buffers.qkv, 3 * D, Epilogue::None);
       self_attention(attention, S, buffers.qkv, D, H, false, buffers.heads,
-                     out.attention ? out.attention + l * H * S * S : nullptr,
-                     in.headMask ? in.headMask + l * H : nullptr);
+                     out.attention ? out.attention + l * H * S * S : nullptr, in.head_mask(0, l, H));
       keep_head_outputs(attention, out, l, S, buffers.qkv, {H, H, D / H}, buffers.heads, *b.self.out, buffers.a);
       residual(attention, S, buffers.heads, b.self, buffers, x);
       // 3. The feed-forward block.
@@ -214,15 +213,18 @@ class Marian final : public Network {
       // 2. Causal self-attention over each beam's cache.
       linear(attention, N, x, D, *b.self.q, b.self.qBias, buffers.qkv, 3 * D, Epilogue::None);
       cached_self_attention(attention, L, buffers.qkv, D, H, self[l], buffers.heads,
-                            out.attention ? out.attention + l * beams * H * L * Lk : nullptr,
-                            in.headMask ? in.headMask + l * H : nullptr);
+                            out.attention ? out.attention + l * beams * H * L * Lk : nullptr, in.head_mask(0, l, H),
+                            in.headMaskStride);
       keep_head_outputs(attention, out, l, N, buffers.qkv, {H, H, D / H}, buffers.heads, *b.self.out, buffers.a);
       residual(attention, N, buffers.heads, b.self, buffers, x);
       // 3. Cross-attention: every row's query over the encoder's keys and values.
       linear(attention, N, x, D, *b.cross.q, b.cross.qBias, buffers.qkv, D, Epilogue::None);
-      cross_attention(attention, N, buffers.qkv, D, H, cross[l], buffers.heads,
-                      out.crossAttention ? out.crossAttention + l * H * N * S : nullptr,
-                      in.crossHeadMask ? in.crossHeadMask + l * H : nullptr);
+      float* const crossWeights = out.crossAttention ? out.crossAttention + l * H * N * S : nullptr;
+      const std::uint8_t* crossMask = in.crossHeadMask ? in.crossHeadMask + l * H : nullptr;
+      cross_attention(attention, N, buffers.qkv, D, H, cross[l], buffers.heads, crossWeights,
+                      in.headMaskStride ? nullptr : crossMask);
+      if (in.headMaskStride && crossMask)
+        switch_off_beams(crossMask, in.headMaskStride, beams, L, S, buffers.heads, crossWeights);
       if (out.crossHeadOutputNorms)
         head_norms(attention, N, buffers.heads, D, H, 1, D / H, *b.cross.out, buffers.a,
                    out.crossHeadOutputNorms + l * H * N);
@@ -240,6 +242,23 @@ class Marian final : public Network {
   bool has_logits() const override { return true; }
 
  private:
+  // Each beam's own cross-attention head mask (Sequence::headMaskStride: beam b's at mask + b × stride): the rows
+  // of beam b of a head it switches off zeroed after every head ran, as the core's head mask zeroes a head off
+  // (Attention::switch_off_heads), so each beam's rows are bit for bit its own decode's. heads [beams·L, D],
+  // weights [H, beams·L, S] or null.
+  void switch_off_beams(const std::uint8_t* mask, std::size_t stride, std::size_t beams, std::size_t L, std::size_t S,
+                        float* heads, float* weights) const {
+    const std::size_t D = c_.hiddenSize, H = c_.decoderHeads, dV = D / H;
+    for (std::size_t b = 0; b < beams; ++b)
+      for (std::size_t h = 0; h < H; ++h) {
+        if (mask[b * stride + h]) continue;
+        for (std::size_t i = b * L; i < (b + 1) * L; ++i) {
+          std::fill_n(heads + i * D + h * dV, dV, 0.0f);
+          if (weights) std::fill_n(weights + (h * beams * L + i) * S, S, 0.0f);
+        }
+      }
+  }
+
   struct Layer {
     AttentionBlock self, cross;  // cross: the decoder's only
     FeedForward ffn;

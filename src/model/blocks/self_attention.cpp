@@ -5,7 +5,8 @@
 namespace mha::model {
 
 void grouped_self_attention(Attention& attention, std::size_t L, const float* qkv, const QkvLayout& layout, bool causal,
-                            KVCache* cache, float* heads, float* weights, const std::uint8_t* headMask) {
+                            KVCache* cache, float* heads, float* weights, const std::uint8_t* headMask,
+                            std::size_t headMaskStride) {
   MHA_BLOCK(attention);
   const std::size_t ld = layout.width();
   AttendArgs a;
@@ -17,6 +18,7 @@ void grouped_self_attention(Attention& attention, std::size_t L, const float* qk
   a.ldq = ld;
   a.causal = causal;
   a.headMask = headMask;
+  a.headMaskStride = headMaskStride;
   a.heads = heads;
   a.attention = weights;
   if (!cache) {
@@ -45,8 +47,10 @@ void self_attention(Attention& attention, std::size_t L, const float* qkv, std::
 }
 
 void cached_self_attention(Attention& attention, std::size_t L, const float* qkv, std::size_t D, std::size_t H,
-                           KVCache& cache, float* heads, float* weights, const std::uint8_t* headMask) {
-  grouped_self_attention(attention, L, qkv, {H, cache.numKVHeads(), D / H}, true, &cache, heads, weights, headMask);
+                           KVCache& cache, float* heads, float* weights, const std::uint8_t* headMask,
+                           std::size_t headMaskStride) {
+  grouped_self_attention(attention, L, qkv, {H, cache.numKVHeads(), D / H}, true, &cache, heads, weights, headMask,
+                         headMaskStride);
 }
 
 void cross_attention(Attention& attention, std::size_t N, const float* q, std::size_t D, std::size_t H,

@@ -36,9 +36,10 @@ inline double query_key_scale(std::size_t headDim) noexcept { return 1.0 / std::
 // rows are B sequences of L tokens, sequence after sequence), the keys and
 // values are appended to it first and each token attends to every position
 // up to its own. weights [B, H, L, Lk] when not null; headMask [H] (0: that
-// head off) or null.
+// head off) or null; headMaskStride, 0 or sequence b's mask at headMask + b × it.
 void grouped_self_attention(Attention& attention, std::size_t L, const float* qkv, const QkvLayout& layout, bool causal,
-                            KVCache* cache, float* heads, float* weights, const std::uint8_t* headMask);
+                            KVCache* cache, float* heads, float* weights, const std::uint8_t* headMask,
+                            std::size_t headMaskStride = 0);
 
 // heads [L, D] = concat_h(head_h); weights [H, L, L] when not null; headMask
 // [H] (0: that head off) or null.
@@ -50,9 +51,10 @@ void self_attention(Attention& attention, std::size_t L, const float* qkv, std::
 // `cache` holds: their keys and values appended to it, then each token
 // attends to every position up to its own. weights [batch, H, L,
 // cache.length()] when not null. Bit for bit the rows of self_attention()
-// over the whole sequence.
+// over the whole sequence. headMaskStride: as grouped_self_attention's.
 void cached_self_attention(Attention& attention, std::size_t L, const float* qkv, std::size_t D, std::size_t H,
-                           KVCache& cache, float* heads, float* weights, const std::uint8_t* headMask = nullptr);
+                           KVCache& cache, float* heads, float* weights, const std::uint8_t* headMask = nullptr,
+                           std::size_t headMaskStride = 0);
 
 // Cross-attention: N query rows (q [N, D], any number of sequences: there is
 // no mask) over the positions of `encoded` (batch 1, filled once per input):

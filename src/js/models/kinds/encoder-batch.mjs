@@ -1,6 +1,7 @@
-// An encoder's run() of a batch: an array of inputs in ONE engine call (src/bindings/model_batch.hpp),
-// whose products and norms run over every sequence's tokens at once and whose attention runs over each
-// sequence alone, so that each row of the result is bit for bit that sequence's own run(). The results come
+// An encoder's or a decoder's run() of a batch: an array of inputs in ONE engine call
+// (src/bindings/model_batch.hpp), whose products and norms run over every sequence's tokens at once and whose
+// attention runs over each sequence alone (a decoder's causally, teacher-forced, each from position 0), so that
+// each row of the result is bit for bit that sequence's own run(). The results come
 // back as transformers returns a batch encoded with padding=True: padded on the right to the longest
 // sequence, with an attentionMask (1 a token, 0 padding) and each array's shape.
 import { describe } from '../../checks.mjs';
@@ -12,13 +13,13 @@ import { readInput } from '../model-input.mjs';
 const NOT_BATCHED = {
   returnQueryKey: 'queries and keys',
   returnHeadOutputs: 'what each head writes',
-  returnLayerLogits: 'the logit lens (a decoder’s)',
+  returnLayerLogits: 'logit lens',
 };
 
-/** Refuses a batch on a model whose kind runs none (a decoder's, an encoder-decoder's run() take one input). */
+/** Refuses a batch on a model whose kind runs none (an encoder-decoder's run() takes one input). */
 export function refuseBatch(config) {
   throw new ArgumentTypeError(
-    `input: an array of inputs (a batch) is run by an encoder; this ${config.modelType} is ${config.kind === 'decoder' ? 'a' : 'an'} ${config.kind}, whose ` +
+    `input: an array of inputs (a batch) is run by an encoder or a decoder; this ${config.modelType} is an ${config.kind}, whose ` +
       'run() takes one input (a string or an object): run the sequences one at a time',
   );
 }
@@ -39,12 +40,12 @@ async function readEach(inner, inputs, truncateTo) {
 }
 
 /**
- * run() of an array of inputs on an encoder: one engine call; `extra`, the request's fields a task adds.
+ * run() of an array of inputs on an encoder or a decoder: one engine call; `extra`, the request's fields a task adds.
  * Options mean what they mean for one input, for every sequence alike (headMask, truncation); those of
  * NOT_BATCHED are refused.
  */
 export async function runBatch(inner, inputs, options, extra = {}) {
-  if (inner.config.kind !== 'encoder') refuseBatch(inner.config);
+  if (inner.config.kind === 'encoder-decoder') refuseBatch(inner.config);
   if (inputs.length === 0)
     throw new ArgumentRangeError('input: expected at least one input in the batch, got an empty array');
   let reads;
