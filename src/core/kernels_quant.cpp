@@ -73,21 +73,13 @@ static_assert(NV == 2 && W == 4, "a group's 32-bit lane l holds columns l and l 
 template <Format F>
 inline void next_row(Lanes& raw, Vec q[NV]) noexcept {
   Lanes low, high;
-  if (!nibbles(F) && is_signed(F)) {
+  if (!nibbles(F)) {
     low = (raw << 24) >> 24;
     high = (raw << 16) >> 24;
     raw = raw >> 16;
-  } else if (!nibbles(F)) {
-    low = raw & Lanes(0xff);
-    high = (raw >> 8) & Lanes(0xff);
-    raw = raw >> 16;
-  } else if (is_signed(F)) {
+  } else {
     low = (raw << 28) >> 28;
     high = (raw << 24) >> 28;
-    raw = raw >> 8;
-  } else {
-    low = raw & Lanes(0xf);
-    high = (raw >> 4) & Lanes(0xf);
     raw = raw >> 8;
   }
   q[0] = xsimd::batch_cast<float>(low);
@@ -150,9 +142,12 @@ inline void factored_tile(std::size_t K, const float* A, std::size_t lda, const 
       for (std::size_t v = 0; v < NV; ++v) {
         const Vec scale = Vec::load_unaligned(h + v * W);
         for (std::size_t r = 0; r < R; ++r) acc[r][q][v] = simd::madd(scale, s[r][q][v], acc[r][q][v]);
-        if (has_min(F)) {
+        if (has_min(F)) {  // the stored values are ggml's less offset(F): + offset·scale·Σa, then − min·Σa
           const Vec min = Vec::load_unaligned(h + kPanel + v * W);
-          for (std::size_t r = 0; r < R; ++r) acc[r][q][v] = simd::madd(min, Vec(-sum[r]), acc[r][q][v]);
+          for (std::size_t r = 0; r < R; ++r) {
+            acc[r][q][v] = simd::madd(scale, Vec(float(offset(F)) * sum[r]), acc[r][q][v]);
+            acc[r][q][v] = simd::madd(min, Vec(-sum[r]), acc[r][q][v]);
+          }
         }
       }
       at[q] += block_size(F);

@@ -33,8 +33,8 @@ enum class Format {
   Q8,     // 8-bit signed values, a scale per 32 rows (Q8_0; Q5_0's 5-bit values − 16)
   Q8x16,  // 8-bit signed values, a scale per 16 rows (Q6_K's 6-bit values − 32)
   Q4,     // 4-bit signed values, a scale per 32 rows (Q4_0's values − 8)
-  Q4M,    // 4-bit unsigned values, a scale and a min per 32 rows (Q4_K)
-  Q8M,    // 8-bit unsigned values, a scale and a min per 32 rows (Q5_K's 5-bit values)
+  Q4M,    // 4-bit values, a scale and a min per 32 rows (Q4_K's unsigned values − 8)
+  Q8M,    // 8-bit values, a scale and a min per 32 rows (Q5_K's unsigned 5-bit values − 16)
 };
 
 // The format a matrix of block type `t` is held in; false for the types held as floats.
@@ -53,7 +53,10 @@ constexpr bool held_format(DType t, Format& f) noexcept {
 constexpr std::size_t rows_of(Format f) noexcept { return f == Format::Q8x16 ? 16 : 32; }
 constexpr bool nibbles(Format f) noexcept { return f == Format::Q4 || f == Format::Q4M; }
 constexpr bool has_min(Format f) noexcept { return f == Format::Q4M || f == Format::Q8M; }
-constexpr bool is_signed(Format f) noexcept { return !has_min(f); }
+// The formats with mins hold ggml's unsigned values less `offset(f)` (Q4_K's 0…15 as −8…7, Q5_K's 0…31 as
+// −16…15), so that every format's stored values are signed: the products widen signed values with two shifts,
+// where unsigned ones took them twice the time (bench/quant-product.cpp), and add offset·scale·Σa back per block.
+constexpr int offset(Format f) noexcept { return f == Format::Q4M ? 8 : f == Format::Q8M ? 16 : 0; }
 // Rows per 16-byte group.
 constexpr std::size_t group_rows(Format f) noexcept { return nibbles(f) ? 4 : 2; }
 // Bytes before a block's values: its scales (and mins).
@@ -70,12 +73,12 @@ constexpr std::size_t value_byte(Format f, std::size_t r, std::size_t c) noexcep
 }
 constexpr unsigned value_shift(Format f, std::size_t c) noexcept { return nibbles(f) ? unsigned(c / 4) * 4 : 0; }
 
-// Value (r, c) of the block at `block` as its integer.
+// Value (r, c) of the block at `block` as ggml's integer (the stored one + offset(f)).
 inline int value(Format f, const unsigned char* block, std::size_t r, std::size_t c) noexcept {
   const unsigned char byte = block[value_byte(f, r, c)];
-  if (!nibbles(f)) return is_signed(f) ? int(std::int8_t(byte)) : int(byte);
+  if (!nibbles(f)) return int(std::int8_t(byte)) + offset(f);
   const int nibble = (byte >> value_shift(f, c)) & 0xf;
-  return is_signed(f) && nibble >= 8 ? nibble - 16 : nibble;
+  return (nibble >= 8 ? nibble - 16 : nibble) + offset(f);
 }
 
 // C = (accumulate ? C : bias or 0) + A·B for B [K, N] held in `f`'s blocks, panels `panelStride` bytes
