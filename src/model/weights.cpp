@@ -39,7 +39,7 @@ void write_blocks(Slot& slot, quant::Format f, std::size_t e0, std::size_t count
       if (quant::has_min(f)) std::memcpy(block + (kPanel + c) * sizeof(float), &d.min[i / d.sub], sizeof(float));
       for (std::size_t r = 0; r < R; ++r) {
         unsigned char& at = block[quant::value_byte(f, r, c)];
-        const unsigned char q = static_cast<unsigned char>(d.q[i + r]);
+        const unsigned char q = static_cast<unsigned char>(d.q[i + r] - quant::offset(f));
         if (!quant::nibbles(f)) {
           at = q;
         } else {

@@ -1,8 +1,11 @@
 // A GGUF file's quantized matrices held in their blocks (weights: 'auto'; src/core/quant.hpp): every output is the
 // float32 model's over the same file dequantized (weights: 'float32', which gguf-model.test.mjs holds to
-// transformers' float64 model of the file) bit for bit — logits, attention, hidden states, what each head writes,
-// greedy ids — on every kernel set and thread count, in a fraction of the memory. The products read scale·q (−
-// min) exactly as ggml's dequantize_row_* computes it, and sum in the float GEMM's order: equality is the claim.
+// transformers' float64 model of the file) up to the rounding of the products' order — logits, attention, hidden
+// states, what each head writes, within 1e-4 + 1e-4·|x| (reference.json's float tolerance; measured: at most 0.17
+// of it on scalar, simd and relaxed-simd, |Δ| ≤ 3.5e-6 of each array's largest magnitude); greedy ids the same —
+// on every kernel set, in a fraction of the memory; and bitwise the same for any thread count. The products sum
+// each block's a·q and scale the sum once (kernels_quant.cpp), where the float GEMM sums each scale·q (− min): the
+// same values, rounded in another order.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
@@ -21,6 +24,7 @@ const FILES = [
   ['qwen3-q8_0', ['Q8_0']],
   ['qwen3-q4_0', ['Q4_0', 'Q8_0']],
   ['llama-k-q4_k_m', ['Q4_K', 'Q6_K']],
+  ['llama-k-q5_k_m', ['Q5_K', 'Q6_K']],
 ];
 const BUILDS = [
   ['scalar', 1],
@@ -33,6 +37,8 @@ const INPUT = { inputIds: Int32Array.from([1, 17, 42, 5, 99, 23, 7, 64, 3, 11, 2
 const OPTIONS = { returnLogits: true, returnHiddenStates: true, returnHeadOutputs: true };
 
 const bitsOf = (a) => new Uint32Array(Float32Array.from(a).buffer);
+/** The worst |a − b| / (1e-4 + 1e-4·|b|) over two arrays. */
+const worstOf = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i]) / (1e-4 + 1e-4 * Math.abs(b[i]))), 0);
 const sameBits = (a, b) => a.length === b.length && bitsOf(a).every((x, i) => x === bitsOf(b)[i]);
 
 /** Every float array of a run's result, by its path. */
@@ -51,7 +57,7 @@ describe.each(BUILDS)('%s, %i thread(s)', (variant, threads) => {
   afterAll(() => engine?.dispose());
 
   test.each(FILES)(
-    '%s.gguf: the outputs of its blocks are the dequantized float32 model’s, bit for bit',
+    '%s.gguf: the outputs of its blocks are the dequantized float32 model’s up to rounding',
     async (name, types) => {
       const file = path.join(DIR, `${name}.gguf`);
       const held = await engine.loadModel(file);
@@ -70,11 +76,26 @@ describe.each(BUILDS)('%s, %i thread(s)', (variant, threads) => {
         const b = arrays(await floats.run(INPUT, OPTIONS));
         expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
         expect(Object.keys(a).length).toBeGreaterThanOrEqual(5);
-        for (const key of Object.keys(b)) expect([key, sameBits(a[key], b[key])]).toEqual([key, true]);
+        for (const key of Object.keys(b)) {
+          expect([key, a[key].length]).toEqual([key, b[key].length]);
+          expect([key, worstOf(a[key], b[key]) <= 1]).toEqual([key, true]);
+        }
         const settings = { maxNewTokens: 8, doSample: false, returnAttention: false };
         const g1 = await held.generate(INPUT, settings);
         const g2 = await floats.generate(INPUT, settings);
         expect(Array.from(g1.outputIds)).toEqual(Array.from(g2.outputIds));
+        if (threads > 1) {
+          // The same build on one thread: every output of the held model bit for bit.
+          const single = await createAttention({ variant, threads: 1 });
+          try {
+            const one = await single.loadModel(file);
+            const c = arrays(await one.run(INPUT, OPTIONS));
+            one.dispose();
+            for (const key of Object.keys(a)) expect([key, sameBits(a[key], c[key])]).toEqual([key, true]);
+          } finally {
+            single.dispose();
+          }
+        }
       } finally {
         held.dispose();
         floats.dispose();

@@ -11,10 +11,10 @@ GGUF tests hold the loader to, every one made by independent code:
                     Debian's llama.cpp-tools / python3-gguf) at f32, f16, bf16
                     and q8_0, then q4_0 and q5_0 by llama-quantize from the f32
                     file;
-  llama-k-q4_k_m.gguf
+  llama-k-q4_k_m.gguf, llama-k-q5_k_m.gguf
                     a Llama with rows of 256 (K-quants' blocks), seeded random
                     parameters, converted and quantized by llama-quantize Q4_K_M
-                    (Q4_K and Q6_K tensors);
+                    (Q4_K and Q6_K tensors) and Q5_K_M (Q5_K and Q6_K);
   tokenizer-reference.json
                     by make_gguf_tokenizer_fixtures.py (which also writes the
                     tokenizer fixtures stories260K-q8_0.gguf, llama-bpe-f32.gguf):
@@ -30,6 +30,8 @@ GGUF tests hold the loader to, every one made by independent code:
 
 --references-only rewrites the .json files from the .gguf files there;
 --blocks-only rewrites dequantize.json and quantize.json alone;
+--q5-k-only writes llama-k-q5_k_m.gguf and its .json alone (from the same
+seeded model as llama-k-q4_k_m.gguf, which it leaves as it is);
 --tokenizer-only rewrites dequantize.json, quantize.json and tokenizer-reference.json (not
 tokenizer.json: from_pretrained(folder, gguf_file=...) would read that file of
 the folder as the tokenizer).
@@ -285,11 +287,11 @@ def tokenizer_reference():
     tokenizers.tokenizer_reference()
 
 
-def k_quant_model():
-    """llama-k-q4_k_m.gguf: K-quants need rows of 256, so a Llama a little wider than hf-llama (hidden 256,
+def k_quant_model(kinds=("q4_k_m", "q5_k_m")):
+    """llama-k-{kind}.gguf: K-quants need rows of 256, so a Llama a little wider than hf-llama (hidden 256,
     4 heads of 64, 1 layer; hf-llama's tokenizer), its parameters drawn from a seeded generator, saved by
     save_pretrained, converted to F32 by the converter and quantized by llama-quantize as Q4_K_M (which
-    holds Q4_K and Q6_K tensors). Only the quantized file is kept."""
+    holds Q4_K and Q6_K tensors) and Q5_K_M (Q5_K and Q6_K). Only the quantized files are kept."""
     import shutil
     import tempfile
     import torch
@@ -317,13 +319,18 @@ def k_quant_model():
         f32 = os.path.join(tmp, "llama-k-f32.gguf")
         subprocess.run([sys.executable, "-c", CONVERT, CONVERTER, folder, "--outtype", "f32", "--outfile", f32, "none"],
                        check=True, capture_output=True)
-        out = os.path.join(OUT, "llama-k-q4_k_m.gguf")
-        subprocess.run(["llama-quantize", f32, out, "Q4_K_M", "1"], check=True, capture_output=True)
-    return out
+        outs = []
+        for kind in kinds:
+            outs.append(os.path.join(OUT, f"llama-k-{kind}.gguf"))
+            subprocess.run(["llama-quantize", f32, outs[-1], kind.upper(), "1"], check=True, capture_output=True)
+    return outs
 
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
+    if "--q5-k-only" in sys.argv:
+        references("llama", k_quant_model(["q5_k_m"]))
+        sys.exit(0)
     dequantize_fixture()
     quantize_fixture()
     if "--blocks-only" in sys.argv:
@@ -336,6 +343,6 @@ if __name__ == "__main__":
         if "--references-only" not in sys.argv:
             files = convert(model)
         references(model, files)
-    references("llama", [os.path.join(OUT, "llama-k-q4_k_m.gguf") if "--references-only" in sys.argv
-                         else k_quant_model()])
+    references("llama", [os.path.join(OUT, f"llama-k-{kind}.gguf") for kind in ["q4_k_m", "q5_k_m"]]
+               if "--references-only" in sys.argv else k_quant_model())
     tokenizer_reference()

@@ -67,9 +67,9 @@ export interface LoadModelOptions<K extends ModelKind = ModelKind> {
    * when there are several, or config.json
    * beside it. A path to a .gguf file, or a folder whose only .gguf has no config.json beside it, needs none.
    * The file's F32, F16 and BF16 tensors are written as they are. With `weights: 'auto'` its Q8_0, Q5_0, Q4_0,
-   * Q4_K and Q6_K matrices stay in their blocks in memory (the products read them exactly as ggml dequantizes
-   * them: the results are those of the dequantized float32 model, bit for bit) and the others (Q5_K; a matrix
-   * whose rows are not whole blocks) are dequantized into float32; 'float32', 'bf16' or 'f16' dequantize every
+   * Q4_K, Q5_K and Q6_K matrices stay in their blocks in memory (the products sum each block's values and scale
+   * the sum once: the results are those of the dequantized float32 model up to rounding, the same for any thread
+   * count) and the others (a matrix whose rows are not whole blocks) are dequantized into float32; 'float32', 'bf16' or 'f16' dequantize every
    * matrix into that type.
    */
   file?: string;
@@ -131,7 +131,8 @@ export interface ModelConfigBase {
   /**
    * How the weight matrices are held (loadModel's `weights`, 'auto' resolved; 'gguf': some in a GGUF file's own
    * block types, the others in float32), how many matrix tensors in each element type ({ Q4_K: 168, Q6_K: 25,
-   * F32: 1 }: 'F32', 'BF16', 'F16', 'Q8_0', 'Q5_0', 'Q4_0', 'Q4_K', 'Q6_K'), and the bytes the parameters take.
+   * F32: 1 }: 'F32', 'BF16', 'F16', 'Q8_0', 'Q5_0', 'Q4_0', 'Q4_K', 'Q5_K', 'Q6_K'), and the bytes the parameters
+   * take.
    */
   weights: 'float32' | 'bf16' | 'f16' | 'q8' | 'q4' | 'gguf';
   weightTypes: Readonly<Record<string, number>>;
