@@ -72,9 +72,14 @@ export async function reveal(page, selector) {
 
 /** Every lazily drawn section that the mode shows (decoder and cross have no comparison). */
 export const revealAll = async (page) => {
-  // The training section's grammar table waits for its corpus, made when the section comes near (views/train.mjs).
-  for (const section of ['#compare', '#head-view', '#pipeline', '#neuron', '#train .train-rules'])
+  for (const section of ['#compare', '#head-view', '#pipeline', '#neuron'])
     if (await page.isVisible(section)) await reveal(page, section);
+  // The training section's grammar table waits for its corpus, made when the section comes near (views/train.mjs);
+  // empty until then, so it is the section that is scrolled to.
+  if (await page.isVisible('#train')) {
+    await page.locator('#train').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#train .train-rules:not([data-stale])');
+  }
 };
 
 /** Every heatmap inside `scope` (default: the heads grid; '' for the whole page): { name: [[q, k, weight], …] }. */
