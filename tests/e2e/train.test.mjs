@@ -215,6 +215,27 @@ test('before any training: no empty chooser, one layout checked, the empty chart
   await page.close();
 }, 60_000);
 
+test('the grammar table, drawn when the section comes near, does not move the controls a reader jumped to', async () => {
+  const { page, problems } = await open();
+  expect(await page.getAttribute('#train .train-rules', 'data-stale')).toBe('true');
+  // A jump (a link, Find, a control brought into view), not a scroll through the page: the table appears above.
+  const before = await page.evaluate(() => {
+    const box = document.querySelector('#train-four');
+    box.scrollIntoView({ block: 'center' });
+    return box.getBoundingClientRect().top;
+  });
+  await page.waitForSelector('#train .train-rules:not([data-stale])');
+  const after = await page.evaluate(() => ({
+    top: document.querySelector('#train-four').getBoundingClientRect().top,
+    table: document.querySelector('#train .train-rules').getBoundingClientRect().height,
+  }));
+  expect(after.table).toBeGreaterThan(100);
+  expect(Math.abs(after.top - before)).toBeLessThan(1);
+  await page.check('#train-four');
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
+
 test('Stop stops a long run; the text says it has nothing to report yet', async () => {
   const { page, problems } = await open();
   await train(page, { seeds: 5, steps: 3000 });

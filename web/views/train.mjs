@@ -183,11 +183,21 @@ export class TrainView {
       (entries) => {
         if (!entries.some((entry) => entry.isIntersecting)) return;
         observer.disconnect();
-        this.#renderRules();
+        this.#renderRulesInPlace();
       },
       { rootMargin: '400px 0px' },
     );
     observer.observe(section);
+  }
+
+  // A reader who jumped into the section (a link, Find, a control brought into view) must not see the controls move
+  // when the table appears above them: what is at or below the controls stays where it was on the screen.
+  #renderRulesInPlace() {
+    const controls = this.$('.train-controls');
+    const before = controls.getBoundingClientRect().top;
+    this.#renderRules();
+    const moved = controls.getBoundingClientRect().top - before;
+    if (moved !== 0 && before < window.innerHeight) window.scrollBy(0, moved);
   }
 
   #renderRules() {
