@@ -11,7 +11,7 @@ import { headCsv, headJson } from './model/export-data.mjs';
 import { headTitle } from './model/head-names.mjs';
 import { headline } from './model/train-text.mjs';
 import { thousands } from './lib/format.mjs';
-import { modelEntry, trainEntry } from './lib/package.mjs';
+import { startPageEngine, trainEntry } from './lib/package.mjs';
 import { downloadPng, downloadSvg, downloadText } from './lib/download.mjs';
 import { language, setLanguage, t, translateDom } from './lib/i18n.mjs';
 import { roving } from './lib/roving.mjs';
@@ -329,11 +329,9 @@ async function main() {
   watchSections();
   views.controls.update(state, null);
   if (typeof WebAssembly !== 'object') throw new Error(t('error.noWasm'));
-  // Imported here rather than at the top, so that a missing or broken engine
-  // file is reported on the page instead of silently stopping this module.
-  // The 'mha-wasm/model' entry: its engine also loads checkpoints (Real model).
-  const { createAttention } = await modelEntry();
-  engine = await createAttention();
+  // The 'mha-wasm/model' entry's engine (it also loads checkpoints: Real model), started by early.mjs and
+  // imported, not at the top, so that a missing or broken engine file is reported on the page.
+  engine = await startPageEngine();
   $('status').removeAttribute('data-i18n');
   $('status').textContent = engineText(engine);
   // The bridge sets the learned heads beside the designed encoder heads, whatever the mode shown above.

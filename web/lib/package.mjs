@@ -10,3 +10,11 @@
 export const modelEntry = () => import('../../src/js/model-entry.mjs');
 export const trainEntry = () => import('../../src/js/train.mjs');
 export const analysisEntry = () => import('../../src/js/analysis/index.mjs');
+
+let pageEngine;
+/**
+ * The page's engine ('mha-wasm/model' on its default build), created once: early.mjs starts it while the
+ * page's own modules are still loading, so that the engine's modules, its worker and its .wasm load beside
+ * them rather than after; app.mjs awaits the same promise and reports a failure on the page.
+ */
+export const startPageEngine = () => (pageEngine ??= modelEntry().then(({ createAttention }) => createAttention()));
