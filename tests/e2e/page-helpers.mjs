@@ -74,13 +74,18 @@ export async function reveal(page, selector) {
 export const revealAll = async (page) => {
   for (const section of ['#compare', '#head-view', '#pipeline', '#neuron'])
     if (await page.isVisible(section)) await reveal(page, section);
-  // The training section's grammar table waits for its corpus, made when the section comes near (views/train.mjs);
-  // empty until then, so it is the section that is scrolled to.
-  if (await page.isVisible('#train')) {
-    await page.locator('#train').scrollIntoViewIfNeeded();
-    await page.waitForSelector('#train .train-rules:not([data-stale])');
-  }
+  if (await page.isVisible('#train')) await trainSectionReady(page);
 };
+
+/**
+ * Brings the training section near and waits for its data: the corpus is made when the section comes near
+ * (views/train.mjs), and the numbers it puts into the grammar's notes can wrap a note onto another line. A test
+ * that clicks a control of the section does so after this, when nothing there moves any more.
+ */
+export async function trainSectionReady(page) {
+  await page.locator('#train').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#train .train-rules:not([data-stale])');
+}
 
 /** Every heatmap inside `scope` (default: the heads grid; '' for the whole page): { name: [[q, k, weight], …] }. */
 export const readHeatmaps = (page, scope = '#heads-grid') =>

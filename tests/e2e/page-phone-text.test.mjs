@@ -5,7 +5,7 @@
 // an SVG shrunk to the screen scales its text: the vectors' feature names were
 // 6.8 px, the chart's text ~7 px — and the MultiHead formula whole in its box
 // (it scrolled W_O out of view). The page itself never scrolls sideways.
-import { openPage, reveal, setUp } from './page-helpers.mjs';
+import { openPage, reveal, setUp, trainSectionReady } from './page-helpers.mjs';
 
 let env;
 beforeAll(async () => {
@@ -79,6 +79,7 @@ test('the neuron view: every label at 9 px or more (a token’s number 8), its v
 test('the evidence chart after a short experiment: every text at 9 px or more', async () => {
   const { page, problems } = await openPage(env, '', { width: 390 });
   try {
+    await trainSectionReady(page);
     await page.locator('#train-start').scrollIntoViewIfNeeded();
     await page.fill('#train-seeds', '2');
     await page.selectOption('#train-steps', '500');

@@ -5,7 +5,7 @@
 // experiment (seeds 2 × 500 steps) with its details open, and the real-model
 // view with a BERT and a MarianMT (its translation view's tables). Also no
 // row narrower than the table (a missing cell leaves a column unheaded).
-import { loadModelFolder, openPage, revealAll, setUp } from './page-helpers.mjs';
+import { loadModelFolder, openPage, revealAll, setUp, trainSectionReady } from './page-helpers.mjs';
 
 let env;
 beforeAll(async () => {
@@ -58,6 +58,7 @@ test.each(['encoder', 'decoder', 'cross', 'free'])(
 test('the training section’s tables after a short experiment', async () => {
   const { page, problems } = await openPage(env);
   try {
+    await trainSectionReady(page);
     await page.locator('#train-start').scrollIntoViewIfNeeded();
     await page.fill('#train-seeds', '2');
     await page.selectOption('#train-steps', '500');

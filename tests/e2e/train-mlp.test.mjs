@@ -12,6 +12,7 @@ import { summarize } from '../../web/model/train-stats.mjs';
 import { describeResults } from '../../web/model/train-text.mjs';
 import { setLanguage } from '../../web/lib/i18n.mjs';
 import { launchWithServer, openPage } from './chromium.mjs';
+import { trainSectionReady } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
 let browser, url, engine;
@@ -32,6 +33,7 @@ test('with the MLP: its pairs in the dot plot and the verdict, Node’s numbers;
   const { page, problems } = await openPage(browser.context, url);
   await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
   await page.waitForSelector('#train-start:not([disabled])');
+  await trainSectionReady(page);
   expect(await page.textContent('.train-charts-help')).not.toMatch(/MLP/);
   await page.fill('#train-seeds', '2');
   await page.selectOption('#train-steps', '500');

@@ -1,6 +1,8 @@
 // The toy grammar's rule table (left class × right class → a 毒's role), an
 // example of every rule, what the table implies (one neighbour alone leaves
-// the role open), and the experiment's data. Static: drawn once.
+// the role open), and the experiment's data. The table and the notes' words
+// need no data: drawn with the page, the notes' numbers as '…' until the
+// experiment's data is made (views/train.mjs), so nothing moves when they come.
 import d3 from '../lib/d3.mjs';
 import { percent, thousands } from '../lib/format.mjs';
 import { captionedTable } from '../lib/dom.mjs';
@@ -13,9 +15,12 @@ import { TRAIN_CORPUS } from '../model/train-data.mjs';
 const className = (c) => t(`class.${c}`);
 const roleName = (role) => t(`tag.${role}`);
 
+/** A number the data gives, or the placeholder until it is made. */
+const PENDING = '…';
+
 /**
  * @param {{ table: HTMLElement, note: HTMLElement, dataNote: HTMLElement }} boxes
- * @param {object} data the experiment's data (train-data.mjs buildData)
+ * @param {object | null} data the experiment's data (train-data.mjs buildData); null: not made yet
  */
 export function renderRules({ table: box, note, dataNote }, data) {
   const grid = ruleGrid();
@@ -68,22 +73,21 @@ export function renderRules({ table: box, note, dataNote }, data) {
     });
   box.replaceChildren(captionedTable(t('rules.caption'), table.node()), examples.node());
 
-  const { left, right, both } = data.neighbours;
+  const made = (value) => (data ? value() : PENDING);
   note.textContent = t('rules.note', {
     lefts: grid.ambiguousLefts,
     leftCount: grid.lefts.length,
     rights: grid.ambiguousRights,
     rightCount: grid.rights.length,
-    left: percent(left),
-    right: percent(right),
-    both: percent(both),
+    left: made(() => percent(data.neighbours.left)),
+    right: made(() => percent(data.neighbours.right)),
+    both: made(() => percent(data.neighbours.both)),
   });
-  const distinct = new Set(data.train.map((s) => s.tokens.join())).size;
   dataNote.textContent = t('rules.data', {
     train: thousands(TRAIN_CORPUS.count),
-    distinct: thousands(distinct),
+    distinct: made(() => thousands(new Set(data.train.map((s) => s.tokens.join())).size)),
     seed: TRAIN_CORPUS.seed,
-    test: data.test.length,
-    testDu: thousands(data.testDu.length),
+    test: made(() => data.test.length),
+    testDu: made(() => thousands(data.testDu.length)),
   });
 }

@@ -172,46 +172,39 @@ export class TrainView {
   }
 
   // The training corpus (buildData: about 0.2 s of a page's start-up here) is made when the section comes near the
-  // viewport or an experiment starts, not while the page opens; the grammar's table waits for it (data-stale).
+  // viewport or an experiment starts, not while the page opens. The grammar's table is drawn at once; the numbers its
+  // notes take from the data are '…' until then (data-stale), so no control below them moves when they come.
   #dataset() {
     return (this.#data ??= buildData());
   }
 
   #watchRules(section) {
-    this.$('.train-rules').dataset.stale = 'true';
+    this.#renderRules();
     const observer = new IntersectionObserver(
       (entries) => {
         if (!entries.some((entry) => entry.isIntersecting)) return;
         observer.disconnect();
-        this.#renderRulesInPlace();
+        this.#dataset();
+        this.#renderRules();
       },
       { rootMargin: '400px 0px' },
     );
     observer.observe(section);
   }
 
-  // A reader who jumped into the section (a link, Find, a control brought into view) must not see the controls move
-  // when the table appears above them: what is at or below the controls stays where it was on the screen.
-  #renderRulesInPlace() {
-    const controls = this.$('.train-controls');
-    const before = controls.getBoundingClientRect().top;
-    this.#renderRules();
-    const moved = controls.getBoundingClientRect().top - before;
-    if (moved !== 0 && before < window.innerHeight) window.scrollBy(0, moved);
-  }
-
   #renderRules() {
     const $ = this.$;
     renderRules(
       { table: $('.train-rules'), note: $('.train-rules-note'), dataNote: $('.train-data-note') },
-      this.#dataset(),
+      this.#data ?? null,
     );
-    delete $('.train-rules').dataset.stale;
+    if (this.#data) delete $('.train-rules').dataset.stale;
+    else $('.train-rules').dataset.stale = 'true';
   }
 
   /** Writes everything the view wrote again, in the page's (new) language. */
   relabel() {
-    if (this.#data) this.#renderRules();
+    this.#renderRules();
     this.charts.loss.relabel();
     this.charts.accuracy.relabel();
     this.#writeChartsHelp(this.#progress ? [...new Set(this.#progress.runs.map((r) => r.setting))] : []);
