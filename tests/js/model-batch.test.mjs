@@ -1,11 +1,12 @@
 // model.run([...]) on an encoder: a batch in one engine call (src/bindings/model_batch.hpp). Each row of every
-// array is bit for bit that sentence's own run(), on every build and on 1 and 3 threads; the batch against
-// transformers' own batched run with padding=True (tests/fixtures/models/batch/, made by
+// array is bit for bit that sentence's own run(), on every build (but threaded-simd, whose bits are simd's: the
+// 1-and-3-threads tests below) and on 1 and 3 threads; the batch against transformers' own batched run with
+// padding=True (tests/fixtures/models/batch/, made by
 // tests/tools/make_batch_fixtures.py); zeros where the attention mask is 0; the refusals.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { folder, reference } from './helpers/checkpoints.mjs';
-import { BUILDS, enginesForTests, ONE_AND_THREE_THREADS, VARIANTS } from './helpers/engines.mjs';
+import { BUILDS, enginesForTests, ONE_AND_THREE_THREADS, REFERENCE_VARIANTS } from './helpers/engines.mjs';
 
 const SENTENCES = ['用毒毒毒蛇，毒蛇会不会被毒毒死', 'We poison the snake.', '毒蛇会被毒死吗？', '用毒'];
 const OPTIONS = { returnHiddenStates: true };
@@ -92,7 +93,7 @@ async function expectRowsAreSingleRuns(batchModel, singleModel, options, inputs 
   return compared;
 }
 
-describe.each(VARIANTS)('%s build', (variant) => {
+describe.each(REFERENCE_VARIANTS)('%s build', (variant) => {
   const engines = enginesForTests({ [variant]: BUILDS[variant] });
 
   test.each(['hf-bert-mlm', 'hf-roberta'])(
@@ -114,7 +115,7 @@ describe.each(VARIANTS)('%s build', (variant) => {
 const DECODERS = ['hf-llama', 'hf-qwen2', 'hf-qwen3', 'hf-gpt2-lm'];
 const DECODER_INPUTS = [...SENTENCES, { inputIds: [5, 9, 2, 7, 7, 1] }];
 
-describe.each(VARIANTS)('%s build: decoders', (variant) => {
+describe.each(REFERENCE_VARIANTS)('%s build: decoders', (variant) => {
   const engines = enginesForTests({ [variant]: BUILDS[variant] });
 
   test.each(DECODERS)('%s: each row of run([...]) is that input’s run(), bit for bit', async (name) => {
