@@ -47,9 +47,9 @@
 // block_size 32, accuracy_level unset: the activations stay float32), their
 // dequantized values bit for bit mha-wasm's; the matrices it keeps float32
 // (GPT-2's Conv1D) float32 initializers; the token embeddings, whose rows
-// mha-wasm gathers from the tied head's Q8_0 blocks, a float32 initializer
-// of those blocks' values for the Gather, and the head a MatMulNBits over
-// the same blocks.
+// mha-wasm gathers from their blocks (a tied head's: Q8_0), a float32
+// initializer of those blocks' values for the Gather, and the head a
+// MatMulNBits over its blocks.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readSafetensors, toBfloat16 } from '../model-checkpoint.mjs';
@@ -112,7 +112,7 @@ class Graph {
     this.form = form;
     this.quant = QUANT_FORMS[form] ?? null;
     this.weightTypes = {}; // matrices held in each type, as mha-wasm's config.weightTypes counts them
-    this.quantized = new Map();
+    this.headBlocks = null; // a tied head's blocks, quantized once for the Gather and the head
     this.nodes = [];
     this.initializer = [];
     this.fd = openSync(dataFile, 'w');
@@ -161,11 +161,12 @@ class Graph {
     this.weightTypes[type] = (this.weightTypes[type] ?? 0) + 1;
   }
 
-  // The ggml blocks of the matrix `name` ([N, K], nn.Linear's layout) in `type`, quantized once.
+  // The ggml blocks of the matrix `name` ([N, K], nn.Linear's layout) in `type` (a tied head's kept).
   blocks(name, type) {
-    const key = `${name} ${type}`;
-    if (!this.quantized.has(key)) this.quantized.set(key, quantizeBlocks(type, this.st.tensor(name)));
-    return this.quantized.get(key);
+    if (this.headBlocks?.name === name && this.headBlocks.type === type) return this.headBlocks.blocks;
+    const blocks = quantizeBlocks(type, this.st.tensor(name));
+    if (name === this.tiedHead) this.headBlocks = { name, type, blocks };
+    return blocks;
   }
 
   // x·Wᵀ (+ b) for nn.Linear's W [N, K] `name`: MatMul with W transposed, or in a quantized form (K whole
@@ -185,10 +186,14 @@ class Graph {
   }
 
   // A token embedding's rows for `ids`: gathered, then (bfloat16) Cast; in a quantized form gathered from
-  // the float32 values of the head's blocks (mha-wasm reads its rows out of the tied head's blocks).
-  embed(name, ids, out) {
+  // the float32 values of its blocks (mha-wasm reads its rows out of them): the head's type when it is the
+  // tied head (`tied`), else the matrices'.
+  embed(name, ids, out, tied = true) {
     if (this.quant) {
-      const values = dequantizeBlocks(this.quant.head, this.blocks(name, this.quant.head));
+      if (tied) this.tiedHead = name;
+      const type = this.quant[tied ? 'head' : 'matrices'];
+      if (!tied) this.count(type); // (a tied one is counted once, as the head)
+      const values = dequantizeBlocks(type, this.blocks(name, type));
       return this.op('Gather', [this.external(`${name}_dequantized`, this.st.shape(name), values), ids], out, {
         axis: 0,
       });
@@ -395,7 +400,7 @@ function qwen2Graph(g, c) {
     return g.op('Mul', [g.weight(w), g.op('Div', [x, root], `${out}_n`)], out);
   };
   const linear = (x, p, out, bias = false) => g.linear(x, `${p}.weight`, bias ? g.weight(`${p}.bias`) : null, out);
-  let h = g.embed('model.embed_tokens.weight', 'input_ids', 'h0');
+  let h = g.embed('model.embed_tokens.weight', 'input_ids', 'h0', c.tie_word_embeddings);
   for (let i = 0; i < c.num_hidden_layers; i++) {
     const p = `model.layers.${i}`,
       a = `${p}.self_attn`,

@@ -18,9 +18,10 @@
 //
 // Which matrices (src/js/models/load.mjs chooseWeights, src/model/weights.cpp
 // hold): every nn.Linear-layout matrix [N, K] whose K is whole blocks of 32
-// (Qwen2's q/k/v/o and MLP projections) in the form's type; the output head,
-// here the tied token embeddings, in Q8_0 with 'q4' too (as llama-quantize
-// keeps it at a higher precision); GPT-2's Conv1D matrices ([in, out]: a
+// (Qwen2's q/k/v/o and MLP projections; untied token embeddings) in the
+// form's type; the output head (lm_head, else the tied token embeddings) in
+// Q8_0 with 'q4' too (as llama-quantize keeps it at a higher precision);
+// the embeddings' rows are read out of their blocks; GPT-2's Conv1D matrices ([in, out]: a
 // block would run across rows) stay float32, so GPT-2's 'q8' and 'q4' both
 // quantize its token embeddings alone, into Q8_0.
 //

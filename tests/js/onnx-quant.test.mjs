@@ -3,8 +3,8 @@
 // writes against gguf-py's quantizer (tests/fixtures/gguf/quantize.json),
 // their MatMulNBits packing against gguf-py's dequantizer
 // (dequantize.json) both by MatMulNBits' formula and by onnxruntime-web's own
-// MatMulNBits kernel, bit for bit; and on tiny GPT-2 and Qwen2 checkpoints
-// the q8 and q4 exports run by onnxruntime-web against mha-wasm's
+// MatMulNBits kernel, bit for bit; and on tiny GPT-2 and Qwen2 (tied and
+// untied head) checkpoints the q8 and q4 exports run by onnxruntime-web against mha-wasm's
 // loadModel({ weights: 'q8' | 'q4' }): the same matrices quantized (counted
 // by type), and logits within LOGITS of each other, where mha-wasm's float32
 // model is far outside it.
@@ -122,18 +122,21 @@ describe.each(TYPES)('%s', (type, bits) => {
 
 // Tiny checkpoints of the benchmark's two architectures (every K whole blocks of 32), their special token
 // inside the vocabulary.
+const QWEN2 = {
+  ...QWEN25_05B,
+  num_hidden_layers: 2,
+  max_window_layers: 2,
+  hidden_size: 64,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  intermediate_size: 96,
+  vocab_size: 320,
+};
 const TINY = {
   gpt2: { ...GPT2_SMALL, n_layer: 2, n_embd: 64, n_head: 4, n_positions: 64, vocab_size: 320 },
-  qwen2: {
-    ...QWEN25_05B,
-    num_hidden_layers: 2,
-    max_window_layers: 2,
-    hidden_size: 64,
-    num_attention_heads: 4,
-    num_key_value_heads: 2,
-    intermediate_size: 96,
-    vocab_size: 320,
-  },
+  qwen2: QWEN2,
+  // An lm_head of its own: the head Q8_0 with q4, the embeddings Q4_0.
+  'qwen2-untied': { ...QWEN2, tie_word_embeddings: false },
 };
 const SPECIAL = 300;
 const IDS = Int32Array.from([257, 259, 259, 3, 261, 263, 17, 40]);
@@ -142,7 +145,7 @@ describe.each(Object.keys(TINY))('a tiny %s: the q8 and q4 exports', (key) => {
   let dir, engine, peer;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), `mha-onnx-quant-${key}-`));
-    const base = SHAPES.find((s) => s.key === key);
+    const base = SHAPES.find((s) => s.config.model_type === TINY[key].model_type);
     const config = { ...TINY[key], bos_token_id: SPECIAL, eos_token_id: SPECIAL };
     const shape = {
       ...base,
@@ -178,9 +181,12 @@ describe.each(Object.keys(TINY))('a tiny %s: the q8 and q4 exports', (key) => {
     const ours = await mhaLogits(form);
     // The same matrices quantized into the same types (GPT-2: its tied embeddings alone, in Q8_0).
     expect(weightTypes).toEqual(ours.weightTypes);
-    expect(weightTypes).toEqual(
-      key === 'gpt2' ? { Q8_0: 1, F32: 8 } : form === 'q8' ? { Q8_0: 15 } : { Q8_0: 1, Q4_0: 14 },
-    );
+    const expected = {
+      gpt2: { q8: { Q8_0: 1, F32: 8 }, q4: { Q8_0: 1, F32: 8 } },
+      qwen2: { q8: { Q8_0: 15 }, q4: { Q8_0: 1, Q4_0: 14 } },
+      'qwen2-untied': { q8: { Q8_0: 16 }, q4: { Q8_0: 1, Q4_0: 15 } },
+    };
+    expect(weightTypes).toEqual(expected[key][form]);
     const ort = await peer.load(dir, form);
     const got = await ort.decoder().step(IDS);
     await ort.dispose();
