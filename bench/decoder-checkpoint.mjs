@@ -47,19 +47,27 @@ export const WEIGHTS = [
       'kernels have no 16-bit MatMul; its optimizer folds each Cast of an initializer into a float32 ' +
       'initializer at load: float32 speed, and not half the memory)',
   },
-  // Quantized at load into llama.cpp's blocks: no onnxruntime-web peer (its int8 path quantizes the
-  // activations too: another model), so mha-wasm alone, its ids and speed beside its float rows.
+  // Quantized at load into llama.cpp's blocks, activations float32 in both runtimes: onnxruntime-web's
+  // MatMulNBits over the same blocks (bench/peers/onnx-quant.mjs), its dequantized matrices bit for bit
+  // mha-wasm's.
   {
     name: 'q8',
     load: { weights: 'q8' },
-    onnx: null,
-    about: "mha-wasm loadModel(folder, { weights: 'q8' }): the matrices in Q8_0 blocks (GPT-2's Conv1D stay float32)",
+    onnx: 'q8',
+    about:
+      "mha-wasm loadModel(folder, { weights: 'q8' }): the matrices in Q8_0 blocks (GPT-2's Conv1D stay " +
+      'float32); onnxruntime-web model_q8.onnx: the same blocks as com.microsoft MatMulNBits (bits 8, ' +
+      'block_size 32, float32 activations), the token embeddings gathered from a float32 copy of the ' +
+      "head's blocks' values",
   },
   {
     name: 'q4',
     load: { weights: 'q4' },
-    onnx: null,
-    about: "mha-wasm loadModel(folder, { weights: 'q4' }): the matrices in Q4_0 blocks (GPT-2's Conv1D stay float32)",
+    onnx: 'q4',
+    about:
+      "mha-wasm loadModel(folder, { weights: 'q4' }): the matrices in Q4_0 blocks, the tied head in Q8_0 " +
+      "(GPT-2's Conv1D stay float32: its q4 is its q8); onnxruntime-web model_q4.onnx: MatMulNBits bits 4 " +
+      '(the head bits 8) over the same blocks, float32 activations, the embeddings gathered as in q8',
   },
 ];
 

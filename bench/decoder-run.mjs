@@ -2,7 +2,7 @@
 //   write <dir> <shape> [--quick]         the checkpoint of SHAPES' <shape> (gpt2, qwen2)
 //                                         into <dir> (bench/decoder-checkpoint.mjs)
 //   export <dir> <form>                   the checkpoint in <dir> → its ONNX graph and
-//                                         weights in <form>, float32 or bfloat16
+//                                         weights in <form>, float32, bfloat16, q8 or q4
 //                                         (bench/peers/onnx-decoder.mjs)
 //   check <dir> <weights>                 mha-wasm and onnxruntime-web on one thread,
 //                                         same process: the tokenizer's ids of the
@@ -10,13 +10,14 @@
 //                                         prompt's step and of every step after it
 //                                         against the rows of one run() over the ids;
 //                                         writes <dir>/reference-<weights>.json
-//                                         (mha-wasm's ids)
+//                                         (mha-wasm's ids); with q8 and q4 also which
+//                                         matrices each runtime quantized, by type
 //   time <threads> <dir> <weights> [--mha-only] [--quick]
 //                                         both runtimes loaded side by side (mha-wasm
 //                                         alone with --mha-only); each one's first
 //                                         generation's ids against the reference, then
 //                                         the timed generations in turns
-// <weights>: a name of WEIGHTS (float32, bf16). Both runtimes generate through the same
+// <weights>: a name of WEIGHTS (float32, bf16, q8, q4). Both runtimes generate through the same
 // greedySearch of src/js/models/generation/ with the same settings
 // (generationSettings of the folder's generation_config.json): only the
 // model's compute differs. A runtime that cannot load the model (it does
@@ -26,6 +27,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { heapOf } from './inputs.mjs';
+import { QUANT_FORMS } from './peers/onnx-quant.mjs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { greedySearch } from '../src/js/models/generation/greedy.mjs';
@@ -77,6 +79,7 @@ function maxAbsDiff(a, b) {
   return m;
 }
 
+const sameTypes = (a, b) => Boolean(a && b) && Object.keys({ ...a, ...b }).every((t) => (a[t] ?? 0) === (b[t] ?? 0));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sameIds = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
 // The sentence as the ids of the tokenizer decoder-checkpoint.mjs wrote (check() asks the loaded one).
@@ -109,6 +112,7 @@ async function mhaWasm(threads) {
           return (await model.run({ inputIds }, { returnLogits: true, returnAttention: false })).logits;
         },
         tokenize: async (text) => (await model.run(text, { returnAttention: false })).inputIds,
+        weightTypes: model.config.weightTypes,
         dispose: () => model.dispose(),
       };
     },
@@ -189,6 +193,14 @@ async function check(dir, weights) {
   if (Object.keys(failedToLoad).length) out.failedToLoad = failedToLoad;
   out.ok = false;
   if (!a.failed) {
+    if (QUANT_FORMS[weights.onnx]) {
+      // The same matrices held in the same block types (the export's count, in its metadata).
+      const { onnx } = await import('./peers/onnx-common.mjs');
+      const { FILES } = await import('./peers/onnx-decoder.mjs');
+      const { metadataProps } = onnx.ModelProto.decode(readFileSync(path.join(dir, FILES[weights.onnx].model)));
+      const exported = JSON.parse(metadataProps.find((p) => p.key === 'weight_types')?.value ?? 'null');
+      out.weightTypes = { mhaWasm: a.weightTypes, onnx: exported, same: sameTypes(a.weightTypes, exported) };
+    }
     const tokenized = await a.tokenize(PROMPT);
     const x = await a.generate(ids);
     out.tokenizer = { ids: Array.from(tokenized), same: sameIds(tokenized, ids) };
@@ -209,6 +221,7 @@ async function check(dir, weights) {
         range: row(0).reduce(([lo, hi], v) => [Math.min(lo, v), Math.max(hi, v)], [Infinity, -Infinity]),
       };
       out.ok =
+        (out.weightTypes?.same ?? true) &&
         out.tokenizer.same &&
         out.sameIds &&
         out.logits.prefill <= TOLERANCE.logits &&
@@ -260,7 +273,7 @@ function summary(samples) {
  */
 async function timeBoth(threads, dir, weights) {
   const ids = promptOf(dir);
-  // mha-wasm alone with no check step before (q8, q4: no peer of those weights): its first run (×1, timed first) is the
+  // mha-wasm alone with no check step before (weights with no peer): its first run (×1, timed first) is the
   // reference the later ones are held to.
   const referenceFile = `reference-${weights.name}.json`;
   let reference = existsSync(path.join(dir, referenceFile)) ? readJson(dir, referenceFile) : null;

@@ -6,10 +6,12 @@
 // onnxruntime-web on an ONNX export of the same weights with past keys and
 // values (bench/peers/onnx-decoder.mjs), driven by the same greedySearch
 // (src/js/models/generation/), each with the weights held as each entry
-// of WEIGHTS says (float32; bf16: 16-bit matrices). Outputs are compared
-// before timing (the tokenizer's ids, the greedy ids, the logits of the
-// prompt's step and of every step after it; then every timed process's ids
-// against mha-wasm ×1's). Each thread count runs in its own process
+// of WEIGHTS says (float32; bf16: 16-bit matrices; q8, q4: llama.cpp's Q8_0
+// and Q4_0 blocks, onnxruntime-web's MatMulNBits over the same blocks).
+// Outputs are compared before timing (the tokenizer's ids, the greedy ids,
+// the logits of the prompt's step and of every step after it; q8 and q4:
+// the matrices each runtime quantized, by type; then every timed process's
+// ids against mha-wasm ×1's). Each thread count runs in its own process
 // (bench/decoder-run.mjs), both runtimes loaded in it and timed in turns,
 // so that a shared machine's drift falls on both alike; a runtime that
 // cannot hold a model says so in its row. Reported: medians of ms to the
@@ -166,8 +168,17 @@ function checkLine(s, x) {
       .map(([who, why]) => `${who} did not load it (${why})`)
       .join('; ')}`;
   const l = x.logits;
+  const w = x.weightTypes;
+  const types = (o) =>
+    Object.entries(o ?? {})
+      .map(([type, n]) => `${n} ${type}`)
+      .join(' + ');
   return (
-    `${what} tokenizer ids ${x.tokenizer.same ? 'equal' : `DIFFER (${x.tokenizer.ids})`}, ` +
+    `${what} ` +
+    (w
+      ? `matrices ${w.same ? types(w.mhaWasm) : `DIFFER (mha-wasm ${types(w.mhaWasm)}, onnx ${types(w.onnx)})`}, `
+      : '') +
+    `tokenizer ids ${x.tokenizer.same ? 'equal' : `DIFFER (${x.tokenizer.ids})`}, ` +
     `greedy ids ${x.sameIds ? 'equal' : `DIFFER (mha-wasm ${x.ids}, onnxruntime-web ${x.onnxIds})`}; logits max |Δ|: ` +
     `the prompt's step ${l.prefill.toExponential(1)}, the steps after it ${l.steps.toExponential(1)} ` +
     `(tolerance ${t.logits}; logits in [${fmt(l.range[0], 2)}, ${fmt(l.range[1], 2)}])` +

@@ -32,7 +32,7 @@
 // The head: the final norm → the last position (Slice) → MatMul with the
 // embedding transposed (a second initializer, as the exporter writes a tied
 // head). Nothing returns the attention probabilities.
-// Two forms of the weights (FILES): 'float32', and 'bfloat16': the weight
+// Forms of the weights (FILES): 'float32'; 'bfloat16': the weight
 // matrices (every MatMul's, the token embeddings) as bfloat16 initializers,
 // each Cast to float32 before its MatMul (the embeddings gathered first, then
 // Cast), the vectors (norms, biases, GPT-2's positions) float32 — what
@@ -41,17 +41,30 @@
 // ARM64's); its optimizer folds each Cast of an initializer into a float32
 // initializer when the session is made (float32's speed; the memory it
 // keeps is not halved, the benchmark measures it).
+// 'q8' and 'q4' (onnx-quant.mjs): the matrices mha-wasm's loadModel({
+// weights: 'q8' | 'q4' }) quantizes into Q8_0 / Q4_0 blocks, quantized the
+// same way and multiplied by com.microsoft MatMulNBits (bits 8 or 4,
+// block_size 32, accuracy_level unset: the activations stay float32), their
+// dequantized values bit for bit mha-wasm's; the matrices it keeps float32
+// (GPT-2's Conv1D) float32 initializers; the token embeddings, whose rows
+// mha-wasm gathers from their blocks (a tied head's: Q8_0), a float32
+// initializer of those blocks' values for the Gather, and the head a
+// MatMulNBits over its blocks.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readSafetensors, toBfloat16 } from '../model-checkpoint.mjs';
 import { FLOAT, INT64, bytesOf, int64Tensor, node, onnx, scalar, transpose, valueInfo } from './onnx-common.mjs';
+import { QUANT_FORMS, dequantizeBlocks, quantizeBlocks, toMatMulNBits } from './onnx-quant.mjs';
 
 /** The graph and its weights, by form. */
 export const FILES = {
   float32: { model: 'model.onnx', data: 'model.onnx_data' },
   bfloat16: { model: 'model_bf16.onnx', data: 'model_bf16.onnx_data' },
+  q8: { model: 'model_q8.onnx', data: 'model_q8.onnx_data' },
+  q4: { model: 'model_q4.onnx', data: 'model_q4.onnx_data' },
 };
 const BFLOAT16 = onnx.TensorProto.DataType.BFLOAT16;
+const UINT8 = onnx.TensorProto.DataType.UINT8;
 
 /** finfo(float32).min: transformers' value for a masked score. */
 const MASKED = -3.4028234663852886e38;
@@ -97,6 +110,9 @@ class Graph {
     this.st = st;
     this.s = sizes;
     this.form = form;
+    this.quant = QUANT_FORMS[form] ?? null;
+    this.weightTypes = {}; // matrices held in each type, as mha-wasm's config.weightTypes counts them
+    this.headBlocks = null; // a tied head's blocks, quantized once for the Gather and the head
     this.nodes = [];
     this.initializer = [];
     this.fd = openSync(dataFile, 'w');
@@ -104,9 +120,10 @@ class Graph {
     this.dataBytes = 0;
   }
 
-  // A weight in model.onnx_data: float32 `values`, stored as `dataType` (FLOAT, or BFLOAT16 rounded to nearest even).
+  // A weight in model.onnx_data: `values` stored as `dataType` (FLOAT; BFLOAT16: float32 values rounded to
+  // nearest even; UINT8: bytes as they are).
   external(name, dims, values, dataType = FLOAT) {
-    const stored = dataType === FLOAT ? values : toBfloat16(values);
+    const stored = dataType === BFLOAT16 ? toBfloat16(values) : values;
     const pad = (ALIGN - (this.dataBytes % ALIGN)) % ALIGN;
     if (pad) writeSync(this.fd, new Uint8Array(pad));
     const offset = this.dataBytes + pad;
@@ -133,20 +150,54 @@ class Graph {
     return this.external(name, this.st.shape(name), this.st.tensor(name));
   }
 
-  // A weight matrix: float32, or bfloat16 then Cast to float32.
+  // A weight matrix as MatMul takes it: float32 (the quantized forms' float ones too), or bfloat16 then Cast.
   matrix(name, dims, values) {
-    if (this.form === 'float32') return this.external(name, dims, values);
+    this.count(this.form === 'bfloat16' ? 'BF16' : 'F32');
+    if (this.form !== 'bfloat16') return this.external(name, dims, values);
     return this.op('Cast', [this.external(`${name}_bf16`, dims, values, BFLOAT16)], name, { to: FLOAT });
   }
 
-  // nn.Linear's [out, in] as MatMul's [in, out].
-  linearT(name) {
-    const [out, inp] = this.st.shape(name);
-    return this.matrix(name, [inp, out], transpose(this.st.tensor(name), out, inp));
+  count(type) {
+    this.weightTypes[type] = (this.weightTypes[type] ?? 0) + 1;
   }
 
-  // A token embedding's rows for `ids`: gathered, then (bfloat16) Cast.
-  embed(name, ids, out) {
+  // The ggml blocks of the matrix `name` ([N, K], nn.Linear's layout) in `type` (a tied head's kept).
+  blocks(name, type) {
+    if (this.headBlocks?.name === name && this.headBlocks.type === type) return this.headBlocks.blocks;
+    const blocks = quantizeBlocks(type, this.st.tensor(name));
+    if (name === this.tiedHead) this.headBlocks = { name, type, blocks };
+    return blocks;
+  }
+
+  // x·Wᵀ (+ b) for nn.Linear's W [N, K] `name`: MatMul with W transposed, or in a quantized form (K whole
+  // blocks) MatMulNBits over W's blocks of the type of `role` ('matrices', 'head': QUANT_FORMS).
+  linear(x, name, b, out, role = 'matrices') {
+    const [N, K] = this.st.shape(name);
+    if (!this.quant || K % 32)
+      return this.matmul(x, this.matrix(name, [K, N], transpose(this.st.tensor(name), N, K)), b, out);
+    const type = this.quant[role];
+    this.count(type);
+    const { bits, B, scales } = toMatMulNBits(type, this.blocks(name, type), N, K);
+    const q = this.external(`${name}_q${bits}`, [N, K / 32, 4 * bits], B, UINT8);
+    const s = this.external(`${name}_scales`, [(N * K) / 32], scales);
+    const mm = b ? `${out}_mm` : out;
+    this.nodes.push(node('MatMulNBits', [x, q, s], [mm], { K, N, bits, block_size: 32 }, 'com.microsoft'));
+    return b ? this.op('Add', [mm, b], out) : mm;
+  }
+
+  // A token embedding's rows for `ids`: gathered, then (bfloat16) Cast; in a quantized form gathered from
+  // the float32 values of its blocks (mha-wasm reads its rows out of them): the head's type when it is the
+  // tied head (`tied`), else the matrices'.
+  embed(name, ids, out, tied = true) {
+    if (this.quant) {
+      if (tied) this.tiedHead = name;
+      const type = this.quant[tied ? 'head' : 'matrices'];
+      if (!tied) this.count(type); // (a tied one is counted once, as the head)
+      const values = dequantizeBlocks(type, this.blocks(name, type));
+      return this.op('Gather', [this.external(`${name}_dequantized`, this.st.shape(name), values), ids], out, {
+        axis: 0,
+      });
+    }
     if (this.form === 'float32') return this.op('Gather', [this.weight(name), ids], out, { axis: 0 });
     const table = this.external(`${name}_bf16`, this.st.shape(name), this.st.tensor(name), BFLOAT16);
     return this.op('Cast', [this.op('Gather', [table, ids], `${out}_bf16`, { axis: 0 })], out, { to: FLOAT });
@@ -243,6 +294,7 @@ class Graph {
     this.const(int64Tensor('last_start', [-1]));
     this.const(int64Tensor('last_end', [2 ** 53 - 1]));
     const last = this.op('Slice', [h, 'last_start', 'last_end', 'axis1'], 'last_hidden');
+    if (this.quant) return this.linear(last, embedding, null, 'logits', 'head');
     const head = this.matrix('lm_head_T', [D, V], transpose(this.st.tensor(embedding), V, D));
     return this.op('MatMul', [last, head], 'logits');
   }
@@ -260,9 +312,11 @@ class Graph {
     const graph = onnx.GraphProto.create({ name, node: this.nodes, initializer: this.initializer, input, output });
     const model = onnx.ModelProto.create({
       irVersion: 8,
-      opsetImport: [{ domain: '', version: 17 }],
+      opsetImport: [{ domain: '', version: 17 }, ...(this.quant ? [{ domain: 'com.microsoft', version: 1 }] : [])],
       graph,
       producerName: 'mha-wasm bench',
+      // What the check step holds against mha-wasm's model.config.weightTypes (decoder-run.mjs).
+      metadataProps: [{ key: 'weight_types', value: JSON.stringify(this.weightTypes) }],
     });
     return onnx.ModelProto.encode(model).finish();
   }
@@ -345,9 +399,8 @@ function qwen2Graph(g, c) {
     const root = g.op('Sqrt', [g.op('Add', [mean, 'eps'], `${out}_eps`)], `${out}_rt`);
     return g.op('Mul', [g.weight(w), g.op('Div', [x, root], `${out}_n`)], out);
   };
-  const linear = (x, p, out, bias = false) =>
-    g.matmul(x, g.linearT(`${p}.weight`), bias ? g.weight(`${p}.bias`) : null, out);
-  let h = g.embed('model.embed_tokens.weight', 'input_ids', 'h0');
+  const linear = (x, p, out, bias = false) => g.linear(x, `${p}.weight`, bias ? g.weight(`${p}.bias`) : null, out);
+  let h = g.embed('model.embed_tokens.weight', 'input_ids', 'h0', c.tie_word_embeddings);
   for (let i = 0; i < c.num_hidden_layers; i++) {
     const p = `model.layers.${i}`,
       a = `${p}.self_attn`,
@@ -374,7 +427,8 @@ function qwen2Graph(g, c) {
 /**
  * Exports the checkpoint in `folder` (config.json + model.safetensors) in
  * `form` (a key of FILES): writes FILES[form].data there and returns { model
- * (the serialized graph, for FILES[form].model), dataBytes }.
+ * (the serialized graph, for FILES[form].model), dataBytes, weightTypes (the
+ * weight matrices in each type: F32, and the quantized forms' Q8_0, Q4_0) }.
  */
 export function buildDecoderOnnx(folder, form = 'float32') {
   if (!FILES[form]) throw new RangeError(`form: expected one of ${Object.keys(FILES).join(', ')}, got ${form}`);
@@ -382,5 +436,5 @@ export function buildDecoderOnnx(folder, form = 'float32') {
   const st = readSafetensors(path.join(folder, 'model.safetensors'));
   const g = new Graph(st, sizesOf(config), path.join(folder, FILES[form].data), form);
   const model = config.model_type === 'gpt2' ? gpt2Graph(g, config) : qwen2Graph(g, config);
-  return { model, dataBytes: g.dataBytes };
+  return { model, dataBytes: g.dataBytes, weightTypes: g.weightTypes };
 }
