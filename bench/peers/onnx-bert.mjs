@@ -18,6 +18,7 @@ import { readSafetensors } from '../model-checkpoint.mjs';
 import {
   FLOAT,
   INT64,
+  encodeModel,
   floatTensor,
   int64Tensor,
   node,
@@ -159,16 +160,7 @@ export function buildBertOnnx(folder, { gelu = 'contrib', fused = false } = {}) 
       ...outputs.map((x) => valueInfo(x, FLOAT, [1, H, 'L', 'L'])),
     ],
   });
-  const model = onnx.ModelProto.create({
-    irVersion: 8,
-    opsetImport: [
-      { domain: '', version: 17 },
-      { domain: 'com.microsoft', version: 1 },
-    ],
-    graph,
-    producerName: 'mha-wasm bench',
-  });
-  return onnx.ModelProto.encode(model).finish();
+  return encodeModel(graph, { contrib: true });
 }
 
 /**

@@ -64,6 +64,21 @@ export function valueInfo(name, elemType, dims) {
   });
 }
 
+/**
+ * A model of `graph` as bytes: IR 8, the standard opset 17 and, with `contrib`, onnxruntime's com.microsoft ops
+ * (MultiHeadAttention, MatMulNBits); `metadata` as the model's metadata_props.
+ */
+export function encodeModel(graph, { contrib = false, metadata = {} } = {}) {
+  const model = onnx.ModelProto.create({
+    irVersion: 8,
+    opsetImport: [{ domain: '', version: 17 }, ...(contrib ? [{ domain: 'com.microsoft', version: 1 }] : [])],
+    graph,
+    producerName: 'mha-wasm bench',
+    metadataProps: Object.entries(metadata).map(([key, value]) => ({ key, value })),
+  });
+  return onnx.ModelProto.encode(model).finish();
+}
+
 /** [rows, cols] → [cols, rows]: nn.Linear's [out, in] to MatMul's [in, out]. */
 export function transpose(w, rows, cols) {
   const t = new Float32Array(rows * cols);

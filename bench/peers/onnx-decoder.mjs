@@ -53,7 +53,18 @@
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readSafetensors, toBfloat16 } from '../model-checkpoint.mjs';
-import { FLOAT, INT64, bytesOf, int64Tensor, node, onnx, scalar, transpose, valueInfo } from './onnx-common.mjs';
+import {
+  FLOAT,
+  INT64,
+  bytesOf,
+  encodeModel,
+  int64Tensor,
+  node,
+  onnx,
+  scalar,
+  transpose,
+  valueInfo,
+} from './onnx-common.mjs';
 import { QUANT_FORMS, dequantizeBlocks, quantizeBlocks, toMatMulNBits } from './onnx-quant.mjs';
 
 /** The graph and its weights, by form. */
@@ -310,15 +321,11 @@ class Graph {
         output.push(valueInfo(`present.${i}.${m}`, FLOAT, ['batch_size', kvH, 'total_sequence_length', dk]));
       }
     const graph = onnx.GraphProto.create({ name, node: this.nodes, initializer: this.initializer, input, output });
-    const model = onnx.ModelProto.create({
-      irVersion: 8,
-      opsetImport: [{ domain: '', version: 17 }, ...(this.quant ? [{ domain: 'com.microsoft', version: 1 }] : [])],
-      graph,
-      producerName: 'mha-wasm bench',
-      // What the check step holds against mha-wasm's model.config.weightTypes (decoder-run.mjs).
-      metadataProps: [{ key: 'weight_types', value: JSON.stringify(this.weightTypes) }],
+    // weight_types: what the check step holds against mha-wasm's model.config.weightTypes (decoder-run.mjs).
+    return encodeModel(graph, {
+      contrib: Boolean(this.quant),
+      metadata: { weight_types: JSON.stringify(this.weightTypes) },
     });
-    return onnx.ModelProto.encode(model).finish();
   }
 }
 

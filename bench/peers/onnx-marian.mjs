@@ -30,6 +30,7 @@ import { readSafetensors } from '../model-checkpoint.mjs';
 import {
   FLOAT,
   INT64,
+  encodeModel,
   floatTensor,
   int64Tensor,
   node,
@@ -198,13 +199,7 @@ class Graph {
       input: inputs,
       output: outputs,
     });
-    const model = onnx.ModelProto.create({
-      irVersion: 8,
-      opsetImport: [{ domain: '', version: 17 }],
-      graph,
-      producerName: 'mha-wasm bench',
-    });
-    return onnx.ModelProto.encode(model).finish();
+    return encodeModel(graph);
   }
 }
 

@@ -4,7 +4,7 @@
 // mask)], Softmax, MatMul, Transpose → Reshape → MatMul(wO). The weights are
 // initializers, resident in the session like an mha-wasm layer's.
 import { headsOf } from '../inputs.mjs';
-import { node, onnx, onnxRuntime } from './onnx-common.mjs';
+import { encodeModel, node, onnx, onnxRuntime } from './onnx-common.mjs';
 
 const FLOAT = onnx.TensorProto.DataType.FLOAT;
 const INT64 = onnx.TensorProto.DataType.INT64;
@@ -69,7 +69,7 @@ export function buildModel(config, inputs, form = 'standard') {
     node('Reshape', ['Ot', 'shapeOut'], ['concat']),
     node('MatMul', ['concat', 'wO'], ['output']),
   );
-  return encodeModel(config, nodes, initializer, [{ domain: '', version: 17 }]);
+  return layerModel(config, nodes, initializer, false);
 }
 
 function weightInitializers(config, inputs) {
@@ -82,7 +82,7 @@ function weightInitializers(config, inputs) {
   ];
 }
 
-function encodeModel(config, nodes, initializer, opsetImport) {
+function layerModel(config, nodes, initializer, contrib) {
   const shape = [1, config.L, config.dModel];
   const graph = onnx.GraphProto.create({
     name: 'mha',
@@ -91,8 +91,7 @@ function encodeModel(config, nodes, initializer, opsetImport) {
     input: [valueInfo('query', shape)],
     output: [valueInfo('output', shape)],
   });
-  const model = onnx.ModelProto.create({ irVersion: 8, opsetImport, graph, producerName: 'mha-wasm bench' });
-  return onnx.ModelProto.encode(model).finish();
+  return encodeModel(graph, { contrib });
 }
 
 function buildContribModel(config, inputs) {
@@ -111,10 +110,7 @@ function buildContribModel(config, inputs) {
     mha,
     node('MatMul', ['concat', 'wO'], ['output']),
   ];
-  return encodeModel(config, nodes, weightInitializers(config, inputs), [
-    { domain: '', version: 17 },
-    { domain: 'com.microsoft', version: 1 },
-  ]);
+  return layerModel(config, nodes, weightInitializers(config, inputs), true);
 }
 
 export async function createPeer({ threads }) {

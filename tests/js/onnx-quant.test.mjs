@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { GPT2_SMALL, QWEN25_05B, SHAPES, writeDecoderCheckpoint } from '../../bench/decoder-checkpoint.mjs';
-import { FLOAT, node, onnx, onnxRuntime, valueInfo } from '../../bench/peers/onnx-common.mjs';
+import { FLOAT, encodeModel, node, onnx, onnxRuntime, valueInfo } from '../../bench/peers/onnx-common.mjs';
 import { FILES, buildDecoderOnnx } from '../../bench/peers/onnx-decoder.mjs';
 import { createPeer } from '../../bench/peers/onnx-decoder-peer.mjs';
 import {
@@ -99,15 +99,7 @@ describe.each(TYPES)('%s', (type, bits) => {
       input: [valueInfo('A', FLOAT, ['M', K])],
       output: [valueInfo('Y', FLOAT, ['M', N])],
     });
-    const model = onnx.ModelProto.create({
-      irVersion: 8,
-      opsetImport: [
-        { domain: '', version: 17 },
-        { domain: 'com.microsoft', version: 1 },
-      ],
-      graph,
-    });
-    const session = await ort.InferenceSession.create(onnx.ModelProto.encode(model).finish());
+    const session = await ort.InferenceSession.create(encodeModel(graph, { contrib: true }));
     // A = I: row k of Y is column k of Wᵀ, element (n, k) of the dequantized W.
     const identity = new Float32Array(K * K).map((_, i) => (i % (K + 1) === 0 ? 1 : 0));
     const { Y } = await session.run({ A: new ort.Tensor('float32', identity, [K, K]) });
