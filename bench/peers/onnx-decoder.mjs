@@ -123,6 +123,7 @@ class Graph {
     this.form = form;
     this.quant = QUANT_FORMS[form] ?? null;
     this.weightTypes = {}; // matrices held in each type, as mha-wasm's config.weightTypes counts them
+    this.tiedHead = null; // the tied head's name (embed), whose blocks serve the Gather and the head
     this.headBlocks = null; // a tied head's blocks, quantized once for the Gather and the head
     this.nodes = [];
     this.initializer = [];

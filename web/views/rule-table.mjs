@@ -2,7 +2,8 @@
 // example of every rule, what the table implies (one neighbour alone leaves
 // the role open), and the experiment's data. The table and the notes' words
 // need no data: drawn with the page, the notes' numbers as '…' until the
-// experiment's data is made (views/train.mjs), so nothing moves when they come.
+// experiment's data is made (views/train.mjs), when only the notes are
+// written again (a note may wrap onto one more or one fewer line).
 import d3 from '../lib/d3.mjs';
 import { percent, thousands } from '../lib/format.mjs';
 import { captionedTable } from '../lib/dom.mjs';
@@ -18,11 +19,8 @@ const roleName = (role) => t(`tag.${role}`);
 /** A number the data gives, or the placeholder until it is made. */
 const PENDING = '…';
 
-/**
- * @param {{ table: HTMLElement, note: HTMLElement, dataNote: HTMLElement }} boxes
- * @param {object | null} data the experiment's data (train-data.mjs buildData); null: not made yet
- */
-export function renderRules({ table: box, note, dataNote }, data) {
+/** The rule table and its examples into `box`: no data needed. */
+export function renderRuleTable(box) {
   const grid = ruleGrid();
   const classHeader = (th, c) => {
     th.append('span').text(className(c));
@@ -72,7 +70,15 @@ export function renderRules({ table: box, note, dataNote }, data) {
       li.append('span').text(rest);
     });
   box.replaceChildren(captionedTable(t('rules.caption'), table.node()), examples.node());
+}
 
+/**
+ * What the table implies and the experiment's data, in two notes.
+ * @param {{ note: HTMLElement, dataNote: HTMLElement }} boxes
+ * @param {object | null} data the experiment's data (train-data.mjs buildData); null: not made yet
+ */
+export function renderRuleNotes({ note, dataNote }, data) {
+  const grid = ruleGrid();
   const made = (value) => (data ? value() : PENDING);
   note.textContent = t('rules.note', {
     lefts: grid.ambiguousLefts,

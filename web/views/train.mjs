@@ -28,7 +28,7 @@ import { CurveChart } from './curve-chart.mjs';
 import { EvidenceChart } from './evidence-chart.mjs';
 import { HeadCollapse } from './head-collapse.mjs';
 import { TrainBridge } from './train-bridge.mjs';
-import { renderRules } from './rule-table.mjs';
+import { renderRuleNotes, renderRuleTable } from './rule-table.mjs';
 import { runsTable } from './runs-table.mjs';
 import { LearnedHeads } from './learned-heads.mjs';
 
@@ -173,38 +173,37 @@ export class TrainView {
 
   // The training corpus (buildData: about 0.2 s of a page's start-up here) is made when the section comes near the
   // viewport or an experiment starts, not while the page opens. The grammar's table is drawn at once; the numbers its
-  // notes take from the data are '…' until then (data-stale), so no control below them moves when they come.
+  // notes take from the data are '…' until then (data-stale): when they come, only the notes are written again.
   #dataset() {
     return (this.#data ??= buildData());
   }
 
   #watchRules(section) {
-    this.#renderRules();
+    renderRuleTable(this.$('.train-rules'));
+    this.#renderRuleNotes();
     const observer = new IntersectionObserver(
       (entries) => {
         if (!entries.some((entry) => entry.isIntersecting)) return;
         observer.disconnect();
         this.#dataset();
-        this.#renderRules();
+        this.#renderRuleNotes();
       },
       { rootMargin: '400px 0px' },
     );
     observer.observe(section);
   }
 
-  #renderRules() {
+  #renderRuleNotes() {
     const $ = this.$;
-    renderRules(
-      { table: $('.train-rules'), note: $('.train-rules-note'), dataNote: $('.train-data-note') },
-      this.#data ?? null,
-    );
+    renderRuleNotes({ note: $('.train-rules-note'), dataNote: $('.train-data-note') }, this.#data ?? null);
     if (this.#data) delete $('.train-rules').dataset.stale;
     else $('.train-rules').dataset.stale = 'true';
   }
 
   /** Writes everything the view wrote again, in the page's (new) language. */
   relabel() {
-    this.#renderRules();
+    renderRuleTable(this.$('.train-rules'));
+    this.#renderRuleNotes();
     this.charts.loss.relabel();
     this.charts.accuracy.relabel();
     this.#writeChartsHelp(this.#progress ? [...new Set(this.#progress.runs.map((r) => r.setting))] : []);
