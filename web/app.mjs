@@ -74,7 +74,8 @@ function writeUrl() {
   const shown = { ...state };
   if (run && state.head === run.heads[0].name) shown.head = '';
   if (state.pair?.k === null || state.pair?.k === undefined) shown.pair = null;
-  history.replaceState(null, '', formatState(shown) || location.pathname);
+  // The fragment stays: a reader who followed a link to a section (#real-model) and then moves a control keeps it.
+  history.replaceState(null, '', (formatState(shown) || location.pathname) + location.hash);
 }
 
 const views = {};
@@ -275,7 +276,9 @@ function showEmpty(empty) {
 }
 
 // Recomputation is coalesced: while the engine works, further requests (a
-// dragged slider) only mark the state dirty, and one more run follows.
+// dragged slider) only mark the state dirty, and one more run follows. The
+// body carries data-computing until the last run is drawn (the page's tests
+// wait for it before they click what the drawing moves).
 let computing = false;
 let dirty = false;
 async function compute() {
@@ -284,6 +287,7 @@ async function compute() {
     return;
   }
   computing = true;
+  document.body.dataset.computing = 'true';
   try {
     do {
       dirty = false;
@@ -310,6 +314,7 @@ async function compute() {
     } while (dirty);
   } finally {
     computing = false;
+    delete document.body.dataset.computing;
   }
 }
 

@@ -53,6 +53,15 @@ export async function openPage(env, query = '', { width = 1440, ready = true } =
 }
 
 /**
+ * Checks a mode and waits until its run is drawn (data-computing gone): the views above and inside the heads change
+ * height when it is, and a click right after the check could land on what then moved.
+ */
+export async function chooseMode(page, mode) {
+  await page.check(`input[name="mode"][value="${mode}"]`);
+  await page.waitForFunction((m) => document.body.dataset.mode === m && !document.body.dataset.computing, mode);
+}
+
+/**
  * Scrolls a lazily drawn section into view and waits until it is drawn. The
  * sections above it grow as they are drawn, which can push it out of view
  * again: then it scrolls again.

@@ -5,7 +5,7 @@
 // either (a missing key throws, which the console would show); the 中文 /
 // English switch changes every view and goes into the link, and the link
 // brings it back. The Chinese page's screenshot goes to test-output/.
-import { setUp, openPage, revealAll, readerText } from './page-helpers.mjs';
+import { setUp, openPage, chooseMode, revealAll, readerText } from './page-helpers.mjs';
 import { ENGLISH } from '../../web/sentence.mjs';
 import { DEFAULT_FREE } from '../../web/model/free-mode.mjs';
 import { encoderSpec } from '../../web/model/designed-heads.mjs';
@@ -95,8 +95,7 @@ async function textOfEveryMode(page) {
   const texts = [];
   for (const mode of ['encoder', 'decoder', 'cross']) {
     if (mode !== 'encoder') {
-      await page.check(`input[name="mode"][value="${mode}"]`);
-      await page.waitForFunction((m) => document.body.dataset.mode === m, mode);
+      await chooseMode(page, mode);
       await page.waitForSelector('#heads-grid .heatmap [data-weight]');
     }
     await revealAll(page);
@@ -157,8 +156,7 @@ test('the caveat where the designed heads appear: visible, links to the training
   const { page, problems } = await openPage(zh);
   for (const mode of ['encoder', 'decoder', 'cross']) {
     if (mode !== 'encoder') {
-      await page.check(`input[name="mode"][value="${mode}"]`);
-      await page.waitForFunction((m) => document.body.dataset.mode === m, mode);
+      await chooseMode(page, mode);
     }
     const caveat = page.locator('#heads aside.caveat');
     expect(await caveat.isVisible()).toBe(true);
@@ -196,7 +194,7 @@ test('the caveat where the designed heads appear: visible, links to the training
     }
   }
   // The link to the real model goes there.
-  await page.check('input[name="mode"][value="encoder"]');
+  await chooseMode(page, 'encoder');
   await page.click('#heads aside.caveat a[href="#real-model"]');
   await page.waitForFunction(() => location.hash === '#real-model');
   expect(problems).toEqual([]);

@@ -5,7 +5,7 @@
 // the arrow keys inside; the exported pictures and the pipeline's matrices
 // carry their title and legend. The Chinese page at 390 px goes to test-output/.
 import { readFileSync } from 'node:fs';
-import { setUp, openPage, reveal, revealAll } from './page-helpers.mjs';
+import { setUp, openPage, chooseMode, reveal, revealAll } from './page-helpers.mjs';
 
 let env, zh;
 beforeAll(async () => {
@@ -55,8 +55,7 @@ test.each([
     const { page, problems } = await openPage(env, query, { width: 390 });
     for (const mode of ['encoder', 'decoder', 'cross']) {
       if (mode !== 'encoder') {
-        await page.check(`input[name="mode"][value="${mode}"]`);
-        await page.waitForFunction((m) => document.body.dataset.mode === m, mode);
+        await chooseMode(page, mode);
       }
       await revealAll(page);
       for (const details of await page.$$('#heads-grid details')) await details.evaluate((d) => (d.open = true));
@@ -78,8 +77,7 @@ test.each([
     });
     expect(split).toEqual([]);
     if (lang === 'zh') {
-      await page.check('input[name="mode"][value="encoder"]');
-      await page.waitForFunction(() => document.body.dataset.mode === 'encoder');
+      await chooseMode(page, 'encoder');
       await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: 'test-output/page-zh-390.png', fullPage: true });
     }

@@ -245,6 +245,22 @@ test('a URL with state restores the same view', async () => {
   await page.close();
 }, 60_000);
 
+test('a section the reader went to stays in the URL when a control moves and the page recomputes', async () => {
+  const { page, problems } = await open('?mode=decoder#pipeline');
+  await page.focus('#sharpness');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => new URL(location.href).searchParams.has('sharpness'));
+  expect(new URL(page.url()).hash).toBe('#pipeline');
+  // A link in the prose to another section, then another mode: that section stays.
+  await page.click('#heads aside.caveat a[href="#real-model"]');
+  await page.check('input[name="mode"][value="cross"]');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('mode') === 'cross');
+  await page.waitForFunction(() => !document.body.dataset.computing);
+  expect(new URL(page.url()).hash).toBe('#real-model');
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
 test('the sharpness slider recomputes live; keyboard reaches and reads every view', async () => {
   const { page, problems } = await open();
   await page.focus('#sharpness');
