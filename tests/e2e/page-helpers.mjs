@@ -79,7 +79,7 @@ export async function reveal(page, selector) {
   await page.waitForSelector(`${selector}:not([data-stale])`);
 }
 
-/** Every lazily drawn section that the mode shows (decoder and cross have no comparison). */
+/** Every lazily drawn section that the mode shows (free mode's empty sentence shows none of them). */
 export const revealAll = async (page) => {
   for (const section of ['#compare', '#head-view', '#pipeline', '#neuron'])
     if (await page.isVisible(section)) await reveal(page, section);

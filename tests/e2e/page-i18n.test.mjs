@@ -313,8 +313,8 @@ test('the 中文 / English switch rewrites every view, goes into the link, and t
   expect(await page.textContent('#pipeline .matrix-caption')).toMatch(/^拼接（17 × 96）/);
   expect(await page.textContent('#neuron .neuron-pair')).toMatch(/^对齐头：查询 venom 15 → 键 毒 1 · 名词$/);
   expect(
-    await page.$$eval('#heads-grid .heatmap svg', (s) => s.map((x) => x.getAttribute('aria-label').slice(0, 3))),
-  ).toEqual(['对齐头', '语序头']);
+    await page.$$eval('#heads-grid .heatmap svg', (s) => s.map((x) => x.getAttribute('aria-label').split('：')[0])),
+  ).toEqual(['对齐头', '语序头', '单头']);
   const link = page.url();
   expect(Object.fromEntries(new URL(link).searchParams)).toEqual({ lang: 'zh', mode: 'cross', stage: 'concat' });
 

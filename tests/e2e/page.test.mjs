@@ -12,7 +12,7 @@ import { createAttention } from '../../src/js/node.mjs';
 import { encoderSpec, decoderSpec } from '../../web/model/designed-heads.mjs';
 import { crossSpec } from '../../web/model/cross-heads.mjs';
 import { freeSpec } from '../../web/model/free-mode.mjs';
-import { ENGLISH } from '../../web/sentence.mjs';
+import { ENGLISH, WITH_VENOM } from '../../web/sentence.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
 import { readHeatmaps, reveal } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
@@ -65,6 +65,13 @@ const rowSumErrors = (cells) => {
   for (const [q, , w] of cells) sums.set(q, (sums.get(q) ?? 0) + w);
   return [...sums.values()].filter((s) => Math.abs(s - 1) > 1e-5);
 };
+
+/** The comparison's row of query `q`: its header and the single head's cell. */
+const compareRow = (page, q) =>
+  page.$eval(`#compare table.compare tbody tr:nth-child(${q + 1})`, (tr) => [
+    tr.cells[0].textContent,
+    tr.cells[1].textContent,
+  ]);
 
 /** Lines of the head view that are displayed: [q, k, head]. */
 const visibleLines = (page) =>
@@ -142,7 +149,7 @@ test('decoder: the causal view is exactly 0 above the diagonal; cross: English r
   await page.check('input[name="mode"][value="decoder"]');
   await page.waitForSelector('.heatmap[data-head="previous-word"] [data-weight]');
   const maps = await readAllHeatmaps(page);
-  expect(Object.keys(maps)).toEqual(['previous-word', 'same-lemma']);
+  expect(Object.keys(maps)).toEqual(['previous-word', 'same-lemma', 'single']);
   const want = await engineWeights(decoderSpec());
   for (const [name, cells] of Object.entries(maps)) {
     expectSameAsEngine(cells, want[name], ENGLISH.length);
@@ -151,16 +158,21 @@ test('decoder: the causal view is exactly 0 above the diagonal; cross: English r
     expect(above.filter(([, , w]) => w !== 0)).toEqual([]);
   }
   expect(await page.$$eval('.heatmap[data-head="same-lemma"] [data-masked]', (c) => c.length)).toBe(ABOVE_DIAGONAL);
-  expect(await page.isHidden('#compare')).toBe(true); // no single head here, so no comparison
+  // The single head splits "with venom" between "with" and the venom of "by venom": the comparison says so.
+  await reveal(page, '#compare');
+  expect(await page.textContent('#compare .summary')).toMatch(/single head's top keeps \d+ of them and drops \d+/);
+  const [query, singleCell] = await compareRow(page, WITH_VENOM);
+  expect([query, singleCell.split(' · ')[0]]).toEqual([`venom ${WITH_VENOM}`, `venom 9, with ${WITH_VENOM - 1}`]);
   await reveal(page, '#pipeline');
   expect(await page.textContent('#pipeline .checks')).toContain(
-    `Masked cells are exactly 0: ${2 * ABOVE_DIAGONAL} of ${2 * ABOVE_DIAGONAL} masked cells (2 heads)`,
+    // The two heads and the single head, causal as they are.
+    `Masked cells are exactly 0: ${3 * ABOVE_DIAGONAL} of ${3 * ABOVE_DIAGONAL} masked cells (3 heads)`,
   );
 
   await page.check('input[name="mode"][value="cross"]');
   await page.waitForSelector('.heatmap[data-head="alignment"] [data-weight]');
   const cross = await readAllHeatmaps(page);
-  expect(Object.keys(cross)).toEqual(['alignment', 'order']);
+  expect(Object.keys(cross)).toEqual(['alignment', 'order', 'single']);
   const crossWant = await engineWeights(crossSpec());
   for (const [name, cells] of Object.entries(cross)) expectSameAsEngine(cells, crossWant[name], 15);
   const will = cross.alignment.filter(([q, , w]) => q === 0 && w > 0.3).map(([, k]) => k);
@@ -179,6 +191,9 @@ test('decoder: the causal view is exactly 0 above the diagonal; cross: English r
   // The order head: each English word over its Chinese clause (the if-clause, English 10–15, is the first in Chinese).
   expect(tops(cross.order, 10)).toEqual([0, 1, 2, 3, 4]);
   expect(tops(cross.order, 7)).toEqual([6, 7, 8, 9, 10, 11, 12, 13, 14]);
+  // Cross has its comparison too: one row per English query.
+  await reveal(page, '#compare');
+  expect(await page.$$eval('#compare table.compare tbody tr', (rows) => rows.length)).toBe(ENGLISH.length);
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);

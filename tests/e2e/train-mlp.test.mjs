@@ -4,6 +4,8 @@
 // accuracies, the closing verdict gives the MLP pair beside the plain one
 // (Node's describeResults of the same experiment), and the curves' help names
 // the dashed MLP lines only once an MLP was trained; before, it does not.
+// Past 20 seed lines (the default 10 seeds with the MLP: 40) the seeds are
+// drawn faint under the means.
 import { createAttention } from '../../src/js/node.mjs';
 import { buildData } from '../../web/model/train-data.mjs';
 import { settingsFor } from '../../web/model/train-options.mjs';
@@ -75,6 +77,43 @@ test('with the MLP: its pairs in the dot plot and the verdict, Node’s numbers;
   const shown = await page.$$eval('.train-text p', (ps) => ps.map((p) => p.textContent));
   expect(shown).toEqual(text);
   expect(shown.at(-1)).toMatch(/^With an MLP after attention, against the same claim: /);
+  expect(problems).toEqual([]);
+  await page.close();
+}, 300_000);
+
+test('past 20 seed lines (6 seeds × 4 settings) the seeds’ lines are faint under the means; at 8 they are not', async () => {
+  const { page, problems } = await openPage(browser.context, url);
+  await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+  await page.waitForSelector('#train-start:not([disabled])');
+  await trainSectionReady(page);
+  /** Each chart's stroke opacities: { seeds: [...distinct], means: [...distinct], lines: seed lines }. */
+  const opacities = () =>
+    page.$$eval('.train-loss path[data-seed], .train-accuracy path[data-seed]', (paths) => {
+      const of = (list) => [...new Set(list.map((p) => Number(p.getAttribute('stroke-opacity'))))];
+      const seeds = paths.filter((p) => p.dataset.seed !== 'mean');
+      return { seeds: of(seeds), means: of(paths.filter((p) => p.dataset.seed === 'mean')), lines: seeds.length };
+    });
+  const train = async (seeds) => {
+    await page.fill('#train-seeds', String(seeds));
+    await page.selectOption('#train-steps', '500');
+    await page.check('#train-mlp');
+    await page.locator('#train-start').scrollIntoViewIfNeeded();
+    await page.click('#train-start');
+    await page.waitForFunction(() => document.querySelector('#train-status').textContent.startsWith('Done'), null, {
+      timeout: 240_000,
+    });
+  };
+  await train(2);
+  const few = await opacities();
+  await train(6);
+  const many = await opacities();
+  // Two charts, 4 settings: 2 × 8 and 2 × 24 seed lines.
+  expect([few.lines, many.lines]).toEqual([16, 48]);
+  expect(few.means).toEqual([1]);
+  expect(many.means).toEqual([1]);
+  expect(few.seeds).toHaveLength(1);
+  expect(many.seeds).toHaveLength(1);
+  expect(many.seeds[0]).toBeLessThan(few.seeds[0] / 2);
   expect(problems).toEqual([]);
   await page.close();
 }, 300_000);

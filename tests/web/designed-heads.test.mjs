@@ -9,7 +9,7 @@ import { encoderSpec, decoderSpec, DEFAULT_SHARPNESS } from '../../web/model/des
 import { crossSpec } from '../../web/model/cross-heads.mjs';
 import { TARGETS } from '../../web/model/targets.mjs';
 import { rowTops, softmaxRows, maxAbsDiff } from '../../web/model/stats.mjs';
-import { TOKENS, ENGLISH, CLAUSES } from '../../web/sentence.mjs';
+import { TOKENS, ENGLISH, CLAUSES, WITH_VENOM } from '../../web/sentence.mjs';
 
 let engine;
 
@@ -164,6 +164,54 @@ describe('decoder and cross-attention over the English translation', () => {
     const weights = await weightsOf(decoderSpec());
     for (const w of Object.values(weights))
       for (let q = 0; q < E; q++) for (let k = q + 1; k < E; k++) expect(w[q * E + k]).toBe(0);
+  });
+});
+
+describe('decoder and cross-attention: the single head of each, as the encoder has', () => {
+  test.each([
+    ['decoder', decoderSpec, true],
+    ['cross', crossSpec, false],
+  ])(
+    '%s: its score is the sum of the heads’ scores, and the engine’s (masked) softmax of it',
+    async (_, make, causal) => {
+      const spec = make();
+      const { numHeads, dK, seqLenQ: rows } = spec.args;
+      const cols = spec.args.seqLenK ?? rows;
+      const multi = await engine.multiHeadAttention(spec.args);
+      const single = await engine.multiHeadAttention({ ...spec.single, returnProjections: true });
+      const P = multi.projections;
+      const sum = new Float64Array(rows * cols);
+      for (let h = 0; h < numHeads; h++)
+        headScores({ Q: P.Q, K: P.K, rows, cols, numHeads, dK, head: h }).forEach((v, i) => (sum[i] += v));
+      const S = single.projections;
+      const singleScores = headScores({ Q: S.Q, K: S.K, rows, cols, numHeads: 1, dK: spec.single.dK, head: 0 });
+      expect(maxAbsDiff(singleScores, sum)).toBeLessThan(1e-4);
+      // The decoder's single head is causal as its heads are: the future is -∞ before the softmax.
+      if (causal) for (let q = 0; q < rows; q++) for (let k = q + 1; k < cols; k++) sum[q * cols + k] = -Infinity;
+      expect(maxAbsDiff(single.attention, softmaxRows(sum, rows, cols))).toBeLessThan(1e-6);
+      expect([spec.single.numHeads, spec.single.dK, spec.single.dV]).toEqual([1, numHeads * dK, numHeads * dK]);
+    },
+  );
+
+  test('decoder: where previous-word and same-lemma point at different words, the single head splits', async () => {
+    const spec = decoderSpec();
+    const weights = await weightsOf(spec);
+    const single = rowTops((await engine.multiHeadAttention(spec.single)).attention, E, E);
+    const previous = rowTops(weights['previous-word'], E, E);
+    const lemma = rowTops(weights['same-lemma'], E, E);
+    // "with venom": the previous word "with", and the venom of "by venom".
+    expect([previous[WITH_VENOM], lemma[WITH_VENOM]]).toEqual([[WITH_VENOM - 1], [9]]);
+    expect(single[WITH_VENOM]).toEqual([9, WITH_VENOM - 1]);
+    // "poison": the previous word "we", and "poisoned".
+    expect([previous[12], lemma[12]]).toEqual([[11], [5]]);
+    expect(single[12]).toEqual([5, 11]);
+  });
+
+  test('cross: the single head’s top keys are the alignment head’s (the order head’s clause contains them)', async () => {
+    const spec = crossSpec();
+    const weights = await weightsOf(spec);
+    const single = rowTops((await engine.multiHeadAttention(spec.single)).attention, E, 15);
+    expect(single).toEqual(rowTops(weights.alignment, E, 15));
   });
 });
 

@@ -19,6 +19,7 @@
 import { ENGLISH, CLAUSES, WITH_VENOM } from '../sentence.mjs';
 import { chineseInput, englishInput, D_MODEL } from './features.mjs';
 import { Projection, placeHeads } from './layout.mjs';
+import { singleHeadArgs } from './single-head.mjs';
 import {
   chineseTokens,
   englishTokens,
@@ -81,6 +82,7 @@ export function crossSpec(sharpness = DEFAULT_SHARPNESS) {
     dK,
     dV,
     weights: { wQ, wK, wV, wO },
+    single: singleHeadArgs,
     /** "with venom": venom → 毒1. */
     focusQuery: WITH_VENOM,
   });

@@ -217,6 +217,7 @@ export function decoderSpec(sharpness = DEFAULT_SHARPNESS) {
     dV,
     weights: { wQ, wK, wV, wO },
     causal: true,
+    single: singleHeadArgs,
     /** venom in "with venom", whose same-lemma head finds the venom of "by venom". */
     focusQuery: WITH_VENOM,
   });
