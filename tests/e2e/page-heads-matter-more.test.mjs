@@ -10,8 +10,10 @@
 // attention rollout (attentionRollout: each group's map after each layer, the
 // values exactly Node's; what is rolled, and that the cross-attention is not,
 // said in the page's language).
-// A MarianMT in the translation view (Chinese) and a Llama in the real-model
-// view (English). Scores within 1e-9 (Chromium's Math.exp and Math.log may
+// A MarianMT in the translation view (Chinese), a Llama in the real-model
+// view (English), a BERT on its [MASK] fill (Chinese, then English); rollout
+// of a MarianMT, a BERT and a Qwen2 (a decoder: causal, its upper triangle
+// drawn masked). Scores within 1e-9 (Chromium's Math.exp and Math.log may
 // differ from Node's in the last bit); ids and texts exactly.
 import path from 'node:path';
 import { createAttention } from '../../src/js/node.mjs';
@@ -52,6 +54,11 @@ async function fewerOnPage(page) {
   await page.waitForSelector(`${section} .matter-few-layers:not([hidden])`, { timeout: 60_000 });
   await page.click(`${section} .matter-few-single-run`);
   await page.waitForSelector(`${section} .matter-few-single:not([hidden])`, { timeout: 60_000 });
+  return readFewer(page);
+}
+
+/** What the two buttons' results show. */
+function readFewer(page) {
   return page.$eval(section, (root) => {
     const text = root.querySelector('.matter-few-layers-text');
     return {
@@ -73,11 +80,11 @@ async function fewerOnPage(page) {
   });
 }
 
-/** Node's fewer heads, as the page runs them (withHeadsOff generating its own reference). */
-async function fewerInNode(model, importance, lang) {
-  const one = await oneHeadPerLayer(model, SENTENCE, { importance });
+/** Node's fewer heads on `text`, as the page runs them (withHeadsOff generating its own reference). */
+async function fewerInNode(model, importance, lang, text = SENTENCE) {
+  const one = await oneHeadPerLayer(model, text, { importance });
   const mask = oneHeadMask(one.layers, importance.groups);
-  const off = await withHeadsOff(model, SENTENCE, { headMask: mask });
+  const off = await withHeadsOff(model, text, { headMask: mask });
   const singles = [...Object.entries(one.single), ...(one.singleAll ? [['all', one.singleAll]] : [])];
   return inLanguage(lang, () => ({
     layers: Object.entries(one.layers).flatMap(([group, layers]) => layers.map((l) => ({ group, ...l }))),
@@ -198,6 +205,30 @@ test('a decoder, in English: the same three, as Node’s; a new analysis forgets
   }
 }, 180_000);
 
+test('an encoder (a BERT, on its [MASK] fill): one head per layer and the most important head, as Node’s, in both languages', async () => {
+  const { page, problems } = await openPage(env);
+  try {
+    const model = await engine.loadModel(path.join('tests/fixtures/models', 'hf-bert-mlm'));
+    await loadModelFolder(page, 'hf-bert-mlm');
+    await page.click('#pred-action');
+    await page.waitForSelector(`${section} .matter-need[hidden]`, { state: 'attached' });
+    await page.waitForSelector('#real-model[data-ready]');
+    const text = await page.inputValue('#real-text');
+    const importance = await headImportance(model, text);
+    await analyseHeadsOnPage(page);
+    const shown = await fewerOnPage(page);
+    expect([...new Set(shown.layers.map((l) => l.group))]).toEqual(['encoder']);
+    expect(shown.single.map((s) => s.group)).toEqual(['encoder']);
+    expectFewer(shown, await fewerInNode(model, importance, 'zh', text));
+    // The language changed: the same results, said again.
+    await page.check('input[name="lang"][value="en"]');
+    expectFewer(await readFewer(page), await fewerInNode(model, importance, 'en', text));
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 120_000);
+
 /** The rollout button pressed; each group and layer chosen in turn: { [group]: { [layer]: [[q, k, value], …] } }. */
 async function rolloutOnPage(page) {
   await page.click(`${section} .matter-rollout-run`);
@@ -243,6 +274,7 @@ function rolloutInNode(r) {
 test.each([
   ['hf-marian', 'encoder-decoder', ['encoder', 'decoder']],
   ['hf-bert-mlm', 'encoder', ['encoder']],
+  ['hf-qwen2', 'decoder', ['decoder']],
 ])(
   '%s: the rollout of each self-attention group after each layer is Node’s; what is rolled is said',
   async (name, kind, groups) => {
@@ -264,6 +296,14 @@ test.each([
       const shown = await rolloutOnPage(page);
       expect(Object.keys(shown)).toEqual(groups);
       expect(shown).toEqual(node);
+      if (kind === 'decoder') {
+        // Causal: the map shown (after the last layer) draws the cells above the diagonal as masked.
+        const masked = await page.$$eval(`${section} .matter-rollout-map [data-masked]`, (cells) =>
+          cells.map((c) => [Number(c.dataset.q), Number(c.dataset.k)]),
+        );
+        const last = Object.values(node.decoder).at(-1);
+        expect(masked).toEqual(last.filter(([q, k]) => k > q).map(([q, k]) => [q, k]));
+      }
       const rolled = await page.textContent(`${section} .matter-rollout-rolled`);
       expect(rolled).toBe(inLanguage('zh', () => t(`matter.rollout.rolled.${kind}`)));
       await page.check('input[name="lang"][value="en"]');

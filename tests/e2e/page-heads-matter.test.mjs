@@ -157,7 +157,7 @@ test('a decoder: the grid, the pruning curve and the sentences are Node’s, in 
   }
 }, 120_000);
 
-test('a translation model: the three groups and the curve of all heads are Node’s, inside the translation view', async () => {
+test('a translation model: the three groups and the curves are Node’s, in both languages, inside the translation view', async () => {
   const { page, problems } = await openPage(env);
   try {
     await loadModelFolder(page, 'hf-marian');
@@ -179,6 +179,11 @@ test('a translation model: the three groups and the curve of all heads are Node�
     expect(await page.inputValue('#mt-group')).toBe('cross');
     expect(await page.inputValue('#mt-which')).toBe('head:1:0');
     await page.locator('#real-model .heads-matter').screenshot({ path: 'test-output/heads-matter-translation.png' });
+    // In English: the same numbers, the groups and sentences said in English; the line chosen kept.
+    await page.check('input[name="lang"][value="en"]');
+    const en = await readSection(page);
+    expect(en.line).toBe('cross');
+    expectNode(en, node['hf-marian'], 'en');
     // Another text translated by the view's own button: the analysis of the old one is gone.
     await page.fill('#real-text', SENTENCE.split('，')[0]);
     await page.click('#mt-run button[type="submit"]');
@@ -192,7 +197,7 @@ test('a translation model: the three groups and the curve of all heads are Node�
   }
 }, 120_000);
 
-test('a BERT: no [MASK], nothing to score; with one (the fill’s button), its fill’s grid and curve are Node’s', async () => {
+test('a BERT: no [MASK], nothing to score; with one (the fill’s button), its fill’s grid and curve are Node’s, in both languages', async () => {
   const { page, problems } = await openPage(env);
   try {
     await loadModelFolder(page, 'hf-bert-mlm');
@@ -209,6 +214,8 @@ test('a BERT: no [MASK], nothing to score; with one (the fill’s button), its f
     const shown = await readSection(page);
     expect(shown.line).toBe('encoder');
     expectNode(shown, { importance, curve }, 'zh');
+    await page.check('input[name="lang"][value="en"]');
+    expectNode(await readSection(page), { importance, curve }, 'en');
     expect(problems).toEqual([]);
   } finally {
     await page.close();
