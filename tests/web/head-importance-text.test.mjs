@@ -153,3 +153,24 @@ test('an output that changes at the first point with heads off is said so, not â
     });
   }
 });
+
+test('the share said where the output changes is the heads off over all heads, not the curveâ€™s step', () => {
+  const importance = {
+    reference: { outputIds: Int32Array.from(REF), text: 'ref', tokens: [], score: -3 },
+    groups: { decoder: { delta: Float64Array.from([-1, -2, -3, -4, -5, -6, -7, -8]), shape: [2, 4] } },
+  };
+  // 8 heads: the 40 % step switches off round(3.2) = 3 of them.
+  const curve = [
+    point(0, 0, REF, 'ref'),
+    point(2, 0.2, REF, 'ref'),
+    point(3, 0.4, [9], 'other'),
+    point(8, 1, [9], 'x'),
+  ];
+  for (const lang of ['en', 'zh']) {
+    setLanguage(lang);
+    const [kept] = importanceSentences(importance, curve);
+    expect(kept.text).toContain(percent(3 / 8));
+    expect(kept.text).toContain(percent(2 / 8));
+    expect(kept.text).not.toContain(percent(0.4));
+  }
+});

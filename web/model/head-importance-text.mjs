@@ -89,7 +89,8 @@ export function importanceSentences(importance, points) {
         share: percent(kept.total ? kept.headsOff / kept.total : 0),
         output: ref,
         changedAt: at.headsOff,
-        changedShare: percent(at.fraction),
+        // The share of the line's heads actually off there (3 of 8: 37.5 %), not the curve's step it was asked at (40 %).
+        changedShare: percent(kept.total ? at.headsOff / kept.total : 0),
         changed: outputText(at.output),
       }),
     });

@@ -54,13 +54,13 @@ export default {
     'This model keeps its output “{output}” with {n} of {total} heads switched off ({share}); with {changedAt} ' +
     'off ({changedShare}) it gives “{changed}”.',
   'matter.text.fragile':
-    'The output “{output}” changes as soon as {changedAt} of {total} heads are switched off ({changedShare}): ' +
+    'The output “{output}” changes as soon as {changedAt} of the {total} heads are off ({changedShare}): ' +
     '“{changed}”.',
   'matter.text.group':
     'The {group} heads matter most: switched off one at a time, their median drop is {median} ({others}).',
   'matter.text.groupMedian': '{group} {median}',
   'matter.text.head':
-    '{head} matters most: switched off alone, the score falls by {drop} (the median head: {median}); {raise} of ' +
+    'The head that matters most is {head}: switched off alone, the score falls by {drop} (the median head: {median}); {raise} of ' +
     '{count} heads, switched off alone, raise it.',
   'matter.trust.random':
     'The notes above flag this checkpoint as untrained (random or no better than chance): these numbers only ' +
