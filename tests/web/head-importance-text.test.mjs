@@ -174,3 +174,11 @@ test('the share said where the output changes is the heads off over all heads, n
     expect(kept.text).not.toContain(percent(0.4));
   }
 });
+
+test('English: one head off “is”, several “are”', () => {
+  setLanguage('en');
+  const say = (changedAt) =>
+    t('matter.text.fragile', { output: 'a', changedAt, total: 8, changedShare: '', changed: 'b' });
+  expect(say(1)).toContain('1 of the 8 heads is off');
+  expect(say(2)).toContain('2 of the 8 heads are off');
+});

@@ -53,9 +53,9 @@ export default {
   'matter.text.kept':
     'This model keeps its output “{output}” with {n} of {total} heads switched off ({share}); with {changedAt} ' +
     'off ({changedShare}) it gives “{changed}”.',
-  'matter.text.fragile':
-    'The output “{output}” changes as soon as {changedAt} of the {total} heads are off ({changedShare}): ' +
-    '“{changed}”.',
+  'matter.text.fragile': ({ output, changedAt, total, changedShare, changed }) =>
+    `The output “${output}” changes as soon as ${changedAt} of the ${total} heads ${changedAt === 1 ? 'is' : 'are'} ` +
+    `off (${changedShare}): “${changed}”.`,
   'matter.text.group':
     'The {group} heads matter most: switched off one at a time, their median drop is {median} ({others}).',
   'matter.text.groupMedian': '{group} {median}',

@@ -50,7 +50,8 @@ export default {
   'matter.text.kept':
     '关掉 {total} 个头中的 {n} 个（{share}），这个模型的输出仍是“{output}”；关掉 {changedAt} 个（{changedShare}）时，' +
     '它给出“{changed}”。',
-  'matter.text.fragile': '{total} 个头里只要关掉 {changedAt} 个（{changedShare}），输出“{output}”就变成“{changed}”。',
+  'matter.text.fragile': ({ output, changedAt, total, changedShare, changed }) =>
+    `${total} 个头里只要关掉 ${changedAt} 个（${changedShare}），输出“${output}”就变成“${changed}”。`,
   'matter.text.group': '{group}的头最重要：逐个关掉时，它们分数下降的中位数是 {median}（{others}）。',
   'matter.text.groupMedian': '{group} {median}',
   'matter.text.head':
