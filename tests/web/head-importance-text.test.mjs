@@ -181,4 +181,7 @@ test('English: one head off “is”, several “are”', () => {
     t('matter.text.fragile', { output: 'a', changedAt, total: 8, changedShare: '', changed: 'b' });
   expect(say(1)).toContain('1 of the 8 heads is off');
   expect(say(2)).toContain('2 of the 8 heads are off');
+  const raised = (raise) => t('matter.text.head', { head: 'h', drop: '1', median: '0', raise, count: 8 });
+  expect(raised(1)).toContain('1 of 8 heads, switched off alone, raises it.');
+  expect(raised(0)).toContain('0 of 8 heads, switched off alone, raise it.');
 });

@@ -59,9 +59,9 @@ export default {
   'matter.text.group':
     'The {group} heads matter most: switched off one at a time, their median drop is {median} ({others}).',
   'matter.text.groupMedian': '{group} {median}',
-  'matter.text.head':
-    'The head that matters most is {head}: switched off alone, the score falls by {drop} (the median head: {median}); {raise} of ' +
-    '{count} heads, switched off alone, raise it.',
+  'matter.text.head': ({ head, drop, median, raise, count }) =>
+    `The head that matters most is ${head}: switched off alone, the score falls by ${drop} (the median head: ` +
+    `${median}); ${raise} of ${count} heads, switched off alone, ${raise === 1 ? 'raises' : 'raise'} it.`,
   'matter.trust.random':
     'The notes above flag this checkpoint as untrained (random or no better than chance): these numbers only ' +
     'show the method; they mean nothing about which heads a language needs.',

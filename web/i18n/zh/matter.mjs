@@ -54,8 +54,8 @@ export default {
     `${total} 个头里只要关掉 ${changedAt} 个（${changedShare}），输出“${output}”就变成“${changed}”。`,
   'matter.text.group': '{group}的头最重要：逐个关掉时，它们分数下降的中位数是 {median}（{others}）。',
   'matter.text.groupMedian': '{group} {median}',
-  'matter.text.head':
-    '{head} 最重要：只关掉它，分数下降 {drop}（中位数：{median}）；{count} 个头里有 {raise} 个，单独关掉反而让分数上升。',
+  'matter.text.head': ({ head, drop, median, raise, count }) =>
+    `${head} 最重要：只关掉它，分数下降 ${drop}（中位数：${median}）；${count} 个头里有 ${raise} 个，单独关掉反而让分数上升。`,
   'matter.trust.random':
     '上面的说明已经指出这个检查点没有训练过（随机，或预测不比瞎猜好）：这些数字只演示方法，说明不了一门语言需要哪些头。',
   'matter.trust.unmeasured':
