@@ -1,11 +1,13 @@
-// The screenshots of the page's "Which heads matter" views in docs/ (captioned
+// The screenshots of the page's real-model views in docs/ (captioned
 // in docs/demo-page.md), made in headless Chromium with the committed random
 // test checkpoints of tests/fixtures/models — their numbers mean nothing, and
 // the page says so in each picture. MarianMT (hf-marian) in the translation
 // view, in Chinese: the importance grids, the pruning curve with the re-decoded
 // translations, "one head per layer" and "only the most important head", the
 // rollout; a Llama (hf-llama) in the real-model view, in English: a head's
-// attention weights switched to the norm-weighted α·‖f(x)‖. The page's
+// attention weights switched to the norm-weighted α·‖f(x)‖, and its logit
+// lens; a BERT (hf-bert-mlm) in Chinese: the run read in the article's terms
+// and the fill of the [MASK] the button puts on a 毒. The page's
 // numbers are checked against Node's by tests/e2e/page-heads-matter*.test.mjs
 // and page-norm-weighted.test.mjs; this script only pictures them.
 // Usage (dist/ built): node tests/tools/docs-screenshots.mjs [--out docs]
@@ -75,7 +77,22 @@ try {
     await page.check('#real-model .measure-toggle input[value="norm"]');
     await page.waitForSelector('#real-model .real-heatmap .heatmap[data-measure="norm"]');
     await shoot(page, ['#real-model .measure-toggle', '#real-model .real-heatmap'], 'norm-weighted.png');
+    await page.click(`${section} .lens-run`);
+    await page.waitForSelector(`${section} .matter-lens[data-ready]`, { timeout: 60_000 });
+    await shoot(page, [`${section} .matter-lens`], 'logit-lens.png');
     expectNoProblems(problems, 'hf-llama');
+    await page.close();
+  }
+  {
+    const { page, problems } = await openPage(env);
+    await loadModelFolder(page, 'hf-bert-mlm');
+    await shoot(page, ['#real-model .real-article'], 'real-article.png');
+    await page.click('#pred-action');
+    await page.waitForFunction(() => globalThis.document.querySelector('#real-text').value.includes('[MASK]'));
+    await page.waitForSelector('#real-model[data-ready]');
+    await page.waitForSelector('#real-model .pred-tokens');
+    await shoot(page, ['#real-model .real-predictions'], 'fill-mask.png');
+    expectNoProblems(problems, 'hf-bert-mlm');
     await page.close();
   }
 } finally {
