@@ -1,16 +1,21 @@
 // Which heads matter, timed (mha-wasm/analysis): head importance (one
 // teacher-forced pass per head switched off) and the pruning curve (Michel et
 // al. 2019 §5: heads off cumulatively, each point scored and re-decoded) on
-// an opus-mt-shaped MarianMT (6 + 6 layers × 8 heads × 3 groups = 144 heads;
-// random weights written here by bench/seq2seq-checkpoint.mjs, its
-// generation_config.json stopping at NEW_TOKENS) translating the page's
-// sentence, and on a GPT-2-small-shaped decoder (12 × 12 = 144 heads, the
-// size of bert-base's; random weights, decoder-checkpoint.mjs) predicting the
-// token after the sentence (the random bert-base of model-checkpoint.mjs has
-// no masked-LM head to score), on 1 and 2 threads, each thread count in a
-// process of its own. Reported: the total time and the time per pass of each.
+// three models of 144 heads each, random weights written here at bench time:
+// an opus-mt-shaped MarianMT (6 + 6 layers × 8 heads × 3 groups;
+// bench/seq2seq-checkpoint.mjs, its generation_config.json stopping at
+// NEW_TOKENS) translating the page's sentence; a bert-base-shaped
+// BertForMaskedLM (12 × 12 heads; model-checkpoint.mjs's bert-base-chinese
+// shape with { maskedLM: true }, its cls.predictions head) filling the [MASK]
+// of the sentence with its second 毒 masked, as the page's mask button does
+// (seeded ids in the sentence's pattern, bertSentence; the reference: the
+// token the head fills it with; one run() a head, no decoding); and a
+// GPT-2-small-shaped decoder (12 × 12; decoder-checkpoint.mjs) predicting the
+// token after the sentence. On 1 and 2 threads, each thread count in a process
+// of its own. Reported: the total time and the time per pass of each.
 // Usage: node bench/analysis.mjs [--quick] (--quick: 1 thread, the translation only).
-//   node bench/analysis.mjs --run <marian|gpt2> <dir> <threads>: one run, one JSON line.
+//   node bench/analysis.mjs --run <marian|bert|gpt2> <dir> <threads>: one run, one JSON line
+//   (<dir>: the checkpoint analysisBench writes for that kind).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,8 +23,32 @@ import { fileURLToPath } from 'node:url';
 import { NEW_TOKENS, OPUS_MT, sourceIds, writeMarianCheckpoint } from './seq2seq-checkpoint.mjs';
 import { PROMPT, SHAPES, writeDecoderCheckpoint } from './decoder-checkpoint.mjs';
 import { runAlone, runHeader, runStep } from './inputs.mjs';
+import { BERT_BASE, writeCheckpoint } from './model-checkpoint.mjs';
+import { mulberry32 } from '../web/model/random.mjs';
 
 const script = fileURLToPath(import.meta.url);
+
+/** Each kind's name in the log and the report. */
+const NAMES = { marian: 'opus-mt', bert: 'bert-base', gpt2: 'GPT-2 small' };
+
+// bert-base-chinese's [CLS], [SEP] and [MASK] ids.
+const CLS = 101,
+  SEP = 102,
+  MASK = 103;
+
+/**
+ * The BERT's input: [CLS] 用 毒 [MASK] 毒 蛇 ， 毒 蛇 会 不 会 被 毒 毒 死 [SEP], the sentence with its second 毒
+ * masked (as the page's button masks it), each character a seeded id above the special ones (as sourceIds the
+ * translation's: the sentence's repeats in their places; no tokenizer needed), and the position to fill (3).
+ */
+export function bertSentence(config = BERT_BASE, seed = 37) {
+  const random = mulberry32(seed);
+  const chars = Array.from({ length: 8 }, () => 106 + Math.floor(random() * (config.vocab_size - 106)));
+  // 用 毒 毒 毒 蛇 ， 毒 蛇 会 不 会 被 毒 毒 死: characters 0–7 (用 毒 蛇 ， 会 不 被 死).
+  const ids = [0, 1, 1, 1, 2, 3, 1, 2, 4, 5, 4, 6, 1, 1, 7].map((k) => chars[k]);
+  ids[2] = MASK; // the second 毒
+  return { inputIds: Int32Array.from([CLS, ...ids, SEP]), positions: [3] };
+}
 
 /** One model's analysis in this process: importance, then the curve in its order. */
 async function analyse(kind, dir, threads) {
@@ -28,10 +57,11 @@ async function analyse(kind, dir, threads) {
   const engine = await createAttention({ threads });
   const model = await engine.loadModel(dir);
   try {
-    // The translation of the sentence's ids; the decoder's next token after the sentence.
-    const input = kind === 'marian' ? { inputIds: sourceIds(OPUS_MT) } : PROMPT;
+    // The translation of the sentence's ids; the BERT's fill of its [MASK]; the decoder's next token after it.
+    const bert = kind === 'bert' && bertSentence();
+    const input = kind === 'marian' ? { inputIds: sourceIds(OPUS_MT) } : bert ? { inputIds: bert.inputIds } : PROMPT;
     // The translation stops at NEW_TOKENS as the other benches' (its max_length is opus-mt's 512).
-    const options = kind === 'marian' ? { maxNewTokens: NEW_TOKENS } : {};
+    const options = kind === 'marian' ? { maxNewTokens: NEW_TOKENS } : bert ? { positions: bert.positions } : {};
     const importance = await headImportance(model, input, options);
     const curve = await pruningCurve(model, input, { ...options, importance });
     return {
@@ -42,6 +72,7 @@ async function analyse(kind, dir, threads) {
       importance: importance.timing,
       curve: curve.timing,
       // What the run found, for reading next to the times (random weights: no finding).
+      reference: Array.from(importance.reference.outputIds),
       mostImportant: importance.order.at(-1),
     };
   } finally {
@@ -57,10 +88,14 @@ export async function analysisBench({ quick = false, log = (s) => process.stderr
   try {
     const models = [['marian', (dir) => writeMarianCheckpoint(dir, OPUS_MT)]];
     const gpt2 = SHAPES.find((shape) => shape.key === 'gpt2');
-    if (!quick) models.push(['gpt2', (dir) => writeDecoderCheckpoint(dir, gpt2, gpt2.config)]);
+    if (!quick)
+      models.push(
+        ['bert', (dir) => writeCheckpoint(dir, BERT_BASE, { maskedLM: true })],
+        ['gpt2', (dir) => writeDecoderCheckpoint(dir, gpt2, gpt2.config)],
+      );
     for (const [kind, write] of models) {
       const dir = path.join(root, kind);
-      log(`analysis: writing a ${kind === 'marian' ? 'opus-mt' : 'GPT-2-small'}-shaped checkpoint…\n`);
+      log(`analysis: writing a ${NAMES[kind]}-shaped checkpoint…\n`);
       write(dir);
       for (const threads of quick ? [1] : [1, 2]) {
         log(`analysis: ${kind}, ${threads} thread(s)…\n`);
@@ -81,7 +116,7 @@ function report(r) {
   ];
   for (const x of r.runs)
     lines.push(
-      `${`${x.kind === 'marian' ? 'opus-mt' : 'GPT-2 small'} (${x.heads} heads)`.padEnd(24)} ${`${x.variant} ×${x.threads}`.padEnd(24)} ` +
+      `${`${NAMES[x.kind]} (${x.heads} heads)`.padEnd(24)} ${`${x.variant} ×${x.threads}`.padEnd(24)} ` +
         `${s(x.importance.totalMs).padStart(12)} ${x.importance.msPerPass.toFixed(0).padStart(8)} ` +
         `${s(x.curve.totalMs).padStart(8)} ${x.curve.msPerPass.toFixed(0).padStart(8)}`,
     );

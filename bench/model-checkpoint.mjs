@@ -3,8 +3,13 @@
 // shapes, seeded random weights scaled like BERT's initialization (N(0, 0.02²)
 // matrices, LayerNorm weights ≈ 1, small biases; mulberry32 and Box–Muller from
 // web/model/random.mjs). Written tensor by tensor, so
-// at most one tensor (the word embeddings, 62 MiB) is held at a time. Also a
-// safetensors reader for the ONNX export and the float64 reference.
+// at most one tensor (the word embeddings, 62 MiB) is held at a time. By
+// default a BertModel (the encoder alone, what the model benches run); with
+// { maskedLM: true } a BertForMaskedLM, as bert-base-chinese's own checkpoint:
+// the same tensors, then the masked-LM head transformers' BertForMaskedLM
+// saves (cls.predictions, its decoder tied to the word embeddings, so not in
+// the file). Also a safetensors reader for the ONNX export and the float64
+// reference.
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { mulberry32, normals } from '../web/model/random.mjs';
@@ -28,8 +33,14 @@ export const BERT_BASE = {
   torch_dtype: 'float32',
 };
 
-/** [name, shape, kind] in bert-base-chinese's order; kind picks the initialization. */
-export function bertTensors(config) {
+/**
+ * [name, shape, kind] in bert-base-chinese's order; kind picks the
+ * initialization. `maskedLM`: then BertForMaskedLM's head, as transformers
+ * saves it (tests/fixtures/models/hf-bert-mlm holds the same names):
+ * cls.predictions' bias [vocab] and its transform (dense [D, D], LayerNorm);
+ * cls.predictions.decoder is the word embeddings (tied) and is not saved.
+ */
+export function bertTensors(config, { maskedLM = false } = {}) {
   const D = config.hidden_size,
     F = config.intermediate_size;
   const t = [
@@ -59,6 +70,14 @@ export function bertTensors(config) {
       [`${p}output.LayerNorm.bias`, [D], 'bias'],
     );
   }
+  if (maskedLM)
+    t.push(
+      ['cls.predictions.bias', [config.vocab_size], 'bias'],
+      ['cls.predictions.transform.dense.weight', [D, D], 'linear'],
+      ['cls.predictions.transform.dense.bias', [D], 'bias'],
+      ['cls.predictions.transform.LayerNorm.weight', [D], 'lnWeight'],
+      ['cls.predictions.transform.LayerNorm.bias', [D], 'bias'],
+    );
   return t;
 }
 
@@ -68,16 +87,19 @@ const STD = { embedding: 0.02, linear: 0.02, linearQK: 0.04, bias: 0.02, lnWeigh
 
 /**
  * Writes config.json and model.safetensors into `dir`; returns
- * { bytes, ms, path }. The same seed gives the same bytes.
+ * { bytes, ms, path }. The same seed gives the same bytes. `maskedLM`: a
+ * BertForMaskedLM (config.json's architectures ['BertForMaskedLM'], the
+ * head's tensors after the encoder's, whose values are the same as without it).
  */
-export function writeCheckpoint(dir, config = BERT_BASE, { seed = 12 } = {}) {
+export function writeCheckpoint(dir, config = BERT_BASE, { seed = 12, maskedLM = false } = {}) {
   const t0 = performance.now();
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+  const written = maskedLM ? { ...config, architectures: ['BertForMaskedLM'] } : config;
+  writeFileSync(path.join(dir, 'config.json'), JSON.stringify(written, null, 2) + '\n');
   const file = path.join(dir, 'model.safetensors');
   const bytes = writeSafetensors(
     file,
-    bertTensors(config),
+    bertTensors(config, { maskedLM }),
     (kind) => ({
       mean: kind === 'lnWeight' ? 1 : 0,
       std: STD[kind],
