@@ -19,6 +19,8 @@ import { createAttention } from '../../src/js/node.mjs';
 import { headImportance, pruningCurve } from '../../src/js/analysis/index.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { importanceSentences, outputKept, outputText } from '../../web/model/head-importance-text.mjs';
+import { duPositions, duSentence, firstDuChange } from '../../web/model/du-english.mjs';
+import { crossWeights, specialFlags } from '../../web/model/translation.mjs';
 import { setLanguage, t } from '../../web/lib/i18n.mjs';
 import { analyseHeadsOnPage as analyseOnPage, loadModelFolder, openPage, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
@@ -33,7 +35,23 @@ async function analyse(name) {
   const model = await engine.loadModel(path.join('tests/fixtures/models', name));
   const importance = await headImportance(model, SENTENCE);
   const curve = await pruningCurve(model, SENTENCE, { importance });
-  node[name] = { model, importance, curve };
+  node[name] = {
+    model,
+    importance,
+    curve,
+    du: model.config.kind === 'encoder-decoder' ? await duInNode(model, importance) : [],
+  };
+}
+
+/** A translation's 毒's English (web/model/du-english.mjs) over Node's run() of the reference, every head on. */
+async function duInNode(model, { reference: { inputIds, outputIds } }) {
+  const r = await model.run(
+    { inputIds, decoderInputIds: outputIds.subarray(0, outputIds.length - 1) },
+    { returnAttention: true },
+  );
+  const special = specialFlags(model.specialTokens, outputIds);
+  const source = { tokens: r.tokens, special: r.special };
+  return duPositions({ cross: crossWeights(r.attentions.cross, 'mean'), outputIds, special, source, text: SENTENCE });
 }
 
 beforeAll(async () => {
@@ -64,7 +82,9 @@ const readSection = (page) =>
       ids: r.cells[2].dataset.ids,
       output: r.cells[2].textContent,
       changed: r.dataset.changed === 'true',
+      duChanged: r.dataset.duChanged === 'true',
     })),
+    duMark: Boolean(root.querySelector('.matter-chart [data-mark="du"]')),
     points: [...root.querySelectorAll('.matter-chart circle[data-score]')].map((c) => ({
       score: Number(c.dataset.score),
       changed: c.dataset.changed === 'true',
@@ -74,7 +94,7 @@ const readSection = (page) =>
   }));
 
 /** The section against Node's analysis, in the language `lang` the page shows. */
-function expectNode(shown, { importance, curve }, lang) {
+function expectNode(shown, { importance, curve, du = [] }, lang) {
   const cells = Object.entries(importance.groups).flatMap(([group, { delta, shape }]) =>
     Array.from(delta, (d, i) => ({ group, layer: Math.floor(i / shape[1]), head: i % shape[1], delta: d })),
   );
@@ -94,11 +114,17 @@ function expectNode(shown, { importance, curve }, lang) {
   );
   expect(shown.rows.filter((r, i) => !close(r.score, points[i].score))).toEqual([]);
   expect(shown.rows.map((r) => r.changed)).toEqual(points.map((p, i) => i === changed));
+  // A translation of the sentence: where its 毒's English first changes, in the table and on the chart.
+  const duChanged = firstDuChange(points, importance.reference.outputIds, du);
+  expect(shown.rows.map((r) => r.duChanged)).toEqual(points.map((p, i) => i === duChanged));
+  expect(shown.duMark).toBe(duChanged >= 0);
   expect(shown.points.map((p) => p.changed)).toEqual(points.map((p, i) => i === changed));
   expect(shown.points.filter((p, i) => !close(p.score, points[i].score))).toEqual([]);
   setLanguage(lang);
   try {
-    expect(shown.sentences).toEqual(importanceSentences(importance, points).map((s) => s.text));
+    const sentences = importanceSentences(importance, points);
+    if (du.length) sentences.push(duSentence(importance.reference, du, points, duChanged));
+    expect(shown.sentences).toEqual(sentences.map((s) => s.text));
   } finally {
     setLanguage('en');
   }

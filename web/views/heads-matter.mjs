@@ -21,6 +21,8 @@ import { analysisEntry } from '../lib/package.mjs';
 import { UI } from '../lib/palette.mjs';
 import { divergingScale } from '../lib/scales.mjs';
 import { importanceSentences, outputKept, outputText } from '../model/head-importance-text.mjs';
+import { duPositions, duSentence, firstDuChange } from '../model/du-english.mjs';
+import { crossWeights, duCharacters, specialFlags } from '../model/translation.mjs';
 import { PruningChart } from './pruning-chart.mjs';
 import { FewerHeads } from './fewer-heads.mjs';
 import { HeadDetail } from './head-detail.mjs';
@@ -278,10 +280,11 @@ export class HeadsMatter {
       const { headImportance, pruningCurve } = await analysisEntry();
       const importance = await headImportance(model, text, { ...options, signal, onProgress });
       const curve = await pruningCurve(model, text, { ...options, signal, onProgress, importance });
+      const du = await duEnglish(model, text, importance.reference);
       if (model !== this.#model) return;
       const passes = importance.timing.passes + curve.timing.passes;
       const ms = importance.timing.totalMs + curve.timing.totalMs;
-      this.#result = { text, options, importance, curve, kind: model.config.kind, passes, ms };
+      this.#result = { text, options, importance, curve, du, kind: model.config.kind, passes, ms };
       this.#setStatus('matter.done', { passes, seconds: fixed(ms / 1000, 1), variant: this.hooks.variant() });
       this.el.line.value = 'all';
       this.#draw();
@@ -373,10 +376,13 @@ export class HeadsMatter {
     const line = e.line.value;
     const points = curve.curves[line];
     const { changed } = outputKept(points, importance.reference.outputIds);
+    const duChanged = firstDuChange(points, importance.reference.outputIds, this.#result.du);
     const group = t(`matter.group.${line}`);
-    this.#chart.update(points, changed, group);
+    this.#chart.update(points, changed, group, duChanged);
+    const sentences = importanceSentences(importance, points);
+    if (this.#result.du.length) sentences.push(duSentence(importance.reference, this.#result.du, points, duChanged));
     e.text.replaceChildren(
-      ...importanceSentences(importance, points).map(({ kind, text }) => {
+      ...sentences.map(({ kind, text }) => {
         const li = el('li', { textContent: text });
         li.dataset.kind = kind;
         return li;
@@ -398,6 +404,10 @@ export class HeadsMatter {
         row.dataset.changed = 'true';
         off.append(el('strong', { textContent: ` · ${t('matter.table.changed')}` }));
       }
+      if (i === duChanged) {
+        row.dataset.duChanged = 'true';
+        off.append(el('strong', { textContent: ` · ${t('matter.table.duChanged')}` }));
+      }
       row.insertCell().textContent = fixed(p.score);
       const output = row.insertCell();
       output.translate = false;
@@ -406,4 +416,20 @@ export class HeadsMatter {
     });
     e.table.replaceChildren(captionedTable(t('matter.table.caption', { group }), table));
   }
+}
+
+/**
+ * A translation of the page's sentence: the reference's positions that are the 毒's English (model/du-english.mjs),
+ * from one teacher-forced run() of the reference with every head on; [] for another model or text.
+ */
+async function duEnglish(model, text, reference) {
+  if (model.config.kind !== 'encoder-decoder' || !duCharacters(text).length) return [];
+  const ids = reference.outputIds;
+  const r = await model.run(
+    { inputIds: reference.inputIds, decoderInputIds: ids.subarray(0, ids.length - 1) },
+    { returnAttention: true },
+  );
+  const special = specialFlags(model.specialTokens, ids);
+  const source = { tokens: r.tokens, special: r.special };
+  return duPositions({ cross: crossWeights(r.attentions.cross, 'mean'), outputIds: ids, special, source, text });
 }

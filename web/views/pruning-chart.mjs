@@ -2,7 +2,8 @@
 // share of heads switched off (least important first) → the reference's
 // log-probability, one point per step of pruningCurve (mha-wasm/analysis),
 // and the first point whose re-decoded output differs from the reference
-// marked by a dashed rule and a ring. Every point carries its numbers
+// marked by a dashed rule and a ring (and, for a translation of the page's
+// sentence, the first whose 毒's English differs: model/du-english.mjs). Every point carries its numbers
 // (data-fraction, data-heads-off, data-score) and a title.
 import d3 from '../lib/d3.mjs';
 import { OKABE_ITO, UI } from '../lib/palette.mjs';
@@ -15,6 +16,7 @@ const HEIGHT = 230;
 const MARGIN = { top: 16, right: 24, bottom: 38, left: 54 };
 const COLOR = OKABE_ITO.blue;
 const CHANGED = OKABE_ITO.vermillion;
+const DU = UI.inkSoft;
 const RADIUS = 3.5;
 
 export class PruningChart {
@@ -51,8 +53,9 @@ export class PruningChart {
    * @param {{ fraction: number, headsOff: number, score: number }[]} points
    * @param {number} changed the first point whose output differs from the reference (-1: none)
    * @param {string} group the line's name, for the chart's label
+   * @param {number} [duChanged] the first point whose output differs at the 毒's English (-1 or none: not marked)
    */
-  update(points, changed, group) {
+  update(points, changed, group, duChanged = -1) {
     const x = d3.scaleLinear([0, 1], [MARGIN.left, WIDTH - MARGIN.right]);
     const [low, high] = d3.extent(points, (p) => p.score);
     const pad = (high - low) * 0.08 || 1;
@@ -86,35 +89,46 @@ export class PruningChart {
       .attr('data-changed', (p, i) => (i === changed ? 'true' : null))
       .select('title')
       .text((p) => `${percent(p.fraction)} (${p.headsOff}): ${fixed(p.score)}`);
-    // The first change: a dashed rule at its share and a ring, labelled.
-    const at = points[changed];
+    // The first change, and (a translation of the page's sentence) the first change of the 毒's English: each a
+    // dashed rule at its share and a ring, labelled: the first at the top, the second at the foot of its rule.
+    const marks = [
+      { key: 'output', at: points[changed], label: t('matter.curve.first'), color: CHANGED, dash: '4 3', row: 0 },
+      { key: 'du', at: points[duChanged], label: t('matter.curve.du'), color: DU, dash: '1 3', row: 1 },
+    ].filter((m) => m.at);
     this.rule
       .selectAll('g')
-      .data(at ? [at] : [])
+      .data(marks, (m) => m.key)
       .join((enter) => {
         const g = enter.append('g');
-        g.append('line').attr('stroke', CHANGED).attr('stroke-dasharray', '4 3');
-        g.append('circle').attr('fill', 'none').attr('stroke', CHANGED).attr('stroke-width', 2);
-        g.append('text').attr('fill', CHANGED).attr('font-size', 11);
+        g.append('line');
+        g.append('circle').attr('fill', 'none').attr('stroke-width', 2);
+        g.append('text').attr('font-size', 11);
         return g;
       })
-      .call((g) => {
+      .attr('data-mark', (m) => m.key)
+      .each(function draw(m) {
+        const g = d3.select(this);
+        const cx = x(m.at.fraction);
         g.select('line')
-          .attr('x1', x(at?.fraction ?? 0))
-          .attr('x2', x(at?.fraction ?? 0))
+          .attr('stroke', m.color)
+          .attr('stroke-dasharray', m.dash)
+          .attr('x1', cx)
+          .attr('x2', cx)
           .attr('y1', MARGIN.top)
           .attr('y2', HEIGHT - MARGIN.bottom);
         g.select('circle')
-          .attr('cx', x(at?.fraction ?? 0))
-          .attr('cy', y(at?.score ?? 0))
-          .attr('r', RADIUS * 2.2);
+          .attr('stroke', m.color)
+          .attr('cx', cx)
+          .attr('cy', y(m.at.score))
+          .attr('r', RADIUS * (2.2 + m.row));
         // The label on the side of the rule with more room.
-        const left = (at?.fraction ?? 0) > 0.5;
+        const left = m.at.fraction > 0.5;
         g.select('text')
-          .attr('x', x(at?.fraction ?? 0) + (left ? -4 : 4))
-          .attr('y', MARGIN.top + 10)
+          .attr('fill', m.color)
+          .attr('x', cx + (left ? -4 : 4))
+          .attr('y', m.row ? HEIGHT - MARGIN.bottom - 6 : MARGIN.top + 10)
           .attr('text-anchor', left ? 'end' : 'start')
-          .text(t('matter.curve.first'));
+          .text(m.label);
       });
     this.svg.attr(
       'aria-label',

@@ -49,6 +49,14 @@ export default {
   'matter.table.output': 'Output',
   'matter.table.changed': 'first change',
   'matter.table.count': '{share} ({n})',
+  'matter.table.duChanged': '毒’s English changes',
+  'matter.curve.du': '毒’s English',
+  'matter.text.du': ({ words, n, output }) =>
+    'The 毒’s English (the tokens written while the mean cross-attention of every head looks most at a piece that ' +
+    `holds a 毒: ${words}) first changes with ${n} ${n === 1 ? 'head' : 'heads'} off: “${output}”.`,
+  'matter.text.duKept':
+    'The 毒’s English (the tokens written while the mean cross-attention of every head looks most at a piece that ' +
+    'holds a 毒: {words}) stays on this line, even with all {total} heads off.',
   'matter.text.never': 'Even with all {total} heads switched off, the model still gives “{output}”.',
   'matter.text.kept':
     'This model keeps its output “{output}” with {n} of {total} heads switched off ({share}); with {changedAt} ' +
