@@ -53,6 +53,29 @@ test.each(['hf-marian', 'hf-qwen2', 'hf-bert-mlm'])(
   },
 );
 
+test("a BERT's curve point is one run(): its score and its fill read the same logits", async () => {
+  const model = await engines.one.loadModel(folder('hf-bert-mlm'));
+  const importance = await headImportance(model, '用[MASK]毒蛇');
+  // The model with its run() counted (a frozen object: a proxy, every other member the model's own).
+  let runs = 0;
+  const counted = new Proxy(model, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target);
+      if (key === 'run')
+        return (...args) => {
+          runs += 1;
+          return value.apply(target, args);
+        };
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const curve = await pruningCurve(counted, '用[MASK]毒蛇', { importance });
+  // One run() for the reference, one a point (one group: its line is the whole curve).
+  expect(runs).toBe(1 + curve.curves.all.length);
+  expect(Object.keys(curve.curves)).toEqual(['encoder', 'all']);
+  model.dispose();
+});
+
 test("MarianMT: a pass that keeps the encoder's output is run()'s with that mask, bit for bit", async () => {
   const model = await engines.one.loadModel(folder('hf-marian'));
   const r = await headImportance(model, SENTENCE);

@@ -169,8 +169,16 @@ async function fillTask(model, input, { positions }, given, mask) {
     );
   const fill = (logits) => Int32Array.from(at, (p) => argmax(logits, p, vocab));
   const outputIds = given ?? fill(full.logits);
-  const logitsOf = async (masks) =>
-    (await model.run(input, { ...QUIET, returnLogits: true, headMask: mask(masks) })).logits;
+  // A point of a curve scores, then fills, under the same masks: one run() serves both (the last masks' logits).
+  let last = { masks: undefined, logits: null };
+  const logitsOf = async (masks) => {
+    if (masks !== last.masks)
+      last = {
+        masks,
+        logits: (await model.run(input, { ...QUIET, returnLogits: true, headMask: mask(masks) })).logits,
+      };
+    return last.logits;
+  };
   return {
     reference: { inputIds, positions: at, outputIds, tokens: model.pieces(outputIds) },
     async score(masks) {
