@@ -16,7 +16,8 @@ import { SENTENCE } from '../../web/sentence.mjs';
 import { topTokens } from '../../web/model/predictions.mjs';
 import { promptText } from '../../web/model/next-token-steps.mjs';
 import { lastRows } from '../js/helpers/attention-rows.mjs';
-import { loadModelFolder, openPage, setUp } from './page-helpers.mjs';
+import { t } from '../../web/lib/i18n.mjs';
+import { inLanguage, loadModelFolder, openPage, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
 let env, engine;
@@ -107,7 +108,7 @@ test('a decoder’s next token, with Node’s probabilities; the most probable a
 // space ("▁there"); the appended token keeps it, as the whole sequence decodes (it was "time,there").
 // ../shared beside the repository (where CI lays it), whatever the working folder.
 const STORIES = fileURLToPath(new URL('../../../shared/fixtures/real/stories260K/', import.meta.url));
-test('a SentencePiece token keeps its space when appended (stories260K, a real trained Llama)', async () => {
+test('a SentencePiece token keeps its space when appended, and ▁ is explained (stories260K, a real trained Llama)', async () => {
   const { page, problems } = await openPage(env);
   try {
     await loadModelFolder(page, STORIES);
@@ -129,6 +130,13 @@ test('a SentencePiece token keeps its space when appended (stories260K, a real t
     );
     expect(notes[0]).toEqual(['predicts', '']);
     expect(notes.map(([kind]) => kind)).not.toContain('tiny');
+    // Its tokens carry SentencePiece's word-start mark ▁, and the last note says what it is.
+    const tokens = await page.$$eval('#real-model .real-heatmap .row-labels text', (texts) =>
+      texts.map((x) => x.textContent),
+    );
+    expect(tokens.filter((token) => token.includes('▁')).length).toBeGreaterThan(0);
+    expect(notes.at(-1)[0]).toBe('wordStart');
+    expect(await page.textContent('#real-model .real-article-notes li:last-child')).toBe(t('real.article.wordStart'));
     expect(await page.textContent('#real-model .real-article-notes li[data-note="predicts"]')).toMatch(
       /^Measured: this model predicts the text’s \d+ tokens with a mean log-probability of [−-]?\d/,
     );
@@ -145,7 +153,7 @@ test('a SentencePiece token keeps its space when appended (stories260K, a real t
   }
 }, 60_000);
 
-test('a BERT with its masked-LM head fills the [MASK] on a 毒 as Node does', async () => {
+test('a BERT with its masked-LM head fills the [MASK] on a 毒 as Node does; no ▁ note; the neuron view’s √d_k', async () => {
   const { page, problems } = await openPage(env);
   try {
     await loadModelFolder(page, 'hf-bert-mlm');
@@ -170,9 +178,24 @@ test('a BERT with its masked-LM head fills the [MASK] on a 毒 as Node does', as
     );
     expect(kinds).toContain('numbering');
     expect(kinds).not.toContain('other');
+    // BERT's tokens carry no ▁: no note about it.
+    expect(kinds).not.toContain('wordStart');
     expect(await page.locator('#real-model .real-closest-table tbody tr').count()).toBe(3);
     expect(await page.isVisible('#real-model .pred-caveat')).toBe(true);
     expect(await page.textContent('#real-model .pred-caveat')).toMatch(/^Note: this checkpoint’s predictions/);
+    // The neuron view's help writes the score q·k/√d_k (it had √dK), in English and in Chinese.
+    for (const lang of ['en', 'zh']) {
+      if (lang === 'zh') {
+        await page.check('input[name="lang"][value="zh"]');
+        await page.waitForFunction(() => document.documentElement.lang.startsWith('zh'));
+      }
+      const help = page.locator('#real-model .real-neuron .help');
+      expect(await help.isVisible()).toBe(true);
+      const shownHelp = await help.textContent();
+      expect(shownHelp).toBe(inLanguage(lang, () => t('real.neuron.help')));
+      expect(shownHelp).toContain('q·k/√d_k');
+      expect(shownHelp).not.toContain('√dK');
+    }
     expect(problems).toEqual([]);
   } finally {
     await page.close();

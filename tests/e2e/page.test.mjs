@@ -12,6 +12,10 @@ import { createAttention } from '../../src/js/node.mjs';
 import { encoderSpec, decoderSpec } from '../../web/model/designed-heads.mjs';
 import { crossSpec } from '../../web/model/cross-heads.mjs';
 import { freeSpec } from '../../web/model/free-mode.mjs';
+import { runSpec } from '../../web/model/compute.mjs';
+import { compareSummary } from '../../web/model/head-comparison.mjs';
+import { tokenName } from '../../web/lib/tokens.mjs';
+import { t } from '../../web/lib/i18n.mjs';
 import { ENGLISH, WITH_VENOM } from '../../web/sentence.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
 import { readHeatmaps, reveal } from './page-helpers.mjs';
@@ -73,6 +77,30 @@ const compareRow = (page, q) =>
     tr.cells[1].textContent,
   ]);
 
+/**
+ * The comparison's ties at `sharpness` (the encoder): its sentence names the rows Node's compareSummary splits, and
+ * they are the rows whose single-head cell on the page lists more than one top key (issue 38: at sharpness 1 all 15
+ * rows were named, spread as they are).
+ */
+async function expectTies(page, sharpness) {
+  const { split } = compareSummary(await runSpec(engine, encoderSpec(sharpness)));
+  const names = split.map((r) => tokenName(r.token));
+  expect(names.length).toBeGreaterThan(0);
+  expect(await page.textContent('#compare .summary')).toContain(t('compare.split', { names: names.join(t('list.join')) }));
+  const tied = await page.$$eval(
+    '#compare table.compare tbody tr',
+    (rows, join) =>
+      rows
+        .filter((tr) => {
+          const cell = tr.cells[1].textContent; // its top keys · its bits (a key's name may hold " · " too)
+          return cell.slice(0, cell.lastIndexOf(' · ')).split(join).length > 1;
+        })
+        .map((tr) => tr.cells[0].textContent),
+    t('list.join'),
+  );
+  expect(tied).toEqual(names);
+}
+
 /** Lines of the head view that are displayed: [q, k, head]. */
 const visibleLines = (page) =>
   page.$$eval('.head-view-svg line', (lines) =>
@@ -105,6 +133,7 @@ test('loads without console problems, runs threaded-relaxed-simd, and shows the 
   await reveal(page, '#compare');
   await reveal(page, '#pipeline');
   expect(await page.textContent('#compare .summary')).toMatch(/single head's top keeps \d+ of them and drops \d+/);
+  await expectTies(page); // the default sharpness
   expect(await page.$$eval('#pipeline .checks li', (items) => items.map((li) => li.className))).toEqual(
     Array(6).fill('ok'),
   );
@@ -276,7 +305,7 @@ test('a section the reader went to stays in the URL when a control moves and the
   await page.close();
 });
 
-test('the sharpness slider recomputes live; keyboard reaches and reads every view', async () => {
+test('the sharpness slider recomputes live (at 1, ties only where keys tie); keyboard reaches and reads every view', async () => {
   const { page, problems } = await open();
   await page.focus('#sharpness');
   await page.keyboard.press('ArrowRight');
@@ -312,6 +341,15 @@ test('the sharpness slider recomputes live; keyboard reaches and reads every vie
   await page.focus('#sharpness');
   await page.keyboard.press('Tab');
   expect(await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle)).not.toBe('none');
+  // At sharpness 1 every row is spread, and the comparison calls a row a tie only where keys share its top weight.
+  await page.$eval('#sharpness', (input) => {
+    input.value = '1';
+    input.dispatchEvent(new Event('input'));
+  });
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('sharpness') === '1');
+  await page.waitForFunction(() => !document.body.dataset.computing);
+  await reveal(page, '#compare');
+  await expectTies(page, 1);
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);

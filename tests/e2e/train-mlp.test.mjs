@@ -31,13 +31,18 @@ afterAll(async () => {
   await browser?.close();
 });
 
-test('with the MLP: its pairs in the dot plot and the verdict, Node’s numbers; the dashed lines named only then', async () => {
-  const { page, problems } = await openPage(browser.context, url);
-  await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
-  await page.waitForSelector('#train-start:not([disabled])');
-  await trainSectionReady(page);
-  expect(await page.textContent('.train-charts-help')).not.toMatch(/MLP/);
-  await page.fill('#train-seeds', '2');
+/** The page, its training section ready to start. */
+async function openTraining() {
+  const opened = await openPage(browser.context, url);
+  await opened.page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+  await opened.page.waitForSelector('#train-start:not([disabled])');
+  await trainSectionReady(opened.page);
+  return opened;
+}
+
+/** Trains `seeds` seeds × 500 steps with the MLP (4 settings) and waits until the page says it is done. */
+async function trainWithMlp(page, seeds) {
+  await page.fill('#train-seeds', String(seeds));
   await page.selectOption('#train-steps', '500');
   await page.check('#train-mlp');
   await page.locator('#train-start').scrollIntoViewIfNeeded();
@@ -45,6 +50,12 @@ test('with the MLP: its pairs in the dot plot and the verdict, Node’s numbers;
   await page.waitForFunction(() => document.querySelector('#train-status').textContent.startsWith('Done'), null, {
     timeout: 240_000,
   });
+}
+
+test('with the MLP: its pairs in the dot plot and the verdict, Node’s numbers; the dashed lines named only then', async () => {
+  const { page, problems } = await openTraining();
+  expect(await page.textContent('.train-charts-help')).not.toMatch(/MLP/);
+  await trainWithMlp(page, 2);
   expect(await page.textContent('.train-charts-help')).toContain('dashed: with MLP');
 
   const data = buildData();
@@ -82,10 +93,7 @@ test('with the MLP: its pairs in the dot plot and the verdict, Node’s numbers;
 }, 300_000);
 
 test('past 20 seed lines (6 seeds × 4 settings) the seeds’ lines are faint under the means; at 8 they are not', async () => {
-  const { page, problems } = await openPage(browser.context, url);
-  await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
-  await page.waitForSelector('#train-start:not([disabled])');
-  await trainSectionReady(page);
+  const { page, problems } = await openTraining();
   /** Each chart's stroke opacities: { seeds: [...distinct], means: [...distinct], lines: seed lines }. */
   const opacities = () =>
     page.$$eval('.train-loss path[data-seed], .train-accuracy path[data-seed]', (paths) => {
@@ -93,19 +101,9 @@ test('past 20 seed lines (6 seeds × 4 settings) the seeds’ lines are faint un
       const seeds = paths.filter((p) => p.dataset.seed !== 'mean');
       return { seeds: of(seeds), means: of(paths.filter((p) => p.dataset.seed === 'mean')), lines: seeds.length };
     });
-  const train = async (seeds) => {
-    await page.fill('#train-seeds', String(seeds));
-    await page.selectOption('#train-steps', '500');
-    await page.check('#train-mlp');
-    await page.locator('#train-start').scrollIntoViewIfNeeded();
-    await page.click('#train-start');
-    await page.waitForFunction(() => document.querySelector('#train-status').textContent.startsWith('Done'), null, {
-      timeout: 240_000,
-    });
-  };
-  await train(2);
+  await trainWithMlp(page, 2);
   const few = await opacities();
-  await train(6);
+  await trainWithMlp(page, 6);
   const many = await opacities();
   // Two charts, 4 settings: 2 × 8 and 2 × 24 seed lines.
   expect([few.lines, many.lines]).toEqual([16, 48]);
