@@ -27,6 +27,7 @@ export function articleNotes(run, text) {
   const wordStart = () => run.tokens?.some((token) => token.includes('▁')) && say('wordStart');
   if (!map) {
     say(String(text).replace(/\s/gu, '') === SENTENCE ? 'unread' : 'other', { sentence: SENTENCE });
+    wordStart();
     return notes;
   }
   say('numbering');
