@@ -232,7 +232,7 @@ export default {
   'real.neuron.title': '神经元视图：层 {layer} · 头 {head}',
   'real.neuron.help':
     '这个头里一个词元的查询向量 q 和另一个词元的键向量 k（模型自己算出的，已经加上偏置、归一化和旋转位置），' +
-    '它们逐维的乘积、乘积之和 q·k 和得分 q·k/√dK。模型返回的是权重，不是得分：这里的得分由它的 q 和 k 算出，' +
+    '它们逐维的乘积、乘积之和 q·k 和得分 q·k/√d_k。模型返回的是权重，不是得分：这里的得分由它的 q 和 k 算出，' +
     '再用这一行的 softmax 和模型给出的权重核对。',
   'neuron.score.real': '得分 = q·k / √d_k = {dot} / √{dK} = {score}',
   'neuron.weight.real': '权重 = 模型给出的 {weight}；由 q 和 k 算出的这一行得分的 softmax：{softmax}',
