@@ -5,7 +5,8 @@
 // source piece that holds a 毒 are "the 毒's English"; the first curve point
 // whose re-decoded output differs at one of them is where it changes. An
 // operational reading, said so on the page: the cross-attention's top piece
-// is where the model looks, not a word alignment. Pure: no DOM, no engine; t() writes the page's language.
+// is where the model looks, not a word alignment. Pure: no DOM, no engine;
+// t() writes the page's language.
 import { t } from '../lib/i18n.mjs';
 import { outputText } from './head-importance-text.mjs';
 import { duCharacters, pieceText, sourceSpans } from './translation.mjs';

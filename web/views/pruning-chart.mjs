@@ -3,8 +3,9 @@
 // log-probability, one point per step of pruningCurve (mha-wasm/analysis),
 // and the first point whose re-decoded output differs from the reference
 // marked by a dashed rule and a ring (and, for a translation of the page's
-// sentence, the first whose 毒's English differs: model/du-english.mjs). Every point carries its numbers
-// (data-fraction, data-heads-off, data-score) and a title.
+// sentence, the first whose 毒's English differs: model/du-english.mjs).
+// Every point carries its numbers (data-fraction, data-heads-off, data-score)
+// and a title.
 import d3 from '../lib/d3.mjs';
 import { OKABE_ITO, UI } from '../lib/palette.mjs';
 import { UI_FONTS } from '../lib/tokens.mjs';
