@@ -4,8 +4,11 @@
 // that prefers English gets the English page; no message key is missing in
 // either (a missing key throws, which the console would show); the 中文 /
 // English switch changes every view and goes into the link, and the link
-// brings it back. The Chinese page's screenshot goes to test-output/.
-import { setUp, openPage, chooseMode, revealAll, readerText } from './page-helpers.mjs';
+// brings it back; the cross mode's note and the real view's list of
+// architectures (Llama, Qwen2, Qwen3 among them) are the catalogue's. The
+// Chinese page's screenshot goes to test-output/.
+import { setUp, openPage, chooseMode, revealAll, readerText, inLanguage } from './page-helpers.mjs';
+import { t } from '../../web/lib/i18n.mjs';
 import { ENGLISH } from '../../web/sentence.mjs';
 import { DEFAULT_FREE } from '../../web/model/free-mode.mjs';
 import { encoderSpec } from '../../web/model/designed-heads.mjs';
@@ -80,6 +83,11 @@ const englishIn = (text) =>
     .replace(CODE_RE, '')
     .match(/[A-Za-z]{2,}/g) ?? [];
 const KEY_LIKE = /^[a-z][A-Za-z]*(?:\.[A-Za-z-]+)+$(?<!\.mjs)/;
+/** The cross mode's note beside its button: which side looks at which (zh → en: English looks at Chinese). */
+const expectCrossNote = async (page, lang) =>
+  expect(await page.textContent('input[name="mode"][value="cross"] ~ small')).toBe(
+    inLanguage(lang, () => t('mode.cross.note')),
+  );
 
 let zh, en;
 beforeAll(async () => {
@@ -148,6 +156,7 @@ test('a browser that prefers Chinese gets the Chinese page: no English left but 
   expect(leftovers).toEqual([]);
   expect(texts.filter((text) => KEY_LIKE.test(text))).toEqual([]);
   expect(texts.join('').length).toBeGreaterThan(5000);
+  await expectCrossNote(page, 'zh');
   expect(problems).toEqual([]);
   await page.close();
 }, 120_000);
@@ -251,12 +260,26 @@ test('sharpness 0 (every row even): no NaN or undefined anywhere, a comparison t
   }
 }, 90_000);
 
-test('“how to get a model”: always shown, in both languages, by name and as a downloaded folder', async () => {
-  for (const [env, title] of [
-    [zh, '怎样得到一个模型'],
-    [en, 'How to get a model'],
+test('“how to get a model”: always shown, in both languages, by name and as a downloaded folder; every architecture named', async () => {
+  for (const [env, title, lang] of [
+    [zh, '怎样得到一个模型', 'zh'],
+    [en, 'How to get a model', 'en'],
   ]) {
     const { page, problems } = await openPage(env);
+    // What the real view runs: the catalogue's text, naming Llama, Qwen2 and Qwen3 too (they were missing).
+    const explain = await page.$eval(
+      '#real-model p[data-i18n-html="real.explain"]',
+      (p, html) => {
+        const want = document.createElement('p');
+        want.innerHTML = html;
+        return { shown: p.textContent, want: want.textContent, visible: p.checkVisibility() };
+      },
+      inLanguage(lang, () => t('real.explain')),
+    );
+    expect(explain.visible).toBe(true);
+    expect(explain.shown).toBe(explain.want);
+    for (const name of ['Llama', 'Qwen2', 'Qwen3'])
+      expect(explain.shown).toMatch(new RegExp(`(?<![\\w.-])${name}(?![\\w.-])`));
     const box = page.locator('#real-model .real-howto');
     await box.scrollIntoViewIfNeeded();
     expect(await box.isVisible()).toBe(true);
@@ -296,6 +319,7 @@ test('a browser that prefers English gets the English page; no key is missing', 
     return out;
   });
   expect(chinese).toEqual([]);
+  await expectCrossNote(page, 'en');
   expect(problems).toEqual([]);
   await page.close();
 }, 90_000);

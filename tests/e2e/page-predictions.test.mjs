@@ -9,7 +9,9 @@
 // does. Step by step (views/next-token-steps.mjs): two steps through the
 // page's KV cache choose Node's greedy tokens, and each step's layer × head
 // grid holds the last row of Node's run() attention over the same ids; the
-// reset goes back to the prompt, the first clause's too. No console errors.
+// reset goes back to the prompt, the first clause's too. stories260K's ▁
+// is explained in a note, BERT's tokens get none; the real neuron view's help
+// writes q·k/√d_k (en, zh). No console errors.
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
@@ -189,7 +191,7 @@ test('a BERT with its masked-LM head fills the [MASK] on a 毒 as Node does; no 
         await page.check('input[name="lang"][value="zh"]');
         await page.waitForFunction(() => document.documentElement.lang.startsWith('zh'));
       }
-      const help = page.locator('#real-model .real-neuron .help');
+      const help = page.locator('#real-model .real-neuron [data-i18n="real.neuron.help"]');
       expect(await help.isVisible()).toBe(true);
       const shownHelp = await help.textContent();
       expect(shownHelp).toBe(inLanguage(lang, () => t('real.neuron.help')));

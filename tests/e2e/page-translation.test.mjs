@@ -12,7 +12,8 @@
 // translate as Node does with that head mask; in English every text is
 // written again; a random checkpoint is never called real (the view flags it,
 // and lists the source pieces the encoder read); at 390 px nothing scrolls
-// sideways; no console errors.
+// sideways; the cross-attention's label (who looks at whom) is the
+// catalogue's, zh and en; no console errors.
 // Screenshots go to test-output/.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,8 @@ import { createAttention } from '../../src/js/node.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { crossWeights, presetMask, specialFlags } from '../../web/model/translation.mjs';
 import { translationNotes } from '../../web/model/translation-notes.mjs';
-import { openPage, readHeatmaps, setUp } from './page-helpers.mjs';
+import { t } from '../../web/lib/i18n.mjs';
+import { inLanguage, openPage, readHeatmaps, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
 
 const FOLDER = 'tests/fixtures/models/hf-marian';
@@ -52,6 +54,15 @@ async function heatmap(page) {
   const maps = await readHeatmaps(page, '#real-model .mt-heatmap');
   const [name] = Object.keys(maps);
   return { name, cells: maps[name] };
+}
+
+/** The cross-attention's label in the attention and the heads-off menus: who looks at whom, in `lang`. */
+async function expectCrossLabel(page, lang) {
+  const labels = await page.$$eval('#mt-group option[value="cross"], #mt-mask-group option[value="cross"]', (o) =>
+    o.map((option) => option.textContent),
+  );
+  const want = inLanguage(lang, () => t('mt.group.cross'));
+  expect(labels).toEqual([want, want]);
 }
 
 const mismatches = (cells, weights, S) => cells.filter(([q, k, w]) => !Object.is(w, weights[q * S + k]));
@@ -90,6 +101,7 @@ test('a translation model translates the sentence in the page, with Node’s num
     const S = translation.inputIds.length;
     const cross = translation.attentions.cross;
     const T = cross.shape[2];
+    await expectCrossLabel(page, 'zh');
     let shown = await heatmap(page);
     expect(shown.name).toBe('mt-cross-mean');
     expect(shown.cells).toHaveLength(T * S);
@@ -158,6 +170,7 @@ test('a translation model translates the sentence in the page, with Node’s num
     );
     expect(await page.textContent('#real-model .mt')).not.toMatch(/real translation model/);
     expect(await page.textContent('#real-model .mt-notes li[data-note="source"]')).toContain('pieces');
+    await expectCrossLabel(page, 'en');
     expect(problems).toEqual([]);
   } finally {
     await page.close();

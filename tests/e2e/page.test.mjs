@@ -4,7 +4,9 @@
 // a hovered token's lines; the decoder's masked cells are exactly 0; free
 // mode recomputes a new sentence; a URL restores its view; export works; the
 // page falls back to single-thread SIMD without isolation; the cross heads'
-// top keys are the token-by-token alignment. Screenshots (1440
+// top keys are the token-by-token alignment; the comparison calls a row a
+// tie only where keys share the single head's top weight (Node's
+// compareSummary, at the default sharpness and at 1). Screenshots (1440
 // and 390 px wide) go to test-output/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { startServer } from '../../web/server.mjs';
@@ -86,7 +88,9 @@ async function expectTies(page, sharpness) {
   const { split } = compareSummary(await runSpec(engine, encoderSpec(sharpness)));
   const names = split.map((r) => tokenName(r.token));
   expect(names.length).toBeGreaterThan(0);
-  expect(await page.textContent('#compare .summary')).toContain(t('compare.split', { names: names.join(t('list.join')) }));
+  expect(await page.textContent('#compare .summary')).toContain(
+    t('compare.split', { names: names.join(t('list.join')) }),
+  );
   const tied = await page.$$eval(
     '#compare table.compare tbody tr',
     (rows, join) =>
