@@ -65,6 +65,9 @@ test('the sentence names the tokens and where they change, or says they stay, in
     const kept = duSentence(reference, [3, 5], points, -1);
     expect(kept).toEqual({ kind: 'du', text: t('matter.text.duKept', { words, total: 1 }) });
   }
+  // A token written twice is named once.
+  const twice = { tokens: ['<pad>', '▁venom', '▁and', '▁venom', '</s>'] };
+  expect(duSentence(twice, [1, 3], points, -1).text).toBe(t('matter.text.duKept', { words: 'venom', total: 1 }));
   setLanguage('en');
   expect(t('matter.text.du', { words: 'a', n: 1, output: 'b' })).toContain('with 1 head off');
   expect(t('matter.text.du', { words: 'a', n: 2, output: 'b' })).toContain('with 2 heads off');

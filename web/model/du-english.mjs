@@ -41,9 +41,12 @@ export function firstDuChange(points, referenceIds, positions) {
   return points.findIndex(({ output: { outputIds } }) => positions.some((t) => outputIds[t] !== referenceIds[t]));
 }
 
-/** The sentence on the 毒's English: its tokens, and where on the line shown they first change (or that they do not). */
+/**
+ * The sentence on the 毒's English: its tokens (each once, in the order they come), and where on the line shown
+ * they first change (or that they do not).
+ */
 export function duSentence(reference, positions, points, duChanged) {
-  const words = positions.map((p) => pieceText(reference.tokens[p])).join(t('list.join'));
+  const words = [...new Set(positions.map((p) => pieceText(reference.tokens[p])))].join(t('list.join'));
   const at = points[duChanged];
   return at
     ? { kind: 'du', text: t('matter.text.du', { words, n: at.headsOff, output: outputText(at.output) }) }

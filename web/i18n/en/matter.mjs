@@ -53,10 +53,10 @@ export default {
   'matter.curve.du': '毒’s English',
   'matter.text.du': ({ words, n, output }) =>
     'The 毒’s English (the tokens written while the mean cross-attention of every head looks most at a piece that ' +
-    `holds a 毒: ${words}) first changes with ${n} ${n === 1 ? 'head' : 'heads'} off: “${output}”.`,
+    `holds a 毒 — where the model looks, not a word alignment: ${words}) first changes with ${n} ${n === 1 ? 'head' : 'heads'} off: “${output}”.`,
   'matter.text.duKept':
     'The 毒’s English (the tokens written while the mean cross-attention of every head looks most at a piece that ' +
-    'holds a 毒: {words}) stays on this line, even with all {total} heads off.',
+    'holds a 毒 — where the model looks, not a word alignment: {words}) stays on this line, even with all {total} heads off.',
   'matter.text.never': 'Even with all {total} heads switched off, the model still gives “{output}”.',
   'matter.text.kept':
     'This model keeps its output “{output}” with {n} of {total} heads switched off ({share}); with {changedAt} ' +

@@ -49,9 +49,9 @@ export default {
   'matter.table.duChanged': '“毒”的英文改变',
   'matter.curve.du': '“毒”的英文',
   'matter.text.du': ({ words, n, output }) =>
-    `“毒”的英文（模型写这些词元时，所有头平均的交叉注意力最看重含“毒”的源词元：${words}）在关掉 ${n} 个头时第一次改变：“${output}”。`,
+    `“毒”的英文（模型写这些词元时，所有头平均的交叉注意力最看重含“毒”的源词元——这是模型看向哪里，不是词对齐：${words}）在关掉 ${n} 个头时第一次改变：“${output}”。`,
   'matter.text.duKept':
-    '“毒”的英文（模型写这些词元时，所有头平均的交叉注意力最看重含“毒”的源词元：{words}）在这条线上不变，即使关掉全部 {total} 个头。',
+    '“毒”的英文（模型写这些词元时，所有头平均的交叉注意力最看重含“毒”的源词元——这是模型看向哪里，不是词对齐：{words}）在这条线上不变，即使关掉全部 {total} 个头。',
   'matter.text.never': '即使关掉全部 {total} 个头，模型仍然给出“{output}”。',
   'matter.text.kept':
     '关掉 {total} 个头中的 {n} 个（{share}），这个模型的输出仍是“{output}”；关掉 {changedAt} 个（{changedShare}）时，' +
