@@ -28,9 +28,6 @@ import { mulberry32 } from '../web/model/random.mjs';
 
 const script = fileURLToPath(import.meta.url);
 
-/** Each kind's name in the log and the report. */
-const NAMES = { marian: 'opus-mt', bert: 'bert-base', gpt2: 'GPT-2 small' };
-
 // bert-base-chinese's [CLS], [SEP] and [MASK] ids.
 const CLS = 101,
   SEP = 102,
@@ -50,6 +47,33 @@ export function bertSentence(config = BERT_BASE, seed = 37) {
   return { inputIds: Int32Array.from([CLS, ...ids, SEP]), positions: [3] };
 }
 
+const GPT2 = SHAPES.find((shape) => shape.key === 'gpt2');
+/**
+ * The bench's models by kind: the name in the log and the report, the checkpoint's writer, and what is analysed
+ * (the translation of the sentence's ids, stopping at NEW_TOKENS as the other benches': its max_length is
+ * opus-mt's 512; the BERT's fill of its [MASK]; the decoder's next token after the sentence).
+ */
+const MODELS = {
+  marian: {
+    name: 'opus-mt',
+    write: (dir) => writeMarianCheckpoint(dir, OPUS_MT),
+    task: () => ({ input: { inputIds: sourceIds(OPUS_MT) }, options: { maxNewTokens: NEW_TOKENS } }),
+  },
+  bert: {
+    name: 'bert-base',
+    write: (dir) => writeCheckpoint(dir, BERT_BASE, { maskedLM: true }),
+    task: () => {
+      const { inputIds, positions } = bertSentence();
+      return { input: { inputIds }, options: { positions } };
+    },
+  },
+  gpt2: {
+    name: 'GPT-2 small',
+    write: (dir) => writeDecoderCheckpoint(dir, GPT2, GPT2.config),
+    task: () => ({ input: PROMPT, options: {} }),
+  },
+};
+
 /** One model's analysis in this process: importance, then the curve in its order. */
 async function analyse(kind, dir, threads) {
   const { createAttention } = await import('../src/js/node.mjs');
@@ -57,11 +81,7 @@ async function analyse(kind, dir, threads) {
   const engine = await createAttention({ threads });
   const model = await engine.loadModel(dir);
   try {
-    // The translation of the sentence's ids; the BERT's fill of its [MASK]; the decoder's next token after it.
-    const bert = kind === 'bert' && bertSentence();
-    const input = kind === 'marian' ? { inputIds: sourceIds(OPUS_MT) } : bert ? { inputIds: bert.inputIds } : PROMPT;
-    // The translation stops at NEW_TOKENS as the other benches' (its max_length is opus-mt's 512).
-    const options = kind === 'marian' ? { maxNewTokens: NEW_TOKENS } : bert ? { positions: bert.positions } : {};
+    const { input, options } = MODELS[kind].task();
     const importance = await headImportance(model, input, options);
     const curve = await pruningCurve(model, input, { ...options, importance });
     return {
@@ -86,17 +106,10 @@ export async function analysisBench({ quick = false, log = (s) => process.stderr
   const root = mkdtempSync(path.join(os.tmpdir(), 'mha-analysis-'));
   const result = { ...runHeader(quick), runs: [] };
   try {
-    const models = [['marian', (dir) => writeMarianCheckpoint(dir, OPUS_MT)]];
-    const gpt2 = SHAPES.find((shape) => shape.key === 'gpt2');
-    if (!quick)
-      models.push(
-        ['bert', (dir) => writeCheckpoint(dir, BERT_BASE, { maskedLM: true })],
-        ['gpt2', (dir) => writeDecoderCheckpoint(dir, gpt2, gpt2.config)],
-      );
-    for (const [kind, write] of models) {
+    for (const kind of quick ? ['marian'] : Object.keys(MODELS)) {
       const dir = path.join(root, kind);
-      log(`analysis: writing a ${NAMES[kind]}-shaped checkpoint…\n`);
-      write(dir);
+      log(`analysis: writing a ${MODELS[kind].name}-shaped checkpoint…\n`);
+      MODELS[kind].write(dir);
       for (const threads of quick ? [1] : [1, 2]) {
         log(`analysis: ${kind}, ${threads} thread(s)…\n`);
         result.runs.push(runStep(script, ['--run', kind, dir, String(threads)]));
@@ -116,7 +129,7 @@ function report(r) {
   ];
   for (const x of r.runs)
     lines.push(
-      `${`${NAMES[x.kind]} (${x.heads} heads)`.padEnd(24)} ${`${x.variant} ×${x.threads}`.padEnd(24)} ` +
+      `${`${MODELS[x.kind].name} (${x.heads} heads)`.padEnd(24)} ${`${x.variant} ×${x.threads}`.padEnd(24)} ` +
         `${s(x.importance.totalMs).padStart(12)} ${x.importance.msPerPass.toFixed(0).padStart(8)} ` +
         `${s(x.curve.totalMs).padStart(8)} ${x.curve.msPerPass.toFixed(0).padStart(8)}`,
     );

@@ -19,8 +19,7 @@ import { createAttention } from '../../src/js/node.mjs';
 import { headImportance, pruningCurve } from '../../src/js/analysis/index.mjs';
 import { SENTENCE } from '../../web/sentence.mjs';
 import { importanceSentences, outputKept, outputText } from '../../web/model/head-importance-text.mjs';
-import { duPositions, duSentence, firstDuChange } from '../../web/model/du-english.mjs';
-import { crossWeights, specialFlags } from '../../web/model/translation.mjs';
+import { duEnglish, duSentence, firstDuChange } from '../../web/model/du-english.mjs';
 import { setLanguage, t } from '../../web/lib/i18n.mjs';
 import { analyseHeadsOnPage as analyseOnPage, loadModelFolder, openPage, setUp } from './page-helpers.mjs';
 import { pageEngineOptions } from './page-builds.mjs';
@@ -39,19 +38,8 @@ async function analyse(name) {
     model,
     importance,
     curve,
-    du: model.config.kind === 'encoder-decoder' ? await duInNode(model, importance) : [],
+    du: await duEnglish(model, SENTENCE, importance.reference),
   };
-}
-
-/** A translation's 毒's English (web/model/du-english.mjs) over Node's run() of the reference, every head on. */
-async function duInNode(model, { reference: { inputIds, outputIds } }) {
-  const r = await model.run(
-    { inputIds, decoderInputIds: outputIds.subarray(0, outputIds.length - 1) },
-    { returnAttention: true },
-  );
-  const special = specialFlags(model.specialTokens, outputIds);
-  const source = { tokens: r.tokens, special: r.special };
-  return duPositions({ cross: crossWeights(r.attentions.cross, 'mean'), outputIds, special, source, text: SENTENCE });
 }
 
 beforeAll(async () => {

@@ -5,11 +5,11 @@
 // source piece that holds a 毒 are "the 毒's English"; the first curve point
 // whose re-decoded output differs at one of them is where it changes. An
 // operational reading, said so on the page: the cross-attention's top piece
-// is where the model looks, not a word alignment. Pure: no DOM, no engine;
-// t() writes the page's language.
+// is where the model looks, not a word alignment. No DOM; duEnglish runs the
+// model once, the rest is pure; t() writes the page's language.
 import { t } from '../lib/i18n.mjs';
 import { outputText } from './head-importance-text.mjs';
-import { duCharacters, pieceText, sourceSpans } from './translation.mjs';
+import { crossWeights, duCharacters, pieceText, sourceSpans, specialFlags } from './translation.mjs';
 
 /**
  * The positions t ≥ 1 of `outputIds` (decoder_start_token_id first) whose token is written while the mean
@@ -33,6 +33,23 @@ export function duPositions({ cross, outputIds, special, source, text }) {
     if (holdsDu[top]) out.push(t);
   }
   return out;
+}
+
+/**
+ * A translation of the page's sentence: the reference's positions that are the 毒's English, from one
+ * teacher-forced run() of the reference (analysis' reference: inputIds, outputIds) with every head on; [] for
+ * another model or text.
+ */
+export async function duEnglish(model, text, reference) {
+  if (model.config.kind !== 'encoder-decoder' || !duCharacters(text).length) return [];
+  const ids = reference.outputIds;
+  const r = await model.run(
+    { inputIds: reference.inputIds, decoderInputIds: ids.subarray(0, ids.length - 1) },
+    { returnAttention: true },
+  );
+  const special = specialFlags(model.specialTokens, ids);
+  const source = { tokens: r.tokens, special: r.special };
+  return duPositions({ cross: crossWeights(r.attentions.cross, 'mean'), outputIds: ids, special, source, text });
 }
 
 /** The first point whose output differs from `referenceIds` at one of `positions` (missing there counts): -1 none. */

@@ -21,8 +21,7 @@ import { analysisEntry } from '../lib/package.mjs';
 import { UI } from '../lib/palette.mjs';
 import { divergingScale } from '../lib/scales.mjs';
 import { importanceSentences, outputKept, outputText } from '../model/head-importance-text.mjs';
-import { duPositions, duSentence, firstDuChange } from '../model/du-english.mjs';
-import { crossWeights, duCharacters, specialFlags } from '../model/translation.mjs';
+import { duEnglish, duSentence, firstDuChange } from '../model/du-english.mjs';
 import { PruningChart } from './pruning-chart.mjs';
 import { FewerHeads } from './fewer-heads.mjs';
 import { HeadDetail } from './head-detail.mjs';
@@ -416,20 +415,4 @@ export class HeadsMatter {
     });
     e.table.replaceChildren(captionedTable(t('matter.table.caption', { group }), table));
   }
-}
-
-/**
- * A translation of the page's sentence: the reference's positions that are the 毒's English (model/du-english.mjs),
- * from one teacher-forced run() of the reference with every head on; [] for another model or text.
- */
-async function duEnglish(model, text, reference) {
-  if (model.config.kind !== 'encoder-decoder' || !duCharacters(text).length) return [];
-  const ids = reference.outputIds;
-  const r = await model.run(
-    { inputIds: reference.inputIds, decoderInputIds: ids.subarray(0, ids.length - 1) },
-    { returnAttention: true },
-  );
-  const special = specialFlags(model.specialTokens, ids);
-  const source = { tokens: r.tokens, special: r.special };
-  return duPositions({ cross: crossWeights(r.attentions.cross, 'mean'), outputIds: ids, special, source, text });
 }
