@@ -67,8 +67,8 @@ DType dtype_of(unsigned code, const char* what) {
 }
 
 // What JS needs to load and run a model, from its layout: { tensors
-// ([{ name, shape, slot, matrix }] in the model's order: tensors of one
-// slot are gathered into one packed matrix; `matrix`, held in `storage`),
+// ([{ name, shape, slot, matrix, outputHead }] in the model's order: tensors of one
+// slot are gathered into one packed matrix; `matrix`, held in `storage`; `outputHead`, the logits' matrix),
 // storage (the DType the matrices are held in: "F32", "F16", "BF16"; a matrix held in a block type
 // has its own `storage`, e.g. "Q4_K"), storageBytes ({ F32, F16, BF16 }: the parameters' bytes held in
 // each; modelBytes() counts them with matrices held in blocks), bytes (the parameters' bytes as this model holds
@@ -89,6 +89,7 @@ val description(const model::Model& model) {
     if (t.matrix && model.storage_of(&t - model.tensors().data()) != model.matrices())
       entry.set("storage", std::string(dtype_name(model.storage_of(&t - model.tensors().data()))));
     if (t.optional) entry.set("optional", true);
+    if (t.outputHead) entry.set("outputHead", true);
     tensors.call<void>("push", entry);
   }
   val config = val::object();

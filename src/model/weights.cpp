@@ -134,6 +134,11 @@ const Slot* Weights::tensor(std::string name, std::vector<std::size_t> shape, Sl
   return &slot;
 }
 
+void Weights::output_head(const Slot* slot) noexcept {
+  for (std::size_t i = 0; i < tensors_.size(); ++i)
+    if (places_[i].slot == slot) tensors_[i].outputHead = true;
+}
+
 void Weights::optional() {
   if (tensors_.empty() || places_.back().slot->packed) throw ArgumentError("optional: a plain tensor comes first");
   tensors_.back().optional = true;

@@ -40,6 +40,9 @@ struct Tensor {
   // The optional group it belongs to (0: none): a part of the model read
   // only when the checkpoint holds all of its tensors (BERT's masked-LM head).
   std::size_t group = 0;
+  // Whether it is the output head: the matrix the logits are read through (lm_head, or the token
+  // embeddings a tied head multiplies by), which Weights::output_head() marks.
+  bool outputHead = false;
 };
 
 // Where the blocks read a parameter: `plain` floats, or a GEMM's right-hand
@@ -87,6 +90,8 @@ class Weights {
   // group (Tensor::group); end_group() returns its number, for complete().
   void begin_group();
   std::size_t end_group();
+  // Marks the tensors that fill `slot` as the output head (Tensor::outputHead; an architecture's build()).
+  void output_head(const Slot* slot) noexcept;
   // Whether every tensor of a group has been written in full.
   bool complete(std::size_t group) const noexcept;
   // A plain vector of n floats filled by one tensor, the commonest case.

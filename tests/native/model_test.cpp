@@ -70,6 +70,30 @@ TEST_P(Checkpoint, MatchesTheFloat64Reference) {
   }
 }
 
+// The output head an architecture marks (Tensor::outputHead: what weights 'q4' keeps in Q8_0, as llama-quantize
+// keeps output.weight, or token_embd.weight without it) is transformers' get_output_embeddings() of the model
+// type: lm_head when config.json unties it, else the token embeddings the tied head multiplies by (BERT's too,
+// which only a masked-LM head reads); one tensor.
+TEST_P(Checkpoint, MarksTheOutputHeadAsTransformersNamesIt) {
+  const json config = read_json(kModels + GetParam() + "/config.json");
+  const Model model(config_of(config));
+  const std::string type = config["model_type"];
+  std::string expected = "lm_head.weight";
+  if (type == "gpt2")
+    expected = "wte.weight";
+  else if (type == "marian")
+    expected = "shared.weight";
+  else if (type == "llama" || type == "qwen2" || type == "qwen3") {
+    if (config.value("tie_word_embeddings", false)) expected = "embed_tokens.weight";
+  } else
+    expected = "embeddings.word_embeddings.weight";  // bert, roberta, camembert, xlm-roberta
+  std::vector<std::string> heads;
+  for (const auto& t : model.tensors())
+    if (t.outputHead) heads.push_back(t.name);
+  ASSERT_EQ(heads.size(), 1u) << GetParam();
+  EXPECT_EQ(heads[0], expected) << GetParam();
+}
+
 // Each layer's queries and keys (Outputs::query, key) are what its attention weighs: softmax(q·kᵀ·scale + the
 // mask), query head h over key head h / (numHeads / numKVHeads), gives the attention weights; asking for them
 // changes no bit of the other outputs. An encoder-decoder refuses them.

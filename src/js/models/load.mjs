@@ -258,14 +258,11 @@ export function chooseWeights(requested, layout, plan) {
   const matrices = plan.flat().filter((t) => layout.tensors[t.index].matrix);
   const floats = matrices.filter((t) => FLOAT_STORAGE.includes(t.dtype));
   if (Object.hasOwn(QUANTIZED, requested)) {
-    // The output head (lm_head, else the tied token embeddings: the last [vocabSize, hiddenSize] matrix) in
+    // The output head (lm_head, else the tied token embeddings; the architecture marks it: outputHead) in
     // Q8_0 with 'q4', as llama-quantize keeps it at a higher precision (Q6_K where its rows are whole blocks
-    // of 256, else Q8_0; Q8_0 here always). Last in the model's order (layout.tensors'), not the file's.
-    const { vocabSize, hiddenSize } = layout.config;
-    const head = floats
-      .sort((a, b) => a.index - b.index)
-      .findLast((t) => t.shape.length === 2 && t.shape[0] === vocabSize && t.shape[1] === hiddenSize);
-    const type = (t) => (requested === 'q4' && t === head ? QUANTIZED.q8 : QUANTIZED[requested]);
+    // of 256, else Q8_0; Q8_0 here always).
+    const type = (t) =>
+      requested === 'q4' && layout.tensors[t.index].outputHead ? QUANTIZED.q8 : QUANTIZED[requested];
     return { weights: requested, storage: 'F32', holds: floats.map((t) => [t.index, type(t)]) };
   }
   if (requested !== 'auto') return { weights: requested, storage: STORAGE[requested], holds: null };

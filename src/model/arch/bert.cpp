@@ -81,6 +81,9 @@ class Bert final : public Network {
     checked_product({D, I}, "the MLP's weights: hiddenSize×intermediateSize");
     word_ = w.tensor("embeddings.word_embeddings.weight", {V, D},
                      w.packed(true, D, V));  // Eᵀ, as the tied head reads it (masked LM)
+    // The output head whether or not the checkpoint has the masked-LM head, as llama-quantize counts the token
+    // embeddings of a model without output.weight.
+    w.output_head(word_);
     position_ = w.tensor("embeddings.position_embeddings.weight", {P, D}, w.plain(P * D));
     type_ = w.tensor("embeddings.token_type_embeddings.weight", {c.typeVocabSize, D}, w.plain(c.typeVocabSize * D));
     lnGain_ = w.vector("embeddings.LayerNorm.weight", D);

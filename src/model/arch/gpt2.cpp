@@ -44,6 +44,7 @@ class Gpt2 final : public Network {
     checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
     checked_product({D, I}, "the MLP's weights: hiddenSize×intermediateSize");
     word_ = w.tensor("wte.weight", {V, D}, w.packed(true, D, V));  // Eᵀ, as the tied head reads it
+    w.output_head(word_);
     position_ = w.tensor("wpe.weight", {P, D}, w.plain(P * D));
     for (std::size_t l = 0; l < c.numLayers; ++l) {
       const std::string p = "h." + decimal(l) + ".";

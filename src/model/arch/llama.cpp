@@ -134,6 +134,7 @@ class Llama final : public Network {
     }
     norm_ = w.vector("norm.weight", D);
     if (!c.tiedHead) head_ = w.tensor("lm_head.weight", {V, D}, w.packed(true, D, V));
+    w.output_head(head_ ? head_ : word_);
     rotary_ = Rotary(hd, c.rope);
   }
 

@@ -134,6 +134,7 @@ class Marian final : public Network {
     const std::size_t D = c.hiddenSize, V = c.vocabSize, P = c.maxPositions;
     checked_product({V, D}, "the token embeddings: vocabSize×hiddenSize");
     shared_ = w.tensor("shared.weight", {V, D}, w.packed(true, D, V));  // Eᵀ, as the tied head reads it
+    w.output_head(shared_);
     // [1, V], a buffer that transformers creates as zeros when the file has none.
     finalBias_ = w.tensor("final_logits_bias", {1, V}, w.plain(V));
     w.optional();
