@@ -19,7 +19,8 @@
 // generate() call, and memory (the resident memory each load added,
 // mha-wasm's wasm heap, each process's peak RSS). --quick: smaller shapes (2 layers,
 // narrower; the same vocabularies), fewer samples.
-// Usage: node bench/decoder.mjs [--quick]; npm run bench runs it too
+// Usage: node bench/decoder.mjs [--quick] [--shapes=gpt2,qwen2] [--weights=float32,bf16,q8,q4] (the
+// shapes' keys and WEIGHTS' names to run; all by default); npm run bench runs it too
 // (bench.mjs imports decoderBench) and keeps the result under "decoder" in
 // bench.json.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,15 +37,31 @@ const firstLine = (error) => String(error.message).split('\n')[0];
 
 const THREADS = [1, 2];
 
-/** Runs the whole benchmark; resolves { result (for bench.json), report (the printed table) }. */
-export async function decoderBench({ quick = false, log = (s) => process.stderr.write(s) } = {}) {
+/** The entries of `all` that `--<flag>=a,b` names by `key` (all of them without the flag). */
+function chosen(argv, flag, all, key) {
+  const given = argv.find((a) => a.startsWith(`--${flag}=`));
+  if (!given) return all;
+  const names = given.slice(flag.length + 3).split(',');
+  const unknown = names.filter((n) => !all.some((x) => x[key] === n));
+  if (unknown.length)
+    throw new RangeError(
+      `--${flag}: expected names among ${all.map((x) => x[key]).join(', ')}, got ${unknown.join(', ')}`,
+    );
+  return all.filter((x) => names.includes(x[key]));
+}
+
+/** Runs the benchmark (the shapes and weights `argv` names: all by default); resolves { result (for bench.json), report (the printed table) }. */
+export async function decoderBench({ quick = false, argv = [], log = (s) => process.stderr.write(s) } = {}) {
+  const shapes = chosen(argv, 'shapes', SHAPES, 'key');
+  const weightsRun = chosen(argv, 'weights', WEIGHTS, 'name');
   const result = {
     ...runHeader(quick),
     newTokens: NEW_TOKENS,
     prompt: PROMPT,
+    weights: weightsRun.map((w) => w.name),
     shapes: [],
   };
-  for (const shape of SHAPES) {
+  for (const shape of shapes) {
     const config = configOf(shape, quick);
     const entry = {
       key: shape.key,
@@ -63,7 +80,7 @@ export async function decoderBench({ quick = false, log = (s) => process.stderr.
       log(`decoder: writing a ${shape.name}-shaped checkpoint in ${dir}…\n`);
       // In a process of its own, as every step: this one stays small, and so does what its children start from.
       entry.checkpoint = step(['write', dir, shape.key, ...(quick ? ['--quick'] : [])]);
-      for (const weights of WEIGHTS) {
+      for (const weights of weightsRun) {
         if (!weights.onnx) {
           // No peer of these weights: mha-wasm alone.
           for (const threads of THREADS) {
@@ -199,7 +216,8 @@ function report(r) {
   lines.push(`outputs before timing${against ? `, ${against}` : ''}:`);
   for (const s of r.shapes) for (const x of s.checks) lines.push(checkLine(s, x));
   lines.push('weights (a row per entry):');
-  for (const w of WEIGHTS) lines.push(`  ${w.name.padEnd(8)} ${w.about}`);
+  const ran = WEIGHTS.filter((w) => r.weights.includes(w.name));
+  for (const w of ran) lines.push(`  ${w.name.padEnd(8)} ${w.about}`);
   const builds = THREADS.map(
     (t) => `×${t} ${runs.find((x) => x.runner === 'mha-wasm' && x.threads === t)?.variant ?? '—'}`,
   );
@@ -227,7 +245,7 @@ function report(r) {
   );
   const behind = [];
   for (const s of r.shapes)
-    for (const weights of WEIGHTS)
+    for (const weights of ran)
       for (const threads of THREADS) {
         const head = [s.name.padEnd(widths[0]), weights.name.padEnd(widths[1]), `×${threads}`.padEnd(widths[2])];
         const find = (runner) =>
@@ -301,7 +319,7 @@ export function allChecked(result) {
   return result.shapes.every(
     (s) =>
       Object.values(s.exports).every((x) => !x.failed) &&
-      s.checks.length === WEIGHTS.filter((w) => w.onnx).length &&
+      s.checks.length === WEIGHTS.filter((w) => w.onnx && result.weights.includes(w.name)).length &&
       s.checks.every((x) => !x.failed && (x.ok || x.failedToLoad)) &&
       s.runs.every((x) => !x.failed),
   );

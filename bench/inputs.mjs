@@ -116,15 +116,15 @@ export function runStep(script, args, nodeFlags = []) {
 }
 
 /**
- * A benchmark module run as `node bench/<name>.mjs [--quick]` (moduleUrl: its
- * import.meta.url): runs `bench`, prints its report, keeps its result as
+ * A benchmark module run as `node bench/<name>.mjs [--quick] [its own flags]` (moduleUrl: its
+ * import.meta.url): runs `bench` ({ quick, argv }), prints its report, keeps its result as
  * `section` of bench-output/bench.json beside npm run bench's other sections,
  * and fails the process unless `checked(result)` (every output check passed,
  * every step ran).
  */
 export async function runAlone(moduleUrl, section, bench, checked) {
   if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
-  const { result, report } = await bench({ quick: process.argv.includes('--quick') });
+  const { result, report } = await bench({ quick: process.argv.includes('--quick'), argv: process.argv.slice(2) });
   console.log(report);
   mkdirSync('bench-output', { recursive: true });
   const file = 'bench-output/bench.json';

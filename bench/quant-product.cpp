@@ -5,15 +5,19 @@
 // quant.hpp's layout (the product's speed does not depend on the values).
 // Built and run by bench/quant-product.sh for the simd and relaxed-simd
 // kernels; prints one JSON line per (type, shape): the least ms of a product
-// over `reps` timed rounds and the weight bytes it reads.
+// over `reps` timed rounds and the weight bytes it reads. Q8 and Q4 also as
+// integer dot products over 8-bit activations (quant-intdot.hpp, a
+// measurement), their `check` the relative difference from the float product.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <random>
 #include <vector>
 
 #include "kernels.hpp"
+#include "quant-intdot.hpp"
 #include "quant.hpp"
 
 using namespace mha;
@@ -44,6 +48,43 @@ void report(const char* kernels, const char* type, std::size_t K, std::size_t N,
       kernels, type, K, N, ms, bytes / 1e6, bytes / ms / 1e6, double(check));
 }
 
+// The integer-dot products of the same blocks (quant-intdot.hpp: a measurement), the activation row
+// quantized inside each timed product; `check`: max |C − the float product| / max |the float product|.
+void integer_dots(const char* kernels, quant::Format f, std::size_t K, std::size_t N, const std::vector<float>& A,
+                  const std::vector<unsigned char>& B, std::size_t stride, const std::vector<float>& reference,
+                  int reps) {
+  std::vector<std::int8_t> qa(K);
+  std::vector<float> da(K / 32), C(N);
+  const auto difference = [&] {
+    float most = 0.0f, scale = 0.0f;
+    for (std::size_t j = 0; j < N; ++j) {
+      most = std::max(most, std::fabs(C[j] - reference[j]));
+      scale = std::max(scale, std::fabs(reference[j]));
+    }
+    return most / scale;
+  };
+  const auto time = [&](const char* type, auto product) {
+    const double ms = least_ms(
+        [&] {
+          intdot::quantize_row(A.data(), K, qa.data(), da.data());
+          product();
+        },
+        reps);
+    report(kernels, type, K, N, ms, double(B.size()), difference());
+  };
+  if (f == quant::Format::Q8) {
+    time("Q8 int-dot i32x4.dot_i16x8_s",
+         [&] { intdot::q8_row(N, K, qa.data(), da.data(), B.data(), stride, C.data()); });
+    return;
+  }
+  time("Q4 int-dot i32x4.dot_i16x8_s",
+       [&] { intdot::q4_row<false>(N, K, qa.data(), da.data(), B.data(), stride, C.data()); });
+#ifdef __wasm_relaxed_simd__
+  time("Q4 int-dot relaxed_dot_i8x16_i7x16_add_s",
+       [&] { intdot::q4_row<true>(N, K, qa.data(), da.data(), B.data(), stride, C.data()); });
+#endif
+}
+
 }  // namespace
 
 int main() {
@@ -61,13 +102,15 @@ int main() {
     {
       std::vector<float> B(panels * kPanel * K);
       for (float& b : B) b = uni(rng) * 0.05f;
-      const double ms = least_ms([&] { k.gemm(1, N, K, A.data(), K, B.data(), kPanel * K, nullptr, false, C.data(), N); }, reps);
+      const double ms =
+          least_ms([&] { k.gemm(1, N, K, A.data(), K, B.data(), kPanel * K, nullptr, false, C.data(), N); }, reps);
       report(k.name, "F32", K, N, ms, double(B.size()) * 4, C[0]);
     }
     {
       std::vector<std::uint16_t> B(panels * kPanel * K);
       for (auto& b : B) b = std::uint16_t(0x3c00 ^ (rng() & 0x83ff));  // f16 and bf16 alike: finite values
-      double ms = least_ms([&] { h.bf16(1, N, K, A.data(), K, B.data(), kPanel * K, nullptr, false, C.data(), N); }, reps);
+      double ms =
+          least_ms([&] { h.bf16(1, N, K, A.data(), K, B.data(), kPanel * K, nullptr, false, C.data(), N); }, reps);
       report(k.name, "BF16", K, N, ms, double(B.size()) * 2, C[0]);
       ms = least_ms([&] { h.f16(1, N, K, A.data(), K, B.data(), kPanel * K, nullptr, false, C.data(), N); }, reps);
       report(k.name, "F16", K, N, ms, double(B.size()) * 2, C[0]);
@@ -92,6 +135,7 @@ int main() {
       const double ms =
           least_ms([&] { q.of(f)(1, N, K, A.data(), K, B.data(), stride, nullptr, false, C.data(), N); }, reps);
       report(k.name, name, K, N, ms, double(B.size()), C[0]);
+      if (f == quant::Format::Q8 || f == quant::Format::Q4) integer_dots(k.name, f, K, N, A, B, stride, C, reps);
     }
   }
   return 0;
