@@ -50,7 +50,24 @@ export const SHAPE = {
     intermediate_size: 512,
   },
 };
-export const configOf = (quick) => (quick ? { ...SHAPE.config, ...SHAPE.quick } : SHAPE.config);
+/** The shapes the benchmark can write (bench/llama.mjs --shape): Qwen2.5-0.5B's, the default, and Qwen2.5-1.5B's. */
+export const SHAPES = [
+  SHAPE,
+  {
+    name: 'Qwen2.5-1.5B',
+    // Qwen/Qwen2.5-1.5B's config.json where it differs from Qwen2.5-0.5B's (bench/memory.mjs lists the same sizes).
+    config: {
+      ...QWEN25_05B,
+      hidden_size: 1536,
+      intermediate_size: 8960,
+      max_window_layers: 28,
+      num_attention_heads: 12,
+      num_hidden_layers: 28,
+    },
+    quick: SHAPE.quick,
+  },
+];
+export const configOf = (quick, shape = SHAPE) => (quick ? { ...shape.config, ...shape.quick } : shape.config);
 
 const EOS = 151643;
 const SPECIAL = { [EOS]: '<|endoftext|>' };
@@ -255,13 +272,13 @@ function tensors(config, fileType, seed) {
 }
 
 /**
- * Writes the `fileType` file (F16, Q8_0, Q4_0, Q4_K_M) of the shape (`quick`: the small one) to
+ * Writes the `fileType` file (F16, Q8_0, Q4_0, Q4_K_M) of `shape` (one of SHAPES; `quick`: its small one) to
  * `file`; returns { file, bytes, ms, types (ggml type → tensor count), promptIds (the sentence as
  * this tokenizer's ids) }. The same seed gives the same bytes.
  */
-export function writeQwenGguf(file, fileType, { quick = false, seed = 41 } = {}) {
+export function writeQwenGguf(file, fileType, { quick = false, seed = 41, shape = SHAPE } = {}) {
   const t0 = performance.now();
-  const config = configOf(quick);
+  const config = configOf(quick, shape);
   const { kv, promptIds } = metadata(config, fileType);
   const list = tensors(config, fileType, seed);
   const bytes = writeGguf(file, kv, list);

@@ -14,14 +14,15 @@
 // SAMPLES, ratio = wllama ÷ mha-wasm (above 1: mha-wasm ahead). mha-wasm is
 // timed returning every attention weight and without: two rows.
 // --quick: the small shape (2 layers, hidden 128), 16 tokens, 2 samples.
-// Usage: node bench/llama.mjs [--quick] [--types F16,Q4_K_M] [--threads 1,2];
+// Usage: node bench/llama.mjs [--quick] [--types F16,Q4_K_M] [--threads 1,2] [--shape Qwen2.5-1.5B]
+// (gguf-checkpoint.mjs SHAPES; Qwen2.5-0.5B by default);
 // npm run bench runs it too (bench.mjs imports llamaBench) and keeps the
 // result under "llama" in bench-output/bench.json.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FILE_TYPES, PROMPT, SHAPE, writeQwenGguf } from './gguf-checkpoint.mjs';
+import { FILE_TYPES, PROMPT, SHAPE, SHAPES, writeQwenGguf } from './gguf-checkpoint.mjs';
 import { runAlone, runHeader } from './inputs.mjs';
 import { runInChromium, startBenchServer } from './llama-browser.mjs';
 
@@ -54,7 +55,7 @@ export function agreement(a, b) {
 
 /**
  * Runs the benchmark: { result (for bench.json), report (the markdown table) }. Options: quick,
- * types (FILE_TYPES' names), threads, samples, newTokens, log.
+ * types (FILE_TYPES' names), threads, samples, newTokens, shape (a name of SHAPES), log.
  */
 export async function llamaBench({
   quick = false,
@@ -62,21 +63,32 @@ export async function llamaBench({
   threads = [1, 2],
   samples = 2,
   newTokens = quick ? 16 : 64,
+  shape: shapeName = SHAPE.name,
   log = (s) => process.stderr.write(s),
   onRun = () => {},
 } = {}) {
-  const result = { ...runHeader(quick), wllama: WLLAMA_VERSION, prompt: PROMPT, newTokens, samples, files: [] };
+  const shape = SHAPES.find((s) => s.name === shapeName);
+  if (!shape) throw new RangeError(`shape: expected one of ${SHAPES.map((s) => s.name).join(', ')}, got ${shapeName}`);
+  const result = {
+    ...runHeader(quick),
+    wllama: WLLAMA_VERSION,
+    shape: shape.name,
+    prompt: PROMPT,
+    newTokens,
+    samples,
+    files: [],
+  };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mha-llama-'));
   const server = await startBenchServer();
   try {
     // Thread count by thread count (one thread's rows whole first), each file written once.
     for (const t of threads)
       for (const type of types) {
-        const file = path.join(dir, `qwen2.5-0.5b-shaped-${type.toLowerCase()}.gguf`);
+        const file = path.join(dir, `${shape.name.toLowerCase()}-shaped-${type.toLowerCase()}.gguf`);
         let entry = result.files.find((f) => f.type === type);
         if (!entry) {
           log(`llama: writing the ${type} file…\n`);
-          const written = writeQwenGguf(file, type, { quick });
+          const written = writeQwenGguf(file, type, { quick, shape });
           entry = {
             type,
             bytes: written.bytes,
@@ -143,7 +155,7 @@ function report(r) {
   const c = r.config;
   const lines = [];
   lines.push(
-    `mha-wasm against llama.cpp's wasm build (wllama ${r.wllama}), in Chromium: ${SHAPE.name}-shaped GGUF files, ` +
+    `mha-wasm against llama.cpp's wasm build (wllama ${r.wllama}), in Chromium: ${r.shape ?? SHAPE.name}-shaped GGUF files, ` +
       `random weights (${c.num_hidden_layers} layers, hidden ${c.hidden_size}, ${c.num_attention_heads} query heads / ` +
       `${c.num_key_value_heads} key-value heads, MLP ${c.intermediate_size}, vocabulary ${c.vocab_size}); ` +
       `the sentence ${r.prompt} (15 ids), ${r.newTokens} greedy tokens; medians of ${r.samples}; ` +
@@ -235,6 +247,7 @@ else
         ...options,
         types: argList('--types'),
         threads: argList('--threads')?.map(Number),
+        shape: argList('--shape')?.[0],
         onRun: (partial) => {
           mkdirSync('bench-output', { recursive: true });
           writeFileSync('bench-output/llama-partial.json', JSON.stringify(partial));
