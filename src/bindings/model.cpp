@@ -80,7 +80,7 @@ class Model {
   }
 
   // One model call, named (engine-host.js modelCall makes the request whole): { call: "run" | "prefill" |
-  // "step" | "encode" | "decode", inputIds (Int32Array), tokenTypeIds (Int32Array or null; run), beams
+  // "step" | "beamStep" | "encode" | "decode", inputIds (Int32Array), tokenTypeIds (Int32Array or null; run), beams
   // (decode), returnAttention, returnHiddenStates, returnLogits (0 none, 1 every row's, 2 the last row's),
   // returnQueryKey (run), returnHeadOutputs (run, encode, decode), returnTaskLogits (run), layerLogitPositions (run,
   // decode: an Int32Array of the call's rows for the logit lens, or null), headMask: { encoder, decoder, cross } (each
@@ -102,9 +102,16 @@ class Model {
       lens_rows(request["layerLogitPositions"], call == "run" || call == "decode");
       if (call == "encode") return encode(m, request["inputIds"], f, masks);
       if (call == "decode") return decode(m, request["inputIds"], request["beams"].as<double>(), f, masks);
+      const char* group = model::attention_groups(m.architecture().kind).front();
+      if (call == "beamStep") {  // model_batch.hpp
+        std::vector<std::int32_t> ids(request["inputIds"]["length"].as<std::size_t>());
+        copy_ids(request["inputIds"], ids, ids.size(), "inputIds");
+        const val result =
+            beam_step(m, engine_.attention(), ids, masks[group], out_, [this](double bytes) { check_fits(bytes); });
+        return release_scratch(m), result;
+      }
       const Mode mode = call == "run" ? Mode::Run : call == "prefill" ? Mode::Prefill : Mode::Step;
       if (mode == Mode::Step && call != "step") (Message() << "call: no model call named " << call.c_str()).raise();
-      const char* group = model::attention_groups(m.architecture().kind).front();
       if (mode == Mode::Run && !request["lengths"].isNull()) {  // a batch (model_batch.hpp)
         const val result = run_batch(m, engine_.attention(), request, masks[group], out_, packed_,
                                      [this](double bytes) { check_fits(bytes); });
@@ -145,11 +152,11 @@ class Model {
     });
   }
 
-  // Beam b becomes what beam parents[b] was (an Int32Array, one per beam).
+  // Beam b becomes what beam parents[b] was (an Int32Array, one per beam; a decoder's may change their count:
+  // model::Model::reorder).
   val reorder(const val& parents) {
     return guarded([&] {
       model::Model& m = live();
-      m.check_encoder_decoder();
       const std::size_t B = parents["length"].as<std::size_t>();
       copy_ids(parents, ids_, B, "parents");
       std::vector<std::size_t> from(B);
@@ -157,6 +164,7 @@ class Model {
         if (ids_[b] < 0) (Message() << "parents[" << b << "]: expected a beam from 0, got a negative number").raise();
         from[b] = static_cast<std::size_t>(ids_[b]);
       }
+      check_fits(4.0 * m.reorder_floats(B));
       m.reorder(from.data(), B);
       return val::undefined();
     });

@@ -3,7 +3,7 @@
 // sequence as transformers returns a batch of padding=True: lastHiddenState [B, Lmax, D], attention
 // [numLayers, B, numHeads, Lmax, Lmax] (0 where a query or a key is padding), hiddenStates [numLayers + 1, B,
 // Lmax, D], logits [B, Lmax, vocabSize], taskLogits [B, numLabels] (sequence classification) or [B, Lmax,
-// numLabels]; padding rows are 0.
+// numLabels]; padding rows are 0. And a decoder's beams as a batch of one token each (beam_step, call "beamStep").
 #pragma once
 
 #include <algorithm>
@@ -155,6 +155,34 @@ inline val run_batch(model::Model& m, Attention& attention, const val& request, 
   val outcome = result.result();
   trim(packed);
   return outcome;
+}
+
+// One new token of each of a decoder's beams after its past (model::Model::step_beams, once reorder made the
+// beams): `ids` one a beam; { lastHiddenState [beams, D], logits [beams, vocabSize], past }.
+inline val beam_step(model::Model& m, Attention& attention, const std::vector<std::int32_t>& ids, const val& headMask,
+                     FloatBuffer& out, const std::function<void(double)>& fits) {
+  m.check_decoder();
+  const model::Config& c = m.config();
+  const std::size_t B = m.beams(), past = m.past();
+  if (B == 0 || past == 0) throw ArgumentError("model: no past to step the beams from (prefill first)");
+  if (ids.size() != B)
+    (Message() << "inputIds: expected one id for each of the " << B << " beams, got " << ids.size()).raise();
+  m.check_length(1, past);
+  const std::size_t D = c.hiddenSize, H = c.numHeads, hd = c.head_dim();
+  OutputLayout layout;
+  const auto last = layout.add("lastHiddenState", {B, D});
+  const auto logits = layout.add("logits", {B, c.vocabSize});
+  std::vector<std::uint8_t> mask;
+  const std::uint8_t* headMaskData = copy_mask(headMask, mask, c.numLayers, H, "headMask");
+  fits(4.0 * (layout.floats() + m.scratch_floats(B) + m.cache_floats(past + 1)) +
+       attention.scratch_bytes_for({B, 1, past + 1, D, H, hd, hd}, false, false));
+  layout.place(out);
+  model::Outputs o{layout[last], nullptr, nullptr};
+  o.logits = layout[logits];
+  m.step_beams(attention, ids.data(), o, headMaskData);
+  val result = layout.result();
+  result.set("past", static_cast<double>(past));
+  return result;
 }
 
 }  // namespace mha::bindings

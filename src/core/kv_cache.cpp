@@ -145,6 +145,30 @@ void KVCache::select(const std::size_t* parents, std::size_t count) {
     if (parents[b] != b) move_item(b, saved.data() + slot[parents[b]] * itemFloats, false);
 }
 
+void KVCache::regroup(const std::size_t* parents, std::size_t count) {
+  if (capacity_ == 0) throw ArgumentError("kv cache: not configured");
+  check_dim(count, "parents", kMaxElements);
+  for (std::size_t b = 0; b < count; ++b)
+    if (parents[b] >= batch_)
+      (Message() << "parents[" << b << "]: expected an item from 0 to " << batch_ - 1 << ", got " << parents[b])
+          .raise();
+  checked_scratch(floats_for(count, numKVHeads_, dK_, dV_, capacity_), 1);
+  const std::size_t G = numKVHeads_;
+  FloatBuffer keys, values;
+  keys.resize(count * G * keyStride_);
+  values.resize(count * G * valueStride_);
+  // Whole heads, room and all (what lies beyond length() is zero in the parent as it must be here).
+  for (std::size_t b = 0; b < count; ++b)
+    for (std::size_t g = 0; g < G; ++g) {
+      std::copy_n(keys_.data() + (parents[b] * G + g) * keyStride_, keyStride_, keys.data() + (b * G + g) * keyStride_);
+      std::copy_n(values_.data() + (parents[b] * G + g) * valueStride_, valueStride_,
+                  values.data() + (b * G + g) * valueStride_);
+    }
+  keys_.swap(keys);
+  values_.swap(values);
+  batch_ = count;
+}
+
 PackedKeyValues KVCache::view() const noexcept {
   return {keys_.data(), values_.data(), keyStride_, valueStride_, capacity_ * kPanel, length_};
 }

@@ -63,6 +63,10 @@ class KVCache {
   // ArgumentError naming parents otherwise, or for a parent out of range
   // (nothing is changed then).
   void select(const std::size_t* parents, std::size_t count);
+  // The same into `count` items, any number (a decoder's one sequence made the beams of a beam search, or one
+  // beam kept): item b becomes what item parents[b] held, with the same room. ArgumentError naming parents
+  // for a parent out of range, or as configure()'s for the room (nothing is changed then).
+  void regroup(const std::size_t* parents, std::size_t count);
 
   PackedKeyValues view() const noexcept;
   // Floats held: what a caller checking a memory budget counts.

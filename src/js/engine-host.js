@@ -26,7 +26,7 @@
   }
 
   // Model.call's names of calls, and its logits codes: none, every row's, the last row's (src/bindings/model.cpp).
-  const MODEL_CALLS = ['run', 'prefill', 'step', 'encode', 'decode'];
+  const MODEL_CALLS = ['run', 'prefill', 'step', 'beamStep', 'encode', 'decode'];
   const logitsCode = (returnLogits) => (returnLogits === 'last' ? 2 : returnLogits ? 1 : 0);
 
   // An element type's code for the model build `module`: its place in dtypeNames() (src/bindings: 'F32',
@@ -321,7 +321,7 @@
     }
 
     // One model call, named (src/bindings/model.cpp, Model::call): { call ('run', 'prefill', 'step',
-    // 'encode', 'decode'), inputIds, tokenTypeIds?, beams?, returnAttention?, returnHiddenStates?,
+    // 'beamStep' (a decoder's beams, one id each, after modelReorder made them), 'encode', 'decode'), inputIds, tokenTypeIds?, beams?, returnAttention?, returnHiddenStates?,
     // returnLogits? (false, true: every row's, 'last': the last row's, a generation's next token),
     // returnQueryKey?, returnHeadOutputs?, returnTaskLogits?, layerLogitPositions? (Int32Array: the logit lens'
     // rows, run and decode), headMask? ({ encoder, decoder, cross }: Uint8Array [layers × heads] or
@@ -379,7 +379,7 @@
     }
 
     // An encoder-decoder's decoder readied for `beams` sequences of up to `capacity` tokens (then modelCall
-    // 'decode'), and its beams reordered.
+    // 'decode'), and its beams reordered (a decoder's past too: into any number of beams, modelCall 'beamStep').
     modelBegin(id, beams, capacity) {
       checked(live(this.models, id, 'model').begin(beams, capacity));
     }

@@ -202,7 +202,43 @@ double Model::cache_floats(std::size_t positions) const noexcept {
   const Config& c = config_;
   const std::size_t room = cache_room(positions);
   if (!caches_.empty() && room == caches_[0].capacity()) return 0;
-  return double(c.numLayers) * KVCache::floats_for(1, c.kv_heads(), c.head_dim(), c.head_dim(), room);
+  return double(c.numLayers) *
+         KVCache::floats_for(std::max<std::size_t>(1, beams()), c.kv_heads(), c.head_dim(), c.head_dim(), room);
+}
+
+void Model::step_beams(Attention& attention, const std::int32_t* ids, const Outputs& out,
+                       const std::uint8_t* headMask) {
+  check_decoder();
+  const std::size_t B = beams(), past = this->past();
+  if (B == 0 || past == 0) throw ArgumentError("model: no past to step the beams from (prefill first)");
+  if (out.attention || out.hiddenStates || out.query || out.key || out.valueNorms || out.headOutputNorms ||
+      out.layerLogits || out.taskLogits || out.logitRows)
+    throw ArgumentError("beams: a step of the beams returns lastHiddenState and logits only");
+  if (const std::vector<std::string> absent = missing(); !absent.empty())
+    (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
+  check_length(1, past);
+  check_rows(ids, nullptr, past, B, out);  // one id and one row of outputs a beam
+  const std::size_t room = cache_room(past + 1);
+  for (KVCache& cache : caches_) cache.reserve(room);
+  // The beams as a batch of one token each, over the caches' B items (each sequence's position `past`).
+  const std::vector<std::size_t> ones(B, 1);
+  Sequence in{ids, nullptr, B};
+  in.headMask = headMask;
+  in.lengths = ones.data();
+  in.batch = B;
+  try {
+    MHA_BLOCK(total);
+    network_->forward(attention, in, out, scratch_.data(), &caches_);
+  } catch (...) {
+    for (KVCache& cache : caches_) cache.truncate(std::min(past, cache.length()));  // as before the call
+    throw;
+  }
+}
+
+double Model::reorder_floats(std::size_t beams) const noexcept {
+  const Config& c = config_;
+  if (architecture().kind != Kind::Decoder || caches_.empty() || beams == this->beams()) return 0;
+  return double(c.numLayers) * KVCache::floats_for(beams, c.kv_heads(), c.head_dim(), c.head_dim(), capacity());
 }
 
 void Model::check_decoder() const {
@@ -216,6 +252,10 @@ void Model::check_decoder() const {
 void Model::step(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out,
                  const std::uint8_t* headMask) {
   check_decoder();
+  if (beams() > 1)
+    (Message() << "inputIds: the past holds " << beams()
+               << " beams (step_beams feeds them; reorder to one parent keeps one)")
+        .raise();
   check(ids, nullptr, past(), L, out);
   // Room for the positions so far and these, doubling as the sequence grows (kept until the model goes).
   const std::size_t room = cache_room(past() + L);
@@ -243,7 +283,8 @@ void Model::step(Attention& attention, const std::int32_t* ids, std::size_t L, c
 void Model::prefill(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out,
                     const std::uint8_t* headMask) {
   check_decoder();
-  check(ids, nullptr, 0, L, out);  // a refused prefill keeps the past
+  check(ids, nullptr, 0, L, out);    // a refused prefill keeps the past
+  if (beams() > 1) caches_.clear();  // one sequence again (step() makes the caches)
   reset();
   step(attention, ids, L, out, headMask);
 }
@@ -372,8 +413,23 @@ void Model::decode(Attention& attention, const std::int32_t* ids, std::size_t be
 }
 
 void Model::reorder(const std::size_t* parents, std::size_t beams) {
-  check_encoder_decoder();
-  if (caches_.empty()) throw ArgumentError("model: the decoder is not ready (begin first)");
+  const Kind kind = architecture().kind;
+  if (kind == Kind::Encoder)
+    (Message() << "model: a " << config_.modelType.c_str()
+               << " is an encoder; reorder is a decoder's or an encoder-decoder's (beam search)")
+        .raise();
+  if (caches_.empty())
+    throw ArgumentError(kind == Kind::Decoder ? "model: no past to reorder (prefill first)"
+                                              : "model: the decoder is not ready (begin first)");
+  if (kind == Kind::Decoder && beams != this->beams()) {
+    // Every parent checked before any layer changes (regroup checks them too).
+    for (std::size_t b = 0; b < beams; ++b)
+      if (parents[b] >= this->beams())
+        (Message() << "parents[" << b << "]: expected a beam from 0 to " << this->beams() - 1 << ", got " << parents[b])
+            .raise();
+    for (KVCache& cache : caches_) cache.regroup(parents, beams);
+    return;
+  }
   caches_[0].select(parents, beams);  // checks them first: a refusal changes nothing
   for (std::size_t l = 1; l < caches_.size(); ++l) caches_[l].select(parents, beams);
 }

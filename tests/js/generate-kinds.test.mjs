@@ -224,6 +224,27 @@ describe.each([
     expect(model.past).toBe(0);
     await model.reset();
   });
+
+  test('a beam search over the one cache leaves its output in it, one sequence again: a step continues it', async () => {
+    // The beams are the engine's cache made numBeams sequences (a step feeds one id each); after the search it is
+    // one again, holding the output as greedy search leaves it.
+    const model = models['hf-qwen2'];
+    const V = model.config.vocabSize;
+    const prompt = FIXTURE.beams.find((c) => c.model === 'hf-qwen2').inputIds;
+    await model.reset();
+    const found = await model.generate({ inputIds: prompt }, { numBeams: 3, maxNewTokens: 6, returnAttention: false });
+    expect(model.past).toBe(found.outputIds.length - 1);
+    const last = found.outputIds.subarray(-1);
+    const s = await model.step({ inputIds: last }, { returnLogits: true, returnAttention: false });
+    const whole = await model.run({ inputIds: found.outputIds }, { returnLogits: true, returnAttention: false });
+    expect(same(s.logits, whole.logits.subarray((found.outputIds.length - 1) * V))).toBe(true);
+    const again = await model.prefill({ inputIds: prompt.slice(0, 3) }, { returnLogits: true, returnAttention: false });
+    expect(model.past).toBe(3);
+    const head = await model.run({ inputIds: prompt.slice(0, 3) }, { returnLogits: true, returnAttention: false });
+    expect(again.logits.length).toBe(head.logits.length);
+    expect(same(again.logits, head.logits)).toBe(true);
+    await model.reset();
+  });
 });
 
 describe('refusals', () => {

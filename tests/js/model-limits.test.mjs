@@ -266,12 +266,14 @@ describe('the model limits and rules', () => {
     const before = rawModelEngine.memoryStats();
     const described = rawModels.describeModel(big);
     const after = rawModelEngine.memoryStats();
-    // A matrix of its own: the token embeddings are held as the packed Eᵀ a tied head multiplies by.
+    // A matrix of its own: the token embeddings are held as the packed Eᵀ a tied head multiplies by, the output
+    // head (what weights 'q4' keeps in Q8_0).
     expect(described.tensors[0]).toEqual({
       name: 'embeddings.word_embeddings.weight',
       shape: [1 << 18, 64],
       slot: 0,
       matrix: true,
+      outputHead: true,
     });
     expect(described.architecture).toEqual({
       name: 'bert',

@@ -114,7 +114,7 @@ test('modelCall: one named request; a malformed one is refused before the bindin
   const before = host.call('memoryStats', []).inUseBytes;
   for (let i = 0; i < 200; i++) {
     expect(() => host.call('modelCall', [id, { call: 'fly', inputIds: ids }])).toThrow(
-      'call: expected one of run, prefill, step, encode, decode, got fly',
+      'call: expected one of run, prefill, step, beamStep, encode, decode, got fly',
     );
     expect(() => host.call('modelCall', [id, null])).toThrow('request: expected an object');
     expect(() => host.call('modelCall', [id, { call: 'run', inputIds: [1, 2, 3] }])).toThrow(

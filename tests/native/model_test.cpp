@@ -566,6 +566,75 @@ TEST(Model, ADecodersStepsAreTheRowsOfTheWholeSequenceBitForBit) {
   }
 }
 
+// A decoder's beams over one cache (Model::reorder into any count, step_beams): each beam's last hidden state and
+// logits are bit for bit those of its own sequence stepped alone (a prefill of all but its last id, then a step),
+// through the one sequence copied into three beams, steps, reorders that drop a beam and copy another, and a
+// narrowing back to one sequence that step() continues; on 1 and 3 threads.
+TEST(Model, ADecodersBeamsOverOneCacheAreEachBeamsOwnSteps) {
+  for (const char* folder : {"hf-gpt2-lm", "hf-llama", "hf-qwen2", "hf-qwen3"}) {
+    const std::string dir = kModels + std::string(folder) + "/";
+    Model beams(config_of(read_json(dir + "config.json"))), alone(config_of(read_json(dir + "config.json")));
+    load(beams, dir);
+    load(alone, dir);
+    const std::size_t V = beams.config().vocabSize, D = beams.config().hiddenSize;
+    const std::vector<std::int32_t> prompt = {3, 7, 1, 4, 9};
+    const std::vector<std::vector<std::int32_t>> steps = {{2, 5, 8}, {1, 1, 6}, {4, 0, 3}};
+    const std::vector<std::vector<std::size_t>> parents = {{2, 0, 2}, {1, 2, 0}, {0, 1, 2}};
+    std::vector<float> rows(16 * D), last(3 * D), logits(3 * V), last1(D), logits1(V);
+    // The sequence alone: its last id stepped after a prefill of the rest, into last1 and logits1.
+    const auto step_alone = [&](Attention& attention, const std::vector<std::int32_t>& ids) {
+      alone.prefill(attention, ids.data(), ids.size() - 1, Outputs{rows.data()});
+      Outputs o{last1.data()};
+      o.logits = logits1.data();
+      alone.step(attention, &ids.back(), 1, o);
+    };
+    for (std::size_t threads : {1, 3}) {
+      Attention attention(threads);
+      const std::string at = std::string(folder) + " on " + std::to_string(threads) + " thread(s)";
+      beams.prefill(attention, prompt.data(), prompt.size(), Outputs{rows.data()});
+      const std::size_t widen[] = {0, 0, 0};
+      beams.reorder(widen, 3);
+      ASSERT_EQ(beams.beams(), 3u) << at;
+      std::vector<std::vector<std::int32_t>> sequences(3, prompt);
+      for (std::size_t s = 0; s < steps.size(); ++s) {
+        Outputs o{last.data()};
+        o.logits = logits.data();
+        beams.step_beams(attention, steps[s].data(), o, nullptr);
+        for (std::size_t b = 0; b < 3; ++b) {
+          sequences[b].push_back(steps[s][b]);
+          step_alone(attention, sequences[b]);
+          EXPECT_EQ(std::memcmp(logits.data() + b * V, logits1.data(), V * 4), 0)
+              << at << ", step " << s << " beam " << b;
+          EXPECT_EQ(std::memcmp(last.data() + b * D, last1.data(), D * 4), 0) << at << ", step " << s << " beam " << b;
+        }
+        beams.reorder(parents[s].data(), 3);
+        sequences = {sequences[parents[s][0]], sequences[parents[s][1]], sequences[parents[s][2]]};
+      }
+      // A beam out of range is refused before any layer changes; one sequence's step() is refused while there are
+      // beams, and a beam step's other outputs.
+      const std::size_t wrong[] = {0, 3};
+      EXPECT_THROW(beams.reorder(wrong, 2), mha::ArgumentError);
+      EXPECT_EQ(beams.beams(), 3u);
+      const std::int32_t next = 2;
+      EXPECT_THROW(beams.step(attention, &next, 1, Outputs{last.data()}), mha::ArgumentError);
+      std::vector<float> weights(64 * 64);
+      EXPECT_THROW(beams.step_beams(attention, steps[0].data(), Outputs{last.data(), weights.data()}, nullptr),
+                   mha::ArgumentError);
+      EXPECT_EQ(beams.past(), prompt.size() + steps.size()) << at;
+      // Narrowed to beam 1: step() continues it as its sequence alone.
+      const std::size_t keep[] = {1};
+      beams.reorder(keep, 1);
+      EXPECT_EQ(beams.beams(), 1u);
+      Outputs o{last.data()};
+      o.logits = logits.data();
+      beams.step(attention, &next, 1, o);
+      sequences[1].push_back(next);
+      step_alone(attention, sequences[1]);
+      EXPECT_EQ(std::memcmp(logits.data(), logits1.data(), V * 4), 0) << at << ", narrowed";
+    }
+  }
+}
+
 TEST(Model, AnEncoderHasNoSteps) {
   Model m = random_model("bert", 6);
   Attention attention(1);

@@ -91,7 +91,7 @@ export class TransformerModel extends EngineResource {
       // Whose encoding an encoder-decoder holds (kinds/encoder-decoder.mjs: teacherForced's, or null).
       encodedBy: null,
       call: (name, args) => this[CALL](name, args),
-      // One model call (run, prefill, step, encode, decode) with its named request, made by `request`
+      // One model call (run, prefill, step, beamStep, encode, decode) with its named request, made by `request`
       // (possibly async: a text is tokenized first); resolves to the engine's named arrays, { data, shape }.
       send: (request) => this[CALL](CALLS.modelCall, async () => [await request()]),
       // One whole call with state at a time: an encoder-decoder's engine calls (encode, begin, decode …), a

@@ -93,10 +93,11 @@ class Gpt2 final : public Network {
       keep_layer_logits(attention, out, index, from, D, index < c_.numLayers, norm, *word_, nullptr);
     };
     // 1. Token and position embeddings.
-    // A batch (Sequence::lengths; Model::forward_batch passes no caches): each sequence's positions from 0.
+    // A batch (Sequence::lengths): each sequence's positions from its past, 0 for Model::forward_batch (no
+    // caches), the caches' length for Model::step_beams (a token of each beam).
     std::vector<std::int32_t> positions(in.lengths ? L : 0);
     for (std::size_t s = 0, i = 0; s < B && in.lengths; ++s)
-      for (std::size_t p = 0; p < lengths[s]; ++p) positions[i++] = std::int32_t(p);
+      for (std::size_t p = 0; p < lengths[s]; ++p) positions[i++] = std::int32_t(past + p);
     embed(*word_, *position_, nullptr, in.ids, nullptr, L, in.lengths ? positions.data() : nullptr, past, D, x);
     for (std::size_t l = 0; l < c_.numLayers; ++l) {
       const Layer& b = layers_[l];
@@ -107,7 +108,8 @@ class Gpt2 final : public Network {
       keep_query_key(out, l, L, qkv, {H, H, D / H});
       float* weights = out.attention ? out.attention + l * attentionFloats : nullptr;
       if (caches) {
-        cached_self_attention(attention, L, qkv, D, H, (*caches)[l], heads, weights, in.head_mask(0, l, H));
+        // One sequence, or the beams of a cache of B items (their rows one after another, lengths alike).
+        cached_self_attention(attention, lengths[0], qkv, D, H, (*caches)[l], heads, weights, in.head_mask(0, l, H));
       } else {
         for (std::size_t s = 0, first = 0; s < B; first += lengths[s++]) {
           const std::size_t n = lengths[s];

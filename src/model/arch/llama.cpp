@@ -175,18 +175,25 @@ class Llama final : public Network {
           rms_norm(row, nullptr, H, hd, b.qNorm->floats(), eps, row, hd);
           rms_norm(row + layout_.keys(), nullptr, layout_.G, hd, b.kNorm->floats(), eps, row + layout_.keys(), hd);
         }
-      // Each sequence of a batch (Sequence::lengths) turned from its own position 0, attending to itself.
+      // Each sequence of a batch (Sequence::lengths) turned from its own past (0 for Model::forward_batch, the
+      // caches' length for Model::step_beams' beams), attending to itself.
       float* weights = out.attention ? out.attention + l * attentionFloats : nullptr;
       for (std::size_t s = 0, first = 0; s < B; first += lengths[s++]) {
-        const std::size_t n = lengths[s];
         float* const rows = qkv + first * W;
-        rotary_.apply(rows, n, W, H, past);
-        rotary_.apply(rows + layout_.keys(), n, W, layout_.G, past);
-        if (B == 1) keep_query_key(out, l, L, qkv, layout_);
-        grouped_self_attention(attention, n, rows, layout_, true, caches ? &(*caches)[l] : nullptr,
-                               heads + first * H * hd, weights, in.head_mask(s, l, H));
-        if (weights) weights += H * n * (past + n);
+        rotary_.apply(rows, lengths[s], W, H, past);
+        rotary_.apply(rows + layout_.keys(), lengths[s], W, layout_.G, past);
       }
+      if (B == 1) keep_query_key(out, l, L, qkv, layout_);
+      if (caches)  // one sequence, or the beams of a cache of B items (rows one after another, lengths alike)
+        grouped_self_attention(attention, lengths[0], qkv, layout_, true, &(*caches)[l], heads, weights,
+                               in.head_mask(0, l, H));
+      else
+        for (std::size_t s = 0, first = 0; s < B; first += lengths[s++]) {
+          const std::size_t n = lengths[s];
+          grouped_self_attention(attention, n, qkv + first * W, layout_, true, nullptr, heads + first * H * hd, weights,
+                                 in.head_mask(s, l, H));
+          if (weights) weights += H * n * n;
+        }
       keep_head_outputs(attention, out, l, L, qkv, layout_, heads, *b.out, a);
       linear(attention, L, heads, H * hd, *b.out, b.outBias, a, D, Epilogue::None);
       for (std::size_t e = 0; e < L * D; ++e) x[e] += a[e];

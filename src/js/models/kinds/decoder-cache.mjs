@@ -71,48 +71,47 @@ export async function settle(inner, ids, mask) {
 }
 
 /**
- * beamSearch's (generation/beam.mjs) step and reorder for a decoder with one
- * cache: each beam's sequence is kept here; a step feeds each beam in the
- * order of their sequences (so that each shares the most with the one
- * before), reusing the cache up to where they part; beams with the same ids
- * are computed once. The first step (every beam the prompt) is one feed.
- * The cost: a beam's ids after where it parts from the beam before it are fed
- * again at each step (the engine's decoder cache holds one sequence; the
- * encoder-decoder's holds beams).
+ * beamSearch's (generation/beam.mjs) step and reorder for a decoder, over
+ * the engine's one cache made numBeams sequences (src/model/model.hpp,
+ * reorder and step_beams): the prompt fed once (what the caller's cache
+ * holds of it kept), then copied into every beam at the second step; each
+ * step after it feeds one id a beam, as one batch, and a reorder moves the
+ * beams' keys and values as the search does. finish() makes the cache one
+ * sequence again (beam 0's, as the search left it), the caller's: settle()
+ * then brings it to the output. Each beam's logits are bit for bit its own
+ * sequence's (tests/native/model_test.cpp).
  */
 export function cacheBeams(inner, B, vocabSize, { mask, reuse }) {
   let sequences = null;
+  let widened = false;
+  const regroup = (parents) => inner.call(CALLS.modelReorder, () => [Int32Array.from(parents)]);
   const step = async (next) => {
-    const logits = new Float32Array(B * vocabSize);
     if (!sequences) {
       const prompt = Array.from(next.slice(0, next.length / B));
       sequences = Array.from({ length: B }, () => prompt.slice());
       const r = await feedSequence(inner, prompt, { mask, reuse });
+      const logits = new Float32Array(B * vocabSize);
       for (let b = 0; b < B; b++) logits.set(r.logits, b * vocabSize);
       return { logits };
     }
-    sequences.forEach((sequence, b) => sequence.push(next[b]));
-    const order = sequences.map((_, b) => b).sort((a, b) => compare(sequences[a], sequences[b]));
-    let last = null;
-    for (const b of order) {
-      if (last !== null && compare(sequences[last], sequences[b]) === 0) {
-        logits.copyWithin(b * vocabSize, last * vocabSize, (last + 1) * vocabSize);
-        continue;
-      }
-      logits.set((await feedSequence(inner, sequences[b], { mask })).logits, b * vocabSize);
-      last = b;
+    if (!widened) {
+      inner.cacheOwner = sequences; // the search's until finish()
+      await regroup(new Array(B).fill(0));
+      widened = true;
     }
-    return { logits };
+    sequences.forEach((sequence, b) => sequence.push(next[b]));
+    const r = await inner.send(() => ({ call: 'beamStep', inputIds: Int32Array.from(next), headMask: mask }));
+    return { logits: r.logits.data };
   };
-  const reorder = (parents) => {
+  const reorder = async (parents) => {
     sequences = Array.from(parents, (p) => sequences[p].slice());
+    if (widened) await regroup(parents);
   };
-  return { step, reorder };
-}
-
-// Two sequences of ids in lexicographic order.
-function compare(a, b) {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
-  return a.length - b.length;
+  const finish = async () => {
+    if (!widened) return;
+    await regroup([0]);
+    Object.assign(inner, { cachedIds: sequences[0], cachedMask: maskKey(mask), past: sequences[0].length });
+    inner.cacheOwner = null;
+  };
+  return { step, reorder, finish };
 }

@@ -167,6 +167,7 @@ async function generate(inner, input, options) {
       else {
         const beams = cacheBeams(inner, B, inner.config.vocabSize, { mask, reuse: true });
         found = await beamSearch(beams.step, beams.reorder, settings, inner.config.vocabSize, { ...hooks, onToken });
+        await beams.finish();
       }
       // The cache holds what the output fed (all of it but its last id): a step of that id continues it.
       await settle(inner, Array.from(found.outputIds.subarray(0, -1)), mask);
