@@ -283,13 +283,14 @@ void Model::step(Attention& attention, const std::int32_t* ids, std::size_t L, c
 void Model::prefill(Attention& attention, const std::int32_t* ids, std::size_t L, const Outputs& out,
                     const std::uint8_t* headMask) {
   check_decoder();
-  check(ids, nullptr, 0, L, out);    // a refused prefill keeps the past
-  if (beams() > 1) caches_.clear();  // one sequence again (step() makes the caches)
+  check(ids, nullptr, 0, L, out);  // a refused prefill keeps the past
   reset();
   step(attention, ids, L, out, headMask);
 }
 
 void Model::reset() noexcept {
+  // A decoder's beams: one sequence again (step() makes its caches).
+  if (architecture().kind == Kind::Decoder && beams() > 1) caches_.clear();
   for (KVCache& cache : caches_) cache.reset();
 }
 

@@ -137,7 +137,7 @@ class Model {
   // whatever the count was (all 0s: the one sequence copied into each beam of a beam search; one parent: one
   // beam kept). step_beams() then runs one new token of each (ids beam after beam) after the past, out only
   // lastHiddenState and logits [beams, …] (ArgumentError for the others), each beam's row bit for bit its own
-  // sequence's step(); step() takes one sequence, and prefill() makes the past one again.
+  // sequence's step(); step() takes one sequence, and prefill() and reset() make the past one again.
   void reorder(const std::size_t* parents, std::size_t beams);
   void step_beams(Attention& attention, const std::int32_t* ids, const Outputs& out, const std::uint8_t* headMask);
   // Floats a decoder's reorder() into `beams` sequences allocates (0 when their count does not change).

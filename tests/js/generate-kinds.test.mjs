@@ -243,6 +243,25 @@ describe.each([
     const head = await model.run({ inputIds: prompt.slice(0, 3) }, { returnLogits: true, returnAttention: false });
     expect(again.logits.length).toBe(head.logits.length);
     expect(same(again.logits, head.logits)).toBe(true);
+    // A beam search that fails (here after its second step, the beams made) leaves the cache empty and one
+    // sequence: a step after it starts a new one.
+    const abort = new AbortController();
+    let reports = 0;
+    const failed = model.generate(
+      { inputIds: prompt },
+      {
+        numBeams: 3,
+        maxNewTokens: 6,
+        minNewTokens: 6,
+        returnAttention: false,
+        signal: abort.signal,
+        onToken: () => ++reports === 2 && abort.abort(),
+      },
+    );
+    await expect(failed).rejects.toThrow();
+    expect(model.past).toBe(0);
+    const first = await model.step({ inputIds: prompt.slice(0, 3) }, { returnLogits: true, returnAttention: false });
+    expect(same(first.logits, head.logits)).toBe(true);
     await model.reset();
   });
 });

@@ -631,6 +631,12 @@ TEST(Model, ADecodersBeamsOverOneCacheAreEachBeamsOwnSteps) {
       sequences[1].push_back(next);
       step_alone(attention, sequences[1]);
       EXPECT_EQ(std::memcmp(logits.data(), logits1.data(), V * 4), 0) << at << ", narrowed";
+      // reset() makes the beams one sequence again too: a step after it starts a new one.
+      beams.reorder(widen, 3);
+      beams.reset();
+      EXPECT_EQ(beams.past(), 0u);
+      beams.step(attention, prompt.data(), prompt.size(), Outputs{rows.data()});
+      EXPECT_EQ(beams.past(), prompt.size()) << at;
     }
   }
 }
