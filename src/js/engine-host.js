@@ -321,8 +321,9 @@
     }
 
     // One model call, named (src/bindings/model.cpp, Model::call): { call ('run', 'prefill', 'step',
-    // 'beamStep' (a decoder's beams, one id each, after modelReorder made them), 'encode', 'decode'), inputIds, tokenTypeIds?, beams?, returnAttention?, returnHiddenStates?,
-    // returnLogits? (false, true: every row's, 'last': the last row's, a generation's next token),
+    // 'beamStep' (a decoder's beams, one id each, after modelReorder made them), 'encode', 'decode'),
+    // inputIds, tokenTypeIds?, beams?, returnAttention?, returnHiddenStates?, returnLogits? (false, true:
+    // every row's, 'last': the last row's, a generation's next token),
     // returnQueryKey?, returnHeadOutputs?, returnTaskLogits?, layerLogitPositions? (Int32Array: the logit lens'
     // rows, run and decode), headMask? ({ encoder, decoder, cross }: Uint8Array [layers × heads] or
     // null) }, made whole here (every field present, of its type) so that the bindings read no undefined.
