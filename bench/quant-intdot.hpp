@@ -48,16 +48,24 @@ inline v128_t scales_in_pair_order(const float* h, int half) {
   return half == 0 ? wasm_i32x4_shuffle(lo, hi, 0, 4, 1, 5) : wasm_i32x4_shuffle(lo, hi, 2, 6, 3, 7);
 }
 
+// Four panels at once (32 columns of C): each one's two vectors of sums and where its next block starts.
+constexpr std::size_t NP = 4;
+struct Panels {
+  v128_t acc[NP][2];
+  const unsigned char* at[NP];
+  Panels(const unsigned char* B, std::size_t stride, std::size_t j0) {
+    for (auto& p : acc) p[0] = p[1] = wasm_f32x4_splat(0.0f);
+    for (std::size_t q = 0; q < NP; ++q) at[q] = B + (j0 / kPanel + q) * stride;
+  }
+};
+
 // C [1, N] = a · B, B in Format::Q8 panels: integer sums per block, then scaled.
 inline void q8_row(std::size_t N, std::size_t K, const std::int8_t* qa, const float* da, const unsigned char* B,
                    std::size_t stride, float* C) {
   constexpr quant::Format F = quant::Format::Q8;
-  constexpr std::size_t NP = 4;
   for (std::size_t j0 = 0; j0 < N; j0 += NP * kPanel) {
-    v128_t acc[NP][2];
-    for (auto& p : acc) p[0] = p[1] = wasm_f32x4_splat(0.0f);
-    const unsigned char* at[NP];
-    for (std::size_t q = 0; q < NP; ++q) at[q] = B + (j0 / kPanel + q) * stride;
+    Panels panels(B, stride, j0);
+    auto& [acc, at] = panels;
     for (std::size_t kb = 0; kb < K / 32; ++kb) {
       v128_t sum[NP][2];
       for (auto& p : sum) p[0] = p[1] = wasm_i32x4_splat(0);
@@ -99,13 +107,10 @@ template <bool relaxed>
 inline void q4_row(std::size_t N, std::size_t K, const std::int8_t* qa, const float* da, const unsigned char* B,
                    std::size_t stride, float* C) {
   constexpr quant::Format F = quant::Format::Q4;
-  constexpr std::size_t NP = 4;
   const v128_t flip = wasm_i8x16_splat(static_cast<std::int8_t>(0x88)), low4 = wasm_i8x16_splat(0x0f);
   for (std::size_t j0 = 0; j0 < N; j0 += NP * kPanel) {
-    v128_t acc[NP][2];
-    for (auto& p : acc) p[0] = p[1] = wasm_f32x4_splat(0.0f);
-    const unsigned char* at[NP];
-    for (std::size_t q = 0; q < NP; ++q) at[q] = B + (j0 / kPanel + q) * stride;
+    Panels panels(B, stride, j0);
+    auto& [acc, at] = panels;
     for (std::size_t kb = 0; kb < K / 32; ++kb) {
       // relaxed: sum[q][0] columns 0-3, [1] columns 4-7. Else four vectors of split sums (rows 0-1, 2-3).
       v128_t sum[NP][4];

@@ -68,10 +68,14 @@ void Model::check_length(std::size_t L, std::size_t past) const {
   (m << "), got " << L).raise();
 }
 
-void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_t past, std::size_t L,
-                  const Outputs& out) {
+void Model::check_loaded() const {
   if (const std::vector<std::string> absent = missing(); !absent.empty())
     (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
+}
+
+void Model::check(const std::int32_t* ids, const std::int32_t* types, std::size_t past, std::size_t L,
+                  const Outputs& out) {
+  check_loaded();
   check_length(L, past);
   check_rows(ids, types, past, L, out);
 }
@@ -166,8 +170,7 @@ void Model::forward_batch(Attention& attention, const std::int32_t* ids, const s
     throw ArgumentError("returnHeadOutputs: not for a batch (run its sequences one at a time)");
   if (out.logitRows) throw ArgumentError("returnLogits: a batch's are every row's");
   check_dim(B, "input: sequences of the batch", kMaxElements);
-  if (const std::vector<std::string> absent = missing(); !absent.empty())
-    (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
+  check_loaded();
   std::size_t N = 0;
   double weights = 0;
   for (std::size_t b = 0; b < B; ++b) {
@@ -214,8 +217,7 @@ void Model::step_beams(Attention& attention, const std::int32_t* ids, const Outp
   if (out.attention || out.hiddenStates || out.query || out.key || out.valueNorms || out.headOutputNorms ||
       out.layerLogits || out.taskLogits || out.logitRows)
     throw ArgumentError("beams: a step of the beams returns lastHiddenState and logits only");
-  if (const std::vector<std::string> absent = missing(); !absent.empty())
-    (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
+  check_loaded();
   check_length(1, past);
   check_rows(ids, nullptr, past, B, out);  // one id and one row of outputs a beam
   const std::size_t room = cache_room(past + 1);
@@ -375,8 +377,7 @@ void Model::decode(Attention& attention, const std::int32_t* ids, std::size_t be
   check_encoder_decoder();
   refuse_query_key(out);
   const Config& c = config_;
-  if (const std::vector<std::string> absent = missing(); !absent.empty())
-    (Message() << "model: " << absent.size() << " tensors not loaded, the first " << absent[0].c_str()).raise();
+  check_loaded();
   if (encoded() == 0) throw ArgumentError("model: nothing encoded yet (encode the input first)");
   if (caches_.empty()) throw ArgumentError("model: the decoder is not ready (begin first)");
   if (beams != this->beams())

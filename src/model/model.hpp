@@ -162,6 +162,8 @@ class Model {
   static constexpr std::size_t kFirstCacheRoom = 16;
   // The room the caches need for `positions` (cache_floats' rule).
   std::size_t cache_room(std::size_t positions) const noexcept;
+  // ArgumentError naming the first tensor not written yet, if any (every call that runs the model).
+  void check_loaded() const;
   // The checks of a call of L tokens after `past` positions, then its scratch.
   void check(const std::int32_t* ids, const std::int32_t* types, std::size_t past, std::size_t L, const Outputs& out);
   // check()'s part after the length: the ids, types and outputs of L rows, then the scratch.
