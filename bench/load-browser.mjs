@@ -3,7 +3,8 @@
 // (File objects backed by the disk, which <input type=file> gives as a drop
 // does) and from the browser's Cache API, after a first load by name from a
 // local server that speaks the Hub's HTTP (tests/tools/hub-server.mjs) has
-// kept the files there. Each build in a browser of its own: the relaxed-SIMD
+// kept the files there; and the first load from dropped files in each of
+// `loads` fresh pages (what a user meets: a new engine, new memory). Each build in a browser of its own: the relaxed-SIMD
 // one, which the page runs where Chromium validates it, and the SIMD128 one
 // every other browser runs. In the demo page, idle once drawn (its server
 // lets it reach the local Hub). Median of `loads` loads each way, the
@@ -68,7 +69,8 @@ function loadIn(page, { variant, source, endpoint, loads, inputIds }) {
 
 /**
  * The browser's loads of the checkpoint in `dir` (config.json, model.safetensors):
- * [{ build, ways: [{ way, medianMs, allMs } | { way, failed }], firstByNameMs, peakRssBytes, sameBits }].
+ * [{ build, ways: [{ way, medianMs, allMs } | { way, failed }], freshPageMs (a fresh page's first load from
+ * dropped files, each), firstByNameMs, peakRssBytes, sameBits }].
  */
 export async function browserLoads(dir, { loads = 3, inputIds, log = () => {} }) {
   const hub = await new HubServer({ repos: { [REPO]: { files: folderFiles(dir) } } }).start();
@@ -78,14 +80,24 @@ export async function browserLoads(dir, { loads = 3, inputIds, log = () => {} })
       log(`load: Chromium, ${variant}…\n`);
       const env = await setUp({ hubEndpoints: [hub.url], hubDownloadHosts: [hub.cdnUrl] });
       try {
-        // The demo page (its server lets it reach the local Hub), once it has drawn its first run.
-        const { page } = await openPage(env);
-        await page.evaluate(() => {
-          const input = Object.assign(document.createElement('input'), { type: 'file', id: 'files', multiple: true });
-          document.body.append(input);
-        });
-        await page.setInputFiles('#files', [path.join(dir, 'config.json'), path.join(dir, 'model.safetensors')]);
-        const row = { build: variant, ways: [] };
+        // The demo page (its server lets it reach the local Hub), once it has drawn its first run, with a file input.
+        const pageWithFiles = async () => {
+          const { page } = await openPage(env);
+          await page.evaluate(() => {
+            const input = Object.assign(document.createElement('input'), { type: 'file', id: 'files', multiple: true });
+            document.body.append(input);
+          });
+          await page.setInputFiles('#files', [path.join(dir, 'config.json'), path.join(dir, 'model.safetensors')]);
+          return page;
+        };
+        const row = { build: variant, ways: [], freshPageMs: [] };
+        for (let i = 0; i < loads; i++) {
+          const fresh = await pageWithFiles();
+          const r = await loadIn(fresh, { variant, source: 'files', loads: 1, inputIds });
+          row.freshPageMs.push(r.failed ? NaN : r.allMs[0]);
+          await fresh.close();
+        }
+        const page = await pageWithFiles();
         const files = await loadIn(page, { variant, source: 'files', loads, inputIds });
         // The first load by name downloads into the Cache API; the next ones read it from there.
         const first = await loadIn(page, { variant, source: REPO, endpoint: hub.url, loads: 1, inputIds });

@@ -1,15 +1,18 @@
 // Loading the bert-base-shaped checkpoint (406.7 MB of float32, random
-// weights written at bench time, model-checkpoint.mjs). In Node, four ways:
-// from its folder's path and from Buffers (what fs.readFileSync gives), each
-// on the calling thread and in a { worker: true } engine, whose chunks are
-// posted to the engine's Worker (issue 27: from Buffers that once took 46 s
-// and 1.4 GB, every chunk a clone of the whole file), on the SIMD128 build;
-// and from the path on the relaxed-SIMD build where this Node runs it. Each
-// way in a process of its own: median of 3 loads, the process's peak RSS,
-// and the last hidden state of one run, which must be the same bits every
-// way of a build. Then in Chromium (load-browser.mjs): from dropped files
+// weights written at bench time, model-checkpoint.mjs). In Node: from its
+// folder's path on the threaded SIMD128 build (Node's default engine, two
+// threads) and on the one-thread one, then from the path and from Buffers
+// (what fs.readFileSync gives) each on the calling thread and in a
+// { worker: true } engine, whose chunks are posted to the engine's Worker
+// (issue 27: from Buffers that once took 46 s and 1.4 GB, every chunk a
+// clone of the whole file); and on the relaxed-SIMD build where this Node
+// runs it. Each way in 3 fresh processes of its own, 3 loads each: the first
+// load of each process (what a user meets: new memory, page by page), the
+// median of the later ones, the peak RSS, and the last hidden state of one
+// run, which must be the same bits every way of a build. Then in Chromium
+// (load-browser.mjs): from dropped files (first loads in fresh pages too)
 // and from the Cache API, on both builds.
-// Usage: node bench/load.mjs [--quick] (one load each in Node); the result
+// Usage: node bench/load.mjs [--quick] (one process, one load each in Node); the result
 // goes to the "load" section of bench-output/bench.json; npm run bench runs it too.
 //   node bench/load.mjs --way <path|buffers> <direct|worker> <variant> <dir>: one way, one JSON line.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,6 +27,7 @@ const CONFIG = BERT_BASE;
 // [source, thread, build]: the relaxed build's rows where this Node runs it.
 const RELAXED_FLAGS = relaxedSimdFlags();
 const WAYS = [
+  ['path', 'direct', 'threaded-simd'],
   ['path', 'direct', 'simd'],
   ['path', 'worker', 'simd'],
   ['buffers', 'direct', 'simd'],
@@ -36,6 +40,8 @@ const WAYS = [
     : []),
 ];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** Fresh processes a way is loaded in (each its first load, then the later ones). */
+const PROCESSES = 3;
 
 /** One way's loads in this process: { medianMs, allMs, maxRssBytes, hidden (the run's bits, base64) }. */
 async function loadWay(source, thread, variant, dir, loads) {
@@ -91,11 +97,22 @@ export async function loadBench({ quick = false, log = (s) => process.stderr.wri
         `load: ${variant}, from ${source === 'path' ? 'the path' : 'Buffers'}, ${thread === 'worker' ? '{ worker: true }' : 'on the calling thread'}…\n`,
       );
       const flags = variant === 'relaxed-simd' ? RELAXED_FLAGS : [];
+      const runs = Array.from({ length: quick ? 1 : PROCESSES }, () =>
+        runStep(script, ['--way', source, thread, variant, dir, ...(quick ? ['--quick'] : [])], flags),
+      );
+      const firstMs = runs.map((r) => r.allMs[0]);
+      const laterMs = runs.flatMap((r) => r.allMs.slice(1));
       result.ways.push({
         source,
         thread,
         variant,
-        ...runStep(script, ['--way', source, thread, variant, dir, ...(quick ? ['--quick'] : [])], flags),
+        // The first load of each fresh process, and their median; the later loads' median (none under --quick).
+        firstMs,
+        medianFirstMs: median(firstMs),
+        medianMs: laterMs.length ? median(laterMs) : null,
+        faults: runs.map((r) => r.faults[0]),
+        maxRssBytes: Math.max(...runs.map((r) => r.maxRssBytes)),
+        hidden: runs[0].hidden,
       });
     }
     result.firstTouch = { bytes, ...runStep(script, ['--first-touch', String(bytes)], []) };
@@ -105,7 +122,7 @@ export async function loadBench({ quick = false, log = (s) => process.stderr.wri
     rmSync(dir, { recursive: true, force: true });
   }
   // Within a build, every way gives the same bits (the builds differ in their last bits: FMA).
-  result.sameBits = ['simd', 'relaxed-simd'].every((variant) => {
+  result.sameBits = ['threaded-simd', 'simd', 'relaxed-simd'].every((variant) => {
     const ways = result.ways.filter((w) => w.variant === variant);
     return ways.every((w) => w.hidden === ways[0].hidden);
   });
@@ -118,15 +135,14 @@ function report(r) {
   const lines = [
     `loadModel of a ${mb(r.checkpoint.bytes)} MB model.safetensors (BERT, hidden 768, ${r.config.num_hidden_layers} layers, ` +
       `vocabulary ${r.config.vocab_size}); ${r.cpu} ×${r.cores}, Node ${r.node}${r.quick ? ', --quick' : ''}`,
-    `${'build'.padEnd(22)} ${'source'.padEnd(14)} ${'engine'.padEnd(18)} ${'median ms'.padStart(10)}  ${'loads ms (1st: fresh)'.padEnd(24)} peak RSS   page faults, 1st load`,
+    `${'build'.padEnd(22)} ${'source'.padEnd(14)} ${'engine'.padEnd(18)} ${'later ms'.padStart(9)}  ${'first ms: median (each)'.padEnd(26)} peak RSS   page faults, 1st loads`,
   ];
+  const ms = (x) => (x == null ? '—' : x.toFixed(0));
   for (const w of r.ways)
     lines.push(
       `${('Node ' + w.variant).padEnd(22)} ${(w.source === 'path' ? 'path' : 'Buffers').padEnd(14)} ${(w.thread === 'worker' ? '{ worker: true }' : 'calling thread').padEnd(18)} ` +
-        `${w.medianMs.toFixed(0).padStart(10)}  ${w.allMs
-          .map((x) => x.toFixed(0))
-          .join(', ')
-          .padEnd(24)} ${`${(w.maxRssBytes / 2 ** 20).toFixed(0)} MiB`.padEnd(10)} ${w.faults?.[0] ?? '—'}`,
+        `${ms(w.medianMs).padStart(9)}  ${`${ms(w.medianFirstMs)} (${w.firstMs.map(ms).join(', ')})`.padEnd(26)} ` +
+        `${`${(w.maxRssBytes / 2 ** 20).toFixed(0)} MiB`.padEnd(10)} ${w.faults.join(', ')}`,
     );
   const t = r.firstTouch;
   if (t)
@@ -145,6 +161,11 @@ function report(r) {
                 .join(', ')
                 .padEnd(24)} ${(b.peakRssBytes / 2 ** 20).toFixed(0)} MiB (renderer)`),
       );
+  for (const b of r.browser)
+    lines.push(
+      `Chromium ${b.build}: dropped files, the first load in a fresh page: median ${ms(median(b.freshPageMs))} ms ` +
+        `(${b.freshPageMs.map(ms).join(', ')})`,
+    );
   for (const b of r.browser)
     lines.push(
       `Chromium ${b.build}: first load by name from the local Hub (download into the Cache API) ${b.firstByNameMs?.toFixed(0) ?? '—'} ms`,

@@ -35,6 +35,7 @@ class Model {
       check_fits(model::Model::bytes_for(config, matrices, held));
       model_.reset();
       model_ = std::make_unique<model::Model>(config, matrices, held);
+      model_->touch_memory(engine_.attention().pool());
       return description(*model_);
     });
   }

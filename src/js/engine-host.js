@@ -295,7 +295,8 @@
     // wasm frames would skip their clean-up): the bytes are copied here, into
     // the chunk the model gives as a view of its memory, with the intrinsic
     // set() (a caller's patched one, a detached array, throw here, in JS, and
-    // the model's memory stays as it was); the dtype goes as its code.
+    // the model's memory stays as it was); the dtype goes as its code. The
+    // bytes go back to the loader (transferred from a Worker), to read into again.
     modelWrite(id, index, dtype, first, bytes) {
       const code = dtypeCode(this.module, dtype, 'dtype');
       if (!ArrayBuffer.isView(bytes) || !(bytes instanceof Uint8Array))
@@ -305,6 +306,7 @@
       const chunk = checked(model.chunk(length));
       setBytes.call(chunk, new Uint8Array(bufferOf.call(bytes), offsetOf.call(bytes), length));
       checked(model.write(index, code, first, length));
+      return { bytes };
     }
 
     modelMissing(id) {

@@ -32,6 +32,8 @@ class Model {
   // Bytes of the parameters a Model of `config` allocates, with the
   // constructor's checks; allocates none.
   static double bytes_for(const Config& config, DType matrices = DType::F32, const Holds& holds = {});
+  // Brings its parameters' memory in on the pool's threads, before a load writes them (Weights::touch).
+  void touch_memory(ThreadPool& pool) { weights_.touch(pool); }
   // A Model of `config` laid out but with no parameter allocated: its
   // tensors() and max_length(), for a loader that checks a checkpoint
   // before it allocates anything. It cannot be written or run.

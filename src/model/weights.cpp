@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "../core/common.hpp"
 #include "../core/pack.hpp"
@@ -189,10 +190,11 @@ void Weights::allocate() {
   settle();
   // A packed slot's memory is left as it comes: a checkpoint writes every
   // element of it before the model can run (missing()), and zeroing hundreds
-  // of megabytes first would touch every page once more before the load
-  // does. Zeros where no write may come: the plain slots (an optional tensor
-  // left out holds zeros; they are small) and the last panel of a packed
-  // slot, whose columns past N must be +0 (in every storage).
+  // of megabytes here would fault every page in on this one thread (touch()
+  // does it on the pool's threads side by side). Zeros where no write may
+  // come: the plain slots (an optional tensor left out holds zeros; they are
+  // small) and the last panel of a packed slot, whose columns past N must be
+  // +0 (in every storage).
   for (Slot& s : slots_) {
     const std::size_t from = s.packed && s.N ? (panels(s.N) - 1) * kPanel * s.K : 0;
     quant::Format f;
@@ -209,6 +211,23 @@ void Weights::allocate() {
     }
   }
   allocated_ = true;
+}
+
+void Weights::touch(ThreadPool& pool) {
+  if (pool.size() < 2) return;  // one thread faults the pages in as the load writes them, at the same cost
+  // The packed slots (the plain ones are small, and zeroed already), in tasks of 4 MB.
+  constexpr std::size_t kPage = 4096, kTask = std::size_t(1) << 22;
+  std::vector<std::pair<unsigned char*, std::size_t>> tasks;
+  for (Slot& s : slots_) {
+    if (!s.packed) continue;
+    for (auto [data, bytes] : {std::pair{s.blocks.data(), s.blocks.size()},
+                               std::pair{reinterpret_cast<unsigned char*>(s.data.data()), s.data.size() * 4},
+                               std::pair{reinterpret_cast<unsigned char*>(s.halves.data()), s.halves.size() * 2}})
+      for (std::size_t at = 0; at < bytes; at += kTask) tasks.emplace_back(data + at, std::min(kTask, bytes - at));
+  }
+  pool.run(tasks.size(), [&](std::size_t i, std::size_t) {
+    for (std::size_t at = 0; at < tasks[i].second; at += kPage) tasks[i].first[at] = 0;
+  });
 }
 
 double Weights::bytes_to_allocate() const noexcept {

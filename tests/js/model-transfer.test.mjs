@@ -1,7 +1,8 @@
 // The weight chunks go to an engine's Worker transferred, not copied: each
-// chunk is a buffer of its own, exactly its bytes (a Buffer source's chunks do
-// not carry the whole file, or Node's pool), detached once posted, and
-// never a buffer the caller still owns (the caller's bytes stay as they were).
+// chunk is in one of the loader's own arrays, as long as the largest chunk (a
+// Buffer source's chunks do not carry the whole file, or Node's pool), detached
+// once posted, and never a buffer the caller still owns (the caller's bytes
+// stay as they were).
 // The model loaded so still runs as PyTorch does (tests/fixtures/models).
 import { jest } from '@jest/globals';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -94,8 +95,10 @@ describe("a Worker's engine loading a model", () => {
 
   function expectTransferred(caller = []) {
     expect(posted.length).toBeGreaterThan(0);
+    const largest = Math.max(...posted.map((p) => p.bytes));
+    expect(largest).toBeLessThan(20_000); // bert-zh's largest tensor: 8,192 bytes, its file many times that
     for (const p of posted) {
-      expect(p.bufferBytes).toBe(p.bytes); // exactly the chunk, not the file it came from
+      expect(p.bufferBytes).toBe(largest); // one of the loader's arrays, not the file it came from
       expect(p.transfer).toEqual([p.chunk.buffer]);
       expect(p.after).toBe(0); // detached here: moved, not copied
       for (const buffer of caller) expect(p.chunk.buffer).not.toBe(buffer);

@@ -103,43 +103,16 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
     }),
   };
   try {
-    const totalBytes = plan.flat().reduce((sum, t) => sum + t.end - t.begin, 0);
-    let loadedBytes = 0;
-    // The next READ_AHEAD chunks are being read while chunk i is written: the
-    // source's reads (the disk, a Blob, the network) overlap the engine's
-    // packing, and a browser reads a File faster with several reads in flight.
     const chunks = plan.flatMap((tensors, f) =>
       tensors.flatMap((tensor) =>
         (ggufFile ? ggufChunks(tensor, sources[f], CHUNK_BYTES) : chunksOf(tensor, sources[f])).map((c) => ({
           ...c,
-          f,
+          file: sources[f].name,
           tensor,
         })),
       ),
     );
-    const reads = [];
-    const readAhead = (upTo) => {
-      for (let j = reads.length; j < Math.min(upTo, chunks.length); j++) {
-        reads.push(Promise.resolve(chunks[j].read()));
-        reads[j].catch(() => {}); // a read not awaited (a write failed first) must not be an unhandled rejection
-      }
-    };
-    for (let i = 0; i < chunks.length; i++) {
-      const { f, tensor, at, end, first, dtype } = chunks[i];
-      signal?.throwIfAborted();
-      readAhead(i + 1 + READ_AHEAD);
-      const read = await reads[i];
-      reads[i] = null; // the loader holds no chunk it has written
-      // Transferred to the engine's Worker, not copied (the loader owns what read() gives).
-      const bytes = ownBuffer(read);
-      await step(
-        'BadCheckpoint',
-        () => call(CALLS.modelWrite, [id, tensor.index, dtype, first, bytes], [bytes.buffer]),
-        { file: sources[f].name },
-      );
-      loadedBytes += end - at;
-      onProgress?.({ phase: 'load', loadedBytes, totalBytes, file: sources[f].name });
-    }
+    await writeChunks(call, id, chunks, { signal, onProgress });
     const missing = await call(CALLS.modelMissing, [id]);
     if (missing.length) throw codedError('BadCheckpoint', `tensors not loaded: ${missing.join(', ')}`);
     // Known once the weights are in: a BERT's masked-LM head, a task head, read only when the checkpoint holds all.
@@ -157,6 +130,47 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
     throw signal?.aborted && error === signal.reason ? error : codeIfNone(error, 'BadCheckpoint');
   }
   return new TransformerModel(call, id, config, tokenizer, onDispose);
+}
+
+/**
+ * Writes `chunks` ([{ file (its name), tensor, at, end, first, dtype, read(into) }], in order) into the
+ * engine's model `id`. The next READ_AHEAD chunks are being read while one is written: the source's
+ * reads (the disk, a Blob, the network) overlap the engine's packing. They are read into the loader's
+ * arrays, each read into again once the engine has the bytes and gives it back (from its Worker,
+ * transferred): new memory for every chunk is what bounded a load where touching new memory is slow
+ * (sources/blob-file.mjs), so a load holds at most 1 + READ_AHEAD of them.
+ */
+export async function writeChunks(call, id, chunks, { signal, onProgress } = {}) {
+  const totalBytes = chunks.reduce((sum, c) => sum + c.end - c.at, 0);
+  const arrayBytes = Math.min(
+    CHUNK_BYTES,
+    chunks.reduce((most, c) => Math.max(most, c.end - c.at), 0),
+  );
+  const spare = [];
+  const reads = [];
+  const readAhead = (upTo) => {
+    for (let j = reads.length; j < Math.min(upTo, chunks.length); j++) {
+      reads.push(Promise.resolve(chunks[j].read(spare.pop() ?? new Uint8Array(arrayBytes))));
+      reads[j].catch(() => {}); // a read not awaited (a write failed first) must not be an unhandled rejection
+    }
+  };
+  let loadedBytes = 0;
+  for (let i = 0; i < chunks.length; i++) {
+    const { file, tensor, at, end, first, dtype } = chunks[i];
+    signal?.throwIfAborted();
+    readAhead(i + 1 + READ_AHEAD);
+    const bytes = await reads[i];
+    reads[i] = null; // the loader holds no chunk it has written
+    // Transferred to the engine's Worker, not copied (the loader owns what read() gives), and back.
+    const back = await step(
+      'BadCheckpoint',
+      () => call(CALLS.modelWrite, [id, tensor.index, dtype, first, bytes], [bytes.buffer]),
+      { file },
+    );
+    if (back?.bytes?.buffer.byteLength === arrayBytes) spare.push(new Uint8Array(back.bytes.buffer));
+    loadedBytes += end - at;
+    onProgress?.({ phase: 'load', loadedBytes, totalBytes, file });
+  }
 }
 
 /**
@@ -277,7 +291,7 @@ export function chooseWeights(requested, layout, plan) {
 
 /**
  * The chunks of `tensor` of a checkpoint folder's weight file `file` the loader writes, at most
- * CHUNK_BYTES each: [{ at, end, first, dtype, read() }], the file's bytes [at, end) written as they
+ * CHUNK_BYTES each: [{ at, end, first, dtype, read(into) }], the file's bytes [at, end) written as they
  * are from element `first` on (formats/gguf/chunks.mjs makes a GGUF file's).
  */
 function chunksOf(tensor, file) {
@@ -289,8 +303,8 @@ function chunksOf(tensor, file) {
       end,
       first: (at - tensor.begin) / DTYPE_BYTES[tensor.dtype],
       dtype: tensor.dtype,
-      read: async () => {
-        const bytes = await file.read(at, end);
+      read: async (into) => {
+        const bytes = await file.read(at, end, into);
         if (bytes.byteLength !== end - at)
           throw fileError(
             file.name,
@@ -340,14 +354,6 @@ async function folderCheckpoint(files) {
       };
     },
   };
-}
-
-// The chunk as the whole of an ArrayBuffer, which can be transferred: a
-// source's read() gives one already (sources/files.mjs); any other view is
-// copied once to exactly its bytes, so that no chunk carries (or detaches)
-// a larger buffer.
-function ownBuffer(bytes) {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
 // A model's kinds (src/model/arch/registry.cpp's kind_name): loadModel's `kind` asks for one.

@@ -1,31 +1,28 @@
 // The files of a model source, as the loader reads them: { [fileName]: { name,
-// size, read(begin, end) } }, those of the checkpoint among what was given
-// (checkpoint-files.mjs, the rule the page applies too). read(begin, end)
-// resolves to a Uint8Array of those bytes that the loader owns (a fresh
-// array, never a view of the caller's memory: the loader hands it to the
-// engine's Worker, transferred). Sources here: what a browser gives (a
+// size, read(begin, end, into?) } }, those of the checkpoint among what was
+// given (checkpoint-files.mjs, the rule the page applies too). read(begin,
+// end, into) resolves to a Uint8Array of those bytes that the loader owns,
+// never a view of the caller's memory (the loader hands it to the engine's
+// Worker, transferred): a view of `into` (an array of the loader's, at least
+// end - begin long, which the source may fill) or a fresh array; fewer bytes
+// only at the file's end. Sources here: what a browser gives (a
 // FileList, File[]) and bytes in memory ({ fileName: ArrayBuffer |
 // Uint8Array | Blob }); a name (a Hub repo id, or Node's folder path) is the
 // platform's `openNamed` (sources/hub-node.mjs, sources/hub-browser.mjs).
 import { describe } from '../../checks.mjs';
 import { fileNameOf, pickCheckpointFiles, POOLING_CONFIG } from '../checkpoint-files.mjs';
 import { ArgumentTypeError } from '../../errors.mjs';
+import { blobFile } from './blob-file.mjs';
 
 const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
-
-function blobFile(name, blob) {
-  return {
-    name,
-    size: blob.size,
-    read: async (begin, end) => new Uint8Array(await blob.slice(begin, end).arrayBuffer()),
-  };
-}
 
 // The intrinsic getters of every typed array: what a subclass (or a Buffer)
 // defines of its own never decides which bytes are read.
 const typedArray = Object.getPrototypeOf(Uint8Array.prototype);
 const intrinsic = (name) => Object.getOwnPropertyDescriptor(typedArray, name).get;
 const [bufferOf, offsetOf, lengthOf] = ['buffer', 'byteOffset', 'byteLength'].map(intrinsic);
+// And their methods, as this module found them (a caller's patched set() never copies a chunk).
+const { slice, subarray, set } = typedArray;
 
 function bytesFile(name, bytes, path) {
   // A plain Uint8Array over the bytes, whose slice() copies the range: Node's
@@ -43,8 +40,16 @@ function bytesFile(name, bytes, path) {
       `source["${path}"]: its ArrayBuffer is detached (transferred elsewhere), so it holds no bytes; pass the file's bytes`,
     );
   }
-  const slice = Uint8Array.prototype.slice;
-  return { name, size: view.byteLength, read: async (begin, end) => slice.call(view, begin, end) };
+  return {
+    name,
+    size: view.byteLength,
+    async read(begin, end, into) {
+      if (!into || into.byteLength < end - begin) return slice.call(view, begin, end);
+      const bytes = subarray.call(view, begin, end);
+      set.call(into, bytes);
+      return subarray.call(into, 0, bytes.length);
+    },
+  };
 }
 
 /**

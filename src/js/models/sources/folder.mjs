@@ -1,6 +1,6 @@
 // A model folder in Node (engine.loadModel(path)): its files, each read when
-// asked, into a fresh array per read (see sources/files.mjs for what read()
-// promises). Node's openNamed (hub-node.mjs) opens a folder path with it, and
+// asked, into the loader's array or a fresh one (see sources/files.mjs for
+// what read() promises). Node's openNamed (hub-node.mjs) opens a folder path with it, and
 // a snapshot of the Hub cache file by file with fileAt; no browser bundle
 // reaches node:fs.
 import { opendir, open, stat } from 'node:fs/promises';
@@ -36,13 +36,14 @@ export async function readFolder(folder) {
   return files;
 }
 
-/** The file at `file` (a path) as the loader reads one: { name, size, read(begin, end) }, each read a fresh array. */
+/** The file at `file` (a path) as the loader reads one: { name, size, read(begin, end, into?) } (sources/files.mjs). */
 export function fileAt(file, name, size) {
   return {
     name,
     size,
-    async read(begin, end) {
-      const bytes = new Uint8Array(end - begin);
+    async read(begin, end, into) {
+      const bytes =
+        into && into.byteLength >= end - begin ? into.subarray(0, end - begin) : new Uint8Array(end - begin);
       const handle = await open(file, 'r');
       try {
         let done = 0;

@@ -21,6 +21,7 @@
 // sha256 is not (browsers have no streaming digest).
 import { describe } from '../../checks.mjs';
 import { ArgumentTypeError, codedError } from '../../errors.mjs';
+import { blobFile } from './blob-file.mjs';
 import { hubFetch, openHub } from './hub.mjs';
 import { checkHubOptions, parseHubUrl, parseRepoId, DEFAULT_ENDPOINT } from './hub-options.mjs';
 import { repoFiles } from './repo-files.mjs';
@@ -141,11 +142,7 @@ export class BrowserHubStore {
     }
     const blob = new Blob(parts);
     if (blob.size !== record.size) return null;
-    return {
-      name,
-      size: blob.size,
-      read: async (begin, end) => new Uint8Array(await blob.slice(begin, end).arrayBuffer()),
-    };
+    return blobFile(name, blob);
   }
 
   #partKey = (commit, name, i) => `${this.#fileKey(commit, name)}?part=${i}`;

@@ -10,7 +10,7 @@ import { typeNamed } from './types.mjs';
 /**
  * The chunks of GGUF tensor `tensor` (model.mjs's, with begin, end, dims,
  * type, rowsPerGroup?, rowOrder?) of `file`, each at most about `chunkBytes`
- * written: [{ at, end, first, dtype, read() → Promise<Uint8Array> }] — the
+ * written: [{ at, end, first, dtype, read(into) → Promise<Uint8Array> }] — the
  * file's bytes [at, end) and, once read, the bytes written from element
  * `first` on as `dtype`.
  */
@@ -31,8 +31,8 @@ export function ggufChunks(tensor, file, chunkBytes) {
       end,
       first: row * rowElements,
       dtype: tensor.type,
-      async read() {
-        let bytes = await file.read(at, end);
+      async read(into) {
+        let bytes = await file.read(at, end, into);
         if (bytes.byteLength !== end - at)
           throw fileError(
             file.name,
