@@ -24,6 +24,18 @@ apt_install() {
   apt_updated=1
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
 }
+# A job started in the background: its pid and its log in the variables named $1 and $2. Waits for it,
+# prints its output and returns its status, once (the pid's variable is emptied).
+job_done() {
+  local pid=${!1} log=${!2} status=0
+  [ -n "$pid" ] || return 0
+  wait "$pid" || status=$?
+  cat "$log"
+  rm -f "$log"
+  printf -v "$1" '%s' ''
+  return "$status"
+}
+
 # The wasm builds' compiler: Debian 13's Emscripten 3.1.69 (clang 19, binaryen
 # 120) in a chroot in .deps/trixie-root, made by debootstrap from the Debian
 # archive the apt sources name (about 2 minutes and 2.5 GB, once), unless the
@@ -31,7 +43,7 @@ apt_install() {
 # Made in the background while the other packages install, npm installs and
 # the native test trees build: debootstrap mostly waits on the network and the disk.
 # debootstrap itself comes first, alone.
-chroot_pid=""
+chroot_pid="" chroot_log=""
 if ! bash scripts/emscripten.sh describe >/dev/null 2>&1; then
   # Here, not in scripts/emscripten.sh install: its own apt-get would contend for dpkg's lock with the one below.
   command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
@@ -39,15 +51,7 @@ if ! bash scripts/emscripten.sh describe >/dev/null 2>&1; then
   bash scripts/emscripten.sh install >"$chroot_log" 2>&1 &
   chroot_pid=$!
 fi
-chroot_ready() {
-  [ -n "$chroot_pid" ] || return 0
-  local status=0
-  wait "$chroot_pid" || status=$?
-  cat "$chroot_log"
-  rm -f "$chroot_log"
-  chroot_pid=""
-  return "$status"
-}
+chroot_ready() { job_done chroot_pid chroot_log; }
 # A failure before the wait still waits for it: no debootstrap left running on its own.
 trap 'chroot_ready >/dev/null 2>&1 || true' EXIT
 
@@ -115,18 +119,27 @@ npm_ok() {
   local bin
   for bin in jest tsc eslint prettier webpack rollup esbuild; do [ -x "node_modules/.bin/$bin" ] || return 1; done
 }
+# In the background too, beside the native builds (it mostly waits on the registry); waited for before
+# the wasm build, whose tokenizer worker esbuild bundles.
+npm_pid="" npm_log=""
 if ! npm_ok; then
-  echo "mha-wasm setup: npm ci"
-  npm ci --no-audit --no-fund
+  echo "mha-wasm setup: npm ci (its output when it is done)"
+  npm_log=$(mktemp)
+  npm ci --no-audit --no-fund >"$npm_log" 2>&1 &
+  npm_pid=$!
 fi
+npm_ready() { job_done npm_pid npm_log; }
+trap 'npm_ready >/dev/null 2>&1 || true; chroot_ready >/dev/null 2>&1 || true' EXIT
 
 if [ "${1:-}" != "--no-build" ]; then
   # While the chroot is made: the native trees `npm test` runs (the sanitizers' and the fuzzers'; the plain one
   # where they cannot link), then, with the chroot's Emscripten, the wasm builds.
   (source scripts/configure.sh && source scripts/native-builds.sh && build_test_trees)
+  npm_ready
   chroot_ready
   MHA_SKIP_NATIVE=1 bash scripts/build.sh
 else
+  npm_ready
   chroot_ready
 fi
 echo "mha-wasm setup: done in $SECONDS s"
