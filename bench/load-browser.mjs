@@ -4,8 +4,9 @@
 // does) and from the browser's Cache API, after a first load by name from a
 // local server that speaks the Hub's HTTP (tests/tools/hub-server.mjs) has
 // kept the files there; and the first load from dropped files in each of
-// `loads` fresh pages (what a user meets: a new engine, new memory). Each build in a browser of its own: the relaxed-SIMD
-// one, which the page runs where Chromium validates it, and the SIMD128 one
+// `loads` fresh pages (what a user meets: a new engine, new memory). Each
+// build in a browser of its own: the relaxed-SIMD one, which the page runs
+// where Chromium validates it, and the SIMD128 one
 // every other browser runs. In the demo page, idle once drawn (its server
 // lets it reach the local Hub). Median of `loads` loads each way, the
 // renderer process's peak RSS (VmHWM; the page, the engine and its Worker
@@ -70,7 +71,7 @@ function loadIn(page, { variant, source, endpoint, loads, inputIds }) {
 /**
  * The browser's loads of the checkpoint in `dir` (config.json, model.safetensors):
  * [{ build, ways: [{ way, medianMs, allMs } | { way, failed }], freshPageMs (a fresh page's first load from
- * dropped files, each), firstByNameMs, peakRssBytes, sameBits }].
+ * dropped files, each), freshPageFailed?, firstByNameMs, peakRssBytes, sameBits }].
  */
 export async function browserLoads(dir, { loads = 3, inputIds, log = () => {} }) {
   const hub = await new HubServer({ repos: { [REPO]: { files: folderFiles(dir) } } }).start();
@@ -91,10 +92,11 @@ export async function browserLoads(dir, { loads = 3, inputIds, log = () => {} })
           return page;
         };
         const row = { build: variant, ways: [], freshPageMs: [] };
-        for (let i = 0; i < loads; i++) {
+        for (let i = 0; i < loads && !row.freshPageFailed; i++) {
           const fresh = await pageWithFiles();
           const r = await loadIn(fresh, { variant, source: 'files', loads: 1, inputIds });
-          row.freshPageMs.push(r.failed ? NaN : r.allMs[0]);
+          if (r.failed) row.freshPageFailed = r.failed;
+          else row.freshPageMs.push(r.allMs[0]);
           await fresh.close();
         }
         const page = await pageWithFiles();
@@ -110,7 +112,11 @@ export async function browserLoads(dir, { loads = 3, inputIds, log = () => {} })
         row.firstByNameMs = first.allMs?.[0];
         row.peakRssBytes = rendererPeakBytes();
         row.sameBits =
-          !files.failed && !cached.failed && files.hidden.every((x, i) => x === cached.hidden[i]) && !first.failed;
+          !row.freshPageFailed &&
+          !files.failed &&
+          !cached.failed &&
+          files.hidden.every((x, i) => x === cached.hidden[i]) &&
+          !first.failed;
         rows.push(row);
       } finally {
         await env.close();

@@ -163,8 +163,10 @@ function report(r) {
       );
   for (const b of r.browser)
     lines.push(
-      `Chromium ${b.build}: dropped files, the first load in a fresh page: median ${ms(median(b.freshPageMs))} ms ` +
-        `(${b.freshPageMs.map(ms).join(', ')})`,
+      `Chromium ${b.build}: dropped files, the first load in a fresh page: ` +
+        (b.freshPageFailed
+          ? `!! ${b.freshPageFailed}`
+          : `median ${ms(median(b.freshPageMs))} ms (${b.freshPageMs.map(ms).join(', ')})`),
     );
   for (const b of r.browser)
     lines.push(

@@ -1,8 +1,8 @@
 // A model folder in Node (engine.loadModel(path)): its files, each read when
 // asked, into the loader's array or a fresh one (see sources/files.mjs for
-// what read() promises). Node's openNamed (hub-node.mjs) opens a folder path with it, and
-// a snapshot of the Hub cache file by file with fileAt; no browser bundle
-// reaches node:fs.
+// what read() promises). Node's openNamed (hub-node.mjs) opens a folder path
+// with it, and a snapshot of the Hub cache file by file with fileAt; no
+// browser bundle reaches node:fs.
 import { opendir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { codedError } from '../../errors.mjs';
