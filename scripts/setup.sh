@@ -58,12 +58,6 @@ trap 'chroot_ready >/dev/null 2>&1 || true' EXIT
 need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
-# End-to-end tests drive Debian's Chromium with playwright-core (browser
-# downloads are not used): its headless shell, not the desktop browser
-# (tests/e2e/chromium.mjs says why).
-command -v chromium-headless-shell >/dev/null 2>&1 || need_apt+=(chromium-headless-shell)
-# CJK glyphs for the page's screenshots (test-output/, docs/).
-dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need_apt+=(fonts-noto-cjk)
 # Native tests of the core (CTest): GoogleTest, and nlohmann-json to read the fixtures.
 # The fuzz targets (tests/fuzz) are built with Debian 12's clang 14
 # and link libFuzzer and the sanitizer runtimes from libclang-rt-14-dev; the
@@ -77,6 +71,23 @@ done
 command -v clang-format-14 >/dev/null 2>&1 || command -v clang-format >/dev/null 2>&1 || need_apt+=(clang-format)
 
 if [ ${#need_apt[@]} -gt 0 ]; then apt_install "${need_apt[@]}"; fi
+echo "mha-wasm setup: the build's packages ready at $SECONDS s"
+
+# What only the Jest suites need, installed in the background while the native trees build (the set-up's
+# largest packages: 146 MB to fetch, 373 MB unpacked, about 15 s here before their libraries): the end-to-end tests drive Debian's Chromium with playwright-core
+# (browser downloads are not used), its headless shell, not the desktop browser (tests/e2e/chromium.mjs says
+# why); CJK glyphs for the page's screenshots (test-output/, docs/).
+need_browser=()
+command -v chromium-headless-shell >/dev/null 2>&1 || need_browser+=(chromium-headless-shell)
+dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need_browser+=(fonts-noto-cjk)
+browser_pid="" browser_log=""
+if [ ${#need_browser[@]} -gt 0 ]; then
+  browser_log=$(mktemp)
+  apt_install "${need_browser[@]}" >"$browser_log" 2>&1 &
+  browser_pid=$!
+fi
+browser_ready() { job_done browser_pid browser_log; }
+trap 'browser_ready >/dev/null 2>&1 || true; chroot_ready >/dev/null 2>&1 || true' EXIT
 
 # xsimd: Debian 12 ships 8.1, which has no WebAssembly backend. Debian 13 (trixie)
 # ships 13.x as a header-only package; fetch that .deb with a private apt state
@@ -129,17 +140,21 @@ if ! npm_ok; then
   npm_pid=$!
 fi
 npm_ready() { job_done npm_pid npm_log; }
-trap 'npm_ready >/dev/null 2>&1 || true; chroot_ready >/dev/null 2>&1 || true' EXIT
+trap 'npm_ready >/dev/null 2>&1 || true; browser_ready >/dev/null 2>&1 || true; chroot_ready >/dev/null 2>&1 || true' EXIT
 
 if [ "${1:-}" != "--no-build" ]; then
   # While the chroot is made: the native trees `npm test` runs (the sanitizers' and the fuzzers'; the plain one
   # where they cannot link), then, with the chroot's Emscripten, the wasm builds.
   (source scripts/configure.sh && source scripts/native-builds.sh && build_test_trees)
+  echo "mha-wasm setup: the native test trees built at $SECONDS s"
   npm_ready
   chroot_ready
+  echo "mha-wasm setup: npm and the chroot ready at $SECONDS s"
   MHA_SKIP_NATIVE=1 bash scripts/build.sh
+  echo "mha-wasm setup: the wasm builds made at $SECONDS s"
 else
   npm_ready
   chroot_ready
 fi
+browser_ready
 echo "mha-wasm setup: done in $SECONDS s"
