@@ -38,14 +38,19 @@ function mhaInPage({ threads, prompt, promptIds, newTokens, samples }) {
   return (async () => {
     const file = document.querySelector('#gguf').files[0];
     const t0 = performance.now();
+    const stage = (what) => (globalThis.benchStage = what);
+    stage('importing mha-wasm');
     const { createAttention } = await import('/src/js/model-entry.mjs');
+    stage('createAttention');
     const engine = await createAttention({ threads });
     try {
+      stage('loadModel');
       const model = await engine.loadModel([file]);
       const loadMs = performance.now() - t0;
       const inputIds = Int32Array.from(promptIds);
       const tokenized = Array.from((await model.tokenizer.encode(prompt)).inputIds);
       const generate = async (n, returnAttention) => {
+        stage(`generate ${n} token(s)${returnAttention ? ', attention returned' : ''}`);
         const t = performance.now();
         const r = await model.generate({ inputIds }, { maxNewTokens: n, minNewTokens: n, returnAttention });
         return { ms: performance.now() - t, ids: Array.from(r.outputIds).slice(inputIds.length) };
@@ -63,6 +68,7 @@ function mhaInPage({ threads, prompt, promptIds, newTokens, samples }) {
           rows[key].all.push(all.ms);
           sameIdsWithAttention &&= all.ids.every((x, j) => x === check.ids[j]);
         }
+      stage('memoryStats');
       const heapBytes = (await engine.memoryStats()).models?.heapBytes;
       model.dispose();
       return {
@@ -85,13 +91,17 @@ function wllamaInPage({ threads, prompt, newTokens, samples }) {
   return (async () => {
     const file = document.querySelector('#gguf').files[0];
     const t0 = performance.now();
+    const stage = (what) => (globalThis.benchStage = what);
+    stage('importing wllama');
     const { Wllama } = await import('/wllama/index.js');
     const wllama = new Wllama({ default: '/wllama/wasm/wllama.wasm' }, { suppressNativeLog: true });
     try {
+      stage('loadModel');
       await wllama.loadModel([file], { n_threads: threads, n_ctx: 512, n_gpu_layers: 0 });
       const loadMs = performance.now() - t0;
       const settings = { temperature: 0, ignore_eos: true, cache_prompt: false };
       const complete = async (input, n, extra = {}) => {
+        stage(`createCompletion of ${n} token(s)`);
         const t = performance.now();
         const r = await wllama.createCompletion({ prompt: input, max_tokens: n, ...settings, ...extra });
         return { ms: performance.now() - t, r };
@@ -116,6 +126,7 @@ function wllamaInPage({ threads, prompt, newTokens, samples }) {
         timings,
       };
     } finally {
+      stage('exit');
       await wllama.exit();
     }
   })();
@@ -123,11 +134,25 @@ function wllamaInPage({ threads, prompt, newTokens, samples }) {
 
 const RUNNERS = { 'mha-wasm': mhaInPage, wllama: wllamaInPage };
 
+/** `promise`'s value, or `late()`'s when it has none after `ms`: a hung page is reported, not waited for. */
+async function within(promise, ms, late) {
+  let timer;
+  const expired = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms);
+  }).then(late);
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Runs `engine` ('mha-wasm' | 'wllama') on `file` in a fresh Chromium:
- * the page's result plus { peakRssBytes } (the renderer's VmHWM), or { failed }.
+ * the page's result plus { peakRssBytes } (the renderer's VmHWM), or { failed }
+ * (with the step the page was at when it gave no answer within `timeoutMs`).
  */
-export async function runInChromium(serverUrl, engine, file, args) {
+export async function runInChromium(serverUrl, engine, file, args, { timeoutMs }) {
   const browser = await launchChromium();
   try {
     const { page, problems } = await openBlankPage(browser.context, serverUrl);
@@ -137,9 +162,17 @@ export async function runInChromium(serverUrl, engine, file, args) {
     });
     await page.setInputFiles('#gguf', path.resolve(file));
     const run = RUNNERS[engine];
-    const result = await page
+    const evaluated = page
       .evaluate(`(${run.toString()})(${JSON.stringify(args)})`)
       .catch((error) => ({ failed: String(error.message).split('\n')[0] }));
+    const result = await within(evaluated, timeoutMs, async () => {
+      const stage = await within(
+        page.evaluate(() => globalThis.benchStage),
+        5000,
+        () => 'unknown: the page did not answer',
+      );
+      return { failed: `no answer in ${timeoutMs / 1000} s; the page was at: ${stage}` };
+    });
     return { ...result, peakRssBytes: rendererPeakBytes(), problems: problems.slice(0, 5) };
   } finally {
     await browser.close();

@@ -66,6 +66,8 @@ export async function llamaBench({
   shape: shapeName = SHAPE.name,
   log = (s) => process.stderr.write(s),
   onRun = () => {},
+  // A run whose page gives no answer in this time is reported as failed, with the step it was at.
+  runTimeoutMs = 20 * 60_000,
 } = {}) {
   const shape = SHAPES.find((s) => s.name === shapeName);
   if (!shape) throw new RangeError(`shape: expected one of ${SHAPES.map((s) => s.name).join(', ')}, got ${shapeName}`);
@@ -103,7 +105,7 @@ export async function llamaBench({
         const args = { prompt: PROMPT, promptIds: entry.promptIds, newTokens, samples, threads: t };
         for (const engine of ['wllama', 'mha-wasm']) {
           log(`llama: ${type}, ${engine} on ${t} thread(s)…\n`);
-          const r = await runInChromium(server.url, engine, file, args);
+          const r = await runInChromium(server.url, engine, file, args, { timeoutMs: runTimeoutMs });
           r.loadAverage = os.loadavg();
           entry.runs.push({ engine, threads: t, ...r });
           onRun(result);

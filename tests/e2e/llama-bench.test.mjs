@@ -18,6 +18,8 @@ test('bench/llama.mjs --quick: mha-wasm and wllama load the same GGUF file and d
     samples: 1,
     newTokens: NEW_TOKENS,
     log: () => {},
+    // Each run takes a few seconds; one that hangs is reported with the step its page was at.
+    runTimeoutMs: 120_000,
   });
   const [file] = result.files;
   expect(file.tensorTypes).toEqual({ Q8_0: 2, F32: 11, Q5_0: 11, Q4_K: 1, Q6_K: 1 });
