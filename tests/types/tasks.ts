@@ -38,7 +38,11 @@ export async function heads(): Promise<void> {
   same<typeof each.entities, TokenEntity[]>(true);
   const a = await bert.answer({ question: 'who?', context: 'the snake' }, { maxAnswerLength: 5 });
   const span: [number, number] = a.tokenSpan;
-  void [a.answer, a.score, a.startLogits, a.endLogits, span];
+  const where: [number | null, number | null] = [a.start, a.end];
+  void [a.answer, a.score, a.startLogits, a.endLogits, span, where];
+  // @ts-expect-error start is null where the engine does not place the tokens
+  const start: number = a.start;
+  void start;
   // @ts-expect-error: a question needs its context
   await bert.answer({ question: 'who?' });
   const e = await bert.embed('a', { pooling: 'cls', normalize: true });

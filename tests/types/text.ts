@@ -32,6 +32,15 @@ export async function text(): Promise<void> {
   const back: string = await tokenizer.decode(ids, { skipSpecialTokens: true });
   const pad: number | undefined = tokenizer.specialTokens.pad?.id;
   void [mask, types, n, back, pad];
+  // With returnOffsets: the offsets are there (typed [start, end] pairs); without, they may not be.
+  const placed = await tokenizer.encode('用毒毒毒蛇', { returnOffsets: true });
+  const first: [number, number] = placed.offsets[0];
+  void first;
+  // @ts-expect-error without returnOffsets, offsets may be missing
+  const none: Array<[number, number]> = e.offsets;
+  void none;
+  // @ts-expect-error returnOffsets is a boolean
+  await tokenizer.encode('a', { returnOffsets: 'yes' });
   await model.run('a long text', { truncation: true, maxLength: 128 });
   // @ts-expect-error a pair is two texts, not three
   await tokenizer.encode(['a', 'b', 'c']);

@@ -64,11 +64,16 @@ export interface AnswerOptions extends ModelRunOptions {
 }
 /**
  * answer(): the span transformers 4's question-answering pipeline chose (start·end probabilities over the
- * context's tokens), its tokens' text decoded, the first and last token's index; start and end logits [L].
+ * context's tokens): its text, the context's characters from `start` to `end` (UTF-16 positions:
+ * context.slice(start, end), as transformers'), the first and last token's index; start and end logits [L].
+ * A tokenizer whose tokens the engine does not place in the text (encode's returnOffsets): the span's tokens
+ * decoded, start and end null.
  */
 export type AnswerResult<O = {}> = EncoderResult<O> & {
   answer: string;
   score: number;
+  start: number | null;
+  end: number | null;
   tokenSpan: [number, number];
   startLogits: Float32Array;
   endLogits: Float32Array;
@@ -202,7 +207,13 @@ export type Pipeline<T extends PipelineTask> = T extends 'token-classification'
           question: string,
           context: string,
           options?: AnswerOptions,
-        ): Promise<{ answer: string; score: number; tokenSpan: [number, number] }>;
+        ): Promise<{
+          answer: string;
+          score: number;
+          start: number | null;
+          end: number | null;
+          tokenSpan: [number, number];
+        }>;
       };
 
 export interface PipelineOptions extends Omit<LoadModelOptions, 'kind'> {

@@ -23,6 +23,12 @@ export interface EncodeOptions {
    * any padding (a TypeError), as transformers does.
    */
   padding?: boolean | 'longest' | 'max_length' | 'do_not_pad';
+  /**
+   * Each token's [start, end) in the text it came from (transformers' return_offsets_mapping): for BERT's
+   * WordPiece, byte-level BPE (GPT-2, RoBERTa, Qwen) and SentencePiece-style pieces (Llama, XLM-R); another
+   * tokenizer, or a text whose tokens do not spell it, is a TypeError.
+   */
+  returnOffsets?: boolean;
 }
 
 export interface Encoding {
@@ -34,12 +40,21 @@ export interface Encoding {
   tokenTypeIds?: Int32Array;
   /** [L] readable pieces, as results' tokens. */
   tokens: string[];
+  /**
+   * With returnOffsets: [L] × [start, end), UTF-16 positions in the text the token came from (the pair's second
+   * text for its tokens: text.slice(start, end)); [0, 0] for special tokens and padding.
+   */
+  offsets?: Array<[number, number]>;
 }
 
 export interface ModelTokenizer {
   /** model.specialTokens: by id, and by role (bos, eos, unk, sep, pad, cls, mask). */
   readonly specialTokens: SpecialTokens;
   /** A text or a pair as the model's tokenizer encodes it (the ids run() would take, with the same options). */
+  encode(
+    input: TokenizerInput,
+    options: EncodeOptions & { returnOffsets: true },
+  ): Promise<Encoding & { offsets: Array<[number, number]> }>;
   encode(input: TokenizerInput, options?: EncodeOptions): Promise<Encoding>;
   /** Ids as text, as transformers' tokenizer.decode (skipSpecialTokens default false, as there). */
   decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): Promise<string>;

@@ -6,6 +6,7 @@ import { ArgumentRangeError, ArgumentTypeError, codedError } from '../../errors.
 import { runStack } from '../kinds/encoder.mjs';
 import { resultsOf } from '../kinds/encoder-batch.mjs';
 import { aggregateTokens, checkAggregation } from './token-aggregation.mjs';
+import { encodingOffsets } from '../tokenizers/encoding-offsets.mjs';
 
 const POOLINGS = ['mean', 'cls', 'max', 'none'];
 const HEAD_CALLS = {
@@ -162,10 +163,17 @@ async function answer(inner, input, options) {
   for (let s = begin; s < end; s++)
     for (let e = s; e < Math.min(end, s + maxAnswerLength); e++)
       if (pStart[s] * pEnd[e] > best.score) best = { score: pStart[s] * pEnd[e], start: s, end: e };
-  const ids = result.inputIds.subarray(best.start, best.end + 1);
-  const text = (await inner.decodeText(ids)) ?? '';
+  // The context's characters from the start token's first to the end token's last (transformers' answer), where the
+  // tokens are placed in the text; else the span's tokens decoded.
+  const { question, context } = input;
+  const offsets = await encodingOffsets(inner.tokenizer, question, context, result.inputIds);
+  const [from, to] = offsets ? [offsets[best.start][0], offsets[best.end][1]] : [null, null];
+  const text = offsets
+    ? context.slice(from, to)
+    : ((await inner.decodeText(result.inputIds.subarray(best.start, best.end + 1))) ?? '');
   const { taskLogits: _, ...run } = result;
-  return { ...run, startLogits, endLogits, answer: text, score: best.score, tokenSpan: [best.start, best.end] };
+  const span = { answer: text, score: best.score, start: from, end: to, tokenSpan: [best.start, best.end] };
+  return { ...run, startLogits, endLogits, ...span };
 }
 
 /**

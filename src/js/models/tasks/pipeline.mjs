@@ -125,7 +125,8 @@ async function classifyTokens(model, text, options) {
 
 async function answerQuestion(model, question, context, options) {
   const result = await model.answer({ question, context }, { returnAttention: false, ...options });
-  return { answer: result.answer, score: result.score, tokenSpan: result.tokenSpan };
+  const { answer, score, start, end, tokenSpan } = result;
+  return { answer, score, start, end, tokenSpan };
 }
 
 async function translate(model, text, options) {

@@ -9,8 +9,9 @@
 // is done here.
 import { describe, rejectUnknown } from '../../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
+import { encodingOffsets, hasOffsets } from './encoding-offsets.mjs';
 
-const ENCODE_OPTIONS = new Set(['addSpecialTokens', 'truncation', 'maxLength', 'padding']);
+const ENCODE_OPTIONS = new Set(['addSpecialTokens', 'truncation', 'maxLength', 'padding', 'returnOffsets']);
 const PADDING = [false, true, 'longest', 'max_length', 'do_not_pad'];
 
 /** encode's input: a text, or [text, textPair]; a TypeError naming `input` otherwise. */
@@ -28,13 +29,16 @@ function readPair(input) {
  * for: true, 'longest' or 'max_length'), padTo (padding's length, or null) }.
  */
 export function checkEncodeOptions(options, longest, what = 'encode') {
-  if (options === undefined) return { addSpecialTokens: true, maxLength: null, padding: false, padTo: null };
+  if (options === undefined)
+    return { addSpecialTokens: true, returnOffsets: false, maxLength: null, padding: false, padTo: null };
   if (!options || typeof options !== 'object' || Array.isArray(options))
     throw new ArgumentTypeError(
-      `${what} options: expected { addSpecialTokens, truncation, maxLength, padding }, got ${describe(options)}`,
+      `${what} options: expected { addSpecialTokens, truncation, maxLength, padding, returnOffsets }, got ${describe(options)}`,
     );
   rejectUnknown(options, ENCODE_OPTIONS, what);
-  const { addSpecialTokens = true, truncation = false, maxLength, padding = false } = options;
+  const { addSpecialTokens = true, truncation = false, maxLength, padding = false, returnOffsets = false } = options;
+  if (typeof returnOffsets !== 'boolean')
+    throw new ArgumentTypeError(`returnOffsets: expected a boolean, got ${describe(returnOffsets)}`);
   if (typeof addSpecialTokens !== 'boolean')
     throw new ArgumentTypeError(`addSpecialTokens: expected a boolean, got ${describe(addSpecialTokens)}`);
   if (typeof truncation !== 'boolean')
@@ -58,6 +62,7 @@ export function checkEncodeOptions(options, longest, what = 'encode') {
   const length = maxLength ?? longest;
   return {
     addSpecialTokens,
+    returnOffsets,
     maxLength: truncation ? length : null,
     padding: padding !== false && padding !== 'do_not_pad',
     padTo: padding === 'max_length' ? length : null,
@@ -79,10 +84,10 @@ export function publicTokenizer(tokenizer, { longest, tokenTypes, specialTokens 
       );
   };
   // Padded to padTo (null: not padded) with the pad token, on the tokenizer's padding side; the mask 0 there.
-  const pad = (ids, typeIds, padTo) => {
+  const pad = (ids, typeIds, offsets, padTo) => {
     const n = Math.max(0, (padTo ?? 0) - ids.length);
     const mask = new Uint8Array(ids.length + n).fill(1);
-    if (!n) return { ids, typeIds, mask };
+    if (!n) return { ids, typeIds, offsets, mask };
     const left = tokenizer.paddingSide === 'left';
     const side = (row, value) => {
       const fill = new Array(n).fill(value);
@@ -90,24 +95,41 @@ export function publicTokenizer(tokenizer, { longest, tokenTypes, specialTokens 
     };
     if (left) mask.fill(0, 0, n);
     else mask.fill(0, ids.length);
-    return { ids: side(ids, specialTokens.pad.id), typeIds: typeIds && side(typeIds, 0), mask };
+    const none = (row) => row && side(row, null).map((o) => o ?? [0, 0]);
+    return { ids: side(ids, specialTokens.pad.id), typeIds: typeIds && side(typeIds, 0), offsets: none(offsets), mask };
   };
   return Object.freeze({
     specialTokens,
     /**
      * A text or [text, textPair] as transformers' tokenizer(text, text_pair,
-     * add_special_tokens, truncation, max_length, padding) encodes it:
-     * { inputIds, attentionMask, tokenTypeIds (where the model takes them), tokens }.
+     * add_special_tokens, truncation, max_length, padding, return_offsets_mapping) encodes it:
+     * { inputIds, attentionMask, tokenTypeIds (where the model takes them), tokens, offsets (returnOffsets) }.
      */
     async encode(input, options) {
       const [text, textPair] = readPair(input);
-      const { addSpecialTokens, maxLength, padding, padTo } = checkEncodeOptions(options, longest);
+      const { addSpecialTokens, returnOffsets, maxLength, padding, padTo } = checkEncodeOptions(options, longest);
       canPad(padding);
+      if (returnOffsets && !hasOffsets(tokenizer))
+        throw new ArgumentTypeError(
+          `returnOffsets: ${tokenizer.file}'s tokenizer is not one whose tokens the engine places in the text ` +
+            "(BERT's WordPiece, byte-level BPE, SentencePiece-style pieces with Metaspace or byte fallback; " +
+            'docs/api-models.md#offsets lists the parts each may have); leave returnOffsets out',
+        );
       const encoded = await tokenizer.encode(text, textPair, { addSpecialTokens, maxLength });
-      const { ids, typeIds, mask } = pad(encoded.ids, tokenTypes ? encoded.typeIds : null, padTo);
-      const out = { inputIds: Int32Array.from(ids), attentionMask: mask };
-      if (tokenTypes) out.tokenTypeIds = Int32Array.from(typeIds ?? ids.map(() => 0));
+      let offsets = null;
+      if (returnOffsets) {
+        offsets = await encodingOffsets(tokenizer, text, textPair, encoded.ids);
+        if (!offsets)
+          throw new ArgumentTypeError(
+            `returnOffsets: the tokens of ${describe(input)} do not spell it as ${tokenizer.file}'s tokenizer ` +
+              'normalises it (a special token typed in the text?); leave returnOffsets out for this input',
+          );
+      }
+      const padded = pad(encoded.ids, tokenTypes ? encoded.typeIds : null, offsets, padTo);
+      const out = { inputIds: Int32Array.from(padded.ids), attentionMask: padded.mask };
+      if (tokenTypes) out.tokenTypeIds = Int32Array.from(padded.typeIds ?? padded.ids.map(() => 0));
       out.tokens = tokenizer.pieces(out.inputIds);
+      if (returnOffsets) out.offsets = padded.offsets;
       return out;
     },
     /** Ids as text, as transformers' tokenizer.decode (skipSpecialTokens: default false, as there). */

@@ -16,6 +16,7 @@ import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
 import { roleDefaults, withRoles } from './special-roles.mjs';
 import { tokenizerKind } from '../checkpoint-files.mjs';
 import { wordPieceRule } from './word-offsets.mjs';
+import { pieceRule } from './piece-offsets.mjs';
 
 // GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other
 // 68 are shifted to U+0100…; the inverse turns a byte-level piece into bytes.
@@ -417,6 +418,10 @@ async function jsonTokenizer(json, file, config, host, vocabSize) {
     file, // the file it was made from, for messages
     paddingSide: paddingSide(config),
     wordPieces: wordPieceRule(json), // BERT's WordPiece: token offsets and the decoder (word-offsets.mjs), else null
+    // Byte-level BPE's and SentencePiece-style pieces' offsets (piece-offsets.mjs), else null.
+    pieceOffsets: pieceRule(json, byteLevelBytes),
+    /** Each id's token as the vocabulary writes it (Ġsnake, ▁the, ##s, <0xE6>), for the offsets. */
+    tokenStrings: (ids) => Array.from(ids, (id) => byId.get(id) ?? ''),
     specialTokens: withRoles(specialTokens, config, idOf, roleDefaults(config, file)),
     // addSpecialTokens false: the text alone ([CLS], <s>, [SEP] … not added), as a decoder's step continues one.
     encode: calls.encode,
