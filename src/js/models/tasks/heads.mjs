@@ -7,6 +7,8 @@ import { runStack } from '../kinds/encoder.mjs';
 import { resultsOf } from '../kinds/encoder-batch.mjs';
 import { aggregateTokens, checkAggregation } from './token-aggregation.mjs';
 import { encodingOffsets } from '../tokenizers/encoding-offsets.mjs';
+import { joinPieces } from '../tokenizers/piece-offsets.mjs';
+import { joinTokens } from '../tokenizers/word-offsets.mjs';
 
 const POOLINGS = ['mean', 'cls', 'max', 'none'];
 const HEAD_CALLS = {
@@ -100,7 +102,7 @@ async function classifyTokens(inner, input, options) {
   const strategy = own.aggregationStrategy === undefined ? undefined : checkAggregation(own.aggregationStrategy);
   const results = await runHead(inner, 'token-classification', input, rest, 'classifyTokens');
   const n = inner.config.labels.length;
-  return each(input, results, (result, b) => {
+  const post = async (result, b) => {
     const scores = result.tokens.map((_, index) => softmax(result.taskLogits, index * n, n));
     const labels = scores.map((p, index) => {
       let best = 0;
@@ -109,13 +111,31 @@ async function classifyTokens(inner, input, options) {
     });
     if (strategy === undefined) return { ...result, labels };
     const text = textOf(Array.isArray(input) ? input[b] : input);
-    const rule = inner.tokenizer?.wordPieces ?? null;
     // transformers' special_tokens_mask: the tokens the post-processor added; not the unknown token.
     const unk = inner.tokenizer?.specialTokens.unk?.id;
     const special = result.special.map((s, i) => (s && result.inputIds[i] !== unk ? 1 : 0));
-    const entities = aggregateTokens({ ...result, special, scores }, text, inner.config.labels, strategy, rule);
+    const words = text === null ? null : await tokenWords(inner.tokenizer, text, result.inputIds, unk);
+    const entities = aggregateTokens({ ...result, special, scores }, text, inner.config.labels, strategy, words);
     return { ...result, labels, entities };
-  });
+  };
+  return Array.isArray(input) ? Promise.all(results.map(post)) : post(results);
+}
+
+// What aggregation reads of the tokenizer for `text` encoded as `ids` (aggregateTokens' words), or null: the
+// offsets, the vocabulary's tokens, and transformers' convert_tokens_to_string (WordPiece's or ByteLevel's).
+async function tokenWords(tokenizer, text, ids, unk) {
+  const offsets = await encodingOffsets(tokenizer, text, undefined, ids);
+  if (!offsets) return null;
+  const { wordPieces, pieceOffsets } = tokenizer;
+  const join = wordPieces ? (t) => joinTokens(wordPieces, t) : (t) => joinPieces(pieceOffsets, t);
+  if (!wordPieces && join([]) === null) return null; // a decoder joinPieces does not write
+  return {
+    offsets,
+    vocab: tokenizer.tokenStrings(ids),
+    unknown: (i) => ids[i] === unk,
+    wordAware: wordPieces ? true : pieceOffsets.wordAware,
+    join,
+  };
 }
 
 // The text of an input whose characters the tokens cover (a string, or { text } alone), else null.

@@ -1,13 +1,14 @@
 // token-classification's entities with transformers' aggregation_strategy (TokenClassificationPipeline:
 // gather_pre_entities, aggregate, aggregate_words, group_entities): 'none' each token's label; 'simple' adjacent
 // tokens of one entity grouped (a B- tag starts a new group, an I- tag or a plain label continues one); 'first',
-// 'average' and 'max' first give every word (a token and its subword pieces) one label — its first token's, the
-// label of its tokens' mean scores, its most confident token's — and then group as 'simple' does. A token is a
-// subword piece when its text is longer than the characters it covers (WordPiece's '##'); the unknown token
-// never. Offsets and words come from the tokenizer (tokenizers/word-offsets.mjs).
+// 'average' and 'max' first give every word (a token and the pieces that continue it) one label — its first
+// token's, the label of its tokens' mean scores, its most confident token's — and then group as 'simple' does.
+// A token continues a word, for a tokenizer that marks later pieces (WordPiece's '##'), when its text is longer
+// than the characters it covers; for one that does not (byte-level BPE), by transformers' fallback: when the
+// character before it and its first are no space. The unknown token never. Offsets and words come from the
+// tokenizer (tokenizers/encoding-offsets.mjs; words joined by word-offsets.mjs or piece-offsets.mjs).
 import { describe } from '../../checks.mjs';
 import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
-import { joinTokens, tokenOffsets } from '../tokenizers/word-offsets.mjs';
 
 /** aggregationStrategy's values (transformers' aggregation_strategy's, lower-cased). */
 export const AGGREGATION_STRATEGIES = Object.freeze(['none', 'simple', 'first', 'average', 'max']);
@@ -27,33 +28,37 @@ const codePoints = (s) => [...s].length;
 /**
  * The entities of one classifyTokens() result (`result`: tokens, special, and `scores`, each token's
  * probabilities) of the string `text`: strategy 'none' gives { entity, score, index, word, start, end } a
- * non-special token, the others { entity_group, score, word, start, end } a group. `rule`: the tokenizer's
- * (wordPieceRule) or null (then start and end are null, and only 'none' is computed).
+ * non-special token, the others { entity_group, score, word, start, end } a group. `words`: { offsets (each
+ * token's [start, end) in text), vocab (each token as the vocabulary writes it), unknown(i), wordAware, join
+ * (tokens → text, transformers' convert_tokens_to_string) }, or null (then start and end are null, the words the
+ * readable tokens, and only 'none' is computed).
  */
-export function aggregateTokens({ tokens, special, scores }, text, labels, strategy, rule) {
-  const offsets = rule && typeof text === 'string' ? tokenOffsets(rule, text, tokens, special) : null;
-  if (!offsets && strategy !== 'none')
+export function aggregateTokens({ tokens, special, scores }, text, labels, strategy, words) {
+  if (!words && strategy !== 'none')
     throw new ArgumentTypeError(
-      `aggregationStrategy: '${strategy}' needs each token's place in the text, which the engine finds for a ` +
-        "BERT WordPiece tokenizer's string input" +
-        (rule ? ' (these tokens do not spell the text: a truncated input, or a special token typed in it)' : '') +
-        ", got this input; use 'none'",
+      `aggregationStrategy: '${strategy}' needs each token's place in the text and the tokenizer's words, which ` +
+        "the engine finds for a string input of a WordPiece or byte-level BPE tokenizer (docs/api-models.md#offsets), got this input; use 'none'",
     );
   const pre = [];
   tokens.forEach((token, index) => {
     if (special[index]) return;
-    const [start, end] = offsets ? offsets[index] : [null, null];
-    const ref = offsets ? text.slice(start, end) : null;
-    const unknown = offsets && token === rule.unk;
-    const isSubword = Boolean(offsets) && !unknown && codePoints(token) !== codePoints(ref);
-    pre.push({ word: unknown ? ref : token, scores: scores[index], start, end, index, isSubword });
+    const [start, end] = words ? words.offsets[index] : [null, null];
+    const ref = words ? text.slice(start, end) : null;
+    const unknown = Boolean(words?.unknown(index));
+    const word = words ? words.vocab[index] : token;
+    let isSubword = false;
+    if (words && !unknown)
+      isSubword = words.wordAware
+        ? codePoints(word) !== codePoints(ref)
+        : start > 0 && !text.slice(start - 1, start + 1).includes(' ');
+    pre.push({ word: unknown ? ref : word, scores: scores[index], start, end, index, isSubword });
   });
   const labelled = (p, scoresOf = p.scores) => {
     const best = argmax(scoresOf);
     return { entity: labels[best], score: scoresOf[best], index: p.index, word: p.word, start: p.start, end: p.end };
   };
   if (strategy === 'none') return pre.map((p) => labelled(p));
-  const join = (words) => joinTokens(rule, words);
+  const { join } = words;
   const entities = strategy === 'simple' ? pre.map((p) => labelled(p)) : wordsOf(pre, strategy, labels, join);
   return groupEntities(entities, join);
 }

@@ -27,7 +27,28 @@ export function pieceRule(json, bytesOfPiece) {
     byteFallback: model.byte_fallback === true,
     unk: unkToken(model),
     bytesOf: bytesOfPiece,
+    // What transformers' token-classification reads: whether the model marks a word's later pieces (BPE's
+    // continuing_subword_prefix), and whether its decoder is ByteLevel (joinPieces).
+    wordAware: typeof model.continuing_subword_prefix === 'string' && model.continuing_subword_prefix !== '',
+    byteLevelDecoder: json.decoder?.type === 'ByteLevel',
   });
+}
+
+const lenient = new TextDecoder('utf-8'); // U+FFFD for bytes that are not UTF-8, as Python's errors='replace'
+
+/**
+ * Tokens joined as transformers' convert_tokens_to_string joins them with a ByteLevel decoder: each character its
+ * byte (one that is not a byte-level character, its UTF-8), the bytes read as UTF-8; null for another decoder.
+ */
+export function joinPieces(rule, tokens) {
+  if (!rule.byteLevelDecoder) return null;
+  const bytes = [];
+  for (const token of tokens)
+    for (const char of token) {
+      const byte = rule.bytesOf(char);
+      bytes.push(...(byte ?? encoder.encode(char)));
+    }
+  return lenient.decode(Uint8Array.from(bytes));
 }
 
 function unkToken(model) {
