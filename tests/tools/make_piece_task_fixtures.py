@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Writes tests/fixtures/tasks/roberta-token-classification/ and roberta-question-answering/: the task heads on a
-byte-level BPE tokenizer (tests/fixtures/models/hf-roberta's), whose offsets the engine finds as it does
-WordPiece's, with what transformers itself returns. RobertaForTokenClassification (seed 16): each case's logits
+"""Writes tests/fixtures/tasks/roberta-token-classification/, roberta-question-answering/ and
+xlm-roberta-token-classification/: the task heads on a byte-level BPE tokenizer (tests/fixtures/models/hf-roberta's)
+and on a SentencePiece-style one (hf-xlm-roberta's: Unigram, NFKC, Metaspace), whose offsets the engine finds as
+it does WordPiece's, with what transformers itself returns. Both tokenizers as PreTrainedTokenizerFast over their
+tokenizer.json, as the engine runs them (this chroot's RobertaTokenizer does not load, and its XLMRobertaTokenizer
+cuts spaces otherwise than the file: tests/fixtures/tasks/token-offsets.json). RobertaForTokenClassification (seed 16) and XLMRobertaForTokenClassification (seed 18): each case's logits
 and transformers' token-classification pipeline with every aggregation_strategy (none, simple, first, average,
 max): a tokenizer with no continuing_subword_prefix, so the pipeline's fallback heuristic decides which tokens
 continue a word (a token whose first character follows no space), and convert_tokens_to_string (the ByteLevel
-decoder) spells the words. RobertaForQuestionAnswering (seed 17): start and end logits and the span transformers
+or the Metaspace decoder) spells the words. RobertaForQuestionAnswering (seed 17): start and end logits and the span transformers
 4's question-answering pipeline chooses (make_task_fixtures.answer_span), with its characters in the context.
 Parameters redrawn from a seeded generator, saved as float32, run in float64 (make_task_fixtures.make).
 
@@ -39,9 +42,18 @@ QUESTIONS = tasks.QUESTIONS + [
 ]
 
 
-def token_classification(seed):
-    cls = transformers.RobertaForTokenClassification
-    path, tok, model = tasks.make("roberta-token-classification", "hf-roberta", cls, seed, id2label=tasks.ENTITIES,
+def tokenizer_of(folder):
+    """The folder's tokenizer.json as PreTrainedTokenizerFast runs it, with the special tokens of both models."""
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_file=os.path.join(tasks.MODELS, folder, "tokenizer.json"), bos_token="<s>", eos_token="</s>",
+        sep_token="</s>", cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>")
+
+
+tasks.tokenizer_of = tokenizer_of  # make() saves this tokenizer with the checkpoint
+
+
+def token_classification(folder, tokenizer_folder, cls, seed):
+    path, tok, model = tasks.make(folder, tokenizer_folder, cls, seed, id2label=tasks.ENTITIES,
                                   label2id={v: k for k, v in tasks.ENTITIES.items()})
     cases = []
     for text in TEXTS:
@@ -70,5 +82,7 @@ def question_answering(seed):
 
 
 if __name__ == "__main__":
-    token_classification(16)
+    token_classification("roberta-token-classification", "hf-roberta", transformers.RobertaForTokenClassification, 16)
     question_answering(17)
+    token_classification("xlm-roberta-token-classification", "hf-xlm-roberta",
+                         transformers.XLMRobertaForTokenClassification, 18)

@@ -122,7 +122,7 @@ async function classifyTokens(inner, input, options) {
 }
 
 // What aggregation reads of the tokenizer for `text` encoded as `ids` (aggregateTokens' words), or null: the
-// offsets, the vocabulary's tokens, and transformers' convert_tokens_to_string (WordPiece's or ByteLevel's).
+// offsets, the vocabulary's tokens, and transformers' convert_tokens_to_string (WordPiece's, ByteLevel's, Metaspace's).
 async function tokenWords(tokenizer, text, ids, unk) {
   const offsets = await encodingOffsets(tokenizer, text, undefined, ids);
   if (!offsets) return null;

@@ -37,7 +37,7 @@ export function aggregateTokens({ tokens, special, scores }, text, labels, strat
   if (!words && strategy !== 'none')
     throw new ArgumentTypeError(
       `aggregationStrategy: '${strategy}' needs each token's place in the text and the tokenizer's words, which ` +
-        "the engine finds for a string input of a WordPiece or byte-level BPE tokenizer (docs/api-models.md#offsets), got this input; use 'none'",
+        "the engine finds for a string input of a WordPiece, byte-level BPE or Metaspace tokenizer (docs/api-models.md#offsets), got this input; use 'none'",
     );
   const pre = [];
   tokens.forEach((token, index) => {

@@ -28,20 +28,39 @@ export function pieceRule(json, bytesOfPiece) {
     unk: unkToken(model),
     bytesOf: bytesOfPiece,
     // What transformers' token-classification reads: whether the model marks a word's later pieces (BPE's
-    // continuing_subword_prefix), and whether its decoder is ByteLevel (joinPieces).
+    // continuing_subword_prefix), and the decoder that joins tokens into words (joinPieces).
     wordAware: typeof model.continuing_subword_prefix === 'string' && model.continuing_subword_prefix !== '',
-    byteLevelDecoder: json.decoder?.type === 'ByteLevel',
+    decoder: decoderOf(json.decoder),
+  });
+}
+
+// The decoders joinPieces writes: ByteLevel, Metaspace; null for any other.
+function decoderOf(d) {
+  if (d?.type === 'ByteLevel') return Object.freeze({ byteLevel: true });
+  if (d?.type !== 'Metaspace') return null;
+  const scheme = d.prepend_scheme ?? (d.add_prefix_space === false ? 'never' : 'always');
+  return Object.freeze({
+    replacement: typeof d.replacement === 'string' ? d.replacement : '▁',
+    strip: scheme !== 'never',
   });
 }
 
 const lenient = new TextDecoder('utf-8'); // U+FFFD for bytes that are not UTF-8, as Python's errors='replace'
 
 /**
- * Tokens joined as transformers' convert_tokens_to_string joins them with a ByteLevel decoder: each character its
- * byte (one that is not a byte-level character, its UTF-8), the bytes read as UTF-8; null for another decoder.
+ * Tokens joined as transformers' convert_tokens_to_string joins them (the tokenizer's decoder on the tokens):
+ * ByteLevel's, each character its byte (one that is not a byte-level character, its UTF-8), the bytes read as
+ * UTF-8; Metaspace's, the replacement a space (none in the first token, where the pre-tokenizer prepends one);
+ * null for another decoder.
  */
 export function joinPieces(rule, tokens) {
-  if (!rule.byteLevelDecoder) return null;
+  const { decoder } = rule;
+  if (!decoder) return null;
+  if (!decoder.byteLevel) {
+    const spaced = (token, i) =>
+      [...token].map((c) => (c !== decoder.replacement ? c : i === 0 && decoder.strip ? '' : ' '));
+    return tokens.map((token, i) => spaced(token, i).join('')).join('');
+  }
   const bytes = [];
   for (const token of tokens)
     for (const char of token) {
