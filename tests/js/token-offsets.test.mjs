@@ -3,8 +3,10 @@
 // tokenizers' Encoding.offsets) on the committed tokenizers of every kind the engine places: byte-level BPE
 // (hf-roberta, hf-gpt2-lm, hf-qwen2 with NFC; hf-roberta with roberta-base's RobertaProcessing, trim_offsets),
 // SentencePiece-style BPE with byte fallback (hf-llama; the real stories260K's, whose normalizer prepends and
-// replaces), Unigram with NFKC and Metaspace (hf-xlm-roberta, hf-camembert), WordPiece (hf-bert-mlm, bert-zh);
-// single texts and pairs, with special tokens, pairs cut to 12 tokens, padding. And the refusals: a tokenizer whose parts are not placed here, a typed special token.
+// replaces), Unigram with NFKC and Metaspace (hf-xlm-roberta, hf-camembert; and with the Hub's XLM-R normalizer,
+// sentencepiece's nmt_nfkc charsmap, on texts it changes a grapheme at a time), WordPiece (hf-bert-mlm, bert-zh);
+// single texts and pairs, with special tokens, pairs cut to 12 tokens, padding. And the refusals: a tokenizer
+// whose parts are not placed here, a typed special token.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { inThreadTokenizerHost } from '../../src/js/models/tokenizers/in-thread-host.mjs';
@@ -30,9 +32,14 @@ function utf16Offsets(c) {
   return c.offsets.map(([start, end]) => [unit[start], unit[end]]);
 }
 const made = [];
+// Where @huggingface/tokenizers (which encode and run() use) cuts a text otherwise than Rust's tokenizers: with the
+// Precompiled normalizer, the zero-width joiner of 👩‍💻 (one unknown piece in Rust's) gives three pieces. Its
+// offsets are then refused, as the library's tokens do not spell the text as tokenizers normalises it.
+const KNOWN = { 'hf-xlm-roberta+Precompiled': ['👩\u200d💻 codes'] };
+const known = (name, text) => KNOWN[name]?.includes(text) ?? false;
 
-// The folder's tokenizer as a load makes it; the RobertaProcessing variant from hf-roberta's files, its
-// tokenizer.json's post-processor replaced as the generator replaced it.
+// The folder's tokenizer as a load makes it; a variant (hf-roberta with RobertaProcessing, hf-xlm-roberta with the
+// Hub's Precompiled normalizer) from the folder's files, its tokenizer.json's part replaced as the generator did.
 async function tokenizerOf(name) {
   const [folder, variant] = name.split('+');
   let tokenizer;
@@ -40,7 +47,9 @@ async function tokenizerOf(name) {
   else {
     const dir = tokenizerFolder(folder);
     const json = JSON.parse(readFileSync(`${dir}/tokenizer.json`, 'utf8'));
-    json.post_processor = REFERENCE.tokenizers[name].postProcessor;
+    const { postProcessor, normalizer } = REFERENCE.tokenizers[name];
+    if (postProcessor) json.post_processor = postProcessor;
+    if (normalizer) json.normalizer = normalizer;
     const files = {
       'tokenizer.json': JSON.stringify(json),
       'tokenizer_config.json': readFileSync(`${dir}/tokenizer_config.json`, 'utf8'),
@@ -71,6 +80,11 @@ describe.each(NAMES)('%s', (name) => {
     const c = cases[i];
     const input = c.textPair === undefined ? c.text : [c.text, c.textPair];
     const cut = c.maxLength ? { truncation: true, maxLength: c.maxLength } : {};
+    if (known(name, c.text)) {
+      // The ids differ, so the offsets cannot be compared: the known difference still holds.
+      expect(Array.from((await tokenizer.encode(input, cut)).inputIds)).not.toEqual(c.ids);
+      return;
+    }
     const encoded = await tokenizer.encode(input, { returnOffsets: true, ...cut });
     expect(Array.from(encoded.inputIds)).toEqual(c.ids);
     expect(encoded.offsets).toEqual(utf16Offsets(c));

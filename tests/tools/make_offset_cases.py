@@ -16,6 +16,7 @@ import json
 import os
 
 import tokenizers
+from tokenizers import normalizers
 import transformers
 from transformers import AutoTokenizer
 
@@ -43,6 +44,17 @@ TEXTS = [
     "🐍 snakes 🐍🐍 and 12345 67",
     "a",
     " ",
+]
+# What nmt_nfkc changes, a grapheme at a time: half-width katakana with its voiced mark, a Hangul syllable in
+# jamo, an accent on a letter it has no precomposed form with, a ligature, circled and full-width digits,
+# a zero-width joiner inside an emoji, a no-break space, a control character.
+PRECOMPILED_TEXTS = [
+    "ｶﾞｷﾞ ﾊﾟﾝ",
+    "\u1112\u1161\u11ab\uae00",
+    "q\u0307 x\u0308y",
+    "ﬃ ① ２０２６",
+    "👩\u200d💻 codes",
+    "no\u00a0break\u0007bell",
 ]
 PAIRS = [
     ["Who poisons the snake?", "We poison the venomous snake with venom."],
@@ -102,6 +114,29 @@ def main():
         case.update(encoded(raw.encode(text, pair)))
         cases.append(case)
     out["hf-roberta+RobertaProcessing"] = {"postProcessor": spec["post_processor"], "cases": cases}
+
+    # The Hub's XLM-R tokenizer.json (transformers' XLMRobertaConverter) normalises with a Precompiled charsmap,
+    # sentencepiece's nmt_nfkc, then collapses spaces: hf-xlm-roberta's with that normalizer, its charsmap taken
+    # from hf-marian's source.spm (an nmt_nfkc model), through tokenizers alone.
+    from sentencepiece import sentencepiece_model_pb2 as model_pb2
+    proto = model_pb2.ModelProto()
+    with open(os.path.join(FIXTURES, "models", "hf-marian", "source.spm"), "rb") as f:
+        proto.ParseFromString(f.read())
+    charsmap = proto.normalizer_spec.precompiled_charsmap
+    assert proto.normalizer_spec.name == "nmt_nfkc" and len(charsmap) > 0, proto.normalizer_spec.name
+    with open(os.path.join(FIXTURES, FOLDERS["hf-xlm-roberta"], "tokenizer.json"), encoding="utf-8") as f:
+        spec = json.load(f)
+    precompiled = normalizers.Precompiled(charsmap)
+    spec["normalizer"] = {"type": "Sequence", "normalizers": [
+        json.loads(precompiled.__getstate__()),
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+    raw = tokenizers.Tokenizer.from_str(json.dumps(spec))
+    cases = []
+    for text, pair in [(t, None) for t in TEXTS + PRECOMPILED_TEXTS] + [tuple(p) for p in PAIRS]:
+        case = {"text": text, **({"textPair": pair} if pair is not None else {})}
+        case.update(encoded(raw.encode(text, pair)))
+        cases.append(case)
+    out["hf-xlm-roberta+Precompiled"] = {"normalizer": spec["normalizer"], "cases": cases}
     source = "Hugging Face tokenizers %s (Tokenizer.encode(text, pair).offsets), checked against transformers %s's fast tokenizers' return_offsets_mapping where they load" % (
         tokenizers.__version__,
         transformers.__version__,

@@ -6,6 +6,7 @@
 // normalizer does, each normalised character keeping the original characters it came from, written out as the
 // bytes the pieces spell (Metaspace's spaces as its replacement), and the tokens' bytes are laid over them in
 // order. Only the parts whose effect on the characters is known (below); any other gives null (pieceRule).
+import { charsmapLookup } from './sentencepiece-normalizer.mjs';
 
 /** What of tokenizer.json's object `json` the offsets follow; null when a part of it is not one known here. */
 export function pieceRule(json, bytesOfPiece) {
@@ -75,7 +76,8 @@ function unkToken(model) {
   return Number.isInteger(model.unk_id) ? (model.vocab?.[model.unk_id]?.[0] ?? null) : null;
 }
 
-// The normalizer as steps on characters, or null: none, NFC/NFD/NFKC/NFKD, Lowercase, Prepend, Replace.
+// The normalizer as steps on characters, or null: none, NFC/NFD/NFKC/NFKD, Precompiled (sentencepiece's charsmap),
+// Lowercase, Prepend, Replace.
 function normalizerSteps(n) {
   if (n == null) return [];
   if (n.type === 'Sequence') {
@@ -88,6 +90,11 @@ function normalizerSteps(n) {
     return steps;
   }
   if (['NFC', 'NFD', 'NFKC', 'NFKD'].includes(n.type)) return [{ form: n.type }];
+  if (n.type === 'Precompiled' && typeof n.precompiled_charsmap === 'string' && typeof Intl?.Segmenter === 'function') {
+    let lookup; // the charsmap read when first needed: a load that asks for no offsets never decodes it
+    const blob = n.precompiled_charsmap;
+    return [{ precompiled: (text) => (lookup ??= charsmapLookup(base64Bytes(blob)))(text) }];
+  }
   if (n.type === 'Lowercase') return [{ lowercase: true }];
   if (n.type === 'Prepend' && typeof n.prepend === 'string') return [{ prepend: n.prepend }];
   if (n.type === 'Replace' && typeof n.content === 'string') {
@@ -136,6 +143,7 @@ function normalized(rule, text) {
   for (const char of text) chars.push({ char, from: at, to: (at += char.length) });
   for (const step of rule.steps) {
     if (step.form) chars = unicodeForm(chars, step.form);
+    else if (step.precompiled) chars = precompiledForm(chars, step.precompiled);
     else if (step.lowercase) chars = chars.flatMap((c) => remade([c], [...c.char.toLowerCase()]));
     else if (step.prepend !== undefined) {
       // What is prepended takes the first character's span.
@@ -170,15 +178,42 @@ function unicodeForm(chars, form) {
   return out;
 }
 
-// Replace: each match's characters become the content's; where the content is shorter, the match's first
-// characters are the ones lost (tokenizers' replace: "  " → " " takes the second space's span).
-function replaced(chars, { regex, content }) {
-  const text = chars.map((c) => c.char).join('');
-  const index = []; // UTF-16 position → character index
+// tokenizers' Precompiled: a grapheme of fewer than 6 bytes that the charsmap maps (by its shortest key that begins
+// it) becomes what the map gives; else each of its characters that the map maps does.
+const graphemes = typeof Intl?.Segmenter === 'function' ? new Intl.Segmenter('en', { granularity: 'grapheme' }) : null;
+function precompiledForm(chars, lookup) {
+  const index = charIndex(chars);
+  const out = [];
+  for (const { segment, index: at } of graphemes.segment(chars.map((c) => c.char).join(''))) {
+    const run = chars.slice(index[at], index[at + segment.length]);
+    const whole = encoder.encode(segment).length < 6 ? lookup(segment) : null;
+    if (whole !== null) out.push(...remade(run, [...whole]));
+    else
+      for (const c of run) {
+        const made = lookup(c.char);
+        out.push(...(made === null ? [c] : remade([c], [...made])));
+      }
+  }
+  return out;
+}
+
+// UTF-16 position in the characters' text → the character's index (one past the end: chars.length).
+function charIndex(chars) {
+  const index = [];
   chars.forEach((c, i) => {
     for (let k = 0; k < c.char.length; k++) index.push(i);
   });
   index.push(chars.length);
+  return index;
+}
+
+const base64Bytes = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+
+// Replace: each match's characters become the content's; where the content is shorter, the match's first
+// characters are the ones lost (tokenizers' replace: "  " → " " takes the second space's span).
+function replaced(chars, { regex, content }) {
+  const text = chars.map((c) => c.char).join('');
+  const index = charIndex(chars);
   const out = [];
   let last = 0;
   for (const m of text.matchAll(regex)) {

@@ -223,3 +223,26 @@ export class ByteTrie {
     return best;
   }
 }
+
+/**
+ * tokenizers' Precompiled normalizer's lookup over `blob` (a tokenizer.json's precompiled_charsmap): the string its
+ * charsmap maps the first (shortest) of its keys that begins `text` to, or null where none does (spm_precompiled's
+ * transform). A damaged charsmap is an Error.
+ */
+export function charsmapLookup(blob) {
+  const fail = (what) => {
+    throw new Error(`precompiled_charsmap: ${what}`);
+  };
+  checkCharsmap(blob, fail);
+  const map = parseCharsmap(blob);
+  const encoder = new TextEncoder();
+  return (text) => {
+    if (!map) return null;
+    const bytes = encoder.encode(text);
+    const [length, value] = longestPrefix(map.units, bytes, 0, bytes.length, 1, () => fail('an index past its end'));
+    if (length === 0) return null;
+    const end = value < map.strings.length ? map.strings.indexOf(0, value) : -1;
+    if (end < 0) fail('an index past its end');
+    return strictUtf8.decode(map.strings.subarray(value, end));
+  };
+}
