@@ -122,3 +122,44 @@ test('a stream that fails fails its read; the next read starts a stream of its o
   expect((await readInto(file, 200, 300)).intoMemory).toBe(true);
   expect(streams).toBe(3); // the failed stream is not read again; the last two reads share one
 });
+
+test('a byte stream whose read gives nothing for the stall time: that read and the later ones are slices', async () => {
+  const source = blob();
+  let streams = 0;
+  // The Blob's byte stream answers its first read, then never again (as Chromium's did under load).
+  const hung = {
+    size: source.size,
+    slice: (...args) => {
+      const part = source.slice(...args);
+      return {
+        size: part.size,
+        arrayBuffer: () => part.arrayBuffer(),
+        stream: () => {
+          streams++;
+          let reads = 0;
+          const real = part.stream().getReader({ mode: 'byob' });
+          return {
+            getReader: () => ({
+              read: (view) => (reads++ === 0 ? real.read(view) : new Promise(() => {})),
+              cancel: () => real.cancel(),
+            }),
+          };
+        },
+      };
+    },
+  };
+  const file = blobFile('w', hung, { stallMs: 200 });
+  const started = Date.now();
+  // Asked at once: the first read stalls after its first piece; the others were queued behind it.
+  const ranges = [
+    [0, 40_000],
+    [40_000, 70_000],
+    [70_000, 100_000],
+  ];
+  const all = await Promise.all(ranges.map(([b, e]) => file.read(b, e, new Uint8Array(40_000))));
+  all.forEach((bytes, i) => expect(bytes).toEqual(want(...ranges[i])));
+  expect(Date.now() - started).toBeLessThan(5000); // one stall's wait, not one a read
+  const later = await readInto(file, 10, 20);
+  expect(later.intoMemory).toBe(false); // a slice: no byte stream after the stall
+  expect(streams).toBeLessThanOrEqual(2); // the probe's and the first read's
+});
