@@ -1,6 +1,6 @@
 // Task heads and embeddings (model.classify, classifyTokens, answer, embed; pipeline()) against what Hugging Face
 // transformers computes for the tiny checkpoints its own *For… classes saved (tests/fixtures/tasks,
-// tests/tools/make_task_fixtures.py): the heads' logits, its pipelines' labels, scores, entities and fill-mask
+// tests/tools/make_task_fixtures.py; RoBERTa's question answering: make_piece_task_fixtures.py): the heads' logits, its pipelines' labels, scores, entities and fill-mask
 // predictions, transformers 4's question-answering span (written out there, as transformers 5 has no such
 // pipeline), and sentence-transformers' pooling and normalisation (by hand there: Debian has no
 // sentence-transformers), on every build. Tolerances: logits and embeddings |Δ| ≤ 2e-5 + 1e-4·|x| (float32 against
@@ -11,20 +11,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createAttention, pipeline } from '../../src/js/node.mjs';
 import { BUILDS, VARIANTS } from './helpers/engines.mjs';
+import { TASKS, close, expected, near, utf16 } from './helpers/task-fixtures.mjs';
 
-const TASKS = fileURLToPath(new URL('../fixtures/tasks/', import.meta.url));
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
-const expected = (name) => JSON.parse(readFileSync(path.join(TASKS, name, 'expected.json'), 'utf8'));
 const fillMask = JSON.parse(readFileSync(path.join(TASKS, 'fill-mask.json'), 'utf8'));
 const aggregation = JSON.parse(readFileSync(path.join(TASKS, 'bert-token-classification', 'aggregation.json'), 'utf8'));
-
-function close(got, want, what, abs = 2e-5, rel = 1e-4) {
-  expect([what, got.length]).toEqual([what, want.length]);
-  for (let i = 0; i < want.length; i++)
-    if (!(Math.abs(got[i] - want[i]) <= abs + rel * Math.abs(want[i])))
-      throw new Error(`${what}[${i}]: got ${got[i]}, want ${want[i]}`);
-}
-const near = (got, want, what) => close([got], [want], what, 1e-5, 0);
 
 describe.each(VARIANTS)('%s build', (variant) => {
   const models = {};
@@ -36,6 +27,7 @@ describe.each(VARIANTS)('%s build', (variant) => {
       'roberta-sequence-classification',
       'bert-token-classification',
       'bert-question-answering',
+      'roberta-question-answering',
       'bert-sentence-embedding',
     ])
       models[name] = await engine.loadModel(path.join(TASKS, name));
@@ -109,22 +101,27 @@ describe.each(VARIANTS)('%s build', (variant) => {
     expect(worst).toBeLessThan(1e-5);
   });
 
-  test('question answering: start and end logits, and transformers 4’s span and score', async () => {
-    const model = models['bert-question-answering'];
-    const pipe = await pipeline('question-answering', model);
-    for (const c of expected('bert-question-answering').cases) {
-      const r = await model.answer(c.input);
-      expect(Array.from(r.inputIds)).toEqual(c.inputIds);
-      close(r.startLogits, c.startLogits, 'startLogits');
-      close(r.endLogits, c.endLogits, 'endLogits');
-      expect(r.tokenSpan).toEqual(c.pipeline.tokenSpan);
-      near(r.score, c.pipeline.score, 'score');
-      // The context's characters from the first token's start to the last one's end, as transformers' answer.
-      expect([r.answer, r.start, r.end]).toEqual([c.pipeline.answer, c.pipeline.start, c.pipeline.end]);
-      const p = await pipe(c.input.question, c.input.context);
-      expect([p.answer, p.start, p.end, p.tokenSpan]).toEqual([r.answer, r.start, r.end, r.tokenSpan]);
-    }
-  });
+  // WordPiece (BERT) and byte-level BPE (RoBERTa: its offsets from piece-offsets.mjs).
+  test.each(['bert-question-answering', 'roberta-question-answering'])(
+    '%s: start and end logits, and transformers 4’s span, score and characters',
+    async (name) => {
+      const model = models[name];
+      const pipe = await pipeline('question-answering', model);
+      for (const c of expected(name).cases) {
+        const r = await model.answer(c.input);
+        expect(Array.from(r.inputIds)).toEqual(c.inputIds);
+        close(r.startLogits, c.startLogits, 'startLogits');
+        close(r.endLogits, c.endLogits, 'endLogits');
+        expect(r.tokenSpan).toEqual(c.pipeline.tokenSpan);
+        near(r.score, c.pipeline.score, 'score');
+        // The context's characters from the first token's start to the last one's end, as transformers' answer.
+        const at = utf16(c.input.context);
+        expect([r.answer, r.start, r.end]).toEqual([c.pipeline.answer, at(c.pipeline.start), at(c.pipeline.end)]);
+        const p = await pipe(c.input.question, c.input.context);
+        expect([p.answer, p.start, p.end, p.tokenSpan]).toEqual([r.answer, r.start, r.end, r.tokenSpan]);
+      }
+    },
+  );
 
   test('embeddings: mean and [CLS] pooling, normalised or not; the sentence-transformers folder’s defaults', async () => {
     const model = models['bert-sentence-embedding'];
