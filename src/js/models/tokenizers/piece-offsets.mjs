@@ -46,7 +46,15 @@ function decoderOf(d) {
   });
 }
 
-const lenient = new TextDecoder('utf-8'); // U+FFFD for bytes that are not UTF-8, as Python's errors='replace'
+// Made when first needed: the module also loads where TextEncoder, TextDecoder and Intl.Segmenter are not (a
+// bundle's first run in a bare context, tests/js/files.test.mjs).
+let coders;
+const codec = () =>
+  (coders ??= {
+    encoder: new TextEncoder(),
+    lenient: new TextDecoder('utf-8'), // U+FFFD for bytes that are not UTF-8, as Python's errors='replace'
+    graphemes: typeof Intl?.Segmenter === 'function' ? new Intl.Segmenter('en', { granularity: 'grapheme' }) : null,
+  });
 
 /**
  * Tokens joined as transformers' convert_tokens_to_string joins them (the tokenizer's decoder on the tokens):
@@ -66,9 +74,9 @@ export function joinPieces(rule, tokens) {
   for (const token of tokens)
     for (const char of token) {
       const byte = rule.bytesOf(char);
-      bytes.push(...(byte ?? encoder.encode(char)));
+      bytes.push(...(byte ?? codec().encoder.encode(char)));
     }
-  return lenient.decode(Uint8Array.from(bytes));
+  return codec().lenient.decode(Uint8Array.from(bytes));
 }
 
 function unkToken(model) {
@@ -180,13 +188,12 @@ function unicodeForm(chars, form) {
 
 // tokenizers' Precompiled: a grapheme of fewer than 6 bytes that the charsmap maps (by its shortest key that begins
 // it) becomes what the map gives; else each of its characters that the map maps does.
-const graphemes = typeof Intl?.Segmenter === 'function' ? new Intl.Segmenter('en', { granularity: 'grapheme' }) : null;
 function precompiledForm(chars, lookup) {
   const index = charIndex(chars);
   const out = [];
-  for (const { segment, index: at } of graphemes.segment(chars.map((c) => c.char).join(''))) {
+  for (const { segment, index: at } of codec().graphemes.segment(chars.map((c) => c.char).join(''))) {
     const run = chars.slice(index[at], index[at + segment.length]);
-    const whole = encoder.encode(segment).length < 6 ? lookup(segment) : null;
+    const whole = codec().encoder.encode(segment).length < 6 ? lookup(segment) : null;
     if (whole !== null) out.push(...remade(run, [...whole]));
     else
       for (const c of run) {
@@ -229,8 +236,6 @@ function replaced(chars, { regex, content }) {
   return out;
 }
 
-const encoder = new TextEncoder();
-
 // The normalised text's bytes as the pieces spell them, each with its character's index: Metaspace's spaces as its
 // replacement (and one before the text), byte-level pieces' bytes as the UTF-8 of the characters.
 function spelled(rule, chars) {
@@ -244,7 +249,7 @@ function spelled(rule, chars) {
   const bytes = [];
   const owner = [];
   units.forEach((u, i) => {
-    for (const b of encoder.encode(u.char)) (bytes.push(b), owner.push(i));
+    for (const b of codec().encoder.encode(u.char)) (bytes.push(b), owner.push(i));
   });
   return { units, bytes, owner };
 }
@@ -253,7 +258,7 @@ function spelled(rule, chars) {
 function tokenBytes(rule, token) {
   if (rule.byteLevel) return rule.bytesOf(token) ?? null;
   const fallback = rule.byteFallback ? /^<0x([0-9A-Fa-f]{2})>$/.exec(token) : null;
-  return fallback ? [parseInt(fallback[1], 16)] : [...encoder.encode(token)];
+  return fallback ? [parseInt(fallback[1], 16)] : [...codec().encoder.encode(token)];
 }
 
 /**
