@@ -12,6 +12,7 @@
 #include "engine.hpp"
 #include "model_batch.hpp"
 #include "model_description.hpp"
+#include "model_pairs.hpp"
 #include "outputs.hpp"
 
 namespace mha::bindings {
@@ -91,7 +92,8 @@ class Model {
   // each { data, shape } (OutputLayout), with queryKeyScale (run with returnQueryKey: the factor of the dot products)
   // and past (prefill, step, decode: the positions seen before the call). run, prefill and step take the group their
   // stack's architecture names (its first of attention_groups); a decoder's prefill and step use its cache
-  // (model::Model::prefill, step). run with lengths (an Int32Array, not null): a batch (model_batch.hpp).
+  // (model::Model::prefill, step). run with lengths (an Int32Array, not null): a batch (model_batch.hpp; pairs of an
+  // encoder-decoder with decoderInputIds and decoderLengths, model_pairs.hpp).
   val call(const val& request) {
     return guarded([&] {
       model::Model& m = live();
@@ -104,18 +106,19 @@ class Model {
       if (call == "encode") return encode(m, request["inputIds"], f, masks);
       if (call == "decode") return decode(m, request["inputIds"], request["beams"].as<double>(), f, masks);
       const char* group = model::attention_groups(m.architecture().kind).front();
+      const auto fits = [this](double bytes) { check_fits(bytes); };
       if (call == "beamStep") {  // model_batch.hpp
         std::vector<std::int32_t> ids(request["inputIds"]["length"].as<std::size_t>());
         copy_ids(request["inputIds"], ids, ids.size(), "inputIds");
-        const val result =
-            beam_step(m, engine_.attention(), ids, masks[group], out_, [this](double bytes) { check_fits(bytes); });
+        const val result = beam_step(m, engine_.attention(), ids, masks[group], out_, fits);
         return release_scratch(m), result;
       }
       const Mode mode = call == "run" ? Mode::Run : call == "prefill" ? Mode::Prefill : Mode::Step;
       if (mode == Mode::Step && call != "step") (Message() << "call: no model call named " << call.c_str()).raise();
-      if (mode == Mode::Run && !request["lengths"].isNull()) {  // a batch (model_batch.hpp)
-        const val result = run_batch(m, engine_.attention(), request, masks[group], out_, packed_,
-                                     [this](double bytes) { check_fits(bytes); });
+      if (mode == Mode::Run && !request["lengths"].isNull()) {  // a batch
+        const val result = m.architecture().kind == model::Kind::EncoderDecoder
+                               ? run_pairs(m, engine_.attention(), request, out_, packed_, fits)
+                               : run_batch(m, engine_.attention(), request, masks[group], out_, packed_, fits);
         return release_scratch(m), result;
       }
       return stack(m, mode, request["inputIds"], request["tokenTypeIds"], f, masks[group]);

@@ -53,6 +53,53 @@ inline std::size_t per_beam(std::vector<std::uint8_t>& self, const std::uint8_t*
   return count;
 }
 
+// Counts from JS (an Int32Array: a batch's lengths), each from 0 (ArgumentError naming name[i] otherwise).
+inline void read_counts(const val& src, std::vector<std::size_t>& counts, const char* name) {
+  const std::size_t n = src["length"].as<std::size_t>();
+  std::vector<std::int32_t> values(n);
+  val(emscripten::typed_memory_view(n, values.data())).call<void>("set", src);
+  for (std::size_t i = 0; i < n; ++i)
+    if (values[i] < 0) (Message() << name << "[" << i << "]: expected a count from 0, got a negative one").raise();
+  counts.assign(values.begin(), values.end());
+}
+
+// Ids from JS (an Int32Array, the sequences one after another): `expected` of them (the lengths' sum), else
+// ArgumentError naming `name`; the model checks each id.
+inline void read_ids(const val& src, std::vector<std::int32_t>& ids, std::size_t expected, const char* name) {
+  const std::size_t n = src["length"].as<std::size_t>();
+  if (n != expected) (Message() << name << ": expected " << expected << " ids (the lengths' sum), got " << n).raise();
+  ids.resize(n);
+  val(emscripten::typed_memory_view(n, ids.data())).call<void>("set", src);
+}
+
+// Rows of width W of `groups` groups of packed rows (sequence b's lengths[b] rows in turn) into [groups, B,
+// Lmax, W]; nothing when `from` is null.
+inline void pad_rows(const float* from, float* to, std::size_t groups, const std::vector<std::size_t>& lengths,
+                     std::size_t Lmax, std::size_t W) {
+  if (!from) return;
+  const std::size_t B = lengths.size();
+  for (std::size_t g = 0; g < groups; ++g)
+    for (std::size_t b = 0; b < B; ++b) {
+      std::copy(from, from + lengths[b] * W, to + (g * B + b) * Lmax * W);
+      from += lengths[b] * W;
+    }
+}
+
+// Attention weights packed per layer as [Σ_b H·rows[b]·keys[b]] (each sequence's [H, rows[b], keys[b]] in turn)
+// into [layers, B, H, Rmax, Kmax]; nothing when `from` is null.
+inline void pad_attention(const float* from, float* to, std::size_t layers, std::size_t H,
+                          const std::vector<std::size_t>& rows, const std::vector<std::size_t>& keys, std::size_t Rmax,
+                          std::size_t Kmax) {
+  if (!from) return;
+  const std::size_t B = rows.size();
+  for (std::size_t l = 0; l < layers; ++l)
+    for (std::size_t b = 0; b < B; ++b) {
+      const std::size_t n = keys[b];
+      for (std::size_t r = 0; r < H * rows[b]; ++r, from += n)
+        std::copy(from, from + n, to + (((l * B + b) * H + r / rows[b]) * Rmax + r % rows[b]) * Kmax);
+    }
+}
+
 // The request's fields (as model.cpp's call reads them): inputIds (Int32Array, the sequences one after
 // another), lengths (Int32Array, each sequence's tokens), tokenTypeIds (Int32Array or null), the return
 // flags; headMask (a Uint8Array [layers × heads], every sequence's, or [B × layers × heads], each sequence's,
@@ -61,19 +108,11 @@ inline std::size_t per_beam(std::vector<std::uint8_t>& self, const std::uint8_t*
 inline val run_batch(model::Model& m, Attention& attention, const val& request, const val& headMask, FloatBuffer& out,
                      FloatBuffer& packed, const std::function<void(double)>& fits) {
   const model::Config& c = m.config();
-  const auto read = [](const val& src, auto& buffer, const char* name) {
-    const std::size_t n = src["length"].as<std::size_t>();
-    std::vector<std::int32_t> ids(n);
-    val(emscripten::typed_memory_view(n, ids.data())).call<void>("set", src);
-    buffer.assign(ids.begin(), ids.end());
-    for (std::size_t i = 0; i < n; ++i)
-      if (ids[i] < 0) (Message() << name << "[" << i << "]: expected a count from 0, got a negative one").raise();
-  };
   if (!request["layerLogitPositions"].isNull() && !request["layerLogitPositions"].isUndefined())
     throw ArgumentError("returnLayerLogits: not for a batch (run its sequences one at a time)");
   if (request["returnLogits"].as<int>() == 2) throw ArgumentError("returnLogits: a batch's are every row's");
   std::vector<std::size_t> lengths;
-  read(request["lengths"], lengths, "lengths");
+  read_counts(request["lengths"], lengths, "lengths");
   const std::size_t B = lengths.size();
   if (B == 0) throw ArgumentError("input: expected at least one sequence in the batch, got none");
   std::size_t N = 0, Lmax = 0;
@@ -83,13 +122,10 @@ inline val run_batch(model::Model& m, Attention& attention, const val& request, 
     Lmax = std::max(Lmax, lengths[b]);
   }
   std::vector<std::int32_t> ids, types;
-  read(request["inputIds"], ids, "inputIds");
-  if (ids.size() != N)
-    (Message() << "inputIds: expected " << N << " ids (the lengths' sum), got " << ids.size()).raise();
+  read_ids(request["inputIds"], ids, N, "inputIds");
   const val typeIds = request["tokenTypeIds"];
   const bool typed = !typeIds.isNull() && !typeIds.isUndefined();
-  if (typed) read(typeIds, types, "tokenTypeIds");
-  if (typed && types.size() != N) (Message() << "tokenTypeIds: expected " << N << " ids, got " << types.size()).raise();
+  if (typed) read_ids(typeIds, types, N, "tokenTypeIds");
   std::vector<std::uint8_t> mask;
   copy_mask(headMask, mask, c.numLayers, c.numHeads, "headMask", B);
   const std::size_t maskStride = mask.size() > c.numLayers * c.numHeads ? c.numLayers * c.numHeads : 0;
@@ -127,31 +163,14 @@ inline val run_batch(model::Model& m, Attention& attention, const val& request, 
   o.valueNorms = o.headOutputNorms = request["returnHeadOutputs"].as<bool>() ? rows[rLast] : nullptr;
   m.forward_batch(attention, ids.data(), typed ? types.data() : nullptr, lengths.data(), B, o,
                   mask.empty() ? nullptr : mask.data(), maskStride);
-  // Rows of width W of `groups` groups of N packed rows, into [groups, B, Lmax, W].
-  const auto pad = [&](const float* from, float* to, std::size_t groups, std::size_t W) {
-    if (!from) return;
-    for (std::size_t g = 0; g < groups; ++g)
-      for (std::size_t b = 0; b < B; ++b) {
-        std::copy(from, from + lengths[b] * W, to + (g * B + b) * Lmax * W);
-        from += lengths[b] * W;
-      }
-  };
-  pad(rows[rLast], result[last], 1, D);
-  pad(rows[rHidden], result[states], Ln + 1, D);
-  pad(rows[rLogits], result[scores], 1, V);
+  pad_rows(rows[rLast], result[last], 1, lengths, Lmax, D);
+  pad_rows(rows[rHidden], result[states], Ln + 1, lengths, Lmax, D);
+  pad_rows(rows[rLogits], result[scores], 1, lengths, Lmax, V);
   if (perSequence && task)
     std::copy(rows[rTask], rows[rTask] + B * c.numLabels, result[taskLogits]);
   else
-    pad(rows[rTask], result[taskLogits], 1, c.numLabels);
-  if (const float* from = rows[rAttention]) {
-    float* to = result[weights];
-    for (std::size_t l = 0; l < Ln; ++l)
-      for (std::size_t b = 0; b < B; ++b) {
-        const std::size_t n = lengths[b];
-        for (std::size_t r = 0; r < H * n; ++r, from += n)
-          std::copy(from, from + n, to + ((l * B + b) * H * Lmax + r / n * Lmax + r % n) * Lmax);
-      }
-  }
+    pad_rows(rows[rTask], result[taskLogits], 1, lengths, Lmax, c.numLabels);
+  pad_attention(rows[rAttention], result[weights], Ln, H, lengths, lengths, Lmax, Lmax);
   val outcome = result.result();
   trim(packed);
   return outcome;

@@ -351,6 +351,14 @@
       const lengths = request.lengths ?? null;
       if (lengths !== null && (!(lengths instanceof Int32Array) || call !== 'run'))
         throw argumentError("request.lengths: expected an Int32Array (call 'run') or null");
+      // An encoder-decoder's batch: its decoder inputs too, one after another, and each one's count (model_pairs.hpp).
+      const { decoderInputIds = null, decoderLengths = null } = request;
+      for (const [name, value] of [
+        ['decoderInputIds', decoderInputIds],
+        ['decoderLengths', decoderLengths],
+      ])
+        if (value !== null && (!(value instanceof Int32Array) || lengths === null))
+          throw argumentError(`request.${name}: expected an Int32Array (a batch's, with lengths) or null`);
       const lensPositions = request.layerLogitPositions ?? null;
       if (lensPositions !== null && !(lensPositions instanceof Int32Array))
         throw argumentError('request.layerLogitPositions: expected an Int32Array or null');
@@ -360,6 +368,8 @@
           inputIds,
           tokenTypeIds,
           lengths,
+          decoderInputIds,
+          decoderLengths,
           beams: Number(beams),
           returnAttention: request.returnAttention === true,
           returnHiddenStates: request.returnHiddenStates === true,

@@ -155,6 +155,24 @@ class Model {
   // Floats encode() allocates for the cross-attention keys and values of S positions.
   double encode_floats(std::size_t S) const noexcept;
 
+  // An encoder-decoder's teacher-forced batch (model_pairs.cpp): B pairs, source b of sourceLengths[b] tokens
+  // and target b (the decoder's input) of targetLengths[b], each one after another in sourceIds and targetIds;
+  // the encoder over every source (encoderOut as forward_batch's: rows packed, attention [numLayers, Σ_b
+  // numHeads·S_b²]), then the decoder over every target, each over its own source (decoderOut: the [rows, …]
+  // arrays packed, attention [decoderLayers, Σ_b decoderHeads·T_b²], crossAttention [decoderLayers, Σ_b
+  // decoderHeads·T_b·S_b]). Each pair's results bit for bit its encode(), begin(1, T) and decode()'s; the
+  // model's state (what encode() and begin() hold) is not touched. ArgumentError for the outputs a batch does
+  // not return (query and key, head outputs, the logit lens, task logits).
+  struct PairMasks {
+    const std::uint8_t *encoder = nullptr, *decoder = nullptr, *cross = nullptr;  // each [layers, heads] or null
+  };
+  void forward_pairs(Attention& attention, const std::int32_t* sourceIds, const std::size_t* sourceLengths,
+                     const std::int32_t* targetIds, const std::size_t* targetLengths, std::size_t B,
+                     const Outputs& encoderOut, const Outputs& decoderOut, const PairMasks& masks);
+  // Floats forward_pairs() allocates for its caches (each pair's cross-attention keys and values and its
+  // decoder's).
+  double pairs_floats(const std::size_t* sourceLengths, const std::size_t* targetLengths, std::size_t B) const noexcept;
+
   // Bytes of scratch memory held between calls, and giving it back.
   std::size_t scratch_bytes() const noexcept { return scratch_.capacity() * sizeof(float); }
   void release() noexcept { scratch_.release(); }

@@ -6,7 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { folder, reference } from './helpers/checkpoints.mjs';
-import { BUILDS, enginesForTests, ONE_AND_THREE_THREADS, REFERENCE_VARIANTS } from './helpers/engines.mjs';
+import {
+  BUILDS,
+  enginesForTests,
+  expectRefused,
+  ONE_AND_THREE_THREADS,
+  REFERENCE_VARIANTS,
+} from './helpers/engines.mjs';
 
 const SENTENCES = ['用毒毒毒蛇，毒蛇会不会被毒毒死', 'We poison the snake.', '毒蛇会被毒死吗？', '用毒'];
 const OPTIONS = { returnHiddenStates: true };
@@ -236,43 +242,32 @@ describe('refusals', () => {
   const engines = enginesForTests({ simd: { variant: 'simd' } });
   const models = {};
   beforeAll(async () => {
-    for (const name of ['hf-bert-mlm', 'gpt2', 'hf-marian']) models[name] = await engines.simd.loadModel(folder(name));
+    for (const name of ['hf-bert-mlm', 'gpt2']) models[name] = await engines.simd.loadModel(folder(name));
   });
 
-  const refused = async (promise, type, message) => {
-    const error = await promise.then(
-      () => null,
-      (e) => e,
-    );
-    expect(error).toBeInstanceOf(type);
-    expect(error.code).toBe('InvalidArgument');
-    expect(error.message).toMatch(message);
-  };
-
-  test('an encoder-decoder takes one input; a decoder’s batch returns no logit lens', async () => {
-    await refused(
+  test('a decoder’s batch returns no logit lens (an encoder-decoder’s: model-batch-seq2seq.test.mjs)', async () => {
+    await expectRefused(
       models.gpt2.run(['a', 'b'], { returnLayerLogits: { positions: [0] } }),
       TypeError,
       /^returnLayerLogits: a batch returns no logit lens/,
-    );
-    await refused(
-      models['hf-marian'].run(['a', 'b']),
-      TypeError,
-      /this marian is an encoder-decoder, whose run\(\) takes one input/,
     );
   });
 
   test('an empty batch, a bad input named by its place, one too long', async () => {
     const bert = models['hf-bert-mlm'];
-    await refused(bert.run([]), RangeError, /^input: expected at least one input in the batch, got an empty array$/);
-    await refused(bert.run(['用毒', 5]), TypeError, /^input\[1\]: expected a string/);
-    await refused(
+    await expectRefused(
+      bert.run([]),
+      RangeError,
+      /^input: expected at least one input in the batch, got an empty array$/,
+    );
+    await expectRefused(bert.run(['用毒', 5]), TypeError, /^input\[1\]: expected a string/);
+    await expectRefused(
       bert.run(['用毒', { inputIds: [1, 2, 99999] }]),
       RangeError,
       /^input\[1\]\.inputIds\[2\]: expected an id below/,
     );
     const long = { inputIds: new Array(bert.config.maxLength + 1).fill(5) };
-    await refused(
+    await expectRefused(
       bert.run(['用毒', long]),
       RangeError,
       /^input\[1\]: \d+ tokens, more than the \d+ this model has positions for/,
@@ -281,12 +276,12 @@ describe('refusals', () => {
 
   test('what a batch does not return is refused by name', async () => {
     const bert = models['hf-bert-mlm'];
-    await refused(
+    await expectRefused(
       bert.run(['用毒', '毒蛇'], { returnQueryKey: true }),
       TypeError,
       /^returnQueryKey: a batch returns no queries and keys/,
     );
-    await refused(
+    await expectRefused(
       bert.run(['用毒', '毒蛇'], { returnHeadOutputs: true }),
       TypeError,
       /^returnHeadOutputs: a batch returns no what each head writes|^returnHeadOutputs: a batch/,

@@ -3,8 +3,10 @@
 lengths, tokenized with padding=True (its pad token, on the right), on the tiny checkpoints
 tests/tools/make_hf_fixtures.py saved (hf-bert-mlm: BertForMaskedLM, with its logits; hf-roberta:
 RobertaModel, whose positions skip <pad>; the decoders hf-llama, hf-qwen2 and hf-gpt2-lm teacher-forced by their
-*ForCausalLM, padded on the right, the attention mask passed), in float64 with eager attention. tests/js/model-batch.test.mjs
-compares model.run([...]) against it: the real tokens' rows, and zeros where transformers' attention mask is 0.
+*ForCausalLM, padded on the right, the attention mask passed; hf-marian: MarianMTModel teacher-forced over pairs of
+a source and a target, both padded on the right, with both attention masks), in float64 with eager attention.
+tests/js/model-batch.test.mjs and model-batch-seq2seq.test.mjs compare model.run([...]) against it: the real tokens'
+rows, and zeros where transformers' attention mask is 0.
 
 Runs in the Debian sid chroot of tests/tools/make-hf-chroot.sh, from the repository:
 
@@ -25,6 +27,9 @@ FOLDERS = {"hf-bert-mlm": transformers.AutoModelForMaskedLM, "hf-roberta": trans
 # Decoders, teacher-forced: *ForCausalLM with the attention mask of padding=True on the right (a tokenizer without a
 # pad token pads with its eos, as transformers' docs do); hf-qwen2 has grouped-query attention.
 DECODERS = {name: transformers.AutoModelForCausalLM for name in ("hf-llama", "hf-qwen2", "hf-gpt2-lm")}
+# An encoder-decoder, teacher-forced: each sentence (the source) with a target of its own length; the decoder's
+# input is decoder_start_token_id then the target's ids (what shift_tokens_right makes of the labels).
+TARGETS = ["Will the snake be poisoned by venom?", "Poison.", "Will a venomous snake be poisoned?", "With venom"]
 
 
 def tokenizer_of(path):
@@ -79,6 +84,50 @@ def main():
         print(folder, B, "sentences of", enc["attention_mask"].sum(1).tolist(), "tokens, padded to", L)
 
 
+def seq2seq(folder):
+    """hf-marian's batch: MarianTokenizer pads the sources, the decoder inputs are padded here with its pad id."""
+    path = os.path.join(MODELS, folder)
+    tokenizer = transformers.MarianTokenizer.from_pretrained(path)
+    model = transformers.MarianMTModel.from_pretrained(path, dtype=torch.float64, attn_implementation="eager").eval()
+    enc = tokenizer(SENTENCES, padding=True, return_tensors="pt")
+    start, pad = model.config.decoder_start_token_id, tokenizer.pad_token_id
+    targets = [[start] + tokenizer(text_target=t)["input_ids"] for t in TARGETS]
+    T = max(len(t) for t in targets)
+    decoder_ids = torch.tensor([t + [pad] * (T - len(t)) for t in targets])
+    decoder_mask = torch.tensor([[1] * len(t) + [0] * (T - len(t)) for t in targets])
+    with torch.no_grad():
+        out = model(**enc, decoder_input_ids=decoder_ids, decoder_attention_mask=decoder_mask,
+                    output_attentions=True, output_hidden_states=True)
+    B, S = enc["input_ids"].shape
+    reference = {
+        "source": "Hugging Face transformers %s (MarianMTModel.from_pretrained of %s, eager attention) on torch %s, "
+        "float64; MarianTokenizer(sentences, padding=True), the decoder inputs [decoder_start_token_id] + "
+        "MarianTokenizer(text_target=target) padded on the right with pad_token_id, with their attention mask"
+        % (transformers.__version__, folder, torch.__version__),
+        "sentences": SENTENCES,
+        "targets": TARGETS,
+        "padTokenId": pad,
+        "shape": [B, S],
+        "decoderShape": [B, T],
+        "inputIds": enc["input_ids"].tolist(),
+        "attentionMask": enc["attention_mask"].tolist(),
+        "decoderInputIds": decoder_ids.tolist(),
+        "decoderAttentionMask": decoder_mask.tolist(),
+        "hiddenSize": model.config.d_model,
+        # As transformers returns them, padded: [layers + 1, B, S or T, D], [layers, B, H, rows, keys], [B, T, V].
+        "encoderHiddenStates": flat(torch.stack(out.encoder_hidden_states)),
+        "decoderHiddenStates": flat(torch.stack(out.decoder_hidden_states)),
+        "encoderAttention": flat(torch.stack(out.encoder_attentions)),
+        "decoderAttention": flat(torch.stack(out.decoder_attentions)),
+        "crossAttention": flat(torch.stack(out.cross_attentions)),
+        "logits": flat(out.logits),
+    }
+    with open(os.path.join(OUT_DIR, folder + ".json"), "w", encoding="utf-8") as f:
+        json.dump(reference, f)
+    print(folder, B, "pairs of", enc["attention_mask"].sum(1).tolist(), "and", decoder_mask.sum(1).tolist(), "tokens")
+
+
 if __name__ == "__main__":
     np.set_printoptions(precision=17)
     main()
+    seq2seq("hf-marian")

@@ -1,8 +1,9 @@
-// An encoder's or a decoder's run() of an array of inputs (a batch), as a TypeScript program meets it: the overload's result
+// run() of an array of inputs (a batch) on each kind of model, as a TypeScript program meets it: the overload's result
 // type by the options given; type-checked only (tsc --noEmit). Each line under a ts-expect-error directive is a
-// call or a field the runtime refuses or never returns (src/js/models/kinds/encoder-batch.mjs).
+// call or a field the runtime refuses or never returns (src/js/models/kinds/encoder-batch.mjs,
+// encoder-decoder-batch.mjs).
 import { createAttention } from 'mha-wasm/model';
-import type { DecoderBatchResult, EncoderBatchResult, EncoderResult } from 'mha-wasm/model';
+import type { DecoderBatchResult, EncoderBatchResult, EncoderResult, Seq2SeqBatchResult } from 'mha-wasm/model';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const same = <A, B>(check: Equal<A, B>) => check;
@@ -55,8 +56,33 @@ export async function decoderBatches(): Promise<void> {
   await gpt2.run(['a', 5]);
   // @ts-expect-error: a batch has no logit lens (a single run() does)
   await gpt2.run(['a', 'b'], { returnLayerLogits: { positions: [0] } });
-  // @ts-expect-error: an encoder-decoder's run() takes one input
-  await (await engine.loadModel('Helsinki-NLP/opus-mt-zh-en', { kind: 'encoder-decoder' })).run(['a', 'b']);
+}
+
+// An encoder-decoder's teacher-forced batch of pairs: sources with or without their decoder inputs.
+export async function pairBatches(): Promise<void> {
+  const engine = await createAttention();
+  const marian = await engine.loadModel('Helsinki-NLP/opus-mt-zh-en', { kind: 'encoder-decoder' });
+  const batch = await marian.run(['用毒', { text: '毒蛇', decoderInputIds: [65000, 5] }, { inputIds: [5, 0] }], {
+    returnLogits: true,
+  });
+  same<typeof batch, Seq2SeqBatchResult<{ returnLogits: true }>>(true);
+  const logits: Float32Array = batch.logits;
+  const cross: [number, number, number, number, number] = batch.attentions.cross.shape;
+  const masks: Uint8Array[] = [batch.attentionMask, batch.decoderAttentionMask];
+  const lengths: number[][] = [batch.lengths, batch.decoderLengths];
+  const tokens: string[][][] = [batch.tokens, batch.decoderTokens];
+  void [logits, cross, masks, lengths, tokens, batch.encoderLastHiddenState, batch.crossAttention];
+  const quiet = await marian.run(['a', 'b'], { returnAttention: false, returnHiddenStates: true });
+  const states: Float32Array[] = [quiet.encoderHiddenStates, quiet.decoderHiddenStates];
+  void states;
+  // @ts-expect-error: returnAttention: false leaves the attention out
+  void quiet.crossAttention;
+  // @ts-expect-error: a batch has no logit lens (a single run() does)
+  await marian.run(['a', 'b'], { returnLayerLogits: { positions: [0] } });
+  // @ts-expect-error: nor what each head writes
+  await marian.run(['a', 'b'], { returnHeadOutputs: true });
+  // @ts-expect-error: a batch's inputs are inputs, not numbers
+  await marian.run(['a', 5]);
 }
 
 // The task calls: an array gives an array of results (answer() takes one question).

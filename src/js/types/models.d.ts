@@ -17,6 +17,7 @@ import type {
   DecoderResult,
   EncoderBatchResult,
   EncoderResult,
+  Seq2SeqBatchResult,
   Seq2SeqResult,
   StepResult,
 } from './results.js';
@@ -381,6 +382,9 @@ export interface DecoderModel extends ModelBase {
   step<O extends StepOptions = {}>(input: StepInput, options?: Options<O, StepOptions>): Promise<StepResult<O>>;
 }
 
+/** An encoder-decoder's run() options for a batch: what each head writes and the logit lens are a single run()'s. */
+export type Seq2SeqBatchRunOptions = Omit<Seq2SeqRunOptions, 'returnHeadOutputs' | 'returnLayerLogits'>;
+
 /** An encoder-decoder (MarianMT): run() teacher-forced, generate() (a translation); no state between calls. */
 export interface EncoderDecoderModel extends ModelBase {
   readonly kind: 'encoder-decoder';
@@ -390,6 +394,15 @@ export interface EncoderDecoderModel extends ModelBase {
     input: Seq2SeqInput,
     options?: Options<O, Seq2SeqRunOptions>,
   ): Promise<Seq2SeqResult<O>>;
+  /**
+   * A teacher-forced batch of pairs: every input in one engine call, each pair's rows bit for bit its own run();
+   * each side padded on the right to its longest (Seq2SeqBatchResult). The options are every pair's (one head
+   * mask for all, truncation of each source).
+   */
+  run<O extends Seq2SeqBatchRunOptions = {}>(
+    input: readonly Seq2SeqInput[],
+    options?: Options<O, Seq2SeqBatchRunOptions>,
+  ): Promise<Seq2SeqBatchResult<O>>;
   /** As transformers' generate() with generation_config.json: greedy, sampled (seeded) or beam search, stop strings. */
   generate<O extends GenerateOptions = {}>(
     input: Seq2SeqGenerateInput,

@@ -235,6 +235,53 @@ export type Seq2SeqHiddenStates = { encoderHiddenStates: Float32Array; decoderHi
  */
 export type Seq2SeqHeadOutputs = { headOutputs: { encoder: HeadOutputs; decoder: HeadOutputs; cross: HeadOutputs } };
 
+/**
+ * What an encoder-decoder's run() of an array of B inputs returns whatever the options: one engine call,
+ * teacher-forced, each pair's rows bit for bit its own run(); each side padded on the right to its longest (Smax
+ * source tokens, Tmax decoder tokens) as transformers' batch of padding=True (every array 0 where either
+ * attention mask is 0).
+ */
+export interface Seq2SeqBatchBase extends BatchBase {
+  /** B, the pairs; lengths [B], inputIds, attentionMask, special [B, Smax] and tokens: the sources'. */
+  batchSize: number;
+  /** [B]: each decoder input's tokens (decoder_start_token_id first). */
+  decoderLengths: number[];
+  /** [B, Tmax]: padded with the tokenizer's pad token. */
+  decoderInputIds: Int32Array;
+  /** [B, Tmax]: 1 where a token is, 0 where padding is. */
+  decoderAttentionMask: Uint8Array;
+  decoderTokens: string[][];
+  /** [B, Smax, hiddenSize]. */
+  encoderLastHiddenState: Float32Array;
+  /** [B, Tmax, hiddenSize]: the decoder's output. */
+  lastHiddenState: Float32Array;
+}
+
+type BatchGroup = { data: Float32Array; shape: [number, number, number, number, number] };
+
+/**
+ * A batch of pairs' attention (returnAttention, default true): encoderAttention [numLayers, B, numHeads, Smax,
+ * Smax], decoderAttention [decoderLayers, B, decoderHeads, Tmax, Tmax] (causal), crossAttention [decoderLayers,
+ * B, decoderHeads, Tmax, Smax]; 0 at padded queries and keys.
+ */
+export type Seq2SeqBatchAttention = {
+  encoderAttention: Float32Array;
+  decoderAttention: Float32Array;
+  crossAttention: Float32Array;
+  attentions: { encoder: BatchGroup; decoder: BatchGroup; cross: BatchGroup };
+};
+
+/**
+ * An encoder-decoder's run() of an array of inputs with options O: encoderHiddenStates [numLayers + 1, B, Smax,
+ * hiddenSize], decoderHiddenStates [decoderLayers + 1, B, Tmax, hiddenSize], logits [B, Tmax, vocabSize].
+ */
+export type Seq2SeqBatchResult<O = {}> = Flat<
+  Seq2SeqBatchBase &
+    Returned<Asked<O, 'returnAttention', 'yes'>, Seq2SeqBatchAttention> &
+    Returned<Asked<O, 'returnHiddenStates'>, Seq2SeqHiddenStates> &
+    Returned<Asked<O, 'returnLogits'>, Logits>
+>;
+
 /** An encoder-decoder's run() with options O; logits [T, vocabSize] (final_logits_bias added). */
 export type Seq2SeqResult<O = {}> = Flat<
   Seq2SeqBase &

@@ -131,6 +131,10 @@ class Network {
                       LayerCaches& cross) const;
   virtual void decode(Attention& attention, const Sequence& in, std::size_t beams, const Outputs& out, float* scratch,
                       LayerCaches& self, const LayerCaches& cross) const;
+  // forward_pairs(): a teacher-forced batch of pairs (Model::forward_pairs): `sources` and `targets` two batches
+  // of the same count (Sequence::lengths), target b over source b; no state kept.
+  virtual void forward_pairs(Attention& attention, const Sequence& sources, const Sequence& targets,
+                             const Outputs& encoderOut, const Outputs& decoderOut, float* scratch) const;
 };
 
 // The kinds of model (transformers.js groups architectures the same way):

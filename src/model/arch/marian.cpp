@@ -161,39 +161,11 @@ class Marian final : public Network {
   // hiddenStates: the embeddings' output, then each layer's (Marian has no final LayerNorm).
   void encode(Attention& attention, const Sequence& in, const Outputs& out, float* scratch,
               LayerCaches& cross) const override {
-    const std::size_t S = in.length, D = c_.hiddenSize, H = c_.numHeads;
-    const LayerBuffers buffers(scratch, S, D);
-    float* const x = buffers.x;
-    // 1. Scaled token embeddings plus positions 0…S-1.
-    embed(in.ids, S, 0, x);
-    for (std::size_t l = 0; l < c_.numLayers; ++l) {
-      const Layer& b = encoder_[l];
-      keep_hidden(out, l, x, S, D);
-      // 2. Every head over the whole input, then the output product, then LN of the residual sum.
-      linear(attention, S, x, D, *b.self.q, b.self.qBias, buffers.qkv, 3 * D, Epilogue::None);
-      self_attention(attention, S, buffers.qkv, D, H, false, buffers.heads,
-                     out.attention ? out.attention + l * H * S * S : nullptr, in.head_mask(0, l, H));
-      keep_head_outputs(attention, out, l, S, buffers.qkv, {H, H, D / H}, buffers.heads, *b.self.out, buffers.a);
-      residual(attention, S, buffers.heads, b.self, buffers, x);
-      // 3. The feed-forward block.
-      feed(attention, S, b.ffn, c_.intermediateSize, buffers, x);
-    }
-    keep_hidden(out, c_.numLayers, x, S, D);
-    std::copy(x, x + S * D, out.lastHiddenState);
-    // 4. Each decoder layer's keys and values of the encoder's output, once for every step to come.
-    const std::size_t Hd = c_.decoderHeads, dk = D / Hd;
-    LayerCaches caches(c_.decoderLayers);
-    for (std::size_t l = 0; l < c_.decoderLayers; ++l) {
-      const AttentionBlock& cb = decoder_[l].cross;
-      linear(attention, S, x, D, *cb.kv, cb.kvBias, buffers.qkv, 2 * D, Epilogue::None);
-      caches[l].configure(1, Hd, dk, dk, S);
-      caches[l].append(S, buffers.qkv, 2 * D, buffers.qkv + D, 2 * D);
-      // What each cross-attention head would write from each position (its values through its share of O').
-      if (out.crossValueNorms)
-        head_norms(attention, S, buffers.qkv + D, 2 * D, Hd, 1, dk, *cb.out, buffers.a,
-                   out.crossValueNorms + l * Hd * S);
-    }
-    cross = std::move(caches);
+    const LayerBuffers buffers(scratch, in.length, c_.hiddenSize);
+    encoder_layers(attention, in, out, buffers);
+    std::vector<LayerCaches> caches;
+    cross_keys(attention, in, out, buffers, caches);
+    cross = std::move(caches[0]);
   }
 
   // hiddenStates: the embeddings' output, then each layer's; rows beam after beam.
@@ -202,42 +174,70 @@ class Marian final : public Network {
     const std::size_t L = in.length, N = beams * L, D = c_.hiddenSize, H = c_.decoderHeads;
     const std::size_t past = self[0].length(), Lk = past + L, S = cross[0].length();
     const LayerBuffers buffers(scratch, N, D);
-    float* const x = buffers.x;
     // 1. Scaled token embeddings plus positions past…past+L-1, for each beam.
-    for (std::size_t b = 0; b < beams; ++b) embed(in.ids + b * L, L, past, x + b * L * D);
-    // The logit lens: Marian has no final norm, its head is the shared embedding plus final_logits_bias.
-    const auto none = [](float*, std::size_t, float*) {};
-    for (std::size_t l = 0; l < c_.decoderLayers; ++l) {
-      const Layer& b = decoder_[l];
-      keep_hidden(out, l, x, N, D);
-      keep_layer_logits(attention, out, l, x, D, false, none, *shared_, finalBias_);
-      // 2. Causal self-attention over each beam's cache.
-      linear(attention, N, x, D, *b.self.q, b.self.qBias, buffers.qkv, 3 * D, Epilogue::None);
-      cached_self_attention(attention, L, buffers.qkv, D, H, self[l], buffers.heads,
+    for (std::size_t b = 0; b < beams; ++b) embed(in.ids + b * L, L, past, buffers.x + b * L * D);
+    // 2. Causal self-attention over each beam's cache.
+    const auto attendSelf = [&](std::size_t l, const float* qkv, float* heads) {
+      cached_self_attention(attention, L, qkv, D, H, self[l], heads,
                             out.attention ? out.attention + l * beams * H * L * Lk : nullptr, in.head_mask(0, l, H),
                             in.headMaskStride);
-      keep_head_outputs(attention, out, l, N, buffers.qkv, {H, H, D / H}, buffers.heads, *b.self.out, buffers.a);
-      residual(attention, N, buffers.heads, b.self, buffers, x);
-      // 3. Cross-attention: every row's query over the encoder's keys and values.
-      linear(attention, N, x, D, *b.cross.q, b.cross.qBias, buffers.qkv, D, Epilogue::None);
+    };
+    // 3. Cross-attention: every row's query over the encoder's keys and values.
+    const auto attendCross = [&](std::size_t l, const float* q, float* heads) {
       float* const crossWeights = out.crossAttention ? out.crossAttention + l * H * N * S : nullptr;
       const std::uint8_t* crossMask = in.crossHeadMask ? in.crossHeadMask + l * H : nullptr;
-      cross_attention(attention, N, buffers.qkv, D, H, cross[l], buffers.heads, crossWeights,
-                      in.headMaskStride ? nullptr : crossMask);
+      cross_attention(attention, N, q, D, H, cross[l], heads, crossWeights, in.headMaskStride ? nullptr : crossMask);
       if (in.headMaskStride && crossMask)
-        switch_off_beams(crossMask, in.headMaskStride, beams, L, S, buffers.heads, crossWeights);
-      if (out.crossHeadOutputNorms)
-        head_norms(attention, N, buffers.heads, D, H, 1, D / H, *b.cross.out, buffers.a,
-                   out.crossHeadOutputNorms + l * H * N);
-      residual(attention, N, buffers.heads, b.cross, buffers, x);
-      // 4. The feed-forward block.
-      feed(attention, N, b.ffn, c_.decoderIntermediateSize, buffers, x);
+        switch_off_beams(crossMask, in.headMaskStride, beams, L, S, heads, crossWeights);
+    };
+    decoder_layers(attention, N, out, buffers, attendSelf, attendCross);
+  }
+
+  // Pairs teacher-forced (Model::forward_pairs): the encoder over every source's rows at once, each decoder
+  // layer's keys and values of each source's, then the decoder over every target's rows at once, each target's
+  // attention over its own rows and its own source's, through caches of its own made as Model::begin(1, T)
+  // makes them: so each pair's results are bit for bit its encode() and decode()'s (products row by row,
+  // bert.cpp).
+  void forward_pairs(Attention& attention, const Sequence& sources, const Sequence& targets, const Outputs& encoderOut,
+                     const Outputs& decoderOut, float* scratch) const override {
+    const std::size_t B = targets.batch, D = c_.hiddenSize, H = c_.decoderHeads, dk = D / H;
+    std::vector<LayerCaches> cross;
+    {
+      const LayerBuffers buffers(scratch, sources.length, D);
+      encoder_layers(attention, sources, encoderOut, buffers);
+      cross_keys(attention, sources, encoderOut, buffers, cross);
     }
-    keep_hidden(out, c_.decoderLayers, x, N, D);
-    keep_layer_logits(attention, out, c_.decoderLayers, x, D, false, none, *shared_, finalBias_);
-    std::copy(x, x + N * D, out.lastHiddenState);
-    // 5. The output, tied to the shared embedding, plus final_logits_bias.
-    if (out.logits) linear(attention, N, x, D, *shared_, finalBias_, out.logits, c_.vocabSize, Epilogue::None);
+    std::vector<LayerCaches> self;
+    for (std::size_t s = 0; s < B; ++s) {
+      self.emplace_back(c_.decoderLayers);
+      for (KVCache& cache : self[s]) cache.configure(1, H, dk, dk, targets.lengths[s]);
+    }
+    const LayerBuffers buffers(scratch, targets.length, D);
+    for (std::size_t s = 0, first = 0; s < B; first += targets.lengths[s++])
+      embed(targets.ids + first, targets.lengths[s], 0, buffers.x + first * D);
+    const std::size_t *const T = targets.lengths, *const S = sources.lengths;
+    std::size_t selfFloats = 0, crossFloats = 0;  // one layer's weights, every pair's
+    for (std::size_t s = 0; s < B; ++s) {
+      selfFloats += H * T[s] * T[s];
+      crossFloats += H * T[s] * S[s];
+    }
+    const auto attendSelf = [&](std::size_t l, const float* qkv, float* heads) {
+      float* weights = decoderOut.attention ? decoderOut.attention + l * selfFloats : nullptr;
+      for (std::size_t s = 0, first = 0; s < B; first += T[s++]) {
+        cached_self_attention(attention, T[s], qkv + first * 3 * D, D, H, self[s][l], heads + first * D, weights,
+                              targets.head_mask(0, l, H));
+        if (weights) weights += H * T[s] * T[s];
+      }
+    };
+    const auto attendCross = [&](std::size_t l, const float* q, float* heads) {
+      float* weights = decoderOut.crossAttention ? decoderOut.crossAttention + l * crossFloats : nullptr;
+      for (std::size_t s = 0, first = 0; s < B; first += T[s++]) {
+        cross_attention(attention, T[s], q + first * D, D, H, cross[s][l], heads + first * D, weights,
+                        targets.crossHeadMask ? targets.crossHeadMask + l * H : nullptr);
+        if (weights) weights += H * T[s] * S[s];
+      }
+    };
+    decoder_layers(attention, targets.length, decoderOut, buffers, attendSelf, attendCross);
   }
 
   bool has_logits() const override { return true; }
@@ -264,6 +264,95 @@ class Marian final : public Network {
     AttentionBlock self, cross;  // cross: the decoder's only
     FeedForward ffn;
   };
+
+  // The encoder over the rows of `in` (a batch, Sequence::lengths: each sequence its own positions and
+  // attention, as BERT's, bert.cpp); buffers.x its output.
+  void encoder_layers(Attention& attention, const Sequence& in, const Outputs& out, const LayerBuffers& buffers) const {
+    const std::size_t N = in.length, D = c_.hiddenSize, H = c_.numHeads;
+    const std::size_t B = in.lengths ? in.batch : 1, *const lengths = in.lengths ? in.lengths : &in.length;
+    std::size_t attentionFloats = 0;  // one layer's attention weights, every sequence's
+    for (std::size_t s = 0; s < B; ++s) attentionFloats += H * lengths[s] * lengths[s];
+    float* const x = buffers.x;
+    // 1. Scaled token embeddings plus each sequence's positions 0…S-1.
+    for (std::size_t s = 0, first = 0; s < B; first += lengths[s++])
+      embed(in.ids + first, lengths[s], 0, x + first * D);
+    for (std::size_t l = 0; l < c_.numLayers; ++l) {
+      const Layer& b = encoder_[l];
+      keep_hidden(out, l, x, N, D);
+      // 2. Every head over each whole input, then the output product, then LN of the residual sum.
+      linear(attention, N, x, D, *b.self.q, b.self.qBias, buffers.qkv, 3 * D, Epilogue::None);
+      float* weights = out.attention ? out.attention + l * attentionFloats : nullptr;
+      for (std::size_t s = 0, first = 0; s < B; first += lengths[s++]) {
+        self_attention(attention, lengths[s], buffers.qkv + first * 3 * D, D, H, false, buffers.heads + first * D,
+                       weights, in.head_mask(s, l, H));
+        if (weights) weights += H * lengths[s] * lengths[s];
+      }
+      keep_head_outputs(attention, out, l, N, buffers.qkv, {H, H, D / H}, buffers.heads, *b.self.out, buffers.a);
+      residual(attention, N, buffers.heads, b.self, buffers, x);
+      // 3. The feed-forward block.
+      feed(attention, N, b.ffn, c_.intermediateSize, buffers, x);
+    }
+    keep_hidden(out, c_.numLayers, x, N, D);
+    std::copy(x, x + N * D, out.lastHiddenState);
+  }
+
+  // 4. Each decoder layer's keys and values of the encoder's output (buffers.x, the rows of `in`), once for
+  // every step to come: cross[s][l], sequence s's of layer l (batch 1, its positions).
+  void cross_keys(Attention& attention, const Sequence& in, const Outputs& out, const LayerBuffers& buffers,
+                  std::vector<LayerCaches>& cross) const {
+    const std::size_t N = in.length, D = c_.hiddenSize, Hd = c_.decoderHeads, dk = D / Hd;
+    const std::size_t B = in.lengths ? in.batch : 1, *const lengths = in.lengths ? in.lengths : &in.length;
+    cross.clear();
+    for (std::size_t s = 0; s < B; ++s) cross.emplace_back(c_.decoderLayers);
+    for (std::size_t l = 0; l < c_.decoderLayers; ++l) {
+      const AttentionBlock& cb = decoder_[l].cross;
+      linear(attention, N, buffers.x, D, *cb.kv, cb.kvBias, buffers.qkv, 2 * D, Epilogue::None);
+      for (std::size_t s = 0, first = 0; s < B; first += lengths[s++]) {
+        cross[s][l].configure(1, Hd, dk, dk, lengths[s]);
+        cross[s][l].append(lengths[s], buffers.qkv + first * 2 * D, 2 * D, buffers.qkv + first * 2 * D + D, 2 * D);
+      }
+      // What each cross-attention head would write from each position (its values through its share of O').
+      if (out.crossValueNorms)
+        head_norms(attention, N, buffers.qkv + D, 2 * D, Hd, 1, dk, *cb.out, buffers.a,
+                   out.crossValueNorms + l * Hd * N);
+    }
+  }
+
+  // The decoder's layers over the N embedded rows of buffers.x: per layer attendSelf(l, qkv, heads) and
+  // attendCross(l, q, heads) run the rows' attention (each caller's sequences: beams, or pairs); then the
+  // output, tied to the shared embedding, plus final_logits_bias. hiddenStates: the embeddings' output, then
+  // each layer's.
+  template <class Self, class Cross>
+  void decoder_layers(Attention& attention, std::size_t N, const Outputs& out, const LayerBuffers& buffers,
+                      const Self& attendSelf, const Cross& attendCross) const {
+    const std::size_t D = c_.hiddenSize, H = c_.decoderHeads;
+    float* const x = buffers.x;
+    // The logit lens: Marian has no final norm, its head is the shared embedding plus final_logits_bias.
+    const auto none = [](float*, std::size_t, float*) {};
+    for (std::size_t l = 0; l < c_.decoderLayers; ++l) {
+      const Layer& b = decoder_[l];
+      keep_hidden(out, l, x, N, D);
+      keep_layer_logits(attention, out, l, x, D, false, none, *shared_, finalBias_);
+      // Causal self-attention.
+      linear(attention, N, x, D, *b.self.q, b.self.qBias, buffers.qkv, 3 * D, Epilogue::None);
+      attendSelf(l, buffers.qkv, buffers.heads);
+      keep_head_outputs(attention, out, l, N, buffers.qkv, {H, H, D / H}, buffers.heads, *b.self.out, buffers.a);
+      residual(attention, N, buffers.heads, b.self, buffers, x);
+      // Cross-attention: every row's query over its encoder's keys and values.
+      linear(attention, N, x, D, *b.cross.q, b.cross.qBias, buffers.qkv, D, Epilogue::None);
+      attendCross(l, buffers.qkv, buffers.heads);
+      if (out.crossHeadOutputNorms)
+        head_norms(attention, N, buffers.heads, D, H, 1, D / H, *b.cross.out, buffers.a,
+                   out.crossHeadOutputNorms + l * H * N);
+      residual(attention, N, buffers.heads, b.cross, buffers, x);
+      // The feed-forward block.
+      feed(attention, N, b.ffn, c_.decoderIntermediateSize, buffers, x);
+    }
+    keep_hidden(out, c_.decoderLayers, x, N, D);
+    keep_layer_logits(attention, out, c_.decoderLayers, x, D, false, none, *shared_, finalBias_);
+    std::copy(x, x + N * D, out.lastHiddenState);
+    if (out.logits) linear(attention, N, x, D, *shared_, finalBias_, out.logits, c_.vocabSize, Epilogue::None);
+  }
 
   // x [L, D] = s·E[ids] + P[first…first+L-1].
   void embed(const std::int32_t* ids, std::size_t L, std::size_t first, float* x) const {

@@ -40,6 +40,10 @@ void Network::decode(Attention&, const Sequence&, std::size_t, const Outputs&, f
                      const LayerCaches&) const {
   throw ArgumentError("model: not an encoder-decoder");
 }
+void Network::forward_pairs(Attention&, const Sequence&, const Sequence&, const Outputs&, const Outputs&,
+                            float*) const {
+  throw ArgumentError("model: not an encoder-decoder");
+}
 
 const char* kind_name(Kind kind) noexcept {
   switch (kind) {

@@ -123,3 +123,14 @@ export function modelsForTests(folders, options = { variant: 'simd' }) {
   afterAll(() => engine?.dispose());
   return models;
 }
+
+/** That `promise` rejects with an argument error: an instance of `type`, code InvalidArgument, a message matching `message`. */
+export async function expectRefused(promise, type, message) {
+  const error = await promise.then(
+    () => null,
+    (e) => e,
+  );
+  expect(error).toBeInstanceOf(type);
+  expect(error.code).toBe('InvalidArgument');
+  expect(error.message).toMatch(message);
+}

@@ -16,20 +16,14 @@ const NOT_BATCHED = {
   returnLayerLogits: 'logit lens',
 };
 
-/** Refuses a batch on a model whose kind runs none (an encoder-decoder's run() takes one input). */
-export function refuseBatch(config) {
-  throw new ArgumentTypeError(
-    `input: an array of inputs (a batch) is run by an encoder or a decoder; this ${config.modelType} is an ${config.kind}, whose ` +
-      'run() takes one input (a string or an object): run the sequences one at a time',
-  );
-}
-
-// Each input read as run() reads one, an error naming its place in the array.
-async function readEach(inner, inputs, truncateTo) {
+/** Each input of a batch read by `read` (as run() reads one), an error naming its place in the array. */
+export async function readEach(inputs, read) {
+  if (inputs.length === 0)
+    throw new ArgumentRangeError('input: expected at least one input in the batch, got an empty array');
   const reads = [];
   for (let i = 0; i < inputs.length; i++) {
     try {
-      reads.push(await readInput(inner, inputs[i], 'run', true, 0, truncateTo));
+      reads.push(await read(inputs[i]));
     } catch (error) {
       if (error instanceof TypeError || error instanceof RangeError)
         error.message = error.message.replace(/^input\b/, `input[${i}]`);
@@ -40,14 +34,34 @@ async function readEach(inner, inputs, truncateTo) {
 }
 
 /**
+ * Sequences of ids padded on the right to the longest with the tokenizer's pad token (0 without one), as
+ * transformers pads with padding=True: ids [B, Lmax], attentionMask [B, Lmax] (1 a token, 0 padding), special
+ * [B, Lmax] (padding counts as special), lengths, Lmax.
+ */
+export function padded(inner, sequences) {
+  const B = sequences.length;
+  const lengths = sequences.map((s) => s.length);
+  const Lmax = Math.max(...lengths);
+  const padId = inner.tokenizer?.specialTokens?.pad?.id ?? 0;
+  const ids = new Int32Array(B * Lmax).fill(padId);
+  const attentionMask = new Uint8Array(B * Lmax);
+  const special = new Uint8Array(B * Lmax).fill(1);
+  sequences.forEach((s, b) => {
+    ids.set(s, b * Lmax);
+    attentionMask.fill(1, b * Lmax, b * Lmax + s.length);
+    s.forEach((id, i) => {
+      special[b * Lmax + i] = inner.specialIds.has(id) ? 1 : 0;
+    });
+  });
+  return { ids, attentionMask, special, lengths, Lmax };
+}
+
+/**
  * run() of an array of inputs on an encoder or a decoder: one engine call; `extra`, the request's fields a task adds.
  * Options mean what they mean for one input, for every sequence alike (headMask, truncation); those of
  * NOT_BATCHED are refused.
  */
 export async function runBatch(inner, inputs, options, extra = {}) {
-  if (inner.config.kind === 'encoder-decoder') refuseBatch(inner.config);
-  if (inputs.length === 0)
-    throw new ArgumentRangeError('input: expected at least one input in the batch, got an empty array');
   let reads;
   const result = await inner.send(async () => {
     const checked = checkRunOptions(options, 'run', inner.config);
@@ -57,7 +71,7 @@ export async function runBatch(inner, inputs, options, extra = {}) {
           `${name}: a batch returns no ${what}; run that sequence alone for them, got ${describe(checked[name])}`,
         );
     const { returnAttention = true, headMask, truncateTo, returnLayerLogits, ...returns } = checked;
-    reads = await readEach(inner, inputs, truncateTo);
+    reads = await readEach(inputs, (input) => readInput(inner, input, 'run', true, 0, truncateTo));
     const lengths = Int32Array.from(reads, (r) => r.inputIds.length);
     const inputIds = new Int32Array(lengths.reduce((a, b) => a + b, 0));
     const typed = reads.some((r) => r.typeIds);
@@ -90,19 +104,16 @@ export async function runBatch(inner, inputs, options, extra = {}) {
  */
 function batchResult(inner, reads, result) {
   const B = reads.length;
-  const lengths = reads.map((r) => r.inputIds.length);
-  const Lmax = Math.max(...lengths);
-  const padId = inner.tokenizer?.specialTokens?.pad?.id ?? 0;
-  const inputIds = new Int32Array(B * Lmax).fill(padId);
-  const attentionMask = new Uint8Array(B * Lmax);
-  const special = new Uint8Array(B * Lmax).fill(1);
-  reads.forEach((r, b) => {
-    inputIds.set(r.inputIds, b * Lmax);
-    attentionMask.fill(1, b * Lmax, b * Lmax + r.inputIds.length);
-    r.inputIds.forEach((id, i) => {
-      special[b * Lmax + i] = inner.specialIds.has(id) ? 1 : 0;
-    });
-  });
+  const {
+    ids: inputIds,
+    attentionMask,
+    special,
+    lengths,
+    Lmax,
+  } = padded(
+    inner,
+    reads.map((r) => r.inputIds),
+  );
   const shapes = { inputIds: [B, Lmax], attentionMask: [B, Lmax] };
   const out = { batchSize: B, lengths, inputIds, attentionMask, special, tokens: reads.map((r) => r.tokens) };
   for (const [name, value] of Object.entries(result)) {

@@ -1,5 +1,5 @@
 // An encoder-decoder's calls (Marian): run(), teacher-forced (the encoder over
-// the input, the decoder over decoderInputIds at once); generate(), the input
+// the input, the decoder over decoderInputIds at once; an array of inputs, encoder-decoder-batch.mjs); generate(), the input
 // encoded once, then the decoder a token at a time, greedy, sampled (seeded) or by beam search,
 // its attention assembled from the steps' rows (bit for bit the
 // teacher-forced run's). No state between calls: prefill, step and
@@ -14,13 +14,13 @@ import { generationSettings } from '../generation/settings.mjs';
 import { greedySearch } from '../generation/greedy.mjs';
 import { beamSearch } from '../generation/beam.mjs';
 import { checkBeamSteps, textDeltas, tokenReporter } from './decoder.mjs';
-import { refuseBatch } from './encoder-batch.mjs';
+import { runPairs } from './encoder-decoder-batch.mjs';
 
 const decoderStart = (inner) =>
   generationSettings(inner.generation.json, inner.generation.file, {}, inner.config.vocabSize).decoderStartTokenId;
 
 function run(inner, input, options) {
-  if (Array.isArray(input)) refuseBatch(inner.config);
+  if (Array.isArray(input)) return runPairs(inner, input, options, decoderStart);
   const opts = checkSeq2SeqRunOptions(options, inner.config);
   return inner.exclusive(async () => {
     const read = await readSeq2Seq(inner, input, 'run', opts.truncateTo);
