@@ -4,7 +4,8 @@
 // time) and tests/pack (npm pack + install) are the slow parts: `npx jest
 // tests/js` leaves both out.
 export default {
-  testEnvironment: 'node',
+  // Node's, with playwright-core loaded outside the suites' sandbox (tests/environment.cjs says why).
+  testEnvironment: '<rootDir>/tests/environment.cjs',
   testMatch: [
     '<rootDir>/tests/js/**/*.test.mjs',
     '<rootDir>/tests/pack/**/*.test.mjs',

@@ -6,9 +6,8 @@
 import { mkdtempSync, rmSync, mkdirSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import { startServer } from '../../web/server.mjs';
-import { CHROMIUM } from './chromium.mjs';
+import { CHROMIUM, chromium } from './chromium.mjs';
 import { setLanguage } from '../../web/lib/i18n.mjs';
 
 /** A server and a browser whose pages speak `locale` (navigator.languages). */
