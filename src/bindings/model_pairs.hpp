@@ -38,13 +38,8 @@ inline val run_pairs(model::Model& m, Attention& attention, const val& request, 
   if (B == 0) throw ArgumentError("input: expected at least one pair in the batch, got none");
   if (T.size() != B)
     (Message() << "decoderLengths: expected " << B << " counts (one for each source), got " << T.size()).raise();
-  std::size_t Ns = 0, Nt = 0, Smax = 0, Tmax = 0;
-  for (std::size_t b = 0; b < B; ++b) {
-    Ns += S[b];
-    Nt += T[b];
-    Smax = std::max(Smax, S[b]);
-    Tmax = std::max(Tmax, T[b]);
-  }
+  const model::PairSizes z = model::pair_sizes(S.data(), T.data(), B);
+  const std::size_t Ns = z.sourceRows, Nt = z.targetRows, Smax = z.longestSource, Tmax = z.longestTarget;
   read_ids(request["inputIds"], sources, Ns, "inputIds");
   read_ids(request["decoderInputIds"], targets, Nt, "decoderInputIds");
   const val masks = request["headMask"];
@@ -57,20 +52,14 @@ inline val run_pairs(model::Model& m, Attention& attention, const val& request, 
   pairMasks.cross = copy_mask(masks["cross"], crossMask, Ld, Hd, "headMask.cross");
   const bool weights = request["returnAttention"].as<bool>(), hidden = request["returnHiddenStates"].as<bool>();
   const bool logits = request["returnLogits"].as<int>() != 0;
-  double selfS = 0, selfT = 0, crossTS = 0;
-  for (std::size_t b = 0; b < B; ++b) {
-    selfS += double(S[b]) * double(S[b]);
-    selfT += double(T[b]) * double(T[b]);
-    crossTS += double(T[b]) * double(S[b]);
-  }
   const auto capped = [](double n) { return std::size_t(std::min(n, double(kMaxElements))); };
   OutputLayout rows;  // what forward_pairs writes
   const auto rEncoder = rows.add("encoderLastHiddenState", {Ns, D});
-  const auto rEncoderAttention = rows.add("encoderAttention", {Le, He, capped(selfS)}, weights);
+  const auto rEncoderAttention = rows.add("encoderAttention", {Le, He, capped(z.sourceSquares)}, weights);
   const auto rEncoderHidden = rows.add("encoderHiddenStates", {Le + 1, Ns, D}, hidden);
   const auto rLast = rows.add("lastHiddenState", {Nt, D});
-  const auto rDecoderAttention = rows.add("decoderAttention", {Ld, Hd, capped(selfT)}, weights);
-  const auto rCross = rows.add("crossAttention", {Ld, Hd, capped(crossTS)}, weights);
+  const auto rDecoderAttention = rows.add("decoderAttention", {Ld, Hd, capped(z.targetSquares)}, weights);
+  const auto rCross = rows.add("crossAttention", {Ld, Hd, capped(z.targetsBySources)}, weights);
   const auto rDecoderHidden = rows.add("decoderHiddenStates", {Ld + 1, Nt, D}, hidden);
   const auto rLogits = rows.add("logits", {Nt, V}, logits);
   OutputLayout result;  // what the caller gets

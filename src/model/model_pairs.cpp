@@ -33,29 +33,26 @@ void Model::forward_pairs(Attention& attention, const std::int32_t* sourceIds, c
     throw ArgumentError("encoderOut: the encoder returns no logits and no cross-attention");
   check_dim(B, "input: pairs of the batch", kMaxElements);
   check_loaded();
-  std::size_t Ns = 0, Nt = 0;
-  double selfS = 0, selfT = 0, crossTS = 0;
   for (std::size_t b = 0; b < B; ++b) {
-    const std::size_t S = sourceLengths[b], T = targetLengths[b];
-    check_length(S);
-    if (T < 1 || T > max_length())
-      (Message() << "decoderInputIds: expected 1 to " << max_length() << " tokens (max_position_embeddings), got " << T)
+    check_length(sourceLengths[b]);
+    if (targetLengths[b] < 1 || targetLengths[b] > max_length())
+      (Message() << "decoderInputIds: expected 1 to " << max_length() << " tokens (max_position_embeddings), got "
+                 << targetLengths[b])
           .raise();
-    Ns += S;
-    Nt += T;
-    selfS += double(S) * double(S);
-    selfT += double(T) * double(T);
-    crossTS += double(T) * double(S);
   }
+  const PairSizes z = pair_sizes(sourceLengths, targetLengths, B);
+  const std::size_t Ns = z.sourceRows, Nt = z.targetRows;
   check_ids(sourceIds, Ns, "inputIds");
   check_ids(targetIds, Nt, "decoderInputIds");
   const std::size_t D = c.hiddenSize;
-  for (const double sum : {selfS, selfT, crossTS})
+  for (const double sum : {z.sourceSquares, z.targetSquares, z.targetsBySources})
     if (sum > double(kMaxElements)) (Message() << "attention: Σ of a batch's rows × keys = ").real(sum).raise();
-  if (encoderOut.attention) checked_product({c.numLayers, c.numHeads, std::size_t(selfS)}, "encoderAttention");
-  if (decoderOut.attention) checked_product({c.decoderLayers, c.decoderHeads, std::size_t(selfT)}, "decoderAttention");
+  if (encoderOut.attention)
+    checked_product({c.numLayers, c.numHeads, std::size_t(z.sourceSquares)}, "encoderAttention");
+  if (decoderOut.attention)
+    checked_product({c.decoderLayers, c.decoderHeads, std::size_t(z.targetSquares)}, "decoderAttention");
   if (decoderOut.crossAttention)
-    checked_product({c.decoderLayers, c.decoderHeads, std::size_t(crossTS)}, "crossAttention");
+    checked_product({c.decoderLayers, c.decoderHeads, std::size_t(z.targetsBySources)}, "crossAttention");
   if (encoderOut.hiddenStates) checked_product({c.numLayers + 1, Ns, D}, "encoderHiddenStates");
   if (decoderOut.hiddenStates) checked_product({c.decoderLayers + 1, Nt, D}, "decoderHiddenStates");
   if (decoderOut.logits) checked_product({Nt, c.vocabSize}, "logits");

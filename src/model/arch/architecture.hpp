@@ -89,6 +89,28 @@ struct Sequence {
   }
 };
 
+// The sizes of a batch of B pairs, source b of sources[b] tokens and target b of targets[b] (Model::forward_pairs):
+// each side's rows and longest sequence, and the Σ over the pairs of each attention's rows × keys (in double: a
+// sum a caller checks against kMaxElements before it sizes anything by it).
+struct PairSizes {
+  std::size_t sourceRows = 0, targetRows = 0, longestSource = 0, longestTarget = 0;
+  double sourceSquares = 0, targetSquares = 0, targetsBySources = 0;
+};
+inline PairSizes pair_sizes(const std::size_t* sources, const std::size_t* targets, std::size_t B) noexcept {
+  PairSizes z;
+  for (std::size_t b = 0; b < B; ++b) {
+    const std::size_t S = sources[b], T = targets[b];
+    z.sourceRows += S;
+    z.targetRows += T;
+    z.longestSource = S > z.longestSource ? S : z.longestSource;
+    z.longestTarget = T > z.longestTarget ? T : z.longestTarget;
+    z.sourceSquares += double(S) * double(S);
+    z.targetSquares += double(T) * double(T);
+    z.targetsBySources += double(T) * double(S);
+  }
+  return z;
+}
+
 // The rows of the L of a call that get logits (Outputs::logitRows), and the first of them.
 inline std::size_t logit_rows(const Outputs& out, std::size_t L) noexcept {
   return out.logitRows && out.logitRows < L ? out.logitRows : L;

@@ -216,11 +216,9 @@ class Marian final : public Network {
     for (std::size_t s = 0, first = 0; s < B; first += targets.lengths[s++])
       embed(targets.ids + first, targets.lengths[s], 0, buffers.x + first * D);
     const std::size_t *const T = targets.lengths, *const S = sources.lengths;
-    std::size_t selfFloats = 0, crossFloats = 0;  // one layer's weights, every pair's
-    for (std::size_t s = 0; s < B; ++s) {
-      selfFloats += H * T[s] * T[s];
-      crossFloats += H * T[s] * S[s];
-    }
+    // One layer's weights, every pair's (Model::forward_pairs checked the sums).
+    const PairSizes z = pair_sizes(S, T, B);
+    const std::size_t selfFloats = H * std::size_t(z.targetSquares), crossFloats = H * std::size_t(z.targetsBySources);
     const auto attendSelf = [&](std::size_t l, const float* qkv, float* heads) {
       float* weights = decoderOut.attention ? decoderOut.attention + l * selfFloats : nullptr;
       for (std::size_t s = 0, first = 0; s < B; first += T[s++]) {

@@ -16,6 +16,22 @@ const NOT_BATCHED = {
   returnLayerLogits: 'logit lens',
 };
 
+/** Refuses, by name, an option whose output a batch does not return (NOT_BATCHED); `one`: 'sequence' or 'pair'. */
+export function refuseUnbatched(checked, one) {
+  for (const [name, what] of Object.entries(NOT_BATCHED))
+    if (checked[name] !== undefined && checked[name] !== false)
+      throw new ArgumentTypeError(
+        `${name}: a batch returns no ${what}; run that ${one} alone for them, got ${describe(checked[name])}`,
+      );
+}
+
+/** Int32Arrays one after another in one (a batch's sequences, as the engine takes them). */
+export function joined(lists) {
+  const all = new Int32Array(lists.reduce((n, list) => n + list.length, 0));
+  lists.reduce((at, list) => (all.set(list, at), at + list.length), 0);
+  return all;
+}
+
 /** Each input of a batch read by `read` (as run() reads one), an error naming its place in the array. */
 export async function readEach(inputs, read) {
   if (inputs.length === 0)
@@ -65,23 +81,15 @@ export async function runBatch(inner, inputs, options, extra = {}) {
   let reads;
   const result = await inner.send(async () => {
     const checked = checkRunOptions(options, 'run', inner.config);
-    for (const [name, what] of Object.entries(NOT_BATCHED))
-      if (checked[name] !== undefined && checked[name] !== false)
-        throw new ArgumentTypeError(
-          `${name}: a batch returns no ${what}; run that sequence alone for them, got ${describe(checked[name])}`,
-        );
+    refuseUnbatched(checked, 'sequence');
     const { returnAttention = true, headMask, truncateTo, returnLayerLogits, ...returns } = checked;
     reads = await readEach(inputs, (input) => readInput(inner, input, 'run', true, 0, truncateTo));
     const lengths = Int32Array.from(reads, (r) => r.inputIds.length);
-    const inputIds = new Int32Array(lengths.reduce((a, b) => a + b, 0));
-    const typed = reads.some((r) => r.typeIds);
-    const tokenTypeIds = typed ? new Int32Array(inputIds.length) : null;
-    let at = 0;
-    for (const r of reads) {
-      inputIds.set(r.inputIds, at);
-      if (r.typeIds) tokenTypeIds.set(r.typeIds, at);
-      at += r.inputIds.length;
-    }
+    const inputIds = joined(reads.map((r) => r.inputIds));
+    // Token types where an input has them, 0 for the others' tokens.
+    const tokenTypeIds = reads.some((r) => r.typeIds)
+      ? joined(reads.map((r) => r.typeIds ?? new Int32Array(r.inputIds.length)))
+      : null;
     const [group] = inner.architecture.attentionGroups;
     return {
       call: 'run',

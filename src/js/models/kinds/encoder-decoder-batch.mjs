@@ -4,14 +4,9 @@
 // own sequence (the cross-attention over its own source), so that each pair's rows are bit for bit its own
 // run()'s. The results come back as transformers returns a batch of padding=True: each side padded on the right
 // to its longest, with an attentionMask and a decoderAttentionMask (1 a token, 0 padding) and each array's shape.
-import { describe } from '../../checks.mjs';
-import { ArgumentTypeError } from '../../errors.mjs';
 import { checkSeq2SeqRunOptions } from '../model-options.mjs';
 import { readSeq2Seq } from '../model-input.mjs';
-import { padded, readEach } from './encoder-batch.mjs';
-
-// What a batch of pairs does not return (each pair's run() does), refused by name.
-const NOT_BATCHED = { returnHeadOutputs: 'what each head writes', returnLayerLogits: 'logit lens' };
+import { joined, padded, readEach, refuseUnbatched } from './encoder-batch.mjs';
 
 // The engine's arrays, each the result's field of the same name; attentions groups three of them.
 const ATTENTION = { encoder: 'encoderAttention', decoder: 'decoderAttention', cross: 'crossAttention' };
@@ -22,20 +17,11 @@ const ATTENTION = { encoder: 'encoderAttention', decoder: 'decoderAttention', cr
  */
 export function runPairs(inner, inputs, options, decoderStart) {
   const opts = checkSeq2SeqRunOptions(options, inner.config);
-  for (const [name, what] of Object.entries(NOT_BATCHED))
-    if (opts[name] !== undefined && opts[name] !== false)
-      throw new ArgumentTypeError(
-        `${name}: a batch returns no ${what}; run that pair alone for them, got ${describe(opts[name])}`,
-      );
+  refuseUnbatched(opts, 'pair');
   const { returnAttention = true, returnHiddenStates = false, returnLogits = false, headMask, truncateTo } = opts;
   return inner.exclusive(async () => {
     const reads = await readEach(inputs, (input) => readSeq2Seq(inner, input, 'run', truncateTo));
     const decoderIds = reads.map((r) => r.decoderInputIds ?? Int32Array.of(decoderStart(inner)));
-    const joined = (lists) => {
-      const all = new Int32Array(lists.reduce((n, l) => n + l.length, 0));
-      lists.reduce((at, l) => (all.set(l, at), at + l.length), 0);
-      return all;
-    };
     const result = await inner.send(() => ({
       call: 'run',
       inputIds: joined(reads.map((r) => r.inputIds)),
