@@ -91,6 +91,18 @@ install() {
   # No translations; and no refusal of a Release file past its Valid-Until, as
   # on the host (the archive reached here may be a frozen copy).
   printf 'Acquire::Languages "none";\nAcquire::Check-Valid-Until "false";\n' >"$root/etc/apt/apt.conf.d/90mha"
+  # What the builds never read is not written: Emscripten's prebuilt LTO and PIC system libraries (1.2 of the
+  # package's 1.6 GB; no build here links with -flto or -fPIC), documentation and translations; and
+  # no fsync after every file (only a crash of the machine during the install could leave a file unwritten: then
+  # remove .deps/trixie-root and run the set-up again).
+  # The install took 82 s and wrote 2.5 GB alone here; with the native builds beside it (scripts/setup.sh),
+  # the disk's contention slowed both.
+  printf '%s\n' force-unsafe-io \
+    'path-exclude=/usr/share/emscripten/cache/sysroot/lib/wasm32-emscripten/lto/*' \
+    'path-exclude=/usr/share/emscripten/cache/sysroot/lib/wasm32-emscripten/lto-pic/*' \
+    'path-exclude=/usr/share/emscripten/cache/sysroot/lib/wasm32-emscripten/pic/*' \
+    'path-exclude=/usr/share/doc/*' 'path-exclude=/usr/share/locale/*' \
+    >"$root/etc/dpkg/dpkg.cfg.d/90mha"
   echo "mha-wasm setup: apt-get install $packages (trixie chroot)"
   unshare -m --propagation private bash -c "$(declare -f in_root); root='$root'
     mount -t proc proc \"\$root/proc\"

@@ -144,14 +144,21 @@ trap 'npm_ready >/dev/null 2>&1 || true; browser_ready >/dev/null 2>&1 || true; 
 
 if [ "${1:-}" != "--no-build" ]; then
   # While the chroot is made: the native trees `npm test` runs (the sanitizers' and the fuzzers'; the plain one
-  # where they cannot link), then, with the chroot's Emscripten, the wasm builds.
-  (source scripts/configure.sh && source scripts/native-builds.sh && build_test_trees)
-  echo "mha-wasm setup: the native test trees built at $SECONDS s"
+  # where they cannot link), in the background; with the chroot's Emscripten, the wasm builds beside them as soon
+  # as it is ready. The native compiles alone leave a core idle while debootstrap waits on the disk, and the two
+  # builds side by side keep both busy (four compilers on two cores).
+  native_log=$(mktemp)
+  (source scripts/configure.sh && source scripts/native-builds.sh && build_test_trees &&
+    echo "mha-wasm setup: the native test trees built at $SECONDS s") >"$native_log" 2>&1 &
+  native_pid=$!
+  native_ready() { job_done native_pid native_log; }
+  trap 'native_ready >/dev/null 2>&1 || true; npm_ready >/dev/null 2>&1 || true; browser_ready >/dev/null 2>&1 || true; chroot_ready >/dev/null 2>&1 || true' EXIT
   npm_ready
   chroot_ready
   echo "mha-wasm setup: npm and the chroot ready at $SECONDS s"
   MHA_SKIP_NATIVE=1 bash scripts/build.sh
   echo "mha-wasm setup: the wasm builds made at $SECONDS s"
+  native_ready
 else
   npm_ready
   chroot_ready
