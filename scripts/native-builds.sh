@@ -1,7 +1,7 @@
 # Sourced by scripts/setup.sh and scripts/test.sh (not run on its own): the
 # native trees the tests run, one place for how each is configured and built.
-#   build/asan  the core and its tests under AddressSanitizer + UBSan (g++ 12's
-#               runtimes): what `npm test` runs CTest on;
+#   build/asan  the core and its tests under AddressSanitizer + UBSan, built by
+#               clang 14 (g++ where clang cannot link them): what `npm test` runs CTest on;
 #   build/fuzz  the libFuzzer targets (clang 14), under both sanitizers;
 #   build/native  the plain Release tree (`npm run build`; scripts/build.sh), which
 #               `npm test` runs only where the sanitizers cannot be used.
@@ -22,20 +22,39 @@ links() {
   return $ok
 }
 
-sanitizer_cxx=${CXX:-c++}
 fuzz_cxx=$(command -v clang++-14 || command -v clang++ || true)
 fuzz_probe='#include <cstdint>
 #include <cstddef>
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }'
+sanitizer_probe='int main() { return 0; }'
 
-# Whether g++ links the sanitizers' runtimes; whether clang links libFuzzer with them.
-sanitizers_link() { links "$sanitizer_cxx" "-fsanitize=address,undefined" 'int main() { return 0; }'; }
+# The sanitizers' tree's compiler: $CXX if set, else clang 14 (the fuzzers') where it links the sanitizers'
+# runtimes, else g++. clang 14 builds that tree in two thirds of g++ 12's time here (147 s of CPU against 221)
+# and its tests run in 19 s against 30.
+sanitizer_cxx=${CXX:-}
+sanitizer_compiler() {
+  if [ -z "$sanitizer_cxx" ]; then
+    if [ -n "$fuzz_cxx" ] && links "$fuzz_cxx" "-fsanitize=address,undefined" "$sanitizer_probe"; then
+      sanitizer_cxx=$fuzz_cxx
+    else
+      sanitizer_cxx=$(command -v c++ || echo c++)
+    fi
+  fi
+  echo "$sanitizer_cxx"
+}
+
+# Whether that compiler links the sanitizers' runtimes; whether clang links libFuzzer with them.
+sanitizers_link() {
+  sanitizer_cxx=$(sanitizer_compiler)
+  links "$sanitizer_cxx" "-fsanitize=address,undefined" "$sanitizer_probe"
+}
 fuzzers_link() { [ -n "$fuzz_cxx" ] && links "$fuzz_cxx" "-fsanitize=fuzzer,address,undefined" "$fuzz_probe"; }
 
 build_sanitized() {
   # -O1 -g1 (line tables: ASan's and UBSan's reports keep file and line) compiles in half the time of
   # RelWithDebInfo's -O2 -g (kernels_quant.cpp: 15 s against 29 here).
-  configure build/asan cmake -S . -DMHA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  configure build/asan cmake -S . -DCMAKE_CXX_COMPILER="$(sanitizer_compiler)" -DMHA_SANITIZE=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" "$(xsimd_define)"
   cmake --build build/asan -j "$native_jobs"
 }

@@ -59,10 +59,11 @@ need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
 # Native tests of the core (CTest): GoogleTest, and nlohmann-json to read the fixtures.
-# The fuzz targets (tests/fuzz) are built with Debian 12's clang 14
-# and link libFuzzer and the sanitizer runtimes from libclang-rt-14-dev; the
-# sanitizer build of the core (build/asan) uses g++ 12's, libasan8 and libubsan1
-# (g++ pulls them in; named here so that a missing one is installed). Under CI
+# The fuzz targets (tests/fuzz) and the sanitizer build of the core (build/asan)
+# are built with Debian 12's clang 14 and link libFuzzer and the sanitizer
+# runtimes from libclang-rt-14-dev; where clang cannot, the sanitizer build uses
+# g++ 12's, libasan8 and libubsan1 (g++ pulls them in; named here so that a
+# missing one is installed; scripts/native-builds.sh chooses). Under CI
 # scripts/test.sh fails without them instead of skipping.
 for pkg in libgtest-dev nlohmann-json3-dev clang-14 libclang-rt-14-dev libasan8 libubsan1; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")

@@ -127,7 +127,7 @@ TEST_P(HeadOutputs, AreWhatTransformersModulesWrite) {
       const std::string prefix = seq2seq ? group : "";
       const auto field = [&](const char* what) {
         std::string f = prefix + what;
-        if (seq2seq) f[group.size()] = char(std::toupper(f[group.size()]));
+        if (seq2seq) f[prefix.size()] = char(std::toupper(f[prefix.size()]));
         return f;
       };
       expect_close(norms.values, c[field("valueNorms")], tol["hiddenAbs"], tol["hiddenRel"], name + " " + group);
