@@ -1,6 +1,6 @@
 // What the native model tests share: the fixture folders of tests/fixtures/models read with the test's own
-// readers (config.json through the model's ConfigSource, safetensors files tensor by tensor), and the
-// comparison with a float64 reference.
+// readers (config.json through the model's ConfigSource, safetensors files tensor by tensor), the
+// comparison with a float64 reference, a forward's outputs (run) and a model of random weights.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -21,9 +22,11 @@
 
 namespace model_fixtures {
 
+using mha::Attention;
 using mha::DType;
 using mha::model::Config;
 using mha::model::Model;
+using mha::model::Outputs;
 using nlohmann::json;
 
 inline const std::string kModels = std::string(MHA_FIXTURES_DIR) + "/models/";
@@ -122,6 +125,49 @@ inline void expect_close(const std::vector<float>& got, const json& want, double
     if (!(std::abs(got[i] - w) <= abs + rel * std::abs(w)) && bad++ < 5)
       ADD_FAILURE() << what << "[" << i << "]: got " << got[i] << ", want " << w;
   }
+}
+
+// A forward of `ids` (token types where the architecture has them): the last layer's hidden states, every
+// attention weight and every hidden state.
+struct Result {
+  std::vector<float> last, attention, hidden;
+};
+
+inline Result run(Model& model, Attention& attention, const std::vector<std::int32_t>& ids,
+                  const std::vector<std::int32_t>& types) {
+  const Config& c = model.config();
+  const std::size_t L = ids.size();
+  Result r;
+  r.last.resize(L * c.hiddenSize);
+  r.attention.resize(c.numLayers * c.numHeads * L * L);
+  r.hidden.resize((c.numLayers + 1) * L * c.hiddenSize);
+  model.forward(attention, ids.data(), types.empty() ? nullptr : types.data(), L,
+                Outputs{r.last.data(), r.attention.data(), r.hidden.data()});
+  return r;
+}
+
+// A model of random weights large enough that every product and the attention run on the pool.
+inline Model random_model(const char* modelType, std::uint32_t seed) {
+  Config c;
+  c.architecture = mha::model::find_architecture(modelType);
+  c.modelType = modelType;
+  c.numLayers = 2;
+  c.numHeads = 4;
+  c.hiddenSize = 64;
+  c.intermediateSize = 200;  // not a multiple of the panels or the column blocks
+  c.vocabSize = 50;
+  c.maxPositions = 300;
+  c.typeVocabSize = c.architecture->tokenTypes ? 2 : 1;
+  c.activation = c.architecture->causal ? mha::model::Activation::GeluTanh : mha::model::Activation::GeluErf;
+  Model m(c);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 0.2f);
+  for (std::size_t t = 0; t < m.tensors().size(); ++t) {
+    std::vector<float> values(m.tensors()[t].elements);
+    for (float& v : values) v = normal(rng);
+    m.write(t, DType::F32, 0, values.size(), reinterpret_cast<const unsigned char*>(values.data()));
+  }
+  return m;
 }
 
 // [layers][heads] of 0/1 as the model takes it, layer after layer.
