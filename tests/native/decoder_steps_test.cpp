@@ -13,12 +13,7 @@
 
 namespace {
 
-using mha::Attention;
-using mha::DType;
-using mha::model::Config;
-using mha::model::Model;
-using mha::model::Outputs;
-using namespace model_fixtures;
+using namespace model_fixtures;  // Attention, DType, Config, Model, Outputs, json and the readers
 
 // An encoder-decoder's decode of `beams` copies of one decoder input, each beam with its own decoder and
 // cross-attention head masks (Model::decode's headMaskStride; the self mask of beam 0 all ones, beam 2's cross

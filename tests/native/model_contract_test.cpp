@@ -13,12 +13,7 @@
 
 namespace {
 
-using mha::Attention;
-using mha::DType;
-using mha::model::Config;
-using mha::model::Model;
-using mha::model::Outputs;
-using namespace model_fixtures;
+using namespace model_fixtures;  // Attention, DType, Config, Model, Outputs, json and the readers
 
 // Weights held in 16 bits: a bfloat16 checkpoint held as bfloat16 gives the
 // float32 model's results bit for bit (widening is exact, and the kernels

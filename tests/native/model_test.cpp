@@ -23,12 +23,7 @@
 
 namespace {
 
-using mha::Attention;
-using mha::DType;
-using mha::model::Config;
-using mha::model::Model;
-using mha::model::Outputs;
-using namespace model_fixtures;
+using namespace model_fixtures;  // Attention, DType, Config, Model, Outputs, json and the readers
 
 class Checkpoint : public ::testing::TestWithParam<std::string> {};
 
