@@ -77,9 +77,16 @@ async function llamaPath(file, promptIds) {
     ).json();
     return r.completion_probabilities.map((s) => s.top_logprobs.map((x) => [x.id, x.logprob]));
   } finally {
-    // The server alone: the chroot script then unmounts what it mounted and exits.
-    execFileSync('pkill', ['-f', `llama-server -m ${file}`], { stdio: 'ignore' });
-    await new Promise((resolve) => server.once('exit', resolve));
+    // The server alone (nothing to stop if it never started): the chroot script then unmounts what it mounted.
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      try {
+        execFileSync('pkill', ['-f', `llama-server -m ${file}`], { stdio: 'ignore' });
+      } catch {
+        // pkill finds no such process when the server has just exited
+      }
+      await exited;
+    }
   }
 }
 
