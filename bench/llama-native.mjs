@@ -32,8 +32,16 @@ const CHROOT_SCRIPT = new URL('../tests/tools/make-hf-chroot.sh', import.meta.ur
 const PORT = 18_080;
 mkdirSync(dir, { recursive: true });
 
-const inChroot = (args, options) =>
-  spawn('bash', [CHROOT_SCRIPT, '--run', chroot, '--bind', dir, '--', ...args], { stdio: 'ignore', ...options });
+/** The chroot script's arguments that run `args` in the chroot with `binds` (and the files' folder) mounted. */
+const inChrootArgs = (args, binds = []) => [
+  CHROOT_SCRIPT,
+  '--run',
+  chroot,
+  ...[dir, ...binds].flatMap((b) => ['--bind', b]),
+  '--',
+  ...args,
+];
+const inChroot = (args) => spawn('bash', inChrootArgs(args), { stdio: 'ignore' });
 
 /** mha-wasm's greedy path: each step's top 5 [id, logit]. */
 async function mhaPath(file, promptIds) {
@@ -109,6 +117,8 @@ function compare(a, b) {
 }
 
 const fmt = (x) => (x == null ? '–' : x.toFixed(4));
+/** A step's first three [id, value], rounded, as text. */
+const top3 = (step) => JSON.stringify(step.slice(0, 3).map(([i, v]) => [i, +v.toFixed(4)]));
 for (const type of types) {
   const file = path.join(dir, `${shape.name}-${type}.gguf`);
   const { promptIds } = writeQwenGguf(file, type, { shape });
@@ -118,7 +128,7 @@ for (const type of types) {
   const margin = (step) => step && step[0][1] - step[1][1];
   let line = `${shape.name} ${type}: greedy ids equal for ${c.agree} of ${c.of} new tokens; top-1 − top-k gaps differ by median ${fmt(c.gapMedian)}, max ${fmt(c.gapMax)}`;
   if (c.part)
-    line += `; parting at new token ${c.agree + 1}: mha-wasm ${JSON.stringify(c.part.a.map(([i, v]) => [i, +v.toFixed(4)]))} (margin ${fmt(margin(c.part.a))}), llama.cpp ${JSON.stringify(c.part.b.map(([i, v]) => [i, +v.toFixed(4)]))} (margin ${fmt(margin(c.part.b))})`;
+    line += `; parting at new token ${c.agree + 1}: mha-wasm ${top3(c.part.a)} (margin ${fmt(margin(c.part.a))}), llama.cpp ${top3(c.part.b)} (margin ${fmt(margin(c.part.b))})`;
   if (process.argv.includes('--transformers')) {
     const pathFile = path.join(dir, `${type}.path.json`);
     const outFile = path.join(dir, `${type}.transformers.json`);
@@ -126,23 +136,10 @@ for (const type of types) {
     const script = new URL('../tests/tools/gguf_top_logits.py', import.meta.url).pathname;
     execFileSync(
       'bash',
-      [
-        CHROOT_SCRIPT,
-        '--run',
-        chroot,
-        '--bind',
-        dir,
-        '--bind',
-        path.dirname(script),
-        '--',
-        'python3',
-        script,
-        dir,
-        path.basename(file),
-        pathFile,
-        outFile,
-      ],
-      { stdio: 'ignore' },
+      inChrootArgs(['python3', script, dir, path.basename(file), pathFile, outFile], [path.dirname(script)]),
+      {
+        stdio: 'ignore',
+      },
     );
     const hf = JSON.parse(readFileSync(outFile, 'utf8')).steps;
     let worst = 0;
@@ -154,8 +151,7 @@ for (const type of types) {
     );
     const ids = hf.filter((step, i) => step[0][0] === mha[i][0][0]).length;
     line += `; transformers' dequantized model along mha-wasm's path: the same top-1 at ${ids} of ${hf.length} steps, top-5 logits within ${worst.toExponential(1)}`;
-    if (c.part)
-      line += `, its top-3 where the engines part ${JSON.stringify(hf[c.agree].slice(0, 3).map(([i, v]) => [i, +v.toFixed(4)]))}`;
+    if (c.part) line += `, its top-3 where the engines part ${top3(hf[c.agree])}`;
   }
   console.log(line);
   if (!process.argv.includes('--keep')) rmSync(file, { force: true });
