@@ -232,6 +232,8 @@ export async function loadEngine(opts, family, buildUrls, { createTrainer, model
         "loadModel: 'mha-wasm' loads only the attention builds; for models, " +
           "import { createAttention } from 'mha-wasm/model' (the same engine, with loadModel)",
       );
+    // The loader's modules (model-entry.mjs imports them when first needed) load beside the model build.
+    models.prefetch?.().catch(() => {});
     return loadEngine({ ...opts, variant, threads: started, wasmBinary: undefined }, 'model', models.urls, { models });
   };
   // Located when a model's tokenizer first needs its worker (an app that loads no model never asks).

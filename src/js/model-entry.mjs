@@ -3,25 +3,41 @@
 // Transformer models (dist/mha-model-*) when the first model is loaded. Those
 // builds' URLs (model-files.mjs), the models' loader (models/) and the
 // tokenizers' worker are only in this module's graph, so a bundle carries
-// them only when the app imports this entry, and a page downloads them only
-// when it loads a model. In Node, 'mha-wasm/model' is node.mjs, whose
-// engines load models from either entry.
+// them only when the app imports this entry. The loader's modules (the
+// formats, the tokenizers, the model kinds, generation: about fifty) are
+// imported when the first model is loaded (beside the model build's start)
+// or pipeline() is first called, so a page that creates an engine downloads
+// and compiles them only when it loads a model; a bundler puts them in a
+// chunk of their own. In Node, 'mha-wasm/model' is node.mjs, whose engines
+// load models from either entry.
 import { checkOptions } from './engine.mjs';
 import { inferenceUrls } from './files.mjs';
 import { TOKENIZER_WORKER, modelUrls, tokenizerWorkerUrl } from './model-files.mjs';
-import { loadModel } from './models/load.mjs';
 import { listModelFiles, openNamed } from './models/sources/hub-browser.mjs';
-import { boundedTokenizerHost } from './models/tokenizers/bounded-host.mjs';
 import { loadEngine, refuseTraining } from './browser.mjs';
-import { pipelineOf } from './models/tasks/pipeline.mjs';
 
 export { listModelFiles };
 export { parseModelName } from './models/sources/repo-files.mjs';
 export { pickModelFiles } from './models/checkpoint-files.mjs';
 export { DEFAULT_ENDPOINT as DEFAULT_HUB_ENDPOINT } from './models/sources/hub-options.mjs';
 
+// The loader, imported once, when first needed (import() itself loads a module once; a failed import is
+// tried again on the next call).
+let loader;
+const loaderModules = () =>
+  (loader ??= Promise.all([import('./models/load.mjs'), import('./models/tokenizers/bounded-host.mjs')]).catch(
+    (error) => {
+      loader = undefined;
+      throw error;
+    },
+  ));
+const loadModel = async (...args) => (await loaderModules())[0].loadModel(...args);
 // A checkpoint's tokenizer runs in a Web Worker of its own (dist/mha-model-tokenizer.js), bounded in time.
-const tokenizer = { fileName: TOKENIZER_WORKER, url: tokenizerWorkerUrl, host: boundedTokenizerHost };
+const tokenizer = {
+  fileName: TOKENIZER_WORKER,
+  url: tokenizerWorkerUrl,
+  host: async (...args) => (await loaderModules())[1].boundedTokenizerHost(...args),
+};
 
 /**
  * Loads the wasm engine into a dedicated Worker, as createAttention of
@@ -30,8 +46,13 @@ const tokenizer = { fileName: TOKENIZER_WORKER, url: tokenizerWorkerUrl, host: b
 export async function createAttention(options) {
   const opts = checkOptions(options);
   refuseTraining(opts, 'mha-wasm/model');
-  return loadEngine(opts, 'inference', inferenceUrls, { models: { urls: modelUrls, loadModel, openNamed, tokenizer } });
+  return loadEngine(opts, 'inference', inferenceUrls, {
+    models: { urls: modelUrls, loadModel, openNamed, tokenizer, prefetch: loaderModules },
+  });
 }
 
 /** pipeline(task, source, options): transformers.js' tasks over a model loaded into a new engine (or options.engine). */
-export const pipeline = pipelineOf(createAttention);
+export async function pipeline(...args) {
+  const { pipelineOf } = await import('./models/tasks/pipeline.mjs');
+  return pipelineOf(createAttention)(...args);
+}

@@ -5,7 +5,8 @@
 // asks only whether main moved (one HEAD; the Cache API); offline: true loads from the cache alone;
 // a gated model asks for a token and loads with one (never sent to the CDN);
 // a download cut off goes on with Range from its last whole part; a Hub the
-// CSP does not list is refused by the browser, with a message that says so.
+// CSP does not list is refused by the browser, with a message that says so;
+// the page's engine fetches the models' loader modules only once a model loads.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -142,5 +143,45 @@ test("a Hub the page's CSP does not list is refused by the browser, and the mess
     expect(other.requests).toEqual([]);
   } finally {
     await other.stop();
+  }
+}, 60_000);
+
+test("the page's engine downloads the models' loader only when a model is loaded (model-entry.mjs)", async () => {
+  const { page: fresh } = await openPage(env);
+  try {
+    // The library's modules the page has fetched: its engine is ready, its first run drawn.
+    const fetched = () =>
+      fresh.evaluate(() =>
+        performance
+          .getEntriesByType('resource')
+          .map((e) => new URL(e.name).pathname)
+          .filter((p) => p.startsWith('/src/js/models/')),
+      );
+    const before = await fetched();
+    expect(before.length).toBeGreaterThan(0); // the Hub's sources: listModelFiles and parseModelName are the entry's
+    expect(
+      before.filter((p) =>
+        /\/models\/(load|transformer-model)\.mjs$|\/(formats|tokenizers|kinds|generation)\//.test(p),
+      ),
+    ).toEqual([]);
+    const result = await fresh.evaluate(
+      async ({ name, endpoint, text }) => {
+        const { createAttention } = await import('/src/js/model-entry.mjs');
+        const engine = await createAttention({ variant: 'simd' });
+        try {
+          const model = await engine.loadModel(name, { endpoint });
+          return { inputIds: Array.from((await model.run(text)).inputIds) };
+        } finally {
+          engine.dispose();
+        }
+      },
+      { name: ROBERTA, endpoint: hub.url, text: reference.cases[0].input },
+    );
+    expect(result.inputIds).toEqual(reference.cases[0].inputIds);
+    expect(await fetched()).toEqual(
+      expect.arrayContaining(['/src/js/models/load.mjs', '/src/js/models/tokenizers/bounded-host.mjs']),
+    );
+  } finally {
+    await fresh.close();
   }
 }, 60_000);
