@@ -5,7 +5,8 @@
 // bitwise reproducible per build: the page and Node both run page-builds.mjs's build);
 // the default experiment, pressed as it comes, ends with the evidence chart,
 // its sentences, the collapsed runs and the bridge's heads all exactly Node's
-// run of the same code, and says how long it took; Stop stops; nothing
+// run of the same code, and says how long it took (and the claims its text makes follow
+// from Node's run: tests/web/helpers/default-claims.mjs); Stop stops; nothing
 // overflows at 390 px; no console problems. Screenshots of the section and of
 // the evidence chart (both languages) go to test-output/.
 import { mkdirSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { setLanguage } from '../../web/lib/i18n.mjs';
 import { launchWithServer, openPage } from './chromium.mjs';
 import { trainSectionReady } from './page-helpers.mjs';
 import { PAGE_BUILD, pageEngineOptions } from './page-builds.mjs';
+import { expectDefaultClaims } from '../web/helpers/default-claims.mjs';
 
 let browser, url, engine;
 
@@ -342,6 +344,9 @@ test('the default experiment: the evidence chart, its sentences, the collapsed r
   );
 
   const want = await nodeRun;
+  // The claims the page writes from this experiment, counted again from Node's runs (the Node-only half of
+  // this check: tests/web/train-evidence.test.mjs).
+  expectDefaultClaims(want, data);
   const summary = summarize(want);
   // Every dot is one run's final accuracy, exactly; the median lines are the medians; the sentence is Node's.
   const dots = await page.$$eval('.train-evidence circle.dot', (c) =>

@@ -101,15 +101,17 @@ test('16 threads on a 2-core machine still give the one-thread result', async ()
   }
 });
 
-test('100 engines created and disposed in a row: no hang, each one right', async () => {
+// On Node's default engine; hardening-memory.test.mjs creates and disposes 100 threaded engines (2 and 4
+// threads) in a process of its own, where it also sees that no thread and no memory is left.
+test('10 engines created and disposed in a row: no hang, each one right, refused once disposed', async () => {
   const { args, want, tolerance } = loadFixture('tiny_self');
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 10; i++) {
     const engine = await createAttention({ threads: 2 });
     const { output } = await engine.multiHeadAttention(args);
     engine.dispose();
     engine.dispose(); // idempotent
     await expect(engine.multiHeadAttention(args)).rejects.toThrow(/disposed/);
-    if (i % 25 === 0) expectClose(output, want.output, tolerance, `engine ${i}`);
+    expectClose(output, want.output, tolerance, `engine ${i}`);
   }
 }, 60_000);
 
