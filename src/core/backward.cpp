@@ -268,8 +268,7 @@ void AttentionBackward::compute(const Dims& d, const Inputs& given, const Gradie
   run(pool, parallel, kern, products, sums);
 }
 
-#if MHA_WITH_TRAINER
-// One instantiation of compute() per build: here, the function-pointer one.
+// One instantiation of compute(): the function-pointer one.
 void AttentionBackward::backward(const Dims& d, const Inputs& in, GradientOf gradientOf, void* context,
                                  const Gradients& g) {
   const auto source = [&](const float* output) { return gradientOf(context, output); };
@@ -281,13 +280,6 @@ void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* d
   const auto given = [](void* context, const float*) -> const float* { return static_cast<const float*>(context); };
   backward(d, in, given, const_cast<float*>(dY), g);
 }
-#else
-void AttentionBackward::backward(const Dims& d, const Inputs& in, const float* dY, const Gradients& g) {
-  if (!dY) throw ArgumentError("multi_head_attention_backward: gradOutput is required");
-  const auto source = [dY](const float*) { return dY; };
-  compute(d, in, source, g);
-}
-#endif
 
 void multi_head_attention_backward(const Dims& dims, const Inputs& in, const float* gradOutput, const Gradients& grads,
                                    const Kernels& kernels) {

@@ -58,16 +58,15 @@ class AttentionBackward {
   // with the raw (unpacked) weights.
   void backward(const Dims& dims, const Inputs& in, const float* gradOutput, const Gradients& grads);
 
-#if MHA_WITH_TRAINER
   // For a caller whose gradOutput depends on the output (training: the loss
   // is computed from it): the forward runs once, here, and gradientOf(context,
   // output) is called with its output [batch, seqLenQ, dModel] (valid during
   // the call) and returns gradOutput, never null. Saves the caller a forward
-  // call of its own. Only in the builds with the trainer (CMakeLists.txt), so
-  // that the inference builds carry no code for it.
+  // call of its own. The overload above is this one with a given gradOutput:
+  // one instantiation of the computation, so that every build compiles this
+  // file once (CMakeLists.txt).
   using GradientOf = const float* (*)(void* context, const float* output);
   void backward(const Dims& dims, const Inputs& in, GradientOf gradientOf, void* context, const Gradients& grads);
-#endif
 
   // Bytes of scratch memory a call of these dims needs, for callers that check
   // a size limit before allocating anything. The recomputed forward also uses
