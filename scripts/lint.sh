@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The lint (`npm run lint`): ESLint, Prettier's check and clang-format's, side
-# by side (each is one process on one core; together about 8 s sooner than one
-# after the other on two cores), each one's output printed whole, in that
-# order, when all are done. Exits non-zero if any of them fails.
+# by side (19.0-19.6 s here against 22.9-23.8 one after the other, on two
+# cores), each one's output printed whole, in that order, when all are done.
+# Exits non-zero if any of them fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)

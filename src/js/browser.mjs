@@ -190,9 +190,10 @@ function startWorker(workerUrl, init) {
  * inferenceUrls, or train-files.mjs's trainUrls for 'mha-wasm/train'). What
  * an entry adds: `createTrainer` (attention-trainer.mjs, from
  * 'mha-wasm/train'); `models`: { urls, loadModel, openNamed, tokenizer: {
- * fileName, url, host } } (model-files.mjs's modelUrls and tokenizer
- * worker, models/load.mjs, models/sources/hub-browser.mjs and
- * models/tokenizers/bounded-host.mjs, from 'mha-wasm/model'), with which its
+ * fileName, url, host }, prefetch } (model-files.mjs's modelUrls and tokenizer
+ * worker, models/sources/hub-browser.mjs, and models/load.mjs and
+ * models/tokenizers/bounded-host.mjs, which are imported when first needed
+ * and whose imports prefetch() starts, from 'mha-wasm/model'), with which its
  * loadModel() starts the model build and each model's tokenizer. Not part of
  * the API: createAttention here, in train.mjs and in model-entry.mjs.
  */
