@@ -344,8 +344,8 @@ test('the default experiment: the evidence chart, its sentences, the collapsed r
   );
 
   const want = await nodeRun;
-  // The claims the page writes from this experiment, counted again from Node's runs (the Node-only half of
-  // this check: tests/web/train-evidence.test.mjs).
+  // The claims the page writes from this experiment, counted again from Node's runs: the one run of it in
+  // npm test (tests/web/train-evidence.test.mjs checks pairing by seed and the evidence rules without it).
   expectDefaultClaims(want, data);
   const summary = summarize(want);
   // Every dot is one run's final accuracy, exactly; the median lines are the medians; the sentence is Node's.
