@@ -140,6 +140,7 @@ export function summarize(result, threads = [...new Set(result.files.flatMap((f)
             ours.tokenized.every((x, i) => x === promptIds[i]) && ours.tokenized.length === promptIds.length,
           peerPromptTokens: peer.promptTokens,
           ids: agreement(ours.ids, peer.ids),
+          sameIdsWithAttention: ours.sameIdsWithAttention,
           oursIds: ours.ids,
           peerIds: peer.ids,
         };
@@ -181,7 +182,8 @@ function report(r) {
       lines.push(
         `- ${f.type} ×${x.threads}: mha-wasm's tokenizer ${x.tokenizerSame ? 'gives the 15 ids' : 'DIFFERS'}, ` +
           `llama.cpp's ${x.peerPromptTokens} tokens; greedy ids ${x.ids.equal} of ${x.ids.of} equal` +
-          (x.ids.firstDifference === null ? '' : ` (first differ at new token ${x.ids.firstDifference})`),
+          (x.ids.firstDifference === null ? '' : ` (first differ at new token ${x.ids.firstDifference})`) +
+          `; mha-wasm's ids with every attention returned ${x.sameIdsWithAttention ? 'the same' : 'DIFFER'}`,
       );
     }
   lines.push('');

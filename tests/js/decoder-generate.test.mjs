@@ -13,8 +13,12 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { jest } from '@jest/globals';
 import { createAttention } from '../../src/js/node.mjs';
 import { expectNear, sameBits as same } from './helpers/compare.mjs';
+
+const EngineHost = createRequire(import.meta.url)('../../src/js/engine-host.js');
 
 const MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const reference = (name) => JSON.parse(readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
@@ -73,11 +77,12 @@ describe.each([
     }
   });
 
+  // With the attention returned too: its search computes the weights (as transformers' eager attention does).
   test.each(FOLDERS)('%s: greedy generate() gives transformers’ ids, text and step scores', async (name) => {
     const ref = reference(name);
     const model = models[name];
-    for (const g of ref.generate) {
-      const out = await model.generate(g.text, { ...optionsOf(g.options), returnAttention: false });
+    for (const g of ref.generate.flatMap((c) => [false, true].map((returnAttention) => ({ ...c, returnAttention })))) {
+      const out = await model.generate(g.text, { ...optionsOf(g.options), returnAttention: g.returnAttention });
       expect([g.name, Array.from(out.inputIds)]).toEqual([g.name, g.inputIds]);
       expect([g.name, Array.from(out.outputIds)]).toEqual([g.name, g.sequence]);
       // The text (the whole output decoded minus the decoded prompt: tests/fixtures/text/generated.json), where
@@ -97,7 +102,16 @@ describe.each([
     const model = models['hf-qwen2'];
     const g = reference('hf-qwen2').generate.find((c) => c.name === 'max_new_tokens_8');
     const seen = [];
-    const out = await model.generate(g.text, { maxNewTokens: 8, onToken: (r) => seen.push(r), returnAttention: true });
+    // The steps' rows put together: no run() of the engine's over the output after the search.
+    const calls = jest.spyOn(EngineHost.prototype, 'modelCall');
+    let out, made;
+    try {
+      out = await model.generate(g.text, { maxNewTokens: 8, onToken: (r) => seen.push(r), returnAttention: true });
+      made = calls.mock.calls.map(([, request]) => request.call);
+    } finally {
+      calls.mockRestore();
+    }
+    expect(made).toEqual(['prefill', ...Array(7).fill('step')]);
     const fed = out.outputIds.subarray(0, out.outputIds.length - 1);
     const whole = await model.run({ inputIds: fed }, { returnLogits: true });
     expect(same(out.attention, whole.attention)).toBe(true);

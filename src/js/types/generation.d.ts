@@ -58,7 +58,11 @@ export interface SearchOptions {
    * "stop" ends an output in "…st|opper"). Needs the model's tokenizer. The output is not cut at the string.
    */
   stopStrings?: string | string[];
-  /** The attention (and hidden states) of run() over the ids fed back (default true; hidden states false). */
+  /**
+   * The attention (and hidden states) over the ids fed back, bit for bit run()'s: a decoder's (default false)
+   * its steps' rows put together, computed as transformers' eager attention computes them (with beams, run()
+   * after the search); an encoder-decoder's (default true) its decoder steps'. Hidden states: default false.
+   */
   returnAttention?: boolean;
   returnHiddenStates?: boolean;
   /**

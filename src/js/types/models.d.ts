@@ -356,8 +356,9 @@ export interface DecoderModel extends ModelBase {
    * transformers' generate() (generation_config.json's defaults). What the cache holds of the prompt (from
    * prefill(), step() or an earlier generate()) is kept, the rest fed; the cache is left holding the output but
    * its last id (`past` = outputIds.length − 1: a step() of that id continues it); a search that fails (the
-   * signal, a callback) leaves it empty. Attention is returned by default (run() over the output once, after the
-   * search: docs/performance.md measures what it costs); returnAttention: false for text alone.
+   * signal, a callback) leaves it empty. Attention only with returnAttention: true: each step's rows put
+   * together, the weights computed as transformers' eager attention does (ids can then differ from a search
+   * without it where two scores tie within rounding; docs/performance.md measures what it costs).
    */
   generate<O extends DecoderGenerateOptions = {}>(
     prompt: DecoderPrompt,

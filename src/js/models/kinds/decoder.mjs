@@ -87,6 +87,24 @@ export function lastQueries({ data, shape: [layers, heads, T, keys] }, n) {
   return { data: out, shape: [layers, heads, n, keys] };
 }
 
+// The attentions of a causal sequence fed in parts ({ data, shape: [layers, heads, n, keys] } each, in order,
+// each part's keys every position fed up to it) as one [layers, heads, T, T]: each row where run() over the
+// whole sequence puts it, and 0 at the keys a row does not see, as run()'s.
+export function joinQueries(parts) {
+  const [layers, heads] = parts[0].shape;
+  const T = parts.reduce((n, p) => n + p.shape[2], 0);
+  const out = new Float32Array(layers * heads * T * T);
+  let row = 0;
+  for (const { data, shape } of parts) {
+    const [, , n, keys] = shape;
+    for (let block = 0; block < layers * heads; block++)
+      for (let i = 0; i < n; i++)
+        out.set(data.subarray((block * n + i) * keys, (block * n + i + 1) * keys), (block * T + row + i) * T);
+    row += n;
+  }
+  return { data: out, shape: [layers, heads, T, T] };
+}
+
 /**
  * One step of a stream as the caller sees it (generate's onStep,
  * generateSteps' values): the token chosen and what it was chosen from —
@@ -126,23 +144,28 @@ async function generate(inner, input, options) {
     const prompt = read.inputIds;
     const mask = masks(inner, opts.headMask);
     const B = settings.numBeams;
-    // Attention only when asked (returnAttention: true; docs/performance.md: a second pass over the output and
-    // numLayers·numHeads·n² floats, 1.3 GB for a Qwen2.5-0.5B at 1,000 tokens). With onStep and returnAttention,
-    // each step returns its attention too: its weights are
-    // then computed as run()'s are, bit for bit, and so are the logits; step 1's are the whole prompt's, so
-    // the prompt is then fed whole, not after what the cache holds of it.
+    // Attention only when asked (returnAttention: true; docs/performance.md: numLayers·numHeads·n² floats,
+    // 1.3 GB for a Qwen2.5-0.5B at 1,000 tokens). Greedy or sampled, each step then returns its rows (onStep's
+    // too), computed as run()'s are, bit for bit, and so are the logits (the weights computed, not the fused
+    // tiles': transformers' eager attention where output_attentions is asked); step 1's are the whole
+    // prompt's, so the prompt is then fed whole, not after what the cache holds of it. The steps' rows put
+    // together are the attention, with no second pass over the output (beams: a run() after the search).
     const wantAttention = opts.returnAttention === true;
-    const stepAttention = Boolean(opts.onStep) && wantAttention;
+    const stepAttention = wantAttention && B === 1;
+    const parts = stepAttention && !opts.returnHiddenStates ? [] : null;
     let first = true;
     // The prompt through every layer once (what the caller's cache holds of it kept), then one token a step.
     const step = async (ids) => {
+      let r;
       if (first) {
         first = false;
-        return feedSequence(inner, Array.from(ids), { attention: stepAttention, mask, reuse: !stepAttention });
+        r = await feedSequence(inner, Array.from(ids), { attention: stepAttention, mask, reuse: !stepAttention });
+      } else {
+        r = await feed(inner, 'step', ids, stepAttention, mask);
+        inner.cachedIds.push(...ids);
+        inner.past += ids.length;
       }
-      const r = await feed(inner, 'step', ids, stepAttention, mask);
-      inner.cachedIds.push(...ids);
-      inner.past += ids.length;
+      parts?.push(r.attention);
       return r;
     };
     let found;
@@ -197,7 +220,12 @@ async function generate(inner, input, options) {
     };
     if (found.stepScores) out.stepScores = Float64Array.from(found.stepScores);
     if (settings.doSample) out.seed = seed;
-    if (wantAttention || opts.returnHiddenStates) {
+    if (parts) {
+      // The rows of every id the steps fed: the output but its last id.
+      const attention = joinQueries(parts);
+      const attentions = { [inner.architecture.attentionGroups[0]]: attention };
+      Object.assign(out, { attention: attention.data, attentions });
+    } else if (wantAttention || opts.returnHiddenStates) {
       const fed = found.outputIds.subarray(0, found.outputIds.length - 1);
       const r = await inner.send(() => ({
         call: 'run',
