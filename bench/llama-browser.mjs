@@ -51,6 +51,9 @@ function mhaInPage({ threads, prompt, promptIds, newTokens, samples }) {
       const tokenized = Array.from((await model.tokenizer.encode(prompt)).inputIds);
       const generate = async (n, returnAttention) => {
         stage(`generate ${n} token(s)${returnAttention ? ', attention returned' : ''}`);
+        // The cache emptied first: generate() keeps what it holds of the prompt, which would make the call for
+        // 1 token a step rather than a prefill (wllama is run with cache_prompt: false).
+        await model.reset();
         const t = performance.now();
         const r = await model.generate({ inputIds }, { maxNewTokens: n, minNewTokens: n, returnAttention });
         return { ms: performance.now() - t, ids: Array.from(r.outputIds).slice(inputIds.length) };
