@@ -223,8 +223,8 @@ function report(r) {
   );
   lines.push(`builds: mha-wasm ${builds.join(', ')}; onnxruntime-web its SIMD + threads build with numThreads 1 and 2`);
   lines.push(
-    'medians; mha = mha-wasm generate({ inputIds }, { maxNewTokens, returnAttention: false }) (with the attention it runs once more ' +
-      'over the output after its last token: the first two columns do not change); ort = onnxruntime-web with past key values through ' +
+    'medians; mha = mha-wasm generate({ inputIds }, { maxNewTokens, returnAttention: false }) from an empty KV cache each time ' +
+      '(bench/llama.mjs times it with the attention too); ort = onnxruntime-web with past key values through ' +
       "the same greedySearch; ratio = ort ÷ mha (above 1: mha-wasm ahead); memory: the resident memory each load added (after a GC), mha-wasm's wasm heap after the runs",
   );
   const widths = [14, 8, 4];
