@@ -83,16 +83,16 @@ describe.each([
     const model = models[name];
     for (const g of ref.generate.flatMap((c) => [false, true].map((returnAttention) => ({ ...c, returnAttention })))) {
       const out = await model.generate(g.text, { ...optionsOf(g.options), returnAttention: g.returnAttention });
-      expect([g.name, Array.from(out.inputIds)]).toEqual([g.name, g.inputIds]);
-      expect([g.name, Array.from(out.outputIds)]).toEqual([g.name, g.sequence]);
+      const label = `${g.name}, returnAttention ${g.returnAttention}`;
+      expect([label, Array.from(out.inputIds)]).toEqual([label, g.inputIds]);
+      expect([label, Array.from(out.outputIds)]).toEqual([label, g.sequence]);
       // The text (the whole output decoded minus the decoded prompt: tests/fixtures/text/generated.json), where
       // it is whole UTF-8. (Random weights emit byte soup: on a run of byte-fallback pieces that is not UTF-8,
       // Rust's tokenizers writes one U+FFFD per byte of the run, @huggingface/tokenizers only for the bytes
       // that do not decode; the ids above are the same.)
       const { text } = GENERATED[name].find((c) => c.name === g.name);
-      if (!text.includes('\uFFFD') || !tokenizerHasByteFallback(name))
-        expect([g.name, out.text]).toEqual([g.name, text]);
-      expectNear(out.stepScores, g.stepScores, ref.tolerance.scoreAbs, 0, `${name} ${g.name} stepScores`);
+      if (!text.includes('\uFFFD') || !tokenizerHasByteFallback(name)) expect([label, out.text]).toEqual([label, text]);
+      expectNear(out.stepScores, g.stepScores, ref.tolerance.scoreAbs, 0, `${name} ${label} stepScores`);
       expect(out.tokens).toHaveLength(out.outputIds.length);
       expect(model.past).toBe(out.outputIds.length - 1); // the cache holds the output but its last id
     }
