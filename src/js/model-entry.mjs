@@ -5,10 +5,11 @@
 // tokenizers' worker are only in this module's graph, so a bundle carries
 // them only when the app imports this entry. The loader's modules (the
 // formats, the tokenizers, the model kinds, generation: about fifty) are
-// imported when the first model is loaded (beside the model build's start)
-// or pipeline() is first called, so a page that creates an engine downloads
-// and compiles them only when it loads a model; a bundler puts them in a
-// chunk of their own. In Node, 'mha-wasm/model' is node.mjs, whose engines
+// imported once an engine has started, when the thread is next idle (or by
+// the first loadModel() or pipeline(), if sooner): not while a page opens and
+// starts its engine, nor in the first load's time (in Chromium, a fresh page's
+// first load of a 406.7 MB checkpoint waited ~130 ms for them;
+// docs/performance.md); a bundler puts them in a chunk of their own. In Node, 'mha-wasm/model' is node.mjs, whose engines
 // load models from either entry.
 import { checkOptions } from './engine.mjs';
 import { inferenceUrls } from './files.mjs';
@@ -31,6 +32,10 @@ const loaderModules = () =>
       throw error;
     },
   ));
+// Once an engine has started, the loader is imported when the thread is next idle, so that the first
+// loadModel() does not wait for it (where there is no requestIdleCallback, a Worker: on the next task).
+const whenIdle = (task) =>
+  globalThis.requestIdleCallback ? globalThis.requestIdleCallback(task, { timeout: 2000 }) : setTimeout(task, 0);
 const loadModel = async (...args) => (await loaderModules())[0].loadModel(...args);
 // A checkpoint's tokenizer runs in a Web Worker of its own (dist/mha-model-tokenizer.js), bounded in time.
 const tokenizer = {
@@ -46,9 +51,11 @@ const tokenizer = {
 export async function createAttention(options) {
   const opts = checkOptions(options);
   refuseTraining(opts, 'mha-wasm/model');
-  return loadEngine(opts, 'inference', inferenceUrls, {
+  const engine = await loadEngine(opts, 'inference', inferenceUrls, {
     models: { urls: modelUrls, loadModel, openNamed, tokenizer, prefetch: loaderModules },
   });
+  whenIdle(() => loaderModules().catch(() => {}));
+  return engine;
 }
 
 /** pipeline(task, source, options): transformers.js' tasks over a model loaded into a new engine (or options.engine). */

@@ -146,24 +146,36 @@ test("a Hub the page's CSP does not list is refused by the browser, and the mess
   }
 }, 60_000);
 
-test("the page's engine downloads the models' loader only when a model is loaded (model-entry.mjs)", async () => {
+test("the page's engine imports the models' loader once it has started, before any model is loaded (model-entry.mjs)", async () => {
   const { page: fresh } = await openPage(env);
   try {
-    // The library's modules the page has fetched: its engine is ready, its first run drawn.
+    // [path, startTime] of the library's model modules the page has fetched.
     const fetched = () =>
       fresh.evaluate(() =>
         performance
           .getEntriesByType('resource')
-          .map((e) => new URL(e.name).pathname)
-          .filter((p) => p.startsWith('/src/js/models/')),
+          .map((e) => [new URL(e.name).pathname, e.startTime])
+          .filter(([p]) => p.startsWith('/src/js/models/')),
       );
+    const loader = /\/models\/(load|transformer-model)\.mjs$|\/(formats|tokenizers|kinds|generation)\//;
+    // No model is loaded: the entry imports its loader when the page is next idle after the engine started.
+    await fresh.waitForFunction(
+      () => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/src/js/models/load.mjs')),
+      null,
+      { timeout: 20_000 },
+    );
+    // Its import under way, joined (the module map fetches a module once) until its whole graph is in.
+    await fresh.evaluate(() => import('/src/js/models/load.mjs'));
     const before = await fetched();
-    expect(before.length).toBeGreaterThan(0); // the Hub's sources: listModelFiles and parseModelName are the entry's
-    expect(
-      before.filter((p) =>
-        /\/models\/(load|transformer-model)\.mjs$|\/(formats|tokenizers|kinds|generation)\//.test(p),
-      ),
-    ).toEqual([]);
+    const loaderModules = before.filter(([p]) => loader.test(p));
+    expect(loaderModules.length).toBeGreaterThan(30);
+    // Not while the page opens: each asked for after its first paint and after its engine's Worker started.
+    const [paint, worker] = await fresh.evaluate(() => [
+      performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
+      performance.getEntriesByType('resource').find((e) => e.name.endsWith('/src/js/engine-worker.js'))?.startTime,
+    ]);
+    expect([typeof paint, typeof worker]).toEqual(['number', 'number']);
+    expect(loaderModules.filter(([, start]) => start < Math.max(paint, worker))).toEqual([]);
     const result = await fresh.evaluate(
       async ({ name, endpoint, text }) => {
         const { createAttention } = await import('/src/js/model-entry.mjs');
@@ -178,9 +190,9 @@ test("the page's engine downloads the models' loader only when a model is loaded
       { name: ROBERTA, endpoint: hub.url, text: reference.cases[0].input },
     );
     expect(result.inputIds).toEqual(reference.cases[0].inputIds);
-    expect(await fetched()).toEqual(
-      expect.arrayContaining(['/src/js/models/load.mjs', '/src/js/models/tokenizers/bounded-host.mjs']),
-    );
+    // The loader the load used is the one imported before: no module of it fetched again.
+    const after = (await fetched()).filter(([p]) => loader.test(p)).map(([p]) => p);
+    expect(after.sort()).toEqual(loaderModules.map(([p]) => p).sort());
   } finally {
     await fresh.close();
   }
