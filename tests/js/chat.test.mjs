@@ -196,6 +196,18 @@ test('refusals: an encoder has no chat; bad content and options name the argumen
   expect(() => model.chat({ system: 1 })).toThrow(/^system: expected the system message as a string/);
   expect(() => model.chat({ system: 'a', messages: [] })).toThrow(/^system, messages: give one of them/);
   expect(() => model.chat({ nope: 1 })).toThrow(/nope/);
+  // Longer than the model's positions: the turn's and generate()'s errors say what maxLength counted.
+  const { maxLength } = model.config;
+  await expect(chat.send('Hi', { maxNewTokens: maxLength - 1 })).rejects.toThrow(
+    new RegExp(
+      `^maxLength: \\d+ tokens \\(the conversation's \\d+ and the reply's\\), more than the ${maxLength} positions`,
+    ),
+  );
+  await expect(model.generate('Hi', { maxNewTokens: maxLength - 1 })).rejects.toThrow(
+    new RegExp(
+      `^maxLength: \\d+ tokens \\(the prompt's \\d+ and the new ones\\), more than the ${maxLength} positions`,
+    ),
+  );
   expect(chat.messages).toEqual([{ role: 'system', content: 'Be brief.' }]);
   const bert = await engine.loadModel(folderFiles(path.join(QWEN2, '../hf-bert-mlm')));
   try {

@@ -14,13 +14,12 @@
 // its next turn then prefills its whole conversation again.
 import { describe, rejectUnknown } from '../../checks.mjs';
 import { CALLS } from '../../protocol.mjs';
-import { ArgumentRangeError, ArgumentTypeError } from '../../errors.mjs';
+import { ArgumentTypeError } from '../../errors.mjs';
 import { GENERATE_OPTIONS, checkGenerateOptions } from '../model-options.mjs';
-import { generationSettings } from '../generation/settings.mjs';
 import { greedySteps } from '../generation/greedy.mjs';
 import { stopStringCheck } from '../generation/stopping.mjs';
 import { seededRandom } from '../generation/sampling.mjs';
-import { feed, lastQueries, masks, publicStep, textDeltas } from '../kinds/decoder.mjs';
+import { decoderSettings, feed, lastQueries, masks, publicStep, textDeltas } from '../kinds/decoder.mjs';
 import { chatTokenizer, checkChatOptions, checkMessages, renderMessages } from './template.mjs';
 
 const CHAT_OPTIONS = new Set(['system', 'messages', 'chatTemplate', 'tools', 'documents', 'variables']);
@@ -140,17 +139,12 @@ export class Conversation {
       const request = { ...this.#request, context: { ...this.#request.context, add_generation_prompt: true } };
       const { inputIds } = await renderMessages(inner, messages, { tokenize: true, request }, 'send');
       const prompt = Array.from(inputIds);
-      const { config } = inner;
-      const settings = generationSettings(inner.generation.json, inner.generation.file, opts, config.vocabSize, {
-        promptLength: prompt.length,
-        encoderDecoder: false,
-        maxPositions: config.maxPositions,
-      });
-      if (settings.maxLength > config.maxLength)
-        throw new ArgumentRangeError(
-          `maxLength: ${settings.maxLength} tokens (the conversation's ${prompt.length} and the reply's), more ` +
-            `than the ${config.maxLength} positions this model has`,
-        );
+      const settings = decoderSettings(
+        inner,
+        prompt.length,
+        opts,
+        `the conversation's ${prompt.length} and the reply's`,
+      );
       const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 32);
       const attention = opts.returnAttention !== false;
       const mask = masks(inner, opts.headMask);

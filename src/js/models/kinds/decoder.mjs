@@ -56,24 +56,34 @@ function promptSource(input, what) {
   return input;
 }
 
-// The prompt read and the search's settings, checked against the model's positions.
-async function prepare(inner, source, opts, what) {
-  const read = await readInput(inner, source, what, false, 0);
-  const prompt = read.inputIds;
+/**
+ * A decoder's search settings for a prompt of `promptLength` tokens (generation_config.json's, then
+ * `opts`), checked against the model's positions; `lengths` says what maxLength counts in the error
+ * (a conversation: "the conversation's N and the reply's").
+ */
+export function decoderSettings(inner, promptLength, opts, lengths = `the prompt's ${promptLength} and the new ones`) {
   const { config } = inner;
   const settings = generationSettings(inner.generation.json, inner.generation.file, opts, config.vocabSize, {
-    promptLength: prompt.length,
+    promptLength,
     encoderDecoder: false,
     maxPositions: config.maxPositions,
   });
   if (settings.maxLength > config.maxLength)
     throw new ArgumentRangeError(
-      `maxLength: ${settings.maxLength} tokens (the prompt's ${prompt.length} and the new ones), more than the ` +
-        `${config.maxLength} positions this model has`,
+      `maxLength: ${settings.maxLength} tokens (${lengths}), more than the ${config.maxLength} positions ` +
+        `this model has`,
     );
+  return settings;
+}
+
+// The prompt read and the search's settings, checked against the model's positions.
+async function prepare(inner, source, opts, what) {
+  const read = await readInput(inner, source, what, false, 0);
+  const prompt = read.inputIds;
+  const settings = decoderSettings(inner, prompt.length, opts);
   if (settings.stopStrings.length && !inner.tokenizer)
     throw new ArgumentTypeError(
-      `stopStrings: this ${config.modelType} has no tokenizer to decode its ids with (stop strings are text)`,
+      `stopStrings: this ${inner.config.modelType} has no tokenizer to decode its ids with (stop strings are text)`,
     );
   const stopText = inner.tokenizer ? stopStringCheck(inner.decodeText, settings.stopStrings) : null;
   return { read, settings, stopText, seed: opts.seed ?? Math.floor(Math.random() * 2 ** 32) };
