@@ -24,18 +24,19 @@ class Model {
  public:
   explicit Model(Engine& engine) : engine_(engine) {}
 
-  // Separate from the constructor, as Layer::assign: the model of `json`
-  // (config.json), its parameters allocated, its weight matrices held in the
-  // DType of code `storage` (its place in dtypeNames(), as EngineHost sends
-  // it); returns its description.
-  // `holds`: null, or [[tensor index, type code], …], matrices held in a block type (Model::Holds).
-  val configure(const val& json, unsigned storage, const val& holds) {
+  // Separate from the constructor, as Layer::assign: the model of `json` (config.json), its parameters
+  // allocated, its weight matrices held in the DType of code `storage` (its place in dtypeNames(), as
+  // EngineHost sends it); returns its description.
+  // `holds`: null, or [[tensor index, type code], …], matrices held in a block type (Model::Holds); `llama`:
+  // whether their products round the activations as llama.cpp's (Model::round_activations).
+  val configure(const val& json, unsigned storage, const val& holds, bool llama) {
     return with_config(json, [&](const model::Config& config) {
       const DType matrices = dtype_of(storage, "storage");
       const model::Model::Holds held = holds_of(holds);
       check_fits(model::Model::bytes_for(config, matrices, held));
       model_.reset();
       model_ = std::make_unique<model::Model>(config, matrices, held);
+      model_->round_activations(llama);
       model_->touch_memory(engine_.attention().pool());
       return description(*model_);
     });

@@ -276,16 +276,18 @@
 
     // storage: the element type the weight matrices are held in ('F32', 'BF16', 'F16'); holds: null, or
     // [[tensor index, block type ('Q8_0', 'Q4_K' …)], …], the matrices held in a GGUF file's blocks instead
-    // (where the model can: src/model/weights.hpp, hold).
-    createModel(config, storage = 'F32', holds = null) {
+    // (where the model can: src/model/weights.hpp, hold); activations: 'float32', or 'llama.cpp' (their products
+    // round the activations as llama.cpp's: src/model/model.hpp, round_activations).
+    createModel(config, storage = 'F32', holds = null, activations = 'float32') {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
+      if (activations !== 'float32' && activations !== 'llama.cpp') throw argumentError('activations: unknown');
       const code = dtypeCode(this.module, storage, 'storage');
       const held = this.#holdCodes(holds);
       let configured;
       const id = adopt(
         this,
         this.module.Model,
-        (model) => (configured = model.configure(config, code, held)),
+        (model) => (configured = model.configure(config, code, held, activations === 'llama.cpp')),
         this.models,
       );
       return { id, ...configured };

@@ -34,6 +34,9 @@ class Model {
   static double bytes_for(const Config& config, DType matrices = DType::F32, const Holds& holds = {});
   // Brings its parameters' memory in on the pool's threads, before a load writes them (Weights::touch).
   void touch_memory(ThreadPool& pool) { weights_.touch(pool); }
+  // Whether its weight matrices' products round their activations as llama.cpp's do (loadModel's
+  // `activations: 'llama.cpp'`; linear()): off, every product is float32 over the weights' exact values.
+  void round_activations(bool on) noexcept { weights_.round_activations(on); }
   // A Model of `config` laid out but with no parameter allocated: its
   // tensors() and max_length(), for a loader that checks a checkpoint
   // before it allocates anything. It cannot be written or run.

@@ -64,6 +64,8 @@ struct Slot {
   bool packed = false, packNK = false;
   std::size_t K = 0, N = 0;
   std::size_t missing = 0;  // elements not written yet
+  // A packed slot's products round their activations as llama.cpp does for its type (Model::round_activations).
+  bool roundsActivations = false;
   const float* floats() const noexcept { return data.data(); }
   const std::uint16_t* half_data() const noexcept { return halves.data(); }
   // The bytes it holds once allocated.
@@ -117,6 +119,11 @@ class Weights {
   void touch(ThreadPool& pool);
   // Bytes the slots take once allocated.
   double bytes_to_allocate() const noexcept;
+  // Whether the products with the packed slots held in a type other than F32 round their activations as
+  // llama.cpp does (ggml_blocks.hpp's round_activations; after settle()).
+  void round_activations(bool on) noexcept {
+    for (Slot& s : slots_) s.roundsActivations = on && s.packed && s.storage != DType::F32;
+  }
 
   const std::vector<Tensor>& tensors() const noexcept { return tensors_; }
   // Elements [first, first + count) of tensors()[index] (see Model::write).

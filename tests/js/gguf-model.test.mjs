@@ -14,7 +14,8 @@
 //    quantizes the activations to 8 bits for its products (our products are
 //    float32 over the dequantized weights; Q4_K_M: Q4_K and Q6_K; Q5_K_M: Q5_K and Q6_K), and at BF16 to bf16, so on these
 //    random weights the paths may part: how far they agree is measured and
-//    held (29 of the 42 prompts to the end; see AGREED).
+//    held (29 of the 42 prompts to the end; see AGREED). With activations: 'llama.cpp' rounded as llama.cpp
+//    rounds them: gguf-llama-activations.test.mjs.
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

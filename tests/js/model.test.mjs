@@ -64,7 +64,7 @@ describe.each(REFERENCE_VARIANTS)('%s build', (variant) => {
     const decoder = ['gpt2', 'llama', 'qwen2', 'qwen3'].includes(ref.config.modelType);
     // Every model also says its heads' width and its key/value heads (fewer with grouped-query attention). The
     // references list both where the width is not hidden / heads (Qwen3's head_dim), else neither.
-    const { headDim, numKVHeads, hasLogits, weights, weightBytes, weightTypes, ...rest } = model.config;
+    const { headDim, numKVHeads, hasLogits, weights, weightBytes, weightTypes, activations, ...rest } = model.config;
     // No task head, nor a sentence-transformers folder (tests/js/tasks.test.mjs has those).
     const { taskHead, labels, sentenceTransformers, ...config } = rest;
     expect([taskHead, labels, sentenceTransformers]).toEqual([null, null, null]);
@@ -72,6 +72,7 @@ describe.each(REFERENCE_VARIANTS)('%s build', (variant) => {
     // A 16-bit checkpoint stays 16-bit (its results are the float32 ones: widened exactly in the GEMM).
     expect(weights).toBe(autoWeights(name));
     expect(weightBytes).toBeGreaterThan(0);
+    expect(activations).toBe('float32'); // the default: products over the weights' exact values
     // Every matrix in that one type.
     expect(Object.keys(weightTypes)).toEqual([{ float32: 'F32', bf16: 'BF16', f16: 'F16' }[weights]]);
     // A head: every decoder's; a BERT's masked-LM head where transformers' reference has its predictions.

@@ -29,6 +29,8 @@ GGUF tests hold the loader to, every one made by independent code:
                     id prompts, with its top-8 log-probabilities per step.
 
 --references-only rewrites the .json files from the .gguf files there;
+--llama-f32-cache-only adds llama.cpp's greedy ids with its KV cache in float32 (llamaCppF32Cache) to the
+.json files, and llama.cpp's ids both ways to stories260K-q8_0.json, changing nothing else;
 --blocks-only rewrites dequantize.json and quantize.json alone;
 --q5-k-only writes llama-k-q5_k_m.gguf and its .json alone (from the same
 seeded model as llama-k-q4_k_m.gguf, which it leaves as it is);
@@ -215,9 +217,10 @@ def transformers_reference(model, file, input_ids):
     }
 
 
-def llama_cpp_greedy(file, prompts, new_tokens):
+def llama_cpp_greedy(file, prompts, new_tokens, server_args=()):
     """llama.cpp's own greedy continuation of each id prompt: llama-server, temperature 0, one thread; it stops
-    at the end-of-sequence token as generate() does (ignore_eos would bias that token away instead)."""
+    at the end-of-sequence token as generate() does (ignore_eos would bias that token away instead).
+    `server_args`: more of llama-server's options (F32_CACHE)."""
     import socket
     import time
     import urllib.request
@@ -225,7 +228,7 @@ def llama_cpp_greedy(file, prompts, new_tokens):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = subprocess.Popen(["llama-server", "-m", file, "--port", str(port), "-t", "1", "-c", "64", "-np", "1",
-                               "--no-warmup"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               "--no-warmup", *server_args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}"
         for _ in range(300):
@@ -251,6 +254,46 @@ def llama_cpp_greedy(file, prompts, new_tokens):
     finally:
         server.terminate()
         server.wait()
+
+
+# llama.cpp with its KV cache in float32 (by default keys and values are kept in f16) and no flash attention:
+# its products with the weights are then the only place it rounds what mha-wasm keeps in float32 (the
+# activations, which loadModel's activations: 'llama.cpp' rounds as it does).
+F32_CACHE = ("--cache-type-k", "f32", "--cache-type-v", "f32", "--flash-attn", "off")
+F32_CACHE_SOURCE = ("llama.cpp (Debian llama.cpp-tools) llama-server, temperature 0, 1 thread, "
+                    "--cache-type-k f32 --cache-type-v f32 --flash-attn off")
+# The real stories260K (a Llama trained on TinyStories): ids of "Once upon a time" and two sentences of its
+# kind, each after the beginning-of-sequence id 1, as its own tokenizer gives them (stories260K-q8_0.json).
+STORIES_NEW_TOKENS = 24
+
+
+def f32_cache_references():
+    """Adds llamaCppF32Cache (llama.cpp's greedy ids with F32_CACHE, the prompts of llamaCpp) to every
+    {name}.json that has llamaCpp, and llama.cpp's greedy ids both ways to stories260K-q8_0.json; the rest of
+    each file is left as it is."""
+    for name in sorted(os.listdir(OUT)):
+        if not name.endswith(".json") or name in ("dequantize.json", "quantize.json", "tokenizer-reference.json"):
+            continue
+        path = os.path.join(OUT, name)
+        with open(path) as f:
+            out = json.load(f)
+        gguf = path[:-len(".json")] + ".gguf"
+        if "llamaCpp" in out:
+            prompts = [g["prompt"] for g in out["llamaCpp"]["greedy"]]
+            out["llamaCppF32Cache"] = {"source": F32_CACHE_SOURCE,
+                                       "greedy": llama_cpp_greedy(gguf, prompts, 12, F32_CACHE)}
+        elif name.startswith("stories260K"):
+            ids = out["inputIds"]
+            prompts = [[1] + ids[:4], [1] + ids, [1] + ids[4:9]]
+            out["llamaCpp"] = {"source": "llama.cpp (Debian llama.cpp-tools) llama-server, temperature 0, 1 thread",
+                               "greedy": llama_cpp_greedy(gguf, prompts, STORIES_NEW_TOKENS)}
+            out["llamaCppF32Cache"] = {"source": F32_CACHE_SOURCE,
+                                       "greedy": llama_cpp_greedy(gguf, prompts, STORIES_NEW_TOKENS, F32_CACHE)}
+        else:
+            continue
+        with open(path, "w") as f:
+            json.dump(out, f)
+            f.write("\n")
 
 
 def references(model, files):
@@ -328,6 +371,9 @@ def k_quant_model(kinds=("q4_k_m", "q5_k_m")):
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
+    if "--llama-f32-cache-only" in sys.argv:
+        f32_cache_references()
+        sys.exit(0)
     if "--q5-k-only" in sys.argv:
         references("llama", k_quant_model(["q5_k_m"]))
         sys.exit(0)

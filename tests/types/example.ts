@@ -287,6 +287,14 @@ export async function models(engine: AttentionEngine, files: File[]): Promise<nu
   await engine.loadModel('gpt2', { weights: 'fp16' });
   // @ts-expect-error offline is a boolean
   await engine.loadModel('gpt2', { offline: 'yes' });
+  const likeLlama = await engine.loadModel('Qwen/Qwen2.5-0.5B-Instruct-GGUF', {
+    file: 'qwen2.5-0.5b-instruct-q8_0.gguf',
+    activations: 'llama.cpp',
+  });
+  const rounded: 'float32' | 'llama.cpp' = likeLlama.config.activations;
+  void rounded;
+  // @ts-expect-error activations is 'float32' or 'llama.cpp'
+  await engine.loadModel('gpt2', { activations: 'q8' });
   void byName;
   const { modelType, numLayers, maxLength }: ModelConfig = model.config;
   const r = await model.run('用毒毒毒蛇，毒蛇会不会被毒毒死', { returnHiddenStates: true });

@@ -82,7 +82,8 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   });
   // Each element goes straight to its place: the load needs the parameters' memory and no more.
   const { weights, storage, holds } = chooseWeights(opts.weights ?? 'auto', layout, plan);
-  const { id, tensors, bytes } = await call(CALLS.createModel, [json, storage, holds]);
+  const activations = opts.activations ?? 'float32';
+  const { id, tensors, bytes } = await call(CALLS.createModel, [json, storage, holds, activations]);
   const weightTypes = {}; // matrix tensors by the element type they are held in
   for (const t of tensors.filter((t) => t.matrix))
     weightTypes[t.storage ?? storage] = (weightTypes[t.storage ?? storage] ?? 0) + 1;
@@ -100,6 +101,7 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
       weights,
       weightTypes: Object.freeze(weightTypes),
       weightBytes: bytes,
+      activations, // 'llama.cpp': the products round their activations as llama.cpp's do
     }),
   };
   try {
@@ -358,10 +360,13 @@ async function folderCheckpoint(files) {
 
 // A model's kinds (src/model/arch/registry.cpp's kind_name): loadModel's `kind` asks for one.
 const KINDS = ['encoder', 'decoder', 'encoder-decoder'];
+// How the weight matrices' products take their activations (src/model/model.hpp, round_activations).
+const ACTIVATIONS = ['float32', 'llama.cpp'];
 export const LOAD_OPTIONS = new Set([
   'onProgress',
   'signal',
   'weights',
+  'activations',
   'revision',
   'endpoint',
   'cacheDir',
@@ -377,7 +382,7 @@ function checkLoadOptions(options) {
   if (options === undefined) return {};
   if (!options || typeof options !== 'object')
     throw new ArgumentTypeError(
-      `loadModel options: expected { onProgress, signal, weights, revision, endpoint, cacheDir, token, offline, forceDownload, file, kind }, got ${describe(options)}`,
+      `loadModel options: expected { onProgress, signal, weights, activations, revision, endpoint, cacheDir, token, offline, forceDownload, file, kind }, got ${describe(options)}`,
     );
   rejectUnknown(options, LOAD_OPTIONS, 'loadModel');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
@@ -395,6 +400,10 @@ function checkLoadOptions(options) {
     if (options.weights !== 'auto' && !WEIGHTS.includes(options.weights))
       throw new ArgumentRangeError(`weights: expected one of ${expected}, got ${JSON.stringify(options.weights)}`);
   }
+  if (options.activations !== undefined && !ACTIVATIONS.includes(options.activations))
+    throw new (typeof options.activations === 'string' ? ArgumentRangeError : ArgumentTypeError)(
+      `activations: expected 'float32' or 'llama.cpp', got ${describe(options.activations)}`,
+    );
   if (options.kind !== undefined && !KINDS.includes(options.kind))
     throw new (typeof options.kind === 'string' ? ArgumentRangeError : ArgumentTypeError)(
       `kind: expected one of ${KINDS.map((k) => `'${k}'`).join(', ')}, got ${describe(options.kind)}`,

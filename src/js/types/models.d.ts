@@ -64,6 +64,17 @@ export interface LoadModelOptions<K extends ModelKind = ModelKind> {
    */
   weights?: 'auto' | 'float32' | 'bf16' | 'f16' | 'q8' | 'q4';
   /**
+   * How the products with the weight matrices take their activations. 'float32' (the default): each product is
+   * float32 over the weights' exact values (a GGUF file's results are its dequantized model's, transformers').
+   * 'llama.cpp': each product first rounds its activations as llama.cpp's CPU backend does for the matrix's
+   * type — to 8-bit blocks of 32 (Q8_0) for Q8_0, Q5_0 and Q4_0 matrices (and 'q8', 'q4'), of 256 (Q8_K) for
+   * Q4_K, Q5_K and Q6_K, to f16 or bf16 for F16 or BF16 matrices — so that the logits and greedy ids follow
+   * llama.cpp's (with its KV cache in float32: `--cache-type-k f32 --cache-type-v f32`; by default llama.cpp
+   * keeps keys and values in f16, which this does not copy). float32 matrices are not touched. Results are the
+   * same for any thread count either way.
+   */
+  activations?: 'float32' | 'llama.cpp';
+  /**
    * The GGUF file of the folder or Hub repo to load ('model-q8_0.gguf'; by name, only it is downloaded): needed
    * when there are several, or config.json
    * beside it. A path to a .gguf file, or a folder whose only .gguf has no config.json beside it, needs none.
@@ -138,6 +149,8 @@ export interface ModelConfigBase {
   weights: 'float32' | 'bf16' | 'f16' | 'q8' | 'q4' | 'gguf';
   weightTypes: Readonly<Record<string, number>>;
   weightBytes: number;
+  /** loadModel's `activations`: how the products with the weight matrices take their activations. */
+  activations: 'float32' | 'llama.cpp';
 }
 
 /** `causal`: whether its (an encoder-decoder's: its decoder's) self-attention sees only earlier positions (each attention row i is 0 past key i). */

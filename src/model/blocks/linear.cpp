@@ -6,6 +6,7 @@
 #include "../../core/pack.hpp"
 #include "../../core/quant.hpp"
 #include "../../core/tiles.hpp"
+#include "../ggml_blocks.hpp"
 #include "activations.hpp"
 #include "profile.hpp"
 
@@ -61,6 +62,13 @@ void product(Attention& attention, std::size_t M, const float* A, std::size_t ld
 
 void linear(Attention& attention, std::size_t M, const float* A, std::size_t lda, const Slot& W, const Slot* bias,
             float* C, std::size_t ldc, Epilogue epilogue) {
+  if (W.roundsActivations) {
+    // The rows as llama.cpp multiplies them by a matrix of this type (ggml_blocks.hpp), one after another.
+    std::vector<float> rounded(M * W.K);
+    for (std::size_t r = 0; r < M; ++r) round_activations(W.storage, A + r * lda, W.K, rounded.data() + r * W.K);
+    product(attention, M, rounded.data(), W.K, W, 0, W.K, bias, C, ldc, epilogue);
+    return;
+  }
   product(attention, M, A, lda, W, 0, W.K, bias, C, ldc, epilogue);
 }
 
