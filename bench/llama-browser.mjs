@@ -34,7 +34,7 @@ export async function startBenchServer() {
 }
 
 /** In the page: mha-wasm on `threads`, its rows with and without the attention returned, in turns. */
-function mhaInPage({ threads, prompt, promptIds, newTokens, samples }) {
+function mhaInPage({ threads, prompt, promptIds, newTokens, samples, activations }) {
   return (async () => {
     const file = document.querySelector('#gguf').files[0];
     const t0 = performance.now();
@@ -45,7 +45,7 @@ function mhaInPage({ threads, prompt, promptIds, newTokens, samples }) {
     const engine = await createAttention({ threads });
     try {
       stage('loadModel');
-      const model = await engine.loadModel([file]);
+      const model = await engine.loadModel([file], { activations });
       const loadMs = performance.now() - t0;
       const inputIds = Int32Array.from(promptIds);
       const tokenized = Array.from((await model.tokenizer.encode(prompt)).inputIds);

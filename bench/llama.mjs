@@ -14,7 +14,9 @@
 // SAMPLES, ratio = wllama ÷ mha-wasm (above 1: mha-wasm ahead). mha-wasm is
 // timed returning every attention weight and without: two rows.
 // --quick: the small shape (2 layers, hidden 128), 16 tokens, 2 samples.
-// Usage: node bench/llama.mjs [--quick] [--types F16,Q4_K_M] [--threads 1,2] [--shape Qwen2.5-1.5B]
+// --activations llama.cpp: mha-wasm loads with loadModel's activations: 'llama.cpp' (its products round
+// their activations as llama.cpp's do; wllama keeps its KV cache in f16, which mha-wasm does not copy).
+// Usage: node bench/llama.mjs [--quick] [--types F16,Q4_K_M] [--threads 1,2] [--shape Qwen2.5-1.5B] [--activations llama.cpp]
 // (gguf-checkpoint.mjs SHAPES; Qwen2.5-0.5B by default);
 // npm run bench runs it too (bench.mjs imports llamaBench) and keeps the
 // result under "llama" in bench-output/bench.json.
@@ -64,6 +66,7 @@ export async function llamaBench({
   samples = 2,
   newTokens = quick ? 16 : 64,
   shape: shapeName = SHAPE.name,
+  activations = 'float32',
   log = (s) => process.stderr.write(s),
   onRun = () => {},
   // A run whose page gives no answer in this time is reported as failed, with the step it was at.
@@ -75,6 +78,7 @@ export async function llamaBench({
     ...runHeader(quick),
     wllama: WLLAMA_VERSION,
     shape: shape.name,
+    activations,
     prompt: PROMPT,
     newTokens,
     samples,
@@ -102,7 +106,7 @@ export async function llamaBench({
           result.config ??= written.config;
           result.files.push(entry);
         }
-        const args = { prompt: PROMPT, promptIds: entry.promptIds, newTokens, samples, threads: t };
+        const args = { prompt: PROMPT, promptIds: entry.promptIds, newTokens, samples, threads: t, activations };
         for (const engine of ['wllama', 'mha-wasm']) {
           log(`llama: ${type}, ${engine} on ${t} thread(s)…\n`);
           const r = await runInChromium(server.url, engine, file, args, { timeoutMs: runTimeoutMs });
@@ -162,7 +166,8 @@ function report(r) {
       `random weights (${c.num_hidden_layers} layers, hidden ${c.hidden_size}, ${c.num_attention_heads} query heads / ` +
       `${c.num_key_value_heads} key-value heads, MLP ${c.intermediate_size}, vocabulary ${c.vocab_size}); ` +
       `the sentence ${r.prompt} (15 ids), ${r.newTokens} greedy tokens; medians of ${r.samples}; ` +
-      `${r.cpu} ×${r.cores}, ${r.date.slice(0, 10)}${r.quick ? ', --quick' : ''}`,
+      `${r.cpu} ×${r.cores}, ${r.date.slice(0, 10)}${r.quick ? ', --quick' : ''}` +
+      (r.activations === 'llama.cpp' ? "; mha-wasm with activations: 'llama.cpp'" : ''),
   );
   lines.push('');
   for (const f of r.files)
@@ -252,6 +257,7 @@ else
         types: argList('--types'),
         threads: argList('--threads')?.map(Number),
         shape: argList('--shape')?.[0],
+        activations: argList('--activations')?.[0],
         onRun: (partial) => {
           mkdirSync('bench-output', { recursive: true });
           writeFileSync('bench-output/llama-partial.json', JSON.stringify(partial));
