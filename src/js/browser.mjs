@@ -233,7 +233,7 @@ export async function loadEngine(opts, family, buildUrls, { createTrainer, model
         "loadModel: 'mha-wasm' loads only the attention builds; for models, " +
           "import { createAttention } from 'mha-wasm/model' (the same engine, with loadModel)",
       );
-    // The loader's modules (model-entry.mjs imports them once its engine started) load beside the model build if not in.
+    // The loader's modules (model-entry.mjs imports them once its engine has started), if not in yet: beside the build.
     models.prefetch?.().catch(() => {});
     return loadEngine({ ...opts, variant, threads: started, wasmBinary: undefined }, 'model', models.urls, { models });
   };

@@ -280,7 +280,8 @@
     // round the activations as llama.cpp's: src/model/model.hpp, round_activations).
     createModel(config, storage = 'F32', holds = null, activations = 'float32') {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
-      if (activations !== 'float32' && activations !== 'llama.cpp') throw argumentError('activations: unknown');
+      if (activations !== 'float32' && activations !== 'llama.cpp')
+        throw argumentError(`activations: expected 'float32' or 'llama.cpp', got ${String(activations)}`);
       const code = dtypeCode(this.module, storage, 'storage');
       const held = this.#holdCodes(holds);
       let configured;

@@ -9,8 +9,8 @@
 // the first loadModel() or pipeline(), if sooner): not while a page opens and
 // starts its engine, nor in the first load's time (in Chromium, a fresh page's
 // first load of a 406.7 MB checkpoint waited ~130 ms for them;
-// docs/performance.md); a bundler puts them in a chunk of their own. In Node, 'mha-wasm/model' is node.mjs, whose engines
-// load models from either entry.
+// docs/performance.md); a bundler puts them in a chunk of their own. In Node,
+// 'mha-wasm/model' is node.mjs, whose engines load models from either entry.
 import { checkOptions } from './engine.mjs';
 import { inferenceUrls } from './files.mjs';
 import { TOKENIZER_WORKER, modelUrls, tokenizerWorkerUrl } from './model-files.mjs';

@@ -70,8 +70,8 @@ export interface LoadModelOptions<K extends ModelKind = ModelKind> {
    * type — to 8-bit blocks of 32 (Q8_0) for Q8_0, Q5_0 and Q4_0 matrices (and 'q8', 'q4'), of 256 (Q8_K) for
    * Q4_K, Q5_K and Q6_K, to f16 or bf16 for F16 or BF16 matrices — so that the logits and greedy ids follow
    * llama.cpp's (with its KV cache in float32: `--cache-type-k f32 --cache-type-v f32`; by default llama.cpp
-   * keeps keys and values in f16, which this does not copy). float32 matrices are not touched. Results are the
-   * same for any thread count either way.
+   * keeps keys and values in f16, which this does not copy). float32 matrices are not touched, nor the per-head
+   * products of `returnHeadOutputs` (an analysis llama.cpp has not). Results are the same for any thread count.
    */
   activations?: 'float32' | 'llama.cpp';
   /**
