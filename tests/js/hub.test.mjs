@@ -383,7 +383,7 @@ test.each([
   [
     { revison: 'main' },
     TypeError,
-    'loadModel: unknown argument "revison"; expected one of onProgress, signal, weights, revision',
+    'loadModel: unknown argument "revison"; expected one of onProgress, signal, weights, activations, revision',
   ],
 ])('loadModel(name, %j) is refused', async (options, type, message) => {
   const loading = engine.loadModel(ROBERTA, { endpoint: server.url, cacheDir: freshCache(), ...options });
