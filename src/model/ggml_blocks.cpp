@@ -129,30 +129,24 @@ void quantize(DType type, const float* x, std::size_t count, unsigned char* out)
   }
 }
 
+bool rounds_activations(DType weights) noexcept {
+  return weights == DType::Q8_0 || weights == DType::Q5_0 || weights == DType::Q4_0 || weights == DType::BF16;
+}
+
 void round_activations(DType weights, const float* x, std::size_t count, float* out) noexcept {
-  if (weights == DType::F16 || weights == DType::BF16) {
-    for (std::size_t i = 0; i < count; ++i) out[i] = widen(weights, narrow(weights, x[i]));
+  if (weights == DType::BF16) {
+    for (std::size_t i = 0; i < count; ++i) out[i] = bf16_to_float(float_to_bf16(x[i]));
     return;
   }
-  if (weights == DType::F32) {
+  if (!rounds_activations(weights)) {
     std::copy_n(x, count, out);
     return;
   }
-  const bool q8_0 = weights == DType::Q8_0 || weights == DType::Q5_0 || weights == DType::Q4_0;  // else Q8_K
-  const std::size_t n = q8_0 ? 32 : 256;
-  for (std::size_t at = 0; at < count; at += n, x += n, out += n) {
-    float amax = 0.0f, max = 0.0f;  // the largest magnitude, and the value that has it
-    for (std::size_t j = 0; j < n; ++j)
-      if (amax < std::fabs(x[j])) amax = std::fabs(x[j]), max = x[j];
-    if (q8_0) {
-      const float scale = f16_to_float(float_to_f16(amax / 127.0f)), id = amax != 0.0f ? 127.0f / amax : 0.0f;
-      for (std::size_t j = 0; j < n; ++j) out[j] = scale * std::nearbyint(x[j] * id);
-    } else if (amax == 0.0f) {
-      std::fill(out, out + n, 0.0f);
-    } else {
-      const float iscale = -127.0f / max, scale = 1.0f / iscale;
-      for (std::size_t j = 0; j < n; ++j) out[j] = scale * std::min(127.0f, std::nearbyint(iscale * x[j]));
-    }
+  for (std::size_t at = 0; at < count; at += 32, x += 32, out += 32) {
+    float amax = 0.0f;
+    for (std::size_t j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
+    const float scale = f16_to_float(float_to_f16(amax / 127.0f)), id = amax != 0.0f ? 127.0f / amax : 0.0f;
+    for (std::size_t j = 0; j < 32; ++j) out[j] = scale * std::nearbyint(x[j] * id);
   }
 }
 

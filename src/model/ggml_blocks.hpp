@@ -40,12 +40,17 @@ constexpr bool quantizable(DType type) noexcept { return type == DType::Q8_0 || 
 // most 15), with the float scale's reciprocal as ggml multiplies by it.
 void quantize(DType type, const float* x, std::size_t count, unsigned char* out) noexcept;
 
-// A row of `count` activations rounded as llama.cpp's CPU backend rounds the operand of a product with a
-// matrix of `weights` (its vec_dot_type), as floats: for Q8_0, Q5_0 and Q4_0 to Q8_0 blocks of 32 as x86's
-// quantize_row_q8_0 (scale amax / 127 kept as a half, values x · (127 / amax) rounded half to even); for the
-// K-quants to Q8_K blocks of 256 as quantize_row_q8_K_ref (m the value of largest magnitude, values
-// x · (−127 / m) rounded half to even, at most 127, scale the float 1 / (−127 / m)); each value scale · q;
-// for F16 and BF16 to that type; for F32 as they are. `count`: whole blocks.
+// Whether a product with a matrix of `weights` rounds its activations first, as llama.cpp's CPU backend does
+// (its vec_dot_type), where that was measured to give llama.cpp's numbers (tests/fixtures/gguf: the first
+// step's log-probabilities within 3e-6 of llama-server's): Q8_0, Q5_0 and Q4_0 (to Q8_0 blocks) and BF16.
+// Not F16 nor the K-quants: rounding to f16 or to Q8_K blocks, as ggml's generic code does, took the results
+// further from that llama.cpp build's (on an x86 machine with AMX and AVX-512, which picks other kernels).
+bool rounds_activations(DType weights) noexcept;
+
+// A row of `count` activations rounded as llama.cpp rounds them before a product with a matrix of `weights`,
+// as floats: for Q8_0, Q5_0 and Q4_0 to Q8_0 blocks of 32 as x86's quantize_row_q8_0 (scale amax / 127 kept
+// as a half, values x · (127 / amax) rounded half to even, each value scale · q); for BF16 to bf16; else as
+// they are. `count`: whole blocks.
 void round_activations(DType weights, const float* x, std::size_t count, float* out) noexcept;
 
 }  // namespace mha::model

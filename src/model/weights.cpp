@@ -213,6 +213,10 @@ void Weights::allocate() {
   allocated_ = true;
 }
 
+void Weights::round_activations(bool on) noexcept {
+  for (Slot& s : slots_) s.roundsActivations = on && s.packed && rounds_activations(s.storage);
+}
+
 void Weights::touch(ThreadPool& pool) {
   if (pool.size() < 2) return;  // one thread faults the pages in as the load writes them, at the same cost
   // The packed slots (the plain ones are small, and zeroed already), in tasks of 4 MB.

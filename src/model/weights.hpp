@@ -119,11 +119,9 @@ class Weights {
   void touch(ThreadPool& pool);
   // Bytes the slots take once allocated.
   double bytes_to_allocate() const noexcept;
-  // Whether the products with the packed slots held in a type other than F32 round their activations as
-  // llama.cpp does (ggml_blocks.hpp's round_activations; after settle()).
-  void round_activations(bool on) noexcept {
-    for (Slot& s : slots_) s.roundsActivations = on && s.packed && s.storage != DType::F32;
-  }
+  // Whether the products with the packed slots round their activations as llama.cpp does for their type
+  // (ggml_blocks.hpp's rounds_activations, round_activations; after settle()).
+  void round_activations(bool on) noexcept;
 
   const std::vector<Tensor>& tensors() const noexcept { return tensors_; }
   // Elements [first, first + count) of tensors()[index] (see Model::write).

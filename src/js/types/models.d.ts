@@ -66,12 +66,12 @@ export interface LoadModelOptions<K extends ModelKind = ModelKind> {
   /**
    * How the products with the weight matrices take their activations. 'float32' (the default): each product is
    * float32 over the weights' exact values (a GGUF file's results are its dequantized model's, transformers').
-   * 'llama.cpp': each product first rounds its activations as llama.cpp's CPU backend does for the matrix's
-   * type — to 8-bit blocks of 32 (Q8_0) for Q8_0, Q5_0 and Q4_0 matrices (and 'q8', 'q4'), of 256 (Q8_K) for
-   * Q4_K, Q5_K and Q6_K, to f16 or bf16 for F16 or BF16 matrices — so that the logits and greedy ids follow
-   * llama.cpp's (with its KV cache in float32: `--cache-type-k f32 --cache-type-v f32`; by default llama.cpp
-   * keeps keys and values in f16, which this does not copy). float32 matrices are not touched, nor the per-head
-   * products of `returnHeadOutputs` (an analysis llama.cpp has not). Results are the same for any thread count.
+   * 'llama.cpp': each product with a Q8_0, Q5_0 or Q4_0 matrix (a GGUF file's, or 'q8', 'q4') first rounds its
+   * activations to 8-bit blocks of 32 (Q8_0) as llama.cpp's CPU backend does, and with a BF16 matrix to bf16, so
+   * that the logits and greedy ids follow llama.cpp's (with its KV cache in float32: `--cache-type-k f32
+   * --cache-type-v f32`; by default llama.cpp keeps keys and values in f16, which this does not copy). F16,
+   * K-quant and float32 matrices are not touched (rounding them did not bring the results nearer llama.cpp's),
+   * nor the per-head products of `returnHeadOutputs`. Results are the same for any thread count.
    */
   activations?: 'float32' | 'llama.cpp';
   /**
