@@ -256,9 +256,9 @@ def llama_cpp_greedy(file, prompts, new_tokens, server_args=()):
         server.wait()
 
 
-# llama.cpp with its KV cache in float32 (by default keys and values are kept in f16) and no flash attention:
-# its products with the weights are then the only place it rounds what mha-wasm keeps in float32 (the
-# activations, which loadModel's activations: 'llama.cpp' rounds as it does).
+# llama.cpp with its KV cache in float32 (by default keys and values are kept in f16) and no flash attention,
+# so that what is left to tell the two apart is mainly how the products take their activations (which
+# loadModel's activations: 'llama.cpp' rounds as llama.cpp does for Q8_0, Q5_0, Q4_0 and BF16 matrices).
 F32_CACHE = ("--cache-type-k", "f32", "--cache-type-v", "f32", "--flash-attn", "off")
 F32_CACHE_SOURCE = ("llama.cpp (Debian llama.cpp-tools) llama-server, temperature 0, 1 thread, "
                     "--cache-type-k f32 --cache-type-v f32 --flash-attn off")
@@ -278,19 +278,17 @@ def f32_cache_references():
         with open(path) as f:
             out = json.load(f)
         gguf = path[:-len(".json")] + ".gguf"
-        if "llamaCpp" in out:
-            prompts = [g["prompt"] for g in out["llamaCpp"]["greedy"]]
-            out["llamaCppF32Cache"] = {"source": F32_CACHE_SOURCE,
-                                       "greedy": llama_cpp_greedy(gguf, prompts, 12, F32_CACHE)}
-        elif name.startswith("stories260K"):
+        if name.startswith("stories260K"):
             ids = out["inputIds"]
-            prompts = [[1] + ids[:4], [1] + ids, [1] + ids[4:9]]
+            prompts, new_tokens = [[1] + ids[:4], [1] + ids, [1] + ids[4:9]], STORIES_NEW_TOKENS
             out["llamaCpp"] = {"source": "llama.cpp (Debian llama.cpp-tools) llama-server, temperature 0, 1 thread",
-                               "greedy": llama_cpp_greedy(gguf, prompts, STORIES_NEW_TOKENS)}
-            out["llamaCppF32Cache"] = {"source": F32_CACHE_SOURCE,
-                                       "greedy": llama_cpp_greedy(gguf, prompts, STORIES_NEW_TOKENS, F32_CACHE)}
+                               "greedy": llama_cpp_greedy(gguf, prompts, new_tokens)}
+        elif "llamaCpp" in out:
+            prompts, new_tokens = [g["prompt"] for g in out["llamaCpp"]["greedy"]], 12
         else:
             continue
+        out["llamaCppF32Cache"] = {"source": F32_CACHE_SOURCE,
+                                   "greedy": llama_cpp_greedy(gguf, prompts, new_tokens, F32_CACHE)}
         with open(path, "w") as f:
             json.dump(out, f)
             f.write("\n")
@@ -376,6 +374,7 @@ if __name__ == "__main__":
         sys.exit(0)
     if "--q5-k-only" in sys.argv:
         references("llama", k_quant_model(["q5_k_m"]))
+        f32_cache_references()
         sys.exit(0)
     dequantize_fixture()
     quantize_fixture()
@@ -383,6 +382,7 @@ if __name__ == "__main__":
         sys.exit(0)
     if "--tokenizer-only" in sys.argv:
         tokenizer_reference()
+        f32_cache_references()
         sys.exit(0)
     for model in MODELS_READ:
         files = [os.path.join(OUT, f"{model}-{t}.gguf") for t in TYPES + QUANTIZED]
@@ -392,3 +392,5 @@ if __name__ == "__main__":
     references("llama", [os.path.join(OUT, f"llama-k-{kind}.gguf") for kind in ["q4_k_m", "q5_k_m"]]
                if "--references-only" in sys.argv else k_quant_model())
     tokenizer_reference()
+    # Last: references() and the tokenizer generator write their .json files without llama.cpp's f32-cache ids.
+    f32_cache_references()
