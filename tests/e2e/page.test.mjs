@@ -241,9 +241,18 @@ test('free mode: a new sentence is tokenized and recomputed through the engine; 
   await page.selectOption('#free-heads', '2');
   await page.fill('#free-seed', '11');
   await page.click('#free button[type="submit"]');
-  await page.waitForFunction(
-    () => document.querySelectorAll('.heatmap[data-head="head-0"] [data-weight]').length === 49,
-  );
+  // Each control recomputes as it changes (the new text with the old seed is 49 cells too): wait for the run of
+  // the whole form, whose URL it writes before drawing, to be drawn (no computation left).
+  await page.waitForFunction(() => {
+    const query = new URL(location.href).searchParams;
+    return (
+      !document.body.hasAttribute('data-computing') &&
+      query.get('seed') === '11' &&
+      query.get('heads') === '2' &&
+      query.get('dmodel') === '8' &&
+      document.querySelectorAll('.heatmap[data-head="head-0"] [data-weight]').length === 49
+    );
+  });
   expect(await page.textContent('#free-tokens')).toMatch(/^7 tokens: The · quick · 棕 · 色 · fox · jumps · \./);
   const maps = await readAllHeatmaps(page);
   expect(Object.keys(maps)).toEqual(['head-0', 'head-1', 'single']);
