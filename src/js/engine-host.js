@@ -276,19 +276,19 @@
 
     // storage: the element type the weight matrices are held in ('F32', 'BF16', 'F16'); holds: null, or
     // [[tensor index, block type ('Q8_0', 'Q4_K' …)], …], the matrices held in a GGUF file's blocks instead
-    // (where the model can: src/model/weights.hpp, hold); activations: 'float32', or 'llama.cpp' (their products
-    // round the activations as llama.cpp's: src/model/model.hpp, round_activations).
-    createModel(config, storage = 'F32', holds = null, activations = 'float32') {
+    // (where the model can: src/model/weights.hpp, hold); roundsActivations: whether their products round the
+    // activations as llama.cpp's (loadModel's activations: 'llama.cpp'; src/model/model.hpp, round_activations).
+    createModel(config, storage = 'F32', holds = null, roundsActivations = false) {
       if (!this.module.Model) throw new Error('mha-wasm: this build has no Transformer models (mha-model-* has)');
-      if (activations !== 'float32' && activations !== 'llama.cpp')
-        throw argumentError(`activations: expected 'float32' or 'llama.cpp', got ${String(activations)}`);
+      if (typeof roundsActivations !== 'boolean')
+        throw argumentError(`roundsActivations: expected a boolean, got ${String(roundsActivations)}`);
       const code = dtypeCode(this.module, storage, 'storage');
       const held = this.#holdCodes(holds);
       let configured;
       const id = adopt(
         this,
         this.module.Model,
-        (model) => (configured = model.configure(config, code, held, activations === 'llama.cpp')),
+        (model) => (configured = model.configure(config, code, held, roundsActivations)),
         this.models,
       );
       return { id, ...configured };

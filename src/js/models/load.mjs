@@ -83,7 +83,7 @@ export async function loadModel(call, source, options, { openNamed, tokenizerHos
   // Each element goes straight to its place: the load needs the parameters' memory and no more.
   const { weights, storage, holds } = chooseWeights(opts.weights ?? 'auto', layout, plan);
   const activations = opts.activations ?? 'float32';
-  const { id, tensors, bytes } = await call(CALLS.createModel, [json, storage, holds, activations]);
+  const { id, tensors, bytes } = await call(CALLS.createModel, [json, storage, holds, activations === 'llama.cpp']);
   const weightTypes = {}; // matrix tensors by the element type they are held in
   for (const t of tensors.filter((t) => t.matrix))
     weightTypes[t.storage ?? storage] = (weightTypes[t.storage ?? storage] ?? 0) + 1;
