@@ -7,16 +7,15 @@
 //   node --experimental-wasm-relaxed-simd bench/activations.mjs [--quick] [--runs 3] [--types Q8_0,Q4_K_M]
 //   (one process: ... --row <file> <activations>)
 // Prints a table, and one JSON object on stdout (the last line).
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROMPT, writeQwenGguf } from './gguf-checkpoint.mjs';
+import { cpuModel, median, runStep } from './inputs.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const NEW_TOKENS = 16;
 
 async function row(file, activations) {
@@ -68,11 +67,7 @@ if (args[0] === '--row') {
       const rows = { float32: [], 'llama.cpp': [] };
       for (let r = 0; r < runs; r++)
         for (const activations of Object.keys(rows)) {
-          const out = execFileSync(process.execPath, [...process.execArgv, script, '--row', file, activations], {
-            encoding: 'utf8',
-            maxBuffer: 1 << 26,
-          });
-          rows[activations].push(JSON.parse(out.trim().split('\n').pop()));
+          rows[activations].push(runStep(script, ['--row', file, activations], process.execArgv));
         }
       const summary = Object.fromEntries(
         Object.entries(rows).map(([a, rs]) => [
@@ -99,5 +94,5 @@ if (args[0] === '--row') {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(JSON.stringify({ cpu: os.cpus()[0]?.model, results }));
+  console.log(JSON.stringify({ cpu: cpuModel(), results }));
 }

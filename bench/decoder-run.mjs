@@ -26,7 +26,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { heapOf } from './inputs.mjs';
+import { heapOf, median } from './inputs.mjs';
 import { QUANT_FORMS } from './peers/onnx-quant.mjs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -80,7 +80,6 @@ function maxAbsDiff(a, b) {
 }
 
 const sameTypes = (a, b) => Boolean(a && b) && Object.keys({ ...a, ...b }).every((t) => (a[t] ?? 0) === (b[t] ?? 0));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sameIds = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
 // The sentence as the ids of the tokenizer decoder-checkpoint.mjs wrote (check() asks the loaded one).
 const promptOf = (dir) => {

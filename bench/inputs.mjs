@@ -74,6 +74,9 @@ export function maxRelativeError(a, b) {
   return worst;
 }
 
+/** The middle value of `values` (the upper one of the two middle ones when their count is even). */
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
 /** The CPU's name as `lscpu` says it (os.cpus() without lscpu): the report names the machine it ran on. */
 export function cpuModel() {
   try {

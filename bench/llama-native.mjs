@@ -15,6 +15,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FILE_TYPES, SHAPES, writeQwenGguf } from './gguf-checkpoint.mjs';
+import { median } from './inputs.mjs';
 import { createAttention } from '../src/js/node.mjs';
 
 const arg = (name, fallback) => {
@@ -97,8 +98,6 @@ async function llamaPath(file, promptIds) {
     }
   }
 }
-
-const median = (values) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Agreement of two paths: steps equal, gap differences over the ids both list, margins where they part. */
 function compare(a, b) {

@@ -16,10 +16,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { openPage, setUp } from '../tests/e2e/page-helpers.mjs';
 import { HubServer, folderFiles } from '../tests/tools/hub-server.mjs';
+import { median } from './inputs.mjs';
 
 const REPO = 'mha-wasm-bench/bert-base-shaped';
 export const BROWSER_BUILDS = ['threaded-relaxed-simd', 'threaded-simd'];
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The peak RSS in bytes of Chromium's renderer processes now running (the largest). */
 export function rendererPeakBytes() {

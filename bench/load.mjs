@@ -21,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { browserLoads } from './load-browser.mjs';
 import { BERT_BASE, makeInputIds, writeCheckpoint } from './model-checkpoint.mjs';
-import { relaxedSimdFlags, runAlone, runHeader, runStep } from './inputs.mjs';
+import { median, relaxedSimdFlags, runAlone, runHeader, runStep } from './inputs.mjs';
 
 const CONFIG = BERT_BASE;
 // [source, thread, build]: the relaxed build's rows where this Node runs it.
@@ -39,7 +39,6 @@ const WAYS = [
       ]
     : []),
 ];
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** Fresh processes a way is loaded in (each its first load, then the later ones). */
 const PROCESSES = 3;
 

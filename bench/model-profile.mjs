@@ -15,11 +15,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { BERT_BASE, makeInputIds } from './model-checkpoint.mjs';
-import { relaxedSimdFlags, runHeader, runStep, time } from './inputs.mjs';
+import { median, relaxedSimdFlags, runHeader, runStep, time } from './inputs.mjs';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 const require = createRequire(import.meta.url);
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const BLOCKS = ['linear', 'activation', 'attention', 'norms', 'embeddings', 'copies'];
 
 const loadBuild = async (name) =>

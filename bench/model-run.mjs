@@ -13,7 +13,7 @@
 import { closeSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { heapOf } from './inputs.mjs';
+import { heapOf, median } from './inputs.mjs';
 import { makeInputIds } from './model-checkpoint.mjs';
 
 const LENGTHS = [17, 128, 512];
@@ -74,8 +74,6 @@ async function timeCalls(fn, { samples, warmup }) {
   t.sort((a, b) => a - b);
   return { medianMs: t[Math.floor(samples / 2)], minMs: t[0], maxMs: t[samples - 1], samples };
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
  * mha-wasm at `threads`, on the SIMD128 builds or (`relaxed`) the relaxed-SIMD

@@ -10,13 +10,12 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createAttention } from '../src/js/node.mjs';
-import { CONFIGS, headsOf, makeInputs, time } from './inputs.mjs';
+import { CONFIGS, headsOf, makeInputs, median, time } from './inputs.mjs';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 const require = createRequire(import.meta.url);
 const factory = require(here('../build/wasm/bench/mha-bench-simd.js'));
 const bench = await factory({ wasmBinary: readFileSync(here('../build/wasm/bench/mha-bench-simd.wasm')) });
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const STAGES = ['projections', 'packing', 'scores', 'softmax', 'weighted', 'output', 'copies'];
 
 // The 512³ GEMM's rate. A shared machine's speed drifts, so the whole call

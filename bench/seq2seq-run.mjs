@@ -21,7 +21,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { heapOf } from './inputs.mjs';
+import { heapOf, median } from './inputs.mjs';
 import { beamSearch } from '../src/js/models/generation/beam.mjs';
 import { greedySearch } from '../src/js/models/generation/greedy.mjs';
 import { generationSettings } from '../src/js/models/generation/settings.mjs';
@@ -51,7 +51,6 @@ function maxAbsDiff(a, b) {
   return m;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sameIds = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
 
 /** mha-wasm on `threads` (createAttention's default build for it: simd for 1, threaded-simd for more). */
